@@ -1,0 +1,47 @@
+//! The command line: raw clap arguments are turned into validated configs
+//! before anything runs; errors go to stderr with a non-zero exit.
+
+mod bench;
+mod common;
+mod show;
+mod verify;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "proagent", version, about = "ProAgent on Overcooked-AI: simulator, agents, partners, evaluation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print a layout as an ASCII board.
+    Show(show::ShowArgs),
+    /// Replay reference trajectories and compare every step with the recording.
+    VerifyTrace(verify::VerifyArgs),
+    /// Benchmarks (simulator speed, ...).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+pub fn main() -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Show(a) => show::run(a),
+        Command::VerifyTrace(a) => verify::run(a),
+        Command::Bench(b) => bench::run(b),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,633 @@
+//! The Overcooked-AI simulator with the "old dynamics" of the ProAgent era.
+//!
+//! Pure Rust: no I/O, no async, no randomness. A [`Layout`] holds the static
+//! grid and the rules; a [`State`] holds everything that changes; [`Layout::step`]
+//! advances a state by one joint action in place without touching the heap.
+//!
+//! Order inside a step (as in the Python original with `old_dynamics=True`):
+//! 1. interacts, player 0 then player 1, against the pre-step positions;
+//! 2. movement, with same-cell and swap collisions cancelling both moves
+//!    (orientations still change);
+//! 3. timestep += 1; a pot holding a full recipe starts cooking by itself,
+//!    then every cooking soup advances one tick.
+
+pub mod layout;
+pub mod render;
+
+pub use layout::{Layout, LayoutError, Rules, Tile};
+
+use serde::{Deserialize, Serialize};
+
+/// Default episode length of the ProAgent and 2019 evaluations.
+pub const DEFAULT_HORIZON: u32 = 400;
+
+/// Largest number of ingredients a pot can hold (the original's `MAX_NUM_INGREDIENTS`).
+pub const MAX_INGREDIENTS: usize = 3;
+
+/// A grid cell. `x` is the column, `y` the row, both from the top-left corner.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Pos {
+    pub x: u8,
+    pub y: u8,
+}
+
+impl Pos {
+    pub const fn new(x: u8, y: u8) -> Self {
+        Pos { x, y }
+    }
+
+    /// The neighbouring cell in `dir`, or `None` when it would leave the grid's
+    /// top or left edge (the right and bottom edges are checked by the layout).
+    pub fn step(self, dir: Dir) -> Option<Pos> {
+        let (dx, dy) = dir.delta();
+        let x = self.x as i16 + dx as i16;
+        let y = self.y as i16 + dy as i16;
+        if x < 0 || y < 0 || x > u8::MAX as i16 || y > u8::MAX as i16 {
+            return None;
+        }
+        Some(Pos::new(x as u8, y as u8))
+    }
+
+    pub fn manhattan(self, other: Pos) -> u32 {
+        (self.x as i32 - other.x as i32).unsigned_abs() + (self.y as i32 - other.y as i32).unsigned_abs()
+    }
+}
+
+impl std::fmt::Display for Pos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {})", self.x, self.y)
+    }
+}
+
+/// A facing direction. North is up one row.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Dir {
+    North,
+    South,
+    East,
+    West,
+}
+
+impl Dir {
+    pub const ALL: [Dir; 4] = [Dir::North, Dir::South, Dir::East, Dir::West];
+
+    pub const fn delta(self) -> (i8, i8) {
+        match self {
+            Dir::North => (0, -1),
+            Dir::South => (0, 1),
+            Dir::East => (1, 0),
+            Dir::West => (-1, 0),
+        }
+    }
+
+    pub fn from_delta(dx: i64, dy: i64) -> Option<Dir> {
+        match (dx, dy) {
+            (0, -1) => Some(Dir::North),
+            (0, 1) => Some(Dir::South),
+            (1, 0) => Some(Dir::East),
+            (-1, 0) => Some(Dir::West),
+            _ => None,
+        }
+    }
+
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    pub const fn opposite(self) -> Dir {
+        match self {
+            Dir::North => Dir::South,
+            Dir::South => Dir::North,
+            Dir::East => Dir::West,
+            Dir::West => Dir::East,
+        }
+    }
+
+    /// The arrow used by the ASCII renderer.
+    pub const fn arrow(self) -> char {
+        match self {
+            Dir::North => '↑',
+            Dir::South => '↓',
+            Dir::East => '→',
+            Dir::West => '←',
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Dir::North => "north",
+            Dir::South => "south",
+            Dir::East => "east",
+            Dir::West => "west",
+        }
+    }
+}
+
+/// One player's primitive action. The index order is the one of the original
+/// `Action.ALL_ACTIONS` and of BC logits: N, S, E, W, stay, interact.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Action {
+    North,
+    South,
+    East,
+    West,
+    Stay,
+    Interact,
+}
+
+impl Action {
+    pub const ALL: [Action; 6] =
+        [Action::North, Action::South, Action::East, Action::West, Action::Stay, Action::Interact];
+    pub const MOVES: [Action; 4] = [Action::North, Action::South, Action::East, Action::West];
+
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn from_index(i: usize) -> Option<Action> {
+        Action::ALL.get(i).copied()
+    }
+
+    pub const fn dir(self) -> Option<Dir> {
+        match self {
+            Action::North => Some(Dir::North),
+            Action::South => Some(Dir::South),
+            Action::East => Some(Dir::East),
+            Action::West => Some(Dir::West),
+            _ => None,
+        }
+    }
+
+    pub const fn from_dir(d: Dir) -> Action {
+        match d {
+            Dir::North => Action::North,
+            Dir::South => Action::South,
+            Dir::East => Action::East,
+            Dir::West => Action::West,
+        }
+    }
+
+    /// The one-letter code of the reference traces: N S E W X I.
+    pub const fn letter(self) -> char {
+        match self {
+            Action::North => 'N',
+            Action::South => 'S',
+            Action::East => 'E',
+            Action::West => 'W',
+            Action::Stay => 'X',
+            Action::Interact => 'I',
+        }
+    }
+
+    pub fn from_letter(c: char) -> Option<Action> {
+        Some(match c {
+            'N' => Action::North,
+            'S' => Action::South,
+            'E' => Action::East,
+            'W' => Action::West,
+            'X' => Action::Stay,
+            'I' => Action::Interact,
+            _ => return None,
+        })
+    }
+
+    /// Parses the letters of the traces and the upper-case names of the human data
+    /// (NORTH, SOUTH, EAST, WEST, STAY, INTERACT).
+    pub fn parse(s: &str) -> Option<Action> {
+        let t = s.trim();
+        let mut chars = t.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            return Action::from_letter(c.to_ascii_uppercase());
+        }
+        Some(match t.to_ascii_uppercase().as_str() {
+            "NORTH" | "UP" => Action::North,
+            "SOUTH" | "DOWN" => Action::South,
+            "EAST" | "RIGHT" => Action::East,
+            "WEST" | "LEFT" => Action::West,
+            "STAY" | "NOOP" | "WAIT" => Action::Stay,
+            "INTERACT" => Action::Interact,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
+/// An ingredient that goes into a pot.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Ingredient {
+    Onion,
+    Tomato,
+}
+
+impl Ingredient {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Ingredient::Onion => "onion",
+            Ingredient::Tomato => "tomato",
+        }
+    }
+}
+
+/// A soup: in a pot, on a counter, or in a player's hand (then plated on a dish).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Soup {
+    items: [Ingredient; MAX_INGREDIENTS],
+    len: u8,
+    /// -1 while idle (not started); counts up from 1 once cooking.
+    pub cooking_tick: i16,
+    /// Ticks this recipe needs; fixed from the rules when the soup is made.
+    pub cook_time: u16,
+}
+
+impl Soup {
+    pub fn empty(cook_time: u16) -> Soup {
+        Soup { items: [Ingredient::Onion; MAX_INGREDIENTS], len: 0, cooking_tick: -1, cook_time }
+    }
+
+    /// A soup with the given ingredients; `None` if there are too many.
+    pub fn with_ingredients(ings: &[Ingredient], cooking_tick: i16, cook_time: u16) -> Option<Soup> {
+        if ings.len() > MAX_INGREDIENTS {
+            return None;
+        }
+        let mut s = Soup::empty(cook_time);
+        for &i in ings {
+            s.items[s.len as usize] = i;
+            s.len += 1;
+        }
+        s.cooking_tick = cooking_tick;
+        Some(s)
+    }
+
+    pub fn ingredients(&self) -> &[Ingredient] {
+        &self.items[..self.len as usize]
+    }
+
+    pub fn num_onions(&self) -> u8 {
+        self.ingredients().iter().filter(|&&i| i == Ingredient::Onion).count() as u8
+    }
+
+    pub fn num_tomatoes(&self) -> u8 {
+        self.len - self.num_onions()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.cooking_tick < 0
+    }
+
+    pub fn is_ready(&self) -> bool {
+        !self.is_idle() && self.cooking_tick >= self.cook_time as i16
+    }
+
+    pub fn is_cooking(&self) -> bool {
+        !self.is_idle() && !self.is_ready()
+    }
+
+    /// Ticks left until ready (0 when ready or idle).
+    pub fn remaining(&self) -> u16 {
+        if self.is_idle() { 0 } else { (self.cook_time as i16 - self.cooking_tick).max(0) as u16 }
+    }
+
+    fn push(&mut self, i: Ingredient) {
+        self.items[self.len as usize] = i;
+        self.len += 1;
+    }
+}
+
+/// Anything a player can hold or a counter can carry.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Object {
+    Ingredient(Ingredient),
+    Dish,
+    Soup(Soup),
+}
+
+/// The kind of an object, without soup details.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjKind {
+    Onion,
+    Tomato,
+    Dish,
+    Soup,
+}
+
+impl ObjKind {
+    pub const fn name(self) -> &'static str {
+        match self {
+            ObjKind::Onion => "onion",
+            ObjKind::Tomato => "tomato",
+            ObjKind::Dish => "dish",
+            ObjKind::Soup => "soup",
+        }
+    }
+}
+
+impl Object {
+    pub const ONION: Object = Object::Ingredient(Ingredient::Onion);
+
+    pub fn kind(&self) -> ObjKind {
+        match self {
+            Object::Ingredient(Ingredient::Onion) => ObjKind::Onion,
+            Object::Ingredient(Ingredient::Tomato) => ObjKind::Tomato,
+            Object::Dish => ObjKind::Dish,
+            Object::Soup(_) => ObjKind::Soup,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    pub fn soup(&self) -> Option<&Soup> {
+        match self {
+            Object::Soup(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// One player's position, facing and held object.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Player {
+    pub pos: Pos,
+    pub dir: Dir,
+    pub held: Option<Object>,
+}
+
+/// Everything that changes during an episode. `objects` is indexed by cell
+/// (`y * width + x`) and is allocated once, so stepping never allocates.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct State {
+    pub players: [Player; 2],
+    pub objects: Vec<Option<Object>>,
+    pub timestep: u32,
+}
+
+impl State {
+    pub fn object_at(&self, layout: &Layout, p: Pos) -> Option<&Object> {
+        layout.index(p).and_then(|i| self.objects[i].as_ref())
+    }
+
+    /// The soup in (or on) the cell, if any.
+    pub fn soup_at(&self, layout: &Layout, p: Pos) -> Option<&Soup> {
+        self.object_at(layout, p).and_then(Object::soup)
+    }
+
+    /// All objects lying on the grid, sorted by (y, x) as in the reference traces.
+    pub fn objects_sorted<'a>(&'a self, layout: &'a Layout) -> impl Iterator<Item = (Pos, &'a Object)> + 'a {
+        self.objects.iter().enumerate().filter_map(move |(i, o)| o.as_ref().map(|o| (layout.pos_of(i), o)))
+    }
+
+    pub fn other(&self, i: usize) -> &Player {
+        &self.players[1 - i]
+    }
+}
+
+/// What a player's interact did in a step.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// Took a fresh object from a dispenser at `at`.
+    Dispense { kind: ObjKind, at: Pos },
+    /// Took an object from the counter at `at`.
+    PickupCounter { kind: ObjKind, at: Pos },
+    /// Put the held object on the empty counter at `at`.
+    PlaceCounter { kind: ObjKind, at: Pos },
+    /// Added an ingredient to the pot at `at`; `count` is the pot's new count.
+    Potting { kind: ObjKind, at: Pos, count: u8 },
+    /// Plated the ready soup of the pot at `at`.
+    PickupSoup { at: Pos },
+    /// Served a soup at the window `at`, earning `reward`.
+    Deliver { at: Pos, reward: u32 },
+}
+
+impl Event {
+    pub fn at(&self) -> Pos {
+        match *self {
+            Event::Dispense { at, .. }
+            | Event::PickupCounter { at, .. }
+            | Event::PlaceCounter { at, .. }
+            | Event::Potting { at, .. }
+            | Event::PickupSoup { at }
+            | Event::Deliver { at, .. } => at,
+        }
+    }
+}
+
+/// What one call to [`Layout::step`] produced.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct StepOutcome {
+    /// Sparse team reward: the value of the soups served this step.
+    pub reward: u32,
+    pub sparse_by_player: [u32; 2],
+    /// The original's default shaping (+3 potting, +3 useful dish pickup, +5 soup pickup).
+    pub shaped_by_player: [u32; 2],
+    /// The effect of each player's interact, if it did anything.
+    pub events: [Option<Event>; 2],
+}
+
+/// Shaping constants of the original's default `rew_shaping_params`.
+pub const PLACEMENT_IN_POT_REW: u32 = 3;
+pub const DISH_PICKUP_REWARD: u32 = 3;
+pub const SOUP_PICKUP_REWARD: u32 = 5;
+
+impl Layout {
+    /// The start state: both players on their start cells facing north, no objects.
+    pub fn start_state(&self) -> State {
+        State {
+            players: [
+                Player { pos: self.starts[0], dir: Dir::North, held: None },
+                Player { pos: self.starts[1], dir: Dir::North, held: None },
+            ],
+            objects: vec![None; self.width * self.height],
+            timestep: 0,
+        }
+    }
+
+    /// Advances `state` by one joint action. Never allocates.
+    pub fn step(&self, state: &mut State, joint: [Action; 2]) -> StepOutcome {
+        let mut out = StepOutcome::default();
+        // The dish-pickup shaping looks at the pots as they were before any interact.
+        let nonempty_pots = self.count_nonempty_pots(state);
+        for i in 0..2 {
+            if joint[i] == Action::Interact {
+                self.interact(state, i, nonempty_pots, &mut out);
+            }
+        }
+        self.move_players(state, joint);
+        state.timestep += 1;
+        for &p in &self.pots {
+            if let Some(idx) = self.index(p)
+                && let Some(Object::Soup(s)) = &mut state.objects[idx]
+            {
+                if s.is_idle() && s.len() == self.rules.num_items {
+                    s.cooking_tick = 0;
+                }
+                if s.is_cooking() {
+                    s.cooking_tick += 1;
+                }
+            }
+        }
+        out
+    }
+
+    fn count_nonempty_pots(&self, state: &State) -> u32 {
+        self.pots.iter().filter(|&&p| matches!(state.soup_at(self, p), Some(s) if !s.is_empty())).count() as u32
+    }
+
+    fn dish_pickup_useful(&self, state: &State, nonempty_pots: u32) -> bool {
+        let dish_on_counter = self.counters.iter().any(|&c| matches!(state.object_at(self, c), Some(Object::Dish)));
+        if dish_on_counter {
+            return false;
+        }
+        let held_dishes = state.players.iter().filter(|p| matches!(p.held, Some(Object::Dish))).count() as u32;
+        held_dishes < nonempty_pots
+    }
+
+    fn interact(&self, state: &mut State, i: usize, nonempty_pots: u32, out: &mut StepOutcome) {
+        let player = state.players[i];
+        let Some(target) = player.pos.step(player.dir) else { return };
+        let Some(idx) = self.index(target) else { return };
+        let held = player.held;
+        match (self.tiles[idx], held) {
+            (Tile::Counter, Some(obj)) => {
+                if state.objects[idx].is_none() {
+                    state.objects[idx] = Some(obj);
+                    state.players[i].held = None;
+                    out.events[i] = Some(Event::PlaceCounter { kind: obj.kind(), at: target });
+                }
+            }
+            (Tile::Counter, None) => {
+                if let Some(obj) = state.objects[idx].take() {
+                    state.players[i].held = Some(obj);
+                    out.events[i] = Some(Event::PickupCounter { kind: obj.kind(), at: target });
+                }
+            }
+            (Tile::OnionSource, None) => {
+                state.players[i].held = Some(Object::ONION);
+                out.events[i] = Some(Event::Dispense { kind: ObjKind::Onion, at: target });
+            }
+            (Tile::TomatoSource, None) => {
+                state.players[i].held = Some(Object::Ingredient(Ingredient::Tomato));
+                out.events[i] = Some(Event::Dispense { kind: ObjKind::Tomato, at: target });
+            }
+            (Tile::DishSource, None) => {
+                if self.dish_pickup_useful(state, nonempty_pots) {
+                    out.shaped_by_player[i] += DISH_PICKUP_REWARD;
+                }
+                state.players[i].held = Some(Object::Dish);
+                out.events[i] = Some(Event::Dispense { kind: ObjKind::Dish, at: target });
+            }
+            (Tile::Pot, Some(Object::Dish)) => {
+                if let Some(Object::Soup(s)) = state.objects[idx]
+                    && s.is_ready()
+                {
+                    state.objects[idx] = None;
+                    state.players[i].held = Some(Object::Soup(s));
+                    out.shaped_by_player[i] += SOUP_PICKUP_REWARD;
+                    out.events[i] = Some(Event::PickupSoup { at: target });
+                }
+            }
+            (Tile::Pot, Some(Object::Ingredient(ing))) => {
+                let slot = &mut state.objects[idx];
+                let soup = match slot {
+                    Some(Object::Soup(s)) => s,
+                    Some(_) => return,
+                    None => slot.insert(Object::Soup(Soup::empty(0))).soup_mut(),
+                };
+                let full = !soup.is_idle() || soup.len() >= self.rules.num_items;
+                if !full {
+                    soup.push(ing);
+                    soup.cook_time = self.rules.cook_time_of(soup);
+                    let count = soup.len() as u8;
+                    state.players[i].held = None;
+                    out.shaped_by_player[i] += PLACEMENT_IN_POT_REW;
+                    let kind = Object::Ingredient(ing).kind();
+                    out.events[i] = Some(Event::Potting { kind, at: target, count });
+                }
+            }
+            (Tile::Serve, Some(Object::Soup(s))) => {
+                let value = self.rules.value_of(&s);
+                state.players[i].held = None;
+                out.sparse_by_player[i] += value;
+                out.reward += value;
+                out.events[i] = Some(Event::Deliver { at: target, reward: value });
+            }
+            _ => {}
+        }
+    }
+
+    fn move_players(&self, state: &mut State, joint: [Action; 2]) {
+        let mut new_pos = [state.players[0].pos, state.players[1].pos];
+        for i in 0..2 {
+            if let Some(d) = joint[i].dir() {
+                state.players[i].dir = d;
+                if let Some(p) = state.players[i].pos.step(d)
+                    && self.is_walkable(p)
+                {
+                    new_pos[i] = p;
+                }
+            }
+        }
+        let old = [state.players[0].pos, state.players[1].pos];
+        let same_cell = new_pos[0] == new_pos[1];
+        let swap = new_pos[0] == old[1] && new_pos[1] == old[0];
+        if !(same_cell || swap) {
+            state.players[0].pos = new_pos[0];
+            state.players[1].pos = new_pos[1];
+        }
+    }
+}
+
+impl Object {
+    fn soup_mut(&mut self) -> &mut Soup {
+        match self {
+            Object::Soup(s) => s,
+            // Only called right after inserting a soup.
+            _ => unreachable!("soup_mut on a non-soup object"),
+        }
+    }
+}
+
+/// A layout plus a state plus a horizon: one episode.
+#[derive(Clone, Debug)]
+pub struct Env {
+    pub layout: std::sync::Arc<Layout>,
+    pub state: State,
+    pub horizon: u32,
+}
+
+impl Env {
+    pub fn new(layout: std::sync::Arc<Layout>, horizon: u32) -> Env {
+        let state = layout.start_state();
+        Env { layout, state, horizon }
+    }
+
+    pub fn reset(&mut self) {
+        self.state = self.layout.start_state();
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.state.timestep >= self.horizon
+    }
+
+    pub fn step(&mut self, joint: [Action; 2]) -> StepOutcome {
+        self.layout.step(&mut self.state, joint)
+    }
+}
+
+#[cfg(test)]
+mod tests;

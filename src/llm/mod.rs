@@ -1,0 +1,192 @@
+//! The language-model interface. Every backend — the built-in scripted model,
+//! the OpenAI-compatible HTTP client, the transcript replayer — implements
+//! [`LanguageModel`], so the planner, the verificator and the QA runner never
+//! know which one they talk to.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Who wrote a chat message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(s: impl Into<String>) -> Self {
+        Message { role: Role::System, content: s.into() }
+    }
+    pub fn user(s: impl Into<String>) -> Self {
+        Message { role: Role::User, content: s.into() }
+    }
+    pub fn assistant(s: impl Into<String>) -> Self {
+        Message { role: Role::Assistant, content: s.into() }
+    }
+}
+
+/// Sampling settings. The defaults are the ProAgent paper's (temperature 0, top_p 1, 256 tokens).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub temperature: f32,
+    pub top_p: f32,
+    pub max_tokens: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling { temperature: 0.0, top_p: 1.0, max_tokens: 256, stop: Vec::new() }
+    }
+}
+
+/// One chat request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    #[serde(flatten)]
+    pub sampling: Sampling,
+}
+
+impl ChatRequest {
+    pub fn new(messages: Vec<Message>, sampling: Sampling) -> Self {
+        ChatRequest { messages, sampling }
+    }
+
+    /// sha256 (hex) of the canonical JSON of the request: the key replay looks replies up by.
+    /// The model name is deliberately not part of it, so a recording can be replayed by any backend.
+    pub fn canonical_hash(&self) -> String {
+        // serde_json writes struct fields in declaration order and floats in a fixed form,
+        // so this text is stable for equal requests.
+        let text = serde_json::to_string(self).unwrap_or_default();
+        sha256_hex(text.as_bytes())
+    }
+}
+
+/// sha256 of bytes, as lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Token counts, from the server or (for built-in models) a deterministic estimate.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, o: Usage) {
+        self.prompt_tokens += o.prompt_tokens;
+        self.completion_tokens += o.completion_tokens;
+    }
+}
+
+/// A fault seen on one attempt of a request that was retried.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// Short kind: "status_429", "status_500", "timeout", "connect", "bad_body", "empty_choices", ...
+    pub kind: String,
+    pub detail: String,
+}
+
+/// A model's reply.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    pub text: String,
+    pub usage: Usage,
+    /// How many attempts the backend made (1 when the first one worked).
+    pub attempts: u32,
+    /// Faults of the failed attempts before the one that worked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
+    /// The finish reason reported by the server, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+}
+
+impl ChatResponse {
+    pub fn simple(text: impl Into<String>, usage: Usage) -> Self {
+        ChatResponse { text: text.into(), usage, attempts: 1, faults: Vec::new(), finish_reason: Some("stop".into()) }
+    }
+}
+
+/// Why a request produced no usable reply.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    /// The server could not be reached or kept failing; every attempt's fault is kept.
+    #[error("model unreachable after {} attempts: {}", .faults.len(), .faults.last().map(|f| f.detail.as_str()).unwrap_or("no attempt made"))]
+    Unreachable { faults: Vec<Fault> },
+    /// The server answered, but not with a usable reply (no content, unknown finish reason, ...).
+    #[error("unusable reply: {reason}")]
+    BadReply { reason: String, raw: String, faults: Vec<Fault> },
+    /// A replayed request that is not in the recording.
+    #[error("replay miss: {0}")]
+    ReplayMiss(String),
+    /// A misconfiguration found before any request was sent.
+    #[error("model configuration: {0}")]
+    Config(String),
+}
+
+impl LlmError {
+    /// The faults recorded along the way (empty for configuration errors).
+    pub fn faults(&self) -> &[Fault] {
+        match self {
+            LlmError::Unreachable { faults } | LlmError::BadReply { faults, .. } => faults,
+            _ => &[],
+        }
+    }
+}
+
+/// One interface for every backend.
+#[async_trait]
+pub trait LanguageModel: Send + Sync {
+    /// A short name for reports and transcripts (e.g. "scripted", "gpt-4o", "replay").
+    fn name(&self) -> String;
+    /// Sends one chat request and returns the reply.
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
+}
+
+/// A rough, deterministic token estimate (about 4 characters a token) for models
+/// that have no tokenizer of their own.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_hash_is_stable_and_sensitive() {
+        let a = ChatRequest::new(vec![Message::system("s"), Message::user("u")], Sampling::default());
+        let b = a.clone();
+        assert_eq!(a.canonical_hash(), b.canonical_hash());
+        assert_eq!(a.canonical_hash().len(), 64);
+        let mut c = a.clone();
+        c.messages[1].content.push('!');
+        assert_ne!(a.canonical_hash(), c.canonical_hash());
+        let mut d = a.clone();
+        d.sampling.temperature = 0.5;
+        assert_ne!(a.canonical_hash(), d.canonical_hash());
+    }
+
+    #[test]
+    fn token_estimate() {
+        assert_eq!(estimate_tokens(""), 0);
+        assert_eq!(estimate_tokens("abcd"), 1);
+        assert_eq!(estimate_tokens("abcde"), 2);
+    }
+}

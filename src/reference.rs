@@ -1,0 +1,304 @@
+//! Reference trajectories in the schema of `shared/overcooked_traces/README.md`
+//! (recorded from the Python simulator): reading them, converting states to and
+//! from that schema, and checking our simulator against them step by step.
+//!
+//! Pure functions over text and values; the CLI does the file I/O.
+
+use crate::env::{Action, Dir, Ingredient, Layout, Object, Player, Pos, Soup, State};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// One recorded trajectory (one line of a trace file).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct Trajectory {
+    pub layout: String,
+    #[serde(default)]
+    pub package_layout: Option<String>,
+    #[serde(default)]
+    pub old_dynamics: Option<bool>,
+    pub horizon: u32,
+    pub grid: Vec<String>,
+    #[serde(default)]
+    pub policy: Value,
+    pub start: StartState,
+    pub total_reward: u32,
+    pub deliveries: u32,
+    pub steps: Vec<TraceStep>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct StartState {
+    pub players: Vec<Value>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+pub struct TraceStep {
+    pub t: u32,
+    pub actions: Vec<String>,
+    pub reward: u32,
+    pub sparse_by_player: Vec<u32>,
+    pub shaped_by_player: Vec<u32>,
+    pub state: Value,
+}
+
+/// A problem reading a trace file; `line` is 1-based.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("line {line}: {message}")]
+    Malformed { line: usize, message: String },
+}
+
+/// Parses a JSON Lines trace file; every non-blank line is one trajectory.
+pub fn parse_trace_file(text: &str) -> Result<Vec<(usize, Trajectory)>, TraceError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let traj: Trajectory = serde_json::from_str(line)
+            .map_err(|e| TraceError::Malformed { line: i + 1, message: format!("not a trajectory object: {e}") })?;
+        if traj.start.players.len() != 2 {
+            return Err(TraceError::Malformed { line: i + 1, message: "`start.players` must have 2 entries".into() });
+        }
+        out.push((i + 1, traj));
+    }
+    if out.is_empty() {
+        return Err(TraceError::Malformed { line: 1, message: "the file holds no trajectory".into() });
+    }
+    Ok(out)
+}
+
+fn dir_json(d: Dir) -> Value {
+    let (dx, dy) = d.delta();
+    json!([dx, dy])
+}
+
+fn pos_json(p: Pos) -> Value {
+    json!([p.x, p.y])
+}
+
+/// An object in the trace schema (`pos` added for objects on the grid).
+pub fn object_json(o: &Object, pos: Option<Pos>) -> Value {
+    let mut v = json!({ "name": o.name() });
+    if let Some(p) = pos {
+        v["pos"] = pos_json(p);
+    }
+    if let Object::Soup(s) = o {
+        v["ingredients"] = Value::Array(s.ingredients().iter().map(|i| json!(i.name())).collect());
+        v["cooking_tick"] = json!(s.cooking_tick);
+        v["is_cooking"] = json!(s.is_cooking());
+        v["is_ready"] = json!(s.is_ready());
+    }
+    v
+}
+
+/// A state in the trace schema.
+pub fn state_json(layout: &Layout, s: &State) -> Value {
+    let players: Vec<Value> = s
+        .players
+        .iter()
+        .map(|p| {
+            json!({
+                "pos": pos_json(p.pos),
+                "or": dir_json(p.dir),
+                "held": p.held.as_ref().map_or(Value::Null, |o| object_json(o, None)),
+            })
+        })
+        .collect();
+    let objects: Vec<Value> = s.objects_sorted(layout).map(|(p, o)| object_json(o, Some(p))).collect();
+    json!({ "timestep": s.timestep, "players": players, "objects": objects })
+}
+
+fn get_pos(v: &Value, what: &str) -> Result<Pos, String> {
+    let a = v.as_array().ok_or_else(|| format!("{what} must be [x, y]"))?;
+    match (a.first().and_then(Value::as_u64), a.get(1).and_then(Value::as_u64), a.len()) {
+        (Some(x), Some(y), 2) if x < 256 && y < 256 => Ok(Pos::new(x as u8, y as u8)),
+        _ => Err(format!("{what} must be [x, y] with small non-negative integers")),
+    }
+}
+
+fn get_dir(v: &Value, what: &str) -> Result<Dir, String> {
+    let a = v.as_array().ok_or_else(|| format!("{what} must be [dx, dy]"))?;
+    match (a.first().and_then(Value::as_i64), a.get(1).and_then(Value::as_i64), a.len()) {
+        (Some(dx), Some(dy), 2) => Dir::from_delta(dx, dy).ok_or_else(|| format!("{what} {v} is not a direction")),
+        _ => Err(format!("{what} must be [dx, dy]")),
+    }
+}
+
+/// Reads an object in the trace schema.
+pub fn object_from_json(layout: &Layout, v: &Value) -> Result<Object, String> {
+    let name = v.get("name").and_then(Value::as_str).ok_or("object without a `name`")?;
+    Ok(match name {
+        "onion" => Object::Ingredient(Ingredient::Onion),
+        "tomato" => Object::Ingredient(Ingredient::Tomato),
+        "dish" => Object::Dish,
+        "soup" => {
+            let ings = v.get("ingredients").and_then(Value::as_array).ok_or("soup without `ingredients`")?;
+            let mut list = Vec::new();
+            for i in ings {
+                list.push(match i.as_str() {
+                    Some("onion") => Ingredient::Onion,
+                    Some("tomato") => Ingredient::Tomato,
+                    _ => return Err(format!("unknown ingredient {i}")),
+                });
+            }
+            let tick = v.get("cooking_tick").and_then(Value::as_i64).unwrap_or(-1).clamp(-1, i16::MAX as i64) as i16;
+            let time = layout.rules.cook_time_for(&list);
+            Object::Soup(Soup::with_ingredients(&list, tick, time).ok_or("soup with too many ingredients")?)
+        }
+        other => return Err(format!("unknown object {other:?}")),
+    })
+}
+
+/// Reads a player (`pos`, `or`, optional `held`).
+pub fn player_from_json(layout: &Layout, v: &Value) -> Result<Player, String> {
+    let pos = get_pos(v.get("pos").ok_or("player without `pos`")?, "player `pos`")?;
+    let dir = get_dir(v.get("or").ok_or("player without `or`")?, "player `or`")?;
+    let held = match v.get("held") {
+        None | Some(Value::Null) => None,
+        Some(h) => Some(object_from_json(layout, h)?),
+    };
+    if !layout.is_walkable(pos) {
+        return Err(format!("player at {pos} is not on a floor cell"));
+    }
+    Ok(Player { pos, dir, held })
+}
+
+/// Reads a full state in the trace schema.
+pub fn state_from_json(layout: &Layout, v: &Value) -> Result<State, String> {
+    let players = v.get("players").and_then(Value::as_array).ok_or("state without `players`")?;
+    if players.len() != 2 {
+        return Err("a state must have 2 players".into());
+    }
+    let mut s = layout.start_state();
+    s.players = [player_from_json(layout, &players[0])?, player_from_json(layout, &players[1])?];
+    s.timestep = v.get("timestep").and_then(Value::as_u64).unwrap_or(0) as u32;
+    if let Some(objs) = v.get("objects").and_then(Value::as_array) {
+        for o in objs {
+            let p = get_pos(o.get("pos").ok_or("object without `pos`")?, "object `pos`")?;
+            let idx = layout.index(p).ok_or_else(|| format!("object at {p} is outside the grid"))?;
+            s.objects[idx] = Some(object_from_json(layout, o)?);
+        }
+    }
+    Ok(s)
+}
+
+/// The first place where two JSON values differ, as (field path, expected, got).
+pub fn first_difference(path: &str, expected: &Value, got: &Value) -> Option<(String, Value, Value)> {
+    match (expected, got) {
+        (Value::Object(e), Value::Object(g)) => {
+            for (k, ev) in e {
+                let sub = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                match g.get(k) {
+                    Some(gv) => {
+                        if let Some(d) = first_difference(&sub, ev, gv) {
+                            return Some(d);
+                        }
+                    }
+                    None => return Some((sub, ev.clone(), Value::Null)),
+                }
+            }
+            for (k, gv) in g {
+                if !e.contains_key(k) {
+                    let sub = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    return Some((sub, Value::Null, gv.clone()));
+                }
+            }
+            None
+        }
+        (Value::Array(e), Value::Array(g)) => {
+            for (i, (ev, gv)) in e.iter().zip(g).enumerate() {
+                if let Some(d) = first_difference(&format!("{path}[{i}]"), ev, gv) {
+                    return Some(d);
+                }
+            }
+            if e.len() != g.len() {
+                return Some((format!("{path}.length"), json!(e.len()), json!(g.len())));
+            }
+            None
+        }
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
+        _ if expected == got => None,
+        _ => Some((path.to_string(), expected.clone(), got.clone())),
+    }
+}
+
+/// Where a replay first departed from a recorded trajectory.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Divergence {
+    pub t: u32,
+    pub field: String,
+    pub expected: Value,
+    pub got: Value,
+}
+
+/// The outcome of replaying one trajectory.
+#[derive(Clone, Debug, Serialize)]
+pub struct VerifyReport {
+    pub layout: String,
+    pub policy: String,
+    pub steps: usize,
+    pub total_reward: u32,
+    pub passed: bool,
+    pub divergence: Option<Divergence>,
+}
+
+/// Replays a trajectory's joint actions from its start state on a layout built
+/// from its own grid, and compares every step's state and rewards.
+pub fn verify(traj: &Trajectory) -> Result<VerifyReport, String> {
+    let rows: Vec<&str> = traj.grid.iter().map(String::as_str).collect();
+    let layout = Layout::from_grid(&traj.layout, &rows).map_err(|e| format!("bad grid: {e}"))?;
+    let mut state = layout.start_state();
+    for (i, p) in traj.start.players.iter().enumerate() {
+        state.players[i] = player_from_json(&layout, p).map_err(|e| format!("start.players[{i}]: {e}"))?;
+    }
+    let policy = traj.policy.get("kind").and_then(Value::as_str).unwrap_or("?").to_string();
+    let mut report = VerifyReport {
+        layout: traj.layout.clone(),
+        policy,
+        steps: traj.steps.len(),
+        total_reward: 0,
+        passed: true,
+        divergence: None,
+    };
+    let fail =
+        |t: u32, field: &str, e: Value, g: Value| Divergence { t, field: field.to_string(), expected: e, got: g };
+    for (k, step) in traj.steps.iter().enumerate() {
+        if step.t as usize != k {
+            return Err(format!("step {k} has t = {}", step.t));
+        }
+        if step.actions.len() != 2 {
+            return Err(format!("step {k}: `actions` must have 2 entries"));
+        }
+        let mut joint = [Action::Stay; 2];
+        for (i, a) in step.actions.iter().enumerate() {
+            joint[i] = Action::parse(a).ok_or_else(|| format!("step {k}: unknown action {a:?}"))?;
+        }
+        let out = layout.step(&mut state, joint);
+        report.total_reward += out.reward;
+        let checks = [
+            ("reward", json!(step.reward), json!(out.reward)),
+            ("sparse_by_player", json!(step.sparse_by_player), json!(out.sparse_by_player)),
+            ("shaped_by_player", json!(step.shaped_by_player), json!(out.shaped_by_player)),
+        ];
+        for (field, e, g) in checks {
+            if let Some((f, e, g)) = first_difference(field, &e, &g) {
+                report.passed = false;
+                report.divergence = Some(fail(step.t, &f, e, g));
+                return Ok(report);
+            }
+        }
+        let got = state_json(&layout, &state);
+        if let Some((f, e, g)) = first_difference("state", &step.state, &got) {
+            report.passed = false;
+            report.divergence = Some(fail(step.t, &f, e, g));
+            return Ok(report);
+        }
+    }
+    if report.total_reward != traj.total_reward {
+        report.passed = false;
+        report.divergence =
+            Some(fail(traj.steps.len() as u32, "total_reward", json!(traj.total_reward), json!(report.total_reward)));
+    }
+    Ok(report)
+}
