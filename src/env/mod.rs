@@ -12,6 +12,7 @@
 //!    then every cooking soup advances one tick.
 
 pub mod layout;
+pub mod motion;
 pub mod render;
 
 pub use layout::{Layout, LayoutError, Rules, Tile};
