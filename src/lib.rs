@@ -13,3 +13,4 @@ pub mod llm;
 pub mod policy;
 pub mod reference;
 pub mod skills;
+pub mod partners;

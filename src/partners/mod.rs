@@ -1,0 +1,4 @@
+//! Partners: the scripted, greedy, random, stay, courier and BC policies that
+//! sit in the other seat (or in either seat).
+
+pub mod facts;
