@@ -3,6 +3,7 @@
 
 mod bench;
 mod common;
+mod eval;
 mod show;
 mod verify;
 
@@ -25,6 +26,9 @@ enum Command {
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Evaluation sweeps over layouts × agents × partners × seats × episodes
+    /// (concurrent, resumable, shardable), and `eval report` for tables and heatmaps.
+    Eval(eval::EvalArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -36,6 +40,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Eval(a) => eval::run(a),
     };
     match result {
         Ok(code) => code,

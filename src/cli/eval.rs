@@ -1,0 +1,300 @@
+//! `proagent eval`: concurrent, resumable evaluation sweeps, and `proagent eval
+//! report`: tables, CSV/JSON and heatmaps from one or many result files.
+
+use anyhow::{Context, Result, bail};
+use proagent::env::Layout;
+use proagent::env::layout::{BUILTIN, canonical_name};
+use proagent::eval::scheduler::{self, SweepSummary};
+use proagent::eval::store::{self, TornTail};
+use proagent::eval::{
+    EpisodeRunner, FakeRunner, LayoutRef, Report, ResultWriter, SchedulerOptions, Shard, SweepSpec, cross_product,
+};
+use proagent::llm::sha256_hex;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    command: Option<EvalCommand>,
+    #[command(flatten)]
+    sweep: SweepArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum EvalCommand {
+    /// Tables (Markdown on stdout), report.csv, table1.csv, report.json and
+    /// heatmap-<layout>.svg from the results of one or more sweep directories or
+    /// results files (e.g. all shards of a job); identical episodes count once.
+    Report(ReportArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct SweepArgs {
+    /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`.
+    #[arg(long, value_delimiter = ',', required = true)]
+    layouts: Vec<String>,
+    /// Agents to evaluate (agent specs), comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    agents: Vec<String>,
+    /// Partners to pair each agent with (partner specs), comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    partners: Vec<String>,
+    /// Seats the evaluated agent plays (0 = player 0).
+    #[arg(long, value_delimiter = ',', default_value = "0,1")]
+    seats: Vec<u8>,
+    /// Episodes per layout × agent × partner × seat; episode i uses seed S+i.
+    #[arg(long, default_value_t = 1)]
+    episodes: u32,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value_t = proagent::env::DEFAULT_HORIZON)]
+    horizon: u32,
+    /// Episodes in flight at once.
+    #[arg(long, default_value_t = 4)]
+    concurrency: usize,
+    /// Output directory: results, transcripts and reports. Re-running the same
+    /// command with the same directory resumes.
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
+    /// Run only shard i of n (0-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/8`.
+    #[arg(long)]
+    shard: Option<Shard>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Do not print or write the report at the end.
+    #[arg(long)]
+    no_report: bool,
+    /// Testing and benchmarking only: instead of playing, every episode waits this many
+    /// milliseconds and gets a score derived from its key (runner name "fake").
+    #[arg(long, hide = true)]
+    fake_episode_ms: Option<u64>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReportArgs {
+    /// Sweep directories (every results*.jsonl inside) or results files.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Where to write the report files (default: the input directory when there is one).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn run(a: EvalArgs) -> Result<ExitCode> {
+    match a.command {
+        Some(EvalCommand::Report(r)) => report(r),
+        None => sweep(a.sweep),
+    }
+}
+
+/// The sha256 of a layout's source text and the parsed layout.
+fn resolve_layout(spec: &str) -> Result<(LayoutRef, Layout)> {
+    if let Some(name) = canonical_name(spec) {
+        let text = BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).unwrap_or_default();
+        let layout = Layout::builtin(name).with_context(|| format!("built-in layout {name} does not parse"))?;
+        return Ok((LayoutRef { name: name.to_string(), sha256: sha256_hex(text.as_bytes()) }, layout));
+    }
+    let layout = super::common::load_layout(spec)?;
+    let text = std::fs::read(spec).with_context(|| format!("reading layout file {spec}"))?;
+    Ok((LayoutRef { name: layout.name.clone(), sha256: sha256_hex(&text) }, layout))
+}
+
+fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
+    let mut names: Vec<String> = Vec::new();
+    for s in specs {
+        let s = s.trim();
+        if s == "all" {
+            names.extend(BUILTIN.iter().map(|(n, _)| n.to_string()));
+        } else if !s.is_empty() {
+            names.push(s.to_string());
+        }
+    }
+    if names.is_empty() {
+        bail!("--layouts is empty");
+    }
+    let mut out: Vec<(LayoutRef, Arc<Layout>)> = Vec::new();
+    for n in names {
+        let (r, l) = resolve_layout(&n)?;
+        if let Some((other, _)) = out.iter().find(|(o, _)| o.name == r.name) {
+            if other.sha256 != r.sha256 {
+                bail!("two different layouts are both named {:?} (rename one of the files)", r.name);
+            }
+            continue;
+        }
+        out.push((r, Arc::new(l)));
+    }
+    Ok(out)
+}
+
+fn clean_list(flag: &str, v: &[String]) -> Result<Vec<String>> {
+    let out: Vec<String> = v.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    if out.is_empty() {
+        bail!("{flag} is empty");
+    }
+    Ok(out)
+}
+
+/// The episode runner for this command line.
+fn make_runner(a: &SweepArgs, _layouts: &HashMap<String, Arc<Layout>>) -> Result<Arc<dyn EpisodeRunner>> {
+    if let Some(ms) = a.fake_episode_ms {
+        return Ok(Arc::new(FakeRunner { episode_ms: ms }));
+    }
+    bail!(
+        "playing real episodes needs the episode runner (`proagent play`), which this build does not have yet; \
+         only the test runner (--fake-episode-ms) is available"
+    )
+}
+
+fn report_torn(torn: &[TornTail]) {
+    for t in torn {
+        eprintln!("warning: {t}");
+    }
+}
+
+fn sweep(a: SweepArgs) -> Result<ExitCode> {
+    let out = a.out.clone().context("--out is required")?;
+    if a.episodes == 0 {
+        bail!("--episodes must be at least 1");
+    }
+    if a.concurrency == 0 || a.concurrency > 4096 {
+        bail!("--concurrency must be between 1 and 4096, got {}", a.concurrency);
+    }
+    if let Some(bad) = a.seats.iter().find(|s| **s > 1) {
+        bail!("--seats takes 0 and/or 1, got {bad}");
+    }
+    if a.horizon == 0 {
+        bail!("--horizon must be at least 1");
+    }
+    let agents = clean_list("--agents", &a.agents)?;
+    let partners = clean_list("--partners", &a.partners)?;
+    let layouts = resolve_layouts(&a.layouts)?;
+    let layout_map: HashMap<String, Arc<Layout>> =
+        layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect();
+    let runner = make_runner(&a, &layout_map)?;
+    for s in agents.iter().chain(&partners) {
+        runner.check_spec(s).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+
+    let spec = SweepSpec {
+        layouts: layouts.iter().map(|(r, _)| r.clone()).collect(),
+        agents,
+        partners,
+        seats: a.seats.clone(),
+        episodes: a.episodes,
+        seed: a.seed,
+        horizon: a.horizon,
+        runner: runner.name().to_string(),
+    };
+    let plan = cross_product(&spec);
+    let planned = plan.len();
+    let mine: Vec<_> = match a.shard {
+        Some(sh) => plan.into_iter().filter(|p| sh.contains(&p.config_hash)).collect(),
+        None => plan,
+    };
+    let in_shard = mine.len();
+
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let results_path = store::results_path(&out, a.shard);
+    let (writer, torn) = ResultWriter::open(&results_path)?;
+    if let Some(t) = &torn {
+        eprintln!("warning: {t} (truncated)");
+    }
+    // Finished keys from every results file in the directory, so shards sharing a
+    // directory (or a changed shard count) never replay each other's episodes.
+    let (done, other_torn) = store::load_all(std::slice::from_ref(&out))?;
+    report_torn(&other_torn);
+    let todo: Vec<_> = mine.into_iter().filter(|p| !done.contains(&p.config_hash)).collect();
+    let shard_note = a.shard.map(|s| format!(" (shard {s}: {in_shard})")).unwrap_or_default();
+    eprintln!(
+        "plan: {planned} episodes{shard_note}; already finished: {}; to play: {} at concurrency {}",
+        in_shard - todo.len(),
+        todo.len(),
+        a.concurrency
+    );
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Every in-flight episode holds one blocking-pool thread (see eval::scheduler).
+        .max_blocking_threads(a.concurrency + 16)
+        .build()
+        .context("starting the async runtime")?;
+    let opts = SchedulerOptions { concurrency: a.concurrency, out_dir: out.clone(), progress: !a.quiet };
+    let summary: SweepSummary = rt.block_on(scheduler::run_episodes(todo, runner, writer.spawn(), &opts, async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }))?;
+    // Episodes cancelled by Ctrl-C may still hold blocking threads for a moment; do not wait.
+    rt.shutdown_background();
+
+    eprintln!(
+        "played {} of {} episodes in {:.2} s ({} failed, {} results written, {} fsyncs)",
+        summary.completed,
+        summary.scheduled,
+        summary.wall_s,
+        summary.failures.len(),
+        summary.write.records,
+        summary.write.fsyncs
+    );
+    for f in &summary.failures {
+        eprintln!(
+            "  failed: {} {} vs {} seat {} seed {}: {}",
+            f.spec.layout, f.spec.agent, f.spec.partner, f.spec.seat, f.spec.seed, f.error
+        );
+    }
+    if summary.interrupted {
+        eprintln!("interrupted: run the same command again to play the remaining episodes");
+        return Ok(ExitCode::from(130));
+    }
+    if !a.no_report {
+        if a.shard.is_some_and(|s| s.count > 1) {
+            eprintln!("shard done; when every shard has finished: proagent eval report {}", out.display());
+        } else {
+            let (all, _) = store::load_all(std::slice::from_ref(&out))?;
+            write_report(all.records(), &out)?;
+        }
+    }
+    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path) -> Result<()> {
+    let report = Report::build(records);
+    print!("{}", report.markdown());
+    let files = proagent::eval::write_report_files(&report, out)?;
+    for f in files {
+        eprintln!("wrote {}", f.display());
+    }
+    Ok(())
+}
+
+fn report(a: ReportArgs) -> Result<ExitCode> {
+    for p in &a.inputs {
+        if !p.exists() {
+            bail!("{}: no such file or directory", p.display());
+        }
+    }
+    let out = match (&a.out, a.inputs.as_slice()) {
+        (Some(o), _) => o.clone(),
+        (None, [one]) if one.is_dir() => one.clone(),
+        (None, [one]) => one.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")),
+        (None, _) => bail!("several inputs: say where the merged report goes with --out DIR"),
+    };
+    let (set, torn) = store::load_all(&a.inputs)?;
+    report_torn(&torn);
+    if set.is_empty() {
+        bail!(
+            "no finished episodes in {}",
+            a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if set.duplicates > 0 {
+        eprintln!("{} identical duplicate episodes counted once", set.duplicates);
+    }
+    write_report(set.records(), &out)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,460 @@
+//! Sweep reports: the ProAgent Table 1 view (per layout and seat, each agent's
+//! mean ± standard error over all partners' episodes), the agent × partner
+//! matrix per layout and seat, and per-cell cost (LLM calls, tokens, LLM wall
+//! time, episode wall time). Pure: records in, tables out; the caller writes files.
+//!
+//! Standard error = sample standard deviation (n − 1 denominator) / √n; it is
+//! undefined (shown as "–", `null` in JSON) for a single episode.
+
+use super::store::EpisodeRecord;
+use crate::env::layout::BUILTIN;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Mean, sample standard deviation and standard error of a sample.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Stat {
+    pub n: usize,
+    pub mean: f64,
+    pub sd: Option<f64>,
+    pub se: Option<f64>,
+}
+
+impl Stat {
+    pub fn of(xs: &[f64]) -> Stat {
+        let n = xs.len();
+        if n == 0 {
+            return Stat { n, mean: f64::NAN, sd: None, se: None };
+        }
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        if n == 1 {
+            return Stat { n, mean, sd: None, se: None };
+        }
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+        let sd = var.sqrt();
+        Stat { n, mean, sd: Some(sd), se: Some(sd / (n as f64).sqrt()) }
+    }
+
+    /// "mean ± se" with one decimal.
+    pub fn show(&self) -> String {
+        match self.se {
+            Some(se) => format!("{:.1} ± {:.1}", self.mean, se),
+            None => format!("{:.1} ± –", self.mean),
+        }
+    }
+}
+
+/// One agent × partner × seat cell of one layout.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cell {
+    pub layout: String,
+    pub agent: String,
+    pub partner: String,
+    pub seat: u8,
+    #[serde(flatten)]
+    pub score: Stat,
+    pub llm_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub llm_wall_s: f64,
+    pub episode_wall_s: f64,
+}
+
+/// One entry of the Table 1 view: an agent in one seat of one layout, over all partners.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Table1Entry {
+    pub layout: String,
+    pub seat: u8,
+    pub agent: String,
+    /// How many distinct partners contributed episodes.
+    pub partners: usize,
+    #[serde(flatten)]
+    pub score: Stat,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub episodes: usize,
+    pub llm_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub llm_wall_s: f64,
+    pub episode_wall_s: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub layouts: Vec<String>,
+    pub agents: Vec<String>,
+    pub partners: Vec<String>,
+    pub seats: Vec<u8>,
+    pub table1: Vec<Table1Entry>,
+    pub cells: Vec<Cell>,
+    pub totals: Totals,
+}
+
+/// Built-in layouts in their classic order, then any others alphabetically.
+fn layout_order(name: &str) -> (usize, String) {
+    let pos = BUILTIN.iter().position(|(n, _)| *n == name).unwrap_or(BUILTIN.len());
+    (pos, name.to_string())
+}
+
+fn sorted_unique<T: Ord + Clone>(it: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = it.collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+impl Report {
+    /// Builds the report. Rows and columns are ordered deterministically (layouts in
+    /// the classic order, agents and partners alphabetically), whatever order the
+    /// episodes finished in.
+    pub fn build(records: &[EpisodeRecord]) -> Report {
+        let mut layouts = sorted_unique(records.iter().map(|r| layout_order(&r.layout)));
+        layouts.dedup();
+        let layouts: Vec<String> = layouts.into_iter().map(|(_, n)| n).collect();
+        let agents = sorted_unique(records.iter().map(|r| r.agent.clone()));
+        let partners = sorted_unique(records.iter().map(|r| r.partner.clone()));
+        let seats = sorted_unique(records.iter().map(|r| r.seat));
+
+        // Records sorted by seed within a group, so float sums do not depend on finishing order.
+        let mut by_cell: BTreeMap<(usize, &str, &str, u8), Vec<&EpisodeRecord>> = BTreeMap::new();
+        for r in records {
+            let li = layouts.iter().position(|l| *l == r.layout).unwrap_or(0);
+            by_cell.entry((li, r.agent.as_str(), r.partner.as_str(), r.seat)).or_default().push(r);
+        }
+        for v in by_cell.values_mut() {
+            v.sort_by(|a, b| a.seed.cmp(&b.seed).then_with(|| a.config_hash.cmp(&b.config_hash)));
+        }
+
+        let mut cells = Vec::new();
+        for ((li, agent, partner, seat), recs) in &by_cell {
+            let scores: Vec<f64> = recs.iter().map(|r| r.score).collect();
+            cells.push(Cell {
+                layout: layouts[*li].clone(),
+                agent: agent.to_string(),
+                partner: partner.to_string(),
+                seat: *seat,
+                score: Stat::of(&scores),
+                llm_calls: recs.iter().map(|r| r.llm_calls).sum(),
+                prompt_tokens: recs.iter().map(|r| r.prompt_tokens).sum(),
+                completion_tokens: recs.iter().map(|r| r.completion_tokens).sum(),
+                llm_wall_s: recs.iter().map(|r| r.llm_wall_s).sum(),
+                episode_wall_s: recs.iter().map(|r| r.episode_wall_s).sum(),
+            });
+        }
+
+        let mut table1 = Vec::new();
+        for (li, layout) in layouts.iter().enumerate() {
+            for &seat in &seats {
+                for agent in &agents {
+                    let mut scores = Vec::new();
+                    let mut partners_seen = 0;
+                    for ((l, a, _p, s), recs) in &by_cell {
+                        if *l == li && *a == agent && *s == seat {
+                            partners_seen += 1;
+                            scores.extend(recs.iter().map(|r| r.score));
+                        }
+                    }
+                    if !scores.is_empty() {
+                        table1.push(Table1Entry {
+                            layout: layout.clone(),
+                            seat,
+                            agent: agent.clone(),
+                            partners: partners_seen,
+                            score: Stat::of(&scores),
+                        });
+                    }
+                }
+            }
+        }
+
+        let totals = Totals {
+            episodes: records.len(),
+            llm_calls: cells.iter().map(|c| c.llm_calls).sum(),
+            prompt_tokens: cells.iter().map(|c| c.prompt_tokens).sum(),
+            completion_tokens: cells.iter().map(|c| c.completion_tokens).sum(),
+            llm_wall_s: cells.iter().map(|c| c.llm_wall_s).sum(),
+            episode_wall_s: cells.iter().map(|c| c.episode_wall_s).sum(),
+        };
+        Report { layouts, agents, partners, seats, table1, cells, totals }
+    }
+
+    pub fn cell(&self, layout: &str, agent: &str, partner: &str, seat: u8) -> Option<&Cell> {
+        self.cells.iter().find(|c| c.layout == layout && c.agent == agent && c.partner == partner && c.seat == seat)
+    }
+
+    pub fn table1_entry(&self, layout: &str, seat: u8, agent: &str) -> Option<&Table1Entry> {
+        self.table1.iter().find(|e| e.layout == layout && e.seat == seat && e.agent == agent)
+    }
+
+    /// The report as Markdown (for the terminal and `report.md`).
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let t = &self.totals;
+        let _ = writeln!(s, "# Evaluation report\n");
+        let _ = writeln!(
+            s,
+            "{} episodes · {} layouts · {} agents · {} partners. Scores are mean ± standard error \
+             (sample standard deviation / √n).\n",
+            t.episodes,
+            self.layouts.len(),
+            self.agents.len(),
+            self.partners.len()
+        );
+        let _ = writeln!(s, "## Table 1 view: each agent's score over all partners\n");
+        let _ = writeln!(s, "| layout | agent seat | {} |", self.agents.join(" | "));
+        let _ = writeln!(s, "|---|---|{}", "---|".repeat(self.agents.len()));
+        for layout in &self.layouts {
+            for &seat in &self.seats {
+                let row: Vec<String> = self
+                    .agents
+                    .iter()
+                    .map(|a| self.table1_entry(layout, seat, a).map(|e| e.score.show()).unwrap_or_else(|| "".into()))
+                    .collect();
+                if row.iter().all(|c| c.is_empty()) {
+                    continue;
+                }
+                let _ = writeln!(s, "| {layout} | P{seat} | {} |", row.join(" | "));
+            }
+        }
+        for layout in &self.layouts {
+            for &seat in &self.seats {
+                let present = self.cells.iter().any(|c| c.layout == *layout && c.seat == seat);
+                if !present {
+                    continue;
+                }
+                let other = 1 - seat.min(1);
+                let _ = writeln!(
+                    s,
+                    "\n## {layout}: agent (player {seat}) × partner (player {other})\n\n| agent \\ partner | {} |",
+                    self.partners.join(" | ")
+                );
+                let _ = writeln!(s, "|---|{}", "---|".repeat(self.partners.len()));
+                for agent in &self.agents {
+                    let row: Vec<String> = self
+                        .partners
+                        .iter()
+                        .map(|p| {
+                            self.cell(layout, agent, p, seat)
+                                .map(|c| format!("{} (n={})", c.score.show(), c.score.n))
+                                .unwrap_or_default()
+                        })
+                        .collect();
+                    if row.iter().any(|c| !c.is_empty()) {
+                        let _ = writeln!(s, "| {agent} | {} |", row.join(" | "));
+                    }
+                }
+            }
+        }
+        let _ = writeln!(s, "\n## Cost per cell\n");
+        let _ = writeln!(
+            s,
+            "| layout | agent | partner | seat | n | score | LLM calls | prompt tokens | completion tokens | LLM wall s | episode wall s |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+        for c in &self.cells {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} |",
+                c.layout,
+                c.agent,
+                c.partner,
+                c.seat,
+                c.score.n,
+                c.score.show(),
+                c.llm_calls,
+                c.prompt_tokens,
+                c.completion_tokens,
+                c.llm_wall_s,
+                c.episode_wall_s
+            );
+        }
+        let _ = writeln!(
+            s,
+            "| **total** | | | | {} | | {} | {} | {} | {:.2} | {:.2} |",
+            t.episodes, t.llm_calls, t.prompt_tokens, t.completion_tokens, t.llm_wall_s, t.episode_wall_s
+        );
+        s
+    }
+
+    /// The cells as CSV (`report.csv`).
+    pub fn cells_csv(&self) -> Result<String, csv::Error> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record([
+            "layout",
+            "agent",
+            "partner",
+            "seat",
+            "n",
+            "mean",
+            "sd",
+            "se",
+            "llm_calls",
+            "prompt_tokens",
+            "completion_tokens",
+            "llm_wall_s",
+            "episode_wall_s",
+        ])?;
+        for c in &self.cells {
+            w.write_record([
+                c.layout.clone(),
+                c.agent.clone(),
+                c.partner.clone(),
+                c.seat.to_string(),
+                c.score.n.to_string(),
+                c.score.mean.to_string(),
+                opt(c.score.sd),
+                opt(c.score.se),
+                c.llm_calls.to_string(),
+                c.prompt_tokens.to_string(),
+                c.completion_tokens.to_string(),
+                c.llm_wall_s.to_string(),
+                c.episode_wall_s.to_string(),
+            ])?;
+        }
+        finish_csv(w)
+    }
+
+    /// The Table 1 view as CSV (`table1.csv`).
+    pub fn table1_csv(&self) -> Result<String, csv::Error> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(["layout", "seat", "agent", "partners", "n", "mean", "sd", "se"])?;
+        for e in &self.table1 {
+            w.write_record([
+                e.layout.clone(),
+                e.seat.to_string(),
+                e.agent.clone(),
+                e.partners.to_string(),
+                e.score.n.to_string(),
+                e.score.mean.to_string(),
+                opt(e.score.sd),
+                opt(e.score.se),
+            ])?;
+        }
+        finish_csv(w)
+    }
+
+    /// The whole report as pretty JSON (`report.json`).
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn finish_csv(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
+    let bytes = w.into_inner().map_err(|e| csv::Error::from(std::io::Error::other(e.to_string())))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::plan::EpisodeSpec;
+
+    fn rec(layout: &str, agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u64) -> EpisodeRecord {
+        let spec = EpisodeSpec {
+            runner: "t".into(),
+            layout: layout.into(),
+            layout_sha256: "x".into(),
+            agent: agent.into(),
+            partner: partner.into(),
+            seat,
+            seed,
+            horizon: 400,
+        };
+        EpisodeRecord {
+            config_hash: spec.config_hash(),
+            layout: layout.into(),
+            agent: agent.into(),
+            partner: partner.into(),
+            seat,
+            seed,
+            horizon: 400,
+            runner: "t".into(),
+            layout_sha256: "x".into(),
+            score,
+            deliveries: 0,
+            steps: 400,
+            llm_calls: calls,
+            prompt_tokens: calls * 10,
+            completion_tokens: calls,
+            llm_wall_s: 0.25 * calls as f64,
+            episode_wall_s: 2.0,
+            metrics: serde_json::Value::Null,
+            transcript: None,
+        }
+    }
+
+    #[test]
+    fn stat_matches_hand_computation() {
+        // 0, 20, 40: mean 20, sample sd sqrt((400+0+400)/2) = 20, se 20/sqrt(3).
+        let s = Stat::of(&[0.0, 20.0, 40.0]);
+        assert_eq!(s.n, 3);
+        assert_eq!(s.mean, 20.0);
+        assert!((s.sd.unwrap() - 20.0).abs() < 1e-12);
+        assert!((s.se.unwrap() - 11.547005383792516).abs() < 1e-12);
+        assert_eq!(s.show(), "20.0 ± 11.5");
+        let one = Stat::of(&[60.0]);
+        assert_eq!((one.mean, one.se), (60.0, None));
+        assert_eq!(one.show(), "60.0 ± –");
+    }
+
+    #[test]
+    fn table1_pools_all_partners_and_cells_split_them() {
+        let records = vec![
+            rec("cramped_room", "a", "p", 0, 0, 100.0, 2),
+            rec("cramped_room", "a", "p", 0, 1, 140.0, 4),
+            rec("cramped_room", "a", "q", 0, 0, 0.0, 1),
+            rec("cramped_room", "a", "q", 0, 1, 20.0, 1),
+            rec("cramped_room", "a", "p", 1, 0, 60.0, 0),
+            rec("counter_circuit", "b", "p", 0, 0, 40.0, 0),
+        ];
+        let r = Report::build(&records);
+        assert_eq!(r.layouts, vec!["cramped_room", "counter_circuit"]);
+        assert_eq!(r.agents, vec!["a", "b"]);
+        assert_eq!(r.partners, vec!["p", "q"]);
+        // a, seat 0: 100, 140, 0, 20 → mean 65; deviations 35, 75, -65, -45;
+        // squares 1225 + 5625 + 4225 + 2025 = 13100; var 13100/3; se = sqrt(13100/3)/2.
+        let e = r.table1_entry("cramped_room", 0, "a").unwrap();
+        assert_eq!(e.partners, 2);
+        assert_eq!(e.score.n, 4);
+        assert_eq!(e.score.mean, 65.0);
+        assert!((e.score.se.unwrap() - (13100.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-9);
+        let c = r.cell("cramped_room", "a", "p", 0).unwrap();
+        assert_eq!((c.score.mean, c.score.n), (120.0, 2));
+        assert!((c.score.se.unwrap() - 20.0).abs() < 1e-12); // sd = 28.28…, /√2 = 20
+        assert_eq!((c.llm_calls, c.prompt_tokens, c.completion_tokens), (6, 60, 6));
+        assert_eq!((c.llm_wall_s, c.episode_wall_s), (1.5, 4.0));
+        assert_eq!(r.totals.episodes, 6);
+        assert_eq!(r.totals.llm_calls, 8);
+        let md = r.markdown();
+        assert!(md.contains("| cramped_room | P0 | 65.0 ± 33.0 |"), "{md}");
+        assert!(md.contains("| a | 120.0 ± 20.0 (n=2) | 10.0 ± 10.0 (n=2) |"), "{md}");
+        let csv = r.cells_csv().unwrap();
+        assert_eq!(csv.lines().count(), 1 + r.cells.len());
+        assert!(csv.contains("cramped_room,a,p,0,2,120,28.284271247461902,20"), "{csv}");
+        let v: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(v["table1"][0]["mean"], 65.0);
+    }
+
+    #[test]
+    fn report_is_independent_of_record_order() {
+        let mut records = vec![
+            rec("cramped_room", "a", "p", 0, 0, 100.0, 2),
+            rec("cramped_room", "a", "p", 0, 1, 140.0, 4),
+            rec("cramped_room", "b", "q", 1, 3, 0.1, 1),
+            rec("cramped_room", "b", "q", 1, 2, 0.2, 1),
+            rec("cramped_room", "b", "q", 1, 1, 0.3, 1),
+        ];
+        let a = Report::build(&records);
+        records.reverse();
+        let b = Report::build(&records);
+        assert_eq!(a.json(), b.json());
+    }
+}

@@ -1,0 +1,432 @@
+//! The sweep scheduler: keeps `concurrency` episodes in flight, hands every
+//! finished one to the results writer, and shows progress.
+//!
+//! Each in-flight episode is driven on its own thread of tokio's blocking pool
+//! (`spawn_blocking` + `Handle::block_on`). Its awaits (LLM replies, timers)
+//! still use the runtime's IO and timer drivers, so C slow LLM episodes wait
+//! concurrently; its CPU work (simulator, planners, prompt building) runs on
+//! that thread and can never stall the runtime's workers or starve the other
+//! episodes' wake-ups. The runtime must allow at least `concurrency` blocking
+//! threads (tokio's default is 512).
+
+use super::plan::{EpisodeSpec, PlannedEpisode};
+use super::store::{EpisodeRecord, StoreError, WriteStats, WriterHandle};
+use async_trait::async_trait;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+/// Where a runner may put the episode's files.
+#[derive(Clone, Debug)]
+pub struct EpisodeContext {
+    /// The sweep's output directory.
+    pub out_dir: PathBuf,
+    /// The transcript file this episode should write, if its agents talk to an LLM.
+    pub transcript_path: PathBuf,
+}
+
+/// What a runner reports about one episode; the scheduler adds the spec, key and wall time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EpisodeOutcome {
+    pub score: f64,
+    pub deliveries: u32,
+    pub steps: u32,
+    pub llm_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub llm_wall_s: f64,
+    /// The `play --json` summary (agent metrics and the rest).
+    pub metrics: serde_json::Value,
+    /// The transcript actually written, if any.
+    pub transcript: Option<PathBuf>,
+}
+
+/// An episode that could not be played (bad spec, LLM server gone, ...). It is not
+/// recorded, so the next run of the same command tries it again.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EpisodeError(pub String);
+
+/// Plays one episode. Async because LLM-backed agents await their replies.
+#[async_trait]
+pub trait EpisodeRunner: Send + Sync + 'static {
+    /// The runner's name; part of every episode key (see [`EpisodeSpec::runner`]).
+    fn name(&self) -> &str;
+    /// Rejects an agent or partner spec before the sweep starts (default: accept).
+    fn check_spec(&self, _agent_or_partner: &str) -> Result<(), EpisodeError> {
+        Ok(())
+    }
+    async fn run(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError>;
+}
+
+/// A runner for tests and scheduler benchmarks: it waits `episode_ms` (like an
+/// LLM-bound episode) and derives a deterministic outcome from the episode key.
+#[derive(Clone, Debug)]
+pub struct FakeRunner {
+    pub episode_ms: u64,
+}
+
+impl FakeRunner {
+    pub const NAME: &'static str = "fake";
+
+    /// The outcome for a key: a pure function of the hash, so any two runs agree.
+    pub fn outcome_for(config_hash: &str, horizon: u32, episode_ms: u64) -> EpisodeOutcome {
+        let h = u64::from_str_radix(config_hash.get(..16).unwrap_or("0"), 16).unwrap_or(0);
+        let deliveries = (h % 11) as u32;
+        let llm_calls = 1 + (h >> 8) % 7;
+        EpisodeOutcome {
+            score: 20.0 * deliveries as f64,
+            deliveries,
+            steps: horizon,
+            llm_calls,
+            prompt_tokens: llm_calls * 900,
+            completion_tokens: llm_calls * 40,
+            llm_wall_s: episode_ms as f64 / 1000.0,
+            metrics: serde_json::json!({"fake": true}),
+            transcript: None,
+        }
+    }
+}
+
+#[async_trait]
+impl EpisodeRunner for FakeRunner {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+    async fn run(&self, spec: &EpisodeSpec, _ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+        if self.episode_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(self.episode_ms)).await;
+        }
+        Ok(Self::outcome_for(&spec.config_hash(), spec.horizon, self.episode_ms))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SchedulerOptions {
+    pub concurrency: usize,
+    pub out_dir: PathBuf,
+    /// Draw a progress bar on stderr (only honoured when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// An episode that failed in this run.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub spec: EpisodeSpec,
+    pub config_hash: String,
+    pub error: String,
+}
+
+#[derive(Debug, Default)]
+pub struct SweepSummary {
+    /// Episodes given to the scheduler.
+    pub scheduled: usize,
+    /// Episodes finished and handed to the writer in this run.
+    pub completed: usize,
+    pub failures: Vec<Failure>,
+    /// True when the stop signal arrived before the plan was done.
+    pub interrupted: bool,
+    pub wall_s: f64,
+    pub score_sum: f64,
+    pub llm_calls: u64,
+    pub write: WriteStats,
+}
+
+/// The transcript file of an episode: one per key, so a re-played episode overwrites
+/// the partial transcript of its interrupted attempt.
+pub fn transcript_path(out_dir: &Path, config_hash: &str) -> PathBuf {
+    out_dir.join("transcripts").join(format!("{config_hash}.jsonl"))
+}
+
+fn progress_bar(len: usize, show: bool) -> ProgressBar {
+    use std::io::IsTerminal;
+    let target = if show && std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(len as u64), target);
+    if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} eta {eta} · {msg}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn relative_to(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base).unwrap_or(path).display().to_string()
+}
+
+/// Plays `todo` with at most `opts.concurrency` episodes in flight, sending each finished
+/// episode to `writer`. When `stop` completes (Ctrl-C), no new episode starts, episodes in
+/// flight are dropped at their next await, and the summary says `interrupted`; whatever
+/// was finished is already on its way to disk. Errors only when the writer fails.
+pub async fn run_episodes(
+    todo: Vec<PlannedEpisode>,
+    runner: Arc<dyn EpisodeRunner>,
+    writer: WriterHandle,
+    opts: &SchedulerOptions,
+    stop: impl Future<Output = ()>,
+) -> Result<SweepSummary, StoreError> {
+    let started = Instant::now();
+    let concurrency = opts.concurrency.max(1);
+    let bar = progress_bar(todo.len(), opts.progress);
+    let handle = tokio::runtime::Handle::current();
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let mut summary = SweepSummary { scheduled: todo.len(), ..Default::default() };
+    let mut pending = todo.into_iter();
+    let mut set: JoinSet<Option<Result<EpisodeRecord, EpisodeError>>> = JoinSet::new();
+    // The episode of each task, kept outside the task so a panic still names its episode.
+    let mut in_flight: HashMap<tokio::task::Id, PlannedEpisode> = HashMap::new();
+    let mut writer_alive = true;
+    tokio::pin!(stop);
+
+    loop {
+        if !summary.interrupted && writer_alive {
+            while set.len() < concurrency {
+                let Some(ep) = pending.next() else { break };
+                let runner = Arc::clone(&runner);
+                let handle = handle.clone();
+                let mut cancel = cancel_rx.clone();
+                let out_dir = opts.out_dir.clone();
+                let task_ep = ep.clone();
+                let abort = set.spawn_blocking(move || {
+                    let ep = task_ep;
+                    let ctx = EpisodeContext {
+                        transcript_path: transcript_path(&out_dir, &ep.config_hash),
+                        out_dir: out_dir.clone(),
+                    };
+                    handle.block_on(async {
+                        let t0 = Instant::now();
+                        tokio::select! {
+                            r = runner.run(&ep.spec, &ctx) => Some(r.map(|o| make_record(&ep, o, t0.elapsed(), &out_dir))),
+                            _ = cancel.wait_for(|c| *c) => None,
+                        }
+                    })
+                });
+                in_flight.insert(abort.id(), ep);
+            }
+        }
+        if set.is_empty() {
+            break;
+        }
+        let joined = tokio::select! {
+            j = set.join_next_with_id() => j,
+            _ = &mut stop, if !summary.interrupted => {
+                summary.interrupted = true;
+                let _ = cancel_tx.send(true);
+                bar.suspend(|| eprintln!("interrupted: finishing the results file; run the same command again to resume"));
+                continue;
+            }
+        };
+        let Some(joined) = joined else { break };
+        let (id, result) = match joined {
+            Ok((id, r)) => (id, Ok(r)),
+            Err(e) => (e.id(), Err(e)),
+        };
+        let Some(ep) = in_flight.remove(&id) else { continue };
+        match result {
+            Ok(Some(Ok(rec))) => {
+                summary.completed += 1;
+                summary.score_sum += rec.score;
+                summary.llm_calls += rec.llm_calls;
+                tracing::info!(layout = %rec.layout, agent = %rec.agent, partner = %rec.partner, seat = rec.seat, seed = rec.seed, score = rec.score, "episode finished");
+                if !writer.send(rec) {
+                    writer_alive = false;
+                    summary.failures.push(Failure {
+                        spec: ep.spec,
+                        config_hash: ep.config_hash,
+                        error: "the results writer stopped".into(),
+                    });
+                }
+            }
+            Ok(Some(Err(e))) => fail(&bar, &mut summary, ep, e.0),
+            Ok(None) => {} // cancelled by the stop signal
+            Err(join_error) => {
+                // A panicking episode must not take the sweep down; its key is not recorded.
+                let what = if join_error.is_panic() { "episode panicked" } else { "episode task was cancelled" };
+                fail(&bar, &mut summary, ep, format!("{what}: {join_error}"));
+            }
+        }
+        bar.inc(1);
+        let mean = if summary.completed > 0 { summary.score_sum / summary.completed as f64 } else { 0.0 };
+        bar.set_message(format!(
+            "mean score {mean:.1} · LLM calls {} · failed {}",
+            summary.llm_calls,
+            summary.failures.len()
+        ));
+    }
+    bar.finish_and_clear();
+    summary.write = writer.finish()?;
+    summary.wall_s = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+fn fail(bar: &ProgressBar, summary: &mut SweepSummary, ep: PlannedEpisode, error: String) {
+    tracing::warn!(key = %ep.config_hash, "episode failed: {error}");
+    bar.suspend(|| {
+        eprintln!(
+            "episode failed ({} {} vs {} seat {} seed {}): {error}",
+            ep.spec.layout, ep.spec.agent, ep.spec.partner, ep.spec.seat, ep.spec.seed
+        )
+    });
+    summary.failures.push(Failure { spec: ep.spec, config_hash: ep.config_hash, error });
+}
+
+fn make_record(ep: &PlannedEpisode, o: EpisodeOutcome, wall: Duration, out_dir: &Path) -> EpisodeRecord {
+    let s = &ep.spec;
+    EpisodeRecord {
+        layout: s.layout.clone(),
+        agent: s.agent.clone(),
+        partner: s.partner.clone(),
+        seat: s.seat,
+        seed: s.seed,
+        horizon: s.horizon,
+        runner: s.runner.clone(),
+        layout_sha256: s.layout_sha256.clone(),
+        config_hash: ep.config_hash.clone(),
+        score: o.score,
+        deliveries: o.deliveries,
+        steps: o.steps,
+        llm_calls: o.llm_calls,
+        prompt_tokens: o.prompt_tokens,
+        completion_tokens: o.completion_tokens,
+        llm_wall_s: o.llm_wall_s,
+        episode_wall_s: wall.as_secs_f64(),
+        metrics: o.metrics,
+        transcript: o.transcript.map(|p| relative_to(&p, out_dir)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::plan::{LayoutRef, SweepSpec, cross_product};
+    use crate::eval::store::{RESULTS_FILE, ResultSet, ResultWriter};
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn plan(episodes: u32, runner: &str) -> Vec<PlannedEpisode> {
+        cross_product(&SweepSpec {
+            layouts: vec![LayoutRef { name: "cramped_room".into(), sha256: "x".into() }],
+            agents: vec!["a".into(), "b".into()],
+            partners: vec!["p".into(), "q".into()],
+            seats: vec![0, 1],
+            episodes,
+            seed: 0,
+            horizon: 400,
+            runner: runner.into(),
+        })
+    }
+
+    /// Counts how many episodes are in flight; some fail, one panics.
+    struct Probe {
+        now: AtomicUsize,
+        peak: AtomicUsize,
+        seen: Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl EpisodeRunner for Probe {
+        fn name(&self) -> &str {
+            "probe"
+        }
+        async fn run(&self, spec: &EpisodeSpec, _ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+            let n = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+            self.peak.fetch_max(n, Ordering::SeqCst);
+            self.seen.lock().unwrap().push(spec.config_hash());
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            self.now.fetch_sub(1, Ordering::SeqCst);
+            match (spec.agent.as_str(), spec.partner.as_str(), spec.seat, spec.seed) {
+                ("b", "q", 1, 0) => panic!("boom"),
+                ("b", "q", _, _) => Err(EpisodeError("partner q is broken".into())),
+                _ => Ok(FakeRunner::outcome_for(&spec.config_hash(), spec.horizon, 30)),
+            }
+        }
+    }
+
+    fn opts(dir: &Path, concurrency: usize) -> SchedulerOptions {
+        SchedulerOptions { concurrency, out_dir: dir.to_path_buf(), progress: false }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn respects_concurrency_records_successes_and_survives_failures_and_panics() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RESULTS_FILE);
+        let (w, _) = ResultWriter::open(&path).unwrap();
+        let todo = plan(3, "probe");
+        let probe = Arc::new(Probe { now: AtomicUsize::new(0), peak: AtomicUsize::new(0), seen: Mutex::new(vec![]) });
+        let s = run_episodes(todo.clone(), probe.clone(), w.spawn(), &opts(dir.path(), 5), std::future::pending())
+            .await
+            .unwrap();
+        assert_eq!(probe.peak.load(Ordering::SeqCst), 5, "exactly C episodes in flight at the peak");
+        assert_eq!(probe.seen.lock().unwrap().len(), 24, "every episode ran once");
+        // b×q: 2 seats × 3 seeds = 6 failures, one of them a panic
+        assert_eq!(s.failures.len(), 6);
+        assert!(s.failures.iter().any(|f| f.error.contains("panicked") && f.spec.seat == 1 && f.spec.seed == 0));
+        assert!(s.failures.iter().all(|f| f.spec.agent == "b" && f.spec.partner == "q"));
+        assert_eq!(s.completed, 18);
+        assert_eq!(s.write.records, 18);
+        let mut set = ResultSet::new();
+        assert!(set.load_file(&path).unwrap().is_none());
+        assert_eq!(set.len(), 18);
+        for r in set.records() {
+            assert_eq!(r.score, FakeRunner::outcome_for(&r.config_hash, 400, 30).score);
+            assert!(r.episode_wall_s >= 0.03);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cpu_bound_episodes_do_not_hold_runtime_workers() {
+        // Two worker threads, four episodes that never await and spin: if episodes ran on
+        // the workers, the timer below could not fire until they finished.
+        struct Spin;
+        #[async_trait]
+        impl EpisodeRunner for Spin {
+            fn name(&self) -> &str {
+                "spin"
+            }
+            async fn run(&self, spec: &EpisodeSpec, _: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+                let t0 = std::time::Instant::now();
+                while t0.elapsed() < Duration::from_millis(400) {
+                    std::hint::spin_loop();
+                }
+                Ok(FakeRunner::outcome_for(&spec.config_hash(), spec.horizon, 0))
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (w, _) = ResultWriter::open(&dir.path().join(RESULTS_FILE)).unwrap();
+        let todo: Vec<_> = plan(1, "spin").into_iter().take(4).collect();
+        let sweep = tokio::spawn({
+            let o = opts(dir.path(), 4);
+            async move { run_episodes(todo, Arc::new(Spin), w.spawn(), &o, std::future::pending()).await }
+        });
+        let t0 = std::time::Instant::now();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let woke = t0.elapsed();
+        let s = sweep.await.unwrap().unwrap();
+        assert_eq!(s.completed, 4);
+        assert!(woke < Duration::from_millis(300), "a timer on the runtime waited {woke:?} behind CPU-bound episodes");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stop_signal_interrupts_and_keeps_what_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RESULTS_FILE);
+        let (w, _) = ResultWriter::open(&path).unwrap();
+        let todo = plan(4, "fake"); // 32 episodes of 100 ms, 4 at a time: 800 ms
+        let stop = tokio::time::sleep(Duration::from_millis(250));
+        let s = run_episodes(todo, Arc::new(FakeRunner { episode_ms: 100 }), w.spawn(), &opts(dir.path(), 4), stop)
+            .await
+            .unwrap();
+        assert!(s.interrupted);
+        assert!(s.completed >= 4 && s.completed < 32, "{}", s.completed);
+        let mut set = ResultSet::new();
+        set.load_file(&path).unwrap();
+        assert_eq!(set.len(), s.completed);
+    }
+}

@@ -1,0 +1,366 @@
+//! End-to-end checks of `proagent eval` and `proagent eval report` with the
+//! built-in test runner (`--fake-episode-ms`): sweeps, resume after `kill -9`,
+//! torn lines, shards, merging, hand-checked report numbers, malformed files.
+
+use proagent::eval::{EpisodeRecord, EpisodeSpec};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_proagent"))
+}
+
+fn ok(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "status {:?}\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// One layout × 2 agents × 2 partners × 2 seats × `episodes`.
+fn sweep_args(out: &Path, episodes: u32, ms: u64, concurrency: u32) -> Vec<String> {
+    [
+        "eval",
+        "--layouts",
+        "cramped_room",
+        "--agents",
+        "scripted,greedy",
+        "--partners",
+        "greedy,stay",
+        "--seats",
+        "0,1",
+        "--episodes",
+        &episodes.to_string(),
+        "--seed",
+        "5",
+        "--concurrency",
+        &concurrency.to_string(),
+        "--fake-episode-ms",
+        &ms.to_string(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// config_hash → score, checking there are no duplicate lines.
+fn results(path: &Path) -> BTreeMap<String, f64> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut m = BTreeMap::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let prev = m.insert(v["config_hash"].as_str().unwrap().to_string(), v["score"].as_f64().unwrap());
+        assert!(prev.is_none(), "duplicate line for {}", v["config_hash"]);
+    }
+    m
+}
+
+fn line_count(path: &Path) -> usize {
+    std::fs::read_to_string(path).map(|t| t.lines().count()).unwrap_or(0)
+}
+
+#[test]
+fn small_sweep_writes_results_and_reports_and_a_rerun_plays_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let o = bin().args(sweep_args(&out, 2, 0, 4)).output().unwrap();
+    let md = ok(&o);
+    assert!(stderr(&o).contains("plan: 16 episodes; already finished: 0; to play: 16"), "{}", stderr(&o));
+    assert!(md.contains("## Table 1 view"), "{md}");
+    assert!(md.contains("## cramped_room: agent (player 0) × partner (player 1)"), "{md}");
+    assert!(md.contains("## Cost per cell"), "{md}");
+    for f in ["results.jsonl", "report.md", "report.csv", "table1.csv", "report.json", "heatmap-cramped_room.svg"] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let r = results(&out.join("results.jsonl"));
+    assert_eq!(r.len(), 16);
+    // Every line has the documented fields.
+    let first: Value =
+        serde_json::from_str(std::fs::read_to_string(out.join("results.jsonl")).unwrap().lines().next().unwrap())
+            .unwrap();
+    for k in [
+        "layout",
+        "agent",
+        "partner",
+        "seat",
+        "seed",
+        "config_hash",
+        "score",
+        "deliveries",
+        "steps",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "llm_wall_s",
+        "episode_wall_s",
+        "metrics",
+        "transcript",
+    ] {
+        assert!(first.get(k).is_some(), "field {k} missing in {first}");
+    }
+    let svg = std::fs::read_to_string(out.join("heatmap-cramped_room.svg")).unwrap();
+    assert!(svg.contains("scripted") && svg.contains("stay") && svg.contains("±"), "{svg}");
+
+    let o = bin().args(sweep_args(&out, 2, 0, 4)).output().unwrap();
+    ok(&o);
+    assert!(stderr(&o).contains("already finished: 16; to play: 0"), "{}", stderr(&o));
+    assert_eq!(line_count(&out.join("results.jsonl")), 16);
+    // Raising --episodes plays only the new episodes.
+    let o = bin().args(sweep_args(&out, 3, 0, 4)).output().unwrap();
+    ok(&o);
+    assert!(stderr(&o).contains("plan: 24 episodes; already finished: 16; to play: 8"), "{}", stderr(&o));
+    assert_eq!(results(&out.join("results.jsonl")).len(), 24);
+}
+
+#[test]
+fn resume_after_kill_matches_an_uninterrupted_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    let killed = dir.path().join("killed");
+    ok(&bin().args(sweep_args(&full, 3, 0, 4)).output().unwrap());
+    let reference = results(&full.join("results.jsonl"));
+    assert_eq!(reference.len(), 24);
+
+    // 24 episodes of 150 ms, 2 at a time: 1.8 s. Kill once a few have been recorded.
+    let results_path = killed.join("results.jsonl");
+    let mut child =
+        bin().args(sweep_args(&killed, 3, 150, 2)).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let t0 = Instant::now();
+    while line_count(&results_path) < 4 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "the sweep never recorded 4 episodes");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    let partial = results(&results_path);
+    assert!(partial.len() >= 4 && partial.len() < 24, "killed after {} episodes", partial.len());
+    for (k, s) in &partial {
+        assert_eq!(reference.get(k), Some(s));
+    }
+
+    // A write cut short by the kill: half of the line of an episode not yet recorded.
+    let full_text = std::fs::read_to_string(full.join("results.jsonl")).unwrap();
+    let missing = full_text
+        .lines()
+        .find(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            !partial.contains_key(v["config_hash"].as_str().unwrap())
+        })
+        .unwrap();
+    let mut text = std::fs::read_to_string(&results_path).unwrap();
+    text.push_str(&missing[..missing.len() / 2]);
+    std::fs::write(&results_path, text).unwrap();
+
+    let o = bin().args(sweep_args(&killed, 3, 0, 4)).output().unwrap();
+    ok(&o);
+    let err = stderr(&o);
+    assert!(err.contains(&format!("results.jsonl:{}: last line is incomplete", partial.len() + 1)), "{err}");
+    assert!(err.contains(&format!("already finished: {}; to play: {}", partial.len(), 24 - partial.len())), "{err}");
+    let resumed = results(&results_path);
+    assert_eq!(resumed, reference, "same keys, same scores, no duplicates");
+
+    // The resumed report equals the uninterrupted one apart from wall times.
+    assert_eq!(report_without_times(&killed), report_without_times(&full));
+}
+
+#[test]
+fn shards_partition_the_sweep_and_report_merges_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    let shared = dir.path().join("shared");
+    ok(&bin().args(sweep_args(&whole, 2, 0, 4)).output().unwrap());
+    let mut total = 0;
+    for i in 0..3 {
+        let mut args = sweep_args(&shared, 2, 0, 4);
+        args.extend(["--shard".to_string(), format!("{i}/3")]);
+        let o = bin().args(&args).output().unwrap();
+        assert!(ok(&o).is_empty(), "a shard prints no report");
+        assert!(stderr(&o).contains("when every shard has finished"), "{}", stderr(&o));
+        total += results(&shared.join(format!("results.shard-{i}-of-3.jsonl"))).len();
+    }
+    assert_eq!(total, 16, "the shards cover the plan exactly once");
+    let merged = dir.path().join("merged");
+    let o = bin().args(["eval", "report"]).arg(&shared).arg("--out").arg(&merged).output().unwrap();
+    let md = ok(&o);
+    let whole_md = std::fs::read_to_string(whole.join("report.md")).unwrap();
+    assert_eq!(before_cost_table(&md), before_cost_table(&whole_md));
+    assert_eq!(report_without_times(&merged), report_without_times(&whole));
+    // Merging the whole sweep with the shards: every episode twice, identical, counted once.
+    let o = bin().args(["eval", "report"]).arg(&whole).arg(&shared).arg("--out").arg(&merged).output().unwrap();
+    ok(&o);
+    assert!(stderr(&o).contains("16 identical duplicate episodes counted once"), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(merged.join("report.json")).unwrap()).unwrap();
+    assert_eq!(v["totals"]["episodes"], 16);
+    // Several inputs need --out.
+    let o = bin().args(["eval", "report"]).arg(&whole).arg(&shared).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
+}
+
+/// The Markdown report up to the cost table (which holds wall times, different in every run).
+fn before_cost_table(md: &str) -> String {
+    md[..md.find("## Cost per cell").unwrap()].to_string()
+}
+
+/// `report.json` without wall times.
+fn report_without_times(dir: &Path) -> Value {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    for c in v["cells"].as_array_mut().unwrap() {
+        c.as_object_mut().unwrap().remove("episode_wall_s");
+        c.as_object_mut().unwrap().remove("llm_wall_s");
+    }
+    v.as_object_mut().unwrap().remove("totals");
+    v
+}
+
+fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u64) -> EpisodeRecord {
+    let spec = EpisodeSpec {
+        runner: "play".into(),
+        layout: "cramped_room".into(),
+        layout_sha256: "0".into(),
+        agent: agent.into(),
+        partner: partner.into(),
+        seat,
+        seed,
+        horizon: 400,
+    };
+    EpisodeRecord {
+        config_hash: spec.config_hash(),
+        layout: spec.layout,
+        agent: spec.agent,
+        partner: spec.partner,
+        seat,
+        seed,
+        horizon: 400,
+        runner: spec.runner,
+        layout_sha256: spec.layout_sha256,
+        score,
+        deliveries: (score / 20.0) as u32,
+        steps: 400,
+        llm_calls: calls,
+        prompt_tokens: calls * 1000,
+        completion_tokens: calls * 50,
+        llm_wall_s: calls as f64 * 0.5,
+        episode_wall_s: 10.0,
+        metrics: Value::Null,
+        transcript: None,
+    }
+}
+
+#[test]
+fn report_numbers_match_hand_computation() {
+    let dir = tempfile::tempdir().unwrap();
+    let recs = [
+        record("proagent", "greedy", 0, 0, 200.0, 40),
+        record("proagent", "greedy", 0, 1, 160.0, 38),
+        record("proagent", "greedy", 0, 2, 180.0, 42),
+        record("proagent", "stay", 0, 0, 40.0, 50),
+        record("proagent", "stay", 0, 1, 60.0, 50),
+        record("proagent", "greedy", 1, 0, 100.0, 30),
+    ];
+    let text: String = recs.iter().map(|r| r.to_line()).collect();
+    std::fs::write(dir.path().join("results.jsonl"), text).unwrap();
+    let o = bin().args(["eval", "report"]).arg(dir.path()).output().unwrap();
+    let md = ok(&o);
+    // proagent × greedy, seat 0: 200, 160, 180 → mean 180, sd 20, se 20/√3 = 11.547.
+    // proagent × stay, seat 0: 40, 60 → mean 50, sd 14.142, se 10.
+    // Table 1, seat 0, over both partners: 200,160,180,40,60 → mean 128;
+    // deviations 72, 32, 52, -88, -68 → squares 5184+1024+2704+7744+4624 = 21280;
+    // var 21280/4 = 5320, sd 72.938, se 72.938/√5 = 32.619.
+    assert!(md.contains("| cramped_room | P0 | 128.0 ± 32.6 |"), "{md}");
+    assert!(md.contains("| cramped_room | P1 | 100.0 ± – |"), "{md}");
+    assert!(md.contains("| proagent | 180.0 ± 11.5 (n=3) | 50.0 ± 10.0 (n=2) |"), "{md}");
+    assert!(
+        md.contains(
+            "| cramped_room | proagent | greedy | P0 | 3 | 180.0 ± 11.5 | 120 | 120000 | 6000 | 60.00 | 30.00 |"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| **total** | | | | 6 | | 250 | 250000 | 12500 | 125.00 | 60.00 |"), "{md}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    let t1 = v["table1"].as_array().unwrap().iter().find(|e| e["seat"] == 0).unwrap();
+    assert_eq!(t1["mean"], 128.0);
+    assert_eq!(t1["n"], 5);
+    assert_eq!(t1["partners"], 2);
+    assert!((t1["se"].as_f64().unwrap() - (5320.0f64).sqrt() / 5f64.sqrt()).abs() < 1e-9);
+    let csv = std::fs::read_to_string(dir.path().join("report.csv")).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("cramped_room,proagent,stay,0,")).unwrap();
+    let f: Vec<&str> = row.split(',').collect();
+    assert_eq!(f[4], "2");
+    assert_eq!(f[5], "50");
+    assert!((f[7].parse::<f64>().unwrap() - 10.0).abs() < 1e-9);
+    assert_eq!(&f[8..11], ["100", "100000", "5000"]);
+    let t1csv = std::fs::read_to_string(dir.path().join("table1.csv")).unwrap();
+    assert!(t1csv.lines().any(|l| l.starts_with("cramped_room,1,proagent,1,1,100,,")), "{t1csv}");
+}
+
+#[test]
+fn malformed_and_conflicting_result_files_give_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = record("x", "y", 0, 0, 20.0, 0).to_line();
+    let b = record("x", "y", 0, 1, 40.0, 0).to_line();
+    std::fs::write(dir.path().join("results.jsonl"), format!("{a}{{\"layout\": 3,\n{b}")).unwrap();
+    let o = bin().args(["eval", "report"]).arg(dir.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("results.jsonl:2: malformed result record"), "{err}");
+    assert!(err.contains("{\"layout\": 3,"), "{err}");
+    // A sweep refuses to append to such a file.
+    let o = bin().args(sweep_args(dir.path(), 1, 0, 1)).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("results.jsonl:2: malformed"), "{}", stderr(&o));
+
+    let d1 = dir.path().join("one");
+    let d2 = dir.path().join("two");
+    std::fs::create_dir_all(&d1).unwrap();
+    std::fs::create_dir_all(&d2).unwrap();
+    std::fs::write(d1.join("results.jsonl"), &a).unwrap();
+    std::fs::write(d2.join("results.jsonl"), record("x", "y", 0, 0, 60.0, 0).to_line()).unwrap();
+    let o = bin().args(["eval", "report"]).arg(&d1).arg(&d2).arg("--out").arg(dir.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("conflicting results") && err.contains("score 20 vs 60"), "{err}");
+    assert!(err.contains("one/results.jsonl:1") && err.contains("two/results.jsonl:1"), "{err}");
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = bin().args(["eval", "report"]).arg(&empty).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no finished episodes"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_arguments_are_rejected_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let run = |extra: &[&str]| {
+        let mut args = sweep_args(&out, 1, 0, 1);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        bin().args(&args).output().unwrap()
+    };
+    let o = run(&["--shard", "3/3"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("i must be smaller than n"), "{}", stderr(&o));
+    let o = run(&["--seats", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--seats takes 0 and/or 1"), "{}", stderr(&o));
+    let o = run(&["--layouts", "no_such_kitchen"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown layout \"no_such_kitchen\""), "{}", stderr(&o));
+    assert!(!out.join("results.jsonl").exists());
+}
