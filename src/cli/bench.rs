@@ -11,6 +11,9 @@ use std::time::Instant;
 pub enum BenchCommand {
     /// Simulator steps per second with seeded, interact-heavy random joint actions.
     Env(EnvBenchArgs),
+    /// Eval scheduler overhead: N fake episodes of a fixed wait at concurrency C,
+    /// compared with the ideal ceil(N/C) x wait.
+    Eval(super::eval::BenchEvalArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -28,6 +31,7 @@ pub struct EnvBenchArgs {
 pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
+        BenchCommand::Eval(a) => super::eval::bench(a),
     }
 }
 

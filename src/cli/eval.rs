@@ -298,3 +298,76 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
     write_report(set.records(), &out)?;
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(clap::Args, Debug)]
+pub struct BenchEvalArgs {
+    #[arg(long, default_value_t = 256)]
+    episodes: u32,
+    #[arg(long, default_value_t = 32)]
+    concurrency: usize,
+    /// How long each fake episode waits (an LLM-bound episode spends its time waiting).
+    #[arg(long, default_value_t = 100)]
+    episode_ms: u64,
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the real scheduler and results writer (fsync included) on fake episodes in a
+/// scratch directory, so the difference from the ideal time is the sweep machinery's cost.
+pub fn bench(a: BenchEvalArgs) -> Result<ExitCode> {
+    if a.episodes == 0 || a.concurrency == 0 {
+        bail!("--episodes and --concurrency must be at least 1");
+    }
+    let dir = std::env::temp_dir().join(format!("proagent-bench-eval-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = SweepSpec {
+        layouts: vec![LayoutRef { name: "cramped_room".into(), sha256: "bench".into() }],
+        agents: vec!["bench".into()],
+        partners: vec!["bench".into()],
+        seats: vec![0],
+        episodes: a.episodes,
+        seed: 0,
+        horizon: proagent::env::DEFAULT_HORIZON,
+        runner: FakeRunner::NAME.into(),
+    };
+    let todo = cross_product(&spec);
+    let (writer, _) = ResultWriter::open(&store::results_path(&dir, None))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(a.concurrency + 16)
+        .build()
+        .context("starting the async runtime")?;
+    let opts = SchedulerOptions { concurrency: a.concurrency, out_dir: dir.clone(), progress: false };
+    let runner: Arc<dyn EpisodeRunner> = Arc::new(FakeRunner { episode_ms: a.episode_ms });
+    let summary = rt.block_on(scheduler::run_episodes(todo, runner, writer.spawn(), &opts, std::future::pending()))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let rounds = (a.episodes as usize).div_ceil(a.concurrency) as f64;
+    let ideal = rounds * a.episode_ms as f64 / 1000.0;
+    let overhead = summary.wall_s - ideal;
+    let per_episode_ms = overhead * 1000.0 / a.episodes as f64;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "episodes": a.episodes, "concurrency": a.concurrency, "episode_ms": a.episode_ms,
+                "wall_s": summary.wall_s, "ideal_s": ideal, "overhead_s": overhead,
+                "overhead_per_episode_ms": per_episode_ms, "fsyncs": summary.write.fsyncs,
+                "records": summary.write.records,
+            })
+        );
+    } else {
+        println!(
+            "{} episodes of {} ms at concurrency {}: {:.3} s (ideal {:.3} s) → overhead {:.3} s, {:.3} ms per episode; {} records, {} fsyncs",
+            a.episodes,
+            a.episode_ms,
+            a.concurrency,
+            summary.wall_s,
+            ideal,
+            overhead,
+            per_episode_ms,
+            summary.write.records,
+            summary.write.fsyncs
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
