@@ -18,7 +18,15 @@
 //! let report = analyze(&traj).unwrap();
 //! let metrics = metrics_json(&report); // {"constructive": .., "players": [..], ..}
 //! assert_eq!(metrics["deliveries"], 0);
+//! // The same in one call:
+//! let layout = Layout::builtin("cramped_room").unwrap();
+//! let m = proagent::analysis::episode_metrics(&layout, &layout.start_state(), &[[Action::Stay, Action::Interact]; 10]).unwrap();
+//! assert_eq!(m, metrics);
 //! ```
+//!
+//! A recorded episode in the reference-trace schema (what the runner writes) goes
+//! through [`readers::read_reference`] / [`readers::from_reference`] instead, which keep
+//! the recorded states.
 
 pub mod interdep;
 pub mod readers;
@@ -197,6 +205,13 @@ pub fn metrics_json(r: &Report) -> Value {
         "pot_links": r.pot_links,
         "players": players,
     })
+}
+
+/// The teamwork metrics of an episode given by its start state and joint actions (the
+/// states are rebuilt with the simulator). For `play --json` and sweep reports.
+pub fn episode_metrics(layout: &Layout, start: &State, joint_actions: &[[Action; 2]]) -> Result<Value, AnalysisError> {
+    let traj = Trajectory::from_actions("episode", layout.clone(), start.clone(), joint_actions.to_vec());
+    Ok(metrics_json(&analyze(&traj)?))
 }
 
 /// One trajectory's report as a JSON object: name, layout, steps, reward, the metrics,
