@@ -23,7 +23,7 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     summary: bool,
     /// With --json: list every interdependence (giver, receiver, times, object, kind).
-    #[arg(long)]
+    #[arg(long, requires = "json")]
     detail: bool,
 }
 
