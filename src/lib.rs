@@ -8,6 +8,7 @@
 
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
+pub mod analysis;
 pub mod env;
 pub mod llm;
 pub mod policy;

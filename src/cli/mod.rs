@@ -1,6 +1,7 @@
 //! The command line: raw clap arguments are turned into validated configs
 //! before anything runs; errors go to stderr with a non-zero exit.
 
+mod analyze;
 mod bench;
 mod common;
 mod show;
@@ -25,6 +26,8 @@ enum Command {
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Teamwork analysis: constructive interdependencies and accepted triggers per trajectory.
+    Analyze(analyze::AnalyzeArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -36,6 +39,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Analyze(a) => analyze::run(a),
     };
     match result {
         Ok(code) => code,
