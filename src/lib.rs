@@ -12,3 +12,4 @@ pub mod env;
 pub mod llm;
 pub mod policy;
 pub mod reference;
+pub mod transcript;

@@ -2,7 +2,10 @@
 //! before anything runs; errors go to stderr with a non-zero exit.
 
 mod bench;
+mod chat;
 mod common;
+mod llm_args;
+mod mock_server;
 mod show;
 mod verify;
 
@@ -25,6 +28,10 @@ enum Command {
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Serve an OpenAI-compatible mock model (latency and seeded faults on request).
+    MockServer(mock_server::MockServerArgs),
+    /// Send one prompt to a model (an OpenAI-compatible server, or replay:FILE) and print the reply.
+    Chat(chat::ChatArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -36,6 +43,8 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::MockServer(a) => mock_server::run(a),
+        Command::Chat(a) => chat::run(a),
     };
     match result {
         Ok(code) => code,
