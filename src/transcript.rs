@@ -429,7 +429,14 @@ impl TranscriptWriter {
         Ok(w)
     }
 
-    /// A writer over any sink (tests, in-memory buffers).
+    /// A writer into memory (for re-running a recorded episode and comparing);
+    /// read the text back from the returned buffer at any time.
+    pub fn in_memory(name: impl Into<String>, opts: WriterOptions) -> (Self, MemoryBuffer) {
+        let buf = MemoryBuffer::default();
+        (TranscriptWriter::new(Box::new(buf.clone()), name, opts), buf)
+    }
+
+    /// A writer over any sink.
     pub fn new(out: Box<dyn Write + Send>, name: impl Into<String>, opts: WriterOptions) -> Self {
         TranscriptWriter {
             out,
@@ -668,7 +675,10 @@ impl Transcript {
                     if hash != r.request_hash {
                         return Err(bad(
                             n,
-                            format!("the request does not match its request_hash ({} recorded, {hash} computed)", r.request_hash),
+                            format!(
+                                "the request does not match its request_hash ({} recorded, {hash} computed)",
+                                r.request_hash
+                            ),
                         ));
                     }
                     exchanges.push(Exchange {
@@ -728,6 +738,132 @@ impl Transcript {
     }
 }
 
+/// A shared in-memory sink for [`TranscriptWriter::in_memory`].
+#[derive(Clone, Debug, Default)]
+pub struct MemoryBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl MemoryBuffer {
+    /// Everything written so far.
+    pub fn text(&self) -> String {
+        let bytes = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+impl Write for MemoryBuffer {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Where a re-run first departs from its recording, ignoring wall-clock fields:
+/// prompt templates, then exchanges and steps in order, then the footer. `None`
+/// when they agree.
+pub fn first_divergence(recorded: &Transcript, rerun: &Transcript) -> Option<String> {
+    for (name, hash) in &recorded.header.prompt_hashes {
+        match rerun.header.prompt_hashes.get(name) {
+            Some(h) if h == hash => {}
+            Some(h) => return Some(format!("prompt template {name:?} changed (sha256 {hash} recorded, {h} now)")),
+            None => return Some(format!("prompt template {name:?} is recorded but not used now")),
+        }
+    }
+    if recorded.header.config != rerun.header.config {
+        return Some(format!(
+            "run config differs: {}",
+            value_difference(&recorded.header.config, &rerun.header.config, "config")
+        ));
+    }
+    for (a, b) in recorded.exchanges.iter().zip(&rerun.exchanges) {
+        let at = format!("exchange #{} (t={}, {})", a.seq, a.t, a.kind);
+        if (a.t, &a.kind) != (b.t, &b.kind) {
+            return Some(format!("{at}: the re-run made exchange #{} at t={} ({}) instead", b.seq, b.t, b.kind));
+        }
+        if a.request != b.request {
+            return Some(format!("{at}: {}", crate::llm::replay::first_difference(&a.request, &b.request)));
+        }
+        if a.outcome != b.outcome {
+            let (x, y) = (serde_json::to_value(&a.outcome), serde_json::to_value(&b.outcome));
+            let diff = match (x, y) {
+                (Ok(x), Ok(y)) => value_difference(&x, &y, "outcome"),
+                _ => "the outcome differs".into(),
+            };
+            return Some(format!("{at}: {diff}"));
+        }
+        if a.parsed != b.parsed || a.parse_error != b.parse_error {
+            return Some(format!(
+                "{at}: the reply was parsed differently: recorded {:?} / {:?}, now {:?} / {:?}",
+                a.parsed, a.parse_error, b.parsed, b.parse_error
+            ));
+        }
+    }
+    if recorded.exchanges.len() != rerun.exchanges.len() {
+        let n = recorded.exchanges.len().min(rerun.exchanges.len());
+        let first_extra = recorded.exchanges.get(n).or(rerun.exchanges.get(n)).map(|e| e.t).unwrap_or(0);
+        return Some(format!(
+            "the recording has {} exchanges, the re-run {} (first unmatched at t={first_extra})",
+            recorded.exchanges.len(),
+            rerun.exchanges.len()
+        ));
+    }
+    for (a, b) in recorded.steps.iter().zip(&rerun.steps) {
+        if a.t != b.t || a.data != b.data {
+            let diff = if a.t != b.t { format!("t={} now", b.t) } else { value_difference(&a.data, &b.data, "step") };
+            return Some(format!("step t={}: {diff}", a.t));
+        }
+    }
+    if recorded.steps.len() != rerun.steps.len() {
+        return Some(format!("the recording has {} steps, the re-run {}", recorded.steps.len(), rerun.steps.len()));
+    }
+    match (&recorded.footer, &rerun.footer) {
+        (Some(a), Some(b)) if a.data != b.data => {
+            Some(format!("footer: {}", value_difference(&a.data, &b.data, "footer")))
+        }
+        (Some(_), None) => Some("the re-run wrote no footer".into()),
+        (None, Some(_)) => Some("the recording has no footer".into()),
+        _ => None,
+    }
+}
+
+/// The path and values of the first difference between two JSON values.
+pub fn value_difference(a: &Value, b: &Value, path: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) if p == q => {}
+                    (Some(p), Some(q)) => return value_difference(p, q, &format!("{path}.{k}")),
+                    (Some(p), None) => return format!("{path}.{k}: recorded {}, missing now", short(p)),
+                    (None, Some(q)) => return format!("{path}.{k}: not recorded, now {}", short(q)),
+                    (None, None) => {}
+                }
+            }
+            format!("{path}: equal")
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                if p != q {
+                    return value_difference(p, q, &format!("{path}[{i}]"));
+                }
+            }
+            if x.len() != y.len() {
+                return format!("{path}: {} items recorded, {} now", x.len(), y.len());
+            }
+            format!("{path}: equal")
+        }
+        _ => format!("{path}: recorded {}, now {}", short(a), short(b)),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 120 { format!("{}…", s.chars().take(120).collect::<String>()) } else { s }
+}
+
 /// The transcript text with every `"wall"` object removed, one canonical JSON
 /// record per line: two runs of the same command and seed give equal results.
 pub fn without_wall_clock(text: &str, name: &str) -> Result<String, TranscriptError> {
@@ -755,12 +891,8 @@ pub fn without_wall_clock(text: &str, name: &str) -> Result<String, TranscriptEr
 /// counter appended if that name is taken. Only the name depends on the clock.
 pub fn default_path(dir: &Path, layout: &str, agent: &str, partner: &str, seat: usize, seed: u64) -> PathBuf {
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let stem = format!(
-        "{}-{}-{}-seat{seat}-seed{seed}-{secs}",
-        file_safe(layout),
-        file_safe(agent),
-        file_safe(partner)
-    );
+    let stem =
+        format!("{}-{}-{}-seat{seat}-seed{seed}-{secs}", file_safe(layout), file_safe(agent), file_safe(partner));
     let mut path = dir.join(format!("{stem}.jsonl"));
     let mut n = 2;
     while path.exists() {
@@ -780,25 +912,8 @@ fn file_safe(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::llm::Usage;
-    use std::sync::{Arc, Mutex};
 
-    /// A sink the test can read back.
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    impl Buf {
-        fn text(&self) -> String {
-            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-        }
-    }
+    type Buf = MemoryBuffer;
 
     fn request(sys: &str, user: &str) -> ChatRequest {
         ChatRequest::new(vec![Message::system(sys), Message::user(user)], Sampling::default())
@@ -852,7 +967,9 @@ mod tests {
         assert_eq!(t.exchanges[1].seq, 1);
         assert_eq!(t.exchanges[0].latency, Some(Duration::from_millis(12)));
         assert_eq!(t.exchanges[0].parsed, Some(serde_json::json!({"skill": "pickup(onion)"})));
-        assert!(matches!(t.exchanges[1].outcome.to_result(), Err(LlmError::Unreachable { faults }) if faults.len() == 1));
+        assert!(
+            matches!(t.exchanges[1].outcome.to_result(), Err(LlmError::Unreachable { faults }) if faults.len() == 1)
+        );
         assert!(matches!(t.exchanges[2].outcome.to_result(), Err(LlmError::BadReply { raw, .. }) if raw == "{}"));
         assert_eq!(t.exchanges[2].parse_error.as_deref(), Some("nothing"));
         assert_eq!(t.require_complete().unwrap().data["score"], 20);
@@ -955,8 +1072,11 @@ mod tests {
             "headers": {"Authorization": "Bearer abc.def-123"}, "log": "sent Authorization: Bearer xyz987"
         });
         w.write_header(&Header::new(config, BTreeMap::new())).unwrap();
-        let err: Result<ChatResponse, LlmError> =
-            Err(LlmError::BadReply { reason: "echo".into(), raw: format!("{{\"echo\":\"{canary}\"}}"), faults: vec![] });
+        let err: Result<ChatResponse, LlmError> = Err(LlmError::BadReply {
+            reason: "echo".into(),
+            raw: format!("{{\"echo\":\"{canary}\"}}"),
+            faults: vec![],
+        });
         w.write_exchange(&Exchange::new(0, "plan", request("s", "u"), &err, Duration::ZERO)).unwrap();
         let text = buf.text();
         for leak in [canary, "whatever-it-is", "abc.def-123", "xyz987"] {
@@ -965,6 +1085,40 @@ mod tests {
         assert!(text.contains("Bearer [REDACTED]"));
         assert!(text.contains(r#""api_key":"[REDACTED]""#));
         assert_eq!(Scrubber::new().with("short").scrub("short"), "short", "short values are not secrets");
+    }
+
+    #[test]
+    fn divergences_are_located() {
+        let a = Transcript::parse(&write_sample(true, Scrubber::new()), "a").unwrap();
+        let b = Transcript::parse(&write_sample(false, Scrubber::new()), "b").unwrap();
+        assert_eq!(first_divergence(&a, &b), None, "wall-clock fields are ignored");
+        let text = write_sample(false, Scrubber::new());
+        let c = Transcript::parse(&text.replace(r#""reward":20"#, r#""reward":0"#), "c").unwrap();
+        assert_eq!(first_divergence(&a, &c).unwrap(), "step t=1: step.reward: recorded 20, now 0");
+        let mut d = b.clone();
+        d.exchanges[0].outcome = Outcome::Reply(ChatResponse::simple("Plan: b", Usage::default()));
+        let msg = first_divergence(&a, &d).unwrap();
+        assert!(msg.starts_with("exchange #0 (t=0, plan): outcome.text: recorded \"Plan: a\""), "{msg}");
+        let mut e = b.clone();
+        e.exchanges[1].request.messages[1].content = "state 2".into();
+        let msg = first_divergence(&a, &e).unwrap();
+        assert!(msg.contains("exchange #1 (t=1, plan): message 1 (user) differs at character 6"), "{msg}");
+        let mut f = b.clone();
+        f.steps.pop();
+        assert!(first_divergence(&a, &f).unwrap().contains("2 steps, the re-run 1"));
+        let mut g = b.clone();
+        g.header.prompt_hashes.insert("planner".into(), "0".repeat(64));
+        assert!(first_divergence(&a, &g).unwrap().starts_with("prompt template \"planner\" changed"));
+    }
+
+    #[test]
+    fn in_memory_writer_reads_back() {
+        let (mut w, buf) =
+            TranscriptWriter::in_memory("rerun", WriterOptions { scrubber: Scrubber::new(), wall_clock: false });
+        w.write_header(&Header::new(Value::Null, BTreeMap::new())).unwrap();
+        w.write_footer(serde_json::json!({"score": 0})).unwrap();
+        let t = Transcript::parse(&buf.text(), "rerun").unwrap();
+        assert_eq!(t.require_complete().unwrap().data["score"], 0);
     }
 
     #[test]

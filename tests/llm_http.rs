@@ -35,7 +35,12 @@ async fn server(cfg: MockConfig) -> MockServer {
 }
 
 fn plan(faults: &[Option<MockFault>]) -> MockConfig {
-    MockConfig { fault_plan: faults.to_vec(), retry_after_secs: 0, hang: Duration::from_secs(3), ..MockConfig::default() }
+    MockConfig {
+        fault_plan: faults.to_vec(),
+        retry_after_secs: 0,
+        hang: Duration::from_secs(3),
+        ..MockConfig::default()
+    }
 }
 
 #[tokio::test]
@@ -123,7 +128,8 @@ async fn empty_choices_every_time_is_a_bad_reply_with_the_raw_body() {
 
 #[tokio::test]
 async fn retry_after_is_honoured() {
-    let cfg = MockConfig { fault_plan: vec![Some(MockFault::RateLimited)], retry_after_secs: 1, ..MockConfig::default() };
+    let cfg =
+        MockConfig { fault_plan: vec![Some(MockFault::RateLimited)], retry_after_secs: 1, ..MockConfig::default() };
     let s = server(cfg).await;
     let model = OpenAiModel::new(client_cfg(&s)).unwrap();
     let started = Instant::now();

@@ -40,7 +40,9 @@ pub struct ChatArgs {
 
 pub fn run(args: ChatArgs) -> Result<ExitCode> {
     if let ModelChoice::Builtin(name) = classify_model(&args.llm.model) {
-        bail!("`chat` needs a served model (--model NAME with --base-url, or --model replay:FILE); {name:?} is built in");
+        bail!(
+            "`chat` needs a served model (--model NAME with --base-url, or --model replay:FILE); {name:?} is built in"
+        );
     }
     let sampling = args.llm.sampling()?;
     let spec = args.llm.model_spec(args.seed)?;
@@ -82,7 +84,9 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
     if let Some(w) = writer.as_mut() {
         w.write_exchange(&Exchange::new(0, "chat", request.clone(), &result, latency))?;
         let footer = match &result {
-            Ok(r) => serde_json::json!({"ok": true, "attempts": r.attempts, "faults": r.faults.len(), "usage": r.usage}),
+            Ok(r) => {
+                serde_json::json!({"ok": true, "attempts": r.attempts, "faults": r.faults.len(), "usage": r.usage})
+            }
             Err(e) => serde_json::json!({"ok": false, "faults": e.faults().len()}),
         };
         w.write_footer(footer)?;

@@ -85,7 +85,7 @@ impl LlmArgs {
     pub fn describe(&self, spec: &ModelSpec) -> serde_json::Value {
         serde_json::json!({
             "model": self.model,
-            "base_url": spec.http.base_url,
+            "base_url": without_password(&spec.http.base_url),
             "temperature": self.temperature,
             "top_p": self.top_p,
             "max_tokens": self.max_tokens,
@@ -95,5 +95,16 @@ impl LlmArgs {
             "backoff_ms": self.backoff_ms,
             "backoff_max_ms": self.backoff_max_ms,
         })
+    }
+}
+
+/// A URL with any password in it replaced (`http://user:[REDACTED]@host/v1`).
+fn without_password(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("[REDACTED]"));
+            u.to_string()
+        }
+        _ => url.to_string(),
     }
 }

@@ -71,7 +71,10 @@ pub fn run(args: MockServerArgs) -> Result<ExitCode> {
         let stats = server.stats();
         server.shutdown().await;
         let faults: u64 = stats.faults.values().sum();
-        eprintln!("served {} requests: {} ok, {faults} with injected faults {:?}", stats.requests, stats.ok, stats.faults);
+        eprintln!(
+            "served {} requests: {} ok, {faults} with injected faults {:?}",
+            stats.requests, stats.ok, stats.faults
+        );
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)

@@ -58,7 +58,9 @@ pub fn build_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, LlmError>
         ))),
         ModelChoice::Replay(path) => {
             if path.as_os_str().is_empty() {
-                return Err(LlmError::Config("replay: needs a transcript file, e.g. replay:transcripts/run.jsonl".into()));
+                return Err(LlmError::Config(
+                    "replay: needs a transcript file, e.g. replay:transcripts/run.jsonl".into(),
+                ));
             }
             let model = ReplayModel::open(&path).map_err(|e| LlmError::Config(format!("cannot replay: {e}")))?;
             Ok(Arc::new(model))

@@ -9,7 +9,8 @@
 //! see or record, and on a non-2xx reply it drops the response headers, so a
 //! `Retry-After` value never reaches the caller. Both contradict the rule that
 //! every attempt and every fault is recorded and that the server's
-//! `Retry-After` is honoured.
+//! `Retry-After` is honoured. (reqwest's own default retries are switched off for the
+//! same reason.)
 
 use super::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage, estimate_tokens};
 use async_openai::types::chat::{
@@ -143,8 +144,9 @@ impl OpenAiModel {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &cfg.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
-                .map_err(|_| LlmError::Config("the API key contains characters not allowed in an HTTP header".into()))?;
+            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                LlmError::Config("the API key contains characters not allowed in an HTTP header".into())
+            })?;
             // Sensitive values are printed as "Sensitive" by the http crate's Debug.
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
@@ -152,6 +154,9 @@ impl OpenAiModel {
         let client = reqwest::Client::builder()
             .connect_timeout(cfg.connect_timeout)
             .timeout(cfg.request_timeout)
+            // reqwest 0.13 silently retries HTTP/2 protocol NACKs by default; every
+            // attempt must be ours, so it can be recorded.
+            .retry(reqwest::retry::never())
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
         Ok(OpenAiModel { cfg, client, url, headers })
@@ -295,14 +300,18 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
         }
     }
     let parsed: CreateChatCompletionResponse = serde_json::from_value(value).map_err(|e| {
-        AttemptFailure::fatal("schema", format!("reply does not match the chat completion schema: {e}"), text.to_string())
+        AttemptFailure::fatal(
+            "schema",
+            format!("reply does not match the chat completion schema: {e}"),
+            text.to_string(),
+        )
     })?;
     let Some(choice) = parsed.choices.first() else {
         return Err(AttemptFailure::retry("empty_choices", "reply has no choices").with_raw(text.to_string()));
     };
-    let finish_reason = choice.finish_reason.map(|r| {
-        serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-    });
+    let finish_reason = choice
+        .finish_reason
+        .map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default());
     let content = choice.message.content.clone().unwrap_or_default();
     if content.trim().is_empty() {
         let why = match &choice.message.refusal {
@@ -313,7 +322,9 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
         return Err(AttemptFailure::fatal("no_content", why, text.to_string()));
     }
     let usage = match &parsed.usage {
-        Some(u) => Usage { prompt_tokens: u64::from(u.prompt_tokens), completion_tokens: u64::from(u.completion_tokens) },
+        Some(u) => {
+            Usage { prompt_tokens: u64::from(u.prompt_tokens), completion_tokens: u64::from(u.completion_tokens) }
+        }
         // Servers that report no usage get the same estimate as the built-in models.
         None => Usage {
             prompt_tokens: req.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
@@ -362,9 +373,7 @@ impl LanguageModel for OpenAiModel {
                         None => {
                             // The server answered but not usably: that is a bad reply, not an outage.
                             return Err(match f.raw {
-                                Some(raw) if !http_status => {
-                                    LlmError::BadReply { reason: detail, raw, faults }
-                                }
+                                Some(raw) if !http_status => LlmError::BadReply { reason: detail, raw, faults },
                                 _ => LlmError::Unreachable { faults },
                             });
                         }
@@ -378,7 +387,8 @@ impl LanguageModel for OpenAiModel {
 /// The server's requested wait: `retry-after-ms` (OpenAI), else `Retry-After` as
 /// seconds or as an HTTP date.
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    if let Some(ms) = headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|s| s.trim().parse::<f64>().ok())
+    if let Some(ms) =
+        headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|s| s.trim().parse::<f64>().ok())
     {
         if ms.is_finite() && ms >= 0.0 {
             return Some(Duration::from_secs_f64(ms / 1000.0));

@@ -8,11 +8,10 @@ use super::{ChatRequest, ChatResponse, LanguageModel, Message, Sampling, estimat
 use async_openai::types::chat::{
     ChatChoice, ChatCompletionRequestAssistantMessageContent, ChatCompletionRequestAssistantMessageContentPart,
     ChatCompletionRequestDeveloperMessageContent, ChatCompletionRequestDeveloperMessageContentPart,
-    ChatCompletionRequestMessage,
-    ChatCompletionRequestSystemMessageContent, ChatCompletionRequestSystemMessageContentPart,
-    ChatCompletionRequestUserMessageContent, ChatCompletionRequestUserMessageContentPart,
-    ChatCompletionResponseMessage, CompletionUsage, CreateChatCompletionRequest, CreateChatCompletionResponse,
-    FinishReason, Role as WireRole, StopConfiguration,
+    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessageContent,
+    ChatCompletionRequestSystemMessageContentPart, ChatCompletionRequestUserMessageContent,
+    ChatCompletionRequestUserMessageContentPart, ChatCompletionResponseMessage, CompletionUsage,
+    CreateChatCompletionRequest, CreateChatCompletionResponse, FinishReason, Role as WireRole, StopConfiguration,
 };
 use async_openai::types::models::{ListModelResponse, Model};
 use async_trait::async_trait;
@@ -305,7 +304,11 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
         Ok(w) => w,
         Err(e) => {
             s.stats().rejected += 1;
-            return error_response(StatusCode::BAD_REQUEST, "invalid_request_error", &format!("invalid JSON body: {e}"));
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &format!("invalid JSON body: {e}"),
+            );
         }
     };
     let request = match to_chat_request(&wire) {
@@ -338,13 +341,20 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
                 "param": null, "code": "rate_limit_exceeded"}});
             return (
                 StatusCode::TOO_MANY_REQUESTS,
-                [(header::CONTENT_TYPE, "application/json".to_string()), (header::RETRY_AFTER, s.cfg.retry_after_secs.to_string())],
+                [
+                    (header::CONTENT_TYPE, "application/json".to_string()),
+                    (header::RETRY_AFTER, s.cfg.retry_after_secs.to_string()),
+                ],
                 body.to_string(),
             )
                 .into_response();
         }
         Some(MockFault::ServerError) => {
-            return error_response(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "The server had an error (mock).");
+            return error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                "The server had an error (mock).",
+            );
         }
         _ => {}
     }
@@ -352,7 +362,11 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
         Ok(r) => r,
         Err(e) => {
             s.stats().responder_errors += 1;
-            return error_response(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &format!("responder failed: {e}"));
+            return error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                &format!("responder failed: {e}"),
+            );
         }
     };
     let text = if fault == Some(MockFault::Prose) { PROSE_REPLY.to_string() } else { reply.text.clone() };
@@ -366,7 +380,13 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
 }
 
 #[allow(deprecated)] // `system_fingerprint` is deprecated upstream; the struct literal must still name it.
-fn completion(n: u64, model: &str, text: &str, reply: &ChatResponse, req: &ChatRequest) -> CreateChatCompletionResponse {
+fn completion(
+    n: u64,
+    model: &str,
+    text: &str,
+    reply: &ChatResponse,
+    req: &ChatRequest,
+) -> CreateChatCompletionResponse {
     let prompt_tokens = if reply.usage.prompt_tokens > 0 {
         reply.usage.prompt_tokens
     } else {

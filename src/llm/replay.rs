@@ -59,12 +59,7 @@ impl ReplayModel {
     /// The recorded exchanges no request has asked for yet, as (seq, t, kind).
     pub fn unserved(&self) -> Vec<(u64, u32, String)> {
         let st = self.lock();
-        st.exchanges
-            .iter()
-            .zip(&st.served)
-            .filter(|(_, s)| !**s)
-            .map(|(e, _)| (e.seq, e.t, e.kind.clone()))
-            .collect()
+        st.exchanges.iter().zip(&st.served).filter(|(_, s)| !**s).map(|(e, _)| (e.seq, e.t, e.kind.clone())).collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
@@ -86,7 +81,13 @@ impl LanguageModel for ReplayModel {
         let hit = st.by_hash.get_mut(&hash).and_then(|q| q.pop_front());
         let Some(i) = hit else {
             let expected = st.exchanges.get(st.next);
-            return Err(LlmError::ReplayMiss(describe_miss(&self.source, expected, st.exchanges.len(), request, &hash)));
+            return Err(LlmError::ReplayMiss(describe_miss(
+                &self.source,
+                expected,
+                st.exchanges.len(),
+                request,
+                &hash,
+            )));
         };
         st.served[i] = true;
         while st.next < st.served.len() && st.served[st.next] {
@@ -98,13 +99,7 @@ impl LanguageModel for ReplayModel {
 }
 
 /// "request not in FILE: ... expected exchange #7 (t=42, plan): message 2 (user) differs at char 120: ..."
-fn describe_miss(
-    source: &str,
-    expected: Option<&Exchange>,
-    total: usize,
-    actual: &ChatRequest,
-    hash: &str,
-) -> String {
+fn describe_miss(source: &str, expected: Option<&Exchange>, total: usize, actual: &ChatRequest, hash: &str) -> String {
     let short = &hash[..hash.len().min(12)];
     let Some(exp) = expected else {
         return format!(
