@@ -73,9 +73,7 @@ async fn each_fault_kind_is_retried_and_recorded() {
     ];
     for (fault, kind) in cases {
         let s = server(plan(&[Some(fault)])).await;
-        let mut cfg = client_cfg(&s);
-        cfg.request_timeout = Duration::from_millis(300);
-        let model = OpenAiModel::new(cfg).unwrap();
+        let model = OpenAiModel::new(client_cfg(&s)).unwrap();
         let reply = model.chat(&request(2)).await.unwrap_or_else(|e| panic!("{fault:?}: {e}"));
         assert_eq!(reply.attempts, 2, "{fault:?}");
         assert_eq!(reply.faults.len(), 1, "{fault:?}");
@@ -172,7 +170,7 @@ async fn wrong_key_is_not_retried_and_right_key_works() {
 
 /// Fault rate 0.3: every request ends (reply or error), and the client recorded
 /// exactly the faults the server injected, kind by kind.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn seeded_fault_injection_is_fully_recorded() {
     async fn run(seed: u64) -> (Vec<String>, std::collections::BTreeMap<String, u64>, u64) {
         let cfg = MockConfig {
@@ -184,7 +182,8 @@ async fn seeded_fault_injection_is_fully_recorded() {
         };
         let s = server(cfg).await;
         let mut c = client_cfg(&s);
-        c.request_timeout = Duration::from_millis(250);
+        // Far above a loopback reply's few milliseconds, so only hangs time out.
+        c.request_timeout = Duration::from_millis(750);
         c.max_retries = 6;
         let model = OpenAiModel::new(c).unwrap();
         let mut recorded: std::collections::BTreeMap<String, u64> = Default::default();
@@ -210,12 +209,12 @@ async fn seeded_fault_injection_is_fully_recorded() {
                 *injected.entry(kind.to_string()).or_insert(0) += n;
             }
         }
+        eprintln!("seed {seed}: injected {:?}, {failures} requests failed after all retries", st.faults);
         assert_eq!(recorded, injected, "every injected fault is recorded by the client");
         assert!(st.faults.values().sum::<u64>() >= 5, "a 0.3 fault rate over 40+ requests injects faults: {st:?}");
         (st.sequence, recorded, failures)
     }
-    let (seq_a, rec_a, fail_a) = run(11).await;
-    let (seq_b, rec_b, fail_b) = run(11).await;
+    let ((seq_a, rec_a, fail_a), (seq_b, rec_b, fail_b)) = tokio::join!(run(11), run(11));
     assert_eq!(seq_a, seq_b, "same seed, same faults");
     assert_eq!((rec_a, fail_a), (rec_b, fail_b));
 }

@@ -299,39 +299,80 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
             ));
         }
     }
-    let parsed: CreateChatCompletionResponse = serde_json::from_value(value).map_err(|e| {
-        AttemptFailure::fatal(
-            "schema",
-            format!("reply does not match the chat completion schema: {e}"),
-            text.to_string(),
-        )
-    })?;
-    let Some(choice) = parsed.choices.first() else {
-        return Err(AttemptFailure::retry("empty_choices", "reply has no choices").with_raw(text.to_string()));
+    let reply = match serde_json::from_value::<CreateChatCompletionResponse>(value.clone()) {
+        Ok(parsed) => ReplyParts::from_typed(&parsed),
+        // Local servers add, omit or rename fields the OpenAI schema types strictly (a
+        // missing `id`, a new `service_tier`, ...); the few fields we need are read
+        // directly then, and only a reply without a message object is refused.
+        Err(e) => ReplyParts::from_value(&value).ok_or_else(|| {
+            AttemptFailure::fatal(
+                "schema",
+                format!("reply does not match the chat completion schema: {e}"),
+                text.to_string(),
+            )
+        })?,
     };
-    let finish_reason = choice
-        .finish_reason
-        .map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default());
-    let content = choice.message.content.clone().unwrap_or_default();
+    let content = reply.content.unwrap_or_default();
     if content.trim().is_empty() {
-        let why = match &choice.message.refusal {
+        let why = match &reply.refusal {
             Some(r) => format!("the model refused: {}", excerpt(r)),
-            None if choice.message.tool_calls.is_some() => "the reply is a tool call, not text".to_string(),
+            None if reply.tool_call => "the reply is a tool call, not text".to_string(),
             None => "the reply has no content".to_string(),
         };
         return Err(AttemptFailure::fatal("no_content", why, text.to_string()));
     }
-    let usage = match &parsed.usage {
-        Some(u) => {
-            Usage { prompt_tokens: u64::from(u.prompt_tokens), completion_tokens: u64::from(u.completion_tokens) }
-        }
+    let usage = reply.usage.unwrap_or_else(|| Usage {
         // Servers that report no usage get the same estimate as the built-in models.
-        None => Usage {
-            prompt_tokens: req.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
-            completion_tokens: estimate_tokens(&content),
-        },
-    };
-    Ok(ChatResponse { text: content, usage, attempts: 1, faults: Vec::new(), finish_reason })
+        prompt_tokens: req.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
+        completion_tokens: estimate_tokens(&content),
+    });
+    Ok(ChatResponse { text: content, usage, attempts: 1, faults: Vec::new(), finish_reason: reply.finish_reason })
+}
+
+/// What we use of a reply's first choice.
+struct ReplyParts {
+    content: Option<String>,
+    refusal: Option<String>,
+    tool_call: bool,
+    finish_reason: Option<String>,
+    usage: Option<Usage>,
+}
+
+impl ReplyParts {
+    fn from_typed(parsed: &CreateChatCompletionResponse) -> Self {
+        let choice = parsed.choices.first();
+        ReplyParts {
+            content: choice.and_then(|c| c.message.content.clone()),
+            refusal: choice.and_then(|c| c.message.refusal.clone()),
+            tool_call: choice.is_some_and(|c| c.message.tool_calls.as_ref().is_some_and(|t| !t.is_empty())),
+            finish_reason: choice
+                .and_then(|c| c.finish_reason)
+                .and_then(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string))),
+            usage: parsed.usage.as_ref().map(|u| Usage {
+                prompt_tokens: u64::from(u.prompt_tokens),
+                completion_tokens: u64::from(u.completion_tokens),
+            }),
+        }
+    }
+
+    fn from_value(v: &serde_json::Value) -> Option<Self> {
+        let choice = v.get("choices")?.get(0)?;
+        let message = choice.get("message").filter(|m| m.is_object())?;
+        let text = |x: Option<&serde_json::Value>| x.and_then(|s| s.as_str()).map(str::to_string);
+        let usage = v.get("usage").and_then(|u| {
+            Some(Usage {
+                prompt_tokens: u.get("prompt_tokens")?.as_u64()?,
+                completion_tokens: u.get("completion_tokens")?.as_u64()?,
+            })
+        });
+        Some(ReplyParts {
+            content: text(message.get("content")),
+            refusal: text(message.get("refusal")),
+            tool_call: message.get("tool_calls").and_then(|t| t.as_array()).is_some_and(|t| !t.is_empty()),
+            finish_reason: text(choice.get("finish_reason")),
+            usage,
+        })
+    }
 }
 
 #[async_trait]
@@ -547,5 +588,15 @@ mod tests {
 
         let not_chat = r#"{"choices":[{"text":"hi"}]}"#;
         assert_eq!(interpret_reply(not_chat, &r).unwrap_err().kind, "schema");
+
+        // A sparse local-server reply (no id/object/created, an unknown service tier) still works.
+        let sparse = r#"{"service_tier":"standard","choices":[{"message":{"content":"Plan: x"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}"#;
+        let reply = interpret_reply(sparse, &r).unwrap();
+        assert_eq!(reply.text, "Plan: x");
+        assert_eq!(reply.finish_reason.as_deref(), Some("length"));
+        assert_eq!(reply.usage, Usage { prompt_tokens: 5, completion_tokens: 2 });
+        let tool = r#"{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"1"}]},"finish_reason":"tool_calls"}]}"#;
+        let f = interpret_reply(tool, &r).unwrap_err();
+        assert!(f.kind == "no_content" && f.detail.contains("tool call"), "{}", f.detail);
     }
 }
