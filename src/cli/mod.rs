@@ -3,7 +3,10 @@
 
 mod analyze;
 mod bench;
+mod chat;
 mod common;
+mod llm_args;
+mod mock_server;
 mod show;
 mod verify;
 
@@ -28,6 +31,10 @@ enum Command {
     Bench(bench::BenchCommand),
     /// Teamwork analysis: constructive interdependencies and accepted triggers per trajectory.
     Analyze(analyze::AnalyzeArgs),
+    /// Serve an OpenAI-compatible mock model (latency and seeded faults on request).
+    MockServer(mock_server::MockServerArgs),
+    /// Send one prompt to a model (an OpenAI-compatible server, or replay:FILE) and print the reply.
+    Chat(chat::ChatArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -40,6 +47,8 @@ pub fn main() -> ExitCode {
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
         Command::Analyze(a) => analyze::run(a),
+        Command::MockServer(a) => mock_server::run(a),
+        Command::Chat(a) => chat::run(a),
     };
     match result {
         Ok(code) => code,
