@@ -11,8 +11,8 @@
 pub mod analysis;
 pub mod env;
 pub mod llm;
+pub mod partners;
 pub mod policy;
 pub mod reference;
 pub mod skills;
-pub mod partners;
 pub mod transcript;
