@@ -8,10 +8,12 @@
 
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
+pub mod analysis;
 pub mod env;
+pub mod eval;
 pub mod llm;
+pub mod partners;
 pub mod policy;
 pub mod reference;
 pub mod skills;
-pub mod partners;
-pub mod eval;
+pub mod transcript;

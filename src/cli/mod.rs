@@ -1,9 +1,13 @@
 //! The command line: raw clap arguments are turned into validated configs
 //! before anything runs; errors go to stderr with a non-zero exit.
 
+mod analyze;
 mod bench;
+mod chat;
 mod common;
 mod eval;
+mod llm_args;
+mod mock_server;
 mod show;
 mod verify;
 
@@ -26,6 +30,12 @@ enum Command {
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Teamwork analysis: constructive interdependencies and accepted triggers per trajectory.
+    Analyze(analyze::AnalyzeArgs),
+    /// Serve an OpenAI-compatible mock model (latency and seeded faults on request).
+    MockServer(mock_server::MockServerArgs),
+    /// Send one prompt to a model (an OpenAI-compatible server, or replay:FILE) and print the reply.
+    Chat(chat::ChatArgs),
     /// Evaluation sweeps over layouts × agents × partners × seats × episodes
     /// (concurrent, resumable, shardable), and `eval report` for tables and heatmaps.
     Eval(eval::EvalArgs),
@@ -40,6 +50,9 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Analyze(a) => analyze::run(a),
+        Command::MockServer(a) => mock_server::run(a),
+        Command::Chat(a) => chat::run(a),
         Command::Eval(a) => eval::run(a),
     };
     match result {

@@ -459,13 +459,16 @@ impl Layout {
     }
 
     /// Advances `state` by one joint action. Never allocates.
+    #[inline]
     pub fn step(&self, state: &mut State, joint: [Action; 2]) -> StepOutcome {
         let mut out = StepOutcome::default();
-        // The dish-pickup shaping looks at the pots as they were before any interact.
-        let nonempty_pots = self.count_nonempty_pots(state);
-        for i in 0..2 {
-            if joint[i] == Action::Interact {
-                self.interact(state, i, nonempty_pots, &mut out);
+        if joint[0] == Action::Interact || joint[1] == Action::Interact {
+            // The dish-pickup shaping looks at the pots as they were before any interact.
+            let nonempty_pots = self.count_nonempty_pots(state);
+            for i in 0..2 {
+                if joint[i] == Action::Interact {
+                    self.interact(state, i, nonempty_pots, &mut out);
+                }
             }
         }
         self.move_players(state, joint);

@@ -3,6 +3,13 @@
 //! [`LanguageModel`], so the planner, the verificator and the QA runner never
 //! know which one they talk to.
 
+pub mod factory;
+pub mod http;
+pub mod mock_server;
+pub mod replay;
+
+pub use factory::{ModelSpec, build_model};
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

@@ -1,0 +1,124 @@
+//! `proagent chat`: send one prompt to a model and print the reply — a quick
+//! check that an endpoint, a key and a model name work, with the same retries,
+//! fault recording and transcript format as the agent.
+
+use super::llm_args::LlmArgs;
+use anyhow::{Context, Result, bail};
+use proagent::llm::factory::{ModelChoice, classify_model};
+use proagent::llm::http::ApiKey;
+use proagent::llm::{ChatRequest, Message, build_model};
+use proagent::transcript::{Exchange, Header, Scrubber, TranscriptWriter, WriterOptions};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    /// A system message to send before the prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Write the exchange as a transcript (JSON Lines) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+    /// Leave wall-clock fields (times, latencies) out of the transcript, so the same
+    /// command gives a byte-identical file.
+    #[arg(long)]
+    pub no_wall_clock: bool,
+    /// Print a JSON object (reply, usage, attempts, faults) instead of the reply text.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed of the retry jitter.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The user message; `-` reads it from stdin.
+    pub prompt: String,
+}
+
+pub fn run(args: ChatArgs) -> Result<ExitCode> {
+    if let ModelChoice::Builtin(name) = classify_model(&args.llm.model) {
+        bail!(
+            "`chat` needs a served model (--model NAME with --base-url, or --model replay:FILE); {name:?} is built in"
+        );
+    }
+    let sampling = args.llm.sampling()?;
+    let spec = args.llm.model_spec(args.seed)?;
+    let prompt = if args.prompt == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).context("reading the prompt from stdin")?;
+        s
+    } else {
+        args.prompt.clone()
+    };
+    let mut messages = Vec::new();
+    if let Some(sys) = &args.system {
+        messages.push(Message::system(sys.clone()));
+    }
+    messages.push(Message::user(prompt));
+    let request = ChatRequest::new(messages, sampling);
+
+    let mut writer = match &args.transcript {
+        Some(path) => {
+            let mut scrubber = Scrubber::from_env();
+            if let Some(k) = &spec.http.api_key {
+                scrubber.add(k.expose());
+            }
+            let opts = WriterOptions { scrubber, wall_clock: !args.no_wall_clock };
+            let mut w = TranscriptWriter::create(path, opts)?;
+            let config = serde_json::json!({"command": "chat", "seed": args.seed, "llm": args.llm.describe(&spec)});
+            w.write_header(&Header::new(config, BTreeMap::new()))?;
+            Some(w)
+        }
+        None => None,
+    };
+
+    let model = build_model(&spec).map_err(anyhow::Error::msg)?;
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    let started = Instant::now();
+    let result = rt.block_on(model.chat(&request));
+    let latency = started.elapsed();
+
+    if let Some(w) = writer.as_mut() {
+        w.write_exchange(&Exchange::new(0, "chat", request.clone(), &result, latency))?;
+        let footer = match &result {
+            Ok(r) => {
+                serde_json::json!({"ok": true, "attempts": r.attempts, "faults": r.faults.len(), "usage": r.usage})
+            }
+            Err(e) => serde_json::json!({"ok": false, "faults": e.faults().len()}),
+        };
+        w.write_footer(footer)?;
+    }
+    // Nothing below prints the key; redact anyway in case a server echoed it into an error.
+    let redact = |s: String| match &spec.http.api_key {
+        Some(k) => s.replace(ApiKey::expose(k), "[REDACTED]"),
+        None => s,
+    };
+    match result {
+        Ok(reply) => {
+            if args.json {
+                let v = serde_json::json!({
+                    "model": model.name(), "text": reply.text, "usage": reply.usage, "attempts": reply.attempts,
+                    "faults": reply.faults, "finish_reason": reply.finish_reason, "latency_ms": latency.as_millis() as u64,
+                });
+                println!("{}", redact(v.to_string()));
+            } else {
+                println!("{}", redact(reply.text));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            if args.json {
+                let v = serde_json::json!({"model": model.name(), "error": e.to_string(), "faults": e.faults()});
+                println!("{}", redact(v.to_string()));
+            }
+            eprintln!("error: {}", redact(e.to_string()));
+            for f in e.faults() {
+                eprintln!("  attempt {}: {} — {}", f.attempt, f.kind, redact(f.detail.clone()));
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The language-model options shared by every command that talks to a model
+//! (`#[command(flatten)] llm: LlmArgs`).
+
+use anyhow::{Result, bail};
+use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
+use proagent::llm::{ModelSpec, Sampling};
+use std::time::Duration;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct LlmArgs {
+    /// The model: a built-in one (scripted, oracle, random), `replay:FILE` to serve a
+    /// recorded transcript offline, or any name an OpenAI-compatible server knows
+    /// (gpt-4o, llama3.1:8b, ...).
+    #[arg(long, default_value = "scripted")]
+    pub model: String,
+    /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (default:
+    /// $OPENAI_BASE_URL, else OpenAI). The key comes from $OPENAI_API_KEY (optional for local servers).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Sampling temperature (the paper's setting is 0).
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    /// Nucleus sampling (the paper's setting is 1).
+    #[arg(long, default_value_t = 1.0)]
+    pub top_p: f32,
+    /// Maximum tokens per reply (the paper's setting is 256).
+    #[arg(long, default_value_t = 256)]
+    pub max_tokens: u32,
+    /// Seconds allowed to open a connection to the model server.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub connect_timeout: f64,
+    /// Seconds allowed for one whole request attempt.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    pub request_timeout: f64,
+    /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
+    #[arg(long, default_value_t = 4)]
+    pub retries: u32,
+    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub backoff_ms: u64,
+    /// Longest backoff in milliseconds (a server's Retry-After is honoured up to 60 s).
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub backoff_max_ms: u64,
+}
+
+fn secs(name: &str, v: f64) -> Result<Duration> {
+    if !v.is_finite() || v <= 0.0 || v > 86_400.0 {
+        bail!("--{name} must be a number of seconds in (0, 86400], got {v}");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl LlmArgs {
+    /// The sampling settings, checked.
+    pub fn sampling(&self) -> Result<Sampling> {
+        if !(self.temperature.is_finite() && (0.0..=2.0).contains(&self.temperature)) {
+            bail!("--temperature must be in [0, 2], got {}", self.temperature);
+        }
+        if !(self.top_p.is_finite() && self.top_p > 0.0 && self.top_p <= 1.0) {
+            bail!("--top-p must be in (0, 1], got {}", self.top_p);
+        }
+        if self.max_tokens == 0 {
+            bail!("--max-tokens must be at least 1");
+        }
+        Ok(Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() })
+    }
+
+    /// The backend spec: base URL from the flag or $OPENAI_BASE_URL, key from
+    /// $OPENAI_API_KEY; `seed` seeds the retry jitter.
+    pub fn model_spec(&self, seed: u64) -> Result<ModelSpec> {
+        let mut spec = ModelSpec::new(self.model.clone());
+        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
+        spec.http.base_url = self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
+        spec.http.connect_timeout = secs("connect-timeout", self.connect_timeout)?;
+        spec.http.request_timeout = secs("request-timeout", self.request_timeout)?;
+        spec.http.max_retries = self.retries;
+        spec.http.backoff_base = Duration::from_millis(self.backoff_ms);
+        spec.http.backoff_max = Duration::from_millis(self.backoff_max_ms.max(self.backoff_ms));
+        spec.http.seed = seed;
+        Ok(spec)
+    }
+
+    /// The model settings for a transcript header (never the key).
+    pub fn describe(&self, spec: &ModelSpec) -> serde_json::Value {
+        serde_json::json!({
+            "model": self.model,
+            "base_url": without_password(&spec.http.base_url),
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "connect_timeout_s": self.connect_timeout,
+            "request_timeout_s": self.request_timeout,
+            "retries": self.retries,
+            "backoff_ms": self.backoff_ms,
+            "backoff_max_ms": self.backoff_max_ms,
+        })
+    }
+}
+
+/// A URL with any password in it replaced (`http://user:[REDACTED]@host/v1`).
+fn without_password(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("[REDACTED]"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}

@@ -1,0 +1,81 @@
+//! `proagent mock-server`: an OpenAI-compatible endpoint for tests and for
+//! pointing other tools at, with optional latency and seeded faults.
+
+use anyhow::{Context, Result, bail};
+use proagent::llm::LanguageModel;
+use proagent::llm::mock_server::{EchoPlanner, MockConfig, MockFault, MockServer};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct MockServerArgs {
+    /// Address to listen on; port 0 picks a free port (the address is printed).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub addr: SocketAddr,
+    /// Delay added to every reply, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
+    /// Share of requests that fail (0..1), drawn from a seeded RNG.
+    #[arg(long, default_value_t = 0.0)]
+    pub fault_rate: f64,
+    /// Seed of the fault draw.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Faults to draw from, comma-separated (rate_limited, server_error, hang,
+    /// truncated, empty_choices, prose); default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub faults: Vec<String>,
+    /// Retry-After seconds sent with a 429.
+    #[arg(long, default_value_t = 1)]
+    pub retry_after: u64,
+    /// How long a "hang" fault holds the reply, in milliseconds (longer than the client timeout).
+    #[arg(long, default_value_t = 600_000)]
+    pub hang_ms: u64,
+}
+
+/// The model that answers requests.
+fn responder() -> Arc<dyn LanguageModel> {
+    Arc::new(EchoPlanner)
+}
+
+pub fn run(args: MockServerArgs) -> Result<ExitCode> {
+    if !(0.0..=1.0).contains(&args.fault_rate) {
+        bail!("--fault-rate must be in [0, 1], got {}", args.fault_rate);
+    }
+    let fault_kinds = if args.faults.is_empty() {
+        MockFault::ALL.to_vec()
+    } else {
+        args.faults.iter().map(|f| f.parse::<MockFault>()).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?
+    };
+    let cfg = MockConfig {
+        latency: Duration::from_millis(args.latency_ms),
+        fault_rate: args.fault_rate,
+        seed: args.seed,
+        fault_kinds,
+        retry_after_secs: args.retry_after,
+        hang: Duration::from_millis(args.hang_ms),
+        ..MockConfig::default()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    rt.block_on(async move {
+        let server = MockServer::start(args.addr, responder(), cfg)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.addr))?;
+        let mut out = std::io::stdout();
+        writeln!(out, "listening on http://{}", server.addr())?;
+        out.flush()?;
+        let _ = tokio::signal::ctrl_c().await;
+        let stats = server.stats();
+        server.shutdown().await;
+        let faults: u64 = stats.faults.values().sum();
+        eprintln!(
+            "served {} requests: {} ok, {faults} with injected faults {:?}",
+            stats.requests, stats.ok, stats.faults
+        );
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,255 @@
+//! The replay backend (`--model replay:FILE`): serves the replies of a recorded
+//! transcript, keyed by the sha256 of the canonical request, and never calls a
+//! live model. A request that is not in the recording is a loud error that says
+//! where the run left the recorded path and how the request differs.
+
+use super::{ChatRequest, ChatResponse, LanguageModel, LlmError, Message};
+use crate::transcript::{Exchange, Transcript, TranscriptError};
+use async_trait::async_trait;
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::sync::Mutex;
+
+/// How much text each side of a difference shows.
+const CONTEXT_CHARS: usize = 60;
+
+pub struct ReplayModel {
+    source: String,
+    state: Mutex<ReplayState>,
+}
+
+struct ReplayState {
+    exchanges: Vec<Exchange>,
+    /// Request hash → indices of the exchanges with that request, in recording order.
+    by_hash: HashMap<String, VecDeque<usize>>,
+    served: Vec<bool>,
+    /// The first exchange not served yet: what a faithful re-run asks next.
+    next: usize,
+}
+
+impl ReplayModel {
+    /// A replayer over recorded exchanges; `source` names them in messages (usually the file).
+    pub fn new(source: impl Into<String>, exchanges: Vec<Exchange>) -> Self {
+        let mut by_hash: HashMap<String, VecDeque<usize>> = HashMap::new();
+        for (i, ex) in exchanges.iter().enumerate() {
+            by_hash.entry(ex.request_hash()).or_default().push_back(i);
+        }
+        let served = vec![false; exchanges.len()];
+        ReplayModel { source: source.into(), state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0 }) }
+    }
+
+    pub fn from_transcript(t: &Transcript) -> Self {
+        ReplayModel::new(t.source.clone(), t.exchanges.clone())
+    }
+
+    /// Reads a transcript file. A transcript without footer is accepted (replaying the
+    /// prefix of an interrupted run is useful); malformed lines are errors.
+    pub fn open(path: &Path) -> Result<Self, TranscriptError> {
+        Ok(ReplayModel::from_transcript(&Transcript::read(path)?))
+    }
+
+    pub fn total(&self) -> usize {
+        self.lock().exchanges.len()
+    }
+
+    pub fn served(&self) -> usize {
+        self.lock().served.iter().filter(|s| **s).count()
+    }
+
+    /// The recorded exchanges no request has asked for yet, as (seq, t, kind).
+    pub fn unserved(&self) -> Vec<(u64, u32, String)> {
+        let st = self.lock();
+        st.exchanges.iter().zip(&st.served).filter(|(_, s)| !**s).map(|(e, _)| (e.seq, e.t, e.kind.clone())).collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
+        // A panic elsewhere while holding the lock leaves the state consistent (every
+        // update is a single assignment), so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[async_trait]
+impl LanguageModel for ReplayModel {
+    fn name(&self) -> String {
+        "replay".into()
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let hash = request.canonical_hash();
+        let mut st = self.lock();
+        let hit = st.by_hash.get_mut(&hash).and_then(|q| q.pop_front());
+        let Some(i) = hit else {
+            let expected = st.exchanges.get(st.next);
+            return Err(LlmError::ReplayMiss(describe_miss(
+                &self.source,
+                expected,
+                st.exchanges.len(),
+                request,
+                &hash,
+            )));
+        };
+        st.served[i] = true;
+        while st.next < st.served.len() && st.served[st.next] {
+            st.next += 1;
+        }
+        tracing::debug!(seq = st.exchanges[i].seq, t = st.exchanges[i].t, "replayed exchange");
+        st.exchanges[i].outcome.to_result()
+    }
+}
+
+/// "request not in FILE: ... expected exchange #7 (t=42, plan): message 2 (user) differs at char 120: ..."
+fn describe_miss(source: &str, expected: Option<&Exchange>, total: usize, actual: &ChatRequest, hash: &str) -> String {
+    let short = &hash[..hash.len().min(12)];
+    let Some(exp) = expected else {
+        return format!(
+            "request {short}… is not in {source}: all {total} recorded exchanges were already served \
+             (the run made more LLM requests than the recording)"
+        );
+    };
+    let diff = first_difference(&exp.request, actual);
+    format!(
+        "request {short}… is not in {source}; the next recorded exchange is #{} at t={} ({}): {diff}",
+        exp.seq, exp.t, exp.kind
+    )
+}
+
+/// Where two requests first differ, in words.
+pub fn first_difference(expected: &ChatRequest, actual: &ChatRequest) -> String {
+    for (i, (e, a)) in expected.messages.iter().zip(&actual.messages).enumerate() {
+        if e.role != a.role {
+            return format!("message {i} is {} in the recording but {} now", role_name(e), role_name(a));
+        }
+        if e.content != a.content {
+            return describe_text_diff(i, e, a);
+        }
+    }
+    let (ne, na) = (expected.messages.len(), actual.messages.len());
+    if ne != na {
+        return format!("the recording has {ne} messages, the request has {na}");
+    }
+    if expected.sampling != actual.sampling {
+        let s = |r: &ChatRequest| {
+            format!(
+                "temperature {} top_p {} max_tokens {} stop {:?}",
+                r.sampling.temperature, r.sampling.top_p, r.sampling.max_tokens, r.sampling.stop
+            )
+        };
+        return format!("the sampling differs: recorded {}, now {}", s(expected), s(actual));
+    }
+    "the requests are identical (this exchange was already served more often than recorded)".into()
+}
+
+fn role_name(m: &Message) -> &'static str {
+    match m.role {
+        super::Role::System => "system",
+        super::Role::User => "user",
+        super::Role::Assistant => "assistant",
+    }
+}
+
+fn describe_text_diff(i: usize, e: &Message, a: &Message) -> String {
+    let ec: Vec<char> = e.content.chars().collect();
+    let ac: Vec<char> = a.content.chars().collect();
+    let at = ec.iter().zip(&ac).take_while(|(x, y)| x == y).count();
+    let line = ec[..at].iter().filter(|c| **c == '\n').count() + 1;
+    let window = |cs: &[char]| {
+        let from = at.saturating_sub(CONTEXT_CHARS / 3);
+        let to = (at + CONTEXT_CHARS).min(cs.len());
+        let mut s = String::new();
+        if from > 0 {
+            s.push('…');
+        }
+        s.extend(cs[from..to].iter().map(|c| if *c == '\n' { '⏎' } else { *c }));
+        if to < cs.len() {
+            s.push('…');
+        }
+        s
+    };
+    format!(
+        "message {i} ({}) differs at character {at} (line {line}): recorded {:?}, now {:?}",
+        role_name(e),
+        window(&ec),
+        window(&ac)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{Fault, Sampling, Usage};
+    use std::time::Duration;
+
+    fn req(user: &str) -> ChatRequest {
+        ChatRequest::new(vec![Message::system("You are a chef."), Message::user(user)], Sampling::default())
+    }
+
+    fn ex(seq: u64, t: u32, user: &str, reply: Result<ChatResponse, LlmError>) -> Exchange {
+        let mut e = Exchange::new(t, "plan", req(user), &reply, Duration::ZERO);
+        e.seq = seq;
+        e
+    }
+
+    fn ok(text: &str) -> Result<ChatResponse, LlmError> {
+        Ok(ChatResponse::simple(text, Usage { prompt_tokens: 3, completion_tokens: 1 }))
+    }
+
+    #[tokio::test]
+    async fn serves_by_hash_and_repeats_in_order() {
+        let m = ReplayModel::new(
+            "rec.jsonl",
+            vec![
+                ex(0, 0, "pot empty", ok("A")),
+                ex(1, 5, "pot full", ok("B")),
+                ex(2, 9, "pot empty", ok("C")),
+                ex(3, 12, "gone", Err(LlmError::Unreachable { faults: vec![] })),
+            ],
+        );
+        // Out of order is fine: lookups are by content.
+        assert_eq!(m.chat(&req("pot full")).await.unwrap().text, "B");
+        assert_eq!(m.chat(&req("pot empty")).await.unwrap().text, "A");
+        assert_eq!(m.chat(&req("pot empty")).await.unwrap().text, "C");
+        assert_eq!(m.unserved(), vec![(3, 12, "plan".to_string())]);
+        // A recorded failure replays as the same failure.
+        assert!(matches!(m.chat(&req("gone")).await, Err(LlmError::Unreachable { .. })));
+        assert_eq!(m.served(), 4);
+        let e = m.chat(&req("pot empty")).await.unwrap_err().to_string();
+        assert!(e.contains("all 4 recorded exchanges were already served"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn a_miss_names_the_timestep_and_the_difference() {
+        let faults = vec![Fault { attempt: 1, kind: "status_429".into(), detail: "x".into() }];
+        let mut reply = ChatResponse::simple("A", Usage::default());
+        reply.faults = faults;
+        reply.attempts = 2;
+        let m = ReplayModel::new(
+            "rec.jsonl",
+            vec![ex(0, 0, "Player 0 holds nothing.\nThe pot has 1 onion.", Ok(reply.clone())), ex(1, 42, "x", ok("B"))],
+        );
+        assert_eq!(m.chat(&req("Player 0 holds nothing.\nThe pot has 1 onion.")).await, Ok(reply));
+        let e = m.chat(&req("y")).await.unwrap_err();
+        let LlmError::ReplayMiss(msg) = &e else { panic!("{e:?}") };
+        assert!(msg.contains("not in rec.jsonl"), "{msg}");
+        assert!(msg.contains("#1 at t=42 (plan)"), "{msg}");
+        assert!(msg.contains("message 1 (user) differs at character 0"), "{msg}");
+        assert!(msg.contains(r#"recorded "x", now "y""#), "{msg}");
+    }
+
+    #[test]
+    fn differences_in_words() {
+        let a = req("The pot has 1 onion and the dish is on the counter.");
+        let b = req("The pot has 2 onion and the dish is on the counter.");
+        let d = first_difference(&a, &b);
+        assert!(d.contains("differs at character 12 (line 1)"), "{d}");
+        let mut c = a.clone();
+        c.messages.push(Message::assistant("more"));
+        assert_eq!(first_difference(&a, &c), "the recording has 2 messages, the request has 3");
+        let mut s = a.clone();
+        s.sampling.temperature = 0.7;
+        assert!(first_difference(&a, &s).contains("the sampling differs"));
+        let mut r = a.clone();
+        r.messages[0].role = crate::llm::Role::User;
+        assert_eq!(first_difference(&a, &r), "message 0 is system in the recording but user now");
+    }
+}
