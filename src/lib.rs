@@ -14,3 +14,4 @@ pub mod policy;
 pub mod reference;
 pub mod skills;
 pub mod partners;
+pub mod controller;
