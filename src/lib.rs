@@ -15,3 +15,4 @@ pub mod reference;
 pub mod skills;
 pub mod partners;
 pub mod controller;
+pub mod runner;
