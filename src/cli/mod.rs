@@ -2,6 +2,7 @@
 //! before anything runs; errors go to stderr with a non-zero exit.
 
 mod bench;
+mod bench_controller;
 mod common;
 mod play;
 mod show;
