@@ -17,3 +17,5 @@ pub mod policy;
 pub mod reference;
 pub mod skills;
 pub mod transcript;
+pub mod controller;
+pub mod runner;
