@@ -364,3 +364,55 @@ fn bad_arguments_are_rejected_before_anything_runs() {
     assert!(stderr(&o).contains("unknown layout \"no_such_kitchen\""), "{}", stderr(&o));
     assert!(!out.join("results.jsonl").exists());
 }
+
+#[test]
+fn real_episodes_with_scripted_partners_match_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("real");
+    let o = bin()
+        .args(["eval", "--layouts", "all", "--agents", "scripted", "--partners", "greedy,scripted", "--seats", "0,1"])
+        .args(["--episodes", "2", "--concurrency", "4", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let md = ok(&o);
+    assert!(md.contains("40 episodes · 5 layouts · 1 agents · 2 partners"), "{md}");
+    for layout in
+        ["cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
+    {
+        assert!(out.join(format!("heatmap-{layout}.svg")).exists());
+    }
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert_eq!(text.lines().count(), 40);
+    // Every recorded episode is the episode `proagent play` plays with the same arguments.
+    for line in
+        text.lines().filter(|l| l.contains("\"layout\":\"forced_coordination\"") || l.contains("\"seed\":1,")).take(4)
+    {
+        let r: Value = serde_json::from_str(line).unwrap();
+        let seat = r["seat"].as_u64().unwrap().to_string();
+        let seed = r["seed"].as_u64().unwrap().to_string();
+        let p = bin()
+            .args([
+                "play",
+                "--json",
+                "--layout",
+                r["layout"].as_str().unwrap(),
+                "--agent",
+                r["agent"].as_str().unwrap(),
+            ])
+            .args(["--partner", r["partner"].as_str().unwrap(), "--seat", &seat, "--seed", &seed])
+            .output()
+            .unwrap();
+        let play: Value = serde_json::from_str(ok(&p).trim()).unwrap();
+        assert_eq!(play, r["metrics"], "{line}");
+        assert_eq!(play["score"].as_f64(), r["score"].as_f64());
+    }
+    // An unknown partner spec is refused before anything runs.
+    let o = bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "scripted", "--partners", "grredy", "--out"])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown partner \"grredy\""), "{}", stderr(&o));
+}

@@ -2,14 +2,18 @@
 //! report`: tables, CSV/JSON and heatmaps from one or many result files.
 
 use anyhow::{Context, Result, bail};
+use proagent::controller::Kitchen;
 use proagent::env::Layout;
 use proagent::env::layout::{BUILTIN, canonical_name};
 use proagent::eval::scheduler::{self, SweepSummary};
 use proagent::eval::store::{self, TornTail};
 use proagent::eval::{
-    EpisodeRunner, FakeRunner, LayoutRef, Report, ResultWriter, SchedulerOptions, Shard, SweepSpec, cross_product,
+    EpisodeContext, EpisodeError, EpisodeOutcome, EpisodeRunner, EpisodeSpec, FakeRunner, LayoutRef, Report,
+    ResultWriter, SchedulerOptions, Shard, SweepSpec, cross_product,
 };
 use proagent::llm::sha256_hex;
+use proagent::partners;
+use proagent::runner::{EpisodeOptions, play_episode};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -140,14 +144,76 @@ fn clean_list(flag: &str, v: &[String]) -> Result<Vec<String>> {
 }
 
 /// The episode runner for this command line.
-fn make_runner(a: &SweepArgs, _layouts: &HashMap<String, Arc<Layout>>) -> Result<Arc<dyn EpisodeRunner>> {
+fn make_runner(a: &SweepArgs, layouts: &HashMap<String, Arc<Layout>>) -> Result<Arc<dyn EpisodeRunner>> {
     if let Some(ms) = a.fake_episode_ms {
         return Ok(Arc::new(FakeRunner { episode_ms: ms }));
     }
-    bail!(
-        "playing real episodes needs the episode runner (`proagent play`), which this build does not have yet; \
-         only the test runner (--fake-episode-ms) is available"
-    )
+    // One kitchen (motion tables etc.) per layout, shared by all its episodes.
+    let kitchens = layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
+    Ok(Arc::new(PlayRunner { kitchens }))
+}
+
+/// Plays real episodes with `runner::play_episode`, seating agents from `partners::build`.
+struct PlayRunner {
+    kitchens: HashMap<String, Arc<Kitchen>>,
+}
+
+impl PlayRunner {
+    fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
+        self.kitchens.get(layout).ok_or_else(|| EpisodeError(format!("layout {layout} is not part of this sweep")))
+    }
+}
+
+/// A counter from an agent's metrics (0 when the agent reports none).
+fn metric_u64(m: &serde_json::Value, key: &str) -> u64 {
+    m.get(key).and_then(serde_json::Value::as_u64).unwrap_or(0)
+}
+
+/// Seconds spent waiting for the model, if the agent reports it (`llm_wall_s`, or
+/// `llm_latency_ms` / `llm_latency_us`).
+fn metric_llm_seconds(m: &serde_json::Value) -> f64 {
+    if let Some(s) = m.get("llm_wall_s").and_then(serde_json::Value::as_f64) {
+        return s;
+    }
+    if let Some(ms) = m.get("llm_latency_ms").and_then(serde_json::Value::as_f64) {
+        return ms / 1e3;
+    }
+    m.get("llm_latency_us").and_then(serde_json::Value::as_f64).map(|us| us / 1e6).unwrap_or(0.0)
+}
+
+#[async_trait::async_trait]
+impl EpisodeRunner for PlayRunner {
+    fn name(&self) -> &str {
+        "play"
+    }
+
+    fn check_spec(&self, spec: &str) -> Result<(), EpisodeError> {
+        for k in self.kitchens.values() {
+            partners::build(spec, k).map_err(|e| EpisodeError(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    async fn run(&self, spec: &EpisodeSpec, _ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+        let k = self.kitchen(&spec.layout)?;
+        let build = |s: &str| partners::build(s, k).map_err(|e| EpisodeError(e.to_string()));
+        let (agent, partner) = (build(&spec.agent)?, build(&spec.partner)?);
+        let seat = spec.seat.min(1) as usize;
+        let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
+        let r = play_episode(Arc::clone(&k.layout), agents, spec.seed, spec.horizon, EpisodeOptions::default()).await;
+        let m = &r.metrics;
+        Ok(EpisodeOutcome {
+            score: r.score as f64,
+            deliveries: r.deliveries,
+            steps: r.steps.len() as u32,
+            llm_calls: metric_u64(&m[0], "llm_calls") + metric_u64(&m[1], "llm_calls"),
+            prompt_tokens: metric_u64(&m[0], "prompt_tokens") + metric_u64(&m[1], "prompt_tokens"),
+            completion_tokens: metric_u64(&m[0], "completion_tokens") + metric_u64(&m[1], "completion_tokens"),
+            llm_wall_s: metric_llm_seconds(&m[0]) + metric_llm_seconds(&m[1]),
+            metrics: r.summary_json(seat),
+            transcript: None,
+        })
+    }
 }
 
 fn report_torn(torn: &[TornTail]) {
