@@ -231,6 +231,7 @@ fn report_without_times(dir: &Path) -> Value {
 fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u64) -> EpisodeRecord {
     let spec = EpisodeSpec {
         runner: "play".into(),
+        runner_config: String::new(),
         layout: "cramped_room".into(),
         layout_sha256: "0".into(),
         agent: agent.into(),
@@ -248,6 +249,7 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         seed,
         horizon: 400,
         runner: spec.runner,
+        runner_config: String::new(),
         layout_sha256: spec.layout_sha256,
         score,
         deliveries: (score / 20.0) as u32,

@@ -255,6 +255,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         seed: a.seed,
         horizon: a.horizon,
         runner: runner.name().to_string(),
+        runner_config: runner.config_fingerprint(),
     };
     let plan = cross_product(&spec);
     let planned = plan.len();
@@ -395,6 +396,7 @@ pub fn bench(a: BenchEvalArgs) -> Result<ExitCode> {
         seed: 0,
         horizon: proagent::env::DEFAULT_HORIZON,
         runner: FakeRunner::NAME.into(),
+        runner_config: String::new(),
     };
     let todo = cross_product(&spec);
     let (writer, _) = ResultWriter::open(&store::results_path(&dir, None))?;

@@ -167,6 +167,7 @@ mod tests {
     fn rec(agent: &str, partner: &str, seat: u8, seed: u64, score: f64) -> EpisodeRecord {
         let spec = EpisodeSpec {
             runner: "t".into(),
+            runner_config: String::new(),
             layout: "cramped_room".into(),
             layout_sha256: "x".into(),
             agent: agent.into(),
@@ -184,6 +185,7 @@ mod tests {
             seed,
             horizon: 400,
             runner: spec.runner,
+            runner_config: String::new(),
             layout_sha256: spec.layout_sha256,
             score,
             deliveries: 0,

@@ -34,12 +34,17 @@ pub struct SweepSpec {
     /// Which episode runner produced the results ("play" for real episodes). Part of the
     /// key, so results of a test runner can never be mistaken for real ones.
     pub runner: String,
+    /// A fingerprint of the runner-wide settings that change what an episode does
+    /// (e.g. the model and switches given as global flags rather than in the agent
+    /// spec); empty when there are none. Part of the key.
+    pub runner_config: String,
 }
 
 /// One episode to play. Its `config_hash` is its identity in result files.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EpisodeSpec {
     pub runner: String,
+    pub runner_config: String,
     pub layout: String,
     pub layout_sha256: String,
     pub agent: String,
@@ -53,6 +58,7 @@ pub struct EpisodeSpec {
 struct Canonical<'a> {
     v: u32,
     runner: &'a str,
+    runner_config: &'a str,
     layout: &'a str,
     layout_sha256: &'a str,
     agent: &'a str,
@@ -68,6 +74,7 @@ impl EpisodeSpec {
         let c = Canonical {
             v: SPEC_VERSION,
             runner: &self.runner,
+            runner_config: &self.runner_config,
             layout: &self.layout,
             layout_sha256: &self.layout_sha256,
             agent: &self.agent,
@@ -130,6 +137,7 @@ pub fn cross_product(s: &SweepSpec) -> Vec<PlannedEpisode> {
                     for &seat in &seats {
                         let spec = EpisodeSpec {
                             runner: s.runner.clone(),
+                            runner_config: s.runner_config.clone(),
                             layout: l.name.clone(),
                             layout_sha256: l.sha256.clone(),
                             agent: a.clone(),
@@ -223,6 +231,7 @@ mod tests {
             seed: 10,
             horizon: 400,
             runner: "play".into(),
+            runner_config: String::new(),
         }
     }
 
@@ -272,6 +281,7 @@ mod tests {
     fn config_hash_is_sha256_of_the_canonical_spec() {
         let e = EpisodeSpec {
             runner: "play".into(),
+            runner_config: String::new(),
             layout: "cramped_room".into(),
             layout_sha256: "ab".into(),
             agent: "scripted".into(),
@@ -283,7 +293,7 @@ mod tests {
         let text = e.canonical_json();
         assert_eq!(
             text,
-            r#"{"v":1,"runner":"play","layout":"cramped_room","layout_sha256":"ab","agent":"scripted","partner":"greedy","seat":1,"seed":7,"horizon":400}"#
+            r#"{"v":1,"runner":"play","runner_config":"","layout":"cramped_room","layout_sha256":"ab","agent":"scripted","partner":"greedy","seat":1,"seed":7,"horizon":400}"#
         );
         assert_eq!(e.config_hash(), sha256_hex(text.as_bytes()));
         let mut other = e.clone();

@@ -360,6 +360,7 @@ mod tests {
     fn rec(layout: &str, agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u64) -> EpisodeRecord {
         let spec = EpisodeSpec {
             runner: "t".into(),
+            runner_config: String::new(),
             layout: layout.into(),
             layout_sha256: "x".into(),
             agent: agent.into(),
@@ -377,6 +378,7 @@ mod tests {
             seed,
             horizon: 400,
             runner: "t".into(),
+            runner_config: String::new(),
             layout_sha256: "x".into(),
             score,
             deliveries: 0,

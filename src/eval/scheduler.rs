@@ -57,6 +57,12 @@ pub struct EpisodeError(pub String);
 pub trait EpisodeRunner: Send + Sync + 'static {
     /// The runner's name; part of every episode key (see [`EpisodeSpec::runner`]).
     fn name(&self) -> &str;
+    /// A fingerprint of runner-wide settings that change episodes but are not in the
+    /// agent and partner specs (e.g. a sha256 of the model and switch flags); part of
+    /// every key, so changing them never reuses old results. Empty by default.
+    fn config_fingerprint(&self) -> String {
+        String::new()
+    }
     /// Rejects an agent or partner spec before the sweep starts (default: accept).
     fn check_spec(&self, _agent_or_partner: &str) -> Result<(), EpisodeError> {
         Ok(())
@@ -287,6 +293,7 @@ fn make_record(ep: &PlannedEpisode, o: EpisodeOutcome, wall: Duration, out_dir: 
         seed: s.seed,
         horizon: s.horizon,
         runner: s.runner.clone(),
+        runner_config: s.runner_config.clone(),
         layout_sha256: s.layout_sha256.clone(),
         config_hash: ep.config_hash.clone(),
         score: o.score,
@@ -320,6 +327,7 @@ mod tests {
             seed: 0,
             horizon: 400,
             runner: runner.into(),
+            runner_config: String::new(),
         })
     }
 

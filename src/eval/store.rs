@@ -59,6 +59,9 @@ pub struct EpisodeRecord {
     pub seed: u64,
     pub horizon: u32,
     pub runner: String,
+    /// See [`super::plan::SweepSpec::runner_config`].
+    #[serde(default)]
+    pub runner_config: String,
     pub layout_sha256: String,
     pub config_hash: String,
     /// Team score (sparse reward) of the episode.
@@ -86,6 +89,7 @@ impl EpisodeRecord {
     pub fn spec(&self) -> EpisodeSpec {
         EpisodeSpec {
             runner: self.runner.clone(),
+            runner_config: self.runner_config.clone(),
             layout: self.layout.clone(),
             layout_sha256: self.layout_sha256.clone(),
             agent: self.agent.clone(),
@@ -488,6 +492,7 @@ mod tests {
     pub(crate) fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64) -> EpisodeRecord {
         let spec = EpisodeSpec {
             runner: "fake".into(),
+            runner_config: String::new(),
             layout: "cramped_room".into(),
             layout_sha256: "ab".into(),
             agent: agent.into(),
@@ -504,6 +509,7 @@ mod tests {
             seed,
             horizon: 400,
             runner: spec.runner.clone(),
+            runner_config: String::new(),
             layout_sha256: spec.layout_sha256.clone(),
             config_hash: spec.config_hash(),
             score,
