@@ -418,3 +418,33 @@ fn real_episodes_with_scripted_partners_match_play() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown partner \"grredy\""), "{}", stderr(&o));
 }
+
+#[test]
+fn bench_eval_runs_the_scheduler_and_reports_json() {
+    let o = bin()
+        .args(["bench", "eval", "--episodes", "8", "--concurrency", "4", "--episode-ms", "0", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_str(ok(&o).trim()).unwrap();
+    assert_eq!(v["records"], 8);
+    assert_eq!(v["episodes"], 8);
+    let o = bin()
+        .args([
+            "bench",
+            "eval",
+            "--episodes",
+            "4",
+            "--concurrency",
+            "4",
+            "--llm-calls",
+            "2",
+            "--mock-latency-ms",
+            "50",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_str(ok(&o).trim()).unwrap();
+    assert!(v["one_episode_s"].as_f64().unwrap() >= 0.1, "{v}");
+    assert!(v["ratio"].as_f64().unwrap() > 0.5, "{v}");
+}

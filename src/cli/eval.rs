@@ -375,40 +375,65 @@ pub struct BenchEvalArgs {
     /// How long each fake episode waits (an LLM-bound episode spends its time waiting).
     #[arg(long, default_value_t = 100)]
     episode_ms: u64,
+    /// Instead of waiting, each episode makes this many chat calls, one after the other,
+    /// through the HTTP backend to a mock server (first measuring one episode alone).
+    #[arg(long, default_value_t = 0)]
+    llm_calls: u32,
+    /// With --llm-calls: the latency of the in-process mock server.
+    #[arg(long, default_value_t = 1000)]
+    mock_latency_ms: u64,
+    /// With --llm-calls: talk to this server (e.g. a running `proagent mock-server`) instead.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
     #[arg(long)]
     json: bool,
 }
 
-/// Runs the real scheduler and results writer (fsync included) on fake episodes in a
+fn bench_plan(episodes: u32, runner: &str) -> Vec<proagent::eval::PlannedEpisode> {
+    cross_product(&SweepSpec {
+        layouts: vec![LayoutRef { name: "cramped_room".into(), sha256: "bench".into() }],
+        agents: vec!["bench".into()],
+        partners: vec!["bench".into()],
+        seats: vec![0],
+        episodes,
+        seed: 0,
+        horizon: proagent::env::DEFAULT_HORIZON,
+        runner: runner.into(),
+        runner_config: String::new(),
+    })
+}
+
+/// One timed sweep in a scratch directory.
+async fn bench_sweep(runner: Arc<dyn EpisodeRunner>, episodes: u32, concurrency: usize) -> Result<SweepSummary> {
+    let dir = std::env::temp_dir().join(format!("proagent-bench-eval-{}-{episodes}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let todo = bench_plan(episodes, runner.name());
+    let (writer, _) = ResultWriter::open(&store::results_path(&dir, None))?;
+    let opts = SchedulerOptions { concurrency, out_dir: dir.clone(), progress: false };
+    let summary = scheduler::run_episodes(todo, runner, writer.spawn(), &opts, std::future::pending()).await?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if !summary.failures.is_empty() {
+        bail!("{} bench episodes failed, e.g. {}", summary.failures.len(), summary.failures[0].error);
+    }
+    Ok(summary)
+}
+
+/// Runs the real scheduler and results writer (fsync included) on stand-in episodes in a
 /// scratch directory, so the difference from the ideal time is the sweep machinery's cost.
 pub fn bench(a: BenchEvalArgs) -> Result<ExitCode> {
     if a.episodes == 0 || a.concurrency == 0 {
         bail!("--episodes and --concurrency must be at least 1");
     }
-    let dir = std::env::temp_dir().join(format!("proagent-bench-eval-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let spec = SweepSpec {
-        layouts: vec![LayoutRef { name: "cramped_room".into(), sha256: "bench".into() }],
-        agents: vec!["bench".into()],
-        partners: vec!["bench".into()],
-        seats: vec![0],
-        episodes: a.episodes,
-        seed: 0,
-        horizon: proagent::env::DEFAULT_HORIZON,
-        runner: FakeRunner::NAME.into(),
-        runner_config: String::new(),
-    };
-    let todo = cross_product(&spec);
-    let (writer, _) = ResultWriter::open(&store::results_path(&dir, None))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let opts = SchedulerOptions { concurrency: a.concurrency, out_dir: dir.clone(), progress: false };
+    if a.llm_calls > 0 {
+        return rt.block_on(bench_llm(&a));
+    }
     let runner: Arc<dyn EpisodeRunner> = Arc::new(FakeRunner { episode_ms: a.episode_ms });
-    let summary = rt.block_on(scheduler::run_episodes(todo, runner, writer.spawn(), &opts, std::future::pending()))?;
-    let _ = std::fs::remove_dir_all(&dir);
+    let summary = rt.block_on(bench_sweep(runner, a.episodes, a.concurrency))?;
     let rounds = (a.episodes as usize).div_ceil(a.concurrency) as f64;
     let ideal = rounds * a.episode_ms as f64 / 1000.0;
     let overhead = summary.wall_s - ideal;
@@ -435,6 +460,51 @@ pub fn bench(a: BenchEvalArgs) -> Result<ExitCode> {
             per_episode_ms,
             summary.write.records,
             summary.write.fsyncs
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// N stand-in episodes of K sequential HTTP chat calls at concurrency C, against one
+/// such episode alone.
+async fn bench_llm(a: &BenchEvalArgs) -> Result<ExitCode> {
+    use proagent::llm::http::{HttpConfig, OpenAiModel};
+    use proagent::llm::mock_server::{EchoPlanner, MockConfig, MockServer};
+    let mut server = None;
+    let base_url = match &a.base_url {
+        Some(u) => u.clone(),
+        None => {
+            let cfg =
+                MockConfig { latency: std::time::Duration::from_millis(a.mock_latency_ms), ..MockConfig::default() };
+            let s = MockServer::start_local(Arc::new(EchoPlanner), cfg).await.context("starting the mock server")?;
+            let url = s.base_url();
+            server = Some(s);
+            url
+        }
+    };
+    let mut cfg = HttpConfig::new("bench");
+    cfg.base_url = base_url.clone();
+    let model = Arc::new(OpenAiModel::new(cfg)?);
+    let runner: Arc<dyn EpisodeRunner> = Arc::new(proagent::eval::ChatRunner { model, calls: a.llm_calls });
+    let one = bench_sweep(Arc::clone(&runner), 1, 1).await?;
+    let many = bench_sweep(runner, a.episodes, a.concurrency).await?;
+    if let Some(s) = server {
+        s.shutdown().await;
+    }
+    let ratio = many.wall_s / one.wall_s;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "episodes": a.episodes, "concurrency": a.concurrency, "llm_calls_per_episode": a.llm_calls,
+                "mock_latency_ms": if a.base_url.is_some() { None } else { Some(a.mock_latency_ms) },
+                "base_url": base_url, "one_episode_s": one.wall_s, "all_episodes_s": many.wall_s, "ratio": ratio,
+            })
+        );
+    } else {
+        println!(
+            "{} episodes × {} chat calls at concurrency {}: {:.3} s; one episode alone: {:.3} s → {:.2} × one episode",
+            a.episodes, a.llm_calls, a.concurrency, many.wall_s, one.wall_s, ratio
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -15,7 +15,9 @@ pub mod store;
 
 pub use plan::{EpisodeSpec, LayoutRef, PlannedEpisode, Shard, SweepSpec, cross_product};
 pub use report::Report;
-pub use scheduler::{EpisodeContext, EpisodeError, EpisodeOutcome, EpisodeRunner, FakeRunner, SchedulerOptions};
+pub use scheduler::{
+    ChatRunner, EpisodeContext, EpisodeError, EpisodeOutcome, EpisodeRunner, FakeRunner, SchedulerOptions,
+};
 pub use store::{EpisodeRecord, ResultSet, ResultWriter, StoreError};
 
 use std::path::{Path, PathBuf};

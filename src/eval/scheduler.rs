@@ -112,6 +112,53 @@ impl EpisodeRunner for FakeRunner {
     }
 }
 
+/// A stand-in for an LLM-bound episode: `calls` chat requests to a model, one after
+/// the other (as a planner's are), with an outcome derived from the episode key. It
+/// measures what the sweep machinery and the HTTP client do with many concurrent
+/// LLM episodes, before real agents are involved.
+pub struct ChatRunner {
+    pub model: Arc<dyn crate::llm::LanguageModel>,
+    pub calls: u32,
+}
+
+impl ChatRunner {
+    pub const NAME: &'static str = "chat-probe";
+}
+
+#[async_trait]
+impl EpisodeRunner for ChatRunner {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+    async fn run(&self, spec: &EpisodeSpec, _ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+        use crate::llm::{ChatRequest, Message, Sampling};
+        let mut outcome = FakeRunner::outcome_for(&spec.config_hash(), spec.horizon, 0);
+        outcome.llm_calls = 0;
+        outcome.prompt_tokens = 0;
+        outcome.completion_tokens = 0;
+        for t in 0..self.calls {
+            let req = ChatRequest::new(
+                vec![
+                    Message::system("You are a cooperative chef in Overcooked."),
+                    Message::user(format!(
+                        "Layout {}, seed {}, step {t}: the pot is empty. Plan for Player {}:",
+                        spec.layout, spec.seed, spec.seat
+                    )),
+                ],
+                Sampling::default(),
+            );
+            let t0 = Instant::now();
+            let reply = self.model.chat(&req).await.map_err(|e| EpisodeError(format!("LLM call {t}: {e}")))?;
+            outcome.llm_wall_s += t0.elapsed().as_secs_f64();
+            outcome.llm_calls += 1;
+            outcome.prompt_tokens += reply.usage.prompt_tokens;
+            outcome.completion_tokens += reply.usage.completion_tokens;
+        }
+        outcome.metrics = serde_json::json!({"model": self.model.name(), "calls": self.calls});
+        Ok(outcome)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct SchedulerOptions {
     pub concurrency: usize,
