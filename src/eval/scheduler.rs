@@ -272,7 +272,7 @@ pub async fn run_episodes(
             _ = &mut stop, if !summary.interrupted => {
                 summary.interrupted = true;
                 let _ = cancel_tx.send(true);
-                bar.suspend(|| eprintln!("interrupted: finishing the results file; run the same command again to resume"));
+                bar.suspend(|| eprintln!("interrupted: no new episodes; episodes in flight are dropped and will be replayed next time"));
                 continue;
             }
         };
