@@ -11,4 +11,5 @@
 pub mod env;
 pub mod llm;
 pub mod policy;
+pub mod qa;
 pub mod reference;

@@ -3,6 +3,7 @@
 
 mod bench;
 mod common;
+mod qa;
 mod show;
 mod verify;
 
@@ -25,6 +26,8 @@ enum Command {
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// CoordinationQA: ask, score and report the 198 questions (`qa lint`, `qa baseline`).
+    Qa(qa::QaArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -36,6 +39,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Qa(a) => qa::run(a),
     };
     match result {
         Ok(code) => code,
