@@ -92,7 +92,8 @@ fn malformed_files_name_row_and_column() {
     let e = data::parse(&format!("{header}\r\na,b,c\r\n"), "short.csv").unwrap_err().to_string();
     assert!(e.starts_with("short.csv: line 2:"), "{e}");
     // A question without an options header.
-    let bad = good.replacen("Have any cards been played yet?\nAvailable Answers:", "Have any cards been played yet?", 1);
+    let bad =
+        good.replacen("Have any cards been played yet?\nAvailable Answers:", "Have any cards been played yet?", 1);
     let e = data::parse(&bad, "h.csv").unwrap_err().to_string();
     assert!(e.contains("row 0") && e.contains("\"EC Question\"") && e.contains("Available"), "{e}");
     // An unknown game.
@@ -214,7 +215,8 @@ fn compat_extraction_matches_the_original() {
     assert_eq!(extract_compat("Action: wait", shifted).letter, Some('F'));
     assert_eq!(extract("Action: wait", shifted).letter, Some('E'));
     // Reference letters computed by the original rules with fuzzywuzzy 0.18.0 (fixture).
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/qa/compat_cases.json")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/qa/compat_cases.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let cases = v["cases"].as_array().unwrap();
     assert!(cases.len() >= 500);
@@ -230,7 +232,12 @@ fn compat_extraction_matches_the_original() {
     assert!(fuzzy > 200, "the fixture exercises the fuzzy fallback ({fuzzy})");
 }
 
-async fn run_model(model: Arc<dyn LanguageModel>, questions: &[Question], trials: u32, mode: Mode) -> Vec<transcript::Exchange> {
+async fn run_model(
+    model: Arc<dyn LanguageModel>,
+    questions: &[Question],
+    trials: u32,
+    mode: Mode,
+) -> Vec<transcript::Exchange> {
     let prompts = Prompts::embedded().unwrap();
     let cfg = RunConfig { trials, concurrency: 16, sampling: qa::default_sampling(), mode };
     qa::run(questions, &prompts, model, &cfg, &mut |_| Ok(())).await.unwrap()
@@ -297,7 +304,7 @@ fn baselines_reproduce_the_source_figures() {
     let (publ, _) = baseline::by_category(&d.questions, baseline::published_convention);
     assert_eq!(publ.map(round), [0.286, 0.227, 0.169]);
     // Sampling converges to the exact values.
-    let s = baseline::sample(&d.questions, Policy::Uniform, Mode::Default, 2000, 1);
+    let s = baseline::sample(&d.questions, Policy::Uniform, Mode::Default, 1000, 1);
     let (exact, _) = baseline::by_category(&d.questions, |q| baseline::expected(q, Policy::Uniform, Mode::Default));
     for j in 0..3 {
         let (m, se) = baseline::mean_se(&s.iter().map(|v| v[j]).collect::<Vec<_>>());
@@ -370,12 +377,16 @@ fn transcripts_replay_exactly_and_misses_are_loud() {
     })))
     .unwrap();
     let model = Arc::new(RandomModel::new(3, Policy::Uniform));
-    let first = block_on(qa::run(&qs, &prompts, model, &cfg, &mut |x| w.write(&Line::Exchange(Box::new(x.clone()))).map_err(|e| e.to_string())))
-        .unwrap();
+    let first = block_on(qa::run(&qs, &prompts, model, &cfg, &mut |x| {
+        w.write(&Line::Exchange(Box::new(x.clone()))).map_err(|e| e.to_string())
+    }))
+    .unwrap();
     drop(w);
     let replay = Arc::new(Replay::load(&path).unwrap());
     let again = block_on(qa::run(&qs, &prompts, replay.clone(), &cfg, &mut |_| Ok(()))).unwrap();
-    let key = |v: &[transcript::Exchange]| v.iter().map(|x| (x.id.clone(), x.trial, x.reply.clone(), x.correct)).collect::<Vec<_>>();
+    let key = |v: &[transcript::Exchange]| {
+        v.iter().map(|x| (x.id.clone(), x.trial, x.reply.clone(), x.correct)).collect::<Vec<_>>()
+    };
     assert_eq!(key(&first), key(&again));
     // A third trial is not in the recording: the run stops with a replay miss.
     let cfg3 = RunConfig { trials: 3, ..cfg.clone() };

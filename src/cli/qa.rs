@@ -58,10 +58,13 @@ struct RunArgs {
     /// Requests in flight at once.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// Sampling temperature (the original's 0.6).
     #[arg(long, default_value_t = 0.6)]
     temperature: f32,
+    /// Nucleus sampling (the original's 0.9).
     #[arg(long, default_value_t = 0.9)]
     top_p: f32,
+    /// Reply length limit (the original's limit for locally served models).
     #[arg(long, default_value_t = 1000)]
     max_tokens: u32,
     /// Seed of the built-in random models.
@@ -93,8 +96,10 @@ struct RunArgs {
 
 #[derive(clap::Args, Debug)]
 struct LintArgs {
+    /// Check this copy of the benchmark CSV instead of the embedded one.
     #[arg(long, value_name = "PATH")]
     data: Option<PathBuf>,
+    /// Print the findings as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -106,8 +111,10 @@ struct BaselineArgs {
     /// Number of sampled trials.
     #[arg(long, default_value_t = 1000)]
     samples: u32,
+    /// Seed of the sampling.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Print the baselines as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -121,10 +128,13 @@ pub struct BenchQaArgs {
     /// Latency added to every request, in milliseconds.
     #[arg(long, default_value_t = 1000)]
     latency_ms: u64,
+    /// Requests in flight at once.
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
+    /// Times each question is asked.
     #[arg(long, default_value_t = 3)]
     trials: u32,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -335,10 +345,8 @@ fn run_lint(a: LintArgs) -> Result<ExitCode> {
         Kind::CompatLetterShift,
         Kind::AnswerTextDisagrees,
     ];
-    let counts: Vec<String> = kinds
-        .iter()
-        .map(|k| format!("{} {}", k.name(), r.findings.iter().filter(|f| f.kind == *k).count()))
-        .collect();
+    let counts: Vec<String> =
+        kinds.iter().map(|k| format!("{} {}", k.name(), r.findings.iter().filter(|f| f.kind == *k).count())).collect();
     println!("{} findings: {}", r.findings.len(), counts.join(", "));
     println!(
         "the original's random baseline draws from extra letters (blank lines after the header) in {} of {} questions ({} extra letters in all)",
@@ -388,20 +396,33 @@ fn run_baseline(a: BaselineArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!("Random baselines on {} questions (exact expectation; sampled mean ± s.e. over {} trials, seed {})", qs.len(), a.samples, a.seed);
+    println!(
+        "Random baselines on {} questions (exact expectation; sampled mean ± s.e. over {} trials, seed {})",
+        qs.len(),
+        a.samples,
+        a.seed
+    );
     println!();
-    println!("{:<62} {:>6} {:>6} {:>6} {:>6}", "", "EC", "ToM", "JP", "all");
+    println!("{:<10} {:>13} {:>13} {:>13} {:>13}", "", "EC", "ToM", "JP", "all");
     let f = |v: &serde_json::Value| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+    let fs = |s: &serde_json::Value, k: &str| format!("{}±{}", f(&s[k]), f(&s["stderr"][k]));
     for r in &rows {
         let e = &r["exact"];
         let s = &r["sampled"];
         println!("{}", r["label"].as_str().unwrap_or(""));
-        println!("{:<62} {:>6} {:>6} {:>6} {:>6}", "  exact", f(&e["EC"]), f(&e["ToM"]), f(&e["JP"]), f(&e["all"]));
-        println!("{:<62} {:>6} {:>6} {:>6} {:>6}", "  sampled", f(&s["EC"]), f(&s["ToM"]), f(&s["JP"]), f(&s["all"]));
+        println!("{:<10} {:>13} {:>13} {:>13} {:>13}", "  exact", f(&e["EC"]), f(&e["ToM"]), f(&e["JP"]), f(&e["all"]));
+        println!(
+            "{:<10} {:>13} {:>13} {:>13} {:>13}",
+            "  sampled",
+            fs(s, "EC"),
+            fs(s, "ToM"),
+            fs(s, "JP"),
+            fs(s, "all")
+        );
     }
     let e = &published["exact"];
     println!("{}", published["label"].as_str().unwrap_or(""));
-    println!("{:<62} {:>6} {:>6} {:>6} {:>6}", "  exact", f(&e["EC"]), f(&e["ToM"]), f(&e["JP"]), f(&e["all"]));
+    println!("{:<10} {:>13} {:>13} {:>13} {:>13}", "  exact", f(&e["EC"]), f(&e["ToM"]), f(&e["JP"]), f(&e["all"]));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -416,7 +437,12 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
         _ => bail!("bench qa takes a built-in model (oracle, random, random-original), not {:?}", a.model),
     };
     let model: Arc<dyn LanguageModel> = Arc::new(Delayed { inner, delay: Duration::from_millis(a.latency_ms) });
-    let cfg = RunConfig { trials: a.trials, concurrency: a.concurrency, sampling: qa::default_sampling(), mode: Mode::Default };
+    let cfg = RunConfig {
+        trials: a.trials,
+        concurrency: a.concurrency,
+        sampling: qa::default_sampling(),
+        mode: Mode::Default,
+    };
     let t0 = Instant::now();
     let records = runtime()?.block_on(qa::run(&ds.questions, &prompts, model, &cfg, &mut |_| Ok(())))?;
     let secs = t0.elapsed().as_secs_f64();

@@ -68,7 +68,8 @@ pub enum Game {
 }
 
 impl Game {
-    pub const ALL: [Game; 5] = [Game::Hanabi, Game::Overcooked, Game::CollabCapture, Game::CollabEscape, Game::CollabCooking];
+    pub const ALL: [Game; 5] =
+        [Game::Hanabi, Game::Overcooked, Game::CollabCapture, Game::CollabEscape, Game::CollabCooking];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -206,7 +206,9 @@ fn leading_letter(s: &str, q: &Question, any_letter: bool) -> Option<char> {
     if !strong {
         return None;
     }
-    if q.has_option(upper) || any_letter { Some(upper) } else { None }
+    // An unprinted letter is still the model's answer when it is written unmistakably.
+    let explicit = prefixed || bracketed || rest.trim_matches(|x: char| !x.is_alphanumeric()).is_empty();
+    if q.has_option(upper) || any_letter || explicit { Some(upper) } else { None }
 }
 
 /// Whether `rest` reads as the text of option `letter` (for "A plate …" vs "A place onion").
@@ -220,7 +222,19 @@ fn option_text_matches(q: &Question, letter: char, rest: &str) -> bool {
 /// (weak: several different ones cancel out). Only printed letters count.
 fn cue_letter(text: &str, q: &Question) -> Option<char> {
     let lower = text.to_ascii_lowercase();
-    let strong_cues = ["answer is", "answer would be", "answer should be", "option is", "choice is", "i choose", "i select", "i pick", "i would choose", "i will choose", "go with"];
+    let strong_cues = [
+        "answer is",
+        "answer would be",
+        "answer should be",
+        "option is",
+        "choice is",
+        "i choose",
+        "i select",
+        "i pick",
+        "i would choose",
+        "i will choose",
+        "go with",
+    ];
     let weak_cues = ["option", "choice"];
     let find_all = |cues: &[&str]| {
         let mut found: Vec<(usize, char)> = Vec::new();
@@ -407,7 +421,8 @@ pub fn compat_raw_lines(question: &str) -> Vec<String> {
 
 /// Compat-mode extraction: the original `find_answer_fuzzy`.
 pub fn extract_compat(reply: &str, q: &Question) -> Extraction {
-    let answer_text = compat_after_marker(reply, "Action:").or_else(|| compat_after_marker(reply, "Answer:")).unwrap_or(reply);
+    let answer_text =
+        compat_after_marker(reply, "Action:").or_else(|| compat_after_marker(reply, "Answer:")).unwrap_or(reply);
     if let Some(c) = compat_letter(answer_text) {
         return Extraction::letter(c, Method::CompatLetter);
     }

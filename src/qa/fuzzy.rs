@@ -65,9 +65,11 @@ impl<'a> SequenceMatcher<'a> {
     fn find_longest_match(&self, alo: usize, ahi: usize, blo: usize, bhi: usize) -> (usize, usize, usize) {
         let (a, b) = (self.a, self.b);
         let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0usize);
-        let mut j2len: HashMap<usize, usize> = HashMap::new();
+        // Python keeps `j2len` as a dict per row of `a`; two arrays with the touched
+        // positions reset give the same values without hashing.
+        let (mut prev, mut cur) = (vec![0usize; b.len()], vec![0usize; b.len()]);
+        let (mut prev_t, mut cur_t): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
         for i in alo..ahi {
-            let mut newj2len: HashMap<usize, usize> = HashMap::new();
             if let Some(js) = self.b2j.get(&a[i]) {
                 for &j in js {
                     if j < blo {
@@ -76,8 +78,9 @@ impl<'a> SequenceMatcher<'a> {
                     if j >= bhi {
                         break;
                     }
-                    let k = if j > 0 { j2len.get(&(j - 1)).copied().unwrap_or(0) } else { 0 } + 1;
-                    newj2len.insert(j, k);
+                    let k = if j > 0 { prev[j - 1] } else { 0 } + 1;
+                    cur[j] = k;
+                    cur_t.push(j);
                     if k > bestsize {
                         besti = i + 1 - k;
                         bestj = j + 1 - k;
@@ -85,7 +88,12 @@ impl<'a> SequenceMatcher<'a> {
                     }
                 }
             }
-            j2len = newj2len;
+            for &j in &prev_t {
+                prev[j] = 0;
+            }
+            prev_t.clear();
+            std::mem::swap(&mut prev, &mut cur);
+            std::mem::swap(&mut prev_t, &mut cur_t);
         }
         // No junk function, so only the non-junk extension loops can do anything.
         while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {

@@ -194,6 +194,6 @@ pub fn lint(questions: &[Question]) -> LintReport {
             baseline_extra_letters += raw - q.options.len();
         }
     }
-    findings.sort_by(|a, b| (a.row, a.category, a.kind).cmp(&(b.row, b.category, b.kind)));
+    findings.sort_by_key(|f| (f.row, f.category, f.kind));
     LintReport { questions: questions.len(), findings, baseline_inflated, baseline_extra_letters }
 }

@@ -65,7 +65,11 @@ pub enum RunError {
 }
 
 /// The chat request for each question.
-pub fn requests(questions: &[Question], prompts: &Prompts, sampling: &Sampling) -> Result<Vec<ChatRequest>, PromptError> {
+pub fn requests(
+    questions: &[Question],
+    prompts: &Prompts,
+    sampling: &Sampling,
+) -> Result<Vec<ChatRequest>, PromptError> {
     questions.iter().map(|q| Ok(ChatRequest::new(prompts.messages(q)?, sampling.clone()))).collect()
 }
 
@@ -176,6 +180,6 @@ pub async fn run(
     if out.len() != expected {
         return Err(RunError::Task(format!("{} of {expected} exchanges completed", out.len())));
     }
-    out.sort_by(|a, b| (a.row, a.category, a.trial).cmp(&(b.row, b.category, b.trial)));
+    out.sort_by_key(|x| (x.row, x.category, x.trial));
     Ok(out)
 }

@@ -7,7 +7,9 @@ use super::data::{Question, parse_options};
 use super::extract::compat_raw_lines;
 use super::prompt::Prompts;
 use super::transcript;
-use crate::llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Message, Role, Usage, estimate_tokens, sha256_hex};
+use crate::llm::{
+    ChatRequest, ChatResponse, LanguageModel, LlmError, Message, Role, Usage, estimate_tokens, sha256_hex,
+};
 use async_trait::async_trait;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -107,10 +109,16 @@ impl LanguageModel for RandomModel {
                 .iter()
                 .map(|o| o.letter)
                 .collect(),
-            Policy::Original => (0..compat_raw_lines(question).len() as u32).filter_map(|i| char::from_u32(65 + i)).collect(),
+            Policy::Original => {
+                (0..compat_raw_lines(question).len() as u32).filter_map(|i| char::from_u32(65 + i)).collect()
+            }
         };
         if letters.is_empty() {
-            return Err(LlmError::BadReply { reason: "random: no options".into(), raw: String::new(), faults: Vec::new() });
+            return Err(LlmError::BadReply {
+                reason: "random: no options".into(),
+                raw: String::new(),
+                faults: Vec::new(),
+            });
         }
         let hash = request.canonical_hash();
         let n = {
@@ -201,7 +209,9 @@ pub fn builtin_model(
         "random" => Ok(Arc::new(RandomModel::new(seed, Policy::Uniform))),
         "random-original" => Ok(Arc::new(RandomModel::new(seed, Policy::Original))),
         _ => match name.strip_prefix("replay:") {
-            Some(path) => Replay::load(Path::new(path)).map(|r| Arc::new(r) as Arc<dyn LanguageModel>).map_err(|e| e.to_string()),
+            Some(path) => {
+                Replay::load(Path::new(path)).map(|r| Arc::new(r) as Arc<dyn LanguageModel>).map_err(|e| e.to_string())
+            }
             None => return None,
         },
     };

@@ -104,16 +104,16 @@ pub struct Report {
     pub cells: Vec<Cell>,
 }
 
+/// `label` is (scope, name, category).
 fn cell(
-    scope: &str,
-    name: &str,
-    category: &str,
+    label: (&str, &str, &str),
     questions: &[&Question],
     records: &[&Exchange],
     trials: u32,
     mode: Mode,
     expected: Option<&dyn Fn(&Question) -> f64>,
 ) -> Cell {
+    let (scope, name, category) = label;
     let mut c = Cell {
         scope: scope.into(),
         name: name.into(),
@@ -128,7 +128,11 @@ fn cell(
         stderr: None,
         per_trial: Vec::new(),
         expected: expected.map(|f| {
-            if questions.is_empty() { 0.0 } else { questions.iter().map(|q| f(q)).sum::<f64>() / questions.len() as f64 }
+            if questions.is_empty() {
+                0.0
+            } else {
+                questions.iter().map(|q| f(q)).sum::<f64>() / questions.len() as f64
+            }
         }),
     };
     let mut right = vec![0usize; trials as usize];
@@ -179,8 +183,7 @@ pub fn build_report(
     let exp_ref: Option<&dyn Fn(&Question) -> f64> = exp_fn.as_ref().map(|f| f as &dyn Fn(&Question) -> f64);
     let select = |pred: &dyn Fn(&Question) -> bool| {
         let qs: Vec<&Question> = questions.iter().filter(|q| pred(q)).collect();
-        let rs: Vec<&Exchange> =
-            records.iter().filter(|r| by_id.get(r.id.as_str()).is_some_and(|q| pred(q))).collect();
+        let rs: Vec<&Exchange> = records.iter().filter(|r| by_id.get(r.id.as_str()).is_some_and(|q| pred(q))).collect();
         (qs, rs)
     };
     let mut cells = Vec::new();
@@ -192,7 +195,7 @@ pub fn build_report(
             if scope != "all" && qs.is_empty() {
                 continue;
             }
-            cells.push(cell(scope, name, cname, &qs, &rs, trials, mode, exp_ref));
+            cells.push(cell((scope, name, cname), &qs, &rs, trials, mode, exp_ref));
         }
     };
     push("all", "all", &|_| true);
@@ -211,7 +214,8 @@ pub fn build_report(
         tom: find(scope, name, "ToM").and_then(f),
         jp: find(scope, name, "JP").and_then(f),
     };
-    let total = find("all", "all", "all").cloned().unwrap_or_else(|| cell("all", "all", "all", &[], &[], trials, mode, None));
+    let total =
+        find("all", "all", "all").cloned().unwrap_or_else(|| cell(("all", "all", "all"), &[], &[], trials, mode, None));
     let by_game = Game::ALL
         .iter()
         .filter(|g| find("game", g.name(), "all").is_some())
@@ -286,7 +290,11 @@ pub fn render_table(r: &Report) -> String {
         Mode::Default => "default",
         Mode::Compat => "compat (the original scorer's rules)",
     };
-    let _ = writeln!(s, "CoordinationQA: model {}, {} questions x {} trials, scoring {mode}", r.model, r.questions, r.trials);
+    let _ = writeln!(
+        s,
+        "CoordinationQA: model {}, {} questions x {} trials, scoring {mode}",
+        r.model, r.questions, r.trials
+    );
     let _ = writeln!(s);
     let _ = writeln!(s, "{:<15} {:>15} {:>15} {:>15} {:>15}", "game", "EC", "ToM", "JP", "all");
     let find = |scope: &str, name: &str, cat: &str| {
@@ -350,7 +358,11 @@ pub fn render_table(r: &Report) -> String {
         let _ = writeln!(s, "{} replies named no recognisable option and were scored wrong", r.unmatched);
     }
     if !r.unscorable.is_empty() {
-        let _ = writeln!(s, "{} questions cannot be scored correct (data defects, see `proagent qa lint`):", r.unscorable.len());
+        let _ = writeln!(
+            s,
+            "{} questions cannot be scored correct (data defects, see `proagent qa lint`):",
+            r.unscorable.len()
+        );
         for u in &r.unscorable {
             let _ = writeln!(s, "  {}: {}", u.id, u.reason);
         }
@@ -362,8 +374,21 @@ pub fn render_table(r: &Report) -> String {
 pub fn render_csv(r: &Report) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
-        "model", "mode", "scope", "name", "category", "questions", "trials", "exchanges", "correct", "answered",
-        "unmatched", "failed", "accuracy", "stderr", "expected",
+        "model",
+        "mode",
+        "scope",
+        "name",
+        "category",
+        "questions",
+        "trials",
+        "exchanges",
+        "correct",
+        "answered",
+        "unmatched",
+        "failed",
+        "accuracy",
+        "stderr",
+        "expected",
     ])?;
     let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     let mode = match r.mode {

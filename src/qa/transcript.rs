@@ -178,7 +178,8 @@ pub struct Transcript {
 /// Reads a QA transcript; every exchange's stored hash is checked against its request.
 pub fn read(path: &Path) -> Result<Transcript, TranscriptError> {
     let p = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| TranscriptError::Io { path: p.clone(), message: e.to_string() })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| TranscriptError::Io { path: p.clone(), message: e.to_string() })?;
     let mut header = None;
     let mut exchanges = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -210,6 +211,7 @@ pub fn read(path: &Path) -> Result<Transcript, TranscriptError> {
             Line::Footer { .. } => {}
         }
     }
-    let header = header.ok_or_else(|| TranscriptError::Parse { path: p.clone(), line: 1, message: "no header line".into() })?;
+    let header =
+        header.ok_or_else(|| TranscriptError::Parse { path: p.clone(), line: 1, message: "no header line".into() })?;
     Ok(Transcript { header, exchanges })
 }
