@@ -404,3 +404,24 @@ fn transcripts_replay_exactly_and_misses_are_loud() {
     let e = Replay::load(&path).err().unwrap().to_string();
     assert!(e.contains("t.jsonl:2") && e.contains("does not match"), "{e}");
 }
+
+#[test]
+fn arbitrary_replies_never_panic() {
+    use rand::{Rng, SeedableRng};
+    let d = ds();
+    let pieces = [
+        "Answer:", "Action:", "answer is ", "Option ", "<think>", "</think>", "**", "(", ")", "[", "B", "a", "I", "A",
+        "é", "日本", "🙂", "\n", " ", "  ", ".", ":", "-", "\u{a0}", "\u{1c}", "\t", "pick up onion from o0", "No",
+    ];
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let qs: Vec<&Question> = ["0-EC", "28-JP", "38-JP", "4-ToM", "50-EC"].iter().map(|id| q(&d, id)).collect();
+    for _ in 0..300 {
+        let n = rng.random_range(0..12);
+        let reply: String = (0..n).map(|_| pieces[rng.random_range(0..pieces.len())]).collect();
+        for question in &qs {
+            for x in [extract(&reply, question), extract_compat(&reply, question)] {
+                assert!(x.letter.is_none_or(|c| c.is_ascii_uppercase()), "{reply:?} -> {x:?}");
+            }
+        }
+    }
+}

@@ -31,10 +31,14 @@ impl Policy {
 pub fn letters(q: &Question, policy: Policy) -> Vec<char> {
     match policy {
         Policy::Uniform => q.options.iter().map(|o| o.letter).collect(),
-        Policy::Original => {
-            (0..compat_raw_lines(&q.question).len() as u32).filter_map(|i| char::from_u32(65 + i)).collect()
-        }
+        Policy::Original => original_letters(&q.question),
     }
+}
+
+/// The letters the original's baseline draws from for a question text: A.. as many as
+/// the pieces after the options header.
+pub fn original_letters(question: &str) -> Vec<char> {
+    (0..compat_raw_lines(question).len() as u32).filter_map(|i| char::from_u32(65 + i)).collect()
 }
 
 fn correct(q: &Question, letter: char, mode: Mode) -> bool {

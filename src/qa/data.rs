@@ -212,16 +212,10 @@ pub enum DataError {
     Empty { file: String },
 }
 
-/// Where the options begin and what they are, for a question's text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParsedOptions {
-    pub options: Vec<QaOption>,
-}
-
 /// Reads the options of a question: the lines after the last `Available Answers:` or
 /// `Available Actions:` header, each `X. text`. Blank lines are skipped; any other line
 /// is an error (so a changed format is noticed, not half-read).
-pub fn parse_options(question: &str) -> Result<ParsedOptions, String> {
+pub fn parse_options(question: &str) -> Result<Vec<QaOption>, String> {
     let lines: Vec<&str> = question.split('\n').collect();
     let header = lines
         .iter()
@@ -257,7 +251,7 @@ pub fn parse_options(question: &str) -> Result<ParsedOptions, String> {
     if options.is_empty() {
         return Err("no options after the header".into());
     }
-    Ok(ParsedOptions { options })
+    Ok(options)
 }
 
 /// Splits an answer key on commas and trims each part; every part must be one letter A–Z.
@@ -343,7 +337,9 @@ pub fn parse(text: &str, source: &str) -> Result<Dataset, DataError> {
         let at = e.position().map(|p| format!("line {}: ", line_at(p.byte()))).unwrap_or_default();
         DataError::Csv { file: source.to_string(), message: format!("{at}{e}") }
     };
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
+    // A byte-order mark would otherwise glue itself to the first column name.
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(body.as_bytes());
     let headers = reader.headers().map_err(csv_err)?.clone();
     let cols = find_columns(&headers, source)?;
     let mut questions = Vec::new();
@@ -370,7 +366,7 @@ pub fn parse(text: &str, source: &str) -> Result<Dataset, DataError> {
         for (ci, category) in Category::ALL.into_iter().enumerate() {
             let (qc, ac, kc, dc) = cols.cat[ci];
             let question = cell(qc);
-            let options = parse_options(question).map_err(|m| bad(qc, m))?.options;
+            let options = parse_options(question).map_err(|m| bad(qc, m))?;
             let key_raw = cell(kc);
             let accepted = parse_key(key_raw).map_err(|m| bad(kc, m))?;
             let directive = cell(dc);
@@ -451,10 +447,6 @@ impl Filter {
             && (self.ids.is_empty() || self.ids.iter().any(|i| i.eq_ignore_ascii_case(&q.id)))
             && (self.rows.is_empty() || self.rows.contains(&q.row))
     }
-
-    pub fn is_empty(&self) -> bool {
-        *self == Filter::default()
-    }
 }
 
 #[cfg(test)]
@@ -464,7 +456,7 @@ mod tests {
     #[test]
     fn options_and_keys() {
         let q = "State.\nWhat now?\nAvailable Actions:  \n\nA. go.\nB.stay\nC. . wait\n\n";
-        let o = parse_options(q).unwrap().options;
+        let o = parse_options(q).unwrap();
         assert_eq!(o.len(), 3);
         assert_eq!((o[1].letter, o[1].text.as_str()), ('B', "stay"));
         assert_eq!(o[2].text, "wait");
@@ -483,6 +475,6 @@ mod tests {
         assert_eq!(f.categories, vec![Category::ToM]);
         assert!(Filter::parse("color=red").is_err());
         assert!(Filter::parse("game=chess").is_err());
-        assert!(Filter::parse("").unwrap().is_empty());
+        assert_eq!(Filter::parse("").unwrap(), Filter::default());
     }
 }

@@ -150,8 +150,8 @@ const OPTION_WORDS: [&str; 3] = ["option", "choice", "letter"];
 
 /// A letter token at the start of `s`: "B", "B.", "B)", "(B)", "[B]", "B: text",
 /// "B - text", "Option B", "B text" (but not the words "A" / "I" starting a sentence,
-/// unless the rest is that option's text). `valid` is the set of printed letters; with
-/// `any_letter` a strong form naming an unprinted letter is returned too.
+/// unless the rest is that option's text). Unprinted letters are returned only with
+/// `any_letter` or when written unmistakably ("D", "(D)", "Option D").
 fn leading_letter(s: &str, q: &Question, any_letter: bool) -> Option<char> {
     let mut s = s.trim_start().trim_start_matches(['"', '\'']);
     let mut prefixed = false;
@@ -397,12 +397,13 @@ fn compat_drop_letter_prefix(s: &str) -> &str {
 /// the last header on '\n', lines equal to "" or " " dropped, a leading "x." removed.
 /// Which header is used depends on whether "actions" appears anywhere in the question.
 pub fn compat_option_lines(question: &str) -> Vec<String> {
-    let lines = compat_raw_lines(question);
-    lines
-        .into_iter()
-        .filter(|l| !l.is_empty() && l != " ")
-        .map(|l| py_strip(compat_drop_letter_prefix(&l)).to_string())
-        .collect()
+    compat_kept_lines(question).iter().map(|l| py_strip(compat_drop_letter_prefix(l)).to_string()).collect()
+}
+
+/// The raw pieces the original keeps as options: those not equal to "" or " " (a line of
+/// two spaces stays).
+pub fn compat_kept_lines(question: &str) -> Vec<String> {
+    compat_raw_lines(question).into_iter().filter(|l| !l.is_empty() && l != " ").collect()
 }
 
 /// The list the original's random baseline counts: every piece after the header, blank

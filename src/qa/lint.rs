@@ -1,7 +1,7 @@
 //! Data defects the benchmark file shows by itself, and how each scoring mode treats them.
 
 use super::data::{Category, Question};
-use super::extract::{compat_raw_lines, fuzzy_option};
+use super::extract::{compat_kept_lines, compat_raw_lines, fuzzy_option};
 use serde::Serialize;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -70,8 +70,7 @@ fn letters_text(q: &Question) -> String {
 /// The letters the original's fuzzy fallback gives the printed options, when they differ
 /// from the printed ones: (printed, compat) pairs.
 fn compat_shifts(q: &Question) -> (Vec<(char, char)>, bool) {
-    let raw = compat_raw_lines(&q.question);
-    let kept: Vec<&String> = raw.iter().filter(|l| !l.is_empty() && *l != " ").collect();
+    let kept = compat_kept_lines(&q.question);
     let mut shifts = Vec::new();
     for (j, line) in kept.iter().enumerate() {
         let mut cs = line.chars();

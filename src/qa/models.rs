@@ -2,9 +2,8 @@
 //! transcript replayer (`replay:FILE`) and a latency wrapper for benchmarks. They all
 //! implement [`LanguageModel`], so the QA runner treats them like any backend.
 
-use super::baseline::Policy;
+use super::baseline::{Policy, original_letters};
 use super::data::{Question, parse_options};
-use super::extract::compat_raw_lines;
 use super::prompt::Prompts;
 use super::transcript;
 use crate::llm::{
@@ -105,13 +104,10 @@ impl LanguageModel for RandomModel {
                     raw: question.chars().take(200).collect(),
                     faults: Vec::new(),
                 })?
-                .options
                 .iter()
                 .map(|o| o.letter)
                 .collect(),
-            Policy::Original => {
-                (0..compat_raw_lines(question).len() as u32).filter_map(|i| char::from_u32(65 + i)).collect()
-            }
+            Policy::Original => original_letters(question),
         };
         if letters.is_empty() {
             return Err(LlmError::BadReply {
