@@ -160,6 +160,7 @@ fn default_extraction_table() {
         ("Explanation: ...\n\nFinal Answer: D - pick up onion from k5", Some('D')),
         ("Answer: I think C.", Some('C')),
         ("A good plan is to pick up plate from p0.", Some('C')),
+        ("Answer: B\nExplanation: Bob will take action: move", Some('B')),
         ("I think so.", None),
         ("", None),
         ("Answer: pick up a tomato", None),
@@ -176,6 +177,9 @@ fn default_extraction_table() {
     for (reply, want) in [
         ("Answer: I should Play Card 4", Some('E')),
         ("Answer: I", Some('I')),
+        ("Action: I should Discard Card 3", Some('I')),
+        ("Action: I should Discard Card 2", Some('H')),
+        ("Answer: I should Play Card 0\nExplanation: the answer is I. because action: x", Some('A')),
         ("Answer: I. I should Discard Card 3", Some('I')),
         ("Explanation: Bob hinted it.\nAnswer: E. I should Play Card 4", Some('E')),
     ] {
@@ -410,8 +414,34 @@ fn arbitrary_replies_never_panic() {
     use rand::{Rng, SeedableRng};
     let d = ds();
     let pieces = [
-        "Answer:", "Action:", "answer is ", "Option ", "<think>", "</think>", "**", "(", ")", "[", "B", "a", "I", "A",
-        "é", "日本", "🙂", "\n", " ", "  ", ".", ":", "-", "\u{a0}", "\u{1c}", "\t", "pick up onion from o0", "No",
+        "Answer:",
+        "Action:",
+        "answer is ",
+        "Option ",
+        "<think>",
+        "</think>",
+        "**",
+        "(",
+        ")",
+        "[",
+        "B",
+        "a",
+        "I",
+        "A",
+        "é",
+        "日本",
+        "🙂",
+        "\n",
+        " ",
+        "  ",
+        ".",
+        ":",
+        "-",
+        "\u{a0}",
+        "\u{1c}",
+        "\t",
+        "pick up onion from o0",
+        "No",
     ];
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let qs: Vec<&Question> = ["0-EC", "28-JP", "38-JP", "4-ToM", "50-EC"].iter().map(|id| q(&d, id)).collect();

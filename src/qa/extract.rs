@@ -120,37 +120,33 @@ pub fn normalize(s: &str) -> String {
     out
 }
 
-/// The text after the last "answer:"/"action:" marker: the rest of its line, or the next
-/// non-empty line when the marker ends its line.
-fn marker_segment(text: &str) -> Option<&str> {
+/// The texts after each "answer:"/"action:" marker, last marker first: the rest of the
+/// marker's line, or the next non-empty line when the marker ends its line.
+fn marker_segments(text: &str) -> Vec<&str> {
     let lower = text.to_ascii_lowercase();
-    let mut best: Option<usize> = None;
+    let mut ends: Vec<usize> = Vec::new();
     for word in ["answer", "action"] {
         let mut from = 0;
         while let Some(rel) = lower[from..].find(word) {
-            let start = from + rel;
-            let after = start + word.len();
+            let after = from + rel + word.len();
             from = after;
             // "Answer :" and "answer:" both count; "answered:" does not.
             let rest = &lower[after..];
             let colon = rest.len() - rest.trim_start_matches([' ', '\t']).len();
             if lower[after + colon..].starts_with(':') {
-                let end = after + colon + 1;
-                if best.is_none_or(|b| end > b) {
-                    best = Some(end);
-                }
+                ends.push(after + colon + 1);
             }
         }
     }
-    let rest = &text[best?..];
-    rest.split('\n').map(str::trim).find(|l| !l.is_empty())
+    ends.sort_unstable_by(|a, b| b.cmp(a));
+    ends.iter().filter_map(|&e| text[e..].split('\n').map(str::trim).find(|l| !l.is_empty())).collect()
 }
 
 const OPTION_WORDS: [&str; 3] = ["option", "choice", "letter"];
 
 /// A letter token at the start of `s`: "B", "B.", "B)", "(B)", "[B]", "B: text",
 /// "B - text", "Option B", "B text" (but not the words "A" / "I" starting a sentence,
-/// unless the rest is that option's text). Unprinted letters are returned only with
+/// unless the rest is exactly that option's text). Unprinted letters are returned only with
 /// `any_letter` or when written unmistakably ("D", "(D)", "Option D").
 fn leading_letter(s: &str, q: &Question, any_letter: bool) -> Option<char> {
     let mut s = s.trim_start().trim_start_matches(['"', '\'']);
@@ -208,14 +204,16 @@ fn leading_letter(s: &str, q: &Question, any_letter: bool) -> Option<char> {
     }
     // An unprinted letter is still the model's answer when it is written unmistakably.
     let explicit = prefixed || bracketed || rest.trim_matches(|x: char| !x.is_alphanumeric()).is_empty();
-    if q.has_option(upper) || any_letter || explicit { Some(upper) } else { None }
+    if q.has_option(upper) || ((any_letter || explicit) && c.is_ascii_uppercase()) { Some(upper) } else { None }
 }
 
 /// Whether `rest` reads as the text of option `letter` (for "A plate …" vs "A place onion").
+/// Only an exact match counts: "I should Discard Card 2" must not read as option I when
+/// option I is "I should Discard Card 3".
 fn option_text_matches(q: &Question, letter: char, rest: &str) -> bool {
     let Some(t) = q.option_text(letter) else { return false };
     let (a, b) = (normalize(rest), normalize(t));
-    !b.is_empty() && (a.starts_with(&b) || strsim::normalized_levenshtein(&a, &b) >= FUZZY_THRESHOLD)
+    !b.is_empty() && (a == b || a.strip_prefix(&b).is_some_and(|r| r.starts_with(' ')))
 }
 
 /// Letters introduced by a phrase: "answer is B" (strong) or "option B" / "choice B"
@@ -346,7 +344,8 @@ pub fn fuzzy_option(text: &str, options: &[QaOption]) -> Option<(char, f64)> {
 /// Default-mode extraction.
 pub fn extract(reply: &str, q: &Question) -> Extraction {
     let clean = strip_markdown(&strip_think(reply));
-    if let Some(seg) = marker_segment(&clean) {
+    // The last marker is the final answer; earlier ones are tried when it names nothing.
+    for seg in marker_segments(&clean) {
         if let Some(c) = leading_letter(seg, q, true) {
             return Extraction::letter(c, Method::Marker);
         }
