@@ -13,6 +13,7 @@ pub mod env;
 pub mod llm;
 pub mod partners;
 pub mod policy;
+pub mod qa;
 pub mod reference;
 pub mod skills;
 pub mod transcript;

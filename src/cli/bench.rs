@@ -11,6 +11,8 @@ use std::time::Instant;
 pub enum BenchCommand {
     /// Simulator steps per second with seeded, interact-heavy random joint actions.
     Env(EnvBenchArgs),
+    /// CoordinationQA runner throughput against a built-in model with a fixed latency.
+    Qa(super::qa::BenchQaArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -28,6 +30,7 @@ pub struct EnvBenchArgs {
 pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
+        BenchCommand::Qa(a) => super::qa::bench(a),
     }
 }
 

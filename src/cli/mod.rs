@@ -7,6 +7,7 @@ mod chat;
 mod common;
 mod llm_args;
 mod mock_server;
+mod qa;
 mod show;
 mod verify;
 
@@ -35,6 +36,8 @@ enum Command {
     MockServer(mock_server::MockServerArgs),
     /// Send one prompt to a model (an OpenAI-compatible server, or replay:FILE) and print the reply.
     Chat(chat::ChatArgs),
+    /// CoordinationQA: ask, score and report the 198 questions (`qa lint`, `qa baseline`).
+    Qa(qa::QaArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -49,6 +52,7 @@ pub fn main() -> ExitCode {
         Command::Analyze(a) => analyze::run(a),
         Command::MockServer(a) => mock_server::run(a),
         Command::Chat(a) => chat::run(a),
+        Command::Qa(a) => qa::run(a),
     };
     match result {
         Ok(code) => code,
