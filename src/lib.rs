@@ -14,6 +14,7 @@ pub mod eval;
 pub mod llm;
 pub mod partners;
 pub mod policy;
+pub mod qa;
 pub mod reference;
 pub mod skills;
 pub mod transcript;

@@ -16,6 +16,8 @@ pub enum BenchCommand {
     Eval(super::eval::BenchEvalArgs),
     /// Controller precompute per layout and the cost of one controller decision.
     Controller(ControllerBenchArgs),
+    /// CoordinationQA runner throughput against a built-in model with a fixed latency.
+    Qa(super::qa::BenchQaArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -49,6 +51,7 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Env(a) => bench_env(a),
         BenchCommand::Eval(a) => super::eval::bench(a),
         BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
+        BenchCommand::Qa(a) => super::qa::bench(a),
     }
 }
 

@@ -10,6 +10,7 @@ mod eval;
 mod llm_args;
 mod mock_server;
 mod play;
+mod qa;
 mod show;
 mod verify;
 
@@ -43,6 +44,8 @@ enum Command {
     /// Evaluation sweeps over layouts × agents × partners × seats × episodes
     /// (concurrent, resumable, shardable), and `eval report` for tables and heatmaps.
     Eval(eval::EvalArgs),
+    /// CoordinationQA: ask, score and report the 198 questions (`qa lint`, `qa baseline`).
+    Qa(qa::QaArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Chat(a) => chat::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Play(a) => play::run(a),
+        Command::Qa(a) => qa::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,500 @@
+//! `proagent qa`: CoordinationQA runs, `qa lint`, `qa baseline`, and `bench qa`.
+
+use anyhow::{Context, Result, anyhow, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proagent::llm::{LanguageModel, Sampling};
+use proagent::qa::baseline::{self, Policy};
+use proagent::qa::data::{self, Dataset, Filter, Question};
+use proagent::qa::lint::{self, Kind};
+use proagent::qa::models::{BUILTIN_NAMES, Delayed, builtin_model};
+use proagent::qa::prompt::Prompts;
+use proagent::qa::score::{self, Report};
+use proagent::qa::transcript::{self, Header, Line};
+use proagent::qa::{self, Mode, RunConfig};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct QaArgs {
+    #[command(subcommand)]
+    command: Option<QaCommand>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum QaCommand {
+    /// List the defects of the benchmark file and how each scoring mode treats them.
+    Lint(LintArgs),
+    /// Random-choice baselines: exact expected accuracy and seeded sampling.
+    Baseline(BaselineArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct DataArgs {
+    /// Use this copy of the benchmark CSV instead of the embedded one.
+    #[arg(long, value_name = "PATH")]
+    data: Option<PathBuf>,
+    /// Only these questions: comma-separated key=value (game, group, category, id, row);
+    /// several values of one key are alternatives, e.g. game=Hanabi,game=Overcooked,category=ToM.
+    #[arg(long)]
+    filter: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    /// The model: oracle, random, random-original, replay:FILE, or a served model's name.
+    #[arg(long)]
+    model: Option<String>,
+    #[command(flatten)]
+    data: DataArgs,
+    /// Times each question is asked.
+    #[arg(long, default_value_t = 3)]
+    trials: u32,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+    /// Sampling temperature (the original's 0.6).
+    #[arg(long, default_value_t = 0.6)]
+    temperature: f32,
+    /// Nucleus sampling (the original's 0.9).
+    #[arg(long, default_value_t = 0.9)]
+    top_p: f32,
+    /// Reply length limit (the original's limit for locally served models).
+    #[arg(long, default_value_t = 1000)]
+    max_tokens: u32,
+    /// Seed of the built-in random models.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Score with the original evaluator's rules (its letter regex, its unthresholded fuzzy
+    /// fallback, its key splitting; failed requests count wrong), to compare with published figures.
+    #[arg(long)]
+    compat: bool,
+    /// Prompt templates folder (default: prompts/qa when it exists, else the embedded copies).
+    #[arg(long, value_name = "DIR")]
+    prompts: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print the report as CSV (one line per game/group × category).
+    #[arg(long)]
+    csv: bool,
+    /// Where to write the transcript (default: transcripts/qa-<model>-seed<seed>[-compat].jsonl).
+    #[arg(long, value_name = "PATH", conflicts_with = "no_transcript")]
+    transcript: Option<PathBuf>,
+    /// Do not write a transcript.
+    #[arg(long)]
+    no_transcript: bool,
+    /// Do not draw the progress bar.
+    #[arg(long)]
+    no_progress: bool,
+    /// Base URL of an OpenAI-compatible API for served models (default: $OPENAI_BASE_URL,
+    /// else OpenAI); the key comes from $OPENAI_API_KEY.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Seconds allowed for one request attempt to a served model.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    request_timeout: f64,
+    /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
+    #[arg(long, default_value_t = 4)]
+    retries: u32,
+    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    backoff_ms: u64,
+}
+
+#[derive(clap::Args, Debug)]
+struct LintArgs {
+    /// Check this copy of the benchmark CSV instead of the embedded one.
+    #[arg(long, value_name = "PATH")]
+    data: Option<PathBuf>,
+    /// Print the findings as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct BaselineArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Number of sampled trials.
+    #[arg(long, default_value_t = 1000)]
+    samples: u32,
+    /// Seed of the sampling.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print the baselines as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `proagent bench qa`: the runner's throughput against a model with a fixed latency.
+#[derive(clap::Args, Debug)]
+pub struct BenchQaArgs {
+    /// Built-in model behind the latency (oracle, random, random-original).
+    #[arg(long, default_value = "oracle")]
+    model: String,
+    /// Latency added to every request, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    latency_ms: u64,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// Times each question is asked.
+    #[arg(long, default_value_t = 3)]
+    trials: u32,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: QaArgs) -> Result<ExitCode> {
+    match a.command {
+        Some(QaCommand::Lint(l)) => run_lint(l),
+        Some(QaCommand::Baseline(b)) => run_baseline(b),
+        None => run_qa(a.run),
+    }
+}
+
+fn load_dataset(path: Option<&Path>) -> Result<Dataset> {
+    match path {
+        None => Ok(data::embedded()?),
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            Ok(data::parse(&text, &p.display().to_string())?)
+        }
+    }
+}
+
+fn select(ds: &Dataset, filter: Option<&str>) -> Result<(Vec<Question>, String)> {
+    let spec = filter.unwrap_or("");
+    let f = Filter::parse(spec).map_err(|e| anyhow!("--filter: {e}"))?;
+    let qs: Vec<Question> = ds.questions.iter().filter(|q| f.matches(q)).cloned().collect();
+    if qs.is_empty() {
+        bail!("--filter {spec:?} matches none of the {} questions", ds.questions.len());
+    }
+    Ok((qs, spec.to_string()))
+}
+
+fn load_prompts(dir: Option<&Path>) -> Result<Prompts> {
+    match dir {
+        Some(d) => {
+            if !d.is_dir() {
+                bail!("--prompts {}: not a folder", d.display());
+            }
+            Ok(Prompts::load(d)?)
+        }
+        None => {
+            let d = Path::new("prompts/qa");
+            Ok(if d.is_dir() { Prompts::load(d)? } else { Prompts::embedded()? })
+        }
+    }
+}
+
+/// The model for `--model`. Built-ins and replay live in `proagent::qa::models`; served
+/// models need the HTTP backend.
+fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts) -> Result<Arc<dyn LanguageModel>> {
+    if let Some(m) = builtin_model(name, questions, prompts, a.seed) {
+        return m.map_err(|e| anyhow!("--model {name}: {e}"));
+    }
+    // Any other name is a model served over the OpenAI-compatible HTTP API.
+    if !(a.request_timeout.is_finite() && a.request_timeout > 0.0 && a.request_timeout <= 86_400.0) {
+        bail!("--request-timeout must be a number of seconds in (0, 86400], got {}", a.request_timeout);
+    }
+    let mut spec = proagent::llm::ModelSpec::new(name);
+    let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
+    if let Some(url) = a.base_url.clone().or(env_url) {
+        spec.http.base_url = url;
+    }
+    spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(proagent::llm::http::ApiKey::new);
+    spec.http.request_timeout = std::time::Duration::from_secs_f64(a.request_timeout);
+    spec.http.max_retries = a.retries;
+    spec.http.backoff_base = std::time::Duration::from_millis(a.backoff_ms);
+    spec.http.backoff_max = spec.http.backoff_max.max(spec.http.backoff_base);
+    spec.http.seed = a.seed;
+    proagent::llm::build_model(&spec).map_err(|e| anyhow!("--model {name}: {e}"))
+}
+
+fn policy_of(model: &str) -> Option<Policy> {
+    match model {
+        "random" => Some(Policy::Uniform),
+        "random-original" => Some(Policy::Original),
+        _ => None,
+    }
+}
+
+fn slug(s: &str) -> String {
+    let name = s.strip_prefix("replay:").map_or(s, |_| "replay");
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+}
+
+fn run_qa(a: RunArgs) -> Result<ExitCode> {
+    let Some(model_name) = a.model.clone() else {
+        bail!("--model is required ({BUILTIN_NAMES}, or a served model's name)");
+    };
+    if a.trials == 0 {
+        bail!("--trials must be at least 1");
+    }
+    if a.concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    if !(0.0..=2.0).contains(&a.temperature) || !(0.0..=1.0).contains(&a.top_p) || a.max_tokens == 0 {
+        bail!("sampling out of range: --temperature 0..2, --top-p 0..1, --max-tokens at least 1");
+    }
+    let ds = load_dataset(a.data.data.as_deref())?;
+    let (questions, filter) = select(&ds, a.data.filter.as_deref())?;
+    let prompts = load_prompts(a.prompts.as_deref())?;
+    let model = make_model(&a, &model_name, &questions, &prompts)?;
+    let mode = if a.compat { Mode::Compat } else { Mode::Default };
+    let sampling = Sampling { temperature: a.temperature, top_p: a.top_p, max_tokens: a.max_tokens, stop: Vec::new() };
+    let cfg = RunConfig { trials: a.trials, concurrency: a.concurrency, sampling: sampling.clone(), mode };
+
+    let transcript_path = if a.no_transcript {
+        None
+    } else {
+        Some(a.transcript.clone().unwrap_or_else(|| {
+            let suffix = if a.compat { "-compat" } else { "" };
+            PathBuf::from(format!("transcripts/qa-{}-seed{}{suffix}.jsonl", slug(&model_name), a.seed))
+        }))
+    };
+    if let (Some(out), Some(input)) = (&transcript_path, model_name.strip_prefix("replay:")) {
+        let same = match (std::fs::canonicalize(out), std::fs::canonicalize(input)) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        };
+        if same {
+            bail!("--transcript {} is the recording being replayed; choose another path", out.display());
+        }
+    }
+    let mut writer = match &transcript_path {
+        Some(p) => Some(transcript::Writer::create(p)?),
+        None => None,
+    };
+    if let Some(w) = writer.as_mut() {
+        w.write(&Line::Header(Box::new(Header {
+            kind: transcript::KIND.into(),
+            version: transcript::VERSION,
+            proagent_version: env!("CARGO_PKG_VERSION").into(),
+            model: model.name(),
+            mode,
+            trials: a.trials,
+            concurrency: a.concurrency,
+            seed: a.seed,
+            sampling,
+            filter: filter.clone(),
+            data_source: ds.source.clone(),
+            data_sha256: ds.sha256.clone(),
+            questions: questions.len(),
+            prompts_sha256: prompts.sha256.clone(),
+            prompt_sources: prompts.sources.clone(),
+        })))?;
+    }
+
+    let total = questions.len() as u64 * a.trials as u64;
+    let bar = if a.no_progress {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} {elapsed} (eta {eta})") {
+            b.set_style(style.progress_chars("=> "));
+        }
+        b.set_message(format!("qa {}", model.name()));
+        b
+    };
+    let started = Instant::now();
+    let mut sink = |x: &transcript::Exchange| -> Result<(), String> {
+        bar.inc(1);
+        match writer.as_mut() {
+            Some(w) => w.write(&Line::Exchange(Box::new(x.clone()))).map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+    };
+    let records = runtime()?.block_on(qa::run(&questions, &prompts, model.clone(), &cfg, &mut sink));
+    bar.finish_and_clear();
+    let records = records?;
+    tracing::info!(seconds = started.elapsed().as_secs_f64(), "qa run finished");
+
+    let report = score::build_report(&model.name(), &questions, &records, a.trials, mode, policy_of(&model_name));
+    if let Some(w) = writer.as_mut() {
+        w.write(&Line::Footer { report: serde_json::to_value(&report)? })?;
+    }
+    print_report(&report, a.json, a.csv)?;
+    if let Some(p) = &transcript_path {
+        eprintln!("transcript: {}", p.display());
+    }
+    Ok(if report.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn print_report(report: &Report, json: bool, csv: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
+    } else if csv {
+        print!("{}", score::render_csv(report)?);
+    } else {
+        print!("{}", score::render_table(report));
+    }
+    Ok(())
+}
+
+fn run_lint(a: LintArgs) -> Result<ExitCode> {
+    let ds = load_dataset(a.data.as_deref())?;
+    let r = lint::lint(&ds.questions);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "data_source": ds.source, "data_sha256": ds.sha256, "rows": ds.rows, "report": r
+            }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("CoordinationQA lint: {} ({} rows, {} questions, sha256 {})", ds.source, ds.rows, r.questions, ds.sha256);
+    println!();
+    for f in &r.findings {
+        let mark = if f.kind.certain() { "" } else { " (advisory)" };
+        println!("{:<7} {}{mark}: {}", f.id, f.kind.name(), f.detail);
+        println!("        default: {}", f.default_scoring);
+        println!("        compat:  {}", f.compat_scoring);
+    }
+    println!();
+    let kinds = [
+        Kind::KeyMissingOption,
+        Kind::RepeatedLetter,
+        Kind::SkippedLetter,
+        Kind::KeyStraySpace,
+        Kind::CompatLetterShift,
+        Kind::AnswerTextDisagrees,
+    ];
+    let counts: Vec<String> =
+        kinds.iter().map(|k| format!("{} {}", k.name(), r.findings.iter().filter(|f| f.kind == *k).count())).collect();
+    println!("{} findings: {}", r.findings.len(), counts.join(", "));
+    println!(
+        "the original's random baseline draws from extra letters (blank lines after the header) in {} of {} questions ({} extra letters in all)",
+        r.baseline_inflated, r.questions, r.baseline_extra_letters
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_baseline(a: BaselineArgs) -> Result<ExitCode> {
+    if a.samples == 0 {
+        bail!("--samples must be at least 1");
+    }
+    let ds = load_dataset(a.data.data.as_deref())?;
+    let (qs, filter) = select(&ds, a.data.filter.as_deref())?;
+    let mut rows = Vec::new();
+    for (policy, mode, label) in [
+        (Policy::Uniform, Mode::Default, "random (uniform over printed options), default scoring"),
+        (Policy::Uniform, Mode::Compat, "random (uniform over printed options), compat scoring"),
+        (Policy::Original, Mode::Compat, "random-original (the original's baseline), compat scoring"),
+        (Policy::Original, Mode::Default, "random-original, default scoring"),
+    ] {
+        let (cats, all) = baseline::by_category(&qs, |q| baseline::expected(q, policy, mode));
+        let samples = baseline::sample(&qs, policy, mode, a.samples, a.seed);
+        let stat = |j: usize| baseline::mean_se(&samples.iter().map(|s| s[j]).collect::<Vec<_>>());
+        let sampled: Vec<(f64, f64)> = (0..4).map(stat).collect();
+        rows.push(json!({
+            "label": label, "policy": policy, "mode": mode,
+            "exact": {"EC": cats[0], "ToM": cats[1], "JP": cats[2], "all": all},
+            "sampled": {
+                "trials": a.samples, "seed": a.seed,
+                "EC": sampled[0].0, "ToM": sampled[1].0, "JP": sampled[2].0, "all": sampled[3].0,
+                "stderr": {"EC": sampled[0].1, "ToM": sampled[1].1, "JP": sampled[2].1, "all": sampled[3].1},
+            }
+        }));
+    }
+    let (pub_cats, pub_all) = baseline::by_category(&qs, baseline::published_convention);
+    let published = json!({
+        "label": "SOURCE.md's table convention: accepted letters / printed options (keys taken at face value)",
+        "exact": {"EC": pub_cats[0], "ToM": pub_cats[1], "JP": pub_cats[2], "all": pub_all}
+    });
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "data_sha256": ds.sha256, "filter": filter, "questions": qs.len(), "baselines": rows, "published_convention": published
+            }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "Random baselines on {} questions (exact expectation; sampled mean ± s.e. over {} trials, seed {})",
+        qs.len(),
+        a.samples,
+        a.seed
+    );
+    println!();
+    println!("{:<10} {:>13} {:>13} {:>13} {:>13}", "", "EC", "ToM", "JP", "all");
+    let f = |v: &serde_json::Value| v.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+    let fs = |s: &serde_json::Value, k: &str| format!("{}±{}", f(&s[k]), f(&s["stderr"][k]));
+    for r in &rows {
+        let e = &r["exact"];
+        let s = &r["sampled"];
+        println!("{}", r["label"].as_str().unwrap_or(""));
+        println!("{:<10} {:>13} {:>13} {:>13} {:>13}", "  exact", f(&e["EC"]), f(&e["ToM"]), f(&e["JP"]), f(&e["all"]));
+        println!(
+            "{:<10} {:>13} {:>13} {:>13} {:>13}",
+            "  sampled",
+            fs(s, "EC"),
+            fs(s, "ToM"),
+            fs(s, "JP"),
+            fs(s, "all")
+        );
+    }
+    let e = &published["exact"];
+    println!("{}", published["label"].as_str().unwrap_or(""));
+    println!("{:<10} {:>13} {:>13} {:>13} {:>13}", "  exact", f(&e["EC"]), f(&e["ToM"]), f(&e["JP"]), f(&e["all"]));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
+    if a.concurrency == 0 || a.trials == 0 {
+        bail!("--concurrency and --trials must be at least 1");
+    }
+    let ds = data::embedded()?;
+    let prompts = Prompts::embedded()?;
+    let inner = match builtin_model(&a.model, &ds.questions, &prompts, 0) {
+        Some(m) if !a.model.starts_with("replay:") => m.map_err(|e| anyhow!("--model {}: {e}", a.model))?,
+        _ => bail!("bench qa takes a built-in model (oracle, random, random-original), not {:?}", a.model),
+    };
+    let model: Arc<dyn LanguageModel> = Arc::new(Delayed { inner, delay: Duration::from_millis(a.latency_ms) });
+    let cfg = RunConfig {
+        trials: a.trials,
+        concurrency: a.concurrency,
+        sampling: qa::default_sampling(),
+        mode: Mode::Default,
+    };
+    let t0 = Instant::now();
+    let records = runtime()?.block_on(qa::run(&ds.questions, &prompts, model, &cfg, &mut |_| Ok(())))?;
+    let secs = t0.elapsed().as_secs_f64();
+    let report = score::build_report(&a.model, &ds.questions, &records, a.trials, Mode::Default, None);
+    let requests = records.len();
+    // With perfect overlap the run takes ceil(requests / concurrency) latencies.
+    let ideal = (requests as f64 / a.concurrency as f64).ceil() * a.latency_ms as f64 / 1000.0;
+    if a.json {
+        println!(
+            "{}",
+            json!({"model": a.model, "latency_ms": a.latency_ms, "concurrency": a.concurrency, "trials": a.trials,
+                   "requests": requests, "seconds": secs, "ideal_seconds": ideal, "requests_per_sec": requests as f64 / secs,
+                   "correct": report.correct})
+        );
+    } else {
+        println!(
+            "{requests} requests ({} questions x {} trials) at {} ms latency, concurrency {}: {secs:.2} s (ideal {ideal:.1} s), {:.1} requests/s, {} correct",
+            ds.questions.len(),
+            a.trials,
+            a.latency_ms,
+            a.concurrency,
+            requests as f64 / secs,
+            report.correct
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

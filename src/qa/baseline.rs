@@ -1,0 +1,118 @@
+//! Random-choice baselines, computed exactly (expected accuracy) and by seeded sampling.
+
+use super::Mode;
+use super::data::{Category, Question};
+use super::extract::{compat_correct, compat_raw_lines};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// How a random model picks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Uniformly over the printed options.
+    Uniform,
+    /// As the original's baseline: uniformly over letters A.. as many as the lines after
+    /// the options header, blank lines and the header line's remainder included.
+    Original,
+}
+
+impl Policy {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Policy::Uniform => "uniform choice over the printed options",
+            Policy::Original => "the original's baseline (letters counted from all lines after the header)",
+        }
+    }
+}
+
+/// The letters a policy may answer, each equally likely.
+pub fn letters(q: &Question, policy: Policy) -> Vec<char> {
+    match policy {
+        Policy::Uniform => q.options.iter().map(|o| o.letter).collect(),
+        Policy::Original => original_letters(&q.question),
+    }
+}
+
+/// The letters the original's baseline draws from for a question text: A.. as many as
+/// the pieces after the options header.
+pub fn original_letters(question: &str) -> Vec<char> {
+    (0..compat_raw_lines(question).len() as u32).filter_map(|i| char::from_u32(65 + i)).collect()
+}
+
+fn correct(q: &Question, letter: char, mode: Mode) -> bool {
+    match mode {
+        Mode::Default => q.is_correct(letter),
+        Mode::Compat => compat_correct(Some(letter), &q.key_raw),
+    }
+}
+
+/// Probability that one random answer to `q` is scored correct.
+pub fn expected(q: &Question, policy: Policy, mode: Mode) -> f64 {
+    let ls = letters(q, policy);
+    if ls.is_empty() {
+        return 0.0;
+    }
+    ls.iter().filter(|&&c| correct(q, c, mode)).count() as f64 / ls.len() as f64
+}
+
+/// The convention of the table in SOURCE.md: each accepted letter counts as one option,
+/// whether or not it is printed, over the number of printed options.
+pub fn published_convention(q: &Question) -> f64 {
+    q.accepted.len() as f64 / q.options.len().max(1) as f64
+}
+
+/// Mean of per-question values per category (EC, ToM, JP) and over all.
+pub fn by_category(questions: &[Question], value: impl Fn(&Question) -> f64) -> ([f64; 3], f64) {
+    let mut sums = [0.0; 3];
+    let mut counts = [0usize; 3];
+    for q in questions {
+        let i = Category::ALL.iter().position(|&c| c == q.category).unwrap_or(0);
+        sums[i] += value(q);
+        counts[i] += 1;
+    }
+    let all = if questions.is_empty() { 0.0 } else { sums.iter().sum::<f64>() / questions.len() as f64 };
+    let mut out = [0.0; 3];
+    for i in 0..3 {
+        out[i] = if counts[i] == 0 { 0.0 } else { sums[i] / counts[i] as f64 };
+    }
+    (out, all)
+}
+
+/// Seeded sampling of `trials` runs of the policy: per-trial accuracy per category and
+/// over all (`[EC, ToM, JP, all]`).
+pub fn sample(questions: &[Question], policy: Policy, mode: Mode, trials: u32, seed: u64) -> Vec<[f64; 4]> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let choices: Vec<Vec<char>> = questions.iter().map(|q| letters(q, policy)).collect();
+    (0..trials)
+        .map(|_| {
+            let mut right = [0usize; 4];
+            let mut n = [0usize; 4];
+            for (q, ls) in questions.iter().zip(&choices) {
+                let i = Category::ALL.iter().position(|&c| c == q.category).unwrap_or(0);
+                let ok = !ls.is_empty() && correct(q, ls[rng.random_range(0..ls.len())], mode);
+                for j in [i, 3] {
+                    n[j] += 1;
+                    right[j] += ok as usize;
+                }
+            }
+            let mut acc = [0.0; 4];
+            for j in 0..4 {
+                acc[j] = if n[j] == 0 { 0.0 } else { right[j] as f64 / n[j] as f64 };
+            }
+            acc
+        })
+        .collect()
+}
+
+/// Mean and standard error (population std over trials / √trials, as the original).
+pub fn mean_se(values: &[f64]) -> (f64, f64) {
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+    (mean, var.sqrt() / n.sqrt())
+}

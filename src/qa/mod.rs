@@ -1,0 +1,185 @@
+//! CoordinationQA (LLM-Coordination, Agashe et al.): 66 coordination-game scenarios × 3
+//! multiple-choice questions (Environment Comprehension, Theory of Mind, Joint Planning).
+//!
+//! `data` parses the benchmark file, `lint` lists its defects, `prompt` builds the chat
+//! the original evaluator sends, [`run`] asks any [`LanguageModel`] with bounded
+//! concurrency, `extract` reads the chosen letter (default or `compat` rules), `score`
+//! turns exchanges into the report, `baseline` gives the random-choice expectation, and
+//! `transcript` records every exchange for offline replay.
+
+pub mod baseline;
+pub mod data;
+pub mod extract;
+pub mod fuzzy;
+pub mod lint;
+pub mod models;
+pub mod prompt;
+pub mod score;
+pub mod transcript;
+
+use crate::llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Sampling};
+use data::Question;
+use prompt::{PromptError, Prompts};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Instant;
+use transcript::{Exchange, Failure};
+
+/// Which scorer reads the replies.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Robust letter recognition, thresholded fuzzy matching, trimmed keys, failed
+    /// requests left out of the accuracy.
+    Default,
+    /// The original scorer's rules, to compare with published figures.
+    Compat,
+}
+
+/// The original evaluator's sampling: temperature 0.6, top_p 0.9; 1000 new tokens is its
+/// limit for locally served models (it sets none for the OpenAI API).
+pub fn default_sampling() -> Sampling {
+    Sampling { temperature: 0.6, top_p: 0.9, max_tokens: 1000, stop: Vec::new() }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub trials: u32,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    pub sampling: Sampling,
+    pub mode: Mode,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// A fault that makes the rest of the run meaningless (a replay miss, a misconfigured model).
+    #[error("question {id}, trial {trial}: {error}")]
+    Fatal { id: String, trial: u32, error: LlmError },
+    #[error("{0}")]
+    Sink(String),
+    #[error("a request task stopped unexpectedly: {0}")]
+    Task(String),
+}
+
+/// The chat request for each question.
+pub fn requests(
+    questions: &[Question],
+    prompts: &Prompts,
+    sampling: &Sampling,
+) -> Result<Vec<ChatRequest>, PromptError> {
+    questions.iter().map(|q| Ok(ChatRequest::new(prompts.messages(q)?, sampling.clone()))).collect()
+}
+
+/// Turns one model outcome into a scored exchange.
+pub fn score_exchange(
+    q: &Question,
+    trial: u32,
+    request: &ChatRequest,
+    outcome: &Result<ChatResponse, LlmError>,
+    latency_ms: f64,
+    mode: Mode,
+) -> Exchange {
+    let mut x = Exchange {
+        id: q.id.clone(),
+        row: q.row,
+        category: q.category,
+        game: q.game,
+        trial,
+        request_hash: request.canonical_hash(),
+        request: request.clone(),
+        reply: None,
+        finish_reason: None,
+        usage: Default::default(),
+        attempts: 0,
+        faults: Vec::new(),
+        failure: None,
+        extracted: None,
+        method: extract::Method::Unmatched,
+        fuzzy_score: None,
+        correct: false,
+        latency_ms,
+    };
+    match outcome {
+        Ok(r) => {
+            let (ex, ok) = score::judge(q, &r.text, mode);
+            x.reply = Some(r.text.clone());
+            x.finish_reason = r.finish_reason.clone();
+            x.usage = r.usage;
+            x.attempts = r.attempts;
+            x.faults = r.faults.clone();
+            x.extracted = ex.letter;
+            x.method = ex.method;
+            x.fuzzy_score = ex.score;
+            x.correct = ok;
+        }
+        Err(e) => {
+            x.failure = Some(Failure::from_error(e));
+            x.attempts = e.faults().len() as u32;
+            x.faults = e.faults().to_vec();
+        }
+    }
+    x
+}
+
+/// Asks every question `trials` times with at most `concurrency` requests in flight and
+/// scores each reply. A question's trials are asked one after another (so a replay or a
+/// seeded model sees them in order); different questions run in parallel. `on_exchange`
+/// sees each exchange as it completes (transcript, progress); the result is in question
+/// then trial order.
+pub async fn run(
+    questions: &[Question],
+    prompts: &Prompts,
+    model: Arc<dyn LanguageModel>,
+    cfg: &RunConfig,
+    on_exchange: &mut (dyn FnMut(&Exchange) -> Result<(), String> + Send),
+) -> Result<Vec<Exchange>, RunError> {
+    let reqs = requests(questions, prompts, &cfg.sampling)?;
+    let sem = Arc::new(tokio::sync::Semaphore::new(cfg.concurrency.max(1)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, req) in reqs.iter().cloned().enumerate() {
+        let (sem, tx, model, trials) = (sem.clone(), tx.clone(), model.clone(), cfg.trials);
+        tasks.spawn(async move {
+            for t in 0..trials {
+                let Ok(permit) = sem.acquire().await else { return };
+                let start = Instant::now();
+                let res = model.chat(&req).await;
+                drop(permit);
+                let ms = start.elapsed().as_secs_f64() * 1000.0;
+                let fatal = matches!(res, Err(LlmError::ReplayMiss(_) | LlmError::Config(_)));
+                if tx.send((i, t, res, ms)).is_err() || fatal {
+                    return;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut out = Vec::with_capacity(reqs.len() * cfg.trials as usize);
+    while let Some((i, t, res, ms)) = rx.recv().await {
+        let q = &questions[i];
+        if let Err(e @ (LlmError::ReplayMiss(_) | LlmError::Config(_))) = res {
+            tasks.abort_all();
+            return Err(RunError::Fatal { id: q.id.clone(), trial: t, error: e });
+        }
+        let x = score_exchange(q, t, &reqs[i], &res, ms, cfg.mode);
+        if let Err(e) = on_exchange(&x) {
+            tasks.abort_all();
+            return Err(RunError::Sink(e));
+        }
+        out.push(x);
+    }
+    while let Some(j) = tasks.join_next().await {
+        if let Err(e) = j {
+            return Err(RunError::Task(e.to_string()));
+        }
+    }
+    let expected = reqs.len() * cfg.trials as usize;
+    if out.len() != expected {
+        return Err(RunError::Task(format!("{} of {expected} exchanges completed", out.len())));
+    }
+    out.sort_by_key(|x| (x.row, x.category, x.trial));
+    Ok(out)
+}

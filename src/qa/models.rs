@@ -1,0 +1,215 @@
+//! Built-in models for checking the pipeline (`oracle`, `random`, `random-original`), the
+//! transcript replayer (`replay:FILE`) and a latency wrapper for benchmarks. They all
+//! implement [`LanguageModel`], so the QA runner treats them like any backend.
+
+use super::baseline::{Policy, original_letters};
+use super::data::{Question, parse_options};
+use super::prompt::Prompts;
+use super::transcript;
+use crate::llm::{
+    ChatRequest, ChatResponse, LanguageModel, LlmError, Message, Role, Usage, estimate_tokens, sha256_hex,
+};
+use async_trait::async_trait;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The model names this module understands.
+pub const BUILTIN_NAMES: &str = "oracle, random, random-original, replay:FILE";
+
+fn messages_key(messages: &[Message]) -> String {
+    sha256_hex(serde_json::to_string(messages).unwrap_or_default().as_bytes())
+}
+
+fn usage_for(request: &ChatRequest, reply: &str) -> Usage {
+    Usage {
+        prompt_tokens: request.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
+        completion_tokens: estimate_tokens(reply),
+    }
+}
+
+fn last_user(request: &ChatRequest) -> &str {
+    request.messages.iter().rev().find(|m| m.role == Role::User).map_or("", |m| m.content.as_str())
+}
+
+/// Answers every question with its key: a pipeline check whose only misses are the
+/// questions no answer can get right. It recognises a question by its exact messages.
+pub struct Oracle {
+    answers: HashMap<String, String>,
+}
+
+impl Oracle {
+    pub fn new(questions: &[Question], prompts: &Prompts) -> Result<Oracle, String> {
+        let mut answers = HashMap::new();
+        for q in questions {
+            let messages = prompts.messages(q).map_err(|e| e.to_string())?;
+            // Prefer a keyed letter that is printed; a key naming no option is answered as written.
+            let letter = q.accepted.iter().copied().find(|&c| q.has_option(c)).or(q.accepted.first().copied());
+            let Some(letter) = letter else { continue };
+            let reply = match q.option_text(letter) {
+                Some(text) => format!("Explanation: the answer key.\nAnswer: {letter}. {text}"),
+                None => format!("Explanation: the answer key.\nAnswer: {letter}."),
+            };
+            answers.insert(messages_key(&messages), reply);
+        }
+        Ok(Oracle { answers })
+    }
+}
+
+#[async_trait]
+impl LanguageModel for Oracle {
+    fn name(&self) -> String {
+        "oracle".into()
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        match self.answers.get(&messages_key(&request.messages)) {
+            Some(reply) => Ok(ChatResponse::simple(reply.clone(), usage_for(request, reply))),
+            None => Err(LlmError::Config("oracle: not a CoordinationQA question it knows".into())),
+        }
+    }
+}
+
+/// Picks a letter at random from the question it is shown. Draws depend only on the seed,
+/// the request and how many times that request was seen before, so results do not depend
+/// on the order concurrent requests arrive in (the runner asks one question's trials in turn).
+pub struct RandomModel {
+    seed: u64,
+    policy: Policy,
+    seen: Mutex<HashMap<String, u64>>,
+}
+
+impl RandomModel {
+    pub fn new(seed: u64, policy: Policy) -> RandomModel {
+        RandomModel { seed, policy, seen: Mutex::new(HashMap::new()) }
+    }
+}
+
+#[async_trait]
+impl LanguageModel for RandomModel {
+    fn name(&self) -> String {
+        match self.policy {
+            Policy::Uniform => "random".into(),
+            Policy::Original => "random-original".into(),
+        }
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let question = last_user(request);
+        let letters: Vec<char> = match self.policy {
+            Policy::Uniform => parse_options(question)
+                .map_err(|e| LlmError::BadReply {
+                    reason: format!("random: cannot read the options: {e}"),
+                    raw: question.chars().take(200).collect(),
+                    faults: Vec::new(),
+                })?
+                .iter()
+                .map(|o| o.letter)
+                .collect(),
+            Policy::Original => original_letters(question),
+        };
+        if letters.is_empty() {
+            return Err(LlmError::BadReply {
+                reason: "random: no options".into(),
+                raw: String::new(),
+                faults: Vec::new(),
+            });
+        }
+        let hash = request.canonical_hash();
+        let n = {
+            let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+            let c = seen.entry(hash.clone()).or_insert(0);
+            *c += 1;
+            *c - 1
+        };
+        let seed = sha256_hex(format!("{}:{hash}:{n}", self.seed).as_bytes());
+        let mut bytes = [0u8; 32];
+        if let Ok(b) = hex::decode(&seed) {
+            bytes.copy_from_slice(&b[..32]);
+        }
+        let mut rng = ChaCha8Rng::from_seed(bytes);
+        let letter = letters[rng.random_range(0..letters.len())];
+        let reply = format!("Answer: {letter}.");
+        Ok(ChatResponse::simple(reply.clone(), usage_for(request, &reply)))
+    }
+}
+
+/// Serves the replies of a QA transcript, matched by the request's canonical hash; a
+/// request asked several times gets the recorded trials in order. A request that is not
+/// in the recording is an error (`ReplayMiss`), never a guess.
+pub struct Replay {
+    model: String,
+    queues: Mutex<HashMap<String, VecDeque<Result<ChatResponse, LlmError>>>>,
+}
+
+impl Replay {
+    pub fn load(path: &Path) -> Result<Replay, transcript::TranscriptError> {
+        let t = transcript::read(path)?;
+        let mut exchanges = t.exchanges;
+        exchanges.sort_by(|a, b| (a.request_hash.as_str(), a.trial).cmp(&(b.request_hash.as_str(), b.trial)));
+        let mut queues: HashMap<String, VecDeque<_>> = HashMap::new();
+        for x in exchanges {
+            queues.entry(x.request_hash.clone()).or_default().push_back(x.outcome());
+        }
+        Ok(Replay { model: t.header.model, queues: Mutex::new(queues) })
+    }
+}
+
+#[async_trait]
+impl LanguageModel for Replay {
+    fn name(&self) -> String {
+        format!("replay[{}]", self.model)
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let hash = request.canonical_hash();
+        let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        match queues.get_mut(&hash) {
+            Some(q) => q.pop_front().unwrap_or_else(|| {
+                Err(LlmError::ReplayMiss(format!("request {hash} was asked more often than the recording holds")))
+            }),
+            None => Err(LlmError::ReplayMiss(format!(
+                "request {hash} is not in the recording (same data, prompts, --temperature/--top-p/--max-tokens?)"
+            ))),
+        }
+    }
+}
+
+/// Adds a fixed latency before every request (for `proagent bench qa`).
+pub struct Delayed {
+    pub inner: Arc<dyn LanguageModel>,
+    pub delay: Duration,
+}
+
+#[async_trait]
+impl LanguageModel for Delayed {
+    fn name(&self) -> String {
+        format!("{}+{}ms", self.inner.name(), self.delay.as_millis())
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        tokio::time::sleep(self.delay).await;
+        self.inner.chat(request).await
+    }
+}
+
+/// The built-in model for a `--model` name, or `None` when the name is not a built-in
+/// (the caller then asks the other backends).
+pub fn builtin_model(
+    name: &str,
+    questions: &[Question],
+    prompts: &Prompts,
+    seed: u64,
+) -> Option<Result<Arc<dyn LanguageModel>, String>> {
+    let m: Result<Arc<dyn LanguageModel>, String> = match name {
+        "oracle" => Oracle::new(questions, prompts).map(|o| Arc::new(o) as Arc<dyn LanguageModel>),
+        "random" => Ok(Arc::new(RandomModel::new(seed, Policy::Uniform))),
+        "random-original" => Ok(Arc::new(RandomModel::new(seed, Policy::Original))),
+        _ => match name.strip_prefix("replay:") {
+            Some(path) => {
+                Replay::load(Path::new(path)).map(|r| Arc::new(r) as Arc<dyn LanguageModel>).map_err(|e| e.to_string())
+            }
+            None => return None,
+        },
+    };
+    Some(m)
+}

@@ -1,0 +1,419 @@
+//! Scoring exchanges and the report: accuracy per game × category and overall, mean ±
+//! standard error over trials (population std over trials / √trials, as the original),
+//! unmatched replies and failed requests counted apart.
+
+use super::Mode;
+use super::baseline::{self, Policy, mean_se};
+use super::data::{Category, Game, Group, Question};
+use super::extract::{Extraction, compat_correct, extract, extract_compat};
+use super::transcript::Exchange;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Reads the letter from a reply and decides whether it is correct.
+pub fn judge(q: &Question, reply: &str, mode: Mode) -> (Extraction, bool) {
+    match mode {
+        Mode::Default => {
+            let x = extract(reply, q);
+            let ok = x.letter.is_some_and(|c| q.is_correct(c));
+            (x, ok)
+        }
+        Mode::Compat => {
+            let x = extract_compat(reply, q);
+            let ok = compat_correct(x.letter, &q.key_raw);
+            (x, ok)
+        }
+    }
+}
+
+/// Counts and accuracy of one group of questions.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cell {
+    /// "all", "category", "game" or "group".
+    pub scope: String,
+    /// The game or group name, or "all".
+    pub name: String,
+    /// "EC", "ToM", "JP" or "all".
+    pub category: String,
+    pub questions: usize,
+    pub exchanges: usize,
+    pub correct: usize,
+    pub answered: usize,
+    pub unmatched: usize,
+    pub failed: usize,
+    /// Mean over trials of the per-trial accuracy (`null` when nothing was scored).
+    pub accuracy: Option<f64>,
+    pub stderr: Option<f64>,
+    pub per_trial: Vec<Option<f64>>,
+    /// The exact expected accuracy of the random policy, for random models.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<f64>,
+}
+
+/// Accuracy per category and over all, as JSON keys `all`, `EC`, `ToM`, `JP`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ByCategory {
+    pub all: Option<f64>,
+    #[serde(rename = "EC")]
+    pub ec: Option<f64>,
+    #[serde(rename = "ToM")]
+    pub tom: Option<f64>,
+    #[serde(rename = "JP")]
+    pub jp: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unscorable {
+    pub id: String,
+    pub key: String,
+    pub options: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Expected {
+    pub policy: Policy,
+    pub description: String,
+    pub accuracy: f64,
+    pub by_category: ByCategory,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub model: String,
+    pub mode: Mode,
+    pub questions: usize,
+    pub trials: u32,
+    pub exchanges: usize,
+    pub correct: usize,
+    pub answered: usize,
+    pub unmatched: usize,
+    pub failed: usize,
+    pub accuracy: Option<f64>,
+    pub stderr: Option<f64>,
+    pub by_category: ByCategory,
+    pub stderr_by_category: ByCategory,
+    pub by_game: BTreeMap<String, ByCategory>,
+    pub by_group: BTreeMap<String, ByCategory>,
+    /// Correct answers in each trial, over all questions.
+    pub correct_per_trial: Vec<usize>,
+    pub unscorable: Vec<Unscorable>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Expected>,
+    pub cells: Vec<Cell>,
+}
+
+/// `label` is (scope, name, category).
+fn cell(
+    label: (&str, &str, &str),
+    questions: &[&Question],
+    records: &[&Exchange],
+    trials: u32,
+    mode: Mode,
+    expected: Option<&dyn Fn(&Question) -> f64>,
+) -> Cell {
+    let (scope, name, category) = label;
+    let mut c = Cell {
+        scope: scope.into(),
+        name: name.into(),
+        category: category.into(),
+        questions: questions.len(),
+        exchanges: records.len(),
+        correct: 0,
+        answered: 0,
+        unmatched: 0,
+        failed: 0,
+        accuracy: None,
+        stderr: None,
+        per_trial: Vec::new(),
+        expected: expected.map(|f| {
+            if questions.is_empty() {
+                0.0
+            } else {
+                questions.iter().map(|q| f(q)).sum::<f64>() / questions.len() as f64
+            }
+        }),
+    };
+    let mut right = vec![0usize; trials as usize];
+    let mut denom = vec![0usize; trials as usize];
+    for r in records {
+        let t = r.trial as usize;
+        if r.failure.is_some() {
+            c.failed += 1;
+        } else if r.extracted.is_some() {
+            c.answered += 1;
+        } else {
+            c.unmatched += 1;
+        }
+        if r.correct {
+            c.correct += 1;
+        }
+        if t < right.len() {
+            right[t] += r.correct as usize;
+            // Default mode leaves failed requests out of the accuracy; compat counts them
+            // wrong, as the original's exception path does.
+            if r.failure.is_none() || mode == Mode::Compat {
+                denom[t] += 1;
+            }
+        }
+    }
+    c.per_trial = right.iter().zip(&denom).map(|(&r, &d)| (d > 0).then(|| r as f64 / d as f64)).collect();
+    let vals: Vec<f64> = c.per_trial.iter().flatten().copied().collect();
+    if !vals.is_empty() {
+        let (m, se) = mean_se(&vals);
+        c.accuracy = Some(m);
+        c.stderr = Some(se);
+    }
+    c
+}
+
+/// Builds the report. `records` may come in any order; `policy` adds the exact
+/// expectation of that random policy beside the accuracies.
+pub fn build_report(
+    model: &str,
+    questions: &[Question],
+    records: &[Exchange],
+    trials: u32,
+    mode: Mode,
+    policy: Option<Policy>,
+) -> Report {
+    let by_id: BTreeMap<&str, &Question> = questions.iter().map(|q| (q.id.as_str(), q)).collect();
+    let exp_fn = policy.map(|p| move |q: &Question| baseline::expected(q, p, mode));
+    let exp_ref: Option<&dyn Fn(&Question) -> f64> = exp_fn.as_ref().map(|f| f as &dyn Fn(&Question) -> f64);
+    let select = |pred: &dyn Fn(&Question) -> bool| {
+        let qs: Vec<&Question> = questions.iter().filter(|q| pred(q)).collect();
+        let rs: Vec<&Exchange> = records.iter().filter(|r| by_id.get(r.id.as_str()).is_some_and(|q| pred(q))).collect();
+        (qs, rs)
+    };
+    let mut cells = Vec::new();
+    let cats: [(&str, Option<Category>); 4] =
+        [("all", None), ("EC", Some(Category::EC)), ("ToM", Some(Category::ToM)), ("JP", Some(Category::JP))];
+    let mut push = |scope: &str, name: &str, pred: &dyn Fn(&Question) -> bool| {
+        for (cname, cat) in cats {
+            let (qs, rs) = select(&|q: &Question| pred(q) && cat.is_none_or(|c| q.category == c));
+            if scope != "all" && qs.is_empty() {
+                continue;
+            }
+            cells.push(cell((scope, name, cname), &qs, &rs, trials, mode, exp_ref));
+        }
+    };
+    push("all", "all", &|_| true);
+    for g in Game::ALL {
+        push("game", g.name(), &|q: &Question| q.game == g);
+    }
+    for g in Group::ALL {
+        push("group", g.name(), &|q: &Question| q.group() == g);
+    }
+    let find = |scope: &str, name: &str, cat: &str| {
+        cells.iter().find(|c| c.scope == scope && c.name == name && c.category == cat)
+    };
+    let by_cat = |scope: &str, name: &str, f: &dyn Fn(&Cell) -> Option<f64>| ByCategory {
+        all: find(scope, name, "all").and_then(f),
+        ec: find(scope, name, "EC").and_then(f),
+        tom: find(scope, name, "ToM").and_then(f),
+        jp: find(scope, name, "JP").and_then(f),
+    };
+    let total =
+        find("all", "all", "all").cloned().unwrap_or_else(|| cell(("all", "all", "all"), &[], &[], trials, mode, None));
+    let by_game = Game::ALL
+        .iter()
+        .filter(|g| find("game", g.name(), "all").is_some())
+        .map(|g| (g.name().to_string(), by_cat("game", g.name(), &|c| c.accuracy)))
+        .collect();
+    let by_group = Group::ALL
+        .iter()
+        .filter(|g| find("group", g.name(), "all").is_some())
+        .map(|g| (g.name().to_string(), by_cat("group", g.name(), &|c| c.accuracy)))
+        .collect();
+    let mut correct_per_trial = vec![0usize; trials as usize];
+    for r in records {
+        if r.correct && (r.trial as usize) < correct_per_trial.len() {
+            correct_per_trial[r.trial as usize] += 1;
+        }
+    }
+    let unscorable = match mode {
+        Mode::Default => questions
+            .iter()
+            .filter(|q| !q.is_scorable())
+            .map(|q| Unscorable {
+                id: q.id.clone(),
+                key: q.key_raw.clone(),
+                options: q.letters_summary(),
+                reason: format!(
+                    "the key {:?} names no printed option (options {}), so no answer can be scored correct",
+                    q.key_raw,
+                    q.letters_summary()
+                ),
+            })
+            .collect(),
+        Mode::Compat => Vec::new(),
+    };
+    let expected = policy.map(|p| {
+        let e = by_cat("all", "all", &|c| c.expected);
+        Expected { policy: p, description: p.describe().into(), accuracy: e.all.unwrap_or(0.0), by_category: e }
+    });
+    Report {
+        model: model.into(),
+        mode,
+        questions: questions.len(),
+        trials,
+        exchanges: total.exchanges,
+        correct: total.correct,
+        answered: total.answered,
+        unmatched: total.unmatched,
+        failed: total.failed,
+        accuracy: total.accuracy,
+        stderr: total.stderr,
+        by_category: by_cat("all", "all", &|c| c.accuracy),
+        stderr_by_category: by_cat("all", "all", &|c| c.stderr),
+        by_game,
+        by_group,
+        correct_per_trial,
+        unscorable,
+        expected,
+        cells,
+    }
+}
+
+fn fmt_acc(c: Option<&Cell>) -> String {
+    match c.and_then(|c| c.accuracy.map(|a| (a, c.stderr.unwrap_or(0.0)))) {
+        Some((a, se)) => format!("{a:.3} ± {se:.3}"),
+        None => "-".into(),
+    }
+}
+
+/// The terminal table.
+pub fn render_table(r: &Report) -> String {
+    let mut s = String::new();
+    let mode = match r.mode {
+        Mode::Default => "default",
+        Mode::Compat => "compat (the original scorer's rules)",
+    };
+    let _ = writeln!(
+        s,
+        "CoordinationQA: model {}, {} questions x {} trials, scoring {mode}",
+        r.model, r.questions, r.trials
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(s, "{:<15} {:>15} {:>15} {:>15} {:>15}", "game", "EC", "ToM", "JP", "all");
+    let find = |scope: &str, name: &str, cat: &str| {
+        r.cells.iter().find(|c| c.scope == scope && c.name == name && c.category == cat)
+    };
+    let row = |s: &mut String, label: &str, scope: &str, name: &str| {
+        if find(scope, name, "all").is_none() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "{:<15} {:>15} {:>15} {:>15} {:>15}",
+            label,
+            fmt_acc(find(scope, name, "EC")),
+            fmt_acc(find(scope, name, "ToM")),
+            fmt_acc(find(scope, name, "JP")),
+            fmt_acc(find(scope, name, "all"))
+        );
+    };
+    for g in Game::ALL {
+        row(&mut s, g.name(), "game", g.name());
+    }
+    if r.cells.iter().any(|c| c.scope == "group" && c.name == "CollabGames") {
+        let _ = writeln!(s, "{:<15}", "-- original grouping");
+        row(&mut s, "CollabGames", "group", "CollabGames");
+    }
+    row(&mut s, "all", "all", "all");
+    if let Some(e) = &r.expected {
+        let f = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+        let _ = writeln!(
+            s,
+            "{:<15} {:>15} {:>15} {:>15} {:>15}",
+            "expected",
+            f(e.by_category.ec),
+            f(e.by_category.tom),
+            f(e.by_category.jp),
+            f(e.by_category.all)
+        );
+        let _ = writeln!(s, "  (exact expected accuracy of {})", e.description);
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "exchanges {}: answered {}, unmatched {}, failed {}; correct {}",
+        r.exchanges, r.answered, r.unmatched, r.failed, r.correct
+    );
+    let per: Vec<String> = r.correct_per_trial.iter().map(|c| format!("{c}/{}", r.questions)).collect();
+    let _ = writeln!(s, "correct per trial: {}", per.join(", "));
+    if r.failed > 0 {
+        let _ = writeln!(
+            s,
+            "warning: {} requests failed; {}",
+            r.failed,
+            match r.mode {
+                Mode::Default => "they are left out of the accuracies (not scored wrong)",
+                Mode::Compat => "compat mode scores them wrong, as the original did",
+            }
+        );
+    }
+    if r.unmatched > 0 {
+        let _ = writeln!(s, "{} replies named no recognisable option and were scored wrong", r.unmatched);
+    }
+    if !r.unscorable.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} questions cannot be scored correct (data defects, see `proagent qa lint`):",
+            r.unscorable.len()
+        );
+        for u in &r.unscorable {
+            let _ = writeln!(s, "  {}: {}", u.id, u.reason);
+        }
+    }
+    s
+}
+
+/// The cells as CSV.
+pub fn render_csv(r: &Report) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "model",
+        "mode",
+        "scope",
+        "name",
+        "category",
+        "questions",
+        "trials",
+        "exchanges",
+        "correct",
+        "answered",
+        "unmatched",
+        "failed",
+        "accuracy",
+        "stderr",
+        "expected",
+    ])?;
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let mode = match r.mode {
+        Mode::Default => "default",
+        Mode::Compat => "compat",
+    };
+    for c in &r.cells {
+        w.write_record([
+            r.model.clone(),
+            mode.to_string(),
+            c.scope.clone(),
+            c.name.clone(),
+            c.category.clone(),
+            c.questions.to_string(),
+            r.trials.to_string(),
+            c.exchanges.to_string(),
+            c.correct.to_string(),
+            c.answered.to_string(),
+            c.unmatched.to_string(),
+            c.failed.to_string(),
+            opt(c.accuracy),
+            opt(c.stderr),
+            opt(c.expected),
+        ])?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
