@@ -13,6 +13,8 @@ pub enum BenchCommand {
     Env(EnvBenchArgs),
     /// Controller precompute per layout and the cost of one controller decision.
     Controller(ControllerBenchArgs),
+    /// Mean scores of an agent with the greedy partner (both seats) and in self-play, per layout.
+    Partners(super::bench_partners::PartnersBenchArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -45,6 +47,7 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
         BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
+        BenchCommand::Partners(a) => super::bench_partners::run(a),
     }
 }
 

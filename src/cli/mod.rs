@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_controller;
+mod bench_partners;
 mod common;
 mod play;
 mod show;
