@@ -3,10 +3,13 @@
 
 mod analyze;
 mod bench;
+mod bench_controller;
+mod bench_partners;
 mod chat;
 mod common;
 mod llm_args;
 mod mock_server;
+mod play;
 mod qa;
 mod show;
 mod verify;
@@ -27,6 +30,8 @@ enum Command {
     Show(show::ShowArgs),
     /// Replay reference trajectories and compare every step with the recording.
     VerifyTrace(verify::VerifyArgs),
+    /// Play seeded episodes of an agent with a partner.
+    Play(play::PlayArgs),
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -53,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::MockServer(a) => mock_server::run(a),
         Command::Chat(a) => chat::run(a),
         Command::Qa(a) => qa::run(a),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(code) => code,
