@@ -3,6 +3,8 @@
 //! [`LanguageModel`], so the planner, the verificator and the QA runner never
 //! know which one they talk to.
 
+pub mod scripted;
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
