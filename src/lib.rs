@@ -14,6 +14,7 @@ pub mod policy;
 pub mod reference;
 pub mod skills;
 pub mod partners;
+pub mod controller;
 pub mod align;
 pub mod belief;
 pub mod memory;
