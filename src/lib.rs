@@ -15,6 +15,8 @@ pub mod reference;
 pub mod skills;
 pub mod partners;
 pub mod controller;
+pub mod runner;
+pub mod agent;
 pub mod align;
 pub mod belief;
 pub mod memory;

@@ -3,6 +3,7 @@
 
 mod bench;
 mod common;
+mod play;
 mod show;
 mod verify;
 
@@ -22,6 +23,8 @@ enum Command {
     Show(show::ShowArgs),
     /// Replay reference trajectories and compare every step with the recording.
     VerifyTrace(verify::VerifyArgs),
+    /// Play seeded episodes of an agent with a partner.
+    Play(play::PlayArgs),
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -36,6 +39,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(code) => code,
