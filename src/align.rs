@@ -61,6 +61,9 @@ pub struct SceneInfo {
     pub reach: [PlayerReach; 2],
     /// Counters both players can reach (hand-over places).
     pub shared_counters: Vec<bool>,
+    /// The players reach different parts of the kitchen (e.g. forced_coordination),
+    /// so the scene also says how many hand-over counters are free.
+    pub split: bool,
 }
 
 impl SceneInfo {
@@ -79,7 +82,9 @@ impl SceneInfo {
         };
         let reach = [reach_of(0), reach_of(1)];
         let shared_counters = reach[0].counters.iter().zip(&reach[1].counters).map(|(a, b)| *a && *b).collect();
-        SceneInfo { reach, shared_counters }
+        let (a, b) = (&reach[0], &reach[1]);
+        let split = (a.onion_source, a.dish_source, a.serving, &a.pots) != (b.onion_source, b.dish_source, b.serving, &b.pots);
+        SceneInfo { reach, shared_counters, split }
     }
 
     /// The planner-facing summary of what `player` can reach.
@@ -210,6 +215,15 @@ pub fn scene_text(
     for p in [me, other] {
         counter_sentence(&mut s, counter_counts(info, layout, state, p), p);
         s.push(' ');
+    }
+    if info.split {
+        let free = layout
+            .counters
+            .iter()
+            .zip(&info.shared_counters)
+            .filter(|&(&c, &shared)| shared && state.object_at(layout, c).is_none())
+            .count();
+        let _ = write!(s, "Empty counters both players can reach: {free}. ");
     }
     let _ = write!(s, "Time left: {left} timesteps.");
     if style == AlignStyle::Coordination {
@@ -366,6 +380,9 @@ mod tests {
         assert_eq!((c0.onions, c0.dishes), (1, 1));
         let text = scene_text(AlignStyle::ProAgent, &info, &l, &m, &s, 0, 400);
         assert!(text.contains("On counters <Player 0> can reach: 1 onion, 1 dish."), "{text}");
+        assert!(text.contains("Empty counters both players can reach: 1. Time left"), "{text}");
+        assert!(info.split);
+        assert!(!setup("cramped_room").2.split);
     }
 
     #[test]

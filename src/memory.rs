@@ -15,6 +15,8 @@ use std::collections::VecDeque;
 pub enum EntryOutcome {
     Running,
     Succeeded,
+    /// A wait that ended early because the kitchen changed.
+    Interrupted,
     Failed { reason: String },
     /// No valid plan came out of the planner; the agent waited one step instead.
     Fallback { reason: String },
@@ -26,6 +28,7 @@ impl EntryOutcome {
         match self {
             EntryOutcome::Running => "still running".into(),
             EntryOutcome::Succeeded => "succeeded".into(),
+            EntryOutcome::Interrupted => "ended early, the kitchen changed".into(),
             EntryOutcome::Failed { reason } => format!("failed ({reason})"),
             EntryOutcome::Fallback { reason } => format!("no valid plan, waited instead ({reason})"),
         }

@@ -43,6 +43,7 @@ pub fn knowledge_context(
     me: usize,
     horizon: u32,
     level: PromptLevel,
+    wait_interrupt: bool,
 ) -> Value {
     let mate = 1 - me;
     let (my_can, my_cannot) = crate::align::reach_lines(info, me);
@@ -63,6 +64,7 @@ pub fn knowledge_context(
         horizon,
         analysis => level.analysis,
         intention => level.intention,
+        wait_interrupt,
     }
 }
 

@@ -45,6 +45,8 @@ pub struct ProAgentConfig {
     pub horizon: u32,
     /// Keep every model exchange in memory (for transcripts).
     pub log_exchanges: bool,
+    /// End a wait(n) early when the kitchen changes (a hand, a pot, a counter), and say so in the rules.
+    pub interrupt_waits: bool,
 }
 
 impl ProAgentConfig {
@@ -63,6 +65,7 @@ impl ProAgentConfig {
             prompts: Arc::new(PromptLibrary::embedded()),
             horizon: crate::env::DEFAULT_HORIZON,
             log_exchanges: true,
+            interrupt_waits: true,
         }
     }
 
@@ -118,6 +121,7 @@ pub struct AgentMetrics {
     pub plans: u32,
     pub skills_completed: u32,
     pub skills_failed: u32,
+    pub waits_interrupted: u32,
     pub belief_predictions: u32,
     pub belief_correct: u32,
 }
@@ -144,6 +148,7 @@ impl AgentMetrics {
             "plans": self.plans,
             "skills_completed": self.skills_completed,
             "skills_failed": self.skills_failed,
+            "waits_interrupted": self.waits_interrupted,
         })
     }
 }
@@ -159,6 +164,8 @@ struct Episode {
     /// Rendered system messages (planner, verificator), or why they could not be rendered.
     system: Result<(String, String), String>,
     prev_state: Option<State>,
+    /// The kitchen's fingerprint when the current wait started.
+    wait_sig: Option<u64>,
 }
 
 /// The ProAgent agent.
@@ -288,7 +295,7 @@ impl ProAgent {
             t,
             kind,
             round,
-            request: if self.cfg.log_exchanges { request } else { ChatRequest::new(Vec::new(), Sampling::default()) },
+            request,
             reply: None,
             parsed: None,
             parse_error: None,
@@ -317,6 +324,9 @@ impl ProAgent {
                 Err(ModelDown(e.to_string()))
             }
         };
+        if !self.cfg.log_exchanges {
+            return out.map(|text| (text, usize::MAX));
+        }
         self.exchanges.push(ex);
         out.map(|text| (text, self.exchanges.len() - 1))
     }
@@ -325,10 +335,6 @@ impl ProAgent {
         if let Some(ex) = self.exchanges.get_mut(idx) {
             ex.parsed = parsed;
             ex.parse_error = parse_error;
-        }
-        if !self.cfg.log_exchanges {
-            // Without the log, keep only the counters: drop the entry again.
-            self.exchanges.clear();
         }
     }
 
@@ -351,6 +357,8 @@ impl ProAgent {
             outcome,
         });
         ep.controller.set_skill(skill, state);
+        ep.wait_sig = (self.cfg.interrupt_waits && matches!(skill, Skill::Wait(_)))
+            .then(|| kitchen_signature(&ep.kitchen.layout, state));
         let me = ep.me;
         self.event(t, me, skill, SkillOutcome::Started);
     }
@@ -520,9 +528,34 @@ impl ProAgent {
     }
 }
 
+/// A fingerprint of what the scene text says apart from the time: both hands,
+/// every pot's contents and phase, every counter's object. A wait ends early when it changes.
+pub fn kitchen_signature(layout: &Layout, state: &State) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| h = (h ^ v).wrapping_mul(0x100_0000_01b3);
+    let code = |o: Option<&crate::env::Object>| -> u64 {
+        match o {
+            None => 0,
+            Some(crate::env::Object::Soup(s)) => {
+                let phase = if s.is_ready() { 2 } else if s.is_cooking() { 1 } else { 0 };
+                16 + s.num_onions() as u64 * 4 + s.num_tomatoes() as u64 * 32 + phase * 256
+            }
+            Some(o) => 1 + o.kind() as u64,
+        }
+    };
+    for p in &state.players {
+        mix(code(p.held.as_ref()));
+    }
+    for &p in layout.pots.iter().chain(&layout.counters) {
+        mix(code(state.object_at(layout, p)));
+    }
+    h
+}
+
 /// The planner's and the verificator's system messages for a layout and seat.
 fn render_systems(cfg: &ProAgentConfig, layout: &Layout, info: &SceneInfo, seat: usize) -> Result<(String, String), PromptError> {
-    let ctx = planner::knowledge_context(&cfg.prompts, layout, info, seat, cfg.horizon, cfg.level());
+    let ctx =
+        planner::knowledge_context(&cfg.prompts, layout, info, seat, cfg.horizon, cfg.level(), cfg.interrupt_waits);
     Ok((planner::system_message(&cfg.prompts, &ctx)?, verificator::system_message(&cfg.prompts, &ctx)?))
 }
 
@@ -550,6 +583,7 @@ impl Agent for ProAgent {
             belief: BeliefTracker::new(self.cfg.memory_k.max(1)),
             system,
             prev_state: None,
+            wait_sig: None,
         });
         self.exchanges.clear();
         self.metrics = AgentMetrics::default();
@@ -573,9 +607,24 @@ impl Agent for ProAgent {
             }
             let Some(ep) = self.ep.as_mut() else { break };
             let Some(skill) = ep.controller.skill() else { break };
-            let cs = ep.controller.step(state);
             let t = state.timestep;
             let me = ep.me;
+            if let Some(sig) = ep.wait_sig
+                && sig != kitchen_signature(&ep.kitchen.layout, state)
+            {
+                ep.wait_sig = None;
+                ep.controller.clear();
+                self.metrics.skills_completed += 1;
+                self.metrics.waits_interrupted += 1;
+                if let Some(e) = ep.memory.last_mut()
+                    && e.outcome == EntryOutcome::Running
+                {
+                    e.outcome = EntryOutcome::Interrupted;
+                }
+                self.event(t, me, skill, SkillOutcome::Succeeded);
+                continue;
+            }
+            let cs = ep.controller.step(state);
             match cs.status {
                 SkillStatus::Running => {
                     action = cs.action;

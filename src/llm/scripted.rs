@@ -16,7 +16,7 @@
 
 use super::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role, Usage, estimate_tokens};
 use crate::env::ObjKind;
-use crate::partners::facts::{Access, PotFact, PotStatus, SkillFacts};
+use crate::partners::facts::{Access, PotFact, PotStatus, SkillFacts, Steps};
 use crate::skills::{MAX_WAIT, Skill};
 use async_trait::async_trait;
 use std::fmt::Write;
@@ -30,7 +30,18 @@ pub struct ScriptedModel {
     choose: Chooser,
 }
 
+impl Default for ScriptedModel {
+    fn default() -> Self {
+        ScriptedModel::new()
+    }
+}
+
 impl ScriptedModel {
+    /// The model with the `scripted` partner's skill-choice rules.
+    pub fn new() -> ScriptedModel {
+        ScriptedModel { choose: crate::partners::scripted::choose_skill }
+    }
+
     pub fn with_chooser(choose: Chooser) -> ScriptedModel {
         ScriptedModel { choose }
     }
@@ -65,6 +76,13 @@ impl ScriptedModel {
         let mut plan = (self.choose)(&mine);
         if rejected.contains(&plan) {
             plan = fallback_choice(&mine, view.num_items, &rejected);
+        }
+        // "Nothing to do yet": when the rules say a wait ends as soon as the kitchen changes, a
+        // long wait loses nothing, as long as the choice depends on nothing but the kitchen
+        // (no distances in the scene, which change as players move).
+        if plan == Skill::Wait(1) && system.contains("until something in the kitchen changes") {
+            let has_distances = after_scene.contains("Distances for <Player");
+            plan = Skill::Wait(if has_distances { 3 } else { MAX_WAIT });
         }
         let mut out = String::new();
         if want_analysis {
@@ -156,6 +174,8 @@ struct PlayerText {
     counter_onions: u8,
     counter_dishes: u8,
     counter_soups: u8,
+    /// Distances, when the scene gives them (the coordination style).
+    steps: Option<Steps>,
 }
 
 /// Everything the scripted model read from a request.
@@ -168,6 +188,10 @@ struct TextView {
     time_left: u32,
     num_items: u8,
     last_mate_skill: Option<Skill>,
+    /// "Empty counters both players can reach: N."
+    empty_shared: u8,
+    /// The previous skill failed because the way was blocked (from the memory block).
+    blocked: bool,
     /// Byte offset of the current scene in the joined user text.
     scene_at: usize,
 }
@@ -313,29 +337,42 @@ impl TextView {
                 }
             }
         }
+        for (p, pt) in players.iter_mut().enumerate() {
+            pt.steps = distances(scene, p, &pots, num_items);
+        }
+        let empty_shared = sentence_after(scene, "Empty counters both players can reach: ")
+            .and_then(first_number)
+            .map_or(0, |n| n.min(u8::MAX as u32) as u8);
+        let blocked = user[..scene_at]
+            .rfind(&format!("<Player {me}> did "))
+            .and_then(|at| user[at..scene_at].lines().next())
+            .is_some_and(|l| l.contains("failed") && (l.contains("no progress") || l.contains("blocked")));
         let time_left = sentence_after(scene, "Time left: ").and_then(first_number).unwrap_or(0);
         let last_mate_skill = sentence_after(user, &format!("Last observed skill of <Player {mate}>: "))
             .and_then(|s| Skill::find_first(s).ok());
-        Some(TextView { me, mate, players, pots, time_left, num_items, last_mate_skill, scene_at })
+        Some(TextView { me, mate, players, pots, time_left, num_items, last_mate_skill, empty_shared, blocked, scene_at })
     }
 
     /// The facts from player `p`'s point of view.
     fn facts(&self, p: usize) -> SkillFacts {
         let (a, b) = (&self.players[p], &self.players[1 - p]);
+        let pots: Vec<PotFact> = self
+            .pots
+            .iter()
+            .enumerate()
+            .map(|(k, &status)| PotFact {
+                status,
+                reachable_by_me: a.pots.get(k).copied().unwrap_or(true),
+                reachable_by_partner: b.pots.get(k).copied().unwrap_or(true),
+            })
+            .collect();
+        let my_steps = a.steps.unwrap_or_else(|| self.estimated_steps(a, &pots, true));
+        let partner_steps = b.steps.unwrap_or_else(|| self.estimated_steps(b, &pots, false));
         SkillFacts {
             me: p,
             my_held: a.held,
             partner_held: b.held,
-            pots: self
-                .pots
-                .iter()
-                .enumerate()
-                .map(|(k, &status)| PotFact {
-                    status,
-                    reachable_by_me: a.pots.get(k).copied().unwrap_or(true),
-                    reachable_by_partner: b.pots.get(k).copied().unwrap_or(true),
-                })
-                .collect(),
+            pots,
             my_access: a.access,
             partner_access: b.access,
             counter_onions_for_me: a.counter_onions,
@@ -343,8 +380,72 @@ impl TextView {
             counter_soups_for_me: a.counter_soups,
             partner_skill: None,
             time_left: self.time_left,
+            soup_size: self.num_items,
+            counter_onions_for_partner: b.counter_onions,
+            counter_dishes_for_partner: b.counter_dishes,
+            counter_soups_for_partner: b.counter_soups,
+            empty_shared_counters: self.empty_shared,
+            my_steps,
+            partner_steps,
+            blocked: p == self.me && self.blocked,
         }
     }
+
+    /// Without distances in the text, every reachable kind of place is a typical few steps away.
+    fn estimated_steps(&self, pt: &PlayerText, pots: &[PotFact], mine: bool) -> Steps {
+        let est = |ok: bool| ok.then_some(TYPICAL_STEPS);
+        let reach = |f: &PotFact| if mine { f.reachable_by_me } else { f.reachable_by_partner };
+        Steps {
+            onion: est(pt.access.onion_source || pt.counter_onions > 0),
+            dish: est(pt.access.dish_source || pt.counter_dishes > 0),
+            pot: est(pots.iter().any(|f| reach(f) && matches!(f.status, PotStatus::Filling(n) if n < self.num_items))),
+            soup_pot: est(pots.iter().any(|f| reach(f) && matches!(f.status, PotStatus::Cooking(_) | PotStatus::Ready))),
+            serving: est(pt.access.serving),
+        }
+    }
+}
+
+/// The distance assumed for a reachable place when the scene gives no distances.
+const TYPICAL_STEPS: u16 = 4;
+
+/// Reads "Distances for <Player p> (...): <Name>: N; <Name>: inaccessible; ..." into steps.
+fn distances(scene: &str, p: usize, pots: &[PotStatus], num_items: u8) -> Option<Steps> {
+    let key = format!("Distances for <Player {p}>");
+    let at = scene.find(&key)? + key.len();
+    let rest = &scene[at..];
+    let rest = &rest[rest.find("):").map_or(0, |i| i + 2)..];
+    let line = rest.lines().next()?;
+    let line = line.trim().trim_end_matches('.');
+    let mut st = Steps::default();
+    let better = |slot: &mut Option<u16>, v: Option<u16>| {
+        if let Some(v) = v {
+            *slot = Some(slot.map_or(v, |s| s.min(v)));
+        }
+    };
+    for item in line.split(';') {
+        let Some((name, value)) = item.rsplit_once(">:") else { continue };
+        let name = name.trim();
+        let value = value.trim();
+        let v = if value.starts_with("inaccessible") {
+            None
+        } else {
+            first_number(value).map(|n| n.min(u16::MAX as u32) as u16)
+        };
+        if name.starts_with("<Onion Dispenser") || (name.starts_with("<Counter") && name.contains("onion")) {
+            better(&mut st.onion, v);
+        } else if name.starts_with("<Dish Dispenser") || (name.starts_with("<Counter") && name.ends_with("one dish")) {
+            better(&mut st.dish, v);
+        } else if name.starts_with("<Serving") {
+            better(&mut st.serving, v);
+        } else if let Some(k) = name.strip_prefix("<Pot ").and_then(first_number) {
+            match pots.get(k as usize) {
+                Some(PotStatus::Filling(n)) if *n < num_items => better(&mut st.pot, v),
+                Some(PotStatus::Cooking(_) | PotStatus::Ready) => better(&mut st.soup_pot, v),
+                _ => {}
+            }
+        }
+    }
+    Some(st)
 }
 
 /// Skills named on "Rejected plan:" lines.
