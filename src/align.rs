@@ -83,7 +83,8 @@ impl SceneInfo {
         let reach = [reach_of(0), reach_of(1)];
         let shared_counters = reach[0].counters.iter().zip(&reach[1].counters).map(|(a, b)| *a && *b).collect();
         let (a, b) = (&reach[0], &reach[1]);
-        let split = (a.onion_source, a.dish_source, a.serving, &a.pots) != (b.onion_source, b.dish_source, b.serving, &b.pots);
+        let split =
+            (a.onion_source, a.dish_source, a.serving, &a.pots) != (b.onion_source, b.dish_source, b.serving, &b.pots);
         SceneInfo { reach, shared_counters, split }
     }
 
@@ -368,8 +369,14 @@ mod tests {
     fn forced_coordination_reach_and_counters() {
         let (l, m, info) = setup("forced_coordination");
         // Player 0 is on the right (pots, serving), player 1 on the left (onions, dishes).
-        assert_eq!(info.access(0), Access { onion_source: false, dish_source: false, serving: true, shared_counter: true });
-        assert_eq!(info.access(1), Access { onion_source: true, dish_source: true, serving: false, shared_counter: true });
+        assert_eq!(
+            info.access(0),
+            Access { onion_source: false, dish_source: false, serving: true, shared_counter: true }
+        );
+        assert_eq!(
+            info.access(1),
+            Access { onion_source: true, dish_source: true, serving: false, shared_counter: true }
+        );
         let (can, cannot) = reach_lines(&info, 1);
         assert_eq!(can, ["onion dispenser", "dish dispenser", "shared counter"]);
         assert_eq!(cannot, ["<Pot 0>", "<Pot 1>", "serving location"]);
@@ -392,7 +399,10 @@ mod tests {
         let text = scene_text(AlignStyle::Coordination, &info, &l, &m, &s, 0, 400);
         assert!(text.contains("<Player 0> is at (1, 2) facing north. <Player 0> holds nothing."), "{text}");
         // From (1,2) facing north: onion dispenser (0,1) costs N, W + interact = 3.
-        assert!(text.contains("Distances for <Player 0> (steps to face it and interact): <Onion Dispenser 0>: 3;"), "{text}");
+        assert!(
+            text.contains("Distances for <Player 0> (steps to face it and interact): <Onion Dispenser 0>: 3;"),
+            "{text}"
+        );
         // Put the teammate on (1,1): the way to the onion dispenser at (0,1) is blocked.
         s.players[1].pos = Pos::new(1, 1);
         let text = scene_text(AlignStyle::Coordination, &info, &l, &m, &s, 0, 400);

@@ -181,10 +181,7 @@ mod tests {
         assert_eq!(skill_of_event(&Event::PickupCounter { kind: ObjKind::Dish, at }), Some(Skill::PickupDish));
         assert_eq!(skill_of_event(&Event::PickupCounter { kind: ObjKind::Soup, at }), None);
         assert_eq!(skill_of_event(&Event::PlaceCounter { kind: ObjKind::Soup, at }), Some(Skill::PlaceObjOnCounter));
-        assert_eq!(
-            skill_of_event(&Event::Potting { kind: ObjKind::Onion, at, count: 2 }),
-            Some(Skill::PutOnionInPot)
-        );
+        assert_eq!(skill_of_event(&Event::Potting { kind: ObjKind::Onion, at, count: 2 }), Some(Skill::PutOnionInPot));
         assert_eq!(skill_of_event(&Event::PickupSoup { at }), Some(Skill::FillDishWithSoup));
         assert_eq!(skill_of_event(&Event::Deliver { at, reward: 20 }), Some(Skill::DeliverSoup));
     }

@@ -8,18 +8,18 @@
 
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
-pub mod env;
-pub mod llm;
-pub mod policy;
-pub mod reference;
-pub mod skills;
-pub mod partners;
-pub mod controller;
-pub mod runner;
 pub mod agent;
 pub mod align;
 pub mod belief;
+pub mod controller;
+pub mod env;
+pub mod llm;
 pub mod memory;
+pub mod partners;
 pub mod planner;
+pub mod policy;
 pub mod prompts;
+pub mod reference;
+pub mod runner;
+pub mod skills;
 pub mod verificator;

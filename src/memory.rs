@@ -17,9 +17,13 @@ pub enum EntryOutcome {
     Succeeded,
     /// A wait that ended early because the kitchen changed.
     Interrupted,
-    Failed { reason: String },
+    Failed {
+        reason: String,
+    },
     /// No valid plan came out of the planner; the agent waited one step instead.
-    Fallback { reason: String },
+    Fallback {
+        reason: String,
+    },
 }
 
 impl EntryOutcome {

@@ -329,11 +329,8 @@ pub fn parse_reply(raw: &str, me: usize) -> Result<PlanReply, ReplyParseError> {
         None => {
             // No plan field: accept only a line that is a skill and nothing else (a bare reply
             // such as `pickup(onion)`), never a skill mentioned in the analysis or intention.
-            let outside: Vec<&str> = if fields.is_empty() {
-                clean.lines().collect()
-            } else {
-                clean[..fields[0].start].lines().collect()
-            };
+            let outside: Vec<&str> =
+                if fields.is_empty() { clean.lines().collect() } else { clean[..fields[0].start].lines().collect() };
             outside
                 .iter()
                 .find_map(|l| Skill::parse(l).ok())
@@ -352,12 +349,24 @@ mod tests {
     #[test]
     fn messy_replies() {
         let table: &[(&str, Result<Skill, &str>)] = &[
-            ("Analysis: pot empty.\nIntention for Player 1: \"pickup(onion)\".\nPlan for Player 0: \"pickup(onion)\".", Ok(PickupOnion)),
+            (
+                "Analysis: pot empty.\nIntention for Player 1: \"pickup(onion)\".\nPlan for Player 0: \"pickup(onion)\".",
+                Ok(PickupOnion),
+            ),
             ("<think>Maybe pickup(dish)? No.</think>\nPlan for Player 0: put_onion_in_pot()", Ok(PutOnionInPot)),
-            ("<THINK>long thoughts\nPlan for Player 0: deliver_soup()</THINK>Plan for Player 0: pickup(dish)", Ok(PickupDish)),
+            (
+                "<THINK>long thoughts\nPlan for Player 0: deliver_soup()</THINK>Plan for Player 0: pickup(dish)",
+                Ok(PickupDish),
+            ),
             ("thinking about it...</think>\nPlan for Player 0: wait(3)", Ok(Wait(3))),
-            ("<think>I was cut off before answering. Plan for Player 0: pickup(onion)", Err("no 'Plan for Player 0:' field")),
-            ("**Analysis:** the soup is ready.\n**Intention for Player 1:** *pickup(onion)*\n**Plan for Player 0:** **fill_dish_with_soup()**", Ok(FillDishWithSoup)),
+            (
+                "<think>I was cut off before answering. Plan for Player 0: pickup(onion)",
+                Err("no 'Plan for Player 0:' field"),
+            ),
+            (
+                "**Analysis:** the soup is ready.\n**Intention for Player 1:** *pickup(onion)*\n**Plan for Player 0:** **fill_dish_with_soup()**",
+                Ok(FillDishWithSoup),
+            ),
             ("analysis: ok\nplan for player 0: pick up dish", Ok(PickupDish)),
             ("PLAN FOR PLAYER 0: DELIVER_SOUP()", Ok(DeliverSoup)),
             ("```\nAnalysis: x\nPlan for Player 0: \"place_obj_on_counter()\"\n```", Ok(PlaceObjOnCounter)),
@@ -367,12 +376,18 @@ mod tests {
             ("Plan for <Player 0>: 'pickup(onion)'", Ok(PickupOnion)),
             ("### Plan for Player 0:\npickup(onion)", Ok(PickupOnion)),
             ("Plan for Player 0:\n\n  put_onion_in_pot()\n", Ok(PutOnionInPot)),
-            ("Intention for Player 1: pickup(onion)\nPlan for Player 1: pickup(dish)\nPlan for Player 0: pickup(onion)", Ok(PickupOnion)),
+            (
+                "Intention for Player 1: pickup(onion)\nPlan for Player 1: pickup(dish)\nPlan for Player 0: pickup(onion)",
+                Ok(PickupOnion),
+            ),
             ("pickup(onion)", Ok(PickupOnion)),
             ("\"fill_dish_with_soup()\"", Ok(FillDishWithSoup)),
             ("Plan for Player 0: wait(50)", Err("0 < n <= 20")),
             ("Plan for Player 0: cook the soup", Err("names no allowed skill")),
-            ("Analysis: Player 1 should pickup(onion) and I should deliver_soup().", Err("no 'Plan for Player 0:' field")),
+            (
+                "Analysis: Player 1 should pickup(onion) and I should deliver_soup().",
+                Err("no 'Plan for Player 0:' field"),
+            ),
             ("I think we should coordinate better.", Err("no 'Plan for Player 0:' field")),
             ("", Err("no 'Plan for Player 0:' field")),
             ("Intention for Player 1: \"put_onion_in_pot()\"", Err("no 'Plan for Player 0:' field")),

@@ -132,7 +132,11 @@ impl PromptLibrary {
             }),
             None => {
                 let default = Path::new("prompts");
-                if default.join("agent").is_dir() { PromptLibrary::load(default) } else { Ok(PromptLibrary::embedded()) }
+                if default.join("agent").is_dir() {
+                    PromptLibrary::load(default)
+                } else {
+                    Ok(PromptLibrary::embedded())
+                }
             }
         }
     }

@@ -101,7 +101,8 @@ pub async fn play_episode(
         }
         score += outcome.reward;
         deliveries += outcome.events.iter().filter(|e| matches!(e, Some(Event::Deliver { .. }))).count() as u32;
-        let still = before == [state.players[0].pos, state.players[1].pos] && outcome.events.iter().all(Option::is_none);
+        let still =
+            before == [state.players[0].pos, state.players[1].pos] && outcome.events.iter().all(Option::is_none);
         if still {
             stuck += 1;
             tail += 1;

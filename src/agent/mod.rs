@@ -281,7 +281,13 @@ impl ProAgent {
     }
 
     /// Sends one request, logs the exchange and counts it.
-    async fn call(&mut self, t: u32, kind: ExchangeKind, round: u32, request: ChatRequest) -> Result<(String, usize), ModelDown> {
+    async fn call(
+        &mut self,
+        t: u32,
+        kind: ExchangeKind,
+        round: u32,
+        request: ChatRequest,
+    ) -> Result<(String, usize), ModelDown> {
         self.metrics.llm_calls += 1;
         match kind {
             ExchangeKind::Planner => self.metrics.llm_calls_planner += 1,
@@ -339,7 +345,14 @@ impl ProAgent {
     }
 
     /// Starts `skill` (or the wait fallback) and records the decision in memory.
-    fn commit(&mut self, state: &State, scene: String, reply: Option<planner::PlanReply>, skill: Skill, outcome: EntryOutcome) {
+    fn commit(
+        &mut self,
+        state: &State,
+        scene: String,
+        reply: Option<planner::PlanReply>,
+        skill: Skill,
+        outcome: EntryOutcome,
+    ) {
         let Some(ep) = self.ep.as_mut() else { return };
         let t = state.timestep;
         let predicted = reply.as_ref().and_then(|r| r.intention).filter(|_| self.cfg.intention);
@@ -369,7 +382,13 @@ impl ProAgent {
     }
 
     /// Explains why `skill` was rejected; `Err` when the model is down.
-    async fn verify(&mut self, state: &State, scene: &str, skill: Skill, rule_reason: String) -> Result<String, ModelDown> {
+    async fn verify(
+        &mut self,
+        state: &State,
+        scene: &str,
+        skill: Skill,
+        rule_reason: String,
+    ) -> Result<String, ModelDown> {
         let (me, verify_system) = match &self.ep {
             Some(ep) => (ep.me, ep.system.as_ref().map(|s| s.1.clone()).unwrap_or_default()),
             None => return Ok(rule_reason),
@@ -433,9 +452,19 @@ impl ProAgent {
             }
         };
         let lib = Arc::clone(&self.cfg.prompts);
-        let user = planner::belief_block(&lib, self.cfg.belief, &ep.belief, me, self.cfg.memory_k.max(1)).and_then(|b| {
-            planner::scene_message(&lib, &ep.memory, self.cfg.memory_k, self.cfg.belief, &b, &scene, me, self.cfg.level())
-        });
+        let user =
+            planner::belief_block(&lib, self.cfg.belief, &ep.belief, me, self.cfg.memory_k.max(1)).and_then(|b| {
+                planner::scene_message(
+                    &lib,
+                    &ep.memory,
+                    self.cfg.memory_k,
+                    self.cfg.belief,
+                    &b,
+                    &scene,
+                    me,
+                    self.cfg.level(),
+                )
+            });
         let user = match user {
             Ok(u) => u,
             Err(e) => {
@@ -514,7 +543,8 @@ impl ProAgent {
     fn observe_teammate(&mut self, obs: &Observation<'_>) {
         let Some(ep) = self.ep.as_mut() else { return };
         let mate = 1 - ep.me;
-        let real = belief::observe_step(obs.layout, ep.prev_state.as_ref(), obs.state, obs.last_events[mate].as_ref(), mate);
+        let real =
+            belief::observe_step(obs.layout, ep.prev_state.as_ref(), obs.state, obs.last_events[mate].as_ref(), mate);
         let t = obs.state.timestep;
         if ep.belief.observe(t, real) > 0 {
             self.metrics.belief_predictions = ep.belief.predictions_scored;
@@ -537,7 +567,13 @@ pub fn kitchen_signature(layout: &Layout, state: &State) -> u64 {
         match o {
             None => 0,
             Some(crate::env::Object::Soup(s)) => {
-                let phase = if s.is_ready() { 2 } else if s.is_cooking() { 1 } else { 0 };
+                let phase = if s.is_ready() {
+                    2
+                } else if s.is_cooking() {
+                    1
+                } else {
+                    0
+                };
                 16 + s.num_onions() as u64 * 4 + s.num_tomatoes() as u64 * 32 + phase * 256
             }
             Some(o) => 1 + o.kind() as u64,
@@ -553,7 +589,12 @@ pub fn kitchen_signature(layout: &Layout, state: &State) -> u64 {
 }
 
 /// The planner's and the verificator's system messages for a layout and seat.
-fn render_systems(cfg: &ProAgentConfig, layout: &Layout, info: &SceneInfo, seat: usize) -> Result<(String, String), PromptError> {
+fn render_systems(
+    cfg: &ProAgentConfig,
+    layout: &Layout,
+    info: &SceneInfo,
+    seat: usize,
+) -> Result<(String, String), PromptError> {
     let ctx =
         planner::knowledge_context(&cfg.prompts, layout, info, seat, cfg.horizon, cfg.level(), cfg.interrupt_waits);
     Ok((planner::system_message(&cfg.prompts, &ctx)?, verificator::system_message(&cfg.prompts, &ctx)?))

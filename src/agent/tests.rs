@@ -6,10 +6,12 @@ use crate::partners::build;
 use crate::runner::{EpisodeOptions, EpisodeResult, play_episode};
 use std::sync::Mutex;
 
+type ReplyFn = dyn Fn(&ChatRequest, usize) -> Result<String, LlmError> + Send + Sync;
+
 /// A test model: answers with a function of the request and the call number.
 struct FnModel {
     calls: Mutex<usize>,
-    f: Box<dyn Fn(&ChatRequest, usize) -> Result<String, LlmError> + Send + Sync>,
+    f: Box<ReplyFn>,
 }
 
 impl FnModel {
@@ -76,7 +78,8 @@ fn drive(layout: &str, agent: &mut ProAgent, partner: &str, seat: usize, seed: u
 
 #[test]
 fn full_loop_on_every_layout_and_seat() {
-    for layout in ["cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
+    for layout in
+        ["cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
     {
         for seat in 0..2 {
             let r = episode(layout, scripted_cfg(), "greedy", seat, 1, 400);
@@ -85,7 +88,8 @@ fn full_loop_on_every_layout_and_seat() {
             assert!(calls > 0, "{layout} seat {seat}: {m}");
             assert_eq!(
                 calls,
-                m["llm_calls_by_kind"]["planner"].as_u64().unwrap() + m["llm_calls_by_kind"]["verificator"].as_u64().unwrap()
+                m["llm_calls_by_kind"]["planner"].as_u64().unwrap()
+                    + m["llm_calls_by_kind"]["verificator"].as_u64().unwrap()
             );
             assert!(m["skills_completed"].as_u64().unwrap() > 0, "{layout} seat {seat}: {m}");
             assert_eq!(m["parse_failures"], 0, "{layout} seat {seat}: {m}");
@@ -130,7 +134,8 @@ fn same_seed_same_episode() {
     assert_eq!(strip(x.exchanges()), strip(y.exchanges()));
 }
 
-const BAD_THEN_GOOD: &str = "Analysis: go.\nIntention for Player 1: \"pickup(onion)\".\nPlan for Player 0: \"deliver_soup()\".";
+const BAD_THEN_GOOD: &str =
+    "Analysis: go.\nIntention for Player 1: \"pickup(onion)\".\nPlan for Player 0: \"deliver_soup()\".";
 
 fn good_reply(req: &ChatRequest) -> String {
     // A plan that is always valid at the start: pick up an onion.
@@ -149,7 +154,8 @@ fn verificator_replan_path() {
             1 => {
                 assert!(last.contains("Check each precondition"), "{last}");
                 assert!(last.contains("- holding_soup:"), "{last}");
-                "Condition holding_soup: holds nothing -> not satisfied\nCondition serving_reachable: yes -> satisfied".into()
+                "Condition holding_soup: holds nothing -> not satisfied\nCondition serving_reachable: yes -> satisfied"
+                    .into()
             }
             2 => {
                 assert!(last.contains("Double-check"), "{last}");

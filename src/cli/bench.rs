@@ -11,6 +11,8 @@ use std::time::Instant;
 pub enum BenchCommand {
     /// Simulator steps per second with seeded, interact-heavy random joint actions.
     Env(EnvBenchArgs),
+    /// ProAgent CPU time per step (model wait excluded) and whole episodes with the scripted model.
+    Agent(super::bench_agent::AgentBenchArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -28,6 +30,7 @@ pub struct EnvBenchArgs {
 pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
+        BenchCommand::Agent(a) => super::bench_agent::run(a),
     }
 }
 

@@ -1,7 +1,9 @@
 //! The command line: raw clap arguments are turned into validated configs
 //! before anything runs; errors go to stderr with a non-zero exit.
 
+mod agent_args;
 mod bench;
+mod bench_agent;
 mod common;
 mod play;
 mod show;

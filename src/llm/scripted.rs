@@ -49,7 +49,8 @@ impl ScriptedModel {
     /// Answers a request synchronously (the async trait method wraps this).
     pub fn reply(&self, req: &ChatRequest) -> String {
         let system: String = join_role(req, Role::System);
-        let users: Vec<&str> = req.messages.iter().filter(|m| m.role == Role::User).map(|m| m.content.as_str()).collect();
+        let users: Vec<&str> =
+            req.messages.iter().filter(|m| m.role == Role::User).map(|m| m.content.as_str()).collect();
         let last_user = users.last().copied().unwrap_or("");
         let all_user = users.join("\n");
         if last_user.contains("Double-check") {
@@ -130,7 +131,12 @@ impl ScriptedModel {
         out.push_str(".\n");
         match now.iter().find(|(_, _, ok)| !ok) {
             Some((id, evidence, _)) => {
-                let _ = write!(out, "Failed condition: {id}: <Player {}> cannot do {skill} now, as {}.", view.me, lower_first(evidence));
+                let _ = write!(
+                    out,
+                    "Failed condition: {id}: <Player {}> cannot do {skill} now, as {}.",
+                    view.me,
+                    lower_first(evidence)
+                );
             }
             None => out.push_str("Failed condition: none that I can see in the scene."),
         }
@@ -302,7 +308,8 @@ impl TextView {
             }
         }
         let kitchen_end = ["On counters", "Time left", "\n"].iter().filter_map(|k| scene.find(k)).min();
-        let kitchen = scene.find("Kitchen states:").map(|a| &scene[a..kitchen_end.filter(|&e| e > a).unwrap_or(scene.len())]);
+        let kitchen =
+            scene.find("Kitchen states:").map(|a| &scene[a..kitchen_end.filter(|&e| e > a).unwrap_or(scene.len())]);
         let mut pots: Vec<PotStatus> = Vec::new();
         if let Some(k) = kitchen {
             for part in k.split("<Pot ").skip(1) {
@@ -350,7 +357,18 @@ impl TextView {
         let time_left = sentence_after(scene, "Time left: ").and_then(first_number).unwrap_or(0);
         let last_mate_skill = sentence_after(user, &format!("Last observed skill of <Player {mate}>: "))
             .and_then(|s| Skill::find_first(s).ok());
-        Some(TextView { me, mate, players, pots, time_left, num_items, last_mate_skill, empty_shared, blocked, scene_at })
+        Some(TextView {
+            me,
+            mate,
+            players,
+            pots,
+            time_left,
+            num_items,
+            last_mate_skill,
+            empty_shared,
+            blocked,
+            scene_at,
+        })
     }
 
     /// The facts from player `p`'s point of view.
@@ -399,7 +417,9 @@ impl TextView {
             onion: est(pt.access.onion_source || pt.counter_onions > 0),
             dish: est(pt.access.dish_source || pt.counter_dishes > 0),
             pot: est(pots.iter().any(|f| reach(f) && matches!(f.status, PotStatus::Filling(n) if n < self.num_items))),
-            soup_pot: est(pots.iter().any(|f| reach(f) && matches!(f.status, PotStatus::Cooking(_) | PotStatus::Ready))),
+            soup_pot: est(pots
+                .iter()
+                .any(|f| reach(f) && matches!(f.status, PotStatus::Cooking(_) | PotStatus::Ready))),
             serving: est(pt.access.serving),
         }
     }
@@ -508,10 +528,7 @@ fn checked_conditions(user: &str, f: &SkillFacts, num_items: u8) -> Vec<(String,
             "holding_dish" => (format!("<Player {me}> holds {held}"), f.my_held == Some(ObjKind::Dish)),
             "holding_soup" => (format!("<Player {me}> holds {held}"), f.my_held == Some(ObjKind::Soup)),
             "holding_object" => (format!("<Player {me}> holds {held}"), f.my_held.is_some()),
-            "pot_reachable" => (
-                format!("<Player {me}> can reach {} pot(s)", reach_pots.len()),
-                !reach_pots.is_empty(),
-            ),
+            "pot_reachable" => (format!("<Player {me}> can reach {} pot(s)", reach_pots.len()), !reach_pots.is_empty()),
             "pot_not_full" => {
                 let open = reach_pots.iter().any(|p| matches!(p.status, PotStatus::Filling(n) if n < num_items));
                 (
@@ -645,7 +662,10 @@ mod tests {
         assert_eq!(f.my_held, None);
         assert_eq!(f.partner_held, Some(ObjKind::Onion));
         assert_eq!((f.counter_onions_for_me, f.counter_dishes_for_me, f.counter_soups_for_me), (2, 0, 1));
-        assert_eq!(f.my_access, Access { onion_source: false, dish_source: false, serving: true, shared_counter: true });
+        assert_eq!(
+            f.my_access,
+            Access { onion_source: false, dish_source: false, serving: true, shared_counter: true }
+        );
         assert!(f.pots.iter().all(|p| p.reachable_by_me && !p.reachable_by_partner));
         let g = v.facts(1);
         assert_eq!(g.me, 1);
@@ -685,7 +705,8 @@ mod tests {
         // Told pickup(onion) was rejected, it picks something else whose preconditions hold in the text.
         let mut req2 = req.clone();
         req2.messages.push(super::super::Message::assistant(r));
-        req2.messages.push(super::super::Message::user("Rejected plan: pickup(onion). Cannot.\nAnswer in the same format."));
+        req2.messages
+            .push(super::super::Message::user("Rejected plan: pickup(onion). Cannot.\nAnswer in the same format."));
         let r2 = m.reply(&req2);
         assert!(r2.ends_with("Plan for Player 0: \"wait(1)\"."), "{r2}");
         // Plan-only prompt: no analysis, no intention.

@@ -65,8 +65,7 @@ impl CourierPartner {
                 self.nav.toward(state, &goals).action
             }
             Some(_) => {
-                let waiting =
-                    k.counters_with(state, ObjKind::Onion).filter(|&c| k.reaches(state, mate, c)).count();
+                let waiting = k.counters_with(state, ObjKind::Onion).filter(|&c| k.reaches(state, mate, c)).count();
                 let cap = 2 * k.layout.rules.num_items;
                 let goals = if waiting >= cap { Vec::new() } else { self.drop_goals(state) };
                 if goals.is_empty() {

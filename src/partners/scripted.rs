@@ -61,7 +61,11 @@ pub fn facts_from_state(
             onion: obj(ObjKind::Onion),
             dish: obj(ObjKind::Dish),
             pot: k.cost_to_any(state, i, layout.pots.iter().copied().filter(|&p| k.pot_accepts(state, p))),
-            soup_pot: k.cost_to_any(state, i, layout.pots.iter().copied().filter(|&p| k.pot_cooking_or_ready(state, p))),
+            soup_pot: k.cost_to_any(
+                state,
+                i,
+                layout.pots.iter().copied().filter(|&p| k.pot_cooking_or_ready(state, p)),
+            ),
             serving: k.cost_to_any(state, i, layout.serving.iter().copied()),
         }
     };
@@ -160,7 +164,11 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
             if f.pots.iter().any(|p| p.reachable_by_me && missing(p) > 0) {
                 Skill::PutOnionInPot
             } else if !i_reach_pot {
-                if f.empty_shared_counters > 0 && partner_reaches_pot { Skill::PlaceObjOnCounter } else { Skill::Wait(1) }
+                if f.empty_shared_counters > 0 && partner_reaches_pot {
+                    Skill::PlaceObjOnCounter
+                } else {
+                    Skill::Wait(1)
+                }
             } else if need_dish && !partner_free && f.partner_held != Some(ObjKind::Dish) {
                 // Free the hands: the soup needs a dish and the teammate is busy.
                 Skill::PlaceObjOnCounter
@@ -174,7 +182,8 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
             let can_dish = f.my_steps.dish.is_some() && dish_useful;
             // Leave one hand-over counter free for a dish when one will be needed.
             let onion_reserve = u8::from(!i_reach_pot && (soups > 0 || f.pots.iter().any(|p| missing(p) < cap as u32)));
-            let can_onion = f.my_steps.onion.is_some() && (i_reach_pot || (partner_reaches_pot && hand_over_ok(onion_reserve)));
+            let can_onion =
+                f.my_steps.onion.is_some() && (i_reach_pot || (partner_reaches_pot && hand_over_ok(onion_reserve)));
             // The teammate takes the dish when it is free, can use one and is closer.
             let partner_takes_dish = partner_free
                 && partner_reaches_pot
@@ -212,11 +221,9 @@ fn infer_partner_skill(k: &Kitchen, prev: &State, now: &State, mate: usize, last
     let layout = &*k.layout;
     let reaches_any = |f: &dyn Fn(Pos) -> bool| layout.pots.iter().any(|&p| k.reaches(now, mate, p) && f(p));
     match Kitchen::held_kind(now, mate) {
-        Some(ObjKind::Onion) | Some(ObjKind::Tomato) => Some(if reaches_any(&|p| k.pot_accepts(now, p)) {
-            Skill::PutOnionInPot
-        } else {
-            Skill::PlaceObjOnCounter
-        }),
+        Some(ObjKind::Onion) | Some(ObjKind::Tomato) => {
+            Some(if reaches_any(&|p| k.pot_accepts(now, p)) { Skill::PutOnionInPot } else { Skill::PlaceObjOnCounter })
+        }
         Some(ObjKind::Dish) => Some(if reaches_any(&|p| k.pot_cooking_or_ready(now, p)) {
             Skill::FillDishWithSoup
         } else {
@@ -235,7 +242,8 @@ fn infer_partner_skill(k: &Kitchen, prev: &State, now: &State, mate: usize, last
             let onion = (dist(prev, ObjKind::Onion), dist(now, ObjKind::Onion));
             let dish = (dist(prev, ObjKind::Dish), dist(now, ObjKind::Dish));
             let closer = |(a, b): (Option<u16>, Option<u16>)| matches!((a, b), (Some(a), Some(b)) if b < a);
-            let moved = prev.players[mate].pos != now.players[mate].pos || prev.players[mate].dir != now.players[mate].dir;
+            let moved =
+                prev.players[mate].pos != now.players[mate].pos || prev.players[mate].dir != now.players[mate].dir;
             match (closer(onion), closer(dish)) {
                 (true, false) => Some(Skill::PickupOnion),
                 (false, true) => Some(Skill::PickupDish),
