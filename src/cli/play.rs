@@ -77,7 +77,8 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
         let mut options = EpisodeOptions::default();
         if a.render {
             let start = render(&kitchen.layout, &kitchen.layout.start_state());
-            println!("{start}");
+            // A closed pipe (e.g. `| head`) is not an error for a board printout.
+            let _ = writeln!(std::io::stdout().lock(), "{start}");
             options.on_step = Some(Box::new(|v: &StepView<'_>| {
                 let mut text = format!(
                     "t={} actions=[{}, {}] reward={}\n",
@@ -90,7 +91,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
                     text.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
                 }
                 text.push_str(&render(v.layout, v.state));
-                println!("{text}");
+                let _ = writeln!(std::io::stdout().lock(), "{text}");
             }));
         }
         let result = rt.block_on(play_episode(Arc::clone(&kitchen.layout), agents, seed, a.horizon, options));
@@ -98,10 +99,10 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
             let line = serde_json::to_string(&result.to_trajectory_json())?;
             writeln!(w, "{line}").context("writing the trajectory")?;
         }
-        if a.json {
-            println!("{}", result.summary_json(seat));
+        let line = if a.json {
+            result.summary_json(seat).to_string()
         } else {
-            println!(
+            format!(
                 "{} seed {}: {} (player {}) + {} -> score {} ({} deliveries) in {} steps{}",
                 kitchen.layout.name,
                 seed,
@@ -112,7 +113,11 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
                 result.deliveries,
                 result.steps.len(),
                 if result.deadlocked() { ", ended in a deadlock" } else { "" }
-            );
+            )
+        };
+        match writeln!(std::io::stdout().lock(), "{line}") {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+            other => other.context("writing to stdout")?,
         }
     }
     if let Some(mut w) = traj_out {

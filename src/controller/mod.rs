@@ -153,6 +153,10 @@ pub struct Navigator {
     blocked_for: u32,
     patience: u32,
     spots: Vec<Spot>,
+    /// Where this player stood, what it did and where the teammate stood, last step.
+    last: Option<(Pos, Action, Pos)>,
+    /// A cell both players tried to enter at once, while that conflict lasts.
+    contested: Option<Pos>,
 }
 
 /// What a navigation step decided.
@@ -176,6 +180,34 @@ impl Navigator {
             blocked_for: 0,
             patience: 0,
             spots: Vec::new(),
+            last: None,
+            contested: None,
+        }
+    }
+
+    /// The cell of last step's move into a free cell if that move was cancelled
+    /// (both players stepped into the same cell).
+    fn collided(&self, state: &State) -> Option<Pos> {
+        let (pos, action, mate_was) = self.last?;
+        let q = pos.step(action.dir()?)?;
+        let me = state.players[self.player].pos;
+        (q != mate_was && self.kitchen.layout.is_walkable(q) && me == pos).then_some(q)
+    }
+
+    /// Whether to hold back from moving into `next` because the teammate wants it too.
+    /// A coin decides each step while the conflict lasts, so one of two such
+    /// players soon goes first.
+    fn yield_cell(&mut self, state: &State, next: Pos) -> bool {
+        if let Some(q) = self.collided(state) {
+            self.contested = Some(q);
+        }
+        let mate = state.players[1 - self.player].pos;
+        match self.contested {
+            Some(q) if q == next && q != mate => self.rng.random_bool(0.5),
+            _ => {
+                self.contested = None;
+                false
+            }
         }
     }
 
@@ -194,6 +226,13 @@ impl Navigator {
     /// One step towards interacting with the best of `goals`. Returns `Interact`
     /// when already standing at a goal, facing it.
     pub fn toward(&mut self, state: &State, goals: &[Goal]) -> NavStep {
+        let step = self.toward_inner(state, goals);
+        let me = state.players[self.player].pos;
+        self.last = Some((me, step.action, state.players[1 - self.player].pos));
+        step
+    }
+
+    fn toward_inner(&mut self, state: &State, goals: &[Goal]) -> NavStep {
         let k = Arc::clone(&self.kitchen);
         let me = state.players[self.player];
         let mate = state.players[1 - self.player];
@@ -214,6 +253,12 @@ impl Navigator {
             && cost <= free + DETOUR_SLACK
         {
             self.blocked_for = 0;
+            // Both stepped into the same cell last time: one of the two (by coin) lets the other pass.
+            let next = action.dir().and_then(|d| me.pos.step(d)).filter(|&q| k.layout.is_walkable(q));
+            let action = match next {
+                Some(q) if self.yield_cell(state, q) => Action::Stay,
+                _ => action,
+            };
             return NavStep { action, target: Some(target), free_cost: free_plain, path_cost: Some(cost) };
         }
         // The teammate is in the way: give it a few steps to move on first.

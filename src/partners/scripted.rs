@@ -113,13 +113,15 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
 
     // What the pots still need, and what is already on its way to them.
     let onion_demand: u32 = f.pots.iter().filter(usable).map(missing).sum();
-    let counter_onions = if i_reach_pot { f.counter_onions_for_me } else { f.counter_onions_for_partner } as u32;
+    // Objects on counters are on their way only when handed over to a teammate
+    // who reaches the pots; for a player who reaches them they are just sources.
+    let counter_onions = if i_reach_pot { 0 } else { f.counter_onions_for_partner } as u32;
     let held_onions = b(f.my_held == Some(ObjKind::Onion)) + b(f.partner_held == Some(ObjKind::Onion));
     let onion_supply = held_onions + b(partner_on(Skill::PickupOnion)) + counter_onions;
     let about_to_cook = (f.pots.iter().filter(usable).filter(|p| missing(p) == 1).count() as u32).min(held_onions);
     let soups = f.pots.iter().filter(usable).filter(|p| cooking_or_ready(p)).count() as u32;
     let dish_demand = soups + about_to_cook;
-    let counter_dishes = if i_reach_pot { f.counter_dishes_for_me } else { f.counter_dishes_for_partner } as u32;
+    let counter_dishes = if i_reach_pot { 0 } else { f.counter_dishes_for_partner } as u32;
     let dish_supply = b(f.my_held == Some(ObjKind::Dish))
         + b(f.partner_held == Some(ObjKind::Dish))
         + b(partner_on(Skill::PickupDish))
