@@ -47,7 +47,13 @@ pub struct ProAgentConfig {
     pub log_exchanges: bool,
     /// End a wait(n) early when the kitchen changes (a hand, a pot, a counter), and say so in the rules.
     pub interrupt_waits: bool,
+    /// Where finished exchanges are also appended (with their parse results), so the builder
+    /// of the agent can read them after a runner has consumed the boxed agent (transcripts).
+    pub exchange_sink: Option<ExchangeSink>,
 }
+
+/// A shared list the agent appends its finished exchanges to.
+pub type ExchangeSink = Arc<std::sync::Mutex<Vec<Exchange>>>;
 
 impl ProAgentConfig {
     /// The defaults: analysis + intention + plan, LLM verificator, belief replacement, K = 1.
@@ -66,6 +72,7 @@ impl ProAgentConfig {
             horizon: crate::env::DEFAULT_HORIZON,
             log_exchanges: true,
             interrupt_waits: true,
+            exchange_sink: None,
         }
     }
 
@@ -177,6 +184,8 @@ pub struct ProAgent {
     metrics: AgentMetrics,
     events: Vec<SkillEvent>,
     llm_wait: Duration,
+    /// How many exchanges of `exchanges` went to the sink already.
+    flushed: usize,
 }
 
 /// Why a planning round produced no model reply.
@@ -192,6 +201,7 @@ impl ProAgent {
             metrics: AgentMetrics::default(),
             events: Vec::new(),
             llm_wait: Duration::ZERO,
+            flushed: 0,
         }
     }
 
@@ -212,7 +222,22 @@ impl ProAgent {
 
     /// Takes this episode's exchanges out of the agent.
     pub fn drain_exchanges(&mut self) -> Vec<Exchange> {
+        self.flush_sink();
+        self.flushed = 0;
         std::mem::take(&mut self.exchanges)
+    }
+
+    /// Appends the exchanges finished since the last flush to the configured sink.
+    fn flush_sink(&mut self) {
+        if self.flushed >= self.exchanges.len() {
+            return;
+        }
+        if let Some(sink) = &self.cfg.exchange_sink {
+            // A poisoned lock only means another holder panicked; the list itself is still usable.
+            let mut list = sink.lock().unwrap_or_else(|e| e.into_inner());
+            list.extend(self.exchanges[self.flushed..].iter().cloned());
+        }
+        self.flushed = self.exchanges.len();
     }
 
     pub fn agent_metrics(&self) -> &AgentMetrics {
@@ -626,7 +651,9 @@ impl Agent for ProAgent {
             prev_state: None,
             wait_sig: None,
         });
+        self.flush_sink();
         self.exchanges.clear();
+        self.flushed = 0;
         self.metrics = AgentMetrics::default();
         self.events.clear();
         self.llm_wait = Duration::ZERO;
@@ -691,6 +718,7 @@ impl Agent for ProAgent {
                 }
             }
         }
+        self.flush_sink();
         if let Some(ep) = self.ep.as_mut() {
             match &mut ep.prev_state {
                 Some(p) => p.clone_from(state),

@@ -178,6 +178,7 @@ fn verificator_replan_path() {
     use ExchangeKind::*;
     assert_eq!(kinds, [(Planner, 0), (Verificator, 1), (Verificator, 2), (Planner, 1)]);
     assert_eq!(agent.exchanges()[2].parsed.as_deref(), Some("holding_soup: Player 0 holds no soup."));
+    assert_eq!(agent.exchanges()[3].parsed.as_deref(), Some("plan=pickup(onion), intention=pickup(onion)"));
     assert_eq!(agent.memory_entries().last().unwrap().skill, Skill::PickupOnion);
 
     // `rules`: the reason sentences, no verificator call.
@@ -194,6 +195,18 @@ fn verificator_replan_path() {
     drive("cramped_room", &mut agent, "stay", 0, 0, 1);
     let m = agent.agent_metrics();
     assert_eq!((m.replans, m.llm_calls_planner, m.llm_calls_verificator), (1, 2, 0));
+}
+
+#[test]
+fn exchanges_reach_the_sink_after_the_runner_consumed_the_agent() {
+    let sink: ExchangeSink = Default::default();
+    let mut cfg = scripted_cfg();
+    cfg.exchange_sink = Some(Arc::clone(&sink));
+    let r = episode("cramped_room", cfg, "greedy", 0, 1, 100);
+    let list = sink.lock().unwrap();
+    assert_eq!(list.len() as u64, r.metrics[0]["llm_calls"].as_u64().unwrap());
+    assert!(list.iter().all(|e| e.reply.is_some() && e.parsed.is_some()));
+    assert!(list.windows(2).all(|w| w[0].t <= w[1].t));
 }
 
 #[test]
