@@ -114,6 +114,8 @@ pub struct BeliefTracker {
     pub predictions_correct: u32,
     /// The teammate's last observed skill and when.
     pub last_real: Option<(Skill, u32)>,
+    /// Records made during the current `observe` call.
+    batch: Vec<BeliefRecord>,
 }
 
 impl BeliefTracker {
@@ -126,6 +128,7 @@ impl BeliefTracker {
     }
 
     fn record(&mut self, r: BeliefRecord) {
+        self.batch.push(r.clone());
         self.predictions_scored += 1;
         self.predictions_correct += r.correct as u32;
         if self.resolved.len() == self.keep {
@@ -135,8 +138,8 @@ impl BeliefTracker {
     }
 
     /// Advances to timestep `t`, with the teammate's skill completed in the last step, if any.
-    /// Returns how many predictions were resolved.
-    pub fn observe(&mut self, t: u32, real: Option<Skill>) -> usize {
+    /// Returns the predictions resolved now (usually none, so nothing is allocated).
+    pub fn observe(&mut self, t: u32, real: Option<Skill>) -> Vec<BeliefRecord> {
         let before = self.predictions_scored;
         if let Some(r) = real {
             self.last_real = Some((r, t));
@@ -155,7 +158,8 @@ impl BeliefTracker {
                 }
             }
         }
-        (self.predictions_scored - before) as usize
+        debug_assert_eq!((self.predictions_scored - before) as usize, self.batch.len());
+        std::mem::take(&mut self.batch)
     }
 
     /// Share of scored predictions that matched; `None` before any was scored.
@@ -224,14 +228,16 @@ mod tests {
         assert_eq!(b.accuracy(), None);
         b.predict(0, Skill::PickupOnion);
         b.observe(1, None);
-        assert_eq!(b.observe(3, Some(Skill::PickupOnion)), 1);
+        assert_eq!(b.observe(3, Some(Skill::PickupOnion)).len(), 1);
         b.predict(4, Skill::PutOnionInPot);
         b.predict(6, Skill::PutOnionInPot);
-        assert_eq!(b.observe(8, Some(Skill::PlaceObjOnCounter)), 2);
+        let r = b.observe(8, Some(Skill::PlaceObjOnCounter));
+        assert_eq!(r.iter().map(|r| (r.t, r.correct)).collect::<Vec<_>>(), [(4, false), (6, false)]);
         // A wait prediction that expires with no skill is right; one broken by a skill is wrong.
         b.predict(10, Skill::Wait(3));
-        assert_eq!(b.observe(12, None), 0);
-        assert_eq!(b.observe(13, None), 1);
+        assert!(b.observe(12, None).is_empty());
+        let r = b.observe(13, None);
+        assert_eq!((r.len(), r[0].real, r[0].correct), (1, Skill::Wait(3), true));
         b.predict(14, Skill::Wait(5));
         b.observe(15, Some(Skill::PickupDish));
         assert_eq!(b.predictions_scored, 5);

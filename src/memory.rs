@@ -94,20 +94,17 @@ impl Memory {
         self.entries.is_empty()
     }
 
-    /// Belief correction: every entry whose prediction is still open learns what the teammate did.
-    pub fn correct_beliefs(&mut self, real: Skill, t: u32) -> usize {
-        let mut n = 0;
-        for e in self.entries.iter_mut().rev() {
-            if e.real.is_some() {
-                break;
-            }
-            if e.predicted.is_some() && e.t <= t {
+    /// Belief correction: the entry whose prediction (made at `t` of `predicted`) was just
+    /// scored learns what the teammate really did. Returns whether such an entry was found.
+    pub fn correct_belief(&mut self, t: u32, predicted: Skill, real: Skill, real_t: u32) -> bool {
+        match self.entries.iter_mut().find(|e| e.t == t && e.predicted == Some(predicted) && e.real.is_none()) {
+            Some(e) => {
                 e.real = Some(real);
-                e.real_t = Some(t);
-                n += 1;
+                e.real_t = Some(real_t);
+                true
             }
+            None => false,
         }
-        n
     }
 
     pub fn clear(&mut self) {
@@ -147,19 +144,15 @@ mod tests {
     }
 
     #[test]
-    fn correction_fills_open_predictions_only() {
+    fn correction_targets_the_scored_prediction() {
         let mut m = Memory::new(String::new(), 8);
         m.push(entry(1, Some(Skill::PickupOnion)));
-        assert_eq!(m.correct_beliefs(Skill::PickupOnion, 4), 1);
         m.push(entry(5, Some(Skill::PutOnionInPot)));
         m.push(entry(6, None));
-        m.push(entry(7, Some(Skill::PutOnionInPot)));
-        assert_eq!(m.correct_beliefs(Skill::PlaceObjOnCounter, 9), 2);
-        let reals: Vec<Option<Skill>> = m.recent(4).map(|e| e.real).collect();
-        assert_eq!(
-            reals,
-            [Some(Skill::PickupOnion), Some(Skill::PlaceObjOnCounter), None, Some(Skill::PlaceObjOnCounter)]
-        );
-        assert_eq!(m.correct_beliefs(Skill::DeliverSoup, 12), 0);
+        assert!(m.correct_belief(5, Skill::PutOnionInPot, Skill::PlaceObjOnCounter, 9));
+        assert!(!m.correct_belief(5, Skill::PutOnionInPot, Skill::PlaceObjOnCounter, 9));
+        assert!(!m.correct_belief(6, Skill::PickupDish, Skill::PickupDish, 9));
+        let reals: Vec<Option<Skill>> = m.recent(3).map(|e| e.real).collect();
+        assert_eq!(reals, [None, Some(Skill::PlaceObjOnCounter), None]);
     }
 }

@@ -571,14 +571,16 @@ impl ProAgent {
         let real =
             belief::observe_step(obs.layout, ep.prev_state.as_ref(), obs.state, obs.last_events[mate].as_ref(), mate);
         let t = obs.state.timestep;
-        if ep.belief.observe(t, real) > 0 {
-            self.metrics.belief_predictions = ep.belief.predictions_scored;
-            self.metrics.belief_correct = ep.belief.predictions_correct;
+        let resolved = ep.belief.observe(t, real);
+        if resolved.is_empty() {
+            return;
         }
-        if let Some(r) = real
-            && self.cfg.belief != BeliefMode::Off
-        {
-            ep.memory.correct_beliefs(r, t);
+        self.metrics.belief_predictions = ep.belief.predictions_scored;
+        self.metrics.belief_correct = ep.belief.predictions_correct;
+        if self.cfg.belief != BeliefMode::Off {
+            for r in resolved {
+                ep.memory.correct_belief(r.t, r.predicted, r.real, r.real_t);
+            }
         }
     }
 }
