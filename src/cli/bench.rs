@@ -13,6 +13,22 @@ pub enum BenchCommand {
     Env(EnvBenchArgs),
     /// ProAgent CPU time per step (model wait excluded) and whole episodes with the scripted model.
     Agent(super::bench_agent::AgentBenchArgs),
+    /// Controller precompute per layout and the cost of one controller decision.
+    Controller(ControllerBenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ControllerBenchArgs {
+    /// Scripted self-play episodes per layout whose controller decisions are timed.
+    #[arg(long, default_value_t = 10)]
+    episodes: u32,
+    /// Times each layout's precompute is repeated (the mean is reported).
+    #[arg(long, default_value_t = 20)]
+    repeats: u32,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -31,6 +47,7 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
         BenchCommand::Agent(a) => super::bench_agent::run(a),
+        BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
     }
 }
 

@@ -4,6 +4,7 @@
 mod agent_args;
 mod bench;
 mod bench_agent;
+mod bench_controller;
 mod common;
 mod play;
 mod show;

@@ -137,7 +137,8 @@ mod tests {
                 None => {}
             }
         }
-        assert!(placed.len() >= 4, "{placed:?}");
-        assert!(placed.iter().all(|p| p.y == 2 && (2..=5).contains(&p.x)), "{placed:?}");
+        // The island fills first; with nobody taking them, it stops at two soups' worth.
+        assert!(placed.len() >= 4 && placed.len() <= 6, "{placed:?}");
+        assert!(placed[..4].iter().all(|p| p.y == 2 && (2..=5).contains(&p.x)), "{placed:?}");
     }
 }

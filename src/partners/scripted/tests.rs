@@ -72,8 +72,8 @@ fn forced_coordination_hand_overs_from_either_side() {
     assert!(matches!(choose(&k, &s, 0, None), Skill::Wait(_)));
     put(&k, &mut s, Pos::new(2, 1), Object::ONION);
     assert_eq!(choose(&k, &s, 0, None), Skill::PickupOnion);
-    // A cooking pot: the left side fetches a dish for it, the right side takes it.
-    put(&k, &mut s, k.layout.pots[0], soup(3, 5));
+    // A soup nearly done: the left side fetches a dish for it, the right side takes it.
+    put(&k, &mut s, k.layout.pots[0], soup(3, 18));
     s.players[1].held = None;
     s.objects[k.layout.index(Pos::new(2, 1)).unwrap()] = None;
     assert_eq!(choose(&k, &s, 1, None), Skill::PickupDish);
