@@ -210,6 +210,27 @@ fn exchanges_reach_the_sink_after_the_runner_consumed_the_agent() {
 }
 
 #[test]
+fn scripted_model_answers_the_verificator_from_the_text() {
+    // The first plan is forced to be invalid; every later request (both verificator rounds,
+    // the re-plan) is answered by the scripted model.
+    let scripted = ScriptedModel::new();
+    let model = FnModel::new(move |req, n| Ok(if n == 0 { BAD_THEN_GOOD.into() } else { scripted.reply(req) }));
+    let mut agent = ProAgent::new(ProAgentConfig::new(model));
+    drive("cramped_room", &mut agent, "stay", 0, 0, 1);
+    let ex = agent.exchanges();
+    assert_eq!(ex.len(), 4);
+    let round1 = ex[1].reply.as_deref().unwrap();
+    assert!(round1.contains("Condition holding_soup: <Player 0> holds nothing -> not satisfied"), "{round1}");
+    assert!(round1.contains("Condition serving_reachable: <Player 0> can reach the serving location -> satisfied"));
+    let reason = ex[2].parsed.as_deref().unwrap();
+    assert!(reason.starts_with("holding_soup: <Player 0> cannot do deliver_soup() now"), "{reason}");
+    let replan = &ex[3].request.messages[3].content;
+    assert!(replan.contains(reason), "{replan}");
+    assert_eq!(agent.memory_entries().last().unwrap().skill, Skill::PickupOnion);
+    assert_eq!(agent.agent_metrics().parse_failures, 0);
+}
+
+#[test]
 fn replans_are_bounded_then_wait() {
     let model = FnModel::new(|_, _| Ok(BAD_THEN_GOOD.into()));
     let mut cfg = ProAgentConfig::new(model);

@@ -47,6 +47,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let Some(cfg) = factory.config().cloned() else { bail!("no proagent seat") };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let layout = Arc::clone(&kitchen.layout);
+    let cpu0 = process_cpu_seconds();
     let (mut agent_time, mut llm_time, mut episode_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut worst_episode = Duration::ZERO;
     let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
@@ -87,6 +88,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         steps += a.horizon as u64;
         calls += agent.agent_metrics().llm_calls as u64;
     }
+    let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
     let n = a.episodes as f64;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let per_step_excl = us(agent_time.saturating_sub(llm_time)) / steps as f64;
@@ -106,6 +108,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         "agent_ms_per_episode": agent_episode_ms,
         "episode_ms": episode_ms,
         "episode_ms_max": worst_episode.as_secs_f64() * 1e3,
+        "process_cpu_ms_per_episode": cpu.map(|c| c * 1e3 / n),
         "llm_calls_per_episode": calls as f64 / n,
         "score_mean": score as f64 / n,
     });
@@ -122,4 +125,17 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// User + system CPU time of this process so far (Linux `/proc/self/stat`), if available.
+/// Wall-clock figures suffer when other work shares the machine; this one does not.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may contain spaces).
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    // The kernel's USER_HZ is 100 on every mainstream Linux configuration.
+    Some((utime + stime) / 100.0)
 }

@@ -19,6 +19,7 @@ use crate::env::ObjKind;
 use crate::partners::facts::{Access, PotFact, PotStatus, SkillFacts, Steps};
 use crate::skills::{MAX_WAIT, Skill};
 use async_trait::async_trait;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// A skill-choice rule set: facts in, one skill out.
@@ -48,11 +49,9 @@ impl ScriptedModel {
 
     /// Answers a request synchronously (the async trait method wraps this).
     pub fn reply(&self, req: &ChatRequest) -> String {
-        let system: String = join_role(req, Role::System);
-        let users: Vec<&str> =
-            req.messages.iter().filter(|m| m.role == Role::User).map(|m| m.content.as_str()).collect();
-        let last_user = users.last().copied().unwrap_or("");
-        let all_user = users.join("\n");
+        let system = join_role(req, Role::System);
+        let all_user = join_role(req, Role::User);
+        let last_user = req.messages.iter().rev().find(|m| m.role == Role::User).map_or("", |m| m.content.as_str());
         if last_user.contains("Double-check") {
             let previous = req.messages.iter().rev().find(|m| m.role == Role::Assistant).map(|m| m.content.as_str());
             return self.double_check(&system, &all_user, previous.unwrap_or(""));
@@ -158,8 +157,16 @@ impl LanguageModel for ScriptedModel {
     }
 }
 
-fn join_role(req: &ChatRequest, role: Role) -> String {
-    req.messages.iter().filter(|m| m.role == role).map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n")
+/// The messages of one role, joined by newlines (borrowed when there is only one).
+fn join_role(req: &ChatRequest, role: Role) -> Cow<'_, str> {
+    let mut it = req.messages.iter().filter(|m| m.role == role);
+    match (it.next(), it.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(m), None) => Cow::Borrowed(m.content.as_str()),
+        _ => Cow::Owned(
+            req.messages.iter().filter(|m| m.role == role).map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"),
+        ),
+    }
 }
 
 fn lower_first(s: &str) -> String {
