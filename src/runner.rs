@@ -31,11 +31,14 @@ pub struct StepView<'a> {
     pub skill_events: &'a [SkillEvent],
 }
 
+/// A callback run after every step.
+pub type StepObserver<'a> = Box<dyn FnMut(&StepView<'_>) + Send + 'a>;
+
 /// Options of one episode.
 #[derive(Default)]
 pub struct EpisodeOptions<'a> {
     /// Called after every step (e.g. the CLI's `--render`).
-    pub on_step: Option<Box<dyn FnMut(&StepView<'_>) + Send + 'a>>,
+    pub on_step: Option<StepObserver<'a>>,
 }
 
 /// One recorded step.

@@ -15,6 +15,8 @@ pub enum BenchCommand {
     Agent(super::bench_agent::AgentBenchArgs),
     /// Controller precompute per layout and the cost of one controller decision.
     Controller(ControllerBenchArgs),
+    /// Mean scores of an agent with the greedy partner (both seats) and in self-play, per layout.
+    Partners(super::bench_partners::PartnersBenchArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -48,6 +50,7 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Env(a) => bench_env(a),
         BenchCommand::Agent(a) => super::bench_agent::run(a),
         BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
+        BenchCommand::Partners(a) => super::bench_partners::run(a),
     }
 }
 

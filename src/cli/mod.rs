@@ -5,6 +5,7 @@ mod agent_args;
 mod bench;
 mod bench_agent;
 mod bench_controller;
+mod bench_partners;
 mod common;
 mod play;
 mod show;

@@ -352,11 +352,13 @@ impl Navigator {
     fn needed_by_mate(&self, state: &State, cell: Pos) -> bool {
         let layout = &self.kitchen.layout;
         let held = state.players[1 - self.player].held;
-        Dir::ALL.into_iter().filter_map(|d| cell.step(d)).any(|t| match (layout.tile(t), held) {
-            (Tile::Serve, Some(Object::Soup(_))) => true,
-            (Tile::Pot, Some(Object::Ingredient(_) | Object::Dish)) => true,
-            (Tile::OnionSource | Tile::TomatoSource | Tile::DishSource, None) => true,
-            _ => false,
+        Dir::ALL.into_iter().filter_map(|d| cell.step(d)).any(|t| {
+            matches!(
+                (layout.tile(t), held),
+                (Tile::Serve, Some(Object::Soup(_)))
+                    | (Tile::Pot, Some(Object::Ingredient(_) | Object::Dish))
+                    | (Tile::OnionSource | Tile::TomatoSource | Tile::DishSource, None)
+            )
         })
     }
 
