@@ -166,6 +166,16 @@ pub fn counter_counts(info: &SceneInfo, layout: &Layout, state: &State, player: 
     c
 }
 
+/// Empty counters `player` can reach (places to put something down).
+pub fn empty_counters(info: &SceneInfo, layout: &Layout, state: &State, player: usize) -> usize {
+    layout
+        .counters
+        .iter()
+        .zip(&info.reach[player].counters)
+        .filter(|&(&c, &reach)| reach && state.object_at(layout, c).is_none())
+        .count()
+}
+
 fn counter_sentence(out: &mut String, c: CounterCounts, player: usize) {
     let mut parts = Vec::new();
     let mut add = |n: u8, one: &str, many: &str| {
@@ -216,6 +226,9 @@ pub fn scene_text(
     for p in [me, other] {
         counter_sentence(&mut s, counter_counts(info, layout, state, p), p);
         s.push(' ');
+    }
+    for p in [me, other] {
+        let _ = write!(s, "Empty counters <Player {p}> can reach: {}. ", empty_counters(info, layout, state, p));
     }
     if info.split {
         let free = layout
@@ -341,6 +354,7 @@ mod tests {
             text,
             "Scene 0: <Player 0> holds nothing. <Player 1> holds one onion. Kitchen states: <Pot 0> is empty; \
              On counters <Player 0> can reach: nothing. On counters <Player 1> can reach: nothing. \
+             Empty counters <Player 0> can reach: 8. Empty counters <Player 1> can reach: 8. \
              Time left: 400 timesteps."
         );
         let pot = l.index(l.pots[0]).unwrap();
@@ -363,6 +377,7 @@ mod tests {
         assert!(text.contains("<Pot 0> has 3 onions, soup is ready;"), "{text}");
         assert!(text.contains("<Player 1> holds a dish with soup."));
         assert!(text.contains("On counters <Player 0> can reach: 1 onion."), "{text}");
+        assert!(text.contains("Empty counters <Player 0> can reach: 7."), "{text}");
     }
 
     #[test]

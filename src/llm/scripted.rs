@@ -189,6 +189,8 @@ struct PlayerText {
     counter_soups: u8,
     /// Distances, when the scene gives them (the coordination style).
     steps: Option<Steps>,
+    /// Empty counters within reach (`None` when the scene does not say).
+    empty_counters: Option<u8>,
 }
 
 /// Everything the scripted model read from a request.
@@ -313,6 +315,9 @@ impl TextView {
             if let Some(list) = sentence_after(scene, &format!("On counters <Player {p}> can reach: ")) {
                 (pt.counter_onions, pt.counter_dishes, pt.counter_soups) = counters_of(list);
             }
+            pt.empty_counters = sentence_after(scene, &format!("Empty counters <Player {p}> can reach: "))
+                .and_then(first_number)
+                .map(|n| n.min(u8::MAX as u32) as u8);
         }
         let kitchen_end = ["On counters", "Time left", "\n"].iter().filter_map(|k| scene.find(k)).min();
         let kitchen =
@@ -410,6 +415,8 @@ impl TextView {
             counter_dishes_for_partner: b.counter_dishes,
             counter_soups_for_partner: b.counter_soups,
             empty_shared_counters: self.empty_shared,
+            // Unknown means "assume there is room": the validator has the last word.
+            empty_counters_for_me: a.empty_counters.unwrap_or(1),
             my_steps,
             partner_steps,
             blocked: p == self.me && self.blocked,
@@ -565,7 +572,10 @@ fn checked_conditions(user: &str, f: &SkillFacts, num_items: u8) -> Vec<(String,
                 ),
                 f.my_access.serving,
             ),
-            "empty_counter" => ("the scene does not say that every counter is taken".to_string(), true),
+            "empty_counter" => match f.empty_counters_for_me {
+                0 => (format!("<Player {me}> can reach no empty counter"), false),
+                n => (format!("<Player {me}> can reach {n} empty counter(s)"), true),
+            },
             "wait_range" => {
                 let ok = matches!(skill, Some(Skill::Wait(n)) if (1..=MAX_WAIT).contains(&n));
                 (format!("the plan is {}", skill.map(|s| s.to_string()).unwrap_or_default()), ok)
@@ -592,7 +602,7 @@ fn fallback_choice(f: &SkillFacts, num_items: u8, rejected: &[Skill]) -> Skill {
         }
         Skill::PickupOnion => f.my_held.is_none() && (f.my_access.onion_source || f.counter_onions_for_me > 0),
         Skill::PickupDish => f.my_held.is_none() && (f.my_access.dish_source || f.counter_dishes_for_me > 0),
-        Skill::PlaceObjOnCounter => f.my_held.is_some(),
+        Skill::PlaceObjOnCounter => f.my_held.is_some() && f.empty_counters_for_me > 0,
         Skill::Wait(_) => true,
     };
     [
