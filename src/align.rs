@@ -354,7 +354,7 @@ mod tests {
             text,
             "Scene 0: <Player 0> holds nothing. <Player 1> holds one onion. Kitchen states: <Pot 0> is empty; \
              On counters <Player 0> can reach: nothing. On counters <Player 1> can reach: nothing. \
-             Empty counters <Player 0> can reach: 8. Empty counters <Player 1> can reach: 8. \
+             Empty counters <Player 0> can reach: 5. Empty counters <Player 1> can reach: 5. \
              Time left: 400 timesteps."
         );
         let pot = l.index(l.pots[0]).unwrap();
@@ -377,7 +377,7 @@ mod tests {
         assert!(text.contains("<Pot 0> has 3 onions, soup is ready;"), "{text}");
         assert!(text.contains("<Player 1> holds a dish with soup."));
         assert!(text.contains("On counters <Player 0> can reach: 1 onion."), "{text}");
-        assert!(text.contains("Empty counters <Player 0> can reach: 7."), "{text}");
+        assert!(text.contains("Empty counters <Player 0> can reach: 4."), "{text}");
     }
 
     #[test]
