@@ -173,10 +173,11 @@ pub struct NavStep {
 }
 
 impl Navigator {
+    /// `player` is 0 or 1 (larger values are read as 1).
     pub fn new(kitchen: Arc<Kitchen>, player: usize, seed: u64) -> Navigator {
         Navigator {
             kitchen,
-            player,
+            player: player.min(1),
             rng: ChaCha8Rng::seed_from_u64(seed),
             blocked_for: 0,
             patience: 0,

@@ -215,3 +215,26 @@ fn pot_choice_prefers_the_fuller_pot() {
     let first = c.step(&s).action;
     assert_eq!(first, Action::South, "goes to the pot with two onions");
 }
+
+#[test]
+fn wait_steps_off_the_spot_the_teammate_needs() {
+    let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
+    let mut s = k.layout.start_state();
+    // Player 0 waits on (3,2), the only spot facing the window; player 1 carries a soup.
+    s.players[0] = Player { pos: Pos::new(3, 2), dir: Dir::South, held: None };
+    s.players[1] = Player { pos: Pos::new(2, 1), dir: Dir::North, held: Some(soup_object()) };
+    let mut c = Controller::new(Arc::clone(&k), 0, 4);
+    c.set_skill(Skill::Wait(3), &s);
+    let first = c.step(&s).action;
+    assert!(matches!(first, Action::North | Action::West), "moves off (3,2): {first:?}");
+    // Away from the teammate's spots it just stays.
+    let mut s2 = k.layout.start_state();
+    s2.players[1].held = Some(soup_object());
+    let mut c = Controller::new(Arc::clone(&k), 0, 4);
+    c.set_skill(Skill::Wait(3), &s2);
+    assert_eq!(c.step(&s2).action, Action::Stay);
+}
+
+fn soup_object() -> Object {
+    Object::Soup(Soup::with_ingredients(&[Ingredient::Onion; 3], 20, 20).unwrap())
+}
