@@ -40,6 +40,8 @@ fn episodes_seats_and_trajectory_file() {
         "play",
         "--layout",
         "forced_coordination",
+        "--agent",
+        "scripted",
         "--partner",
         "scripted",
         "--seat",

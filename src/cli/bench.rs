@@ -13,6 +13,8 @@ pub enum BenchCommand {
     Env(EnvBenchArgs),
     /// CoordinationQA runner throughput against a built-in model with a fixed latency.
     Qa(super::qa::BenchQaArgs),
+    /// ProAgent CPU time per step (model wait excluded) and whole episodes with the scripted model.
+    Agent(super::bench_agent::AgentBenchArgs),
     /// Controller precompute per layout and the cost of one controller decision.
     Controller(ControllerBenchArgs),
     /// Mean scores of an agent with the greedy partner (both seats) and in self-play, per layout.
@@ -49,6 +51,7 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
         BenchCommand::Qa(a) => super::qa::bench(a),
+        BenchCommand::Agent(a) => super::bench_agent::run(a),
         BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
         BenchCommand::Partners(a) => super::bench_partners::run(a),
     }

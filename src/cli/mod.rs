@@ -1,8 +1,10 @@
 //! The command line: raw clap arguments are turned into validated configs
 //! before anything runs; errors go to stderr with a non-zero exit.
 
+mod agent_args;
 mod analyze;
 mod bench;
+mod bench_agent;
 mod bench_controller;
 mod bench_partners;
 mod chat;

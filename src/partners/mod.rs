@@ -17,7 +17,7 @@ use crate::policy::Agent;
 use std::sync::Arc;
 
 /// The specs [`build`] understands.
-pub const KNOWN_SPECS: [&str; 5] = ["greedy", "random", "stay", "courier", "scripted"];
+pub const KNOWN_SPECS: [&str; 6] = ["greedy", "random", "stay", "courier", "scripted", "proagent"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum PartnerError {
@@ -37,6 +37,13 @@ pub fn build(spec: &str, kitchen: &Arc<Kitchen>) -> Result<Box<dyn Agent>, Partn
         "stay" => Box::new(basic::StayPartner),
         "courier" => Box::new(courier::CourierPartner::new(k)),
         "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
+        // The ProAgent agent with its defaults and the built-in scripted model.
+        "proagent" => Box::new(
+            crate::agent::ProAgent::new(crate::agent::ProAgentConfig::new(Arc::new(
+                crate::llm::scripted::ScriptedModel::new(),
+            )))
+            .with_kitchen(k),
+        ),
         other => {
             return Err(PartnerError::Unknown { spec: other.to_string(), known: KNOWN_SPECS.join(", ") });
         }
