@@ -10,7 +10,7 @@
 
 pub mod env;
 pub mod llm;
+pub mod partners;
 pub mod policy;
 pub mod reference;
 pub mod skills;
-pub mod partners;

@@ -1,6 +1,7 @@
 //! The command line: raw clap arguments are turned into validated configs
 //! before anything runs; errors go to stderr with a non-zero exit.
 
+mod bc;
 mod bench;
 mod common;
 mod show;
@@ -25,6 +26,9 @@ enum Command {
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Behaviour-cloned human proxies: train, evaluate, self-play.
+    #[command(subcommand)]
+    Bc(bc::BcCommand),
 }
 
 pub fn main() -> ExitCode {
@@ -36,6 +40,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Bc(b) => bc::run(b),
     };
     match result {
         Ok(code) => code,
