@@ -8,9 +8,11 @@
 
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
+pub mod controller;
 pub mod env;
 pub mod llm;
 pub mod partners;
 pub mod policy;
 pub mod reference;
+pub mod runner;
 pub mod skills;

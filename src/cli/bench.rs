@@ -11,6 +11,24 @@ use std::time::Instant;
 pub enum BenchCommand {
     /// Simulator steps per second with seeded, interact-heavy random joint actions.
     Env(EnvBenchArgs),
+    /// Controller precompute per layout and the cost of one controller decision.
+    Controller(ControllerBenchArgs),
+    /// Mean scores of an agent with the greedy partner (both seats) and in self-play, per layout.
+    Partners(super::bench_partners::PartnersBenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ControllerBenchArgs {
+    /// Scripted self-play episodes per layout whose controller decisions are timed.
+    #[arg(long, default_value_t = 10)]
+    episodes: u32,
+    /// Times each layout's precompute is repeated (the mean is reported).
+    #[arg(long, default_value_t = 20)]
+    repeats: u32,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -28,6 +46,8 @@ pub struct EnvBenchArgs {
 pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
+        BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
+        BenchCommand::Partners(a) => super::bench_partners::run(a),
     }
 }
 

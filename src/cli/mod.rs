@@ -3,7 +3,10 @@
 
 mod bc;
 mod bench;
+mod bench_controller;
+mod bench_partners;
 mod common;
+mod play;
 mod show;
 mod verify;
 
@@ -23,6 +26,8 @@ enum Command {
     Show(show::ShowArgs),
     /// Replay reference trajectories and compare every step with the recording.
     VerifyTrace(verify::VerifyArgs),
+    /// Play seeded episodes of an agent with a partner.
+    Play(play::PlayArgs),
     /// Benchmarks (simulator speed, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -41,6 +46,7 @@ pub fn main() -> ExitCode {
         Command::VerifyTrace(a) => verify::run(a),
         Command::Bench(b) => bench::run(b),
         Command::Bc(b) => bc::run(b),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(code) => code,

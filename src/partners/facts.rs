@@ -37,8 +37,23 @@ pub struct Access {
     pub shared_counter: bool,
 }
 
+/// Moves plus the interact from a player to the nearest place of each kind
+/// (ignoring the teammate's body); `None` when out of its reach.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Steps {
+    /// An onion dispenser or a counter with an onion.
+    pub onion: Option<u16>,
+    /// A dish dispenser or a counter with a dish.
+    pub dish: Option<u16>,
+    /// A pot that still takes onions.
+    pub pot: Option<u16>,
+    /// A pot that is cooking or holds a ready soup.
+    pub soup_pot: Option<u16>,
+    pub serving: Option<u16>,
+}
+
 /// Facts for one decision of player `me`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillFacts {
     pub me: usize,
     /// Held object kind; `Some(Soup)` is a dish with soup.
@@ -55,4 +70,27 @@ pub struct SkillFacts {
     pub partner_skill: Option<Skill>,
     /// Timesteps left in the episode.
     pub time_left: u32,
+    /// Onions a soup needs (0 is read as 3, the classic recipe).
+    #[serde(default)]
+    pub soup_size: u8,
+    /// Objects lying on counters that the teammate can reach (hand-overs on forced_coordination).
+    #[serde(default)]
+    pub counter_onions_for_partner: u8,
+    #[serde(default)]
+    pub counter_dishes_for_partner: u8,
+    #[serde(default)]
+    pub counter_soups_for_partner: u8,
+    /// Empty counters both players can reach.
+    #[serde(default)]
+    pub empty_shared_counters: u8,
+    /// Empty counters this player can reach.
+    #[serde(default)]
+    pub empty_counters_for_me: u8,
+    #[serde(default)]
+    pub my_steps: Steps,
+    #[serde(default)]
+    pub partner_steps: Steps,
+    /// This player's last skill failed because the teammate was in the way.
+    #[serde(default)]
+    pub blocked: bool,
 }

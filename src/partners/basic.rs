@@ -1,0 +1,88 @@
+//! The two baselines: uniformly random actions, and standing still.
+
+use crate::env::{Action, Layout};
+use crate::policy::{Agent, Observation};
+use async_trait::async_trait;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Uniform over the six actions.
+pub struct RandomPartner {
+    rng: ChaCha8Rng,
+}
+
+impl RandomPartner {
+    pub fn new() -> RandomPartner {
+        RandomPartner { rng: ChaCha8Rng::seed_from_u64(0) }
+    }
+}
+
+impl Default for RandomPartner {
+    fn default() -> Self {
+        RandomPartner::new()
+    }
+}
+
+#[async_trait]
+impl Agent for RandomPartner {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn reset(&mut self, _layout: &Layout, _seat: usize, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    async fn act(&mut self, _obs: &Observation<'_>) -> Action {
+        Action::ALL[self.rng.random_range(0..Action::ALL.len())]
+    }
+}
+
+/// Always stays.
+pub struct StayPartner;
+
+#[async_trait]
+impl Agent for StayPartner {
+    fn name(&self) -> String {
+        "stay".into()
+    }
+
+    fn reset(&mut self, _layout: &Layout, _seat: usize, _seed: u64) {}
+
+    async fn act(&mut self, _obs: &Observation<'_>) -> Action {
+        Action::Stay
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::Layout;
+
+    #[test]
+    fn random_is_seeded_and_uses_all_actions_and_stay_stays() {
+        let l = Layout::builtin("cramped_room").unwrap();
+        let s = l.start_state();
+        let obs = Observation { layout: &l, state: &s, seat: 0, last_joint: None, last_events: [None, None] };
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let draw = |seed| {
+            let mut r = RandomPartner::new();
+            r.reset(&l, 0, seed);
+            rt.block_on(async {
+                let mut v = Vec::new();
+                for _ in 0..200 {
+                    v.push(r.act(&obs).await);
+                }
+                v
+            })
+        };
+        let a = draw(1);
+        assert_eq!(a, draw(1));
+        assert_ne!(a, draw(2));
+        for action in Action::ALL {
+            assert!(a.contains(&action), "{action:?}");
+        }
+        let mut st = StayPartner;
+        assert_eq!(rt.block_on(st.act(&obs)), Action::Stay);
+    }
+}
