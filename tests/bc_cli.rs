@@ -232,3 +232,29 @@ fn shipped_self_play_is_seeded() {
     assert_eq!(v["model"], "bc:train");
     assert_eq!(v["scores"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn play_accepts_bc_in_either_seat_and_as_the_agent() {
+    let o =
+        run(&["play", "--layout", "coordination_ring", "--partner", "bc", "--seat", "1", "--horizon", "60", "--json"]);
+    let v = stdout_json(&o);
+    assert_eq!(v["partner_metrics"]["model"], "shipped:coordination_ring_test");
+    assert_eq!(v["partner_metrics"]["decisions"], 60);
+    let o = run(&[
+        "play",
+        "--layout",
+        "counter_circuit",
+        "--agent",
+        "bc:train",
+        "--partner",
+        "bc",
+        "--horizon",
+        "60",
+        "--json",
+    ]);
+    let v = stdout_json(&o);
+    assert_eq!(v["partner_metrics"]["model"], "shipped:counter_circuit_test");
+    let o = run(&["play", "--layout", "cramped_room", "--partner", "bc:missing.safetensors"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("missing.safetensors"), "{err}");
+}
