@@ -3,6 +3,7 @@
 
 mod agent_args;
 mod analyze;
+mod bc;
 mod bench;
 mod bench_agent;
 mod bench_controller;
@@ -45,6 +46,9 @@ enum Command {
     Chat(chat::ChatArgs),
     /// CoordinationQA: ask, score and report the 198 questions (`qa lint`, `qa baseline`).
     Qa(qa::QaArgs),
+    /// Behaviour-cloned human proxies: train, evaluate, self-play.
+    #[command(subcommand)]
+    Bc(bc::BcCommand),
 }
 
 pub fn main() -> ExitCode {
@@ -60,6 +64,7 @@ pub fn main() -> ExitCode {
         Command::MockServer(a) => mock_server::run(a),
         Command::Chat(a) => chat::run(a),
         Command::Qa(a) => qa::run(a),
+        Command::Bc(b) => bc::run(b),
         Command::Play(a) => play::run(a),
     };
     match result {
