@@ -31,11 +31,14 @@ pub struct StepView<'a> {
     pub skill_events: &'a [SkillEvent],
 }
 
+/// A callback run after every step.
+pub type StepObserver<'a> = Box<dyn FnMut(&StepView<'_>) + Send + 'a>;
+
 /// Options of one episode.
 #[derive(Default)]
 pub struct EpisodeOptions<'a> {
     /// Called after every step (e.g. the CLI's `--render`).
-    pub on_step: Option<Box<dyn FnMut(&StepView<'_>) + Send + 'a>>,
+    pub on_step: Option<StepObserver<'a>>,
 }
 
 /// One recorded step.
@@ -101,7 +104,8 @@ pub async fn play_episode(
         }
         score += outcome.reward;
         deliveries += outcome.events.iter().filter(|e| matches!(e, Some(Event::Deliver { .. }))).count() as u32;
-        let still = before == [state.players[0].pos, state.players[1].pos] && outcome.events.iter().all(Option::is_none);
+        let still =
+            before == [state.players[0].pos, state.players[1].pos] && outcome.events.iter().all(Option::is_none);
         if still {
             stuck += 1;
             tail += 1;

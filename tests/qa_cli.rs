@@ -200,9 +200,27 @@ fn bad_input_gets_clear_errors() {
     let out = run(&["qa", "--no-progress"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--model is required"));
-    let out = run(&["qa", "--model", "gpt-4o", "--no-progress", "--no-transcript"]);
+    // A served model whose server is down: every request fails fast, is counted, and the exit is non-zero.
+    let out = run(&[
+        "qa",
+        "--model",
+        "gpt-4o",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--retries",
+        "0",
+        "--filter",
+        "game=Hanabi,category=EC",
+        "--trials",
+        "1",
+        "--json",
+        "--no-progress",
+        "--no-transcript",
+    ]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("model backend \"gpt-4o\" not available yet"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["failed"], 28, "{v}");
+    assert_eq!(v["answered"], 0, "{v}");
     let out = run(&["qa", "--model", "oracle", "--filter", "game=chess", "--no-progress"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown game \"chess\""));
     let out = run(&["qa", "--model", "oracle", "--filter", "game=Hanabi,row=50", "--no-progress"]);

@@ -14,10 +14,14 @@ pub enum BenchCommand {
     /// Eval scheduler overhead: N fake episodes of a fixed wait at concurrency C,
     /// compared with the ideal ceil(N/C) x wait.
     Eval(super::eval::BenchEvalArgs),
-    /// Controller precompute per layout and the cost of one controller decision.
-    Controller(ControllerBenchArgs),
     /// CoordinationQA runner throughput against a built-in model with a fixed latency.
     Qa(super::qa::BenchQaArgs),
+    /// ProAgent CPU time per step (model wait excluded) and whole episodes with the scripted model.
+    Agent(super::bench_agent::AgentBenchArgs),
+    /// Controller precompute per layout and the cost of one controller decision.
+    Controller(ControllerBenchArgs),
+    /// Mean scores of an agent with the greedy partner (both seats) and in self-play, per layout.
+    Partners(super::bench_partners::PartnersBenchArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -50,8 +54,10 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
         BenchCommand::Eval(a) => super::eval::bench(a),
-        BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
         BenchCommand::Qa(a) => super::qa::bench(a),
+        BenchCommand::Agent(a) => super::bench_agent::run(a),
+        BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
+        BenchCommand::Partners(a) => super::bench_partners::run(a),
     }
 }
 

@@ -1,9 +1,13 @@
 //! The command line: raw clap arguments are turned into validated configs
 //! before anything runs; errors go to stderr with a non-zero exit.
 
+mod agent_args;
 mod analyze;
+mod bc;
 mod bench;
+mod bench_agent;
 mod bench_controller;
+mod bench_partners;
 mod chat;
 mod common;
 mod eval;
@@ -46,6 +50,9 @@ enum Command {
     Eval(eval::EvalArgs),
     /// CoordinationQA: ask, score and report the 198 questions (`qa lint`, `qa baseline`).
     Qa(qa::QaArgs),
+    /// Behaviour-cloned human proxies: train, evaluate, self-play.
+    #[command(subcommand)]
+    Bc(bc::BcCommand),
 }
 
 pub fn main() -> ExitCode {
@@ -63,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Eval(a) => eval::run(a),
         Command::Play(a) => play::run(a),
         Command::Qa(a) => qa::run(a),
+        Command::Bc(b) => bc::run(b),
     };
     match result {
         Ok(code) => code,

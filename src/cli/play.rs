@@ -17,8 +17,8 @@ pub struct PlayArgs {
     /// Layout name or path to a layout file.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
-    /// The agent under test (greedy, random, stay, courier, scripted).
-    #[arg(long, default_value = "scripted")]
+    /// The agent under test (proagent, scripted, greedy, random, stay, courier, bc, bc:train, bc:PATH).
+    #[arg(long, default_value = "proagent")]
     agent: String,
     /// The partner in the other seat (same choices).
     #[arg(long, default_value = "greedy")]
@@ -42,6 +42,8 @@ pub struct PlayArgs {
     /// Write each episode's trajectory (reference trace schema, JSON Lines) to this file.
     #[arg(long)]
     trajectory: Option<PathBuf>,
+    #[command(flatten)]
+    proagent: super::agent_args::ProAgentArgs,
 }
 
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
@@ -53,9 +55,12 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     }
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
-    // Fail on a bad spec before anything runs.
+    // Fail on a bad spec (or bad prompts) before anything runs.
     build(&a.agent, &kitchen).context("--agent")?;
     build(&a.partner, &kitchen).context("--partner")?;
+    let seats =
+        if a.seat == 0 { [a.agent.as_str(), a.partner.as_str()] } else { [a.partner.as_str(), a.agent.as_str()] };
+    let factory = a.proagent.factory(seats, &kitchen, a.horizon)?;
     let mut traj_out = match &a.trajectory {
         Some(p) => Some(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
@@ -66,8 +71,8 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     let seat = a.seat as usize;
     for e in 0..a.episodes {
         let seed = a.seed.wrapping_add(e as u64);
-        let agent = build(&a.agent, &kitchen)?;
-        let partner = build(&a.partner, &kitchen)?;
+        let agent = factory.build(&a.agent)?;
+        let partner = factory.build(&a.partner)?;
         let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
         let mut options = EpisodeOptions::default();
         if a.render {

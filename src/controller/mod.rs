@@ -18,7 +18,7 @@ pub mod kitchen;
 pub use kitchen::{Kitchen, PotPhase};
 
 use crate::env::motion::move_once;
-use crate::env::{Action, Dir, ObjKind, Object, Pos, State};
+use crate::env::{Action, Dir, ObjKind, Object, Pos, State, Tile};
 use crate::skills::{Reach, Skill, check_preconditions};
 use pathfinding::prelude::astar;
 use rand::{Rng, SeedableRng};
@@ -155,8 +155,9 @@ pub struct Navigator {
     spots: Vec<Spot>,
     /// Where this player stood, what it did and where the teammate stood, last step.
     last: Option<(Pos, Action, Pos)>,
-    /// A cell both players tried to enter at once, while that conflict lasts.
-    contested: Option<Pos>,
+    /// A cell both players tried to enter at once, and for how many more steps
+    /// that conflict counts.
+    contested: Option<(Pos, u8)>,
 }
 
 /// What a navigation step decided.
@@ -172,10 +173,11 @@ pub struct NavStep {
 }
 
 impl Navigator {
+    /// `player` is 0 or 1 (larger values are read as 1).
     pub fn new(kitchen: Arc<Kitchen>, player: usize, seed: u64) -> Navigator {
         Navigator {
             kitchen,
-            player,
+            player: player.min(1),
             rng: ChaCha8Rng::seed_from_u64(seed),
             blocked_for: 0,
             patience: 0,
@@ -199,11 +201,15 @@ impl Navigator {
     /// players soon goes first.
     fn yield_cell(&mut self, state: &State, next: Pos) -> bool {
         if let Some(q) = self.collided(state) {
-            self.contested = Some(q);
+            self.contested = Some((q, 3));
         }
         let mate = state.players[1 - self.player].pos;
         match self.contested {
-            Some(q) if q == next && q != mate => self.rng.random_bool(0.5),
+            // Uneven odds by seat make "exactly one of us yields" likelier than a fair coin.
+            Some((q, left)) if q == next && q != mate && left > 0 => {
+                self.contested = Some((q, left - 1));
+                self.rng.random_bool(if self.player == 0 { 0.25 } else { 0.75 })
+            }
             _ => {
                 self.contested = None;
                 false
@@ -243,6 +249,9 @@ impl Navigator {
                 self.spots.push(Spot { stand, face, target: g.target, extra: 1 + g.bias as u32 });
             }
         }
+        if self.contested.is_some_and(|(q, _)| q == mate.pos || q == me.pos) {
+            self.contested = None;
+        }
         let from = (me.pos, me.dir);
         let free_plain = free_cost(&k, from, &self.spots, false);
         let Some(free) = free_cost(&k, from, &self.spots, true) else {
@@ -266,10 +275,19 @@ impl Navigator {
             self.patience = self.rng.random_range(1..=3);
         }
         self.blocked_for += 1;
+        let mate_moved = self.last.is_none_or(|(_, _, mate_was)| mate_was != mate.pos);
         let action = if self.blocked_for <= self.patience {
-            Action::Stay
+            // Waiting, but pressing on into the teammate's cell when that is the way:
+            // it costs nothing if the teammate stays and follows it at once if it leaves.
+            match search(&k, from, &self.spots, None) {
+                Some((a, _, _)) if a.dir().and_then(|d| me.pos.step(d)) == Some(mate.pos) => a,
+                _ => Action::Stay,
+            }
         } else if let Some((action, _, _)) = found {
             action
+        } else if mate_moved && self.blocked_for <= self.patience + 4 {
+            // No way round, but the teammate is on the move: it will likely clear the way.
+            Action::Stay
         } else {
             self.step_aside(state)
         };
@@ -293,6 +311,56 @@ impl Navigator {
             }
         }
         options[self.rng.random_range(0..n)]
+    }
+
+    /// One step of a wait: stay put, but next to the teammate take a seeded
+    /// random non-interact move or stay, which breaks up jams.
+    pub fn wait_move(&mut self, state: &State) -> Action {
+        let me = state.players[self.player].pos;
+        let mate = state.players[1 - self.player].pos;
+        if me.manhattan(mate) > 3 || !self.needed_by_mate(state, me) {
+            return Action::Stay;
+        }
+        // Standing where the teammate needs to stand: move off, to a cell it does not need if possible.
+        let layout = &self.kitchen.layout;
+        let mut free = [Action::Stay; 4];
+        let mut spare = [Action::Stay; 4];
+        let (mut nf, mut ns) = (0, 0);
+        for d in Dir::ALL {
+            if let Some(q) = me.step(d)
+                && q != mate
+                && layout.is_walkable(q)
+            {
+                free[nf] = Action::from_dir(d);
+                nf += 1;
+                if !self.needed_by_mate(state, q) {
+                    spare[ns] = Action::from_dir(d);
+                    ns += 1;
+                }
+            }
+        }
+        if ns > 0 {
+            spare[self.rng.random_range(0..ns)]
+        } else if nf > 0 {
+            free[self.rng.random_range(0..nf)]
+        } else {
+            Action::Stay
+        }
+    }
+
+    /// Whether `cell` is next to a tile the teammate needs for what it holds
+    /// (the window for a soup, a pot for an onion or a dish, a dispenser when empty-handed).
+    fn needed_by_mate(&self, state: &State, cell: Pos) -> bool {
+        let layout = &self.kitchen.layout;
+        let held = state.players[1 - self.player].held;
+        Dir::ALL.into_iter().filter_map(|d| cell.step(d)).any(|t| {
+            matches!(
+                (layout.tile(t), held),
+                (Tile::Serve, Some(Object::Soup(_)))
+                    | (Tile::Pot, Some(Object::Ingredient(_) | Object::Dish))
+                    | (Tile::OnionSource | Tile::TomatoSource | Tile::DishSource, None)
+            )
+        })
     }
 
     /// A random non-interact action that does not walk into the teammate.
@@ -407,7 +475,7 @@ impl Controller {
         }
         if let Skill::Wait(_) = skill {
             self.steps += 1;
-            let action = self.nav.idle_move(state);
+            let action = self.nav.wait_move(state);
             return ControlStep { action, status: SkillStatus::Running };
         }
         // A skill that needs an object fails once the hand holds something else.
@@ -493,11 +561,25 @@ impl Controller {
         match skill {
             Skill::PickupOnion | Skill::PickupDish => {
                 let kind = if skill == Skill::PickupOnion { ObjKind::Onion } else { ObjKind::Dish };
+                let me_p = state.players[me];
+                let mate_p = state.players[mate];
+                // Leave the teammate the sources it is closer to, when it is free to take them.
+                let bias_for = |t: Pos| -> u16 {
+                    if mate_p.held.is_some() {
+                        return 0;
+                    }
+                    let mine = k.motion.cost_to_interact(layout, (me_p.pos, me_p.dir), t).map(|c| c.0);
+                    let theirs = k.motion.cost_to_interact(layout, (mate_p.pos, mate_p.dir), t).map(|c| c.0);
+                    match (mine, theirs) {
+                        (Some(m), Some(t)) if t < m || (t == m && me == 1) => 2,
+                        _ => 0,
+                    }
+                };
                 let mut have_source = false;
                 for &s in k.sources(kind) {
                     if k.region_reaches(my_r, s) {
                         have_source = true;
-                        out.push(Goal { target: s, bias: 0 });
+                        out.push(Goal { target: s, bias: bias_for(s) });
                     }
                 }
                 for c in k.counters_with(state, kind) {
@@ -508,7 +590,7 @@ impl Controller {
                     if handed_over && have_source && k.region_reaches(mate_r, c) {
                         continue;
                     }
-                    out.push(Goal { target: c, bias: 0 });
+                    out.push(Goal { target: c, bias: bias_for(c) });
                 }
             }
             Skill::PutOnionInPot => {

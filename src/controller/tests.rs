@@ -55,8 +55,9 @@ fn detours_around_a_teammate_that_does_not_move() {
     c.set_skill(Skill::PutOnionInPot, &s);
     let (status, actions) = run(&k, &mut s, &mut c, Action::Stay, 30);
     assert_eq!(status, SkillStatus::Succeeded, "{actions:?}");
-    // It waits at most three steps for the teammate, then goes round.
-    let waits = actions.iter().take_while(|&&a| a == Action::Stay).count();
+    // It presses on against the teammate (a blocked move: it is already facing east)
+    // for at most three steps, then goes round.
+    let waits = actions.iter().take_while(|&&a| a == Action::East).count();
     assert!((1..=3).contains(&waits), "{actions:?}");
     assert_eq!(actions[waits], Action::South);
     assert_eq!(actions.len(), waits + 8);
@@ -213,4 +214,27 @@ fn pot_choice_prefers_the_fuller_pot() {
     c.set_skill(Skill::PutOnionInPot, &s);
     let first = c.step(&s).action;
     assert_eq!(first, Action::South, "goes to the pot with two onions");
+}
+
+#[test]
+fn wait_steps_off_the_spot_the_teammate_needs() {
+    let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
+    let mut s = k.layout.start_state();
+    // Player 0 waits on (3,2), the only spot facing the window; player 1 carries a soup.
+    s.players[0] = Player { pos: Pos::new(3, 2), dir: Dir::South, held: None };
+    s.players[1] = Player { pos: Pos::new(2, 1), dir: Dir::North, held: Some(soup_object()) };
+    let mut c = Controller::new(Arc::clone(&k), 0, 4);
+    c.set_skill(Skill::Wait(3), &s);
+    let first = c.step(&s).action;
+    assert!(matches!(first, Action::North | Action::West), "moves off (3,2): {first:?}");
+    // Away from the teammate's spots it just stays.
+    let mut s2 = k.layout.start_state();
+    s2.players[1].held = Some(soup_object());
+    let mut c = Controller::new(Arc::clone(&k), 0, 4);
+    c.set_skill(Skill::Wait(3), &s2);
+    assert_eq!(c.step(&s2).action, Action::Stay);
+}
+
+fn soup_object() -> Object {
+    Object::Soup(Soup::with_ingredients(&[Ingredient::Onion; 3], 20, 20).unwrap())
 }

@@ -9,6 +9,7 @@ pub mod mock_server;
 pub mod replay;
 
 pub use factory::{ModelSpec, build_model};
+pub mod scripted;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

@@ -53,3 +53,36 @@ impl Agent for StayPartner {
         Action::Stay
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::Layout;
+
+    #[test]
+    fn random_is_seeded_and_uses_all_actions_and_stay_stays() {
+        let l = Layout::builtin("cramped_room").unwrap();
+        let s = l.start_state();
+        let obs = Observation { layout: &l, state: &s, seat: 0, last_joint: None, last_events: [None, None] };
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let draw = |seed| {
+            let mut r = RandomPartner::new();
+            r.reset(&l, 0, seed);
+            rt.block_on(async {
+                let mut v = Vec::new();
+                for _ in 0..200 {
+                    v.push(r.act(&obs).await);
+                }
+                v
+            })
+        };
+        let a = draw(1);
+        assert_eq!(a, draw(1));
+        assert_ne!(a, draw(2));
+        for action in Action::ALL {
+            assert!(a.contains(&action), "{action:?}");
+        }
+        let mut st = StayPartner;
+        assert_eq!(rt.block_on(st.act(&obs)), Action::Stay);
+    }
+}

@@ -83,6 +83,9 @@ pub struct SkillFacts {
     /// Empty counters both players can reach.
     #[serde(default)]
     pub empty_shared_counters: u8,
+    /// Empty counters this player can reach.
+    #[serde(default)]
+    pub empty_counters_for_me: u8,
     #[serde(default)]
     pub my_steps: Steps,
     #[serde(default)]

@@ -84,11 +84,12 @@ impl GreedyPartner {
         let targets = self.targets(state);
         let spot = self.best_spot(from, &targets).or_else(|| {
             // Nothing useful is reachable: go to the closest feature instead.
-            let features: Vec<Pos> = [&layout.onion_sources, &layout.tomato_sources, &layout.pots, &layout.dish_sources]
-                .into_iter()
-                .flatten()
-                .copied()
-                .collect();
+            let features: Vec<Pos> =
+                [&layout.onion_sources, &layout.tomato_sources, &layout.pots, &layout.dish_sources]
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .collect();
             let (closest, _) = k.motion.closest(layout, from, &features)?;
             self.best_spot(from, &[closest])
         });

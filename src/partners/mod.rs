@@ -6,6 +6,7 @@
 //! partner spec from the command line into an agent.
 
 pub mod basic;
+pub mod bc;
 pub mod courier;
 pub mod facts;
 pub mod greedy;
@@ -17,18 +18,22 @@ use crate::policy::Agent;
 use std::sync::Arc;
 
 /// The specs [`build`] understands.
-pub const KNOWN_SPECS: [&str; 5] = ["greedy", "random", "stay", "courier", "scripted"];
+pub const KNOWN_SPECS: [&str; 9] =
+    ["greedy", "random", "stay", "courier", "scripted", "proagent", "bc", "bc:train", "bc:PATH"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum PartnerError {
     #[error("unknown partner {spec:?} (known: {known})")]
     Unknown { spec: String, known: String },
+    #[error(transparent)]
+    Bc(#[from] bc::BcError),
 }
 
 /// Builds the agent a spec names, for the layout of `kitchen`.
 ///
-/// Extension point: model-backed partners (`proagent`, `bc`, `bc:train`,
-/// `bc:PATH`) add their arms here.
+/// `bc`, `bc:test`, `bc:train` and `bc:PATH` are the behaviour-cloned human
+/// proxies of [`bc`]. Extension point: other model-backed partners (`proagent`)
+/// add their arms here.
 pub fn build(spec: &str, kitchen: &Arc<Kitchen>) -> Result<Box<dyn Agent>, PartnerError> {
     let k = Arc::clone(kitchen);
     Ok(match spec.trim() {
@@ -37,6 +42,14 @@ pub fn build(spec: &str, kitchen: &Arc<Kitchen>) -> Result<Box<dyn Agent>, Partn
         "stay" => Box::new(basic::StayPartner),
         "courier" => Box::new(courier::CourierPartner::new(k)),
         "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
+        // The ProAgent agent with its defaults and the built-in scripted model.
+        "proagent" => Box::new(
+            crate::agent::ProAgent::new(crate::agent::ProAgentConfig::new(Arc::new(
+                crate::llm::scripted::ScriptedModel::new(),
+            )))
+            .with_kitchen(k),
+        ),
+        other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &kitchen.layout)?),
         other => {
             return Err(PartnerError::Unknown { spec: other.to_string(), known: KNOWN_SPECS.join(", ") });
         }

@@ -61,7 +61,11 @@ pub fn facts_from_state(
             onion: obj(ObjKind::Onion),
             dish: obj(ObjKind::Dish),
             pot: k.cost_to_any(state, i, layout.pots.iter().copied().filter(|&p| k.pot_accepts(state, p))),
-            soup_pot: k.cost_to_any(state, i, layout.pots.iter().copied().filter(|&p| k.pot_cooking_or_ready(state, p))),
+            soup_pot: k.cost_to_any(
+                state,
+                i,
+                layout.pots.iter().copied().filter(|&p| k.pot_cooking_or_ready(state, p)),
+            ),
             serving: k.cost_to_any(state, i, layout.serving.iter().copied()),
         }
     };
@@ -83,6 +87,7 @@ pub fn facts_from_state(
         counter_soups_for_partner: on_counters(mate, ObjKind::Soup),
         empty_shared_counters: k.empty_counters(state).filter(|&c| k.shared_by_players(state, c)).count().min(255)
             as u8,
+        empty_counters_for_me: k.empty_counters(state).filter(|&c| k.reaches(state, me, c)).count().min(255) as u8,
         my_steps: steps(me),
         partner_steps: steps(mate),
         blocked: false,
@@ -95,6 +100,14 @@ fn b(x: bool) -> u32 {
 
 /// The rule-based skill choice.
 pub fn choose_skill(f: &SkillFacts) -> Skill {
+    match rules(f) {
+        // Nowhere to put it down: hold on to it.
+        Skill::PlaceObjOnCounter if f.empty_counters_for_me == 0 => Skill::Wait(1),
+        s => s,
+    }
+}
+
+fn rules(f: &SkillFacts) -> Skill {
     let cap = if f.soup_size == 0 { 3 } else { f.soup_size };
     let cooking_or_ready = |p: &PotFact| matches!(p.status, PotStatus::Cooking(_) | PotStatus::Ready);
     let missing = |p: &PotFact| match p.status {
@@ -112,7 +125,10 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
     // Objects on counters are on their way only when handed over to a teammate
     // who reaches the pots; for a player who reaches them they are just sources.
     let counter_onions = if i_reach_pot { 0 } else { f.counter_onions_for_partner } as u32;
-    let held_onions = b(f.my_held == Some(ObjKind::Onion)) + b(f.partner_held == Some(ObjKind::Onion));
+    // A teammate's onion counts once it is on its way to a pot (not to a counter).
+    let partner_potting =
+        f.partner_held == Some(ObjKind::Onion) && matches!(f.partner_skill, None | Some(Skill::PutOnionInPot));
+    let held_onions = b(f.my_held == Some(ObjKind::Onion)) + b(partner_potting);
     let onion_supply = held_onions + b(partner_on(Skill::PickupOnion)) + counter_onions;
     let about_to_cook = (f.pots.iter().filter(usable).filter(|p| missing(p) == 1).count() as u32).min(held_onions);
     let soups = f.pots.iter().filter(usable).filter(|p| cooking_or_ready(p)).count() as u32;
@@ -137,6 +153,11 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
         .min();
 
     if f.blocked {
+        // The teammate stands in the way. With an onion and a soup waiting for a
+        // dish, put the onion down and see to the soup; otherwise give way a moment.
+        if f.my_held == Some(ObjKind::Onion) && need_dish && f.my_steps.dish.is_some() {
+            return Skill::PlaceObjOnCounter;
+        }
         return Skill::Wait(2);
     }
     match f.my_held {
@@ -152,7 +173,8 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
                 Skill::FillDishWithSoup
             } else if !i_reach_pot {
                 if f.empty_shared_counters > 0 { Skill::PlaceObjOnCounter } else { Skill::Wait(1) }
-            } else if about_to_cook > 0 || f.pots.iter().any(|p| missing(p) == 1) {
+            } else if f.pots.iter().any(|p| p.reachable_by_me && missing(p) > 0 && missing(p) <= onion_supply) {
+                // The onions that start a soup are on their way: keep the dish.
                 Skill::Wait(1)
             } else {
                 Skill::PlaceObjOnCounter
@@ -162,7 +184,11 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
             if f.pots.iter().any(|p| p.reachable_by_me && missing(p) > 0) {
                 Skill::PutOnionInPot
             } else if !i_reach_pot {
-                if f.empty_shared_counters > 0 && partner_reaches_pot { Skill::PlaceObjOnCounter } else { Skill::Wait(1) }
+                if f.empty_shared_counters > 0 && partner_reaches_pot {
+                    Skill::PlaceObjOnCounter
+                } else {
+                    Skill::Wait(1)
+                }
             } else if need_dish && !partner_free && f.partner_held != Some(ObjKind::Dish) {
                 // Free the hands: the soup needs a dish and the teammate is busy.
                 Skill::PlaceObjOnCounter
@@ -176,11 +202,12 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
             let can_dish = f.my_steps.dish.is_some() && dish_useful;
             // Leave one hand-over counter free for a dish when one will be needed.
             let onion_reserve = u8::from(!i_reach_pot && (soups > 0 || f.pots.iter().any(|p| missing(p) < cap as u32)));
-            let can_onion = f.my_steps.onion.is_some() && (i_reach_pot || (partner_reaches_pot && hand_over_ok(onion_reserve)));
+            let can_onion =
+                f.my_steps.onion.is_some() && (i_reach_pot || (partner_reaches_pot && hand_over_ok(onion_reserve)));
             // The teammate takes the dish when it is free, can use one and is closer.
             let partner_takes_dish = partner_free
                 && partner_reaches_pot
-                && f.partner_skill != Some(Skill::PickupOnion)
+                && matches!(f.partner_skill, None | Some(Skill::PickupDish))
                 && match (f.partner_steps.dish, f.my_steps.dish) {
                     (Some(p), Some(m)) => p < m || (p == m && f.me == 1),
                     (Some(_), None) => true,
@@ -209,16 +236,36 @@ pub fn choose_skill(f: &SkillFacts) -> Skill {
     }
 }
 
+/// Steps without any change after which the teammate counts as idle.
+const IDLE_STEPS: u32 = 4;
+
 /// Guesses the teammate's current skill from what it holds and where it heads.
 fn infer_partner_skill(k: &Kitchen, prev: &State, now: &State, mate: usize, last: Option<Skill>) -> Option<Skill> {
     let layout = &*k.layout;
     let reaches_any = |f: &dyn Fn(Pos) -> bool| layout.pots.iter().any(|&p| k.reaches(now, mate, p) && f(p));
     match Kitchen::held_kind(now, mate) {
-        Some(ObjKind::Onion) | Some(ObjKind::Tomato) => Some(if reaches_any(&|p| k.pot_accepts(now, p)) {
-            Skill::PutOnionInPot
-        } else {
-            Skill::PlaceObjOnCounter
-        }),
+        Some(ObjKind::Onion) | Some(ObjKind::Tomato) => {
+            if !reaches_any(&|p| k.pot_accepts(now, p)) {
+                return Some(Skill::PlaceObjOnCounter);
+            }
+            let pot_dist = |s: &State| {
+                let pots: Vec<Pos> = layout.pots.iter().copied().filter(|&p| k.pot_accepts(s, p)).collect();
+                k.cost_to_any(s, mate, pots)
+            };
+            let (before, after) = (pot_dist(prev), pot_dist(now));
+            let just_picked = Kitchen::held_kind(prev, mate).is_none();
+            // Heading for a pot (or already at one, or just picked the onion up): potting.
+            // Carrying it elsewhere: a hand-over or a drop on a counter.
+            if just_picked
+                || after < before
+                || after == Some(1)
+                || (after == before && last == Some(Skill::PutOnionInPot))
+            {
+                Some(Skill::PutOnionInPot)
+            } else {
+                Some(Skill::PlaceObjOnCounter)
+            }
+        }
         Some(ObjKind::Dish) => Some(if reaches_any(&|p| k.pot_cooking_or_ready(now, p)) {
             Skill::FillDishWithSoup
         } else {
@@ -237,7 +284,8 @@ fn infer_partner_skill(k: &Kitchen, prev: &State, now: &State, mate: usize, last
             let onion = (dist(prev, ObjKind::Onion), dist(now, ObjKind::Onion));
             let dish = (dist(prev, ObjKind::Dish), dist(now, ObjKind::Dish));
             let closer = |(a, b): (Option<u16>, Option<u16>)| matches!((a, b), (Some(a), Some(b)) if b < a);
-            let moved = prev.players[mate].pos != now.players[mate].pos || prev.players[mate].dir != now.players[mate].dir;
+            let moved =
+                prev.players[mate].pos != now.players[mate].pos || prev.players[mate].dir != now.players[mate].dir;
             match (closer(onion), closer(dish)) {
                 (true, false) => Some(Skill::PickupOnion),
                 (false, true) => Some(Skill::PickupDish),
@@ -258,6 +306,8 @@ pub struct ScriptedPartner {
     ctrl: Controller,
     prev: Option<State>,
     partner_skill: Option<Skill>,
+    /// Steps the teammate has not moved, turned or changed what it holds.
+    partner_still: u32,
     blocked: bool,
     events: Vec<SkillEvent>,
     started: u32,
@@ -275,6 +325,7 @@ impl ScriptedPartner {
             ctrl,
             prev: None,
             partner_skill: None,
+            partner_still: 0,
             blocked: false,
             events: Vec::new(),
             started: 0,
@@ -294,14 +345,24 @@ impl ScriptedPartner {
         let mate = 1 - self.seat;
         if let Some(prev) = &self.prev {
             self.partner_skill = infer_partner_skill(&self.kitchen, prev, state, mate, self.partner_skill);
+            self.partner_still = if prev.players[mate] == state.players[mate] { self.partner_still + 1 } else { 0 };
+            // A teammate that has not stirred for a while is not about to fetch or carry anything.
+            if self.partner_still >= IDLE_STEPS {
+                self.partner_skill = Some(Skill::Wait(1));
+            }
         }
         self.prev = Some(state.clone());
         // A finished skill hands over to the next one within the same step.
+        let mut failed_now: Option<Skill> = None;
         for _ in 0..4 {
             if self.ctrl.skill().is_none() {
                 let mut facts = facts_from_state(&self.kitchen, state, self.seat, self.partner_skill, self.horizon);
                 facts.blocked = std::mem::take(&mut self.blocked);
-                let skill = choose_skill(&facts);
+                let mut skill = choose_skill(&facts);
+                if failed_now == Some(skill) {
+                    // It cannot run in this state; do not retry it within the step.
+                    skill = Skill::Wait(1);
+                }
                 self.ctrl.set_skill(skill, state);
                 self.started += 1;
                 self.events.push(SkillEvent {
@@ -321,6 +382,7 @@ impl ScriptedPartner {
                 }
                 SkillStatus::Failed { reason } => {
                     self.failed += 1;
+                    failed_now = skill;
                     self.blocked = reason.contains("no progress");
                     SkillOutcome::Failed { reason }
                 }
@@ -345,6 +407,7 @@ impl Agent for ScriptedPartner {
         self.ctrl = Controller::new(Arc::clone(&self.kitchen), seat, derive_seed(seed, 1));
         self.prev = None;
         self.partner_skill = None;
+        self.partner_still = 0;
         self.blocked = false;
         self.events.clear();
         self.started = 0;

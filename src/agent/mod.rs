@@ -1,0 +1,743 @@
+//! The ProAgent agent: state alignment, knowledge library, planner, validator,
+//! verificator, belief correction and memory around a skill controller.
+//!
+//! Each step: observe the teammate (belief correction); if there is no current
+//! skill or it has finished or failed, plan (one model call), validate the
+//! skill's preconditions, on failure let the verificator explain and re-plan
+//! (up to `max_replans` times, then `wait(1)`); then the controller turns the
+//! skill into this step's action. Every part can be switched off for ablations
+//! and every part counts what it does ([`AgentMetrics`]). Every model exchange
+//! is kept in an in-memory log ([`ProAgent::exchanges`]) for transcripts.
+
+use crate::align::{AlignStyle, SceneInfo, scene_text};
+use crate::belief::{self, BeliefMode, BeliefTracker};
+use crate::controller::{Controller, Kitchen, SkillStatus};
+use crate::env::{Action, Layout, State};
+use crate::llm::{ChatRequest, Fault, LanguageModel, Message, Sampling, Usage};
+use crate::memory::{EntryOutcome, Memory, MemoryEntry};
+use crate::planner::{self, PromptLevel};
+use crate::policy::{Agent, Observation, SkillEvent, SkillOutcome};
+use crate::prompts::{PromptError, PromptLibrary};
+use crate::skills::{Reach, Skill, check_preconditions};
+use crate::verificator::{self, VerificatorMode};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Everything that configures a ProAgent.
+#[derive(Clone)]
+pub struct ProAgentConfig {
+    pub model: Arc<dyn LanguageModel>,
+    pub sampling: Sampling,
+    /// How many recent trajectory entries the planner sees.
+    pub memory_k: usize,
+    pub max_replans: u32,
+    pub verificator: VerificatorMode,
+    pub belief: BeliefMode,
+    /// Ask for an analysis (the paper's prompt levels: plan only; analysis + plan; analysis + intention + plan).
+    pub analysis: bool,
+    /// Ask for the teammate's intention.
+    pub intention: bool,
+    pub align_style: AlignStyle,
+    pub prompts: Arc<PromptLibrary>,
+    /// Episode length, for the "time left" of the scene text.
+    pub horizon: u32,
+    /// Keep every model exchange in memory (for transcripts).
+    pub log_exchanges: bool,
+    /// End a wait(n) early when the kitchen changes (a hand, a pot, a counter), and say so in the rules.
+    pub interrupt_waits: bool,
+    /// Where finished exchanges are also appended (with their parse results), so the builder
+    /// of the agent can read them after a runner has consumed the boxed agent (transcripts).
+    pub exchange_sink: Option<ExchangeSink>,
+}
+
+/// A shared list the agent appends its finished exchanges to.
+pub type ExchangeSink = Arc<std::sync::Mutex<Vec<Exchange>>>;
+
+impl ProAgentConfig {
+    /// The defaults: analysis + intention + plan, LLM verificator, belief replacement, K = 1.
+    pub fn new(model: Arc<dyn LanguageModel>) -> ProAgentConfig {
+        ProAgentConfig {
+            model,
+            sampling: Sampling::default(),
+            memory_k: 1,
+            max_replans: 3,
+            verificator: VerificatorMode::Llm,
+            belief: BeliefMode::Replace,
+            analysis: true,
+            intention: true,
+            align_style: AlignStyle::ProAgent,
+            prompts: Arc::new(PromptLibrary::embedded()),
+            horizon: crate::env::DEFAULT_HORIZON,
+            log_exchanges: true,
+            interrupt_waits: true,
+            exchange_sink: None,
+        }
+    }
+
+    pub fn level(&self) -> PromptLevel {
+        PromptLevel { analysis: self.analysis, intention: self.intention }
+    }
+}
+
+/// Which module sent a request.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExchangeKind {
+    Planner,
+    Verificator,
+}
+
+/// One request to the model and what came of it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Exchange {
+    /// Timestep of the decision.
+    pub t: u32,
+    pub kind: ExchangeKind,
+    /// Planner: 0 for the first plan, k for the k-th re-plan. Verificator: round 1 or 2.
+    pub round: u32,
+    pub request: ChatRequest,
+    /// The reply text (`None` when the model failed).
+    pub reply: Option<String>,
+    /// What was read from the reply ("plan=..., intention=..." or the failed condition).
+    pub parsed: Option<String>,
+    pub parse_error: Option<String>,
+    /// The model error, when there was no reply.
+    pub error: Option<String>,
+    pub usage: Usage,
+    pub latency_us: u64,
+    pub attempts: u32,
+    pub faults: Vec<Fault>,
+}
+
+/// Per-episode counters, reported under `--json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentMetrics {
+    pub llm_calls: u32,
+    pub llm_calls_planner: u32,
+    pub llm_calls_verificator: u32,
+    pub replans: u32,
+    pub fallbacks: u32,
+    pub parse_failures: u32,
+    pub parse_failures_verificator: u32,
+    pub llm_failures: u32,
+    pub prompt_errors: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub plans: u32,
+    pub skills_completed: u32,
+    pub skills_failed: u32,
+    pub waits_interrupted: u32,
+    pub belief_predictions: u32,
+    pub belief_correct: u32,
+}
+
+impl AgentMetrics {
+    pub fn belief_accuracy(&self) -> Option<f64> {
+        (self.belief_predictions > 0).then(|| self.belief_correct as f64 / self.belief_predictions as f64)
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "llm_calls": self.llm_calls,
+            "llm_calls_by_kind": {"planner": self.llm_calls_planner, "verificator": self.llm_calls_verificator},
+            "replans": self.replans,
+            "fallbacks": self.fallbacks,
+            "parse_failures": self.parse_failures,
+            "parse_failures_verificator": self.parse_failures_verificator,
+            "llm_failures": self.llm_failures,
+            "prompt_errors": self.prompt_errors,
+            "belief_accuracy": self.belief_accuracy(),
+            "belief_predictions": self.belief_predictions,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "plans": self.plans,
+            "skills_completed": self.skills_completed,
+            "skills_failed": self.skills_failed,
+            "waits_interrupted": self.waits_interrupted,
+        })
+    }
+}
+
+/// Per-episode state.
+struct Episode {
+    kitchen: Arc<Kitchen>,
+    info: SceneInfo,
+    me: usize,
+    controller: Controller,
+    memory: Memory,
+    belief: BeliefTracker,
+    /// Rendered system messages (planner, verificator), or why they could not be rendered.
+    system: Result<(String, String), String>,
+    prev_state: Option<State>,
+    /// The kitchen's fingerprint when the current wait started.
+    wait_sig: Option<u64>,
+}
+
+/// The ProAgent agent.
+pub struct ProAgent {
+    cfg: ProAgentConfig,
+    ep: Option<Episode>,
+    kitchen_cache: Option<Arc<Kitchen>>,
+    exchanges: Vec<Exchange>,
+    metrics: AgentMetrics,
+    events: Vec<SkillEvent>,
+    llm_wait: Duration,
+    /// How many exchanges of `exchanges` went to the sink already.
+    flushed: usize,
+}
+
+/// Why a planning round produced no model reply.
+struct ModelDown(String);
+
+impl ProAgent {
+    pub fn new(cfg: ProAgentConfig) -> ProAgent {
+        ProAgent {
+            cfg,
+            ep: None,
+            kitchen_cache: None,
+            exchanges: Vec::new(),
+            metrics: AgentMetrics::default(),
+            events: Vec::new(),
+            llm_wait: Duration::ZERO,
+            flushed: 0,
+        }
+    }
+
+    /// Uses a precomputed kitchen for layouts with the same grid (saves the motion table per episode).
+    pub fn with_kitchen(mut self, kitchen: Arc<Kitchen>) -> ProAgent {
+        self.kitchen_cache = Some(kitchen);
+        self
+    }
+
+    pub fn config(&self) -> &ProAgentConfig {
+        &self.cfg
+    }
+
+    /// This episode's model exchanges, in order (cleared by `reset`).
+    pub fn exchanges(&self) -> &[Exchange] {
+        &self.exchanges
+    }
+
+    /// Takes this episode's exchanges out of the agent.
+    pub fn drain_exchanges(&mut self) -> Vec<Exchange> {
+        self.flush_sink();
+        self.flushed = 0;
+        std::mem::take(&mut self.exchanges)
+    }
+
+    /// Appends the exchanges finished since the last flush to the configured sink.
+    fn flush_sink(&mut self) {
+        if self.flushed >= self.exchanges.len() {
+            return;
+        }
+        if let Some(sink) = &self.cfg.exchange_sink {
+            // A poisoned lock only means another holder panicked; the list itself is still usable.
+            let mut list = sink.lock().unwrap_or_else(|e| e.into_inner());
+            list.extend(self.exchanges[self.flushed..].iter().cloned());
+        }
+        self.flushed = self.exchanges.len();
+    }
+
+    pub fn agent_metrics(&self) -> &AgentMetrics {
+        &self.metrics
+    }
+
+    /// Wall time spent waiting for the model this episode (excluded from agent CPU time).
+    pub fn llm_wait(&self) -> Duration {
+        self.llm_wait
+    }
+
+    /// The trajectory memory of the current episode (oldest first).
+    pub fn memory_entries(&self) -> Vec<MemoryEntry> {
+        self.ep.as_ref().map(|e| e.memory.recent(usize::MAX).cloned().collect()).unwrap_or_default()
+    }
+
+    /// Renders every template this layout and seat use, so bad prompts are reported before a run.
+    pub fn check_prompts(cfg: &ProAgentConfig, layout: &Layout, seat: usize) -> Result<(), PromptError> {
+        let kitchen = Kitchen::new(Arc::new(layout.clone()));
+        let info = SceneInfo::new(layout, &kitchen.motion);
+        render_systems(cfg, layout, &info, seat)?;
+        let lib = &cfg.prompts;
+        let state = layout.start_state();
+        let scene = scene_text(cfg.align_style, &info, layout, &kitchen.motion, &state, seat, cfg.horizon);
+        let mut tracker = BeliefTracker::new(2);
+        tracker.predict(0, Skill::PickupOnion);
+        tracker.observe(1, Some(Skill::PickupDish));
+        let mut mem = Memory::new(String::new(), 4);
+        for mode in [BeliefMode::Replace, BeliefMode::Annotate] {
+            let b = planner::belief_block(lib, mode, &tracker, seat, 2)?;
+            mem.push(MemoryEntry {
+                t: 0,
+                scene: scene.clone(),
+                analysis: Some("a".into()),
+                predicted: Some(Skill::PickupOnion),
+                real: Some(Skill::PickupDish),
+                real_t: Some(1),
+                skill: Skill::PickupOnion,
+                outcome: EntryOutcome::Succeeded,
+            });
+            planner::scene_message(lib, &mem, 2, mode, &b, &scene, seat, cfg.level())?;
+        }
+        planner::replan_message(lib, seat, Some("pickup(onion)"), "r", 1, 3)?;
+        planner::replan_message(lib, seat, None, "r", 1, 3)?;
+        for s in Skill::TASK_SKILLS {
+            verificator::check_message(lib, seat, &scene, s)?;
+            verificator::double_check_message(lib, seat, s)?;
+        }
+        Ok(())
+    }
+
+    fn kitchen_for(&mut self, layout: &Layout) -> Arc<Kitchen> {
+        if let Some(k) = &self.kitchen_cache
+            && k.layout.grid == layout.grid
+            && k.layout.rules == layout.rules
+        {
+            return Arc::clone(k);
+        }
+        let k = Arc::new(Kitchen::new(Arc::new(layout.clone())));
+        self.kitchen_cache = Some(Arc::clone(&k));
+        k
+    }
+
+    fn event(&mut self, t: u32, player: usize, skill: Skill, outcome: SkillOutcome) {
+        self.events.push(SkillEvent { t, player, skill: skill.to_string(), outcome });
+    }
+
+    /// Sends one request, logs the exchange and counts it.
+    async fn call(
+        &mut self,
+        t: u32,
+        kind: ExchangeKind,
+        round: u32,
+        request: ChatRequest,
+    ) -> Result<(String, usize), ModelDown> {
+        self.metrics.llm_calls += 1;
+        match kind {
+            ExchangeKind::Planner => self.metrics.llm_calls_planner += 1,
+            ExchangeKind::Verificator => self.metrics.llm_calls_verificator += 1,
+        }
+        let t0 = Instant::now();
+        let res = self.cfg.model.chat(&request).await;
+        let latency = t0.elapsed();
+        self.llm_wait += latency;
+        let mut ex = Exchange {
+            t,
+            kind,
+            round,
+            request,
+            reply: None,
+            parsed: None,
+            parse_error: None,
+            error: None,
+            usage: Usage::default(),
+            latency_us: latency.as_micros() as u64,
+            attempts: 0,
+            faults: Vec::new(),
+        };
+        let out = match res {
+            Ok(r) => {
+                self.metrics.prompt_tokens += r.usage.prompt_tokens;
+                self.metrics.completion_tokens += r.usage.completion_tokens;
+                ex.usage = r.usage;
+                ex.attempts = r.attempts;
+                ex.faults = r.faults;
+                ex.reply = Some(r.text.clone());
+                Ok(r.text)
+            }
+            Err(e) => {
+                self.metrics.llm_failures += 1;
+                tracing::warn!("model call failed at t={t}: {e}");
+                ex.faults = e.faults().to_vec();
+                ex.attempts = ex.faults.len() as u32;
+                ex.error = Some(e.to_string());
+                Err(ModelDown(e.to_string()))
+            }
+        };
+        if !self.cfg.log_exchanges {
+            return out.map(|text| (text, usize::MAX));
+        }
+        self.exchanges.push(ex);
+        out.map(|text| (text, self.exchanges.len() - 1))
+    }
+
+    fn note(&mut self, idx: usize, parsed: Option<String>, parse_error: Option<String>) {
+        if let Some(ex) = self.exchanges.get_mut(idx) {
+            ex.parsed = parsed;
+            ex.parse_error = parse_error;
+        }
+    }
+
+    /// Starts `skill` (or the wait fallback) and records the decision in memory.
+    fn commit(
+        &mut self,
+        state: &State,
+        scene: String,
+        reply: Option<planner::PlanReply>,
+        skill: Skill,
+        outcome: EntryOutcome,
+    ) {
+        let Some(ep) = self.ep.as_mut() else { return };
+        let t = state.timestep;
+        let predicted = reply.as_ref().and_then(|r| r.intention).filter(|_| self.cfg.intention);
+        if let Some(p) = predicted {
+            ep.belief.predict(t, p);
+        }
+        ep.memory.push(MemoryEntry {
+            t,
+            scene,
+            analysis: reply.and_then(|r| r.analysis),
+            predicted,
+            real: None,
+            real_t: None,
+            skill,
+            outcome,
+        });
+        ep.controller.set_skill(skill, state);
+        ep.wait_sig = (self.cfg.interrupt_waits && matches!(skill, Skill::Wait(_)))
+            .then(|| kitchen_signature(&ep.kitchen.layout, state));
+        let me = ep.me;
+        self.event(t, me, skill, SkillOutcome::Started);
+    }
+
+    fn fallback(&mut self, state: &State, scene: String, reply: Option<planner::PlanReply>, reason: String) {
+        self.metrics.fallbacks += 1;
+        self.commit(state, scene, reply, Skill::Wait(1), EntryOutcome::Fallback { reason });
+    }
+
+    /// Explains why `skill` was rejected; `Err` when the model is down.
+    async fn verify(
+        &mut self,
+        state: &State,
+        scene: &str,
+        skill: Skill,
+        rule_reason: String,
+    ) -> Result<String, ModelDown> {
+        let (me, verify_system) = match &self.ep {
+            Some(ep) => (ep.me, ep.system.as_ref().map(|s| s.1.clone()).unwrap_or_default()),
+            None => return Ok(rule_reason),
+        };
+        match self.cfg.verificator {
+            VerificatorMode::Rules => return Ok(rule_reason),
+            VerificatorMode::Off => return Ok(verificator::off_reason(skill)),
+            VerificatorMode::Llm => {}
+        }
+        let lib = Arc::clone(&self.cfg.prompts);
+        let (check, double) = match (
+            verificator::check_message(&lib, me, scene, skill),
+            verificator::double_check_message(&lib, me, skill),
+        ) {
+            (Ok(c), Ok(d)) => (c, d),
+            (Err(e), _) | (_, Err(e)) => {
+                self.metrics.prompt_errors += 1;
+                tracing::error!("verificator prompt: {e}");
+                return Ok(rule_reason);
+            }
+        };
+        let t = state.timestep;
+        let mut messages = vec![Message::system(verify_system), Message::user(check)];
+        let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
+        let (first, i1) = self.call(t, ExchangeKind::Verificator, 1, req).await?;
+        self.note(i1, None, None);
+        messages.push(Message::assistant(first));
+        messages.push(Message::user(double));
+        let req = ChatRequest::new(messages, self.cfg.sampling.clone());
+        let (second, i2) = self.call(t, ExchangeKind::Verificator, 2, req).await?;
+        match verificator::extract_failed_condition(&second) {
+            Some(reason) => {
+                self.note(i2, Some(reason.clone()), None);
+                Ok(reason)
+            }
+            None => {
+                // The model found nothing wrong: the planner still gets the true reason.
+                self.metrics.parse_failures += 1;
+                self.metrics.parse_failures_verificator += 1;
+                self.note(i2, None, Some("no failed condition named".into()));
+                Ok(rule_reason)
+            }
+        }
+    }
+
+    /// One planning round: prompt, parse, validate, verify, re-plan; always leaves a skill set.
+    async fn plan(&mut self, obs: &Observation<'_>) {
+        let state = obs.state;
+        let t = state.timestep;
+        let Some(ep) = self.ep.as_ref() else { return };
+        let me = ep.me;
+        let k = Arc::clone(&ep.kitchen);
+        let scene = scene_text(self.cfg.align_style, &ep.info, &k.layout, &k.motion, state, me, self.cfg.horizon);
+        let system = match &ep.system {
+            Ok((s, _)) => s.clone(),
+            Err(e) => {
+                let e = e.clone();
+                self.metrics.prompt_errors += 1;
+                self.fallback(state, scene, None, format!("prompt error: {e}"));
+                return;
+            }
+        };
+        let lib = Arc::clone(&self.cfg.prompts);
+        let user =
+            planner::belief_block(&lib, self.cfg.belief, &ep.belief, me, self.cfg.memory_k.max(1)).and_then(|b| {
+                planner::scene_message(
+                    &lib,
+                    &ep.memory,
+                    self.cfg.memory_k,
+                    self.cfg.belief,
+                    &b,
+                    &scene,
+                    me,
+                    self.cfg.level(),
+                )
+            });
+        let user = match user {
+            Ok(u) => u,
+            Err(e) => {
+                self.metrics.prompt_errors += 1;
+                tracing::error!("planner prompt: {e}");
+                self.fallback(state, scene, None, format!("prompt error: {e}"));
+                return;
+            }
+        };
+        self.metrics.plans += 1;
+        let mut messages = vec![Message::system(system), Message::user(user)];
+        let mut attempt = 0u32;
+        loop {
+            let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
+            let (text, idx) = match self.call(t, ExchangeKind::Planner, attempt, req).await {
+                Ok(r) => r,
+                Err(ModelDown(e)) => {
+                    self.fallback(state, scene, None, format!("the model is unreachable ({e})"));
+                    return;
+                }
+            };
+            let (rejected, reason, reply) = match planner::parse_reply(&text, me) {
+                Err(pe) => {
+                    self.metrics.parse_failures += 1;
+                    self.note(idx, None, Some(pe.reason.clone()));
+                    (None, pe.reason, None)
+                }
+                Ok(r) => {
+                    let parsed = format!(
+                        "plan={}{}",
+                        r.plan,
+                        r.intention.map(|i| format!(", intention={i}")).unwrap_or_default()
+                    );
+                    self.note(idx, Some(parsed), r.intention_error.clone());
+                    let failed = {
+                        let reach = Reach { layout: &k.layout, motion: &k.motion, state, player: me };
+                        check_preconditions(r.plan, &reach)
+                    };
+                    if failed.is_empty() {
+                        let plan = r.plan;
+                        self.commit(state, scene, Some(r), plan, EntryOutcome::Running);
+                        return;
+                    }
+                    let rule_reason = verificator::rules_reason(&failed);
+                    let reason = match self.verify(state, &scene, r.plan, rule_reason).await {
+                        Ok(reason) => reason,
+                        Err(ModelDown(e)) => {
+                            self.fallback(state, scene, Some(r), format!("the model is unreachable ({e})"));
+                            return;
+                        }
+                    };
+                    (Some(r.plan), reason, Some(r))
+                }
+            };
+            if attempt >= self.cfg.max_replans {
+                self.fallback(state, scene, reply, reason);
+                return;
+            }
+            attempt += 1;
+            self.metrics.replans += 1;
+            let rejected = rejected.map(|s| s.to_string());
+            let suffix =
+                match planner::replan_message(&lib, me, rejected.as_deref(), &reason, attempt, self.cfg.max_replans) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        self.metrics.prompt_errors += 1;
+                        self.fallback(state, scene, reply, format!("prompt error: {e}"));
+                        return;
+                    }
+                };
+            messages.push(Message::assistant(text));
+            messages.push(Message::user(suffix));
+        }
+    }
+
+    fn observe_teammate(&mut self, obs: &Observation<'_>) {
+        let Some(ep) = self.ep.as_mut() else { return };
+        let mate = 1 - ep.me;
+        let real =
+            belief::observe_step(obs.layout, ep.prev_state.as_ref(), obs.state, obs.last_events[mate].as_ref(), mate);
+        let t = obs.state.timestep;
+        let resolved = ep.belief.observe(t, real);
+        if resolved.is_empty() {
+            return;
+        }
+        self.metrics.belief_predictions = ep.belief.predictions_scored;
+        self.metrics.belief_correct = ep.belief.predictions_correct;
+        if self.cfg.belief != BeliefMode::Off {
+            for r in resolved {
+                ep.memory.correct_belief(r.t, r.predicted, r.real, r.real_t);
+            }
+        }
+    }
+}
+
+/// A fingerprint of what the scene text says apart from the time: both hands,
+/// every pot's contents and phase, every counter's object. A wait ends early when it changes.
+pub fn kitchen_signature(layout: &Layout, state: &State) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| h = (h ^ v).wrapping_mul(0x100_0000_01b3);
+    let code = |o: Option<&crate::env::Object>| -> u64 {
+        match o {
+            None => 0,
+            Some(crate::env::Object::Soup(s)) => {
+                let phase = if s.is_ready() {
+                    2
+                } else if s.is_cooking() {
+                    1
+                } else {
+                    0
+                };
+                16 + s.num_onions() as u64 * 4 + s.num_tomatoes() as u64 * 32 + phase * 256
+            }
+            Some(o) => 1 + o.kind() as u64,
+        }
+    };
+    for p in &state.players {
+        mix(code(p.held.as_ref()));
+    }
+    for &p in layout.pots.iter().chain(&layout.counters) {
+        mix(code(state.object_at(layout, p)));
+    }
+    h
+}
+
+/// The planner's and the verificator's system messages for a layout and seat.
+fn render_systems(
+    cfg: &ProAgentConfig,
+    layout: &Layout,
+    info: &SceneInfo,
+    seat: usize,
+) -> Result<(String, String), PromptError> {
+    let ctx =
+        planner::knowledge_context(&cfg.prompts, layout, info, seat, cfg.horizon, cfg.level(), cfg.interrupt_waits);
+    Ok((planner::system_message(&cfg.prompts, &ctx)?, verificator::system_message(&cfg.prompts, &ctx)?))
+}
+
+#[async_trait]
+impl Agent for ProAgent {
+    fn name(&self) -> String {
+        format!("proagent[{}]", self.cfg.model.name())
+    }
+
+    fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+        let kitchen = self.kitchen_for(layout);
+        let info = SceneInfo::new(layout, &kitchen.motion);
+        let system = render_systems(&self.cfg, layout, &info, seat).map_err(|e| {
+            tracing::error!("{e}");
+            e.to_string()
+        });
+        let knowledge = system.as_ref().map(|s| s.0.clone()).unwrap_or_default();
+        let me = seat.min(1);
+        self.ep = Some(Episode {
+            controller: Controller::new(Arc::clone(&kitchen), me, seed),
+            kitchen,
+            info,
+            me,
+            memory: Memory::new(knowledge, self.cfg.memory_k.max(32)),
+            belief: BeliefTracker::new(self.cfg.memory_k.max(1)),
+            system,
+            prev_state: None,
+            wait_sig: None,
+        });
+        self.flush_sink();
+        self.exchanges.clear();
+        self.flushed = 0;
+        self.metrics = AgentMetrics::default();
+        self.events.clear();
+        self.llm_wait = Duration::ZERO;
+    }
+
+    async fn act(&mut self, obs: &Observation<'_>) -> Action {
+        if self.ep.is_none() {
+            self.reset(obs.layout, obs.seat, 0);
+        }
+        self.observe_teammate(obs);
+        let state = obs.state;
+        let mut action = Action::Stay;
+        // A skill can end and the next one start within the same step; two rounds are enough
+        // (a fresh skill that ends at once is retried at the next step).
+        for _ in 0..2 {
+            let needs_plan = self.ep.as_ref().is_some_and(|e| e.controller.skill().is_none());
+            if needs_plan {
+                self.plan(obs).await;
+            }
+            let Some(ep) = self.ep.as_mut() else { break };
+            let Some(skill) = ep.controller.skill() else { break };
+            let t = state.timestep;
+            let me = ep.me;
+            if let Some(sig) = ep.wait_sig
+                && sig != kitchen_signature(&ep.kitchen.layout, state)
+            {
+                ep.wait_sig = None;
+                ep.controller.clear();
+                self.metrics.skills_completed += 1;
+                self.metrics.waits_interrupted += 1;
+                if let Some(e) = ep.memory.last_mut()
+                    && e.outcome == EntryOutcome::Running
+                {
+                    e.outcome = EntryOutcome::Interrupted;
+                }
+                self.event(t, me, skill, SkillOutcome::Succeeded);
+                continue;
+            }
+            let cs = ep.controller.step(state);
+            match cs.status {
+                SkillStatus::Running => {
+                    action = cs.action;
+                    break;
+                }
+                SkillStatus::Succeeded => {
+                    self.metrics.skills_completed += 1;
+                    if let Some(e) = ep.memory.last_mut()
+                        && e.outcome == EntryOutcome::Running
+                    {
+                        e.outcome = EntryOutcome::Succeeded;
+                    }
+                    self.event(t, me, skill, SkillOutcome::Succeeded);
+                }
+                SkillStatus::Failed { reason } => {
+                    self.metrics.skills_failed += 1;
+                    if let Some(e) = ep.memory.last_mut()
+                        && e.outcome == EntryOutcome::Running
+                    {
+                        e.outcome = EntryOutcome::Failed { reason: reason.clone() };
+                    }
+                    self.event(t, me, skill, SkillOutcome::Failed { reason });
+                }
+            }
+        }
+        self.flush_sink();
+        if let Some(ep) = self.ep.as_mut() {
+            match &mut ep.prev_state {
+                Some(p) => p.clone_from(state),
+                None => ep.prev_state = Some(state.clone()),
+            }
+        }
+        action
+    }
+
+    fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn metrics(&self) -> serde_json::Value {
+        self.metrics.to_json()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,141 @@
+//! `proagent bench agent`: the ProAgent's own CPU cost per environment step
+//! (model wait excluded) and the wall time of whole episodes with the
+//! in-process scripted model.
+
+use super::agent_args::ProAgentArgs;
+use super::common::load_layout;
+use anyhow::{Result, bail};
+use proagent::controller::Kitchen;
+use proagent::env::{Action, DEFAULT_HORIZON, Event};
+use proagent::policy::{Agent, Observation};
+use proagent::runner::seat_seed;
+use serde_json::json;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args, Debug)]
+pub struct AgentBenchArgs {
+    #[arg(long, default_value = "cramped_room")]
+    layout: String,
+    /// The teammate in the other seat.
+    #[arg(long, default_value = "greedy")]
+    partner: String,
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    seat: u8,
+    #[arg(long, default_value_t = 20)]
+    episodes: u32,
+    #[arg(long, default_value_t = DEFAULT_HORIZON)]
+    horizon: u32,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    proagent: ProAgentArgs,
+}
+
+pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
+    if a.episodes == 0 || a.horizon == 0 {
+        bail!("--episodes and --horizon must be at least 1");
+    }
+    let layout = load_layout(&a.layout)?;
+    let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
+    let seat = a.seat as usize;
+    let seats = if seat == 0 { ["proagent", a.partner.as_str()] } else { [a.partner.as_str(), "proagent"] };
+    let factory = a.proagent.factory(seats, &kitchen, a.horizon)?;
+    let Some(cfg) = factory.config().cloned() else { bail!("no proagent seat") };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let layout = Arc::clone(&kitchen.layout);
+    let cpu0 = process_cpu_seconds();
+    let (mut agent_time, mut llm_time, mut episode_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let mut worst_episode = Duration::ZERO;
+    let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
+    for e in 0..a.episodes {
+        let seed = a.seed.wrapping_add(e as u64);
+        let mut agent = factory.proagent(cfg.clone());
+        let mut partner = factory.build(&a.partner)?;
+        let t_episode = Instant::now();
+        let t_reset = Instant::now();
+        agent.reset(&layout, seat, seat_seed(seed, seat));
+        let mut this_agent = t_reset.elapsed();
+        partner.reset(&layout, 1 - seat, seat_seed(seed, 1 - seat));
+        let mut state = layout.start_state();
+        let mut last_joint = None;
+        let mut last_events: [Option<Event>; 2] = [None, None];
+        for _ in 0..a.horizon {
+            let mut joint = [Action::Stay; 2];
+            for (i, slot) in joint.iter_mut().enumerate() {
+                let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
+                if i == seat {
+                    let t0 = Instant::now();
+                    *slot = rt.block_on(agent.act(&obs));
+                    this_agent += t0.elapsed();
+                } else {
+                    *slot = rt.block_on(partner.act(&obs));
+                }
+            }
+            let out = layout.step(&mut state, joint);
+            score += out.reward as u64;
+            last_joint = Some(joint);
+            last_events = out.events;
+        }
+        let this_episode = t_episode.elapsed();
+        worst_episode = worst_episode.max(this_episode);
+        episode_time += this_episode;
+        agent_time += this_agent;
+        llm_time += agent.llm_wait();
+        steps += a.horizon as u64;
+        calls += agent.agent_metrics().llm_calls as u64;
+    }
+    let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
+    let n = a.episodes as f64;
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let per_step_excl = us(agent_time.saturating_sub(llm_time)) / steps as f64;
+    let per_step_incl = us(agent_time) / steps as f64;
+    let episode_ms = episode_time.as_secs_f64() * 1e3 / n;
+    let agent_episode_ms = agent_time.as_secs_f64() * 1e3 / n;
+    let report = json!({
+        "layout": layout.name,
+        "partner": a.partner,
+        "seat": seat,
+        "model": a.proagent.model,
+        "episodes": a.episodes,
+        "horizon": a.horizon,
+        "agent_us_per_step_excl_llm": per_step_excl,
+        "agent_us_per_step_incl_llm": per_step_incl,
+        "llm_us_per_call": if calls > 0 { us(llm_time) / calls as f64 } else { 0.0 },
+        "agent_ms_per_episode": agent_episode_ms,
+        "episode_ms": episode_ms,
+        "episode_ms_max": worst_episode.as_secs_f64() * 1e3,
+        "process_cpu_ms_per_episode": cpu.map(|c| c * 1e3 / n),
+        "llm_calls_per_episode": calls as f64 / n,
+        "score_mean": score as f64 / n,
+    });
+    if a.json {
+        println!("{report}");
+    } else {
+        println!(
+            "{}: agent {per_step_excl:.2} µs/step without model wait ({per_step_incl:.2} µs with the scripted model), \
+             whole episode {episode_ms:.2} ms (max {:.2}), {:.1} model calls/episode, mean score {:.1}",
+            layout.name,
+            worst_episode.as_secs_f64() * 1e3,
+            calls as f64 / n,
+            score as f64 / n
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// User + system CPU time of this process so far (Linux `/proc/self/stat`), if available.
+/// Wall-clock figures suffer when other work shares the machine; this one does not.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may contain spaces).
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    // The kernel's USER_HZ is 100 on every mainstream Linux configuration.
+    Some((utime + stime) / 100.0)
+}

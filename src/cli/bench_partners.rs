@@ -1,0 +1,139 @@
+//! `proagent bench partners`: mean scores over seeded episodes of an agent
+//! with the greedy partner in both seats and in self-play, on the five
+//! layouts, next to the published reference figures.
+
+use anyhow::{Context, Result, bail};
+use proagent::controller::Kitchen;
+use proagent::env::{DEFAULT_HORIZON, Layout, layout::BUILTIN};
+use proagent::partners::build;
+use proagent::runner::{EpisodeOptions, EpisodeResult, play_episode};
+use serde_json::{Value, json};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// ProAgent (GPT-3.5) with AI partners, Table 1 of Zhang et al., as (P0, P1).
+const PROAGENT_GPT35: [(&str, f64, f64); 5] = [
+    ("cramped_room", 197.0, 194.0),
+    ("asymmetric_advantages", 229.0, 230.0),
+    ("coordination_ring", 175.0, 183.0),
+    ("forced_coordination", 50.0, 31.0),
+    ("counter_circuit", 126.0, 129.0),
+];
+
+/// PPO self-play of Carroll et al. (2019), same layout order.
+const PPO_SELF_PLAY: [f64; 5] = [199.0, 167.0, 191.0, 152.0, 122.0];
+
+#[derive(clap::Args, Debug)]
+pub struct PartnersBenchArgs {
+    /// The agent whose scores are measured.
+    #[arg(long, default_value = "scripted")]
+    agent: String,
+    /// The partner of the two cross-play columns.
+    #[arg(long, default_value = "greedy")]
+    partner: String,
+    /// Episodes per cell, with seeds seed, seed+1, ...
+    #[arg(long, default_value_t = 10)]
+    episodes: u32,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value_t = DEFAULT_HORIZON)]
+    horizon: u32,
+    /// Print one JSON object instead of a Markdown table.
+    #[arg(long)]
+    json: bool,
+}
+
+struct Cell {
+    mean: f64,
+    min: u32,
+    max: u32,
+    deadlocks: usize,
+}
+
+fn cell(results: &[EpisodeResult]) -> Cell {
+    let n = results.len().max(1) as f64;
+    Cell {
+        mean: results.iter().map(|r| r.score as f64).sum::<f64>() / n,
+        min: results.iter().map(|r| r.score).min().unwrap_or(0),
+        max: results.iter().map(|r| r.score).max().unwrap_or(0),
+        deadlocks: results.iter().filter(|r| r.deadlocked()).count(),
+    }
+}
+
+fn cell_json(c: &Cell) -> Value {
+    json!({"mean": c.mean, "min": c.min, "max": c.max, "deadlocks": c.deadlocks})
+}
+
+pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
+    if a.episodes == 0 || a.horizon == 0 {
+        bail!("--episodes and --horizon must be at least 1");
+    }
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let mut rows = Vec::new();
+    for (i, (name, _)) in BUILTIN.iter().enumerate() {
+        let Some(layout) = Layout::builtin(name) else { bail!("built-in layout {name} does not parse") };
+        let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
+        let play = |seat: Option<usize>| -> Result<Vec<EpisodeResult>> {
+            let mut out = Vec::new();
+            for e in 0..a.episodes {
+                let agent = build(&a.agent, &kitchen).context("--agent")?;
+                let other = match seat {
+                    Some(_) => build(&a.partner, &kitchen).context("--partner")?,
+                    None => build(&a.agent, &kitchen).context("--agent")?,
+                };
+                let agents = if seat == Some(1) { [other, agent] } else { [agent, other] };
+                let seed = a.seed.wrapping_add(e as u64);
+                let layout = Arc::clone(&kitchen.layout);
+                out.push(rt.block_on(play_episode(layout, agents, seed, a.horizon, EpisodeOptions::default())));
+            }
+            Ok(out)
+        };
+        let p0 = cell(&play(Some(0))?);
+        let p1 = cell(&play(Some(1))?);
+        let sp = cell(&play(None)?);
+        let (_, ref0, ref1) = PROAGENT_GPT35[i];
+        rows.push((name.to_string(), p0, p1, sp, ref0, ref1, PPO_SELF_PLAY[i]));
+    }
+    if a.json {
+        let layouts: Vec<Value> = rows
+            .iter()
+            .map(|(name, p0, p1, sp, r0, r1, ppo)| {
+                json!({
+                    "layout": name,
+                    "with_partner_p0": cell_json(p0),
+                    "with_partner_p1": cell_json(p1),
+                    "self_play": cell_json(sp),
+                    "reference_proagent_gpt35": [r0, r1],
+                    "reference_ppo_self_play": ppo,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"agent": a.agent, "partner": a.partner, "episodes": a.episodes, "seed": a.seed,
+                   "horizon": a.horizon, "layouts": layouts})
+        );
+    } else {
+        println!(
+            "| layout | {a} + {p} (P0) | {a} + {p} (P1) | ProAgent GPT-3.5 (P0/P1) | {a} self-play | PPO self-play |",
+            a = a.agent,
+            p = a.partner
+        );
+        println!("|---|---|---|---|---|---|");
+        for (name, p0, p1, sp, r0, r1, ppo) in &rows {
+            let f = |c: &Cell| {
+                let dl = if c.deadlocks > 0 { format!(", {} deadlocks", c.deadlocks) } else { String::new() };
+                format!("{:.1} ({}–{}{dl})", c.mean, c.min, c.max)
+            };
+            println!("| {name} | {} | {} | {r0:.0} / {r1:.0} | {} | {ppo:.0} |", f(p0), f(p1), f(sp));
+        }
+        println!(
+            "\n{} episodes per cell, seeds {}..{}, horizon {}; mean (min–max) score.",
+            a.episodes,
+            a.seed,
+            a.seed.wrapping_add(a.episodes as u64 - 1),
+            a.horizon
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,231 @@
+//! The knowledge library loader: minijinja templates under `prompts/agent/`.
+//!
+//! Templates load from a directory at run time so users can edit them without
+//! recompiling; every template also has an embedded copy, used when the
+//! directory (or one of its files) is missing. Undefined variables are errors
+//! (strict mode), so a typo in a template fails loudly instead of producing a
+//! silently different prompt.
+//!
+//! Per layout and seat: a part such as `rules` resolves to
+//! `agent/rules/<layout>_<seat>.j2`, then `agent/rules/<layout>.j2`, then
+//! `agent/rules/default.j2`, so a layout overrides only what it needs
+//! (forced_coordination's two sides have different skills).
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{Environment, UndefinedBehavior, Value};
+use std::path::{Path, PathBuf};
+
+/// The embedded copies, by template name.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    ("agent/system.j2", include_str!("../prompts/agent/system.j2")),
+    ("agent/task/default.j2", include_str!("../prompts/agent/task/default.j2")),
+    ("agent/rules/default.j2", include_str!("../prompts/agent/rules/default.j2")),
+    ("agent/rules/forced_coordination_0.j2", include_str!("../prompts/agent/rules/forced_coordination_0.j2")),
+    ("agent/rules/forced_coordination_1.j2", include_str!("../prompts/agent/rules/forced_coordination_1.j2")),
+    ("agent/demos/default.j2", include_str!("../prompts/agent/demos/default.j2")),
+    ("agent/demos/forced_coordination_0.j2", include_str!("../prompts/agent/demos/forced_coordination_0.j2")),
+    ("agent/demos/forced_coordination_1.j2", include_str!("../prompts/agent/demos/forced_coordination_1.j2")),
+    ("agent/scene.j2", include_str!("../prompts/agent/scene.j2")),
+    ("agent/belief.j2", include_str!("../prompts/agent/belief.j2")),
+    ("agent/replan.j2", include_str!("../prompts/agent/replan.j2")),
+    ("agent/verify_system.j2", include_str!("../prompts/agent/verify_system.j2")),
+    ("agent/verify_check.j2", include_str!("../prompts/agent/verify_check.j2")),
+    ("agent/verify_double.j2", include_str!("../prompts/agent/verify_double.j2")),
+];
+
+/// A template that could not be read, compiled or rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    #[error("reading prompt file {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("prompt template {name}{}: {detail}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Template { name: String, line: Option<usize>, detail: String },
+}
+
+impl PromptError {
+    fn from_jinja(origin: &str, e: &minijinja::Error) -> PromptError {
+        // The innermost template name is the one that failed (an include may fail inside another).
+        let name = e.name().unwrap_or(origin).to_string();
+        let mut detail = e.to_string();
+        let mut src = std::error::Error::source(e);
+        while let Some(s) = src {
+            detail.push_str(": ");
+            detail.push_str(&s.to_string());
+            src = s.source();
+        }
+        PromptError::Template { name, line: e.line(), detail }
+    }
+}
+
+/// The knowledge library: a compiled set of templates.
+pub struct PromptLibrary {
+    env: Environment<'static>,
+    /// Where the templates came from, for reports ("embedded", or the directory and what it overrode).
+    origin: String,
+}
+
+impl std::fmt::Debug for PromptLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptLibrary").field("origin", &self.origin).finish()
+    }
+}
+
+fn new_env() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // Block tags on their own lines leave no blank lines behind, so templates stay readable.
+    if let Ok(syntax) = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build() {
+        env.set_syntax(syntax);
+    }
+    env
+}
+
+impl PromptLibrary {
+    /// The embedded templates only.
+    pub fn embedded() -> PromptLibrary {
+        let mut env = new_env();
+        for (name, src) in EMBEDDED {
+            // The embedded set is compiled by the test suite; a failure here is a build defect,
+            // reported at render time as a missing template rather than a panic.
+            if let Err(e) = env.add_template_owned(name.to_string(), src.to_string()) {
+                tracing::error!("embedded prompt {name} does not compile: {e}");
+            }
+        }
+        PromptLibrary { env, origin: "embedded".into() }
+    }
+
+    /// Templates from `dir` (its `agent/**/*.j2` files), embedded copies for the rest.
+    pub fn load(dir: &Path) -> Result<PromptLibrary, PromptError> {
+        let mut files = Vec::new();
+        collect_j2(dir, dir, &mut files)?;
+        files.sort();
+        let mut env = new_env();
+        let mut overridden = 0;
+        for (name, path) in &files {
+            let src = std::fs::read_to_string(path).map_err(|source| PromptError::Io { path: path.clone(), source })?;
+            env.add_template_owned(name.clone(), src).map_err(|e| {
+                let mut err = PromptError::from_jinja(name, &e);
+                if let PromptError::Template { name: n, .. } = &mut err {
+                    *n = path.display().to_string();
+                }
+                err
+            })?;
+            overridden += 1;
+        }
+        for (name, src) in EMBEDDED {
+            if !files.iter().any(|(n, _)| n == name) {
+                env.add_template_owned(name.to_string(), src.to_string())
+                    .map_err(|e| PromptError::from_jinja(name, &e))?;
+            }
+        }
+        let origin = format!("{} ({overridden} template files, embedded copies for the rest)", dir.display());
+        Ok(PromptLibrary { env, origin })
+    }
+
+    /// `dir` if it exists, else the embedded templates.
+    pub fn load_or_embedded(dir: Option<&Path>) -> Result<PromptLibrary, PromptError> {
+        match dir {
+            Some(d) if d.is_dir() => PromptLibrary::load(d),
+            Some(d) => Err(PromptError::Io {
+                path: d.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
+            }),
+            None => {
+                let default = Path::new("prompts");
+                if default.join("agent").is_dir() {
+                    PromptLibrary::load(default)
+                } else {
+                    Ok(PromptLibrary::embedded())
+                }
+            }
+        }
+    }
+
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.env.get_template(name).is_ok()
+    }
+
+    /// The most specific template for a part: `<layout>_<seat>`, `<layout>`, then `default`.
+    pub fn resolve(&self, part: &str, layout: &str, seat: usize) -> String {
+        for cand in [format!("agent/{part}/{layout}_{seat}.j2"), format!("agent/{part}/{layout}.j2")] {
+            if self.has(&cand) {
+                return cand;
+            }
+        }
+        format!("agent/{part}/default.j2")
+    }
+
+    /// Renders a template; trailing whitespace is trimmed so messages compare stably.
+    pub fn render(&self, name: &str, ctx: &Value) -> Result<String, PromptError> {
+        let t = self.env.get_template(name).map_err(|e| PromptError::from_jinja(name, &e))?;
+        let mut out = t.render(ctx).map_err(|e| PromptError::from_jinja(name, &e))?;
+        out.truncate(out.trim_end().len());
+        Ok(out)
+    }
+}
+
+fn collect_j2(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), PromptError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| PromptError::Io { path: dir.to_path_buf(), source })?;
+    for entry in rd {
+        let entry = entry.map_err(|source| PromptError::Io { path: dir.to_path_buf(), source })?;
+        let path = entry.path();
+        if path.is_dir() {
+            collect_j2(root, &path, out)?;
+        } else if path.extension().is_some_and(|e| e == "j2") {
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            let name = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            if name.starts_with("agent/") {
+                out.push((name, path));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minijinja::context;
+
+    #[test]
+    fn embedded_templates_compile() {
+        let lib = PromptLibrary::embedded();
+        for (name, _) in EMBEDDED {
+            assert!(lib.has(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn resolution_prefers_layout_and_seat() {
+        let lib = PromptLibrary::embedded();
+        assert_eq!(lib.resolve("rules", "forced_coordination", 0), "agent/rules/forced_coordination_0.j2");
+        assert_eq!(lib.resolve("rules", "cramped_room", 1), "agent/rules/default.j2");
+        assert_eq!(lib.resolve("demos", "forced_coordination", 1), "agent/demos/forced_coordination_1.j2");
+    }
+
+    #[test]
+    fn strict_undefined_is_an_error() {
+        let lib = PromptLibrary::embedded();
+        let e = lib.render("agent/replan.j2", &context! { me => 0 }).unwrap_err();
+        assert!(e.to_string().contains("agent/replan.j2"), "{e}");
+    }
+
+    #[test]
+    fn directory_overrides_embedded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("agent/demos")).unwrap();
+        std::fs::write(dir.path().join("agent/demos/cramped_room.j2"), "custom demos for {{ me }}\n").unwrap();
+        let lib = PromptLibrary::load(dir.path()).unwrap();
+        assert_eq!(lib.resolve("demos", "cramped_room", 0), "agent/demos/cramped_room.j2");
+        assert_eq!(lib.render("agent/demos/cramped_room.j2", &context! { me => 1 }).unwrap(), "custom demos for 1");
+        assert!(lib.has("agent/scene.j2"));
+        // A syntax error names the file and line.
+        std::fs::write(dir.path().join("agent/scene.j2"), "ok\n{% if %}\n").unwrap();
+        let e = PromptLibrary::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("scene.j2:2"), "{e}");
+    }
+}
