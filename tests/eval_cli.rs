@@ -448,3 +448,54 @@ fn bench_eval_runs_the_scheduler_and_reports_json() {
     assert!(v["one_episode_s"].as_f64().unwrap() >= 0.1, "{v}");
     assert!(v["ratio"].as_f64().unwrap() > 0.5, "{v}");
 }
+
+#[test]
+fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_episodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pa");
+    let sweep = |extra: &[&str]| {
+        bin()
+            .args(["eval", "--layouts", "cramped_room", "--agents", "proagent,scripted", "--partners", "greedy"])
+            .args(["--seats", "0", "--episodes", "1", "--horizon", "100", "--concurrency", "2", "--quiet", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = sweep(&[]);
+    let md = ok(&o);
+    assert!(!md.contains("Warning"), "{md}");
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let pa = recs.iter().find(|r| r["agent"] == "proagent").unwrap();
+    let sc = recs.iter().find(|r| r["agent"] == "scripted").unwrap();
+    assert!(pa["llm_calls"].as_u64().unwrap() > 0 && pa["prompt_tokens"].as_u64().unwrap() > 0, "{pa}");
+    assert_eq!(pa["runner_config"].as_str().unwrap().len(), 64);
+    assert_eq!(sc["runner_config"], "");
+    assert_eq!(sc["llm_calls"], 0);
+    // The same episode as `proagent play`.
+    let p = bin()
+        .args(["play", "--json", "--layout", "cramped_room", "--agent", "proagent", "--partner", "greedy"])
+        .args(["--seat", "0", "--seed", "0", "--horizon", "100"])
+        .output()
+        .unwrap();
+    let play: Value = serde_json::from_str(ok(&p).trim()).unwrap();
+    assert_eq!(play, pa["metrics"]);
+
+    // Another ProAgent setting: only the ProAgent episode is played again.
+    let o = sweep(&["--memory-k", "2"]);
+    ok(&o);
+    assert!(stderr(&o).contains("already finished: 1; to play: 1"), "{}", stderr(&o));
+    // Pooled in one directory, the two settings are flagged by `eval report`.
+    let o = bin().args(["eval", "report"]).arg(&out).output().unwrap();
+    ok(&o);
+    assert!(
+        stderr(&o).contains("cramped_room proagent × greedy seat 0: 2 episodes pool 2 different settings"),
+        "{}",
+        stderr(&o)
+    );
+    // A bad ProAgent flag is refused up front.
+    let o = sweep(&["--max-replans", "99"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--max-replans"), "{}", stderr(&o));
+}

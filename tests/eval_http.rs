@@ -21,7 +21,7 @@ fn plan(episodes: u32) -> Vec<proagent::eval::PlannedEpisode> {
         seed: 0,
         horizon: 400,
         runner: ChatRunner::NAME.into(),
-        runner_config: String::new(),
+        spec_configs: Default::default(),
     })
 }
 

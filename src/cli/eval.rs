@@ -2,6 +2,7 @@
 //! report`: tables, CSV/JSON and heatmaps from one or many result files.
 
 use anyhow::{Context, Result, bail};
+use proagent::agent::{ExchangeSink, ProAgent, ProAgentConfig};
 use proagent::controller::Kitchen;
 use proagent::env::Layout;
 use proagent::env::layout::{BUILTIN, canonical_name};
@@ -13,7 +14,9 @@ use proagent::eval::{
 };
 use proagent::llm::sha256_hex;
 use proagent::partners;
+use proagent::policy::Agent;
 use proagent::runner::{EpisodeOptions, play_episode};
+use sha2::Digest;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -77,6 +80,9 @@ struct SweepArgs {
     /// milliseconds and gets a score derived from its key (runner name "fake").
     #[arg(long, hide = true)]
     fake_episode_ms: Option<u64>,
+    /// Options of every `proagent` seat (as in `proagent play`).
+    #[command(flatten)]
+    proagent: super::agent_args::ProAgentArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -143,24 +149,123 @@ fn clean_list(flag: &str, v: &[String]) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Whether a spec seats the ProAgent agent (configured by the `proagent` flags).
+fn is_proagent(spec: &str) -> bool {
+    spec.trim() == "proagent"
+}
+
 /// The episode runner for this command line.
-fn make_runner(a: &SweepArgs, layouts: &HashMap<String, Arc<Layout>>) -> Result<Arc<dyn EpisodeRunner>> {
+fn make_runner(
+    a: &SweepArgs,
+    layouts: &HashMap<String, Arc<Layout>>,
+    specs: &[&str],
+) -> Result<Arc<dyn EpisodeRunner>> {
     if let Some(ms) = a.fake_episode_ms {
         return Ok(Arc::new(FakeRunner { episode_ms: ms }));
     }
     // One kitchen (motion tables etc.) per layout, shared by all its episodes.
-    let kitchens = layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
-    Ok(Arc::new(PlayRunner { kitchens }))
+    let kitchens: HashMap<String, Arc<Kitchen>> =
+        layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
+    let (proagent, fingerprint) = if specs.iter().any(|s| is_proagent(s)) {
+        let cfg = a.proagent.config(a.horizon)?;
+        let mut names: Vec<&String> = layouts.keys().collect();
+        names.sort();
+        for name in names {
+            for &seat in &a.seats {
+                ProAgent::check_prompts(&cfg, &layouts[name], seat as usize)
+                    .with_context(|| format!("prompt templates for {name}, seat {seat}"))?;
+            }
+        }
+        (Some(cfg), proagent_fingerprint(&a.proagent)?)
+    } else {
+        (None, String::new())
+    };
+    Ok(Arc::new(PlayRunner { kitchens, proagent, fingerprint }))
 }
 
-/// Plays real episodes with `runner::play_episode`, seating agents from `partners::build`.
+/// sha256 of everything that makes a `proagent` seat behave differently: the model name,
+/// the switches, and the prompt templates in use (embedded and overriding files). The
+/// model's address and time-outs are left out: the same model behind another URL plays
+/// the same episodes.
+fn proagent_fingerprint(p: &super::agent_args::ProAgentArgs) -> Result<String> {
+    let mut prompts = sha2::Sha256::new();
+    for (name, src) in proagent::prompts::EMBEDDED {
+        prompts.update(name.as_bytes());
+        prompts.update([0]);
+        prompts.update(src.as_bytes());
+        prompts.update([0]);
+    }
+    let dir = match &p.prompts {
+        Some(d) => Some(d.clone()),
+        None => Some(PathBuf::from("prompts")).filter(|d| d.join("agent").is_dir()),
+    };
+    if let Some(dir) = dir {
+        let mut files = Vec::new();
+        collect_files(&dir.join("agent"), &mut files)?;
+        files.sort();
+        for f in files {
+            let bytes = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+            prompts.update(f.strip_prefix(&dir).unwrap_or(&f).to_string_lossy().as_bytes());
+            prompts.update([0]);
+            prompts.update(&bytes);
+            prompts.update([0]);
+        }
+    }
+    let v = serde_json::json!({
+        "model": p.model.trim(),
+        "memory_k": p.memory_k,
+        "max_replans": p.max_replans,
+        "verificator": p.verificator,
+        "belief": p.belief,
+        "analysis": !p.no_analysis,
+        "intention": !p.no_intention,
+        "align": p.align,
+        "interrupt_waits": !p.no_wait_interrupt,
+        "prompts_sha256": hex::encode(prompts.finalize()),
+    });
+    Ok(sha256_hex(v.to_string().as_bytes()))
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry.with_context(|| format!("reading {}", dir.display()))?.path();
+        if path.is_dir() {
+            collect_files(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Plays real episodes with `runner::play_episode`, seating agents from `partners::build`,
+/// and `proagent` seats from the sweep's ProAgent options.
 struct PlayRunner {
     kitchens: HashMap<String, Arc<Kitchen>>,
+    proagent: Option<ProAgentConfig>,
+    fingerprint: String,
 }
 
 impl PlayRunner {
     fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
         self.kitchens.get(layout).ok_or_else(|| EpisodeError(format!("layout {layout} is not part of this sweep")))
+    }
+
+    /// A seat's agent, and for a ProAgent the list its LLM exchanges are collected in.
+    fn seat(&self, spec: &str, k: &Arc<Kitchen>) -> Result<(Box<dyn Agent>, Option<ExchangeSink>), EpisodeError> {
+        if is_proagent(spec)
+            && let Some(cfg) = &self.proagent
+        {
+            let mut cfg = cfg.clone();
+            let sink: ExchangeSink = Arc::default();
+            cfg.exchange_sink = Some(Arc::clone(&sink));
+            return Ok((Box::new(ProAgent::new(cfg).with_kitchen(Arc::clone(k))), Some(sink)));
+        }
+        let agent = partners::build(spec, k).map_err(|e| EpisodeError(e.to_string()))?;
+        Ok((agent, None))
     }
 }
 
@@ -187,21 +292,34 @@ impl EpisodeRunner for PlayRunner {
         "play"
     }
 
+    fn config_fingerprint(&self, spec: &str) -> String {
+        if is_proagent(spec) && self.proagent.is_some() { self.fingerprint.clone() } else { String::new() }
+    }
+
     fn check_spec(&self, spec: &str) -> Result<(), EpisodeError> {
         for k in self.kitchens.values() {
-            partners::build(spec, k).map_err(|e| EpisodeError(e.to_string()))?;
+            self.seat(spec, k)?;
         }
         Ok(())
     }
 
     async fn run(&self, spec: &EpisodeSpec, _ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
         let k = self.kitchen(&spec.layout)?;
-        let build = |s: &str| partners::build(s, k).map_err(|e| EpisodeError(e.to_string()));
-        let (agent, partner) = (build(&spec.agent)?, build(&spec.partner)?);
+        let (agent, agent_sink) = self.seat(&spec.agent, k)?;
+        let (partner, partner_sink) = self.seat(&spec.partner, k)?;
         let seat = spec.seat.min(1) as usize;
         let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
         let r = play_episode(Arc::clone(&k.layout), agents, spec.seed, spec.horizon, EpisodeOptions::default()).await;
         let m = &r.metrics;
+        // LLM wait: the agents' own latency figure if they report one, else the sum of the
+        // latencies of the exchanges a ProAgent seat logged.
+        let mut llm_wall_s = metric_llm_seconds(&m[0]) + metric_llm_seconds(&m[1]);
+        if llm_wall_s == 0.0 {
+            for sink in [agent_sink, partner_sink].into_iter().flatten() {
+                let list = sink.lock().unwrap_or_else(|e| e.into_inner());
+                llm_wall_s += list.iter().map(|e| e.latency_us as f64 / 1e6).sum::<f64>();
+            }
+        }
         Ok(EpisodeOutcome {
             score: r.score as f64,
             deliveries: r.deliveries,
@@ -209,7 +327,7 @@ impl EpisodeRunner for PlayRunner {
             llm_calls: metric_u64(&m[0], "llm_calls") + metric_u64(&m[1], "llm_calls"),
             prompt_tokens: metric_u64(&m[0], "prompt_tokens") + metric_u64(&m[1], "prompt_tokens"),
             completion_tokens: metric_u64(&m[0], "completion_tokens") + metric_u64(&m[1], "completion_tokens"),
-            llm_wall_s: metric_llm_seconds(&m[0]) + metric_llm_seconds(&m[1]),
+            llm_wall_s,
             metrics: r.summary_json(seat),
             transcript: None,
         })
@@ -241,10 +359,13 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let layouts = resolve_layouts(&a.layouts)?;
     let layout_map: HashMap<String, Arc<Layout>> =
         layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect();
-    let runner = make_runner(&a, &layout_map)?;
-    for s in agents.iter().chain(&partners) {
+    let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
+    let runner = make_runner(&a, &layout_map, &specs)?;
+    for s in &specs {
         runner.check_spec(s).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
+    let spec_configs =
+        specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
 
     let spec = SweepSpec {
         layouts: layouts.iter().map(|(r, _)| r.clone()).collect(),
@@ -255,10 +376,11 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         seed: a.seed,
         horizon: a.horizon,
         runner: runner.name().to_string(),
-        runner_config: runner.config_fingerprint(),
+        spec_configs,
     };
     let plan = cross_product(&spec);
     let planned = plan.len();
+    let plan_keys: std::collections::HashSet<String> = plan.iter().map(|p| p.config_hash.clone()).collect();
     let mine: Vec<_> = match a.shard {
         Some(sh) => plan.into_iter().filter(|p| sh.contains(&p.config_hash)).collect(),
         None => plan,
@@ -322,8 +444,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         if a.shard.is_some_and(|s| s.count > 1) {
             eprintln!("shard done; when every shard has finished: proagent eval report {}", out.display());
         } else {
+            // This command's episodes only: DIR may also hold other sweeps' results.
             let (all, _) = store::load_all(std::slice::from_ref(&out))?;
-            write_report(all.records(), &out)?;
+            let mine: Vec<_> = all.into_records().into_iter().filter(|r| plan_keys.contains(&r.config_hash)).collect();
+            write_report(&mine, &out)?;
         }
     }
     Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -331,6 +455,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
 
 fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path) -> Result<()> {
     let report = Report::build(records);
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
     print!("{}", report.markdown());
     let files = proagent::eval::write_report_files(&report, out)?;
     for f in files {
@@ -399,7 +526,7 @@ fn bench_plan(episodes: u32, runner: &str) -> Vec<proagent::eval::PlannedEpisode
         seed: 0,
         horizon: proagent::env::DEFAULT_HORIZON,
         runner: runner.into(),
-        runner_config: String::new(),
+        spec_configs: Default::default(),
     })
 }
 

@@ -4,6 +4,7 @@
 
 use crate::llm::sha256_hex;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -34,10 +35,19 @@ pub struct SweepSpec {
     /// Which episode runner produced the results ("play" for real episodes). Part of the
     /// key, so results of a test runner can never be mistaken for real ones.
     pub runner: String,
-    /// A fingerprint of the runner-wide settings that change what an episode does
-    /// (e.g. the model and switches given as global flags rather than in the agent
-    /// spec); empty when there are none. Part of the key.
-    pub runner_config: String,
+    /// For agent and partner specs whose behaviour also depends on runner-wide settings
+    /// (e.g. a `proagent` seat's model and switches, given as flags rather than in the
+    /// spec): a fingerprint of those settings. Specs not listed depend on nothing else.
+    pub spec_configs: BTreeMap<String, String>,
+}
+
+/// The `runner_config` of an episode: empty when neither seat depends on runner-wide
+/// settings, else the sha256 of both seats' fingerprints — so changing, say, the model
+/// replays the episodes with a ProAgent seat and keeps the others.
+pub fn episode_runner_config(spec_configs: &BTreeMap<String, String>, agent: &str, partner: &str) -> String {
+    let a = spec_configs.get(agent).map(String::as_str).unwrap_or("");
+    let p = spec_configs.get(partner).map(String::as_str).unwrap_or("");
+    if a.is_empty() && p.is_empty() { String::new() } else { sha256_hex(format!("{a}\n{p}").as_bytes()) }
 }
 
 /// One episode to play. Its `config_hash` is its identity in result files.
@@ -137,7 +147,7 @@ pub fn cross_product(s: &SweepSpec) -> Vec<PlannedEpisode> {
                     for &seat in &seats {
                         let spec = EpisodeSpec {
                             runner: s.runner.clone(),
-                            runner_config: s.runner_config.clone(),
+                            runner_config: episode_runner_config(&s.spec_configs, a, p),
                             layout: l.name.clone(),
                             layout_sha256: l.sha256.clone(),
                             agent: a.clone(),
@@ -231,7 +241,7 @@ mod tests {
             seed: 10,
             horizon: 400,
             runner: "play".into(),
-            runner_config: String::new(),
+            spec_configs: BTreeMap::new(),
         }
     }
 
@@ -267,6 +277,22 @@ mod tests {
         s.episodes = 5;
         let long = cross_product(&s);
         assert_eq!(&long[..short.len()], &short[..]);
+    }
+
+    #[test]
+    fn runner_config_only_touches_episodes_with_a_configured_seat() {
+        let plain = cross_product(&spec());
+        let mut s = spec();
+        s.spec_configs.insert("greedy".into(), "f1".into());
+        let with = cross_product(&s);
+        for (a, b) in plain.iter().zip(&with) {
+            let touched = a.spec.agent == "greedy" || a.spec.partner == "greedy";
+            assert_eq!(a.config_hash != b.config_hash, touched, "{:?}", a.spec);
+            assert_eq!(b.spec.runner_config.is_empty(), !touched);
+        }
+        s.spec_configs.insert("greedy".into(), "f2".into());
+        let other = cross_product(&s);
+        assert!(with.iter().zip(&other).any(|(a, b)| a.config_hash != b.config_hash));
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub struct Report {
     pub table1: Vec<Table1Entry>,
     pub cells: Vec<Cell>,
     pub totals: Totals,
+    /// Cells that pool episodes played under different settings (runner, ProAgent flags,
+    /// horizon or layout file): their numbers mix experiments.
+    pub warnings: Vec<String>,
 }
 
 /// Built-in layouts in their classic order, then any others alphabetically.
@@ -127,6 +130,25 @@ impl Report {
         }
         for v in by_cell.values_mut() {
             v.sort_by(|a, b| a.seed.cmp(&b.seed).then_with(|| a.config_hash.cmp(&b.config_hash)));
+        }
+
+        let mut warnings = Vec::new();
+        for ((li, agent, partner, seat), recs) in &by_cell {
+            let mut settings: Vec<(&str, &str, u32, &str)> = recs
+                .iter()
+                .map(|r| (r.runner.as_str(), r.runner_config.as_str(), r.horizon, r.layout_sha256.as_str()))
+                .collect();
+            settings.sort();
+            settings.dedup();
+            if settings.len() > 1 {
+                warnings.push(format!(
+                    "{} {agent} × {partner} seat {seat}: {} episodes pool {} different settings (runner, ProAgent flags, \
+                     horizon or layout file); report such results from separate directories",
+                    layouts[*li],
+                    recs.len(),
+                    settings.len()
+                ));
+            }
         }
 
         let mut cells = Vec::new();
@@ -179,7 +201,7 @@ impl Report {
             llm_wall_s: cells.iter().map(|c| c.llm_wall_s).sum(),
             episode_wall_s: cells.iter().map(|c| c.episode_wall_s).sum(),
         };
-        Report { layouts, agents, partners, seats, table1, cells, totals }
+        Report { layouts, agents, partners, seats, table1, cells, totals, warnings }
     }
 
     pub fn cell(&self, layout: &str, agent: &str, partner: &str, seat: u8) -> Option<&Cell> {
@@ -204,6 +226,9 @@ impl Report {
             self.agents.len(),
             self.partners.len()
         );
+        for w in &self.warnings {
+            let _ = writeln!(s, "**Warning:** {w}\n");
+        }
         let _ = writeln!(s, "## Table 1 view: each agent's score over all partners\n");
         let _ = writeln!(s, "| layout | agent seat | {} |", self.agents.join(" | "));
         let _ = writeln!(s, "|---|---|{}", "---|".repeat(self.agents.len()));
@@ -443,6 +468,21 @@ mod tests {
         assert!(csv.contains("cramped_room,a,p,0,2,120,28.284271247461902,20"), "{csv}");
         let v: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
         assert_eq!(v["table1"][0]["mean"], 65.0);
+    }
+
+    #[test]
+    fn cells_mixing_settings_are_flagged() {
+        let mut other = rec("cramped_room", "a", "p", 0, 1, 140.0, 4);
+        other.runner_config = "f".into();
+        let r = Report::build(&[rec("cramped_room", "a", "p", 0, 0, 100.0, 2), other]);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(
+            r.warnings[0].contains("cramped_room a × p seat 0: 2 episodes pool 2 different settings"),
+            "{:?}",
+            r.warnings
+        );
+        assert!(r.markdown().contains("**Warning:**"));
+        assert!(Report::build(&[rec("cramped_room", "a", "p", 0, 0, 100.0, 2)]).warnings.is_empty());
     }
 
     #[test]

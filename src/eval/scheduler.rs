@@ -57,10 +57,11 @@ pub struct EpisodeError(pub String);
 pub trait EpisodeRunner: Send + Sync + 'static {
     /// The runner's name; part of every episode key (see [`EpisodeSpec::runner`]).
     fn name(&self) -> &str;
-    /// A fingerprint of runner-wide settings that change episodes but are not in the
-    /// agent and partner specs (e.g. a sha256 of the model and switch flags); part of
-    /// every key, so changing them never reuses old results. Empty by default.
-    fn config_fingerprint(&self) -> String {
+    /// A fingerprint of the runner-wide settings that change how the agent or partner
+    /// `spec` plays but are not in the spec itself (e.g. a sha256 of the model and switch
+    /// flags of `proagent` seats); part of the key of every episode with that seat, so
+    /// changing them never reuses old results. Empty (the default) when there are none.
+    fn config_fingerprint(&self, _spec: &str) -> String {
         String::new()
     }
     /// Rejects an agent or partner spec before the sweep starts (default: accept).
@@ -374,7 +375,7 @@ mod tests {
             seed: 0,
             horizon: 400,
             runner: runner.into(),
-            runner_config: String::new(),
+            spec_configs: Default::default(),
         })
     }
 

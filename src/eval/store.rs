@@ -59,7 +59,7 @@ pub struct EpisodeRecord {
     pub seed: u64,
     pub horizon: u32,
     pub runner: String,
-    /// See [`super::plan::SweepSpec::runner_config`].
+    /// See [`super::plan::episode_runner_config`].
     #[serde(default)]
     pub runner_config: String,
     pub layout_sha256: String,
