@@ -14,6 +14,7 @@ mod llm_args;
 mod mock_server;
 mod play;
 mod qa;
+mod replay;
 mod show;
 mod verify;
 
@@ -49,6 +50,8 @@ enum Command {
     /// Behaviour-cloned human proxies: train, evaluate, self-play.
     #[command(subcommand)]
     Bc(bc::BcCommand),
+    /// Re-run a recorded `play` transcript offline and check it matches exactly.
+    Replay(replay::ReplayArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -66,6 +69,7 @@ pub fn main() -> ExitCode {
         Command::Qa(a) => qa::run(a),
         Command::Bc(b) => bc::run(b),
         Command::Play(a) => play::run(a),
+        Command::Replay(a) => replay::run(a),
     };
     match result {
         Ok(code) => code,
