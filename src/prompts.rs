@@ -141,6 +141,11 @@ impl PromptLibrary {
         }
     }
 
+    /// Template name → sha256 of its source text, for transcript headers.
+    pub fn hashes(&self) -> std::collections::BTreeMap<String, String> {
+        self.env.templates().map(|(n, t)| (n.to_string(), crate::llm::sha256_hex(t.source().as_bytes()))).collect()
+    }
+
     pub fn origin(&self) -> &str {
         &self.origin
     }

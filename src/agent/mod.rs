@@ -109,6 +109,44 @@ pub struct Exchange {
     pub latency_us: u64,
     pub attempts: u32,
     pub faults: Vec<Fault>,
+    /// The model's result exactly as returned (for transcripts and replay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<crate::transcript::Outcome>,
+}
+
+impl Exchange {
+    /// The transcript record of this exchange (kind `planner` / `verificator`).
+    pub fn to_transcript(&self) -> crate::transcript::Exchange {
+        let kind = match self.kind {
+            ExchangeKind::Planner => "planner",
+            ExchangeKind::Verificator => "verificator",
+        };
+        let outcome = self.outcome.clone().unwrap_or_else(|| match &self.reply {
+            Some(text) => crate::transcript::Outcome::Reply(crate::llm::ChatResponse {
+                text: text.clone(),
+                usage: self.usage,
+                attempts: self.attempts,
+                faults: self.faults.clone(),
+                finish_reason: None,
+            }),
+            None => crate::transcript::Outcome::Error(crate::transcript::RecordedError {
+                error: "unreachable".into(),
+                message: self.error.clone().unwrap_or_default(),
+                raw: None,
+                faults: self.faults.clone(),
+            }),
+        });
+        crate::transcript::Exchange {
+            seq: 0,
+            t: self.t,
+            kind: kind.into(),
+            request: self.request.clone(),
+            outcome,
+            parsed: self.parsed.clone().map(serde_json::Value::String),
+            parse_error: self.parse_error.clone(),
+            latency: Some(Duration::from_micros(self.latency_us)),
+        }
+    }
 }
 
 /// Per-episode counters, reported under `--json`.
@@ -322,6 +360,7 @@ impl ProAgent {
         let res = self.cfg.model.chat(&request).await;
         let latency = t0.elapsed();
         self.llm_wait += latency;
+        let outcome = self.cfg.log_exchanges.then(|| crate::transcript::Outcome::from_result(&res));
         let mut ex = Exchange {
             t,
             kind,
@@ -335,6 +374,7 @@ impl ProAgent {
             latency_us: latency.as_micros() as u64,
             attempts: 0,
             faults: Vec::new(),
+            outcome,
         };
         let out = match res {
             Ok(r) => {

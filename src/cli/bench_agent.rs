@@ -99,7 +99,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         "layout": layout.name,
         "partner": a.partner,
         "seat": seat,
-        "model": a.proagent.model,
+        "model": a.proagent.llm.model,
         "episodes": a.episodes,
         "horizon": a.horizon,
         "agent_us_per_step_excl_llm": per_step_excl,

@@ -167,7 +167,7 @@ fn make_runner(
     let kitchens: HashMap<String, Arc<Kitchen>> =
         layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
     let (proagent, fingerprint) = if specs.iter().any(|s| is_proagent(s)) {
-        let cfg = a.proagent.config(a.horizon)?;
+        let cfg = a.proagent.config(a.horizon, a.proagent.model(a.seed)?)?;
         let mut names: Vec<&String> = layouts.keys().collect();
         names.sort();
         for name in names {
@@ -212,7 +212,10 @@ fn proagent_fingerprint(p: &super::agent_args::ProAgentArgs) -> Result<String> {
         }
     }
     let v = serde_json::json!({
-        "model": p.model.trim(),
+        "model": p.llm.model.trim(),
+        "temperature": p.llm.temperature,
+        "top_p": p.llm.top_p,
+        "max_tokens": p.llm.max_tokens,
         "memory_k": p.memory_k,
         "max_replans": p.max_replans,
         "verificator": p.verificator,

@@ -3,7 +3,8 @@
 
 use anyhow::{Context, Result, bail};
 use proagent::llm::LanguageModel;
-use proagent::llm::mock_server::{EchoPlanner, MockConfig, MockFault, MockServer};
+use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
+use proagent::llm::scripted::ScriptedModel;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -36,9 +37,10 @@ pub struct MockServerArgs {
     pub hang_ms: u64,
 }
 
-/// The model that answers requests.
+/// The model that answers requests: the built-in scripted planner, which reads the
+/// scene from the prompt, so a ProAgent pointed at the mock plays a real game.
 fn responder() -> Arc<dyn LanguageModel> {
-    Arc::new(EchoPlanner)
+    Arc::new(ScriptedModel::new())
 }
 
 pub fn run(args: MockServerArgs) -> Result<ExitCode> {

@@ -15,6 +15,7 @@ mod llm_args;
 mod mock_server;
 mod play;
 mod qa;
+mod replay;
 mod show;
 mod verify;
 
@@ -53,6 +54,8 @@ enum Command {
     /// Behaviour-cloned human proxies: train, evaluate, self-play.
     #[command(subcommand)]
     Bc(bc::BcCommand),
+    /// Re-run a recorded `play` transcript offline and check it matches exactly.
+    Replay(replay::ReplayArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -81,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Qa(a) => qa::run(a),
         Command::Bc(b) => bc::run(b),
+        Command::Replay(a) => replay::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,14 +1,20 @@
 //! `proagent play`: one or more seeded episodes of an agent with a partner.
 
+use super::agent_args::SeatFactory;
 use super::common::load_layout;
 use anyhow::{Context, Result, bail};
+use proagent::agent::ExchangeSink;
 use proagent::controller::Kitchen;
 use proagent::env::DEFAULT_HORIZON;
+use proagent::env::Layout;
 use proagent::env::render::render;
 use proagent::partners::build;
+use proagent::runner::EpisodeResult;
 use proagent::runner::{EpisodeOptions, StepView, play_episode};
+use proagent::transcript::{Header, TranscriptWriter, WriterOptions, default_path};
+use serde_json::json;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -42,8 +48,20 @@ pub struct PlayArgs {
     /// Write each episode's trajectory (reference trace schema, JSON Lines) to this file.
     #[arg(long)]
     trajectory: Option<PathBuf>,
+    /// Where to write the transcript of a `proagent` run (default:
+    /// transcripts/<layout>-<agent>-<partner>-seat<k>-seed<s>-<time>.jsonl); with
+    /// --episodes N, `-seed<s>` is added to the file name.
+    #[arg(long, value_name = "PATH", conflicts_with = "no_transcript")]
+    transcript: Option<PathBuf>,
+    /// Write no transcript.
+    #[arg(long)]
+    no_transcript: bool,
+    /// Leave wall-clock fields (times, latencies) out of the transcript, so the same
+    /// command and seed give a byte-identical file.
+    #[arg(long)]
+    no_wall_clock: bool,
     #[command(flatten)]
-    proagent: super::agent_args::ProAgentArgs,
+    pub(super) proagent: super::agent_args::ProAgentArgs,
 }
 
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
@@ -67,34 +85,66 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
         )),
         None => None,
     };
+    let has_proagent = seats.iter().any(|s| s.trim() == "proagent");
+    if a.transcript.is_some() && !has_proagent {
+        bail!("--transcript needs a `proagent` seat (only ProAgent runs talk to a model)");
+    }
+    let want_transcript = has_proagent && !a.no_transcript;
+    let layout_file = if Layout::builtin(&a.layout).is_none() {
+        Some(std::fs::read_to_string(&a.layout).with_context(|| format!("reading {}", a.layout))?)
+    } else {
+        None
+    };
+    let mut factory = factory;
+    let sink: ExchangeSink = Arc::default();
+    factory.set_sink(Arc::clone(&sink));
+    let prompt_hashes = factory.config().map(|c| c.prompts.hashes()).unwrap_or_default();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let seat = a.seat as usize;
     for e in 0..a.episodes {
         let seed = a.seed.wrapping_add(e as u64);
-        let agent = factory.build(&a.agent)?;
-        let partner = factory.build(&a.partner)?;
-        let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
-        let mut options = EpisodeOptions::default();
-        if a.render {
-            let start = render(&kitchen.layout, &kitchen.layout.start_state());
-            // A closed pipe (e.g. `| head`) is not an error for a board printout.
-            let _ = writeln!(std::io::stdout().lock(), "{start}");
-            options.on_step = Some(Box::new(|v: &StepView<'_>| {
-                let mut text = format!(
-                    "t={} actions=[{}, {}] reward={}\n",
-                    v.t,
-                    v.joint[0].letter(),
-                    v.joint[1].letter(),
-                    v.outcome.reward
-                );
-                for ev in v.skill_events {
-                    text.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
+        let mut writer = if want_transcript {
+            let path = match &a.transcript {
+                Some(p) if a.episodes == 1 => p.clone(),
+                Some(p) => {
+                    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("transcript");
+                    p.with_file_name(format!("{stem}-seed{seed}.jsonl"))
                 }
-                text.push_str(&render(v.layout, v.state));
-                let _ = writeln!(std::io::stdout().lock(), "{text}");
-            }));
-        }
-        let result = rt.block_on(play_episode(Arc::clone(&kitchen.layout), agents, seed, a.horizon, options));
+                None => default_path(Path::new("transcripts"), &kitchen.layout.name, &a.agent, &a.partner, seat, seed),
+            };
+            let opts = WriterOptions { scrubber: a.proagent.scrubber(), wall_clock: !a.no_wall_clock };
+            let mut w = TranscriptWriter::create(&path, opts)?;
+            let config = json!({
+                "command": "play",
+                "layout": kitchen.layout.name,
+                "layout_spec": a.layout,
+                "layout_file": layout_file,
+                "agent": a.agent,
+                "partner": a.partner,
+                "seat": seat,
+                "seed": seed,
+                "horizon": a.horizon,
+                "proagent": a.proagent.switches(),
+                "model": a.proagent.describe_model(),
+            });
+            w.write_header(&Header::new(config, prompt_hashes.clone()))?;
+            tracing::info!("writing the transcript to {}", path.display());
+            Some(w)
+        } else {
+            None
+        };
+        let result = run_episode(
+            &rt,
+            &kitchen,
+            &factory,
+            [&a.agent, &a.partner],
+            seat,
+            seed,
+            a.horizon,
+            a.render,
+            writer.as_mut(),
+            &sink,
+        )?;
         if let Some(w) = traj_out.as_mut() {
             let line = serde_json::to_string(&result.to_trajectory_json())?;
             writeln!(w, "{line}").context("writing the trajectory")?;
@@ -124,4 +174,82 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
         w.flush().context("writing the trajectory")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Plays one episode; with a writer, each step's exchanges (from `sink`) then the step
+/// itself are appended as they happen, and the footer (the `--json` summary) at the end.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_episode(
+    rt: &tokio::runtime::Runtime,
+    kitchen: &Arc<Kitchen>,
+    factory: &SeatFactory,
+    specs: [&str; 2],
+    seat: usize,
+    seed: u64,
+    horizon: u32,
+    show: bool,
+    mut writer: Option<&mut TranscriptWriter>,
+    sink: &ExchangeSink,
+) -> Result<EpisodeResult> {
+    let agent = factory.build(specs[0])?;
+    let partner = factory.build(specs[1])?;
+    let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
+    sink.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    let drain = |w: &mut TranscriptWriter| -> Result<()> {
+        let taken = std::mem::take(&mut *sink.lock().unwrap_or_else(|p| p.into_inner()));
+        for ex in &taken {
+            w.write_exchange(&ex.to_transcript())?;
+        }
+        Ok(())
+    };
+    if show {
+        let start = render(&kitchen.layout, &kitchen.layout.start_state());
+        // A closed pipe (e.g. `| head`) is not an error for a board printout.
+        let _ = writeln!(std::io::stdout().lock(), "{start}");
+    }
+    let mut failure: Option<anyhow::Error> = None;
+    let mut options = EpisodeOptions::default();
+    if show || writer.is_some() {
+        let w = writer.as_deref_mut();
+        let failure = &mut failure;
+        let drain = &drain;
+        let mut w = w;
+        options.on_step = Some(Box::new(move |v: &StepView<'_>| {
+            if let Some(w) = w.as_deref_mut()
+                && failure.is_none()
+            {
+                let step = json!({
+                    "joint": [v.joint[0].letter().to_string(), v.joint[1].letter().to_string()],
+                    "reward": v.outcome.reward,
+                    "skill_events": v.skill_events,
+                });
+                if let Err(e) = drain(w).and_then(|_| Ok(w.write_step(v.t, step)?)) {
+                    *failure = Some(e);
+                }
+            }
+            if show {
+                let mut text = format!(
+                    "t={} actions=[{}, {}] reward={}\n",
+                    v.t,
+                    v.joint[0].letter(),
+                    v.joint[1].letter(),
+                    v.outcome.reward
+                );
+                for ev in v.skill_events {
+                    text.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
+                }
+                text.push_str(&render(v.layout, v.state));
+                let _ = writeln!(std::io::stdout().lock(), "{text}");
+            }
+        }));
+    }
+    let result = rt.block_on(play_episode(Arc::clone(&kitchen.layout), agents, seed, horizon, options));
+    if let Some(e) = failure {
+        return Err(e.context("writing the transcript"));
+    }
+    if let Some(w) = writer {
+        drain(w)?;
+        w.write_footer(result.summary_json(seat))?;
+    }
+    Ok(result)
 }

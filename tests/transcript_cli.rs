@@ -1,0 +1,210 @@
+//! Episode transcripts end to end: `proagent play` writes them (scripted model and
+//! the HTTP backend against the in-process mock server, with and without faults),
+//! `proagent replay` re-runs them offline and reports the first divergence.
+
+use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
+use proagent::llm::scripted::ScriptedModel;
+use proagent::transcript::{Transcript, without_wall_clock};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
+    c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL").env_remove("RUST_LOG");
+    c
+}
+
+async fn run(mut cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().expect("run proagent")).await.unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn play(transcript: &Path, extra: &[&str]) -> Command {
+    let mut c = bin();
+    c.args(["play", "--horizon", "40", "--seed", "3", "--json", "--transcript"]).arg(transcript).args(extra);
+    c
+}
+
+fn replay(file: &Path) -> Output {
+    bin().arg("replay").arg(file).output().unwrap()
+}
+
+#[test]
+fn play_transcripts_are_deterministic_and_replay_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    for p in [&a, &b] {
+        let out = play(p, &[]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let (ta, tb) = (std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
+    assert!(ta.contains("\"wall\""), "wall-clock fields are written by default");
+    assert_eq!(without_wall_clock(&ta, "a").unwrap(), without_wall_clock(&tb, "b").unwrap());
+    let t = Transcript::read(&a).unwrap();
+    assert!(!t.exchanges.is_empty());
+    assert_eq!(t.steps.len(), 40);
+    assert_eq!(t.header.config["seed"], 3);
+    assert!(t.header.prompt_hashes.keys().any(|k| k.starts_with("agent/")), "{:?}", t.header.prompt_hashes);
+    let footer = t.require_complete().unwrap();
+    assert_eq!(footer.data["llm_calls"].as_u64(), Some(t.exchanges.len() as u64));
+    let out = replay(&a);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("identical"), "{}", text(&out.stdout));
+
+    // Without wall-clock fields the files themselves are byte-identical.
+    let (c, d) = (dir.path().join("c.jsonl"), dir.path().join("d.jsonl"));
+    for p in [&c, &d] {
+        assert!(play(p, &["--no-wall-clock"]).output().unwrap().status.success());
+    }
+    assert_eq!(std::fs::read(&c).unwrap(), std::fs::read(&d).unwrap());
+
+    // A partner-only run of a scripted agent writes nothing; --no-transcript skips it.
+    let e = dir.path().join("e.jsonl");
+    let out = play(&e, &["--agent", "scripted"]).output().unwrap();
+    assert!(!out.status.success(), "--transcript without a proagent seat is refused");
+    let out = bin().current_dir(dir.path()).args(["play", "--horizon", "5", "--no-transcript"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(!dir.path().join("transcripts").exists());
+    let out = bin().current_dir(dir.path()).args(["play", "--horizon", "5", "--episodes", "2"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_dir(dir.path().join("transcripts")).unwrap().count(), 2, "one per episode");
+}
+
+#[test]
+fn committed_transcripts_replay_exactly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("transcripts/committed");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+            continue;
+        }
+        let out = replay(&path);
+        assert!(out.status.success(), "{}: {}{}", path.display(), text(&out.stdout), text(&out.stderr));
+        n += 1;
+    }
+    assert_eq!(n, 5, "one committed transcript per built-in layout");
+}
+
+#[test]
+fn replay_misses_and_broken_files_are_loud() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.jsonl");
+    assert!(play(&a, &["--no-wall-clock"]).output().unwrap().status.success());
+    let original = std::fs::read_to_string(&a).unwrap();
+
+    // A changed switch: the re-run asks for something that was never recorded.
+    let switched = dir.path().join("switched.jsonl");
+    std::fs::write(&switched, original.replacen("\"memory_k\":1", "\"memory_k\":3", 1)).unwrap();
+    let out = replay(&switched);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(err.contains("replay miss at t="), "{err}");
+    assert!(err.contains("differs at character"), "names the first differing message: {err}");
+
+    // An edited recorded request (the first exchange's prompt) is caught when reading.
+    let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+    let i = lines.iter().position(|l| l.contains("\"type\":\"exchange\"")).unwrap();
+    lines[i] = lines[i].replacen("<Player 0>", "<Player 9>", 1);
+    let edited = dir.path().join("edited.jsonl");
+    std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
+    let out = replay(&edited);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("edited.jsonl:{}", i + 1)) && err.contains("sha256"), "{err}");
+
+    // Cut mid-line: the error names the file and the line.
+    let cut_at = original.len() / 2;
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, &original.as_bytes()[..cut_at]).unwrap();
+    let line = original[..cut_at].lines().count();
+    let out = replay(&cut);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("cut.jsonl:{line}")), "line {line}: {err}");
+
+    // Whole lines only, but no footer: an interrupted run is not replayed as complete.
+    let head: String = original.lines().take(5).map(|l| format!("{l}\n")).collect();
+    let short = dir.path().join("short.jsonl");
+    std::fs::write(&short, head).unwrap();
+    let out = replay(&short);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("no footer after line 5"), "{}", text(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_backend_against_the_mock_server_replays_offline() {
+    let s = MockServer::start_local(Arc::new(ScriptedModel::new()), MockConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("http.jsonl");
+    let out = run(play(&a, &["--model", "mock-model", "--base-url", &s.base_url()])).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stats = s.stats();
+    s.shutdown().await;
+    assert_eq!(summary["agent"], "proagent[mock-model]");
+    assert_eq!(summary["llm_failures"], 0);
+    let t = Transcript::read(&a).unwrap();
+    assert_eq!(stats.requests, t.exchanges.len() as u64);
+    assert_eq!(t.header.config["model"]["model"], "mock-model");
+    // The server is gone: replay is offline.
+    let out = replay(&a);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_are_survived_and_every_one_is_in_the_transcript() {
+    let cfg = MockConfig {
+        fault_rate: 0.3,
+        seed: 11,
+        // Prose is a well-formed reply (a parse failure, not a transport fault).
+        fault_kinds: MockFault::ALL.iter().copied().filter(|f| *f != MockFault::Prose).collect(),
+        retry_after_secs: 0,
+        hang: Duration::from_millis(400),
+        ..MockConfig::default()
+    };
+    let s = MockServer::start_local(Arc::new(ScriptedModel::new()), cfg).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("faults.jsonl");
+    let flags = ["--model", "mock-model", "--base-url", &s.base_url(), "--request-timeout", "0.2", "--backoff-ms", "1"];
+    let out = run(play(&a, &flags)).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stats = s.stats();
+    s.shutdown().await;
+    let injected: u64 = stats.faults.values().sum();
+    assert!(injected > 0, "{stats:?}");
+    let t = Transcript::read(&a).unwrap();
+    t.require_complete().unwrap();
+    assert_eq!(t.steps.len(), 40, "the episode completed");
+    let recorded: usize = t.exchanges.iter().map(|e| e.outcome.faults().len()).sum();
+    assert_eq!(recorded as u64, injected, "every injected fault is in the transcript: {stats:?}");
+    let out = replay(&a);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_key_never_leaves_the_request() {
+    let canary = "sk-canary-transcript-7c41d09e";
+    let cfg = MockConfig { api_key: Some(canary.to_string()), ..MockConfig::default() };
+    let s = MockServer::start_local(Arc::new(ScriptedModel::new()), cfg).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("canary.jsonl");
+    let mut cmd = play(&a, &["--model", "mock-model", "--base-url", &s.base_url()]);
+    cmd.env("OPENAI_API_KEY", canary).env("RUST_LOG", "debug");
+    let out = run(cmd).await;
+    s.shutdown().await;
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "the server only answers with the right key: {stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["llm_failures"], 0, "the key reached the server");
+    assert!(stderr.contains("DEBUG"), "debug logging was on");
+    let transcript = std::fs::read_to_string(&a).unwrap();
+    for (what, s) in [("stdout", &stdout), ("stderr", &stderr), ("transcript", &transcript)] {
+        assert!(!s.contains(canary) && !s.contains("7c41d09e"), "the API key leaked into {what}");
+    }
+}
