@@ -196,6 +196,14 @@ impl EpisodeResult {
     /// The one-object summary of `proagent play --json`, from the point of view
     /// of the agent in `seat`. The agent's metrics are merged in (without
     /// overriding the fields here); the partner's go under `partner_metrics`.
+    /// Constructive interdependence and accepted hand-overs (see `analysis`), or the
+    /// reason they could not be computed.
+    pub fn teamwork_json(&self) -> Value {
+        let joint: Vec<[crate::env::Action; 2]> = self.steps.iter().map(|s| s.joint).collect();
+        crate::analysis::episode_metrics(&self.layout, &self.start, &joint)
+            .unwrap_or_else(|e| json!({ "error": e.to_string() }))
+    }
+
     pub fn summary_json(&self, seat: usize) -> Value {
         let seat = seat.min(1);
         let mut v = json!({
@@ -212,6 +220,7 @@ impl EpisodeResult {
             "idle_tail": self.idle_tail,
             "deadlock": self.deadlocked(),
             "partner_metrics": self.metrics[1 - seat],
+            "teamwork": self.teamwork_json(),
         });
         if let (Some(obj), Value::Object(m)) = (v.as_object_mut(), &self.metrics[seat]) {
             for (key, val) in m {

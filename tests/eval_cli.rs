@@ -499,3 +499,28 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--max-replans"), "{}", stderr(&o));
 }
+
+#[test]
+fn proagent_episodes_write_transcripts_that_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let run = bin()
+        .args(["eval", "--layouts", "cramped_room,forced_coordination", "--agents", "proagent", "--partners"])
+        .args(["greedy,scripted", "--seats", "0,1", "--episodes", "1", "--horizon", "40", "--concurrency", "2"])
+        .args(["--quiet", "--no-report", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    ok(&run);
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let mut replayed = 0;
+    for line in results.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let rel = v["transcript"].as_str().expect("a proagent episode records its transcript");
+        let replay = bin().arg("replay").arg(out.join(rel)).output().unwrap();
+        assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stdout));
+        assert!(String::from_utf8_lossy(&replay.stdout).starts_with("identical"));
+        replayed += 1;
+    }
+    assert_eq!(replayed, 8);
+}

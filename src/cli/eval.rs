@@ -15,7 +15,7 @@ use proagent::eval::{
 use proagent::llm::sha256_hex;
 use proagent::partners;
 use proagent::policy::Agent;
-use proagent::runner::{EpisodeOptions, play_episode};
+use proagent::runner::{EpisodeOptions, StepView, play_episode};
 use sha2::Digest;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -180,7 +180,13 @@ fn make_runner(
     } else {
         (None, String::new())
     };
-    Ok(Arc::new(PlayRunner { kitchens, proagent, fingerprint }))
+    let transcript = proagent.as_ref().map(|cfg| TranscriptSettings {
+        switches: a.proagent.switches(),
+        model: a.proagent.describe_model(),
+        scrubber: a.proagent.scrubber(),
+        prompt_hashes: cfg.prompts.hashes(),
+    });
+    Ok(Arc::new(PlayRunner { kitchens, proagent, fingerprint, transcript }))
 }
 
 /// sha256 of everything that makes a `proagent` seat behave differently: the model name,
@@ -250,6 +256,16 @@ struct PlayRunner {
     kitchens: HashMap<String, Arc<Kitchen>>,
     proagent: Option<ProAgentConfig>,
     fingerprint: String,
+    /// What a transcript header of a `proagent` episode records, as `proagent play` writes it.
+    transcript: Option<TranscriptSettings>,
+}
+
+/// The run settings a `proagent` episode's transcript header needs for `proagent replay`.
+struct TranscriptSettings {
+    switches: serde_json::Value,
+    model: serde_json::Value,
+    scrubber: proagent::transcript::Scrubber,
+    prompt_hashes: std::collections::BTreeMap<String, String>,
 }
 
 impl PlayRunner {
@@ -306,23 +322,78 @@ impl EpisodeRunner for PlayRunner {
         Ok(())
     }
 
-    async fn run(&self, spec: &EpisodeSpec, _ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+    async fn run(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
         let k = self.kitchen(&spec.layout)?;
         let (agent, agent_sink) = self.seat(&spec.agent, k)?;
         let (partner, partner_sink) = self.seat(&spec.partner, k)?;
         let seat = spec.seat.min(1) as usize;
+        // Sinks by player, so each step's exchanges are written in the order the players acted.
+        let sinks: Vec<ExchangeSink> = if seat == 0 { [agent_sink, partner_sink] } else { [partner_sink, agent_sink] }
+            .into_iter()
+            .flatten()
+            .collect();
         let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
-        let r = play_episode(Arc::clone(&k.layout), agents, spec.seed, spec.horizon, EpisodeOptions::default()).await;
+        // The transcript body is collected step by step (exchanges, then the step, as
+        // `proagent play` writes it) and written once the episode is over.
+        let mut records: Vec<(u32, Option<serde_json::Value>, Vec<proagent::transcript::Exchange>)> = Vec::new();
+        let mut llm_wall_us = 0u64;
+        let mut drain = |records: &mut Vec<_>, t: u32, step: Option<serde_json::Value>| {
+            let mut exchanges = Vec::new();
+            for sink in &sinks {
+                let taken = std::mem::take(&mut *sink.lock().unwrap_or_else(|e| e.into_inner()));
+                for ex in taken {
+                    llm_wall_us += ex.latency_us;
+                    exchanges.push(ex.to_transcript());
+                }
+            }
+            records.push((t, step, exchanges));
+        };
+        let mut options = EpisodeOptions::default();
+        if !sinks.is_empty() {
+            let records = &mut records;
+            let drain = &mut drain;
+            options.on_step = Some(Box::new(move |v: &StepView<'_>| {
+                let step = serde_json::json!({
+                    "joint": [v.joint[0].letter().to_string(), v.joint[1].letter().to_string()],
+                    "reward": v.outcome.reward,
+                    "skill_events": v.skill_events,
+                });
+                drain(records, v.t, Some(step));
+            }));
+        }
+        let r = play_episode(Arc::clone(&k.layout), agents, spec.seed, spec.horizon, options).await;
+        if !sinks.is_empty() {
+            drain(&mut records, spec.horizon, None);
+        }
         let m = &r.metrics;
         // LLM wait: the agents' own latency figure if they report one, else the sum of the
         // latencies of the exchanges a ProAgent seat logged.
         let mut llm_wall_s = metric_llm_seconds(&m[0]) + metric_llm_seconds(&m[1]);
         if llm_wall_s == 0.0 {
-            for sink in [agent_sink, partner_sink].into_iter().flatten() {
-                let list = sink.lock().unwrap_or_else(|e| e.into_inner());
-                llm_wall_s += list.iter().map(|e| e.latency_us as f64 / 1e6).sum::<f64>();
-            }
+            llm_wall_s = llm_wall_us as f64 / 1e6;
         }
+        let transcript = match (&self.transcript, sinks.is_empty()) {
+            (Some(ts), false) => {
+                let header = serde_json::json!({
+                    "command": "play",
+                    "layout": k.layout.name,
+                    "layout_spec": spec.layout,
+                    "layout_file": null,
+                    "agent": spec.agent,
+                    "partner": spec.partner,
+                    "seat": seat,
+                    "seed": spec.seed,
+                    "horizon": spec.horizon,
+                    "proagent": ts.switches,
+                    "model": ts.model,
+                });
+                write_transcript(&ctx.transcript_path, ts, header, &records, r.summary_json(seat)).map_err(|e| {
+                    EpisodeError(format!("writing the transcript {}: {e:#}", ctx.transcript_path.display()))
+                })?;
+                Some(ctx.transcript_path.clone())
+            }
+            _ => None,
+        };
         Ok(EpisodeOutcome {
             score: r.score as f64,
             deliveries: r.deliveries,
@@ -332,9 +403,33 @@ impl EpisodeRunner for PlayRunner {
             completion_tokens: metric_u64(&m[0], "completion_tokens") + metric_u64(&m[1], "completion_tokens"),
             llm_wall_s,
             metrics: r.summary_json(seat),
-            transcript: None,
+            transcript,
         })
     }
+}
+
+/// Writes one episode's transcript in the format of `proagent play`.
+fn write_transcript(
+    path: &Path,
+    ts: &TranscriptSettings,
+    config: serde_json::Value,
+    records: &[(u32, Option<serde_json::Value>, Vec<proagent::transcript::Exchange>)],
+    footer: serde_json::Value,
+) -> Result<()> {
+    use proagent::transcript::{Header, TranscriptWriter, WriterOptions};
+    let opts = WriterOptions { scrubber: ts.scrubber.clone(), wall_clock: true };
+    let mut w = TranscriptWriter::create(path, opts)?;
+    w.write_header(&Header::new(config, ts.prompt_hashes.clone()))?;
+    for (t, step, exchanges) in records {
+        for ex in exchanges {
+            w.write_exchange(ex)?;
+        }
+        if let Some(step) = step {
+            w.write_step(*t, step.clone())?;
+        }
+    }
+    w.write_footer(footer)?;
+    Ok(())
 }
 
 fn report_torn(torn: &[TornTail]) {
