@@ -50,6 +50,11 @@ pub trait Agent: Send {
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
         Vec::new()
     }
+    /// Belief corrections since the last call: each a JSON object (when the prediction was
+    /// made, what was predicted, the teammate's real skill, whether it matched).
+    fn drain_belief_events(&mut self) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
     /// Agent-specific metrics for the episode report (LLM calls, replans, ...).
     fn metrics(&self) -> serde_json::Value {
         serde_json::Value::Null

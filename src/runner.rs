@@ -29,6 +29,8 @@ pub struct StepView<'a> {
     pub joint: [Action; 2],
     pub outcome: &'a StepOutcome,
     pub skill_events: &'a [SkillEvent],
+    /// Belief corrections the agents made this step (see `Agent::drain_belief_events`).
+    pub beliefs: &'a [Value],
 }
 
 /// A callback run after every step.
@@ -99,8 +101,10 @@ pub async fn play_episode(
         let before = [state.players[0].pos, state.players[1].pos];
         let outcome = layout.step(&mut state, joint);
         let first_event = skill_events.len();
+        let mut beliefs = Vec::new();
         for a in agents.iter_mut() {
             skill_events.extend(a.drain_skill_events());
+            beliefs.extend(a.drain_belief_events());
         }
         score += outcome.reward;
         deliveries += outcome.events.iter().filter(|e| matches!(e, Some(Event::Deliver { .. }))).count() as u32;
@@ -120,6 +124,7 @@ pub async fn play_episode(
                 joint,
                 outcome: &outcome,
                 skill_events: &skill_events[first_event..],
+                beliefs: &beliefs,
             });
         }
         last_joint = Some(joint);

@@ -208,3 +208,19 @@ async fn the_api_key_never_leaves_the_request() {
         assert!(!s.contains(canary) && !s.contains("7c41d09e"), "the API key leaked into {what}");
     }
 }
+
+#[test]
+fn step_records_carry_belief_corrections() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("transcripts/committed/cramped_room.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut corrections = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["type"] == "step" {
+            let beliefs = v.to_string();
+            assert!(beliefs.contains("\"belief\":["), "{v}");
+            corrections += beliefs.matches("\"predicted_at\"").count();
+        }
+    }
+    assert!(corrections > 0, "a 60-step ProAgent episode resolves some predictions");
+}

@@ -221,6 +221,8 @@ pub struct ProAgent {
     exchanges: Vec<Exchange>,
     metrics: AgentMetrics,
     events: Vec<SkillEvent>,
+    /// Belief corrections not yet handed to the runner.
+    belief_events: Vec<serde_json::Value>,
     llm_wait: Duration,
     /// How many exchanges of `exchanges` went to the sink already.
     flushed: usize,
@@ -238,6 +240,7 @@ impl ProAgent {
             exchanges: Vec::new(),
             metrics: AgentMetrics::default(),
             events: Vec::new(),
+            belief_events: Vec::new(),
             llm_wait: Duration::ZERO,
             flushed: 0,
         }
@@ -617,6 +620,21 @@ impl ProAgent {
         }
         self.metrics.belief_predictions = ep.belief.predictions_scored;
         self.metrics.belief_correct = ep.belief.predictions_correct;
+        let mode = match self.cfg.belief {
+            BeliefMode::Replace => "replace",
+            BeliefMode::Annotate => "annotate",
+            BeliefMode::Off => "off",
+        };
+        for r in &resolved {
+            self.belief_events.push(serde_json::json!({
+                "predicted_at": r.t,
+                "predicted": r.predicted.to_string(),
+                "real": r.real.to_string(),
+                "real_at": r.real_t,
+                "correct": r.correct,
+                "correction": mode,
+            }));
+        }
         if self.cfg.belief != BeliefMode::Off {
             for r in resolved {
                 ep.memory.correct_belief(r.t, r.predicted, r.real, r.real_t);
@@ -674,6 +692,7 @@ impl Agent for ProAgent {
     }
 
     fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+        self.belief_events.clear();
         let kitchen = self.kitchen_for(layout);
         let info = SceneInfo::new(layout, &kitchen.motion);
         let system = render_systems(&self.cfg, layout, &info, seat).map_err(|e| {
@@ -772,6 +791,10 @@ impl Agent for ProAgent {
 
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
         std::mem::take(&mut self.events)
+    }
+
+    fn drain_belief_events(&mut self) -> Vec<serde_json::Value> {
+        std::mem::take(&mut self.belief_events)
     }
 
     fn metrics(&self) -> serde_json::Value {

@@ -357,6 +357,7 @@ impl EpisodeRunner for PlayRunner {
                     "joint": [v.joint[0].letter().to_string(), v.joint[1].letter().to_string()],
                     "reward": v.outcome.reward,
                     "skill_events": v.skill_events,
+                    "belief": v.beliefs,
                 });
                 drain(records, v.t, Some(step));
             }));
