@@ -59,6 +59,16 @@ pub struct Cell {
     pub completion_tokens: u64,
     pub llm_wall_s: f64,
     pub episode_wall_s: f64,
+    /// Mean constructive / non-constructive interdependencies per episode (the `teamwork`
+    /// metrics of `play --json`), over the episodes that report them; `None` if none does.
+    pub constructive: Option<f64>,
+    pub non_constructive: Option<f64>,
+}
+
+/// Mean of a `teamwork` counter over the records that carry it.
+fn teamwork_mean(recs: &[&EpisodeRecord], key: &str) -> Option<f64> {
+    let xs: Vec<f64> = recs.iter().filter_map(|r| r.metrics.get("teamwork")?.get(key)?.as_f64()).collect();
+    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
 /// One entry of the Table 1 view: an agent in one seat of one layout, over all partners.
@@ -165,6 +175,8 @@ impl Report {
                 completion_tokens: recs.iter().map(|r| r.completion_tokens).sum(),
                 llm_wall_s: recs.iter().map(|r| r.llm_wall_s).sum(),
                 episode_wall_s: recs.iter().map(|r| r.episode_wall_s).sum(),
+                constructive: teamwork_mean(recs, "constructive"),
+                non_constructive: teamwork_mean(recs, "non_constructive"),
             });
         }
 
@@ -277,13 +289,13 @@ impl Report {
         let _ = writeln!(s, "\n## Cost per cell\n");
         let _ = writeln!(
             s,
-            "| layout | agent | partner | seat | n | score | LLM calls | prompt tokens | completion tokens | LLM wall s | episode wall s |"
+            "| layout | agent | partner | seat | n | score | LLM calls | prompt tokens | completion tokens | LLM wall s | episode wall s | constructive / ep | non-constructive / ep |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for c in &self.cells {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} |",
+                "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} |",
                 c.layout,
                 c.agent,
                 c.partner,
@@ -294,12 +306,14 @@ impl Report {
                 c.prompt_tokens,
                 c.completion_tokens,
                 c.llm_wall_s,
-                c.episode_wall_s
+                c.episode_wall_s,
+                c.constructive.map_or("—".to_string(), |x| format!("{x:.1}")),
+                c.non_constructive.map_or("—".to_string(), |x| format!("{x:.1}")),
             );
         }
         let _ = writeln!(
             s,
-            "| **total** | | | | {} | | {} | {} | {} | {:.2} | {:.2} |",
+            "| **total** | | | | {} | | {} | {} | {} | {:.2} | {:.2} | | |",
             t.episodes, t.llm_calls, t.prompt_tokens, t.completion_tokens, t.llm_wall_s, t.episode_wall_s
         );
         s
@@ -322,6 +336,8 @@ impl Report {
             "completion_tokens",
             "llm_wall_s",
             "episode_wall_s",
+            "constructive",
+            "non_constructive",
         ])?;
         for c in &self.cells {
             w.write_record([
@@ -338,6 +354,8 @@ impl Report {
                 c.completion_tokens.to_string(),
                 c.llm_wall_s.to_string(),
                 c.episode_wall_s.to_string(),
+                c.constructive.map_or(String::new(), |x| x.to_string()),
+                c.non_constructive.map_or(String::new(), |x| x.to_string()),
             ])?;
         }
         finish_csv(w)
@@ -416,6 +434,22 @@ mod tests {
             metrics: serde_json::Value::Null,
             transcript: None,
         }
+    }
+
+    #[test]
+    fn teamwork_means_per_cell() {
+        let mut a = rec("cramped_room", "x", "y", 0, 0, 20.0, 0);
+        let mut b = rec("cramped_room", "x", "y", 0, 1, 40.0, 0);
+        let c = rec("cramped_room", "x", "z", 0, 0, 40.0, 0);
+        a.metrics = serde_json::json!({"teamwork": {"constructive": 4, "non_constructive": 1}});
+        b.metrics = serde_json::json!({"teamwork": {"constructive": 8, "non_constructive": 0}});
+        let r = Report::build(&[a, b, c]);
+        let cell = r.cell("cramped_room", "x", "y", 0).unwrap();
+        // (4 + 8) / 2 and (1 + 0) / 2.
+        assert_eq!((cell.constructive, cell.non_constructive), (Some(6.0), Some(0.5)));
+        assert_eq!(r.cell("cramped_room", "x", "z", 0).unwrap().constructive, None);
+        assert!(r.markdown().contains("| 6.0 | 0.5 |"));
+        assert!(r.cells_csv().unwrap().contains(",6,0.5"));
     }
 
     #[test]
