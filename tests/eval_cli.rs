@@ -2,6 +2,7 @@
 //! built-in test runner (`--fake-episode-ms`): sweeps, resume after `kill -9`,
 //! torn lines, shards, merging, hand-checked report numbers, malformed files.
 
+use proagent::eval::scheduler::EpisodeOutcome;
 use proagent::eval::{EpisodeRecord, EpisodeSpec};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -240,17 +241,7 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         seed,
         horizon: 400,
     };
-    EpisodeRecord {
-        config_hash: spec.config_hash(),
-        layout: spec.layout,
-        agent: spec.agent,
-        partner: spec.partner,
-        seat,
-        seed,
-        horizon: 400,
-        runner: spec.runner,
-        runner_config: String::new(),
-        layout_sha256: spec.layout_sha256,
+    let outcome = EpisodeOutcome {
         score,
         deliveries: (score / 20.0) as u32,
         steps: 400,
@@ -258,10 +249,10 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         prompt_tokens: calls * 1000,
         completion_tokens: calls * 50,
         llm_wall_s: calls as f64 * 0.5,
-        episode_wall_s: 10.0,
         metrics: Value::Null,
         transcript: None,
-    }
+    };
+    EpisodeRecord::new(&spec, spec.config_hash(), outcome, 10.0, None)
 }
 
 #[test]

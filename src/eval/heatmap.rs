@@ -176,28 +176,8 @@ mod tests {
             seed,
             horizon: 400,
         };
-        EpisodeRecord {
-            config_hash: spec.config_hash(),
-            layout: spec.layout,
-            agent: spec.agent,
-            partner: spec.partner,
-            seat,
-            seed,
-            horizon: 400,
-            runner: spec.runner,
-            runner_config: String::new(),
-            layout_sha256: spec.layout_sha256,
-            score,
-            deliveries: 0,
-            steps: 400,
-            llm_calls: 0,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            llm_wall_s: 0.0,
-            episode_wall_s: 0.0,
-            metrics: serde_json::Value::Null,
-            transcript: None,
-        }
+        let outcome = crate::eval::scheduler::EpisodeOutcome { score, steps: 400, ..Default::default() };
+        EpisodeRecord::new(&spec, spec.config_hash(), outcome, 0.0, None)
     }
 
     #[test]

@@ -412,28 +412,16 @@ mod tests {
             seed,
             horizon: 400,
         };
-        EpisodeRecord {
-            config_hash: spec.config_hash(),
-            layout: layout.into(),
-            agent: agent.into(),
-            partner: partner.into(),
-            seat,
-            seed,
-            horizon: 400,
-            runner: "t".into(),
-            runner_config: String::new(),
-            layout_sha256: "x".into(),
+        let outcome = crate::eval::scheduler::EpisodeOutcome {
             score,
-            deliveries: 0,
             steps: 400,
             llm_calls: calls,
             prompt_tokens: calls * 10,
             completion_tokens: calls,
             llm_wall_s: 0.25 * calls as f64,
-            episode_wall_s: 2.0,
-            metrics: serde_json::Value::Null,
-            transcript: None,
-        }
+            ..Default::default()
+        };
+        EpisodeRecord::new(&spec, spec.config_hash(), outcome, 2.0, None)
     }
 
     #[test]

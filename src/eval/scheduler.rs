@@ -332,29 +332,8 @@ fn fail(bar: &ProgressBar, summary: &mut SweepSummary, ep: PlannedEpisode, error
 }
 
 fn make_record(ep: &PlannedEpisode, o: EpisodeOutcome, wall: Duration, out_dir: &Path) -> EpisodeRecord {
-    let s = &ep.spec;
-    EpisodeRecord {
-        layout: s.layout.clone(),
-        agent: s.agent.clone(),
-        partner: s.partner.clone(),
-        seat: s.seat,
-        seed: s.seed,
-        horizon: s.horizon,
-        runner: s.runner.clone(),
-        runner_config: s.runner_config.clone(),
-        layout_sha256: s.layout_sha256.clone(),
-        config_hash: ep.config_hash.clone(),
-        score: o.score,
-        deliveries: o.deliveries,
-        steps: o.steps,
-        llm_calls: o.llm_calls,
-        prompt_tokens: o.prompt_tokens,
-        completion_tokens: o.completion_tokens,
-        llm_wall_s: o.llm_wall_s,
-        episode_wall_s: wall.as_secs_f64(),
-        metrics: o.metrics,
-        transcript: o.transcript.map(|p| relative_to(&p, out_dir)),
-    }
+    let transcript = o.transcript.as_deref().map(|p| relative_to(p, out_dir));
+    EpisodeRecord::new(&ep.spec, ep.config_hash.clone(), o, wall.as_secs_f64(), transcript)
 }
 
 #[cfg(test)]

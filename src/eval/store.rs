@@ -85,6 +85,39 @@ pub struct EpisodeRecord {
 }
 
 impl EpisodeRecord {
+    /// The record of a finished episode: its spec and key, what the runner reported, and
+    /// the transcript path as it should be stored (relative to the output directory).
+    pub fn new(
+        spec: &EpisodeSpec,
+        config_hash: String,
+        o: super::scheduler::EpisodeOutcome,
+        episode_wall_s: f64,
+        transcript: Option<String>,
+    ) -> EpisodeRecord {
+        EpisodeRecord {
+            layout: spec.layout.clone(),
+            agent: spec.agent.clone(),
+            partner: spec.partner.clone(),
+            seat: spec.seat,
+            seed: spec.seed,
+            horizon: spec.horizon,
+            runner: spec.runner.clone(),
+            runner_config: spec.runner_config.clone(),
+            layout_sha256: spec.layout_sha256.clone(),
+            config_hash,
+            score: o.score,
+            deliveries: o.deliveries,
+            steps: o.steps,
+            llm_calls: o.llm_calls,
+            prompt_tokens: o.prompt_tokens,
+            completion_tokens: o.completion_tokens,
+            llm_wall_s: o.llm_wall_s,
+            episode_wall_s,
+            metrics: o.metrics,
+            transcript,
+        }
+    }
+
     /// The spec this record claims to be the result of.
     pub fn spec(&self) -> EpisodeSpec {
         EpisodeSpec {
@@ -501,17 +534,7 @@ mod tests {
             seed,
             horizon: 400,
         };
-        EpisodeRecord {
-            layout: spec.layout.clone(),
-            agent: spec.agent.clone(),
-            partner: spec.partner.clone(),
-            seat,
-            seed,
-            horizon: 400,
-            runner: spec.runner.clone(),
-            runner_config: String::new(),
-            layout_sha256: spec.layout_sha256.clone(),
-            config_hash: spec.config_hash(),
+        let outcome = crate::eval::scheduler::EpisodeOutcome {
             score,
             deliveries: (score / 20.0) as u32,
             steps: 400,
@@ -519,10 +542,10 @@ mod tests {
             prompt_tokens: 100,
             completion_tokens: 10,
             llm_wall_s: 0.5,
-            episode_wall_s: 1.0,
             metrics: serde_json::json!({"x": 1}),
             transcript: None,
-        }
+        };
+        EpisodeRecord::new(&spec, spec.config_hash(), outcome, 1.0, None)
     }
 
     #[test]
