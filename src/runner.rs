@@ -33,6 +33,19 @@ pub struct StepView<'a> {
     pub beliefs: &'a [Value],
 }
 
+impl StepView<'_> {
+    /// The body of a transcript step record: joint action letters, reward, skill events
+    /// and belief corrections of this step.
+    pub fn transcript_json(&self) -> Value {
+        json!({
+            "joint": [self.joint[0].letter().to_string(), self.joint[1].letter().to_string()],
+            "reward": self.outcome.reward,
+            "skill_events": self.skill_events,
+            "belief": self.beliefs,
+        })
+    }
+}
+
 /// A callback run after every step.
 pub type StepObserver<'a> = Box<dyn FnMut(&StepView<'_>) + Send + 'a>;
 

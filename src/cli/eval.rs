@@ -353,12 +353,7 @@ impl EpisodeRunner for PlayRunner {
             let records = &mut records;
             let drain = &mut drain;
             options.on_step = Some(Box::new(move |v: &StepView<'_>| {
-                let step = serde_json::json!({
-                    "joint": [v.joint[0].letter().to_string(), v.joint[1].letter().to_string()],
-                    "reward": v.outcome.reward,
-                    "skill_events": v.skill_events,
-                    "belief": v.beliefs,
-                });
+                let step = v.transcript_json();
                 drain(records, v.t, Some(step));
             }));
         }

@@ -218,12 +218,7 @@ pub(super) fn run_episode(
             if let Some(w) = w.as_deref_mut()
                 && failure.is_none()
             {
-                let step = json!({
-                    "joint": [v.joint[0].letter().to_string(), v.joint[1].letter().to_string()],
-                    "reward": v.outcome.reward,
-                    "skill_events": v.skill_events,
-                    "belief": v.beliefs,
-                });
+                let step = v.transcript_json();
                 if let Err(e) = drain(w).and_then(|_| Ok(w.write_step(v.t, step)?)) {
                     *failure = Some(e);
                 }
