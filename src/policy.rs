@@ -37,6 +37,52 @@ pub struct SkillEvent {
     pub outcome: SkillOutcome,
 }
 
+/// One resolved prediction of the teammate's skill: what was predicted when, what the
+/// teammate really did, and what belief correction did with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BeliefCorrection {
+    /// Timestep of the prediction.
+    pub predicted_at: u32,
+    /// The predicted skill.
+    pub predicted: String,
+    /// The skill the teammate was seen doing.
+    pub real: String,
+    /// When it was seen.
+    pub real_at: u32,
+    /// Whether the prediction matched.
+    pub correct: bool,
+    /// The correction mode in force: `replace`, `annotate` or `off`.
+    pub correction: String,
+}
+
+/// A seat's use of a language model over one episode.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmUsage {
+    /// Requests sent.
+    pub calls: u64,
+    /// Requests that produced no reply after every retry.
+    pub failures: u64,
+    /// Prompt tokens (from the server, or estimated by built-in models).
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Wall time spent waiting for replies, in microseconds.
+    pub wait_us: u64,
+}
+
+impl LlmUsage {
+    /// Both seats' usage together.
+    pub fn plus(self, o: LlmUsage) -> LlmUsage {
+        LlmUsage {
+            calls: self.calls + o.calls,
+            failures: self.failures + o.failures,
+            prompt_tokens: self.prompt_tokens + o.prompt_tokens,
+            completion_tokens: self.completion_tokens + o.completion_tokens,
+            wait_us: self.wait_us + o.wait_us,
+        }
+    }
+}
+
 /// One seat's decision maker. `act` is async because some agents wait for a model.
 #[async_trait]
 pub trait Agent: Send {
@@ -50,13 +96,30 @@ pub trait Agent: Send {
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
         Vec::new()
     }
-    /// Belief corrections since the last call: each a JSON object (when the prediction was
-    /// made, what was predicted, the teammate's real skill, whether it matched).
-    fn drain_belief_events(&mut self) -> Vec<serde_json::Value> {
+    /// Belief corrections since the last call (empty for agents without beliefs).
+    fn drain_belief_events(&mut self) -> Vec<BeliefCorrection> {
         Vec::new()
     }
-    /// Agent-specific metrics for the episode report (LLM calls, replans, ...).
+    /// Agent-specific metrics for the episode report (replans, skills, ...), merged into
+    /// the `play --json` summary.
     fn metrics(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// What this seat asked of a language model this episode (zero for agents without one).
+    fn llm_usage(&self) -> LlmUsage {
+        LlmUsage::default()
+    }
+}
+
+/// A seed for one part of an agent, derived from the agent's seed (SplitMix64 finaliser).
+pub fn derive_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed a seat's agent gets for an episode seed.
+pub fn seat_seed(episode_seed: u64, player: usize) -> u64 {
+    derive_seed(episode_seed, 100 + player as u64)
 }

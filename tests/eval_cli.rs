@@ -2,7 +2,7 @@
 //! built-in test runner (`--fake-episode-ms`): sweeps, resume after `kill -9`,
 //! torn lines, shards, merging, hand-checked report numbers, malformed files.
 
-use proagent::eval::scheduler::EpisodeOutcome;
+use proagent::eval::store::EpisodeOutcome;
 use proagent::eval::{EpisodeRecord, EpisodeSpec};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -2,8 +2,8 @@
 //! the HTTP backend against the in-process mock server, with and without faults),
 //! `proagent replay` re-runs them offline and reports the first divergence.
 
+use proagent::agent::scripted_model::ScriptedModel;
 use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
-use proagent::llm::scripted::ScriptedModel;
 use proagent::transcript::{Transcript, without_wall_clock};
 use std::path::Path;
 use std::process::{Command, Output};

@@ -9,194 +9,32 @@
 //! and every part counts what it does ([`AgentMetrics`]). Every model exchange
 //! is kept in an in-memory log ([`ProAgent::exchanges`]) for transcripts.
 
-use crate::align::{AlignStyle, SceneInfo, scene_text};
-use crate::belief::{self, BeliefMode, BeliefTracker};
+pub mod align;
+pub mod belief;
+pub mod config;
+pub mod log;
+pub mod memory;
+pub mod planner;
+pub mod prompts;
+pub mod scripted_model;
+pub mod verificator;
+
 use crate::controller::{Controller, Kitchen, SkillStatus};
 use crate::env::{Action, Layout, State};
-use crate::llm::{ChatRequest, Fault, LanguageModel, Message, Sampling, Usage};
-use crate::memory::{EntryOutcome, Memory, MemoryEntry};
-use crate::planner::{self, PromptLevel};
-use crate::policy::{Agent, Observation, SkillEvent, SkillOutcome};
-use crate::prompts::{PromptError, PromptLibrary};
+use crate::llm::record::{Exchange, Outcome};
+use crate::llm::{ChatRequest, Message};
+use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, SkillOutcome};
 use crate::skills::{Reach, Skill, check_preconditions};
-use crate::verificator::{self, VerificatorMode};
+use align::{SceneInfo, scene_text};
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
+use belief::{BeliefMode, BeliefTracker};
+pub use config::{AgentSettings, ModelSettings, ProAgentConfig};
+pub use log::{AgentMetrics, ExchangeSink};
+use memory::{EntryOutcome, Memory, MemoryEntry};
+use prompts::PromptError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Everything that configures a ProAgent.
-#[derive(Clone)]
-pub struct ProAgentConfig {
-    pub model: Arc<dyn LanguageModel>,
-    pub sampling: Sampling,
-    /// How many recent trajectory entries the planner sees.
-    pub memory_k: usize,
-    pub max_replans: u32,
-    pub verificator: VerificatorMode,
-    pub belief: BeliefMode,
-    /// Ask for an analysis (the paper's prompt levels: plan only; analysis + plan; analysis + intention + plan).
-    pub analysis: bool,
-    /// Ask for the teammate's intention.
-    pub intention: bool,
-    pub align_style: AlignStyle,
-    pub prompts: Arc<PromptLibrary>,
-    /// Episode length, for the "time left" of the scene text.
-    pub horizon: u32,
-    /// Keep every model exchange in memory (for transcripts).
-    pub log_exchanges: bool,
-    /// End a wait(n) early when the kitchen changes (a hand, a pot, a counter), and say so in the rules.
-    pub interrupt_waits: bool,
-    /// Where finished exchanges are also appended (with their parse results), so the builder
-    /// of the agent can read them after a runner has consumed the boxed agent (transcripts).
-    pub exchange_sink: Option<ExchangeSink>,
-}
-
-/// A shared list the agent appends its finished exchanges to.
-pub type ExchangeSink = Arc<std::sync::Mutex<Vec<Exchange>>>;
-
-impl ProAgentConfig {
-    /// The defaults: analysis + intention + plan, LLM verificator, belief replacement, K = 1.
-    pub fn new(model: Arc<dyn LanguageModel>) -> ProAgentConfig {
-        ProAgentConfig {
-            model,
-            sampling: Sampling::default(),
-            memory_k: 1,
-            max_replans: 3,
-            verificator: VerificatorMode::Llm,
-            belief: BeliefMode::Replace,
-            analysis: true,
-            intention: true,
-            align_style: AlignStyle::ProAgent,
-            prompts: Arc::new(PromptLibrary::embedded()),
-            horizon: crate::env::DEFAULT_HORIZON,
-            log_exchanges: true,
-            interrupt_waits: true,
-            exchange_sink: None,
-        }
-    }
-
-    pub fn level(&self) -> PromptLevel {
-        PromptLevel { analysis: self.analysis, intention: self.intention }
-    }
-}
-
-/// Which module sent a request.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExchangeKind {
-    Planner,
-    Verificator,
-}
-
-/// One request to the model and what came of it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Exchange {
-    /// Timestep of the decision.
-    pub t: u32,
-    pub kind: ExchangeKind,
-    /// Planner: 0 for the first plan, k for the k-th re-plan. Verificator: round 1 or 2.
-    pub round: u32,
-    pub request: ChatRequest,
-    /// The reply text (`None` when the model failed).
-    pub reply: Option<String>,
-    /// What was read from the reply ("plan=..., intention=..." or the failed condition).
-    pub parsed: Option<String>,
-    pub parse_error: Option<String>,
-    /// The model error, when there was no reply.
-    pub error: Option<String>,
-    pub usage: Usage,
-    pub latency_us: u64,
-    pub attempts: u32,
-    pub faults: Vec<Fault>,
-    /// The model's result exactly as returned (for transcripts and replay).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<crate::transcript::Outcome>,
-}
-
-impl Exchange {
-    /// The transcript record of this exchange (kind `planner` / `verificator`).
-    pub fn to_transcript(&self) -> crate::transcript::Exchange {
-        let kind = match self.kind {
-            ExchangeKind::Planner => "planner",
-            ExchangeKind::Verificator => "verificator",
-        };
-        let outcome = self.outcome.clone().unwrap_or_else(|| match &self.reply {
-            Some(text) => crate::transcript::Outcome::Reply(crate::llm::ChatResponse {
-                text: text.clone(),
-                usage: self.usage,
-                attempts: self.attempts,
-                faults: self.faults.clone(),
-                finish_reason: None,
-            }),
-            None => crate::transcript::Outcome::Error(crate::transcript::RecordedError {
-                error: "unreachable".into(),
-                message: self.error.clone().unwrap_or_default(),
-                raw: None,
-                faults: self.faults.clone(),
-            }),
-        });
-        crate::transcript::Exchange {
-            seq: 0,
-            t: self.t,
-            kind: kind.into(),
-            request: self.request.clone(),
-            outcome,
-            parsed: self.parsed.clone().map(serde_json::Value::String),
-            parse_error: self.parse_error.clone(),
-            latency: Some(Duration::from_micros(self.latency_us)),
-        }
-    }
-}
-
-/// Per-episode counters, reported under `--json`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct AgentMetrics {
-    pub llm_calls: u32,
-    pub llm_calls_planner: u32,
-    pub llm_calls_verificator: u32,
-    pub replans: u32,
-    pub fallbacks: u32,
-    pub parse_failures: u32,
-    pub parse_failures_verificator: u32,
-    pub llm_failures: u32,
-    pub prompt_errors: u32,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub plans: u32,
-    pub skills_completed: u32,
-    pub skills_failed: u32,
-    pub waits_interrupted: u32,
-    pub belief_predictions: u32,
-    pub belief_correct: u32,
-}
-
-impl AgentMetrics {
-    pub fn belief_accuracy(&self) -> Option<f64> {
-        (self.belief_predictions > 0).then(|| self.belief_correct as f64 / self.belief_predictions as f64)
-    }
-
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "llm_calls": self.llm_calls,
-            "llm_calls_by_kind": {"planner": self.llm_calls_planner, "verificator": self.llm_calls_verificator},
-            "replans": self.replans,
-            "fallbacks": self.fallbacks,
-            "parse_failures": self.parse_failures,
-            "parse_failures_verificator": self.parse_failures_verificator,
-            "llm_failures": self.llm_failures,
-            "prompt_errors": self.prompt_errors,
-            "belief_accuracy": self.belief_accuracy(),
-            "belief_predictions": self.belief_predictions,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "plans": self.plans,
-            "skills_completed": self.skills_completed,
-            "skills_failed": self.skills_failed,
-            "waits_interrupted": self.waits_interrupted,
-        })
-    }
-}
+use verificator::VerificatorMode;
 
 /// Per-episode state.
 struct Episode {
@@ -222,10 +60,27 @@ pub struct ProAgent {
     metrics: AgentMetrics,
     events: Vec<SkillEvent>,
     /// Belief corrections not yet handed to the runner.
-    belief_events: Vec<serde_json::Value>,
+    belief_events: Vec<BeliefCorrection>,
     llm_wait: Duration,
     /// How many exchanges of `exchanges` went to the sink already.
     flushed: usize,
+}
+
+/// Which part of the agent sent a request.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum CallKind {
+    Planner,
+    Verificator,
+}
+
+impl CallKind {
+    /// The exchange kind recorded in transcripts.
+    fn name(self) -> &'static str {
+        match self {
+            CallKind::Planner => "planner",
+            CallKind::Verificator => "verificator",
+        }
+    }
 }
 
 /// Why a planning round produced no model reply.
@@ -302,7 +157,7 @@ impl ProAgent {
         render_systems(cfg, layout, &info, seat)?;
         let lib = &cfg.prompts;
         let state = layout.start_state();
-        let scene = scene_text(cfg.align_style, &info, layout, &kitchen.motion, &state, seat, cfg.horizon);
+        let scene = scene_text(cfg.settings.align, &info, layout, &kitchen.motion, &state, seat, cfg.horizon);
         let mut tracker = BeliefTracker::new(2);
         tracker.predict(0, Skill::PickupOnion);
         tracker.observe(1, Some(Skill::PickupDish));
@@ -331,13 +186,7 @@ impl ProAgent {
     }
 
     fn kitchen_for(&mut self, layout: &Layout) -> Arc<Kitchen> {
-        if let Some(k) = &self.kitchen_cache
-            && k.layout.grid == layout.grid
-            && k.layout.rules == layout.rules
-        {
-            return Arc::clone(k);
-        }
-        let k = Arc::new(Kitchen::new(Arc::new(layout.clone())));
+        let k = Kitchen::reuse_or_build(self.kitchen_cache.as_ref(), layout);
         self.kitchen_cache = Some(Arc::clone(&k));
         k
     }
@@ -347,67 +196,48 @@ impl ProAgent {
     }
 
     /// Sends one request, logs the exchange and counts it.
-    async fn call(
-        &mut self,
-        t: u32,
-        kind: ExchangeKind,
-        round: u32,
-        request: ChatRequest,
-    ) -> Result<(String, usize), ModelDown> {
+    async fn call(&mut self, t: u32, kind: CallKind, request: ChatRequest) -> Result<(String, usize), ModelDown> {
         self.metrics.llm_calls += 1;
         match kind {
-            ExchangeKind::Planner => self.metrics.llm_calls_planner += 1,
-            ExchangeKind::Verificator => self.metrics.llm_calls_verificator += 1,
+            CallKind::Planner => self.metrics.llm_calls_planner += 1,
+            CallKind::Verificator => self.metrics.llm_calls_verificator += 1,
         }
         let t0 = Instant::now();
         let res = self.cfg.model.chat(&request).await;
         let latency = t0.elapsed();
         self.llm_wait += latency;
-        let outcome = self.cfg.log_exchanges.then(|| crate::transcript::Outcome::from_result(&res));
-        let mut ex = Exchange {
+        let logged = self.cfg.log_exchanges.then(|| Exchange {
+            seq: 0,
             t,
-            kind,
-            round,
+            kind: kind.name().into(),
             request,
-            reply: None,
+            outcome: Outcome::from_result(&res),
             parsed: None,
             parse_error: None,
-            error: None,
-            usage: Usage::default(),
-            latency_us: latency.as_micros() as u64,
-            attempts: 0,
-            faults: Vec::new(),
-            outcome,
-        };
+            latency: Some(latency),
+        });
         let out = match res {
             Ok(r) => {
                 self.metrics.prompt_tokens += r.usage.prompt_tokens;
                 self.metrics.completion_tokens += r.usage.completion_tokens;
-                ex.usage = r.usage;
-                ex.attempts = r.attempts;
-                ex.faults = r.faults;
-                ex.reply = Some(r.text.clone());
                 Ok(r.text)
             }
             Err(e) => {
                 self.metrics.llm_failures += 1;
                 tracing::warn!("model call failed at t={t}: {e}");
-                ex.faults = e.faults().to_vec();
-                ex.attempts = ex.faults.len() as u32;
-                ex.error = Some(e.to_string());
                 Err(ModelDown(e.to_string()))
             }
         };
-        if !self.cfg.log_exchanges {
+        let Some(ex) = logged else {
             return out.map(|text| (text, usize::MAX));
-        }
+        };
         self.exchanges.push(ex);
         out.map(|text| (text, self.exchanges.len() - 1))
     }
 
     fn note(&mut self, idx: usize, parsed: Option<String>, parse_error: Option<String>) {
         if let Some(ex) = self.exchanges.get_mut(idx) {
-            ex.parsed = parsed;
+            ex.parsed = parsed.map(serde_json::Value::String);
             ex.parse_error = parse_error;
         }
     }
@@ -423,7 +253,7 @@ impl ProAgent {
     ) {
         let Some(ep) = self.ep.as_mut() else { return };
         let t = state.timestep;
-        let predicted = reply.as_ref().and_then(|r| r.intention).filter(|_| self.cfg.intention);
+        let predicted = reply.as_ref().and_then(|r| r.intention).filter(|_| self.cfg.settings.intention);
         if let Some(p) = predicted {
             ep.belief.predict(t, p);
         }
@@ -438,7 +268,7 @@ impl ProAgent {
             outcome,
         });
         ep.controller.set_skill(skill, state);
-        ep.wait_sig = (self.cfg.interrupt_waits && matches!(skill, Skill::Wait(_)))
+        ep.wait_sig = (self.cfg.settings.wait_interrupt && matches!(skill, Skill::Wait(_)))
             .then(|| kitchen_signature(&ep.kitchen.layout, state));
         let me = ep.me;
         self.event(t, me, skill, SkillOutcome::Started);
@@ -461,7 +291,7 @@ impl ProAgent {
             Some(ep) => (ep.me, ep.system.as_ref().map(|s| s.1.clone()).unwrap_or_default()),
             None => return Ok(rule_reason),
         };
-        match self.cfg.verificator {
+        match self.cfg.settings.verificator {
             VerificatorMode::Rules => return Ok(rule_reason),
             VerificatorMode::Off => return Ok(verificator::off_reason(skill)),
             VerificatorMode::Llm => {}
@@ -481,12 +311,12 @@ impl ProAgent {
         let t = state.timestep;
         let mut messages = vec![Message::system(verify_system), Message::user(check)];
         let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
-        let (first, i1) = self.call(t, ExchangeKind::Verificator, 1, req).await?;
+        let (first, i1) = self.call(t, CallKind::Verificator, req).await?;
         self.note(i1, None, None);
         messages.push(Message::assistant(first));
         messages.push(Message::user(double));
         let req = ChatRequest::new(messages, self.cfg.sampling.clone());
-        let (second, i2) = self.call(t, ExchangeKind::Verificator, 2, req).await?;
+        let (second, i2) = self.call(t, CallKind::Verificator, req).await?;
         match verificator::extract_failed_condition(&second) {
             Some(reason) => {
                 self.note(i2, Some(reason.clone()), None);
@@ -509,7 +339,7 @@ impl ProAgent {
         let Some(ep) = self.ep.as_ref() else { return };
         let me = ep.me;
         let k = Arc::clone(&ep.kitchen);
-        let scene = scene_text(self.cfg.align_style, &ep.info, &k.layout, &k.motion, state, me, self.cfg.horizon);
+        let scene = scene_text(self.cfg.settings.align, &ep.info, &k.layout, &k.motion, state, me, self.cfg.horizon);
         let system = match &ep.system {
             Ok((s, _)) => s.clone(),
             Err(e) => {
@@ -521,18 +351,19 @@ impl ProAgent {
         };
         let lib = Arc::clone(&self.cfg.prompts);
         let user =
-            planner::belief_block(&lib, self.cfg.belief, &ep.belief, me, self.cfg.memory_k.max(1)).and_then(|b| {
-                planner::scene_message(
-                    &lib,
-                    &ep.memory,
-                    self.cfg.memory_k,
-                    self.cfg.belief,
-                    &b,
-                    &scene,
-                    me,
-                    self.cfg.level(),
-                )
-            });
+            planner::belief_block(&lib, self.cfg.settings.belief, &ep.belief, me, self.cfg.settings.memory_k.max(1))
+                .and_then(|b| {
+                    planner::scene_message(
+                        &lib,
+                        &ep.memory,
+                        self.cfg.settings.memory_k,
+                        self.cfg.settings.belief,
+                        &b,
+                        &scene,
+                        me,
+                        self.cfg.level(),
+                    )
+                });
         let user = match user {
             Ok(u) => u,
             Err(e) => {
@@ -547,7 +378,7 @@ impl ProAgent {
         let mut attempt = 0u32;
         loop {
             let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
-            let (text, idx) = match self.call(t, ExchangeKind::Planner, attempt, req).await {
+            let (text, idx) = match self.call(t, CallKind::Planner, req).await {
                 Ok(r) => r,
                 Err(ModelDown(e)) => {
                     self.fallback(state, scene, None, format!("the model is unreachable ({e})"));
@@ -587,22 +418,28 @@ impl ProAgent {
                     (Some(r.plan), reason, Some(r))
                 }
             };
-            if attempt >= self.cfg.max_replans {
+            if attempt >= self.cfg.settings.max_replans {
                 self.fallback(state, scene, reply, reason);
                 return;
             }
             attempt += 1;
             self.metrics.replans += 1;
             let rejected = rejected.map(|s| s.to_string());
-            let suffix =
-                match planner::replan_message(&lib, me, rejected.as_deref(), &reason, attempt, self.cfg.max_replans) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        self.metrics.prompt_errors += 1;
-                        self.fallback(state, scene, reply, format!("prompt error: {e}"));
-                        return;
-                    }
-                };
+            let suffix = match planner::replan_message(
+                &lib,
+                me,
+                rejected.as_deref(),
+                &reason,
+                attempt,
+                self.cfg.settings.max_replans,
+            ) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.metrics.prompt_errors += 1;
+                    self.fallback(state, scene, reply, format!("prompt error: {e}"));
+                    return;
+                }
+            };
             messages.push(Message::assistant(text));
             messages.push(Message::user(suffix));
         }
@@ -620,22 +457,22 @@ impl ProAgent {
         }
         self.metrics.belief_predictions = ep.belief.predictions_scored;
         self.metrics.belief_correct = ep.belief.predictions_correct;
-        let mode = match self.cfg.belief {
+        let mode = match self.cfg.settings.belief {
             BeliefMode::Replace => "replace",
             BeliefMode::Annotate => "annotate",
             BeliefMode::Off => "off",
         };
         for r in &resolved {
-            self.belief_events.push(serde_json::json!({
-                "predicted_at": r.t,
-                "predicted": r.predicted.to_string(),
-                "real": r.real.to_string(),
-                "real_at": r.real_t,
-                "correct": r.correct,
-                "correction": mode,
-            }));
+            self.belief_events.push(BeliefCorrection {
+                predicted_at: r.t,
+                predicted: r.predicted.to_string(),
+                real: r.real.to_string(),
+                real_at: r.real_t,
+                correct: r.correct,
+                correction: mode.into(),
+            });
         }
-        if self.cfg.belief != BeliefMode::Off {
+        if self.cfg.settings.belief != BeliefMode::Off {
             for r in resolved {
                 ep.memory.correct_belief(r.t, r.predicted, r.real, r.real_t);
             }
@@ -680,8 +517,15 @@ fn render_systems(
     info: &SceneInfo,
     seat: usize,
 ) -> Result<(String, String), PromptError> {
-    let ctx =
-        planner::knowledge_context(&cfg.prompts, layout, info, seat, cfg.horizon, cfg.level(), cfg.interrupt_waits);
+    let ctx = planner::knowledge_context(
+        &cfg.prompts,
+        layout,
+        info,
+        seat,
+        cfg.horizon,
+        cfg.level(),
+        cfg.settings.wait_interrupt,
+    );
     Ok((planner::system_message(&cfg.prompts, &ctx)?, verificator::system_message(&cfg.prompts, &ctx)?))
 }
 
@@ -706,8 +550,8 @@ impl Agent for ProAgent {
             kitchen,
             info,
             me,
-            memory: Memory::new(knowledge, self.cfg.memory_k.max(32)),
-            belief: BeliefTracker::new(self.cfg.memory_k.max(1)),
+            memory: Memory::new(knowledge, self.cfg.settings.memory_k.max(32)),
+            belief: BeliefTracker::new(self.cfg.settings.memory_k.max(1)),
             system,
             prev_state: None,
             wait_sig: None,
@@ -793,12 +637,22 @@ impl Agent for ProAgent {
         std::mem::take(&mut self.events)
     }
 
-    fn drain_belief_events(&mut self) -> Vec<serde_json::Value> {
+    fn drain_belief_events(&mut self) -> Vec<BeliefCorrection> {
         std::mem::take(&mut self.belief_events)
     }
 
     fn metrics(&self) -> serde_json::Value {
         self.metrics.to_json()
+    }
+
+    fn llm_usage(&self) -> LlmUsage {
+        LlmUsage {
+            calls: self.metrics.llm_calls.into(),
+            failures: self.metrics.llm_failures.into(),
+            prompt_tokens: self.metrics.prompt_tokens,
+            completion_tokens: self.metrics.completion_tokens,
+            wait_us: u64::try_from(self.llm_wait.as_micros()).unwrap_or(u64::MAX),
+        }
     }
 }
 

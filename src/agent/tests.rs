@@ -1,8 +1,9 @@
 use super::*;
+use crate::agent::align::AlignStyle;
+use crate::agent::scripted_model::ScriptedModel;
 use crate::env::Layout;
-use crate::llm::scripted::ScriptedModel;
-use crate::llm::{ChatResponse, LlmError};
-use crate::partners::build;
+use crate::llm::{ChatResponse, Fault, LanguageModel, LlmError, Usage};
+use crate::runner::seats::build_partner as build;
 use crate::runner::{EpisodeOptions, EpisodeResult, play_episode};
 use std::sync::Mutex;
 
@@ -118,7 +119,7 @@ fn every_part_runs_on_forced_coordination_with_a_capable_partner() {
 fn same_seed_same_episode() {
     for style in [AlignStyle::ProAgent, AlignStyle::Coordination] {
         let mut cfg = scripted_cfg();
-        cfg.align_style = style;
+        cfg.settings.align = style;
         let a = episode("coordination_ring", cfg.clone(), "greedy", 1, 7, 200);
         let b = episode("coordination_ring", cfg, "greedy", 1, 7, 200);
         assert_eq!(a.to_trajectory_json(), b.to_trajectory_json());
@@ -129,7 +130,7 @@ fn same_seed_same_episode() {
     drive("cramped_room", &mut x, "greedy", 0, 5, 150);
     drive("cramped_room", &mut y, "greedy", 0, 5, 150);
     let strip = |v: &[Exchange]| -> Vec<(ChatRequest, Option<String>)> {
-        v.iter().map(|e| (e.request.clone(), e.reply.clone())).collect()
+        v.iter().map(|e| (e.request.clone(), e.reply_text().map(str::to_string))).collect()
     };
     assert_eq!(strip(x.exchanges()), strip(y.exchanges()));
 }
@@ -174,11 +175,10 @@ fn verificator_replan_path() {
     drive("cramped_room", &mut agent, "stay", 0, 0, 1);
     let m = agent.agent_metrics().clone();
     assert_eq!((m.replans, m.fallbacks, m.llm_calls_planner, m.llm_calls_verificator), (1, 0, 2, 2));
-    let kinds: Vec<(ExchangeKind, u32)> = agent.exchanges().iter().map(|e| (e.kind, e.round)).collect();
-    use ExchangeKind::*;
-    assert_eq!(kinds, [(Planner, 0), (Verificator, 1), (Verificator, 2), (Planner, 1)]);
-    assert_eq!(agent.exchanges()[2].parsed.as_deref(), Some("holding_soup: Player 0 holds no soup."));
-    assert_eq!(agent.exchanges()[3].parsed.as_deref(), Some("plan=pickup(onion), intention=pickup(onion)"));
+    let kinds: Vec<&str> = agent.exchanges().iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["planner", "verificator", "verificator", "planner"]);
+    assert_eq!(agent.exchanges()[2].parsed_text(), Some("holding_soup: Player 0 holds no soup."));
+    assert_eq!(agent.exchanges()[3].parsed_text(), Some("plan=pickup(onion), intention=pickup(onion)"));
     assert_eq!(agent.memory_entries().last().unwrap().skill, Skill::PickupOnion);
 
     // `rules`: the reason sentences, no verificator call.
@@ -190,7 +190,7 @@ fn verificator_replan_path() {
         Ok(if n == 0 { BAD_THEN_GOOD.into() } else { good_reply(req) })
     });
     let mut cfg = ProAgentConfig::new(model);
-    cfg.verificator = VerificatorMode::Rules;
+    cfg.settings.verificator = VerificatorMode::Rules;
     let mut agent = ProAgent::new(cfg);
     drive("cramped_room", &mut agent, "stay", 0, 0, 1);
     let m = agent.agent_metrics();
@@ -205,7 +205,7 @@ fn exchanges_reach_the_sink_after_the_runner_consumed_the_agent() {
     let r = episode("cramped_room", cfg, "greedy", 0, 1, 100);
     let list = sink.lock().unwrap();
     assert_eq!(list.len() as u64, r.metrics[0]["llm_calls"].as_u64().unwrap());
-    assert!(list.iter().all(|e| e.reply.is_some() && e.parsed.is_some()));
+    assert!(list.iter().all(|e| e.reply_text().is_some() && e.parsed.is_some()));
     assert!(list.windows(2).all(|w| w[0].t <= w[1].t));
 }
 
@@ -219,10 +219,10 @@ fn scripted_model_answers_the_verificator_from_the_text() {
     drive("cramped_room", &mut agent, "stay", 0, 0, 1);
     let ex = agent.exchanges();
     assert_eq!(ex.len(), 4);
-    let round1 = ex[1].reply.as_deref().unwrap();
+    let round1 = ex[1].reply_text().unwrap();
     assert!(round1.contains("Condition holding_soup: <Player 0> holds nothing -> not satisfied"), "{round1}");
     assert!(round1.contains("Condition serving_reachable: <Player 0> can reach the serving location -> satisfied"));
-    let reason = ex[2].parsed.as_deref().unwrap();
+    let reason = ex[2].parsed_text().unwrap();
     assert!(reason.starts_with("holding_soup: <Player 0> cannot do deliver_soup() now"), "{reason}");
     let replan = &ex[3].request.messages[3].content;
     assert!(replan.contains(reason), "{replan}");
@@ -234,8 +234,8 @@ fn scripted_model_answers_the_verificator_from_the_text() {
 fn replans_are_bounded_then_wait() {
     let model = FnModel::new(|_, _| Ok(BAD_THEN_GOOD.into()));
     let mut cfg = ProAgentConfig::new(model);
-    cfg.verificator = VerificatorMode::Off;
-    cfg.max_replans = 2;
+    cfg.settings.verificator = VerificatorMode::Off;
+    cfg.settings.max_replans = 2;
     let mut agent = ProAgent::new(cfg);
     drive("cramped_room", &mut agent, "stay", 0, 0, 1);
     let m = agent.agent_metrics();
@@ -259,7 +259,7 @@ fn unparseable_reply_is_a_recorded_failure_not_a_wait() {
     let m = agent.agent_metrics();
     assert_eq!((m.parse_failures, m.replans, m.fallbacks), (1, 1, 0));
     assert!(agent.exchanges()[0].parse_error.as_deref().unwrap().contains("Plan for Player 0"));
-    assert_eq!(agent.exchanges()[0].reply.as_deref(), Some("<think>hmm</think>I would rather cook something nice."));
+    assert_eq!(agent.exchanges()[0].reply_text(), Some("<think>hmm</think>I would rather cook something nice."));
     assert_eq!(agent.memory_entries().last().unwrap().skill, Skill::PickupOnion);
 }
 
@@ -277,21 +277,21 @@ fn model_errors_do_not_crash() {
     // Each fallback wait(1) lasts one step; the next boundary tries the model again.
     assert_eq!(m.llm_failures, 10);
     assert_eq!(m.fallbacks, 10);
-    assert!(agent.exchanges().iter().all(|e| e.error.is_some() && e.faults.len() == 1));
+    assert!(agent.exchanges().iter().all(|e| e.error().is_some() && e.outcome.faults().len() == 1));
 }
 
 #[test]
 fn belief_correction_modes() {
     let prompts = |mode: BeliefMode| {
         let mut cfg = scripted_cfg();
-        cfg.belief = mode;
-        cfg.memory_k = 3;
+        cfg.settings.belief = mode;
+        cfg.settings.memory_k = 3;
         let mut agent = ProAgent::new(cfg);
         drive("cramped_room", &mut agent, "greedy", 0, 2, 120);
         let texts: Vec<String> = agent
             .exchanges()
             .iter()
-            .filter(|e| e.kind == ExchangeKind::Planner)
+            .filter(|e| e.kind == "planner")
             .map(|e| e.request.messages[1].content.clone())
             .collect();
         let entries = agent.memory_entries();
@@ -318,14 +318,14 @@ fn belief_correction_modes() {
 #[test]
 fn ablation_levels_change_the_prompt() {
     let mut cfg = scripted_cfg();
-    cfg.analysis = false;
-    cfg.intention = false;
+    cfg.settings.analysis = false;
+    cfg.settings.intention = false;
     let mut agent = ProAgent::new(cfg);
     drive("cramped_room", &mut agent, "greedy", 0, 2, 60);
     let ex = &agent.exchanges()[0];
     let user = &ex.request.messages[1].content;
     assert!(!user.contains("Analysis:") && !user.contains("Intention for Player"), "{user}");
-    assert!(ex.reply.as_deref().unwrap().starts_with("Plan for Player 0:"));
+    assert!(ex.reply_text().unwrap().starts_with("Plan for Player 0:"));
     assert_eq!(agent.agent_metrics().belief_predictions, 0);
     assert!(agent.agent_metrics().belief_accuracy().is_none());
 }

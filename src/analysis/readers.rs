@@ -8,8 +8,8 @@
 //! - anything that records only actions: [`Trajectory::from_actions`] rebuilds the states.
 
 use super::Trajectory;
+use crate::env::trace::{self, parse_trace_file, player_from_json, state_from_json};
 use crate::env::{Action, Dir, Ingredient, Layout, Object, Player, Pos, Soup, State, layout::canonical_name};
-use crate::reference::{self, parse_trace_file, player_from_json, state_from_json};
 use serde_json::Value;
 
 /// A problem reading a trajectory file; `line` is 1-based.
@@ -88,7 +88,7 @@ pub fn read_reference(source: &str, text: &str) -> Result<Vec<Trajectory>, ReadE
 }
 
 /// Converts one trajectory of the reference schema; its recorded states are used as is.
-pub fn from_reference(name: &str, t: &reference::Trajectory) -> Result<Trajectory, String> {
+pub fn from_reference(name: &str, t: &trace::Trajectory) -> Result<Trajectory, String> {
     let rows: Vec<&str> = t.grid.iter().map(String::as_str).collect();
     let layout = Layout::from_grid(&t.layout, &rows).map_err(|e| format!("bad grid: {e}"))?;
     let mut start = layout.start_state();

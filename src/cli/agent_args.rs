@@ -1,25 +1,19 @@
 //! The ProAgent options shared by the subcommands that can seat a ProAgent
-//! (`play`, `bench agent`), and the seat factory that knows about it.
-
-use anyhow::{Context, Result, bail};
-use proagent::agent::{ProAgent, ProAgentConfig};
-use proagent::align::AlignStyle;
-use proagent::belief::BeliefMode;
-use proagent::controller::Kitchen;
-use proagent::llm::LanguageModel;
-use proagent::llm::scripted::ScriptedModel;
-use proagent::partners;
-use proagent::policy::Agent;
-use proagent::prompts::PromptLibrary;
-use proagent::verificator::VerificatorMode;
-use std::path::PathBuf;
-use std::sync::Arc;
+//! (`play`, `eval`, `bench agent`), turned into the agent's one configuration.
 
 use super::llm_args::LlmArgs;
-use proagent::llm::factory::{ModelChoice, classify_model};
-use proagent::llm::{ModelSpec, build_model};
+use anyhow::{Context, Result, bail};
+use proagent::agent::align::AlignStyle;
+use proagent::agent::belief::BeliefMode;
+use proagent::agent::config::MAX_REPLANS;
+use proagent::agent::prompts::PromptLibrary;
+use proagent::agent::verificator::VerificatorMode;
+use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
+use proagent::llm::LanguageModel;
+use proagent::runner::models::{ModelChoice, ModelSpec, build_model, classify_model};
 use proagent::transcript::Scrubber;
-use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ProAgentArgs {
@@ -67,15 +61,24 @@ fn parse_align(s: &str) -> Result<AlignStyle, String> {
 }
 
 impl ProAgentArgs {
+    /// The switches these flags set.
+    pub fn settings(&self) -> AgentSettings {
+        AgentSettings {
+            memory_k: self.memory_k,
+            max_replans: self.max_replans,
+            verificator: self.verificator,
+            belief: self.belief,
+            analysis: !self.no_analysis,
+            intention: !self.no_intention,
+            align: self.align,
+            prompts: self.prompts.clone(),
+            wait_interrupt: !self.no_wait_interrupt,
+        }
+    }
+
     /// The model named by `--model`; `seed` seeds an HTTP backend's retry jitter.
     pub fn model(&self, seed: u64) -> Result<Arc<dyn LanguageModel>> {
-        match classify_model(self.llm.model.trim()) {
-            ModelChoice::Builtin(n) if n == "scripted" => Ok(Arc::new(ScriptedModel::new())),
-            ModelChoice::Builtin(n) => {
-                bail!("--model {n:?} is not available to the agent: use scripted, replay:FILE or a served model")
-            }
-            _ => build_model(&self.spec(seed)?).map_err(anyhow::Error::msg).context("--model"),
-        }
+        build_model(&self.spec(seed)?).context("--model")
     }
 
     fn spec(&self, seed: u64) -> Result<ModelSpec> {
@@ -95,171 +98,23 @@ impl ProAgentArgs {
         s
     }
 
-    /// The model description for a transcript header (no key).
-    pub fn describe_model(&self) -> Value {
-        match self.spec(0) {
-            Ok(spec) if matches!(classify_model(self.llm.model.trim()), ModelChoice::Http(_)) => {
-                self.llm.describe(&spec)
-            }
-            _ => json!({
-                "model": self.llm.model.trim(),
-                "temperature": self.llm.temperature,
-                "top_p": self.llm.top_p,
-                "max_tokens": self.llm.max_tokens,
-            }),
-        }
-    }
-
-    /// The agent switches, as recorded in a transcript header; [`ProAgentArgs::from_switches`] reads them back.
-    pub fn switches(&self) -> Value {
-        json!({
-            "memory_k": self.memory_k,
-            "max_replans": self.max_replans,
-            "verificator": match self.verificator {
-                VerificatorMode::Llm => "llm",
-                VerificatorMode::Rules => "rules",
-                VerificatorMode::Off => "off",
-            },
-            "belief": match self.belief {
-                BeliefMode::Replace => "replace",
-                BeliefMode::Annotate => "annotate",
-                BeliefMode::Off => "off",
-            },
-            "analysis": !self.no_analysis,
-            "intention": !self.no_intention,
-            "align": match self.align {
-                AlignStyle::ProAgent => "proagent",
-                AlignStyle::Coordination => "coordination",
-            },
-            "prompts": self.prompts.as_ref().map(|p| p.display().to_string()),
-            "wait_interrupt": !self.no_wait_interrupt,
-        })
-    }
-
-    /// The options a transcript header recorded (`switches` and the model description).
-    pub fn from_switches(sw: &Value, model: &Value) -> Result<ProAgentArgs> {
-        let str_of = |k: &str| -> Result<String> {
-            sw.get(k).and_then(Value::as_str).map(str::to_string).with_context(|| format!("switch {k:?} missing"))
-        };
-        let bool_of = |k: &str| -> Result<bool> {
-            sw.get(k).and_then(Value::as_bool).with_context(|| format!("switch {k:?} missing"))
-        };
-        let num_of = |v: &Value, k: &str| -> Result<f64> {
-            v.get(k).and_then(Value::as_f64).with_context(|| format!("model setting {k:?} missing"))
-        };
-        let llm = LlmArgs {
-            model: model.get("model").and_then(Value::as_str).unwrap_or("scripted").to_string(),
-            base_url: None,
-            temperature: num_of(model, "temperature")? as f32,
-            top_p: num_of(model, "top_p")? as f32,
-            max_tokens: num_of(model, "max_tokens")? as u32,
-            connect_timeout: 10.0,
-            request_timeout: 120.0,
-            retries: 0,
-            backoff_ms: 1,
-            backoff_max_ms: 1,
-        };
-        Ok(ProAgentArgs {
-            llm,
-            memory_k: sw.get("memory_k").and_then(Value::as_u64).context("switch \"memory_k\" missing")? as usize,
-            max_replans: sw.get("max_replans").and_then(Value::as_u64).context("switch \"max_replans\" missing")?
-                as u32,
-            verificator: str_of("verificator")?.parse().map_err(anyhow::Error::msg)?,
-            belief: str_of("belief")?.parse().map_err(anyhow::Error::msg)?,
-            no_analysis: !bool_of("analysis")?,
-            no_intention: !bool_of("intention")?,
-            align: str_of("align")?.parse().map_err(anyhow::Error::msg)?,
-            prompts: sw.get("prompts").and_then(Value::as_str).map(PathBuf::from),
-            no_wait_interrupt: !bool_of("wait_interrupt")?,
-        })
+    /// The model as a transcript header records it (no key, no password).
+    pub fn model_settings(&self) -> Result<ModelSettings> {
+        let http = matches!(classify_model(self.llm.model.trim()), ModelChoice::Http(_));
+        Ok(self.llm.model_settings(&self.spec(0)?, http))
     }
 
     /// The agent configuration these options describe; bad prompts are reported here.
     pub fn config(&self, horizon: u32, model: Arc<dyn LanguageModel>) -> Result<ProAgentConfig> {
-        if self.max_replans > 20 {
-            bail!("--max-replans must be at most 20");
+        if self.max_replans > MAX_REPLANS {
+            bail!("--max-replans must be at most {MAX_REPLANS}");
         }
         let prompts = PromptLibrary::load_or_embedded(self.prompts.as_deref()).context("--prompts")?;
         let mut cfg = ProAgentConfig::new(model);
         cfg.sampling = self.llm.sampling()?;
-        cfg.memory_k = self.memory_k;
-        cfg.max_replans = self.max_replans;
-        cfg.verificator = self.verificator;
-        cfg.belief = self.belief;
-        cfg.analysis = !self.no_analysis;
-        cfg.intention = !self.no_intention;
-        cfg.align_style = self.align;
+        cfg.settings = self.settings();
         cfg.prompts = Arc::new(prompts);
         cfg.horizon = horizon;
-        cfg.interrupt_waits = !self.no_wait_interrupt;
         Ok(cfg)
-    }
-
-    /// A factory for the seats of a run: the ProAgent configuration is built (and its prompts
-    /// checked for every seat it takes) once, before anything runs.
-    pub fn factory(&self, seats: [&str; 2], kitchen: &Arc<Kitchen>, horizon: u32) -> Result<SeatFactory> {
-        self.factory_with(seats, kitchen, horizon, None)
-    }
-
-    /// [`ProAgentArgs::factory`] with the model given (e.g. a replayer) instead of `--model`.
-    pub fn factory_with(
-        &self,
-        seats: [&str; 2],
-        kitchen: &Arc<Kitchen>,
-        horizon: u32,
-        model: Option<Arc<dyn LanguageModel>>,
-    ) -> Result<SeatFactory> {
-        let mut cfg = None;
-        for (seat, spec) in seats.iter().enumerate() {
-            if spec.trim() == "proagent" {
-                let c = match cfg.take() {
-                    Some(c) => c,
-                    None => {
-                        let m = match &model {
-                            Some(m) => Arc::clone(m),
-                            None => self.model(0)?,
-                        };
-                        self.config(horizon, m)?
-                    }
-                };
-                ProAgent::check_prompts(&c, &kitchen.layout, seat).context("prompt templates")?;
-                cfg = Some(c);
-            } else {
-                partners::build(spec, kitchen).with_context(|| format!("seat {seat}"))?;
-            }
-        }
-        Ok(SeatFactory { cfg, kitchen: Arc::clone(kitchen) })
-    }
-}
-
-/// Builds the agents of a run.
-pub struct SeatFactory {
-    cfg: Option<ProAgentConfig>,
-    kitchen: Arc<Kitchen>,
-}
-
-impl SeatFactory {
-    pub fn build(&self, spec: &str) -> Result<Box<dyn Agent>> {
-        if spec.trim() == "proagent"
-            && let Some(cfg) = &self.cfg
-        {
-            return Ok(Box::new(self.proagent(cfg.clone())));
-        }
-        Ok(partners::build(spec, &self.kitchen)?)
-    }
-
-    pub fn proagent(&self, cfg: ProAgentConfig) -> ProAgent {
-        ProAgent::new(cfg).with_kitchen(Arc::clone(&self.kitchen))
-    }
-
-    pub fn config(&self) -> Option<&ProAgentConfig> {
-        self.cfg.as_ref()
-    }
-
-    /// Every ProAgent built from now on also appends its exchanges to `sink`.
-    pub fn set_sink(&mut self, sink: proagent::agent::ExchangeSink) {
-        if let Some(c) = self.cfg.as_mut() {
-            c.exchange_sink = Some(sink);
-        }
     }
 }

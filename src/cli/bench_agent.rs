@@ -4,11 +4,13 @@
 
 use super::agent_args::ProAgentArgs;
 use super::common::load_layout;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
+use proagent::agent::ProAgent;
 use proagent::controller::Kitchen;
 use proagent::env::{Action, DEFAULT_HORIZON, Event};
 use proagent::policy::{Agent, Observation};
 use proagent::runner::seat_seed;
+use proagent::runner::seats::build_partner;
 use serde_json::json;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -42,9 +44,9 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
-    let seats = if seat == 0 { ["proagent", a.partner.as_str()] } else { [a.partner.as_str(), "proagent"] };
-    let factory = a.proagent.factory(seats, &kitchen, a.horizon)?;
-    let Some(cfg) = factory.config().cloned() else { bail!("no proagent seat") };
+    let cfg = a.proagent.config(a.horizon, a.proagent.model(0)?)?;
+    ProAgent::check_prompts(&cfg, &kitchen.layout, seat).context("prompt templates")?;
+    build_partner(&a.partner, &kitchen).context("--partner")?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let layout = Arc::clone(&kitchen.layout);
     let cpu0 = process_cpu_seconds();
@@ -53,8 +55,8 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
     for e in 0..a.episodes {
         let seed = a.seed.wrapping_add(e as u64);
-        let mut agent = factory.proagent(cfg.clone());
-        let mut partner = factory.build(&a.partner)?;
+        let mut agent = ProAgent::new(cfg.clone()).with_kitchen(Arc::clone(&kitchen));
+        let mut partner = build_partner(&a.partner, &kitchen)?;
         let t_episode = Instant::now();
         let t_reset = Instant::now();
         agent.reset(&layout, seat, seat_seed(seed, seat));

@@ -5,8 +5,9 @@
 use anyhow::{Result, bail};
 use proagent::controller::{Controller, Kitchen};
 use proagent::env::{Action, DEFAULT_HORIZON, Layout, layout::BUILTIN};
-use proagent::partners::derive_seed;
-use proagent::partners::scripted::{choose_skill, facts_from_state};
+use proagent::partners::scripted::facts_from_state;
+use proagent::policy::derive_seed;
+use proagent::skills::rules::choose_skill;
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;
 use std::sync::Arc;

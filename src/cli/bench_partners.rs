@@ -5,7 +5,7 @@
 use anyhow::{Context, Result, bail};
 use proagent::controller::Kitchen;
 use proagent::env::{DEFAULT_HORIZON, Layout, layout::BUILTIN};
-use proagent::partners::build;
+use proagent::runner::seats::build_partner as build;
 use proagent::runner::{EpisodeOptions, EpisodeResult, play_episode};
 use serde_json::{Value, json};
 use std::process::ExitCode;

@@ -4,9 +4,9 @@
 
 use super::llm_args::LlmArgs;
 use anyhow::{Context, Result, bail};
-use proagent::llm::factory::{ModelChoice, classify_model};
 use proagent::llm::http::ApiKey;
-use proagent::llm::{ChatRequest, Message, build_model};
+use proagent::llm::{ChatRequest, Message};
+use proagent::runner::models::{ModelChoice, build_model, classify_model};
 use proagent::transcript::{Exchange, Header, Scrubber, TranscriptWriter, WriterOptions};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -68,14 +68,15 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
             }
             let opts = WriterOptions { scrubber, wall_clock: !args.no_wall_clock };
             let mut w = TranscriptWriter::create(path, opts)?;
-            let config = serde_json::json!({"command": "chat", "seed": args.seed, "llm": args.llm.describe(&spec)});
+            let config =
+                serde_json::json!({"command": "chat", "seed": args.seed, "llm": args.llm.model_settings(&spec, true)});
             w.write_header(&Header::new(config, BTreeMap::new()))?;
             Some(w)
         }
         None => None,
     };
 
-    let model = build_model(&spec).map_err(anyhow::Error::msg)?;
+    let model = build_model(&spec)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
     let started = Instant::now();
     let result = rt.block_on(model.chat(&request));

@@ -2,21 +2,16 @@
 //! report`: tables, CSV/JSON and heatmaps from one or many result files.
 
 use anyhow::{Context, Result, bail};
-use proagent::agent::{ExchangeSink, ProAgent, ProAgentConfig};
-use proagent::controller::Kitchen;
 use proagent::env::Layout;
 use proagent::env::layout::{BUILTIN, canonical_name};
 use proagent::eval::scheduler::{self, SweepSummary};
 use proagent::eval::store::{self, TornTail};
 use proagent::eval::{
-    EpisodeContext, EpisodeError, EpisodeOutcome, EpisodeRunner, EpisodeSpec, FakeRunner, LayoutRef, Report,
-    ResultWriter, SchedulerOptions, Shard, SweepSpec, cross_product,
+    EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, ProAgentSeats, Report, ResultWriter, SchedulerOptions, Shard,
+    SweepSpec, cross_product,
 };
 use proagent::llm::sha256_hex;
-use proagent::partners;
-use proagent::policy::Agent;
-use proagent::runner::{EpisodeOptions, StepView, play_episode};
-use sha2::Digest;
+use proagent::runner::seats::is_proagent;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -149,11 +144,6 @@ fn clean_list(flag: &str, v: &[String]) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// Whether a spec seats the ProAgent agent (configured by the `proagent` flags).
-fn is_proagent(spec: &str) -> bool {
-    spec.trim() == "proagent"
-}
-
 /// The episode runner for this command line.
 fn make_runner(
     a: &SweepArgs,
@@ -163,269 +153,16 @@ fn make_runner(
     if let Some(ms) = a.fake_episode_ms {
         return Ok(Arc::new(FakeRunner { episode_ms: ms }));
     }
-    // One kitchen (motion tables etc.) per layout, shared by all its episodes.
-    let kitchens: HashMap<String, Arc<Kitchen>> =
-        layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
-    let (proagent, fingerprint) = if specs.iter().any(|s| is_proagent(s)) {
-        let cfg = a.proagent.config(a.horizon, a.proagent.model(a.seed)?)?;
-        let mut names: Vec<&String> = layouts.keys().collect();
-        names.sort();
-        for name in names {
-            for &seat in &a.seats {
-                ProAgent::check_prompts(&cfg, &layouts[name], seat as usize)
-                    .with_context(|| format!("prompt templates for {name}, seat {seat}"))?;
-            }
-        }
-        (Some(cfg), proagent_fingerprint(&a.proagent)?)
-    } else {
-        (None, String::new())
-    };
-    let transcript = proagent.as_ref().map(|cfg| TranscriptSettings {
-        switches: a.proagent.switches(),
-        model: a.proagent.describe_model(),
-        scrubber: a.proagent.scrubber(),
-        prompt_hashes: cfg.prompts.hashes(),
-    });
-    Ok(Arc::new(PlayRunner { kitchens, proagent, fingerprint, transcript }))
-}
-
-/// sha256 of everything that makes a `proagent` seat behave differently: the model name,
-/// the switches, and the prompt templates in use (embedded and overriding files). The
-/// model's address and time-outs are left out: the same model behind another URL plays
-/// the same episodes.
-fn proagent_fingerprint(p: &super::agent_args::ProAgentArgs) -> Result<String> {
-    let mut prompts = sha2::Sha256::new();
-    for (name, src) in proagent::prompts::EMBEDDED {
-        prompts.update(name.as_bytes());
-        prompts.update([0]);
-        prompts.update(src.as_bytes());
-        prompts.update([0]);
-    }
-    let dir = match &p.prompts {
-        Some(d) => Some(d.clone()),
-        None => Some(PathBuf::from("prompts")).filter(|d| d.join("agent").is_dir()),
-    };
-    if let Some(dir) = dir {
-        let mut files = Vec::new();
-        collect_files(&dir.join("agent"), &mut files)?;
-        files.sort();
-        for f in files {
-            let bytes = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
-            prompts.update(f.strip_prefix(&dir).unwrap_or(&f).to_string_lossy().as_bytes());
-            prompts.update([0]);
-            prompts.update(&bytes);
-            prompts.update([0]);
-        }
-    }
-    let v = serde_json::json!({
-        "model": p.llm.model.trim(),
-        "temperature": p.llm.temperature,
-        "top_p": p.llm.top_p,
-        "max_tokens": p.llm.max_tokens,
-        "memory_k": p.memory_k,
-        "max_replans": p.max_replans,
-        "verificator": p.verificator,
-        "belief": p.belief,
-        "analysis": !p.no_analysis,
-        "intention": !p.no_intention,
-        "align": p.align,
-        "interrupt_waits": !p.no_wait_interrupt,
-        "prompts_sha256": hex::encode(prompts.finalize()),
-    });
-    Ok(sha256_hex(v.to_string().as_bytes()))
-}
-
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    if !dir.is_dir() {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry.with_context(|| format!("reading {}", dir.display()))?.path();
-        if path.is_dir() {
-            collect_files(&path, out)?;
-        } else {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// Plays real episodes with `runner::play_episode`, seating agents from `partners::build`,
-/// and `proagent` seats from the sweep's ProAgent options.
-struct PlayRunner {
-    kitchens: HashMap<String, Arc<Kitchen>>,
-    proagent: Option<ProAgentConfig>,
-    fingerprint: String,
-    /// What a transcript header of a `proagent` episode records, as `proagent play` writes it.
-    transcript: Option<TranscriptSettings>,
-}
-
-/// The run settings a `proagent` episode's transcript header needs for `proagent replay`.
-struct TranscriptSettings {
-    switches: serde_json::Value,
-    model: serde_json::Value,
-    scrubber: proagent::transcript::Scrubber,
-    prompt_hashes: std::collections::BTreeMap<String, String>,
-}
-
-impl PlayRunner {
-    fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
-        self.kitchens.get(layout).ok_or_else(|| EpisodeError(format!("layout {layout} is not part of this sweep")))
-    }
-
-    /// A seat's agent, and for a ProAgent the list its LLM exchanges are collected in.
-    fn seat(&self, spec: &str, k: &Arc<Kitchen>) -> Result<(Box<dyn Agent>, Option<ExchangeSink>), EpisodeError> {
-        if is_proagent(spec)
-            && let Some(cfg) = &self.proagent
-        {
-            let mut cfg = cfg.clone();
-            let sink: ExchangeSink = Arc::default();
-            cfg.exchange_sink = Some(Arc::clone(&sink));
-            return Ok((Box::new(ProAgent::new(cfg).with_kitchen(Arc::clone(k))), Some(sink)));
-        }
-        let agent = partners::build(spec, k).map_err(|e| EpisodeError(e.to_string()))?;
-        Ok((agent, None))
-    }
-}
-
-/// A counter from an agent's metrics (0 when the agent reports none).
-fn metric_u64(m: &serde_json::Value, key: &str) -> u64 {
-    m.get(key).and_then(serde_json::Value::as_u64).unwrap_or(0)
-}
-
-/// Seconds spent waiting for the model, if the agent reports it (`llm_wall_s`, or
-/// `llm_latency_ms` / `llm_latency_us`).
-fn metric_llm_seconds(m: &serde_json::Value) -> f64 {
-    if let Some(s) = m.get("llm_wall_s").and_then(serde_json::Value::as_f64) {
-        return s;
-    }
-    if let Some(ms) = m.get("llm_latency_ms").and_then(serde_json::Value::as_f64) {
-        return ms / 1e3;
-    }
-    m.get("llm_latency_us").and_then(serde_json::Value::as_f64).map(|us| us / 1e6).unwrap_or(0.0)
-}
-
-#[async_trait::async_trait]
-impl EpisodeRunner for PlayRunner {
-    fn name(&self) -> &str {
-        "play"
-    }
-
-    fn config_fingerprint(&self, spec: &str) -> String {
-        if is_proagent(spec) && self.proagent.is_some() { self.fingerprint.clone() } else { String::new() }
-    }
-
-    fn check_spec(&self, spec: &str) -> Result<(), EpisodeError> {
-        for k in self.kitchens.values() {
-            self.seat(spec, k)?;
-        }
-        Ok(())
-    }
-
-    async fn run(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
-        let k = self.kitchen(&spec.layout)?;
-        let (agent, agent_sink) = self.seat(&spec.agent, k)?;
-        let (partner, partner_sink) = self.seat(&spec.partner, k)?;
-        let seat = spec.seat.min(1) as usize;
-        // Sinks by player, so each step's exchanges are written in the order the players acted.
-        let sinks: Vec<ExchangeSink> = if seat == 0 { [agent_sink, partner_sink] } else { [partner_sink, agent_sink] }
-            .into_iter()
-            .flatten()
-            .collect();
-        let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
-        // The transcript body is collected step by step (exchanges, then the step, as
-        // `proagent play` writes it) and written once the episode is over.
-        let mut records: Vec<(u32, Option<serde_json::Value>, Vec<proagent::transcript::Exchange>)> = Vec::new();
-        let mut llm_wall_us = 0u64;
-        let mut drain = |records: &mut Vec<_>, t: u32, step: Option<serde_json::Value>| {
-            let mut exchanges = Vec::new();
-            for sink in &sinks {
-                let taken = std::mem::take(&mut *sink.lock().unwrap_or_else(|e| e.into_inner()));
-                for ex in taken {
-                    llm_wall_us += ex.latency_us;
-                    exchanges.push(ex.to_transcript());
-                }
-            }
-            records.push((t, step, exchanges));
-        };
-        let mut options = EpisodeOptions::default();
-        if !sinks.is_empty() {
-            let records = &mut records;
-            let drain = &mut drain;
-            options.on_step = Some(Box::new(move |v: &StepView<'_>| {
-                let step = v.transcript_json();
-                drain(records, v.t, Some(step));
-            }));
-        }
-        let r = play_episode(Arc::clone(&k.layout), agents, spec.seed, spec.horizon, options).await;
-        if !sinks.is_empty() {
-            drain(&mut records, spec.horizon, None);
-        }
-        let m = &r.metrics;
-        // LLM wait: the agents' own latency figure if they report one, else the sum of the
-        // latencies of the exchanges a ProAgent seat logged.
-        let mut llm_wall_s = metric_llm_seconds(&m[0]) + metric_llm_seconds(&m[1]);
-        if llm_wall_s == 0.0 {
-            llm_wall_s = llm_wall_us as f64 / 1e6;
-        }
-        let transcript = match (&self.transcript, sinks.is_empty()) {
-            (Some(ts), false) => {
-                let header = serde_json::json!({
-                    "command": "play",
-                    "layout": k.layout.name,
-                    "layout_spec": spec.layout,
-                    "layout_file": null,
-                    "agent": spec.agent,
-                    "partner": spec.partner,
-                    "seat": seat,
-                    "seed": spec.seed,
-                    "horizon": spec.horizon,
-                    "proagent": ts.switches,
-                    "model": ts.model,
-                });
-                write_transcript(&ctx.transcript_path, ts, header, &records, r.summary_json(seat)).map_err(|e| {
-                    EpisodeError(format!("writing the transcript {}: {e:#}", ctx.transcript_path.display()))
-                })?;
-                Some(ctx.transcript_path.clone())
-            }
-            _ => None,
-        };
-        Ok(EpisodeOutcome {
-            score: r.score as f64,
-            deliveries: r.deliveries,
-            steps: r.steps.len() as u32,
-            llm_calls: metric_u64(&m[0], "llm_calls") + metric_u64(&m[1], "llm_calls"),
-            prompt_tokens: metric_u64(&m[0], "prompt_tokens") + metric_u64(&m[1], "prompt_tokens"),
-            completion_tokens: metric_u64(&m[0], "completion_tokens") + metric_u64(&m[1], "completion_tokens"),
-            llm_wall_s,
-            metrics: r.summary_json(seat),
-            transcript,
+    let proagent = if specs.iter().any(|s| is_proagent(s)) {
+        Some(ProAgentSeats {
+            config: a.proagent.config(a.horizon, a.proagent.model(a.seed)?)?,
+            model: a.proagent.model_settings()?,
+            scrubber: a.proagent.scrubber(),
         })
-    }
-}
-
-/// Writes one episode's transcript in the format of `proagent play`.
-fn write_transcript(
-    path: &Path,
-    ts: &TranscriptSettings,
-    config: serde_json::Value,
-    records: &[(u32, Option<serde_json::Value>, Vec<proagent::transcript::Exchange>)],
-    footer: serde_json::Value,
-) -> Result<()> {
-    use proagent::transcript::{Header, TranscriptWriter, WriterOptions};
-    let opts = WriterOptions { scrubber: ts.scrubber.clone(), wall_clock: true };
-    let mut w = TranscriptWriter::create(path, opts)?;
-    w.write_header(&Header::new(config, ts.prompt_hashes.clone()))?;
-    for (t, step, exchanges) in records {
-        for ex in exchanges {
-            w.write_exchange(ex)?;
-        }
-        if let Some(step) = step {
-            w.write_step(*t, step.clone())?;
-        }
-    }
-    w.write_footer(footer)?;
-    Ok(())
+    } else {
+        None
+    };
+    Ok(Arc::new(PlayRunner::new(layouts, proagent)))
 }
 
 fn report_torn(torn: &[TornTail]) {

@@ -2,8 +2,10 @@
 //! (`#[command(flatten)] llm: LlmArgs`).
 
 use anyhow::{Result, bail};
+use proagent::agent::ModelSettings;
+use proagent::llm::Sampling;
 use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
-use proagent::llm::{ModelSpec, Sampling};
+use proagent::runner::models::ModelSpec;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -81,20 +83,26 @@ impl LlmArgs {
         Ok(spec)
     }
 
-    /// The model settings for a transcript header (never the key).
-    pub fn describe(&self, spec: &ModelSpec) -> serde_json::Value {
-        serde_json::json!({
-            "model": self.model,
-            "base_url": without_password(&spec.http.base_url),
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "max_tokens": self.max_tokens,
-            "connect_timeout_s": self.connect_timeout,
-            "request_timeout_s": self.request_timeout,
-            "retries": self.retries,
-            "backoff_ms": self.backoff_ms,
-            "backoff_max_ms": self.backoff_max_ms,
-        })
+    /// The model settings a transcript header records: name and sampling, and with
+    /// `http` the served model's address (no password), time-outs and retries. Never the key.
+    pub fn model_settings(&self, spec: &ModelSpec, http: bool) -> ModelSettings {
+        let mut m = ModelSettings::new(self.model.trim());
+        m.temperature = self.temperature;
+        m.top_p = self.top_p;
+        m.max_tokens = self.max_tokens;
+        if http {
+            self.describe_http(spec, &mut m);
+        }
+        m
+    }
+
+    fn describe_http(&self, spec: &ModelSpec, m: &mut ModelSettings) {
+        m.base_url = Some(without_password(&spec.http.base_url));
+        m.connect_timeout_s = Some(self.connect_timeout);
+        m.request_timeout_s = Some(self.request_timeout);
+        m.retries = Some(self.retries);
+        m.backoff_ms = Some(self.backoff_ms);
+        m.backoff_max_ms = Some(self.backoff_max_ms);
     }
 }
 

@@ -2,9 +2,9 @@
 //! pointing other tools at, with optional latency and seeded faults.
 
 use anyhow::{Context, Result, bail};
+use proagent::agent::scripted_model::ScriptedModel;
 use proagent::llm::LanguageModel;
 use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
-use proagent::llm::scripted::ScriptedModel;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;

@@ -1,18 +1,15 @@
 //! `proagent play`: one or more seeded episodes of an agent with a partner.
 
-use super::agent_args::SeatFactory;
 use super::common::load_layout;
 use anyhow::{Context, Result, bail};
-use proagent::agent::ExchangeSink;
 use proagent::controller::Kitchen;
 use proagent::env::DEFAULT_HORIZON;
 use proagent::env::Layout;
 use proagent::env::render::render;
-use proagent::partners::build;
-use proagent::runner::EpisodeResult;
-use proagent::runner::{EpisodeOptions, StepView, play_episode};
-use proagent::transcript::{Header, TranscriptWriter, WriterOptions, default_path};
-use serde_json::json;
+use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
+use proagent::runner::seats::{SeatFactory, is_proagent};
+use proagent::runner::{StepObserver, StepView, play_seated};
+use proagent::transcript::{TranscriptWriter, WriterOptions, default_path};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -73,19 +70,25 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     }
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
-    // Fail on a bad spec (or bad prompts) before anything runs.
-    build(&a.agent, &kitchen).context("--agent")?;
-    build(&a.partner, &kitchen).context("--partner")?;
-    let seats =
-        if a.seat == 0 { [a.agent.as_str(), a.partner.as_str()] } else { [a.partner.as_str(), a.agent.as_str()] };
-    let factory = a.proagent.factory(seats, &kitchen, a.horizon)?;
+    let seat = a.seat as usize;
+    let specs = if seat == 0 { [a.agent.as_str(), a.partner.as_str()] } else { [a.partner.as_str(), a.agent.as_str()] };
+    let has_proagent = specs.iter().any(|s| is_proagent(s));
+    // Fail on a bad spec, model or prompt before anything runs.
+    let factory = if has_proagent {
+        SeatFactory::new(Some(a.proagent.config(a.horizon, a.proagent.model(0)?)?))
+    } else {
+        SeatFactory::new(None)
+    };
+    for (player, spec) in specs.iter().enumerate() {
+        let flag = if player == seat { "--agent" } else { "--partner" };
+        factory.check(spec, &kitchen, player).context(flag)?;
+    }
     let mut traj_out = match &a.trajectory {
         Some(p) => Some(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
         )),
         None => None,
     };
-    let has_proagent = seats.iter().any(|s| s.trim() == "proagent");
     if a.transcript.is_some() && !has_proagent {
         bail!("--transcript needs a `proagent` seat (only ProAgent runs talk to a model)");
     }
@@ -95,15 +98,12 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let mut factory = factory;
-    let sink: ExchangeSink = Arc::default();
-    factory.set_sink(Arc::clone(&sink));
-    let prompt_hashes = factory.config().map(|c| c.prompts.hashes()).unwrap_or_default();
+    let prompt_hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
+    let model_settings = a.proagent.model_settings()?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let seat = a.seat as usize;
     for e in 0..a.episodes {
         let seed = a.seed.wrapping_add(e as u64);
-        let mut writer = if want_transcript {
+        let mut recorder = if want_transcript {
             let path = match &a.transcript {
                 Some(p) if a.episodes == 1 => p.clone(),
                 Some(p) => {
@@ -113,38 +113,36 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
                 None => default_path(Path::new("transcripts"), &kitchen.layout.name, &a.agent, &a.partner, seat, seed),
             };
             let opts = WriterOptions { scrubber: a.proagent.scrubber(), wall_clock: !a.no_wall_clock };
-            let mut w = TranscriptWriter::create(&path, opts)?;
-            let config = json!({
-                "command": "play",
-                "layout": kitchen.layout.name,
-                "layout_spec": a.layout,
-                "layout_file": layout_file,
-                "agent": a.agent,
-                "partner": a.partner,
-                "seat": seat,
-                "seed": seed,
-                "horizon": a.horizon,
-                "proagent": a.proagent.switches(),
-                "model": a.proagent.describe_model(),
-            });
-            w.write_header(&Header::new(config, prompt_hashes.clone()))?;
+            let run = RunConfig {
+                command: PLAY_COMMAND.into(),
+                layout: kitchen.layout.name.clone(),
+                layout_spec: a.layout.clone(),
+                layout_file: layout_file.clone(),
+                agent: a.agent.clone(),
+                partner: a.partner.clone(),
+                seat,
+                seed,
+                horizon: a.horizon,
+                proagent: a.proagent.settings(),
+                model: model_settings.clone(),
+            };
+            let w = TranscriptWriter::create(&path, opts)?;
             tracing::info!("writing the transcript to {}", path.display());
-            Some(w)
+            Some(EpisodeRecorder::start(w, &run.header(prompt_hashes.clone())?)?)
         } else {
             None
         };
-        let result = run_episode(
-            &rt,
-            &kitchen,
-            &factory,
-            [&a.agent, &a.partner],
-            seat,
-            seed,
-            a.horizon,
-            a.render,
-            writer.as_mut(),
-            &sink,
-        )?;
+        let observer: Option<StepObserver<'_>> = a.render.then(|| {
+            let start = render(&kitchen.layout, &kitchen.layout.start_state());
+            // A closed pipe (e.g. `| head`) is not an error for a board printout.
+            let _ = writeln!(std::io::stdout().lock(), "{start}");
+            Box::new(|v: &StepView<'_>| print_step(v)) as StepObserver<'_>
+        });
+        let result =
+            rt.block_on(play_seated(&kitchen, &factory, specs, seed, a.horizon, recorder.as_mut(), observer))?;
+        if let Some(r) = recorder {
+            r.finish(result.summary_json(seat))?;
+        }
         if let Some(w) = traj_out.as_mut() {
             let line = serde_json::to_string(&result.to_trajectory_json())?;
             writeln!(w, "{line}").context("writing the trajectory")?;
@@ -176,76 +174,13 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Plays one episode; with a writer, each step's exchanges (from `sink`) then the step
-/// itself are appended as they happen, and the footer (the `--json` summary) at the end.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn run_episode(
-    rt: &tokio::runtime::Runtime,
-    kitchen: &Arc<Kitchen>,
-    factory: &SeatFactory,
-    specs: [&str; 2],
-    seat: usize,
-    seed: u64,
-    horizon: u32,
-    show: bool,
-    mut writer: Option<&mut TranscriptWriter>,
-    sink: &ExchangeSink,
-) -> Result<EpisodeResult> {
-    let agent = factory.build(specs[0])?;
-    let partner = factory.build(specs[1])?;
-    let agents = if seat == 0 { [agent, partner] } else { [partner, agent] };
-    sink.lock().unwrap_or_else(|p| p.into_inner()).clear();
-    let drain = |w: &mut TranscriptWriter| -> Result<()> {
-        let taken = std::mem::take(&mut *sink.lock().unwrap_or_else(|p| p.into_inner()));
-        for ex in &taken {
-            w.write_exchange(&ex.to_transcript())?;
-        }
-        Ok(())
-    };
-    if show {
-        let start = render(&kitchen.layout, &kitchen.layout.start_state());
-        // A closed pipe (e.g. `| head`) is not an error for a board printout.
-        let _ = writeln!(std::io::stdout().lock(), "{start}");
+/// `--render`: the step's actions, skill events and the board.
+fn print_step(v: &StepView<'_>) {
+    let mut text =
+        format!("t={} actions=[{}, {}] reward={}\n", v.t, v.joint[0].letter(), v.joint[1].letter(), v.outcome.reward);
+    for ev in v.skill_events {
+        text.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
     }
-    let mut failure: Option<anyhow::Error> = None;
-    let mut options = EpisodeOptions::default();
-    if show || writer.is_some() {
-        let w = writer.as_deref_mut();
-        let failure = &mut failure;
-        let drain = &drain;
-        let mut w = w;
-        options.on_step = Some(Box::new(move |v: &StepView<'_>| {
-            if let Some(w) = w.as_deref_mut()
-                && failure.is_none()
-            {
-                let step = v.transcript_json();
-                if let Err(e) = drain(w).and_then(|_| Ok(w.write_step(v.t, step)?)) {
-                    *failure = Some(e);
-                }
-            }
-            if show {
-                let mut text = format!(
-                    "t={} actions=[{}, {}] reward={}\n",
-                    v.t,
-                    v.joint[0].letter(),
-                    v.joint[1].letter(),
-                    v.outcome.reward
-                );
-                for ev in v.skill_events {
-                    text.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
-                }
-                text.push_str(&render(v.layout, v.state));
-                let _ = writeln!(std::io::stdout().lock(), "{text}");
-            }
-        }));
-    }
-    let result = rt.block_on(play_episode(Arc::clone(&kitchen.layout), agents, seed, horizon, options));
-    if let Some(e) = failure {
-        return Err(e.context("writing the transcript"));
-    }
-    if let Some(w) = writer {
-        drain(w)?;
-        w.write_footer(result.summary_json(seat))?;
-    }
-    Ok(result)
+    text.push_str(&render(v.layout, v.state));
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }

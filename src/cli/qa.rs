@@ -205,7 +205,7 @@ fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts
     if !(a.request_timeout.is_finite() && a.request_timeout > 0.0 && a.request_timeout <= 86_400.0) {
         bail!("--request-timeout must be a number of seconds in (0, 86400], got {}", a.request_timeout);
     }
-    let mut spec = proagent::llm::ModelSpec::new(name);
+    let mut spec = proagent::runner::models::ModelSpec::new(name);
     let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
     if let Some(url) = a.base_url.clone().or(env_url) {
         spec.http.base_url = url;
@@ -216,7 +216,7 @@ fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts
     spec.http.backoff_base = std::time::Duration::from_millis(a.backoff_ms);
     spec.http.backoff_max = spec.http.backoff_max.max(spec.http.backoff_base);
     spec.http.seed = a.seed;
-    proagent::llm::build_model(&spec).map_err(|e| anyhow!("--model {name}: {e}"))
+    proagent::runner::models::build_model(&spec).map_err(|e| anyhow!("--model {name}: {e}"))
 }
 
 fn policy_of(model: &str) -> Option<Policy> {

@@ -2,16 +2,16 @@
 //! recorded model replies, and check that the re-run says and does exactly what
 //! the recording says (wall-clock fields aside).
 
-use super::agent_args::ProAgentArgs;
 use super::common::load_layout;
-use super::play::run_episode;
-use anyhow::{Context, Result, bail};
-use async_trait::async_trait;
-use proagent::agent::ExchangeSink;
+use anyhow::{Context, Result};
+use proagent::agent::ProAgentConfig;
+use proagent::agent::prompts::PromptLibrary;
 use proagent::controller::Kitchen;
 use proagent::env::Layout;
-use proagent::llm::replay::ReplayModel;
-use proagent::llm::{ChatRequest, ChatResponse, LanguageModel, LlmError};
+use proagent::llm::LanguageModel;
+use proagent::runner::play_seated;
+use proagent::runner::record::{EpisodeRecorder, RunConfig};
+use proagent::runner::seats::SeatFactory;
 use proagent::transcript::{Header, Outcome, Scrubber, Transcript, TranscriptWriter, WriterOptions, first_divergence};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -27,77 +27,45 @@ pub struct ReplayArgs {
     pub json: bool,
 }
 
-/// The replayer under the recorded model's name, so the agent reports the same name
-/// (and so the same summary) as in the recording.
-struct AsRecorded {
-    inner: Arc<ReplayModel>,
-    name: String,
-}
-
-#[async_trait]
-impl LanguageModel for AsRecorded {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        self.inner.chat(request).await
-    }
-}
-
-fn field<'a>(cfg: &'a Value, key: &str, file: &str) -> Result<&'a Value> {
-    cfg.get(key).with_context(|| format!("{file}: the header's config has no {key:?}"))
-}
-
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let file = a.file.display().to_string();
     let rec = Transcript::read(&a.file)?;
     rec.require_complete()?;
-    let cfg = &rec.header.config;
-    if cfg.get("command").and_then(Value::as_str) != Some("play") {
-        bail!("{file}: not a `proagent play` transcript (header config.command is {:?})", cfg.get("command"));
-    }
-    let str_of = |k: &str| -> Result<String> {
-        field(cfg, k, &file)?
-            .as_str()
-            .map(str::to_string)
-            .with_context(|| format!("{file}: config.{k} is not a string"))
+    let cfg = RunConfig::from_header(&rec.header, &file)?;
+    let layout = match &cfg.layout_file {
+        Some(text) => Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))?,
+        None => load_layout(&cfg.layout_spec)?,
     };
-    let num_of = |k: &str| -> Result<u64> {
-        field(cfg, k, &file)?.as_u64().with_context(|| format!("{file}: config.{k} is not a number"))
-    };
-    let layout = match cfg.get("layout_file").and_then(Value::as_str) {
-        Some(text) => Layout::parse(&str_of("layout")?, text, &format!("{file} (recorded layout)"))?,
-        None => load_layout(&str_of("layout_spec")?)?,
-    };
-    let (agent, partner) = (str_of("agent")?, str_of("partner")?);
-    let seat = num_of("seat")?.min(1) as usize;
-    let seed = num_of("seed")?;
-    let horizon = u32::try_from(num_of("horizon")?).context("config.horizon")?;
-    let model_desc = field(cfg, "model", &file)?;
-    let pa = ProAgentArgs::from_switches(field(cfg, "proagent", &file)?, model_desc)
-        .with_context(|| format!("{file}: header config"))?;
-    let recorded_name = model_desc.get("model").and_then(Value::as_str).unwrap_or("scripted").to_string();
+    let seat = cfg.seat.min(1);
     // The agent names itself after its model; an HTTP model's name is the model id.
-    let recorded_name = match recorded_name.as_str() {
-        "scripted" => "scripted".to_string(),
+    let recorded_name = match cfg.model.model.as_str() {
         n if n.starts_with("replay:") => "replay".to_string(),
         n => n.to_string(),
     };
-    let replayer = Arc::new(ReplayModel::from_transcript(&rec));
-    let model: Arc<dyn LanguageModel> = Arc::new(AsRecorded { inner: Arc::clone(&replayer), name: recorded_name });
+    let replayer = Arc::new(rec.replayer().named(recorded_name));
+    let model: Arc<dyn LanguageModel> = replayer.clone();
 
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
-    let seats = if seat == 0 { [agent.as_str(), partner.as_str()] } else { [partner.as_str(), agent.as_str()] };
-    let mut factory = pa.factory_with(seats, &kitchen, horizon, Some(model))?;
-    let sink: ExchangeSink = Arc::default();
-    factory.set_sink(Arc::clone(&sink));
-    let hashes = factory.config().map(|c| c.prompts.hashes()).unwrap_or_default();
+    let specs = if seat == 0 { [&*cfg.agent, &*cfg.partner] } else { [&*cfg.partner, &*cfg.agent] };
+    let prompts = PromptLibrary::load_or_embedded(cfg.proagent.prompts.as_deref())
+        .with_context(|| format!("{file}: the recorded prompts directory"))?;
+    let mut pa = ProAgentConfig::new(model);
+    pa.sampling = cfg.model.sampling();
+    pa.settings = cfg.proagent.clone();
+    pa.prompts = Arc::new(prompts);
+    pa.horizon = cfg.horizon;
+    let factory = SeatFactory::new(Some(pa));
+    for (player, spec) in specs.iter().enumerate() {
+        factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
+    }
+    let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
     let opts = WriterOptions { scrubber: Scrubber::from_env(), wall_clock: false };
-    let (mut writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
-    writer.write_header(&Header::new(cfg.clone(), hashes))?;
+    let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
+    let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let result =
-        run_episode(&rt, &kitchen, &factory, [&agent, &partner], seat, seed, horizon, false, Some(&mut writer), &sink)?;
+        rt.block_on(play_seated(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), None))?;
+    recorder.finish(result.summary_json(seat))?;
     let rerun = Transcript::parse(&buf.text(), "the re-run")?;
 
     let miss = rerun.exchanges.iter().find_map(|e| match &e.outcome {

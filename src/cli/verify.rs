@@ -1,6 +1,6 @@
 use super::common::read_text;
 use anyhow::{Context, Result};
-use proagent::reference::{parse_trace_file, verify};
+use proagent::env::trace::{parse_trace_file, verify};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;

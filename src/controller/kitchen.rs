@@ -31,6 +31,16 @@ pub enum PotPhase {
 }
 
 impl Kitchen {
+    /// The kitchen for `layout`: `cached` when it was built for the same grid and
+    /// rules (the motion table is the costly part), else a new one.
+    pub fn reuse_or_build(cached: Option<&Arc<Kitchen>>, layout: &Layout) -> Arc<Kitchen> {
+        match cached {
+            Some(k) if k.layout.grid == layout.grid && k.layout.rules == layout.rules => Arc::clone(k),
+            _ => Arc::new(Kitchen::new(Arc::new(layout.clone()))),
+        }
+    }
+
+    /// Precomputes the motion table and the floor regions of `layout`.
     pub fn new(layout: Arc<Layout>) -> Kitchen {
         let motion = MotionTable::new(&layout);
         let mut region = vec![NO_REGION; layout.width * layout.height];

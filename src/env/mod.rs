@@ -14,6 +14,7 @@
 pub mod layout;
 pub mod motion;
 pub mod render;
+pub mod trace;
 
 pub use layout::{Layout, LayoutError, Rules, Tile};
 

@@ -176,7 +176,7 @@ mod tests {
             seed,
             horizon: 400,
         };
-        let outcome = crate::eval::scheduler::EpisodeOutcome { score, steps: 400, ..Default::default() };
+        let outcome = crate::eval::store::EpisodeOutcome { score, steps: 400, ..Default::default() };
         EpisodeRecord::new(&spec, spec.config_hash(), outcome, 0.0, None)
     }
 

@@ -5,20 +5,21 @@
 //! - [`plan`]: the episode list, keys (`config_hash`) and `--shard i/n`.
 //! - [`store`]: `results.jsonl` — append, group-commit fsync, torn-line recovery, merging.
 //! - [`scheduler`]: the [`scheduler::EpisodeRunner`] trait and the concurrent loop.
+//! - [`play_runner`]: the runner that plays real episodes (and records transcripts).
 //! - [`report`] and [`heatmap`]: tables, CSV/JSON and SVG heatmaps.
 
 pub mod heatmap;
 pub mod plan;
+pub mod play_runner;
 pub mod report;
 pub mod scheduler;
 pub mod store;
 
 pub use plan::{EpisodeSpec, LayoutRef, PlannedEpisode, Shard, SweepSpec, cross_product};
+pub use play_runner::{PlayRunner, ProAgentSeats};
 pub use report::Report;
-pub use scheduler::{
-    ChatRunner, EpisodeContext, EpisodeError, EpisodeOutcome, EpisodeRunner, FakeRunner, SchedulerOptions,
-};
-pub use store::{EpisodeRecord, ResultSet, ResultWriter, StoreError};
+pub use scheduler::{ChatRunner, EpisodeContext, EpisodeError, EpisodeRunner, FakeRunner, SchedulerOptions};
+pub use store::{EpisodeOutcome, EpisodeRecord, ResultSet, ResultWriter, StoreError};
 
 use std::path::{Path, PathBuf};
 

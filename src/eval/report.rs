@@ -412,7 +412,7 @@ mod tests {
             seed,
             horizon: 400,
         };
-        let outcome = crate::eval::scheduler::EpisodeOutcome {
+        let outcome = crate::eval::store::EpisodeOutcome {
             score,
             steps: 400,
             llm_calls: calls,

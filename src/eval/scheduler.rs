@@ -10,7 +10,7 @@
 //! threads (tokio's default is 512).
 
 use super::plan::{EpisodeSpec, PlannedEpisode};
-use super::store::{EpisodeRecord, StoreError, WriteStats, WriterHandle};
+use super::store::{EpisodeOutcome, EpisodeRecord, StoreError, WriteStats, WriterHandle};
 use async_trait::async_trait;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
@@ -28,22 +28,6 @@ pub struct EpisodeContext {
     pub out_dir: PathBuf,
     /// The transcript file this episode should write, if its agents talk to an LLM.
     pub transcript_path: PathBuf,
-}
-
-/// What a runner reports about one episode; the scheduler adds the spec, key and wall time.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EpisodeOutcome {
-    pub score: f64,
-    pub deliveries: u32,
-    pub steps: u32,
-    pub llm_calls: u64,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub llm_wall_s: f64,
-    /// The `play --json` summary (agent metrics and the rest).
-    pub metrics: serde_json::Value,
-    /// The transcript actually written, if any.
-    pub transcript: Option<PathBuf>,
 }
 
 /// An episode that could not be played (bad spec, LLM server gone, ...). It is not

@@ -48,6 +48,22 @@ pub fn results_files_in(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
     Ok(out)
 }
 
+/// What a runner reports about one episode; the scheduler adds the spec, key and wall time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EpisodeOutcome {
+    pub score: f64,
+    pub deliveries: u32,
+    pub steps: u32,
+    pub llm_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub llm_wall_s: f64,
+    /// The `play --json` summary (agent metrics and the rest).
+    pub metrics: serde_json::Value,
+    /// The transcript actually written, if any.
+    pub transcript: Option<PathBuf>,
+}
+
 /// One finished episode, one line of a results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeRecord {
@@ -90,7 +106,7 @@ impl EpisodeRecord {
     pub fn new(
         spec: &EpisodeSpec,
         config_hash: String,
-        o: super::scheduler::EpisodeOutcome,
+        o: EpisodeOutcome,
         episode_wall_s: f64,
         transcript: Option<String>,
     ) -> EpisodeRecord {
@@ -534,7 +550,7 @@ mod tests {
             seed,
             horizon: 400,
         };
-        let outcome = crate::eval::scheduler::EpisodeOutcome {
+        let outcome = crate::eval::store::EpisodeOutcome {
             score,
             deliveries: (score / 20.0) as u32,
             steps: 400,

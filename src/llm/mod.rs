@@ -3,13 +3,10 @@
 //! [`LanguageModel`], so the planner, the verificator and the QA runner never
 //! know which one they talk to.
 
-pub mod factory;
 pub mod http;
 pub mod mock_server;
+pub mod record;
 pub mod replay;
-
-pub use factory::{ModelSpec, build_model};
-pub mod scripted;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

@@ -3,18 +3,20 @@
 //! live model. A request that is not in the recording is a loud error that says
 //! where the run left the recorded path and how the request differs.
 
+use super::record::Exchange;
 use super::{ChatRequest, ChatResponse, LanguageModel, LlmError, Message};
-use crate::transcript::{Exchange, Transcript, TranscriptError};
 use async_trait::async_trait;
 use std::collections::{HashMap, VecDeque};
-use std::path::Path;
 use std::sync::Mutex;
 
 /// How much text each side of a difference shows.
 const CONTEXT_CHARS: usize = 60;
 
+/// Serves recorded replies by request content; see the module doc.
 pub struct ReplayModel {
     source: String,
+    /// The name the model reports (the recorded model's, so an agent names itself as in the recording).
+    name: String,
     state: Mutex<ReplayState>,
 }
 
@@ -35,23 +37,25 @@ impl ReplayModel {
             by_hash.entry(ex.request_hash()).or_default().push_back(i);
         }
         let served = vec![false; exchanges.len()];
-        ReplayModel { source: source.into(), state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0 }) }
+        ReplayModel {
+            source: source.into(),
+            name: "replay".into(),
+            state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0 }),
+        }
     }
 
-    pub fn from_transcript(t: &Transcript) -> Self {
-        ReplayModel::new(t.source.clone(), t.exchanges.clone())
+    /// The same replayer reporting `name` as its model name (default "replay").
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
     }
 
-    /// Reads a transcript file. A transcript without footer is accepted (replaying the
-    /// prefix of an interrupted run is useful); malformed lines are errors.
-    pub fn open(path: &Path) -> Result<Self, TranscriptError> {
-        Ok(ReplayModel::from_transcript(&Transcript::read(path)?))
-    }
-
+    /// How many exchanges the recording holds.
     pub fn total(&self) -> usize {
         self.lock().exchanges.len()
     }
 
+    /// How many recorded exchanges were served so far.
     pub fn served(&self) -> usize {
         self.lock().served.iter().filter(|s| **s).count()
     }
@@ -72,7 +76,7 @@ impl ReplayModel {
 #[async_trait]
 impl LanguageModel for ReplayModel {
     fn name(&self) -> String {
-        "replay".into()
+        self.name.clone()
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {

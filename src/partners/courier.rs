@@ -6,10 +6,10 @@
 //! (or only two counters are left free for the other player), it waits with
 //! the next one in hand.
 
-use super::{derive_seed, kitchen_for};
 use crate::controller::{Goal, Kitchen, Navigator};
 use crate::env::motion::interact_spots;
 use crate::env::{Action, Layout, ObjKind, Pos, State};
+use crate::policy::derive_seed;
 use crate::policy::{Agent, Observation};
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -99,7 +99,7 @@ impl Agent for CourierPartner {
     }
 
     fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
-        self.kitchen = kitchen_for(&self.kitchen, layout);
+        self.kitchen = Kitchen::reuse_or_build(Some(&self.kitchen), layout);
         self.seat = seat;
         self.nav = Navigator::new(Arc::clone(&self.kitchen), seat, derive_seed(seed, 2));
         self.delivered = 0;

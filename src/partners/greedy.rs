@@ -14,7 +14,6 @@
 //! unchanged since its last step, it instead takes a random move that would
 //! move it if the partner stayed (the original's "stuck" hack).
 
-use super::kitchen_for;
 use crate::controller::Kitchen;
 use crate::env::motion::first_step;
 use crate::env::{Action, Dir, Layout, ObjKind, Object, Pos, State};
@@ -123,7 +122,7 @@ impl Agent for GreedyPartner {
     }
 
     fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
-        self.kitchen = kitchen_for(&self.kitchen, layout);
+        self.kitchen = Kitchen::reuse_or_build(Some(&self.kitchen), layout);
         self.seat = seat;
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.prev = None;

@@ -115,7 +115,8 @@ fn a_blocked_planner_yields() {
 
 fn play(layout: &str, a: &str, b: &str, seed: u64, horizon: u32) -> crate::runner::EpisodeResult {
     let k = kitchen(layout);
-    let agents = [super::super::build(a, &k).unwrap(), super::super::build(b, &k).unwrap()];
+    let agents =
+        [crate::runner::seats::build_partner(a, &k).unwrap(), crate::runner::seats::build_partner(b, &k).unwrap()];
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     rt.block_on(crate::runner::play_episode(
         Arc::clone(&k.layout),

@@ -8,7 +8,7 @@
 //! - `rules`: the precondition reason sentences, without a model call;
 //! - `off`: no explanation, only that the skill was rejected.
 
-use crate::prompts::{PromptError, PromptLibrary};
+use crate::agent::prompts::{PromptError, PromptLibrary};
 use crate::skills::{FailedCondition, Skill};
 use minijinja::{Value, context};
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,7 @@ pub fn double_check_message(lib: &PromptLibrary, me: usize, skill: Skill) -> Res
 /// The failed condition named in a double-check reply ("Failed condition: <name>: <why>").
 /// `None` when the reply names none (or says "none").
 pub fn extract_failed_condition(reply: &str) -> Option<String> {
-    let clean = crate::planner::clean_reply(reply);
+    let clean = crate::agent::planner::clean_reply(reply);
     let lower = clean.to_ascii_lowercase();
     let key = "failed condition";
     let at = lower.find(key)?;

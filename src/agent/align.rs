@@ -17,7 +17,7 @@
 
 use crate::env::motion::{MotionTable, interact_spots, move_once};
 use crate::env::{Dir, Ingredient, Layout, ObjKind, Object, Pos, Soup, State};
-use crate::partners::facts::Access;
+use crate::skills::facts::Access;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::fmt::Write;
@@ -26,8 +26,11 @@ use std::fmt::Write;
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AlignStyle {
+    /// The paper's scene text.
     #[default]
+    #[serde(rename = "proagent")]
     ProAgent,
+    /// LLM-Coordination style: distances, blocked and inaccessible locations.
     Coordination,
 }
 

@@ -3,34 +3,43 @@
 //! It records the start state, every joint action, reward and resulting state,
 //! and each player's skill events, and turns them into the reference
 //! trajectory schema (so `verify-trace` and the analysis readers can replay
-//! them) and into a one-line summary.
+//! them) and into a one-line summary. [`seats`] turns specs into agents,
+//! [`models`] turns `--model` into a backend, and [`record`] writes the
+//! transcript of an episode as it is played.
 
+pub mod models;
+pub mod record;
+pub mod seats;
+
+use crate::controller::Kitchen;
+use crate::env::trace::state_json;
 use crate::env::{Action, Event, Layout, State, StepOutcome};
-use crate::partners::derive_seed;
-use crate::policy::{Agent, Observation, SkillEvent};
-use crate::reference::state_json;
+pub use crate::policy::seat_seed;
+use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent};
+use record::EpisodeRecorder;
+use seats::{SeatError, SeatFactory};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// An episode ends in a deadlock when both players stood still this long at its end.
 pub const DEADLOCK_TAIL: u32 = 50;
 
-/// The seed a seat's agent gets for an episode seed.
-pub fn seat_seed(episode_seed: u64, player: usize) -> u64 {
-    derive_seed(episode_seed, 100 + player as u64)
-}
-
 /// What an observer sees after each step.
 pub struct StepView<'a> {
+    /// The timestep that was just played.
     pub t: u32,
+    /// The layout.
     pub layout: &'a Layout,
     /// The state after the step.
     pub state: &'a State,
+    /// Both players' actions.
     pub joint: [Action; 2],
+    /// Rewards and interact events of the step.
     pub outcome: &'a StepOutcome,
+    /// Skill events of this step, both players.
     pub skill_events: &'a [SkillEvent],
     /// Belief corrections the agents made this step (see `Agent::drain_belief_events`).
-    pub beliefs: &'a [Value],
+    pub beliefs: &'a [BeliefCorrection],
 }
 
 impl StepView<'_> {
@@ -78,6 +87,8 @@ pub struct EpisodeResult {
     pub skill_events: Vec<SkillEvent>,
     /// `Agent::metrics()` of each player at the end.
     pub metrics: [Value; 2],
+    /// `Agent::llm_usage()` of each player at the end.
+    pub llm: [LlmUsage; 2],
     pub score: u32,
     pub deliveries: u32,
     /// Steps in which neither player moved nor interacted with effect.
@@ -147,6 +158,7 @@ pub async fn play_episode(
     EpisodeResult {
         agents: [agents[0].name(), agents[1].name()],
         metrics: [agents[0].metrics(), agents[1].metrics()],
+        llm: [agents[0].llm_usage(), agents[1].llm_usage()],
         layout,
         seed,
         horizon,
@@ -158,6 +170,49 @@ pub async fn play_episode(
         stuck_steps: stuck,
         idle_tail: tail,
     }
+}
+
+/// Why a seated episode could not be played or recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A seat could not be built.
+    #[error("{0}")]
+    Seat(#[from] SeatError),
+    /// The transcript could not be written.
+    #[error("writing the transcript: {0}")]
+    Transcript(#[from] crate::transcript::TranscriptError),
+}
+
+/// Builds both seats from their specs (`specs[i]` plays player `i`) and plays one
+/// episode; with a recorder, the seats' exchanges and every step are written as they
+/// happen (the caller writes the footer with [`EpisodeRecorder::finish`]). `observer`
+/// also sees every step (e.g. `--render`).
+pub async fn play_seated(
+    kitchen: &Arc<Kitchen>,
+    factory: &SeatFactory,
+    specs: [&str; 2],
+    seed: u64,
+    horizon: u32,
+    mut recorder: Option<&mut EpisodeRecorder>,
+    mut observer: Option<StepObserver<'_>>,
+) -> Result<EpisodeResult, RunError> {
+    let s0 = factory.build(specs[0], kitchen)?;
+    let s1 = factory.build(specs[1], kitchen)?;
+    if let Some(r) = recorder.as_deref_mut() {
+        r.set_sinks(s0.exchanges.iter().chain(s1.exchanges.iter()).cloned().collect());
+    }
+    let mut options = EpisodeOptions::default();
+    if recorder.is_some() || observer.is_some() {
+        options.on_step = Some(Box::new(move |v: &StepView<'_>| {
+            if let Some(r) = recorder.as_deref_mut() {
+                r.on_step(v);
+            }
+            if let Some(o) = observer.as_mut() {
+                o(v);
+            }
+        }));
+    }
+    Ok(play_episode(Arc::clone(&kitchen.layout), [s0.agent, s1.agent], seed, horizon, options).await)
 }
 
 impl EpisodeResult {
@@ -211,9 +266,6 @@ impl EpisodeResult {
         })
     }
 
-    /// The one-object summary of `proagent play --json`, from the point of view
-    /// of the agent in `seat`. The agent's metrics are merged in (without
-    /// overriding the fields here); the partner's go under `partner_metrics`.
     /// Constructive interdependence and accepted hand-overs (see `analysis`), or the
     /// reason they could not be computed.
     pub fn teamwork_json(&self) -> Value {
@@ -222,6 +274,9 @@ impl EpisodeResult {
             .unwrap_or_else(|e| json!({ "error": e.to_string() }))
     }
 
+    /// The one-object summary of `proagent play --json`, from the point of view
+    /// of the agent in `seat`. The agent's metrics are merged in (without
+    /// overriding the fields here); the partner's go under `partner_metrics`.
     pub fn summary_json(&self, seat: usize) -> Value {
         let seat = seat.min(1);
         let mut v = json!({
@@ -253,8 +308,8 @@ impl EpisodeResult {
 mod tests {
     use super::*;
     use crate::controller::Kitchen;
-    use crate::partners::build;
-    use crate::reference::{Trajectory, verify};
+    use crate::env::trace::{Trajectory, verify};
+    use crate::runner::seats::build_partner as build;
 
     fn run(layout: &str, a: &str, b: &str, seed: u64, horizon: u32) -> EpisodeResult {
         let k = Kitchen::shared(Layout::builtin(layout).unwrap());

@@ -14,9 +14,9 @@
 //! "Double-check", "Rejected plan:"); a user who rewrites those phrases in
 //! `prompts/` changes what it understands, exactly as with a real model.
 
-use super::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role, Usage, estimate_tokens};
 use crate::env::ObjKind;
-use crate::partners::facts::{Access, PotFact, PotStatus, SkillFacts, Steps};
+use crate::llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role, Usage, estimate_tokens};
+use crate::skills::facts::{Access, PotFact, PotStatus, SkillFacts, Steps};
 use crate::skills::{MAX_WAIT, Skill};
 use async_trait::async_trait;
 use std::borrow::Cow;
@@ -40,7 +40,7 @@ impl Default for ScriptedModel {
 impl ScriptedModel {
     /// The model with the `scripted` partner's skill-choice rules.
     pub fn new() -> ScriptedModel {
-        ScriptedModel { choose: crate::partners::scripted::choose_skill }
+        ScriptedModel { choose: crate::skills::rules::choose_skill }
     }
 
     pub fn with_chooser(choose: Chooser) -> ScriptedModel {
@@ -717,7 +717,7 @@ mod tests {
         assert!(r.starts_with("Analysis: <Player 0> holds nothing"), "{r}");
         assert!(r.contains("Intention for Player 1: \"pickup(onion)\"."), "{r}");
         assert!(r.ends_with("Plan for Player 0: \"pickup(onion)\"."), "{r}");
-        let parsed = crate::planner::parse_reply(&r, 0).unwrap();
+        let parsed = crate::agent::planner::parse_reply(&r, 0).unwrap();
         assert_eq!(parsed.plan, Skill::PickupOnion);
         // Told pickup(onion) was rejected, it picks something else whose preconditions hold in the text.
         let mut req2 = req.clone();

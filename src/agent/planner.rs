@@ -7,11 +7,11 @@
 //! yields no skill is a [`ReplyParseError`] that keeps the raw text; it is
 //! never turned into a wait.
 
-use crate::align::SceneInfo;
-use crate::belief::{BeliefMode, BeliefTracker};
+use crate::agent::align::SceneInfo;
+use crate::agent::belief::{BeliefMode, BeliefTracker};
+use crate::agent::memory::Memory;
+use crate::agent::prompts::{PromptError, PromptLibrary};
 use crate::env::Layout;
-use crate::memory::Memory;
-use crate::prompts::{PromptError, PromptLibrary};
 use crate::skills::Skill;
 use minijinja::{Value, context};
 use serde::{Deserialize, Serialize};
@@ -46,8 +46,8 @@ pub fn knowledge_context(
     wait_interrupt: bool,
 ) -> Value {
     let mate = 1 - me;
-    let (my_can, my_cannot) = crate::align::reach_lines(info, me);
-    let (mate_can, mate_cannot) = crate::align::reach_lines(info, mate);
+    let (my_can, my_cannot) = crate::agent::align::reach_lines(info, me);
+    let (mate_can, mate_cannot) = crate::agent::align::reach_lines(info, mate);
     let rules = &layout.rules;
     let recipe = crate::env::Ingredient::Onion;
     let full = vec![recipe; rules.num_items];

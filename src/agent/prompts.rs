@@ -17,20 +17,20 @@ use std::path::{Path, PathBuf};
 
 /// The embedded copies, by template name.
 pub const EMBEDDED: &[(&str, &str)] = &[
-    ("agent/system.j2", include_str!("../prompts/agent/system.j2")),
-    ("agent/task/default.j2", include_str!("../prompts/agent/task/default.j2")),
-    ("agent/rules/default.j2", include_str!("../prompts/agent/rules/default.j2")),
-    ("agent/rules/forced_coordination_0.j2", include_str!("../prompts/agent/rules/forced_coordination_0.j2")),
-    ("agent/rules/forced_coordination_1.j2", include_str!("../prompts/agent/rules/forced_coordination_1.j2")),
-    ("agent/demos/default.j2", include_str!("../prompts/agent/demos/default.j2")),
-    ("agent/demos/forced_coordination_0.j2", include_str!("../prompts/agent/demos/forced_coordination_0.j2")),
-    ("agent/demos/forced_coordination_1.j2", include_str!("../prompts/agent/demos/forced_coordination_1.j2")),
-    ("agent/scene.j2", include_str!("../prompts/agent/scene.j2")),
-    ("agent/belief.j2", include_str!("../prompts/agent/belief.j2")),
-    ("agent/replan.j2", include_str!("../prompts/agent/replan.j2")),
-    ("agent/verify_system.j2", include_str!("../prompts/agent/verify_system.j2")),
-    ("agent/verify_check.j2", include_str!("../prompts/agent/verify_check.j2")),
-    ("agent/verify_double.j2", include_str!("../prompts/agent/verify_double.j2")),
+    ("agent/system.j2", include_str!("../../prompts/agent/system.j2")),
+    ("agent/task/default.j2", include_str!("../../prompts/agent/task/default.j2")),
+    ("agent/rules/default.j2", include_str!("../../prompts/agent/rules/default.j2")),
+    ("agent/rules/forced_coordination_0.j2", include_str!("../../prompts/agent/rules/forced_coordination_0.j2")),
+    ("agent/rules/forced_coordination_1.j2", include_str!("../../prompts/agent/rules/forced_coordination_1.j2")),
+    ("agent/demos/default.j2", include_str!("../../prompts/agent/demos/default.j2")),
+    ("agent/demos/forced_coordination_0.j2", include_str!("../../prompts/agent/demos/forced_coordination_0.j2")),
+    ("agent/demos/forced_coordination_1.j2", include_str!("../../prompts/agent/demos/forced_coordination_1.j2")),
+    ("agent/scene.j2", include_str!("../../prompts/agent/scene.j2")),
+    ("agent/belief.j2", include_str!("../../prompts/agent/belief.j2")),
+    ("agent/replan.j2", include_str!("../../prompts/agent/replan.j2")),
+    ("agent/verify_system.j2", include_str!("../../prompts/agent/verify_system.j2")),
+    ("agent/verify_check.j2", include_str!("../../prompts/agent/verify_check.j2")),
+    ("agent/verify_double.j2", include_str!("../../prompts/agent/verify_double.j2")),
 ];
 
 /// A template that could not be read, compiled or rendered.

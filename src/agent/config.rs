@@ -1,0 +1,216 @@
+//! One configuration for a ProAgent seat. [`AgentSettings`] (the switches) and
+//! [`ModelSettings`] (which model, how it samples, how it is reached) are plain
+//! serde records: the CLI fills them, the transcript header stores them as they
+//! are, `proagent replay` reads them back, and the eval key hashes them
+//! ([`fingerprint`]). [`ProAgentConfig`] adds what cannot be written down (the
+//! model object, the loaded prompts, the exchange sink).
+
+use super::align::AlignStyle;
+use super::belief::BeliefMode;
+use super::log::ExchangeSink;
+use super::planner::PromptLevel;
+use super::prompts::PromptLibrary;
+use super::verificator::VerificatorMode;
+use crate::llm::{LanguageModel, Sampling, sha256_hex};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The most re-plans a configuration may ask for.
+pub const MAX_REPLANS: u32 = 20;
+
+/// The agent's switches: what the planner sees and how rejected plans and
+/// teammate predictions are handled. The defaults are this runtime's (analysis +
+/// intention + plan, LLM verificator, belief replacement, K = 1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentSettings {
+    /// How many recent trajectory entries the planner sees.
+    pub memory_k: usize,
+    /// Re-plans after a rejected skill before falling back to wait(1).
+    pub max_replans: u32,
+    /// How a rejected skill is explained.
+    pub verificator: VerificatorMode,
+    /// What belief correction does with a wrong teammate prediction.
+    pub belief: BeliefMode,
+    /// Ask the planner for an analysis.
+    pub analysis: bool,
+    /// Ask the planner for the teammate's intention.
+    pub intention: bool,
+    /// The scene description style.
+    pub align: AlignStyle,
+    /// Prompt templates directory (`None`: ./prompts if it has agent/, else the embedded copies).
+    pub prompts: Option<PathBuf>,
+    /// End a wait(n) early when the kitchen changes (a hand, a pot, a counter), and say so in the rules.
+    pub wait_interrupt: bool,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            memory_k: 1,
+            max_replans: 3,
+            verificator: VerificatorMode::Llm,
+            belief: BeliefMode::Replace,
+            analysis: true,
+            intention: true,
+            align: AlignStyle::ProAgent,
+            prompts: None,
+            wait_interrupt: true,
+        }
+    }
+}
+
+impl AgentSettings {
+    /// The prompt level these switches ask for.
+    pub fn level(&self) -> PromptLevel {
+        PromptLevel { analysis: self.analysis, intention: self.intention }
+    }
+}
+
+/// Which model a seat talks to and how: the name, the sampling, and for a served
+/// model its address, time-outs and retries (never the key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelSettings {
+    /// `scripted`, `replay:FILE` or a served model's name.
+    pub model: String,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// Nucleus sampling.
+    pub top_p: f32,
+    /// Maximum tokens per reply.
+    pub max_tokens: u32,
+    /// Base URL of a served model, without any password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Seconds allowed to open a connection (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_timeout_s: Option<f64>,
+    /// Seconds allowed for one request attempt (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout_s: Option<f64>,
+    /// Retries after a failed attempt (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
+    /// First retry backoff in milliseconds (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_ms: Option<u64>,
+    /// Longest backoff in milliseconds (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_max_ms: Option<u64>,
+}
+
+impl ModelSettings {
+    /// A model with the paper's sampling (temperature 0, top_p 1, 256 tokens).
+    pub fn new(model: impl Into<String>) -> Self {
+        let s = Sampling::default();
+        ModelSettings {
+            model: model.into(),
+            temperature: s.temperature,
+            top_p: s.top_p,
+            max_tokens: s.max_tokens,
+            base_url: None,
+            connect_timeout_s: None,
+            request_timeout_s: None,
+            retries: None,
+            backoff_ms: None,
+            backoff_max_ms: None,
+        }
+    }
+
+    /// The sampling settings of every request.
+    pub fn sampling(&self) -> Sampling {
+        Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() }
+    }
+}
+
+/// sha256 of everything that makes a ProAgent seat behave differently: the model
+/// name and sampling, the switches, and the text of every prompt template in use.
+/// The model's address and time-outs are left out (the same model behind another
+/// URL plays the same episodes), and so is the prompts directory's path (its
+/// templates' text counts instead).
+pub fn fingerprint(settings: &AgentSettings, model: &ModelSettings, prompts: &PromptLibrary) -> String {
+    let mut settings = settings.clone();
+    settings.prompts = None;
+    let v = serde_json::json!({
+        "model": model.model.trim(),
+        "temperature": model.temperature,
+        "top_p": model.top_p,
+        "max_tokens": model.max_tokens,
+        "settings": settings,
+        "prompts": prompts.hashes(),
+    });
+    sha256_hex(v.to_string().as_bytes())
+}
+
+/// Everything that configures a running ProAgent.
+#[derive(Clone)]
+pub struct ProAgentConfig {
+    /// The language model every planner and verificator call goes to.
+    pub model: Arc<dyn LanguageModel>,
+    /// Sampling settings of every request.
+    pub sampling: Sampling,
+    /// The switches.
+    pub settings: AgentSettings,
+    /// The knowledge library and message templates.
+    pub prompts: Arc<PromptLibrary>,
+    /// Episode length, for the "time left" of the scene text.
+    pub horizon: u32,
+    /// Keep every model exchange in memory (for transcripts).
+    pub log_exchanges: bool,
+    /// Where finished exchanges are also appended (with their parse results), so the builder
+    /// of the agent can read them after a runner has consumed the boxed agent (transcripts).
+    pub exchange_sink: Option<ExchangeSink>,
+}
+
+impl ProAgentConfig {
+    /// The default switches, the embedded prompts and the paper's sampling.
+    pub fn new(model: Arc<dyn LanguageModel>) -> ProAgentConfig {
+        ProAgentConfig {
+            model,
+            sampling: Sampling::default(),
+            settings: AgentSettings::default(),
+            prompts: Arc::new(PromptLibrary::embedded()),
+            horizon: crate::env::DEFAULT_HORIZON,
+            log_exchanges: true,
+            exchange_sink: None,
+        }
+    }
+
+    /// The prompt level of the switches.
+    pub fn level(&self) -> PromptLevel {
+        self.settings.level()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_are_recorded_as_the_header_always_had_them() {
+        let v = serde_json::to_value(AgentSettings::default()).unwrap();
+        assert_eq!(
+            v.to_string(),
+            r#"{"align":"proagent","analysis":true,"belief":"replace","intention":true,"max_replans":3,"memory_k":1,"prompts":null,"verificator":"llm","wait_interrupt":true}"#
+        );
+        let back: AgentSettings = serde_json::from_value(v).unwrap();
+        assert_eq!(back, AgentSettings::default());
+        let m = serde_json::to_value(ModelSettings::new("scripted")).unwrap();
+        assert_eq!(m.to_string(), r#"{"max_tokens":256,"model":"scripted","temperature":0.0,"top_p":1.0}"#);
+    }
+
+    #[test]
+    fn fingerprint_follows_behaviour_not_addresses() {
+        let lib = PromptLibrary::embedded();
+        let s = AgentSettings::default();
+        let m = ModelSettings::new("gpt-4o");
+        let base = fingerprint(&s, &m, &lib);
+        let mut elsewhere = m.clone();
+        elsewhere.base_url = Some("http://other:8000/v1".into());
+        assert_eq!(fingerprint(&s, &elsewhere, &lib), base);
+        let mut k3 = s.clone();
+        k3.memory_k = 3;
+        assert_ne!(fingerprint(&k3, &m, &lib), base);
+        assert_ne!(fingerprint(&s, &ModelSettings::new("llama3.1:8b"), &lib), base);
+    }
+}

@@ -1,0 +1,169 @@
+//! The record of one model exchange, shared by the agent's log, the transcript
+//! and CoordinationQA: the request, what came back ([`Outcome`], which turns
+//! into the same [`LlmError`] again for replay), and what the caller read from it.
+
+use super::{ChatRequest, ChatResponse, Fault, LlmError, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::time::Duration;
+
+/// A request's failure, in a form that round-trips to the same [`LlmError`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedError {
+    /// `unreachable`, `bad_reply`, `replay_miss` or `config` (`kind` in older QA transcripts).
+    #[serde(alias = "kind")]
+    pub error: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
+}
+
+impl RecordedError {
+    /// The error again (replay serves this). QA transcripts written before this
+    /// type was shared stored a bad reply's message with its display prefix; it is
+    /// removed so the error reads the same either way.
+    pub fn to_error(&self) -> LlmError {
+        match self.error.as_str() {
+            "unreachable" => LlmError::Unreachable { faults: self.faults.clone() },
+            "bad_reply" => LlmError::BadReply {
+                reason: self.message.strip_prefix("unusable reply: ").unwrap_or(&self.message).to_string(),
+                raw: self.raw.clone().unwrap_or_default(),
+                faults: self.faults.clone(),
+            },
+            "replay_miss" => LlmError::ReplayMiss(self.message.clone()),
+            _ => LlmError::Config(self.message.clone()),
+        }
+    }
+}
+
+/// What a request produced: a reply (with its attempts and faults) or an error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    Reply(ChatResponse),
+    Error(RecordedError),
+}
+
+impl Outcome {
+    pub fn from_result(result: &Result<ChatResponse, LlmError>) -> Self {
+        match result {
+            Ok(r) => Outcome::Reply(r.clone()),
+            Err(e) => {
+                let (error, message, raw) = match e {
+                    LlmError::Unreachable { .. } => ("unreachable", e.to_string(), None),
+                    LlmError::BadReply { reason, raw, .. } => ("bad_reply", reason.clone(), Some(raw.clone())),
+                    LlmError::ReplayMiss(m) => ("replay_miss", m.clone(), None),
+                    LlmError::Config(m) => ("config", m.clone(), None),
+                };
+                Outcome::Error(RecordedError { error: error.into(), message, raw, faults: e.faults().to_vec() })
+            }
+        }
+    }
+
+    /// The result the model returned, exactly (replay serves this).
+    pub fn to_result(&self) -> Result<ChatResponse, LlmError> {
+        match self {
+            Outcome::Reply(r) => Ok(r.clone()),
+            Outcome::Error(e) => Err(e.to_error()),
+        }
+    }
+
+    /// Faults seen along the way, on success or failure.
+    pub fn faults(&self) -> &[Fault] {
+        match self {
+            Outcome::Reply(r) => &r.faults,
+            Outcome::Error(e) => &e.faults,
+        }
+    }
+
+    pub fn is_reply(&self) -> bool {
+        matches!(self, Outcome::Reply(_))
+    }
+}
+
+/// One LLM exchange, in memory: the full request, whatever the file stores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exchange {
+    /// 0-based position among the exchanges of the transcript (assigned by the writer).
+    pub seq: u64,
+    /// The game timestep the request was made at.
+    pub t: u32,
+    /// What the request was for: "plan", "verify", "qa", ...
+    pub kind: String,
+    pub request: ChatRequest,
+    pub outcome: Outcome,
+    /// What the caller made of the reply (e.g. the parsed skill), if it parsed.
+    pub parsed: Option<Value>,
+    /// Why the reply did not parse, if it did not; the reply text stays in `outcome`.
+    pub parse_error: Option<String>,
+    /// Wall-clock time of the exchange (not part of the deterministic content).
+    pub latency: Option<Duration>,
+}
+
+impl Exchange {
+    pub fn new(
+        t: u32,
+        kind: impl Into<String>,
+        request: ChatRequest,
+        result: &Result<ChatResponse, LlmError>,
+        latency: Duration,
+    ) -> Self {
+        Exchange {
+            seq: 0,
+            t,
+            kind: kind.into(),
+            request,
+            outcome: Outcome::from_result(result),
+            parsed: None,
+            parse_error: None,
+            latency: Some(latency),
+        }
+    }
+
+    pub fn with_parsed(mut self, parsed: Value) -> Self {
+        self.parsed = Some(parsed);
+        self
+    }
+
+    pub fn with_parse_error(mut self, error: impl Into<String>) -> Self {
+        self.parse_error = Some(error.into());
+        self
+    }
+
+    pub fn request_hash(&self) -> String {
+        self.request.canonical_hash()
+    }
+}
+
+impl Exchange {
+    /// The reply text, when the model answered.
+    pub fn reply_text(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Reply(r) => Some(&r.text),
+            Outcome::Error(_) => None,
+        }
+    }
+
+    /// The model's error, when it did not answer.
+    pub fn error(&self) -> Option<&RecordedError> {
+        match &self.outcome {
+            Outcome::Reply(_) => None,
+            Outcome::Error(e) => Some(e),
+        }
+    }
+
+    /// Token counts of the reply (zero when the model failed).
+    pub fn usage(&self) -> Usage {
+        match &self.outcome {
+            Outcome::Reply(r) => r.usage,
+            Outcome::Error(_) => Usage::default(),
+        }
+    }
+
+    /// What the caller read from the reply, as text (the agent stores a string).
+    pub fn parsed_text(&self) -> Option<&str> {
+        self.parsed.as_ref().and_then(Value::as_str)
+    }
+}

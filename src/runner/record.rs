@@ -1,0 +1,147 @@
+//! Episode transcripts, one way for `play`, `eval` and `replay`: the typed run
+//! configuration a header records ([`RunConfig`]), and an [`EpisodeRecorder`]
+//! that writes, after every step, the model exchanges the seats made during it
+//! (in player order) and then the step itself, and at the end the footer.
+
+use super::StepView;
+use crate::agent::log::drain_sink;
+use crate::agent::{AgentSettings, ExchangeSink, ModelSettings};
+use crate::transcript::{Header, TranscriptError, TranscriptWriter};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The value of `config.command` in episode transcripts.
+pub const PLAY_COMMAND: &str = "play";
+
+/// Everything needed to re-run a recorded episode: the header's `config` object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Always [`PLAY_COMMAND`] (eval episodes are recorded as plays).
+    pub command: String,
+    /// The layout's name.
+    pub layout: String,
+    /// The layout as given on the command line (a built-in name or a file path).
+    pub layout_spec: String,
+    /// The layout file's text, when it is not a built-in layout.
+    pub layout_file: Option<String>,
+    /// The spec of the agent under test.
+    pub agent: String,
+    /// The spec of its partner.
+    pub partner: String,
+    /// The player index the agent controls.
+    pub seat: usize,
+    /// The episode seed.
+    pub seed: u64,
+    /// Steps in the episode.
+    pub horizon: u32,
+    /// The switches of every `proagent` seat.
+    pub proagent: AgentSettings,
+    /// The model of every `proagent` seat.
+    pub model: ModelSettings,
+}
+
+impl RunConfig {
+    /// The header that records this run, with the sha256 of each prompt template in use.
+    pub fn header(&self, prompt_hashes: BTreeMap<String, String>) -> Result<Header, TranscriptError> {
+        let config = serde_json::to_value(self)
+            .map_err(|e| TranscriptError::Usage(format!("cannot serialise the run config: {e}")))?;
+        Ok(Header::new(config, prompt_hashes))
+    }
+
+    /// Reads the run configuration back from a header; `file` names it in errors.
+    pub fn from_header(header: &Header, file: &str) -> Result<RunConfig, TranscriptError> {
+        let cfg: RunConfig = serde_json::from_value(header.config.clone()).map_err(|e| TranscriptError::Bad {
+            path: file.to_string(),
+            line: 1,
+            message: format!("the header's config is not an episode's: {e}"),
+        })?;
+        if cfg.command != PLAY_COMMAND {
+            return Err(TranscriptError::Bad {
+                path: file.to_string(),
+                line: 1,
+                message: format!("not a `proagent play` transcript (config.command is {:?})", cfg.command),
+            });
+        }
+        Ok(cfg)
+    }
+}
+
+/// Writes one episode's transcript as it is played.
+pub struct EpisodeRecorder {
+    writer: TranscriptWriter,
+    sinks: Vec<ExchangeSink>,
+    error: Option<TranscriptError>,
+    /// For a file written under a temporary name: (temporary, final).
+    rename: Option<(PathBuf, PathBuf)>,
+}
+
+impl EpisodeRecorder {
+    /// Writes the header; exchanges and steps follow as the episode is played.
+    pub fn start(mut writer: TranscriptWriter, header: &Header) -> Result<Self, TranscriptError> {
+        writer.write_header(header)?;
+        Ok(EpisodeRecorder { writer, sinks: Vec::new(), error: None, rename: None })
+    }
+
+    /// Like [`EpisodeRecorder::start`], for a file first written as `<path>.partial` and
+    /// renamed to `path` by [`EpisodeRecorder::finish`]: an interrupted episode never
+    /// leaves a file that looks finished.
+    pub fn start_file(
+        path: PathBuf,
+        opts: crate::transcript::WriterOptions,
+        header: &Header,
+    ) -> Result<Self, TranscriptError> {
+        let mut tmp = path.clone().into_os_string();
+        tmp.push(".partial");
+        let tmp = PathBuf::from(tmp);
+        let writer = TranscriptWriter::create(&tmp, opts)?;
+        let mut r = EpisodeRecorder::start(writer, header)?;
+        r.rename = Some((tmp, path));
+        Ok(r)
+    }
+
+    /// The exchange lists of the seats, in player order.
+    pub fn set_sinks(&mut self, sinks: Vec<ExchangeSink>) {
+        self.sinks = sinks;
+    }
+
+    fn drain(&mut self) -> Result<(), TranscriptError> {
+        for sink in &self.sinks {
+            for ex in drain_sink(sink) {
+                self.writer.write_exchange(&ex)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the exchanges made during this step, then the step. A write error is kept
+    /// and reported by [`EpisodeRecorder::finish`]; nothing more is written after it.
+    pub fn on_step(&mut self, v: &StepView<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let step = v.transcript_json();
+        if let Err(e) = self.drain().and_then(|_| self.writer.write_step(v.t, step)) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Writes what is left and the footer (the episode summary); returns the file's path,
+    /// if it was written to a file.
+    pub fn finish(mut self, summary: Value) -> Result<Option<PathBuf>, TranscriptError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.drain()?;
+        self.writer.write_footer(summary)?;
+        match self.rename.take() {
+            Some((tmp, path)) => {
+                std::fs::rename(&tmp, &path)
+                    .map_err(|source| TranscriptError::Io { path: path.display().to_string(), source })?;
+                Ok(Some(path))
+            }
+            None => Ok(self.writer.path().map(PathBuf::from)),
+        }
+    }
+}
