@@ -7,7 +7,7 @@
 //!
 //! Errors name the source, line and column, and parsing never panics.
 
-use super::{Ingredient, MAX_INGREDIENTS, Pos, Soup};
+use super::pieces::{Ingredient, MAX_INGREDIENTS, Pos, Soup};
 use std::fmt;
 
 /// Default cook time and soup value of the original's recipe defaults.

@@ -21,6 +21,17 @@ pub struct RecordedError {
 }
 
 impl RecordedError {
+    /// The error as recorded: its kind, its message, the raw reply of a bad reply, and the faults.
+    pub fn from_error(e: &LlmError) -> RecordedError {
+        let (error, message, raw) = match e {
+            LlmError::Unreachable { .. } => ("unreachable", e.to_string(), None),
+            LlmError::BadReply { reason, raw, .. } => ("bad_reply", reason.clone(), Some(raw.clone())),
+            LlmError::ReplayMiss(m) => ("replay_miss", m.clone(), None),
+            LlmError::Config(m) => ("config", m.clone(), None),
+        };
+        RecordedError { error: error.into(), message, raw, faults: e.faults().to_vec() }
+    }
+
     /// The error again (replay serves this). QA transcripts written before this
     /// type was shared stored a bad reply's message with its display prefix; it is
     /// removed so the error reads the same either way.
@@ -50,15 +61,7 @@ impl Outcome {
     pub fn from_result(result: &Result<ChatResponse, LlmError>) -> Self {
         match result {
             Ok(r) => Outcome::Reply(r.clone()),
-            Err(e) => {
-                let (error, message, raw) = match e {
-                    LlmError::Unreachable { .. } => ("unreachable", e.to_string(), None),
-                    LlmError::BadReply { reason, raw, .. } => ("bad_reply", reason.clone(), Some(raw.clone())),
-                    LlmError::ReplayMiss(m) => ("replay_miss", m.clone(), None),
-                    LlmError::Config(m) => ("config", m.clone(), None),
-                };
-                Outcome::Error(RecordedError { error: error.into(), message, raw, faults: e.faults().to_vec() })
-            }
+            Err(e) => Outcome::Error(RecordedError::from_error(e)),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Random-choice baselines, computed exactly (expected accuracy) and by seeded sampling.
 
-use super::Mode;
 use super::data::{Category, Question};
+use super::extract::Mode;
 use super::extract::{compat_correct, compat_raw_lines};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

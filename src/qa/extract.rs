@@ -16,6 +16,17 @@ use super::data::{QaOption, Question};
 use super::fuzzy::{extract_one, py_isspace, py_strip};
 use serde::{Deserialize, Serialize};
 
+/// Which scorer reads the replies.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Robust letter recognition, thresholded fuzzy matching, trimmed keys, failed
+    /// requests left out of the accuracy.
+    Default,
+    /// The original scorer's rules, to compare with published figures.
+    Compat,
+}
+
 /// How a letter was found.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -20,21 +20,11 @@ pub mod transcript;
 use crate::llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Sampling};
 use data::Question;
 use prompt::{PromptError, Prompts};
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Instant;
 use transcript::{Exchange, Failure};
 
-/// Which scorer reads the replies.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// Robust letter recognition, thresholded fuzzy matching, trimmed keys, failed
-    /// requests left out of the accuracy.
-    Default,
-    /// The original scorer's rules, to compare with published figures.
-    Compat,
-}
+pub use extract::Mode;
 
 /// The original evaluator's sampling: temperature 0.6, top_p 0.9; 1000 new tokens is its
 /// limit for locally served models (it sets none for the OpenAI API).

@@ -2,9 +2,9 @@
 //! standard error over trials (population std over trials / √trials, as the original),
 //! unmatched replies and failed requests counted apart.
 
-use super::Mode;
 use super::baseline::{self, Policy, mean_se};
 use super::data::{Category, Game, Group, Question};
+use super::extract::Mode;
 use super::extract::{Extraction, compat_correct, extract, extract_compat};
 use super::transcript::Exchange;
 use serde::Serialize;

@@ -19,7 +19,7 @@ pub struct Header {
     pub version: u32,
     pub proagent_version: String,
     pub model: String,
-    pub mode: super::Mode,
+    pub mode: super::extract::Mode,
     pub trials: u32,
     pub concurrency: usize,
     pub seed: u64,
@@ -32,43 +32,9 @@ pub struct Header {
     pub prompt_sources: Vec<(String, String)>,
 }
 
-/// Why a request produced no reply, in a form that survives JSON.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Failure {
-    /// "unreachable", "bad_reply", "replay_miss" or "config".
-    pub kind: String,
-    pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub faults: Vec<Fault>,
-}
-
-impl Failure {
-    pub fn from_error(e: &LlmError) -> Failure {
-        let (kind, raw) = match e {
-            LlmError::Unreachable { .. } => ("unreachable", None),
-            LlmError::BadReply { raw, .. } => ("bad_reply", Some(raw.clone())),
-            LlmError::ReplayMiss(_) => ("replay_miss", None),
-            LlmError::Config(_) => ("config", None),
-        };
-        Failure { kind: kind.into(), message: e.to_string(), raw, faults: e.faults().to_vec() }
-    }
-
-    /// The error again, for replay.
-    pub fn to_error(&self) -> LlmError {
-        match self.kind.as_str() {
-            "unreachable" => LlmError::Unreachable { faults: self.faults.clone() },
-            "bad_reply" => LlmError::BadReply {
-                reason: self.message.strip_prefix("unusable reply: ").unwrap_or(&self.message).to_string(),
-                raw: self.raw.clone().unwrap_or_default(),
-                faults: self.faults.clone(),
-            },
-            "replay_miss" => LlmError::ReplayMiss(self.message.clone()),
-            _ => LlmError::Config(self.message.clone()),
-        }
-    }
-}
+/// Why a request produced no reply: the record the agent's transcripts use too
+/// (older QA transcripts stored its `error` field as `kind`, which still reads).
+pub type Failure = crate::llm::record::RecordedError;
 
 /// One question asked once.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

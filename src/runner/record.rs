@@ -3,7 +3,7 @@
 //! that writes, after every step, the model exchanges the seats made during it
 //! (in player order) and then the step itself, and at the end the footer.
 
-use super::StepView;
+use super::episode::StepView;
 use crate::agent::log::drain_sink;
 use crate::agent::{AgentSettings, ExchangeSink, ModelSettings};
 use crate::transcript::{Header, TranscriptError, TranscriptWriter};

@@ -4,8 +4,8 @@
 //! run on a simulator state (the `scripted` partner) and on the facts a model
 //! can read off the scene text of a prompt (the built-in `scripted` LLM).
 
+use super::vocabulary::Skill;
 use crate::env::ObjKind;
-use crate::skills::Skill;
 use serde::{Deserialize, Serialize};
 
 /// One pot as the planner sees it.

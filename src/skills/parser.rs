@@ -2,7 +2,7 @@
 //! `pickup_onion`, `pick up onion` and trailing punctuation are accepted; text
 //! that names no skill is an error that keeps the raw text.
 
-use super::{MAX_WAIT, Skill};
+use super::vocabulary::{MAX_WAIT, Skill};
 
 /// Text that does not name a skill. The raw text is kept for transcripts and reports.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! Each skill's preconditions on a state, with the sentence the verificator
 //! uses when one does not hold. Pure: reads the state, changes nothing.
 
-use super::{MAX_WAIT, Skill};
+use super::vocabulary::{MAX_WAIT, Skill};
 use crate::env::motion::MotionTable;
 use crate::env::{Layout, ObjKind, Object, Pos, State, Tile};
 use serde::{Deserialize, Serialize};

@@ -2,8 +2,8 @@
 //! `scripted` model: a pure function of [`SkillFacts`], so the same rules run on
 //! facts read off a simulator state and on facts read off a prompt's scene text.
 
-use super::Skill;
 use super::facts::{PotFact, PotStatus, SkillFacts};
+use super::vocabulary::Skill;
 use crate::env::ObjKind;
 
 fn b(x: bool) -> u32 {

@@ -1,7 +1,8 @@
 //! Comparing a re-run with its recording: the first place they depart
 //! (wall-clock fields aside), and the wall-clock-free canonical text.
 
-use super::{Transcript, TranscriptError};
+use super::reader::Transcript;
+use super::schema::TranscriptError;
 use serde_json::Value;
 
 /// Where a re-run first departs from its recording, ignoring wall-clock fields:

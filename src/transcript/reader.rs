@@ -2,7 +2,7 @@
 //! of every request and system prompt, and the footer's counts, naming the
 //! file and line of the first problem.
 
-use super::{FORMAT_VERSION, Footer, Header, Record, StepRecord, TranscriptError};
+use super::schema::{FORMAT_VERSION, Footer, Header, Record, StepRecord, TranscriptError};
 use crate::llm::record::Exchange;
 use crate::llm::{ChatRequest, Message, sha256_hex};
 use std::collections::HashMap;

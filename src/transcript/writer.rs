@@ -1,9 +1,10 @@
 //! The transcript writer: append-only, one record per line, each line flushed
 //! as written; system prompts are stored in full once and by sha256 after.
 
-use super::{
-    ExchangeRecord, Footer, Header, Record, Scrubber, StepRecord, StoredMessage, StoredRequest, TranscriptError, Wall,
+use super::schema::{
+    ExchangeRecord, Footer, Header, Record, StepRecord, StoredMessage, StoredRequest, TranscriptError, Wall,
 };
+use super::scrub::Scrubber;
 use crate::llm::record::Exchange;
 use crate::llm::{Role, sha256_hex};
 use serde_json::Value;

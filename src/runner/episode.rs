@@ -1,0 +1,297 @@
+//! One seeded episode of two seats: every joint action, reward and state is
+//! recorded, with each player's skill events, belief corrections and model use,
+//! and turned into the reference trajectory schema and a one-line summary.
+
+use crate::env::trace::state_json;
+use crate::env::{Action, Event, Layout, State, StepOutcome};
+use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// An episode ends in a deadlock when both players stood still this long at its end.
+pub const DEADLOCK_TAIL: u32 = 50;
+
+/// What an observer sees after each step.
+pub struct StepView<'a> {
+    /// The timestep that was just played.
+    pub t: u32,
+    /// The layout.
+    pub layout: &'a Layout,
+    /// The state after the step.
+    pub state: &'a State,
+    /// Both players' actions.
+    pub joint: [Action; 2],
+    /// Rewards and interact events of the step.
+    pub outcome: &'a StepOutcome,
+    /// Skill events of this step, both players.
+    pub skill_events: &'a [SkillEvent],
+    /// Belief corrections the agents made this step (see `Agent::drain_belief_events`).
+    pub beliefs: &'a [BeliefCorrection],
+}
+
+impl StepView<'_> {
+    /// The body of a transcript step record: joint action letters, reward, skill events
+    /// and belief corrections of this step.
+    pub fn transcript_json(&self) -> Value {
+        json!({
+            "joint": [self.joint[0].letter().to_string(), self.joint[1].letter().to_string()],
+            "reward": self.outcome.reward,
+            "skill_events": self.skill_events,
+            "belief": self.beliefs,
+        })
+    }
+}
+
+/// A callback run after every step.
+pub type StepObserver<'a> = Box<dyn FnMut(&StepView<'_>) + Send + 'a>;
+
+/// Options of one episode.
+#[derive(Default)]
+pub struct EpisodeOptions<'a> {
+    /// Called after every step (e.g. the CLI's `--render`).
+    pub on_step: Option<StepObserver<'a>>,
+}
+
+/// One recorded step.
+#[derive(Clone, Debug)]
+pub struct StepRecord {
+    pub joint: [Action; 2],
+    pub outcome: StepOutcome,
+    /// The state after the step.
+    pub state: State,
+}
+
+/// A finished episode.
+#[derive(Clone, Debug)]
+pub struct EpisodeResult {
+    pub layout: Arc<Layout>,
+    /// The agents' names, by player.
+    pub agents: [String; 2],
+    pub seed: u64,
+    pub horizon: u32,
+    pub start: State,
+    pub steps: Vec<StepRecord>,
+    pub skill_events: Vec<SkillEvent>,
+    /// `Agent::metrics()` of each player at the end.
+    pub metrics: [Value; 2],
+    /// `Agent::llm_usage()` of each player at the end.
+    pub llm: [LlmUsage; 2],
+    pub score: u32,
+    pub deliveries: u32,
+    /// Steps in which neither player moved nor interacted with effect.
+    pub stuck_steps: u32,
+    /// How many such steps end the episode.
+    pub idle_tail: u32,
+}
+
+/// Plays one episode. `agents[i]` controls player `i`; each is reset with a
+/// seed derived from `seed`, so the same seed gives the same episode.
+pub async fn play_episode(
+    layout: Arc<Layout>,
+    mut agents: [Box<dyn Agent>; 2],
+    seed: u64,
+    horizon: u32,
+    mut options: EpisodeOptions<'_>,
+) -> EpisodeResult {
+    for (i, a) in agents.iter_mut().enumerate() {
+        a.reset(&layout, i, seat_seed(seed, i));
+    }
+    let start = layout.start_state();
+    let mut state = start.clone();
+    let mut steps = Vec::with_capacity(horizon as usize);
+    let mut skill_events = Vec::new();
+    let mut last_joint = None;
+    let mut last_events: [Option<Event>; 2] = [None, None];
+    let (mut score, mut deliveries, mut stuck, mut tail) = (0u32, 0u32, 0u32, 0u32);
+    for t in 0..horizon {
+        let mut joint = [Action::Stay; 2];
+        for (i, a) in agents.iter_mut().enumerate() {
+            let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
+            joint[i] = a.act(&obs).await;
+        }
+        let before = [state.players[0].pos, state.players[1].pos];
+        let outcome = layout.step(&mut state, joint);
+        let first_event = skill_events.len();
+        let mut beliefs = Vec::new();
+        for a in agents.iter_mut() {
+            skill_events.extend(a.drain_skill_events());
+            beliefs.extend(a.drain_belief_events());
+        }
+        score += outcome.reward;
+        deliveries += outcome.events.iter().filter(|e| matches!(e, Some(Event::Deliver { .. }))).count() as u32;
+        let still =
+            before == [state.players[0].pos, state.players[1].pos] && outcome.events.iter().all(Option::is_none);
+        if still {
+            stuck += 1;
+            tail += 1;
+        } else {
+            tail = 0;
+        }
+        if let Some(f) = options.on_step.as_mut() {
+            f(&StepView {
+                t,
+                layout: &layout,
+                state: &state,
+                joint,
+                outcome: &outcome,
+                skill_events: &skill_events[first_event..],
+                beliefs: &beliefs,
+            });
+        }
+        last_joint = Some(joint);
+        last_events = outcome.events;
+        steps.push(StepRecord { joint, outcome, state: state.clone() });
+    }
+    EpisodeResult {
+        agents: [agents[0].name(), agents[1].name()],
+        metrics: [agents[0].metrics(), agents[1].metrics()],
+        llm: [agents[0].llm_usage(), agents[1].llm_usage()],
+        layout,
+        seed,
+        horizon,
+        start,
+        steps,
+        skill_events,
+        score,
+        deliveries,
+        stuck_steps: stuck,
+        idle_tail: tail,
+    }
+}
+
+impl EpisodeResult {
+    /// Both players stood still (no move, no effective interact) for the last
+    /// [`DEADLOCK_TAIL`] steps or more.
+    pub fn deadlocked(&self) -> bool {
+        self.idle_tail >= DEADLOCK_TAIL
+    }
+
+    /// The episode in the reference trace schema (one JSON Lines record), plus
+    /// `agents`, `seed` and `skill_events`.
+    pub fn to_trajectory_json(&self) -> Value {
+        let layout = &*self.layout;
+        let players: Vec<Value> = self
+            .start
+            .players
+            .iter()
+            .map(|p| {
+                let (dx, dy) = p.dir.delta();
+                json!({"pos": [p.pos.x, p.pos.y], "or": [dx, dy]})
+            })
+            .collect();
+        let steps: Vec<Value> = self
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(t, s)| {
+                json!({
+                    "t": t,
+                    "actions": [s.joint[0].letter().to_string(), s.joint[1].letter().to_string()],
+                    "reward": s.outcome.reward,
+                    "sparse_by_player": s.outcome.sparse_by_player,
+                    "shaped_by_player": s.outcome.shaped_by_player,
+                    "state": state_json(layout, &s.state),
+                })
+            })
+            .collect();
+        json!({
+            "layout": layout.name,
+            "old_dynamics": true,
+            "horizon": self.horizon,
+            "grid": layout.grid,
+            "policy": {"kind": "play", "agents": self.agents, "seed": self.seed},
+            "agents": self.agents,
+            "seed": self.seed,
+            "start": {"players": players},
+            "total_reward": self.score,
+            "deliveries": self.deliveries,
+            "steps": steps,
+            "skill_events": self.skill_events,
+        })
+    }
+
+    /// Constructive interdependence and accepted hand-overs (see `analysis`), or the
+    /// reason they could not be computed.
+    pub fn teamwork_json(&self) -> Value {
+        let joint: Vec<[crate::env::Action; 2]> = self.steps.iter().map(|s| s.joint).collect();
+        crate::analysis::episode_metrics(&self.layout, &self.start, &joint)
+            .unwrap_or_else(|e| json!({ "error": e.to_string() }))
+    }
+
+    /// The one-object summary of `proagent play --json`, from the point of view
+    /// of the agent in `seat`. The agent's metrics are merged in (without
+    /// overriding the fields here); the partner's go under `partner_metrics`.
+    pub fn summary_json(&self, seat: usize) -> Value {
+        let seat = seat.min(1);
+        let mut v = json!({
+            "layout": self.layout.name,
+            "agent": self.agents[seat],
+            "partner": self.agents[1 - seat],
+            "seat": seat,
+            "seed": self.seed,
+            "horizon": self.horizon,
+            "score": self.score,
+            "deliveries": self.deliveries,
+            "steps": self.steps.len(),
+            "stuck_steps": self.stuck_steps,
+            "idle_tail": self.idle_tail,
+            "deadlock": self.deadlocked(),
+            "partner_metrics": self.metrics[1 - seat],
+            "teamwork": self.teamwork_json(),
+        });
+        if let (Some(obj), Value::Object(m)) = (v.as_object_mut(), &self.metrics[seat]) {
+            for (key, val) in m {
+                obj.entry(key.clone()).or_insert_with(|| val.clone());
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::Kitchen;
+    use crate::env::trace::{Trajectory, verify};
+    use crate::runner::seats::build_partner as build;
+
+    fn run(layout: &str, a: &str, b: &str, seed: u64, horizon: u32) -> EpisodeResult {
+        let k = Kitchen::shared(Layout::builtin(layout).unwrap());
+        let agents = [build(a, &k).unwrap(), build(b, &k).unwrap()];
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, horizon, EpisodeOptions::default()))
+    }
+
+    #[test]
+    fn same_seed_same_trajectory_and_it_replays() {
+        for (a, b) in [("scripted", "greedy"), ("random", "courier")] {
+            let x = run("cramped_room", a, b, 4, 120);
+            let y = run("cramped_room", a, b, 4, 120);
+            assert_eq!(x.to_trajectory_json(), y.to_trajectory_json());
+            let traj: Trajectory = serde_json::from_value(x.to_trajectory_json()).unwrap();
+            let report = verify(&traj).unwrap();
+            assert!(report.passed, "{report:?}");
+            assert_eq!(report.total_reward, x.score);
+        }
+        let z = run("cramped_room", "random", "random", 5, 120);
+        let w = run("cramped_room", "random", "random", 6, 120);
+        assert_ne!(z.to_trajectory_json()["steps"], w.to_trajectory_json()["steps"]);
+    }
+
+    #[test]
+    fn summary_has_the_fields_and_detects_a_deadlock() {
+        let r = run("cramped_room", "stay", "stay", 0, 80);
+        let s = r.summary_json(0);
+        for key in ["layout", "agent", "partner", "seat", "seed", "score", "deliveries", "steps", "stuck_steps"] {
+            assert!(s.get(key).is_some(), "{key}");
+        }
+        assert_eq!(s["steps"], 80);
+        assert_eq!(s["deadlock"], true);
+        assert_eq!(r.stuck_steps, 80);
+        let r = run("cramped_room", "scripted", "greedy", 0, 80);
+        assert!(!r.deadlocked());
+        let s = r.summary_json(1);
+        assert_eq!(s["agent"], "greedy");
+        assert_eq!(s["partner_metrics"]["skills_started"].as_u64().map(|n| n > 0), Some(true));
+    }
+}
