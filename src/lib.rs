@@ -6,6 +6,7 @@
 //! `cli` → `runner` → `agent` (planner, verificator, belief, memory, align, llm,
 //! controller) and `partners` → `controller` → `skills` → `env`.
 
+#![warn(missing_docs)]
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
 pub mod agent;
