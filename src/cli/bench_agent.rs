@@ -3,11 +3,11 @@
 //! in-process scripted model.
 
 use super::agent_args::ProAgentArgs;
-use super::common::load_layout;
-use anyhow::{Context, Result, bail};
+use super::common::{EpisodeArgs, JsonArg, load_layout};
+use anyhow::{Context, Result};
 use proagent::agent::ProAgent;
 use proagent::controller::Kitchen;
-use proagent::env::{Action, DEFAULT_HORIZON, Event};
+use proagent::env::{Action, Event};
 use proagent::policy::{Agent, Observation};
 use proagent::runner::seat_seed;
 use proagent::runner::seats::build_partner;
@@ -25,26 +25,19 @@ pub struct AgentBenchArgs {
     partner: String,
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     seat: u8,
-    #[arg(long, default_value_t = 20)]
-    episodes: u32,
-    #[arg(long, default_value_t = DEFAULT_HORIZON)]
-    horizon: u32,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    run: EpisodeArgs<20>,
+    #[command(flatten)]
+    out: JsonArg,
     #[command(flatten)]
     proagent: ProAgentArgs,
 }
 
 pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
-    if a.episodes == 0 || a.horizon == 0 {
-        bail!("--episodes and --horizon must be at least 1");
-    }
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
-    let cfg = a.proagent.config(a.horizon, a.proagent.model(0)?)?;
+    let cfg = a.proagent.config(a.run.horizon, a.proagent.model(0)?)?;
     ProAgent::check_prompts(&cfg, &kitchen.layout, seat).context("prompt templates")?;
     build_partner(&a.partner, &kitchen).context("--partner")?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -53,8 +46,8 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let (mut agent_time, mut llm_time, mut episode_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut worst_episode = Duration::ZERO;
     let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
-    for e in 0..a.episodes {
-        let seed = a.seed.wrapping_add(e as u64);
+    for e in 0..a.run.episodes {
+        let seed = a.run.seed_of(e);
         let mut agent = ProAgent::new(cfg.clone()).with_kitchen(Arc::clone(&kitchen));
         let mut partner = build_partner(&a.partner, &kitchen)?;
         let t_episode = Instant::now();
@@ -65,7 +58,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         let mut state = layout.start_state();
         let mut last_joint = None;
         let mut last_events: [Option<Event>; 2] = [None, None];
-        for _ in 0..a.horizon {
+        for _ in 0..a.run.horizon {
             let mut joint = [Action::Stay; 2];
             for (i, slot) in joint.iter_mut().enumerate() {
                 let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
@@ -87,11 +80,11 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         episode_time += this_episode;
         agent_time += this_agent;
         llm_time += agent.llm_wait();
-        steps += a.horizon as u64;
+        steps += a.run.horizon as u64;
         calls += agent.agent_metrics().llm_calls as u64;
     }
     let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
-    let n = a.episodes as f64;
+    let n = a.run.episodes as f64;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let per_step_excl = us(agent_time.saturating_sub(llm_time)) / steps as f64;
     let per_step_incl = us(agent_time) / steps as f64;
@@ -102,8 +95,8 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         "partner": a.partner,
         "seat": seat,
         "model": a.proagent.llm.model,
-        "episodes": a.episodes,
-        "horizon": a.horizon,
+        "episodes": a.run.episodes,
+        "horizon": a.run.horizon,
         "agent_us_per_step_excl_llm": per_step_excl,
         "agent_us_per_step_incl_llm": per_step_incl,
         "llm_us_per_call": if calls > 0 { us(llm_time) / calls as f64 } else { 0.0 },
@@ -114,7 +107,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         "llm_calls_per_episode": calls as f64 / n,
         "score_mean": score as f64 / n,
     });
-    if a.json {
+    if a.out.json {
         println!("{report}");
     } else {
         println!(

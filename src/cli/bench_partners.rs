@@ -2,9 +2,10 @@
 //! with the greedy partner in both seats and in self-play, on the five
 //! layouts, next to the published reference figures.
 
+use super::common::{EpisodeArgs, JsonArg};
 use anyhow::{Context, Result, bail};
 use proagent::controller::Kitchen;
-use proagent::env::{DEFAULT_HORIZON, Layout, layout::BUILTIN};
+use proagent::env::{Layout, layout::BUILTIN};
 use proagent::runner::seats::build_partner as build;
 use proagent::runner::{EpisodeOptions, EpisodeResult, play_episode};
 use serde_json::{Value, json};
@@ -31,16 +32,12 @@ pub struct PartnersBenchArgs {
     /// The partner of the two cross-play columns.
     #[arg(long, default_value = "greedy")]
     partner: String,
-    /// Episodes per cell, with seeds seed, seed+1, ...
-    #[arg(long, default_value_t = 10)]
-    episodes: u32,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, default_value_t = DEFAULT_HORIZON)]
-    horizon: u32,
-    /// Print one JSON object instead of a Markdown table.
-    #[arg(long)]
-    json: bool,
+    /// Episodes per cell, their seeds and length.
+    #[command(flatten)]
+    run: EpisodeArgs<10>,
+    /// `--json`: one JSON object instead of a Markdown table.
+    #[command(flatten)]
+    out: JsonArg,
 }
 
 struct Cell {
@@ -65,9 +62,6 @@ fn cell_json(c: &Cell) -> Value {
 }
 
 pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
-    if a.episodes == 0 || a.horizon == 0 {
-        bail!("--episodes and --horizon must be at least 1");
-    }
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut rows = Vec::new();
     for (i, (name, _)) in BUILTIN.iter().enumerate() {
@@ -75,16 +69,16 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
         let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
         let play = |seat: Option<usize>| -> Result<Vec<EpisodeResult>> {
             let mut out = Vec::new();
-            for e in 0..a.episodes {
+            for e in 0..a.run.episodes {
                 let agent = build(&a.agent, &kitchen).context("--agent")?;
                 let other = match seat {
                     Some(_) => build(&a.partner, &kitchen).context("--partner")?,
                     None => build(&a.agent, &kitchen).context("--agent")?,
                 };
                 let agents = if seat == Some(1) { [other, agent] } else { [agent, other] };
-                let seed = a.seed.wrapping_add(e as u64);
+                let seed = a.run.seed_of(e);
                 let layout = Arc::clone(&kitchen.layout);
-                out.push(rt.block_on(play_episode(layout, agents, seed, a.horizon, EpisodeOptions::default())));
+                out.push(rt.block_on(play_episode(layout, agents, seed, a.run.horizon, EpisodeOptions::default())));
             }
             Ok(out)
         };
@@ -94,7 +88,7 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
         let (_, ref0, ref1) = PROAGENT_GPT35[i];
         rows.push((name.to_string(), p0, p1, sp, ref0, ref1, PPO_SELF_PLAY[i]));
     }
-    if a.json {
+    if a.out.json {
         let layouts: Vec<Value> = rows
             .iter()
             .map(|(name, p0, p1, sp, r0, r1, ppo)| {
@@ -110,8 +104,8 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
             .collect();
         println!(
             "{}",
-            json!({"agent": a.agent, "partner": a.partner, "episodes": a.episodes, "seed": a.seed,
-                   "horizon": a.horizon, "layouts": layouts})
+            json!({"agent": a.agent, "partner": a.partner, "episodes": a.run.episodes, "seed": a.run.seed,
+                   "horizon": a.run.horizon, "layouts": layouts})
         );
     } else {
         println!(
@@ -129,10 +123,10 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
         }
         println!(
             "\n{} episodes per cell, seeds {}..{}, horizon {}; mean (min–max) score.",
-            a.episodes,
-            a.seed,
-            a.seed.wrapping_add(a.episodes as u64 - 1),
-            a.horizon
+            a.run.episodes,
+            a.run.seed,
+            a.run.seed_of(a.run.episodes - 1),
+            a.run.horizon
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -48,13 +48,9 @@ struct SweepArgs {
     /// Seats the evaluated agent plays (0 = player 0).
     #[arg(long, value_delimiter = ',', default_value = "0,1")]
     seats: Vec<u8>,
-    /// Episodes per layout × agent × partner × seat; episode i uses seed S+i.
-    #[arg(long, default_value_t = 1)]
-    episodes: u32,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, default_value_t = proagent::env::DEFAULT_HORIZON)]
-    horizon: u32,
+    /// Episodes per layout × agent × partner × seat (episode i uses seed S+i), and their length.
+    #[command(flatten)]
+    run: super::common::EpisodeArgs<1>,
     /// Episodes in flight at once.
     #[arg(long, default_value_t = 4)]
     concurrency: usize,
@@ -155,7 +151,7 @@ fn make_runner(
     }
     let proagent = if specs.iter().any(|s| is_proagent(s)) {
         Some(ProAgentSeats {
-            config: a.proagent.config(a.horizon, a.proagent.model(a.seed)?)?,
+            config: a.proagent.config(a.run.horizon, a.proagent.model(a.run.seed)?)?,
             model: a.proagent.model_settings()?,
             scrubber: a.proagent.scrubber(),
         })
@@ -173,17 +169,11 @@ fn report_torn(torn: &[TornTail]) {
 
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let out = a.out.clone().context("--out is required")?;
-    if a.episodes == 0 {
-        bail!("--episodes must be at least 1");
-    }
     if a.concurrency == 0 || a.concurrency > 4096 {
         bail!("--concurrency must be between 1 and 4096, got {}", a.concurrency);
     }
     if let Some(bad) = a.seats.iter().find(|s| **s > 1) {
         bail!("--seats takes 0 and/or 1, got {bad}");
-    }
-    if a.horizon == 0 {
-        bail!("--horizon must be at least 1");
     }
     let agents = clean_list("--agents", &a.agents)?;
     let partners = clean_list("--partners", &a.partners)?;
@@ -203,9 +193,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         agents,
         partners,
         seats: a.seats.clone(),
-        episodes: a.episodes,
-        seed: a.seed,
-        horizon: a.horizon,
+        episodes: a.run.episodes,
+        seed: a.run.seed,
+        horizon: a.run.horizon,
         runner: runner.name().to_string(),
         spec_configs,
     };

@@ -1,9 +1,8 @@
 //! `proagent play`: one or more seeded episodes of an agent with a partner.
 
-use super::common::load_layout;
+use super::common::{EpisodeArgs, JsonArg, load_layout};
 use anyhow::{Context, Result, bail};
 use proagent::controller::Kitchen;
-use proagent::env::DEFAULT_HORIZON;
 use proagent::env::Layout;
 use proagent::env::render::render;
 use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
@@ -29,19 +28,14 @@ pub struct PlayArgs {
     /// The player index the agent controls; the partner plays the other one.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     seat: u8,
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, default_value_t = DEFAULT_HORIZON)]
-    horizon: u32,
-    /// Episodes to play, with seeds seed, seed+1, ...
-    #[arg(long, default_value_t = 1)]
-    episodes: u32,
+    #[command(flatten)]
+    run: EpisodeArgs<1>,
     /// Print the ASCII board after every step.
     #[arg(long)]
     render: bool,
-    /// Print one JSON summary object per episode (one per line).
-    #[arg(long)]
-    json: bool,
+    /// `--json`: one JSON summary object per episode (one per line).
+    #[command(flatten)]
+    out: JsonArg,
     /// Write each episode's trajectory (reference trace schema, JSON Lines) to this file.
     #[arg(long)]
     trajectory: Option<PathBuf>,
@@ -62,12 +56,6 @@ pub struct PlayArgs {
 }
 
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
-    if a.horizon == 0 {
-        bail!("--horizon must be at least 1");
-    }
-    if a.episodes == 0 {
-        bail!("--episodes must be at least 1");
-    }
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
@@ -75,7 +63,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     let has_proagent = specs.iter().any(|s| is_proagent(s));
     // Fail on a bad spec, model or prompt before anything runs.
     let factory = if has_proagent {
-        SeatFactory::new(Some(a.proagent.config(a.horizon, a.proagent.model(0)?)?))
+        SeatFactory::new(Some(a.proagent.config(a.run.horizon, a.proagent.model(0)?)?))
     } else {
         SeatFactory::new(None)
     };
@@ -101,11 +89,11 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     let prompt_hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
     let model_settings = a.proagent.model_settings()?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    for e in 0..a.episodes {
-        let seed = a.seed.wrapping_add(e as u64);
+    for e in 0..a.run.episodes {
+        let seed = a.run.seed_of(e);
         let mut recorder = if want_transcript {
             let path = match &a.transcript {
-                Some(p) if a.episodes == 1 => p.clone(),
+                Some(p) if a.run.episodes == 1 => p.clone(),
                 Some(p) => {
                     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("transcript");
                     p.with_file_name(format!("{stem}-seed{seed}.jsonl"))
@@ -122,7 +110,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
                 partner: a.partner.clone(),
                 seat,
                 seed,
-                horizon: a.horizon,
+                horizon: a.run.horizon,
                 proagent: a.proagent.settings(),
                 model: model_settings.clone(),
             };
@@ -139,7 +127,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
             Box::new(|v: &StepView<'_>| print_step(v)) as StepObserver<'_>
         });
         let result =
-            rt.block_on(play_seated(&kitchen, &factory, specs, seed, a.horizon, recorder.as_mut(), observer))?;
+            rt.block_on(play_seated(&kitchen, &factory, specs, seed, a.run.horizon, recorder.as_mut(), observer))?;
         if let Some(r) = recorder {
             r.finish(result.summary_json(seat))?;
         }
@@ -147,7 +135,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
             let line = serde_json::to_string(&result.to_trajectory_json())?;
             writeln!(w, "{line}").context("writing the trajectory")?;
         }
-        let line = if a.json {
+        let line = if a.out.json {
             result.summary_json(seat).to_string()
         } else {
             format!(
