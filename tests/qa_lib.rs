@@ -55,7 +55,7 @@ fn the_real_file_has_198_questions_with_the_documented_counts() {
         (Game::Hanabi, Category::JP, 10, 19, 16.1),
         (Game::Overcooked, Category::EC, 2, 10, 4.0),
         (Game::Overcooked, Category::ToM, 4, 13, 7.2),
-        // SOURCE.md says 6.6: its count missed the two options written "C.place" (46-JP, 47-JP).
+        // SOURCE.md once said 6.6: that count missed the two options written "C.place" (46-JP, 47-JP).
         (Game::Overcooked, Category::JP, 3, 9, 6.7),
     ] {
         let ns: Vec<usize> =
@@ -300,11 +300,11 @@ fn random_is_seeded_order_independent_and_near_its_exact_expectation() {
 fn baselines_reproduce_the_source_figures() {
     let d = ds();
     let round = |x: f64| (x * 1000.0).round() / 1000.0;
-    // The original's baseline scored by the original's rules: SOURCE.md's 0.219 / 0.185 / 0.141,
-    // except ToM, where the original's split keeps " F" of "D, F" unmatchable (0.183).
+    // The original's baseline scored by the original's rules: 0.219 / 0.183 / 0.141 (SOURCE.md once
+    // gave 0.185 for ToM, which trims "D, F"; the original's split keeps " F" unmatchable).
     let (orig, _) = baseline::by_category(&d.questions, |q| baseline::expected(q, Policy::Original, Mode::Compat));
     assert_eq!(orig.map(round), [0.219, 0.183, 0.141]);
-    // SOURCE.md's uniform figures count each key letter as one option: 0.286 / 0.227 / 0.169.
+    // SOURCE.md's "accepted letters ÷ printed options" row: each key letter is one option (0.286 / 0.227 / 0.169).
     let (publ, _) = baseline::by_category(&d.questions, baseline::published_convention);
     assert_eq!(publ.map(round), [0.286, 0.227, 0.169]);
     // Sampling converges to the exact values.

@@ -177,7 +177,7 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
     let file = data_file(&a.data, name, split.name()).ok_or_else(|| {
         anyhow!(
             "no human data for {name} ({}) in {}: expected {name}_{}.jsonl.gz \
-             (see the README section \"BC human proxies\" for how to obtain it)",
+             (see docs/bc.md, \"BC human proxies\", for how to obtain it)",
             split.name(),
             a.data.display(),
             split.name()

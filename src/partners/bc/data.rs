@@ -1,5 +1,5 @@
 //! The human-game demonstrations in the JSON Lines schema of the 2019 data
-//! (see README "BC human proxies"): reading them into simulator states, and
+//! (see docs/bc.md, "BC human proxies"): reading them into simulator states, and
 //! writing our own games in the same schema (for tests and user-made data).
 //!
 //! One line is one timestep:

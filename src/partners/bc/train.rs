@@ -67,7 +67,7 @@ impl Dataset {
 /// The shipped models keep the last epoch, as the 2019 code did: the
 /// best-validation checkpoints come early (epoch 5 to 30) and are much more
 /// hesitant policies, whose BC+BC self-play scores fall far below the 2019
-/// figures (see the README section "BC human proxies").
+/// figures (see docs/bc.md and docs/results.md, "BC human proxies").
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Keep {
