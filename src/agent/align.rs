@@ -48,11 +48,15 @@ impl std::str::FromStr for AlignStyle {
 /// What one player can reach on this layout (its side of the kitchen).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerReach {
+    /// An onion dispenser is interactable from this player's side.
     pub onion_source: bool,
+    /// A tomato dispenser is interactable from this player's side.
     pub tomato_source: bool,
+    /// A dish dispenser is interactable from this player's side.
     pub dish_source: bool,
+    /// A serving window is interactable from this player's side.
     pub serving: bool,
-    /// Per pot, in `layout.pots` order (the "<Pot k>" of the text).
+    /// Per pot, in `layout.pots` order (the `<Pot k>` of the text).
     pub pots: Vec<bool>,
     /// Per counter, in `layout.counters` order.
     pub counters: Vec<bool>,
@@ -61,6 +65,7 @@ pub struct PlayerReach {
 /// Per-layout facts the scene text needs, computed once.
 #[derive(Clone, Debug)]
 pub struct SceneInfo {
+    /// What each seat can reach, indexed by player (0 and 1), measured from its start position.
     pub reach: [PlayerReach; 2],
     /// Counters both players can reach (hand-over places).
     pub shared_counters: Vec<bool>,
@@ -70,6 +75,7 @@ pub struct SceneInfo {
 }
 
 impl SceneInfo {
+    /// Computes reach from each player's start position; counters never move, so this holds for the whole episode.
     pub fn new(layout: &Layout, motion: &MotionTable) -> SceneInfo {
         let reach_of = |p: usize| {
             let from = (layout.starts[p], Dir::North);
@@ -145,12 +151,17 @@ pub fn pot_phrase(k: usize, soup: Option<&Soup>, num_items: usize) -> String {
 /// Counts of the objects that matter on the counters a player can reach.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct CounterCounts {
+    /// Loose onions.
     pub onions: u8,
+    /// Loose tomatoes.
     pub tomatoes: u8,
+    /// Empty dishes.
     pub dishes: u8,
+    /// Dishes holding soup.
     pub soups: u8,
 }
 
+/// What lies on the counters `player` can reach, by kind (each count saturates at 255).
 pub fn counter_counts(info: &SceneInfo, layout: &Layout, state: &State, player: usize) -> CounterCounts {
     let mut c = CounterCounts::default();
     for (i, &pos) in layout.counters.iter().enumerate() {
@@ -199,7 +210,7 @@ fn counter_sentence(out: &mut String, c: CounterCounts, player: usize) {
     }
 }
 
-/// The scene message for `me`: "Scene t: <Player me> holds ... Kitchen states: ... ".
+/// The scene message for `me`: `Scene t: <Player me> holds ... Kitchen states: ...`.
 pub fn scene_text(
     style: AlignStyle,
     info: &SceneInfo,

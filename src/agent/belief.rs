@@ -97,10 +97,13 @@ pub fn observe_step(
 pub struct BeliefRecord {
     /// When the prediction was made.
     pub t: u32,
+    /// The teammate skill the planner predicted (its "Intention" field).
     pub predicted: Skill,
     /// The teammate's next real skill (for a wait prediction that expired quietly: the wait itself).
     pub real: Skill,
+    /// The timestep the real skill was observed (for an expired wait prediction: when it expired).
     pub real_t: u32,
+    /// `predicted == real`; an expired wait prediction always counts as correct.
     pub correct: bool,
 }
 
@@ -108,9 +111,12 @@ pub struct BeliefRecord {
 #[derive(Clone, Debug, Default)]
 pub struct BeliefTracker {
     pending: Vec<(u32, Skill)>,
+    /// The most recent resolved predictions, oldest first; at most `keep` (the tracker's capacity) are kept.
     pub resolved: VecDeque<BeliefRecord>,
     keep: usize,
+    /// Predictions resolved so far this episode (the denominator of [`BeliefTracker::accuracy`]).
     pub predictions_scored: u32,
+    /// Resolved predictions that matched what the teammate did.
     pub predictions_correct: u32,
     /// The teammate's last observed skill and when.
     pub last_real: Option<(Skill, u32)>,
@@ -119,10 +125,12 @@ pub struct BeliefTracker {
 }
 
 impl BeliefTracker {
+    /// An empty tracker that keeps the last `keep` resolved predictions (at least 1).
     pub fn new(keep: usize) -> BeliefTracker {
         BeliefTracker { keep: keep.max(1), ..Default::default() }
     }
 
+    /// Registers a prediction made at timestep `t`; it stays pending until [`BeliefTracker::observe`] sees the teammate's next completed skill.
     pub fn predict(&mut self, t: u32, skill: Skill) {
         self.pending.push((t, skill));
     }

@@ -19,30 +19,49 @@ pub fn drain_sink(sink: &ExchangeSink) -> Vec<Exchange> {
 /// Per-episode counters, reported under `--json`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AgentMetrics {
+    /// Model requests sent, planner and verificator together (failed ones included).
     pub llm_calls: u32,
+    /// Model requests sent by the planner, re-plans included.
     pub llm_calls_planner: u32,
+    /// Model requests sent by the verificator (two per verification: check, then double-check).
     pub llm_calls_verificator: u32,
+    /// Re-plans after a plan was rejected (bad parse or failed preconditions).
     pub replans: u32,
+    /// Planning rounds that ended in the `wait(1)` fallback (no valid plan, model down, or prompt error).
     pub fallbacks: u32,
+    /// Replies no skill (planner) or no failed condition (verificator) could be read from; both kinds counted.
     pub parse_failures: u32,
+    /// The verificator's share of `parse_failures`: double-check replies naming no failed condition.
     pub parse_failures_verificator: u32,
+    /// Model requests that returned an error instead of a reply (after the backend's own retries).
     pub llm_failures: u32,
+    /// Templates that failed to render; each one falls back to the rule reason or to `wait(1)`.
     pub prompt_errors: u32,
+    /// Prompt tokens over all replies, as reported by the backend (or its estimate).
     pub prompt_tokens: u64,
+    /// Completion tokens over all replies, as reported by the backend (or its estimate).
     pub completion_tokens: u64,
+    /// Planning rounds that reached the model (a round's re-plans count once).
     pub plans: u32,
+    /// Skills that finished successfully, interrupted waits included.
     pub skills_completed: u32,
+    /// Skills the controller gave up on (precondition lost or way blocked).
     pub skills_failed: u32,
+    /// Waits cut short because the kitchen changed (`wait_interrupt` on).
     pub waits_interrupted: u32,
+    /// Teammate-intention predictions scored so far.
     pub belief_predictions: u32,
+    /// Scored predictions that matched the teammate's real next skill.
     pub belief_correct: u32,
 }
 
 impl AgentMetrics {
+    /// `belief_correct / belief_predictions`; `None` before any prediction was scored.
     pub fn belief_accuracy(&self) -> Option<f64> {
         (self.belief_predictions > 0).then(|| self.belief_correct as f64 / self.belief_predictions as f64)
     }
 
+    /// The `--json` report form; the two per-kind call counters nest under `llm_calls_by_kind`.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "llm_calls": self.llm_calls,

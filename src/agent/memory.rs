@@ -13,21 +13,26 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum EntryOutcome {
+    /// The skill is still being executed by the controller.
     Running,
+    /// The controller finished the skill.
     Succeeded,
     /// A wait that ended early because the kitchen changed.
     Interrupted,
+    /// The controller gave up: a precondition stopped holding, or the way stayed blocked.
     Failed {
+        /// The controller's sentence for it, shown in later prompts' memory part.
         reason: String,
     },
     /// No valid plan came out of the planner; the agent waited one step instead.
     Fallback {
+        /// Why no plan was accepted (parse error, rejected preconditions, unreachable model, prompt error).
         reason: String,
     },
 }
 
 impl EntryOutcome {
-    /// The phrase the scene template shows after "<Player k> did <skill>:".
+    /// The phrase the scene template shows after `<Player k> did <skill>:`.
     pub fn phrase(&self) -> String {
         match self {
             EntryOutcome::Running => "still running".into(),
@@ -42,15 +47,21 @@ impl EntryOutcome {
 /// One planning decision.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryEntry {
+    /// The timestep the decision was made at.
     pub t: u32,
+    /// The scene text the planner saw for this decision.
     pub scene: String,
+    /// The reply's "Analysis" section, whitespace-collapsed; `None` when absent or not asked for.
     pub analysis: Option<String>,
     /// The teammate skill the planner predicted.
     pub predicted: Option<Skill>,
     /// What the teammate really did next (set by belief correction).
     pub real: Option<Skill>,
+    /// The timestep `real` was observed at.
     pub real_t: Option<u32>,
+    /// The skill the agent committed to (`wait(1)` for a fallback).
     pub skill: Skill,
+    /// How the skill ended (`Running` until it does).
     pub outcome: EntryOutcome,
 }
 
@@ -64,6 +75,7 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// Empty trajectory memory holding at most `capacity` entries (at least 1).
     pub fn new(knowledge: String, capacity: usize) -> Memory {
         let capacity = capacity.max(1);
         Memory { knowledge, capacity, entries: VecDeque::with_capacity(capacity) }
@@ -82,14 +94,17 @@ impl Memory {
         self.entries.iter().skip(self.entries.len().saturating_sub(k))
     }
 
+    /// The newest entry, where the agent records how the running skill ended.
     pub fn last_mut(&mut self) -> Option<&mut MemoryEntry> {
         self.entries.back_mut()
     }
 
+    /// Entries held (never more than the capacity).
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// No entry recorded yet (or all cleared).
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -107,6 +122,7 @@ impl Memory {
         }
     }
 
+    /// Drops every trajectory entry; the knowledge text stays.
     pub fn clear(&mut self) {
         self.entries.clear();
     }

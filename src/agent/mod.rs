@@ -87,6 +87,7 @@ impl CallKind {
 struct ModelDown(String);
 
 impl ProAgent {
+    /// A fresh agent; the per-episode state is built by the first `reset` (or the first `act`).
     pub fn new(cfg: ProAgentConfig) -> ProAgent {
         ProAgent {
             cfg,
@@ -107,6 +108,7 @@ impl ProAgent {
         self
     }
 
+    /// The configuration this agent was built with (model, settings, prompts, sampling).
     pub fn config(&self) -> &ProAgentConfig {
         &self.cfg
     }
@@ -136,6 +138,7 @@ impl ProAgent {
         self.flushed = self.exchanges.len();
     }
 
+    /// This episode's counters so far (zeroed by `reset`).
     pub fn agent_metrics(&self) -> &AgentMetrics {
         &self.metrics
     }

@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 /// Which reply fields the planner asks for (the paper's three prompt levels).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PromptLevel {
+    /// Ask for an "Analysis" of the scene before the plan.
     pub analysis: bool,
+    /// Ask for the teammate's "Intention" (the prediction belief correction scores).
     pub intention: bool,
 }
 
@@ -154,10 +156,13 @@ pub fn replan_message(
 /// A planner reply, parsed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanReply {
+    /// The "Analysis" section, whitespace-collapsed; `None` when missing or empty.
     pub analysis: Option<String>,
+    /// The teammate's predicted skill from the "Intention" field, when it named one.
     pub intention: Option<Skill>,
     /// Why the intention field could not be read, when it was present but unreadable.
     pub intention_error: Option<String>,
+    /// This player's skill: the first one in the "Plan for Player k" field, or a bare skill line.
     pub plan: Skill,
 }
 
@@ -165,7 +170,9 @@ pub struct PlanReply {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("{reason}")]
 pub struct ReplyParseError {
+    /// The reply text exactly as the model sent it, before cleaning.
     pub raw: String,
+    /// Why no plan could be read (one sentence, shown to the planner when it re-plans).
     pub reason: String,
 }
 

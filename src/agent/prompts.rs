@@ -36,10 +36,24 @@ pub const EMBEDDED: &[(&str, &str)] = &[
 /// A template that could not be read, compiled or rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
+    /// A template file or the prompts directory could not be read.
     #[error("reading prompt file {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file (or the `--prompts` directory) that could not be read.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A template failed to compile or render (syntax error, undefined variable, missing include).
     #[error("prompt template {name}{}: {detail}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-    Template { name: String, line: Option<usize>, detail: String },
+    Template {
+        /// The innermost failing template: its name, or its file path when loaded from a directory.
+        name: String,
+        /// 1-based line in that template, when minijinja knows it.
+        line: Option<usize>,
+        /// minijinja's message followed by its chain of causes.
+        detail: String,
+    },
 }
 
 impl PromptError {
@@ -146,10 +160,12 @@ impl PromptLibrary {
         self.env.templates().map(|(n, t)| (n.to_string(), crate::llm::sha256_hex(t.source().as_bytes()))).collect()
     }
 
+    /// Where the templates came from: "embedded", or the directory and how many files it overrode.
     pub fn origin(&self) -> &str {
         &self.origin
     }
 
+    /// A template of exactly this name (e.g. `agent/rules/default.j2`) is loaded.
     pub fn has(&self, name: &str) -> bool {
         self.env.get_template(name).is_ok()
     }

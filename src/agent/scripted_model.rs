@@ -9,8 +9,8 @@
 //! (Analysis / Intention / Plan, only the fields requested) and the two
 //! verificator rounds (step-by-step checks, then the failed condition).
 //!
-//! It relies on the phrases of the built-in templates ("<Player k> holds ...",
-//! "<Pot k> ...", "can reach:", "Plan for Player k", "Check each precondition",
+//! It relies on the phrases of the built-in templates (`<Player k> holds ...`,
+//! `<Pot k> ...`, "can reach:", "Plan for Player k", "Check each precondition",
 //! "Double-check", "Rejected plan:"); a user who rewrites those phrases in
 //! `prompts/` changes what it understands, exactly as with a real model.
 
@@ -43,6 +43,7 @@ impl ScriptedModel {
         ScriptedModel { choose: crate::skills::rules::choose_skill }
     }
 
+    /// The model with other skill-choice rules (same reply format, different decisions).
     pub fn with_chooser(choose: Chooser) -> ScriptedModel {
         ScriptedModel { choose }
     }

@@ -13,12 +13,16 @@ use crate::skills::{FailedCondition, Skill};
 use minijinja::{Value, context};
 use serde::{Deserialize, Serialize};
 
+/// How a rejected plan is explained to the planner before it re-plans.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerificatorMode {
+    /// Two model rounds: check each precondition, then name the failed one (the paper's verificator).
     #[default]
     Llm,
+    /// The failed preconditions' own reason sentences; no model call.
     Rules,
+    /// Only `the game rejected <skill>`, no reason: the ablation without a verificator.
     Off,
 }
 
@@ -59,7 +63,7 @@ pub fn double_check_message(lib: &PromptLibrary, me: usize, skill: Skill) -> Res
     lib.render("agent/verify_double.j2", &context! { me, skill => skill.to_string() })
 }
 
-/// The failed condition named in a double-check reply ("Failed condition: <name>: <why>").
+/// The failed condition named in a double-check reply (`Failed condition: <name>: <why>`).
 /// `None` when the reply names none (or says "none").
 pub fn extract_failed_condition(reply: &str) -> Option<String> {
     let clean = crate::agent::planner::clean_reply(reply);

@@ -63,6 +63,7 @@ pub struct HttpConfig {
     pub model: String,
     /// Base URL up to and including the version segment, e.g. `http://127.0.0.1:8000/v1`.
     pub base_url: String,
+    /// Sent as `Authorization: Bearer <key>` when set; `None` sends no header.
     pub api_key: Option<ApiKey>,
     /// Time allowed to open the TCP (and TLS) connection.
     pub connect_timeout: Duration,
@@ -72,6 +73,7 @@ pub struct HttpConfig {
     pub max_retries: u32,
     /// The first backoff; it doubles per retry up to `backoff_max`, then jitter scales it into [50 %, 100 %].
     pub backoff_base: Duration,
+    /// Upper bound of the doubling backoff (before jitter).
     pub backoff_max: Duration,
     /// A server's `Retry-After` is honoured up to this long (a misconfigured server could ask for hours).
     pub retry_after_max: Duration,
@@ -162,6 +164,7 @@ impl OpenAiModel {
         Ok(OpenAiModel { cfg, client, url, headers })
     }
 
+    /// The configuration the model was built with (the key stays redacted in `Debug`).
     pub fn config(&self) -> &HttpConfig {
         &self.cfg
     }

@@ -52,6 +52,7 @@ pub enum MockFault {
 }
 
 impl MockFault {
+    /// Every fault, in declaration order (also the default `fault_kinds`).
     pub const ALL: [MockFault; 6] = [
         MockFault::RateLimited,
         MockFault::ServerError,
@@ -61,6 +62,7 @@ impl MockFault {
         MockFault::Prose,
     ];
 
+    /// The fault's name on the command line and in [`MockStats`] (snake_case).
     pub fn name(self) -> &'static str {
         match self {
             MockFault::RateLimited => "rate_limited",
@@ -100,12 +102,14 @@ impl FromStr for MockFault {
 pub const PROSE_REPLY: &str = "Honestly, I am not sure what we should do next. Let us keep cooperating \
 and see how the kitchen develops; teamwork is what matters most.";
 
+/// How the mock answers: latency, the fault mix and its seed, authentication, model id.
 #[derive(Clone, Debug)]
 pub struct MockConfig {
     /// Added to every answer (an async sleep: concurrent requests wait in parallel).
     pub latency: Duration,
     /// Share of requests that fail, drawn per request from a seeded RNG.
     pub fault_rate: f64,
+    /// Seeds the fault draw, so the same requests in the same order meet the same faults.
     pub seed: u64,
     /// The faults the seeded draw picks from (uniformly).
     pub fault_kinds: Vec<MockFault>,
@@ -225,6 +229,7 @@ impl MockServer {
         MockServer::start(SocketAddr::from(([127, 0, 0, 1], 0)), responder, cfg).await
     }
 
+    /// The bound address (the real port when 0 was asked for).
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -234,6 +239,7 @@ impl MockServer {
         format!("http://{}/v1", self.addr)
     }
 
+    /// A snapshot of the counters so far.
     pub fn stats(&self) -> MockStats {
         self.shared.stats().clone()
     }

@@ -16,24 +16,33 @@ use sha2::{Digest, Sha256};
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// Instructions that frame the whole chat (the knowledge library, the QA system prompt).
     System,
+    /// The caller's turn: scene, question, re-plan or double-check request.
     User,
+    /// A model's earlier reply, sent back as context in multi-round chats (re-plans, verificator).
     Assistant,
 }
 
+/// One chat message, as sent on the wire (the OpenAI `messages` entry).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Message {
+    /// Who wrote it.
     pub role: Role,
+    /// The message text, verbatim.
     pub content: String,
 }
 
 impl Message {
+    /// A system message with text `s`, verbatim.
     pub fn system(s: impl Into<String>) -> Self {
         Message { role: Role::System, content: s.into() }
     }
+    /// A user message with text `s`, verbatim.
     pub fn user(s: impl Into<String>) -> Self {
         Message { role: Role::User, content: s.into() }
     }
+    /// An assistant message: an earlier reply, sent back as context.
     pub fn assistant(s: impl Into<String>) -> Self {
         Message { role: Role::Assistant, content: s.into() }
     }
@@ -42,9 +51,13 @@ impl Message {
 /// Sampling settings. The defaults are the ProAgent paper's (temperature 0, top_p 1, 256 tokens).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sampling {
+    /// Sampling temperature; 0 is greedy (the default).
     pub temperature: f32,
+    /// Nucleus-sampling mass in (0, 1]; 1 keeps every token (the default).
     pub top_p: f32,
+    /// Upper bound on the reply's length in tokens (sent as `max_tokens`).
     pub max_tokens: u32,
+    /// Stop sequences; empty (the default) sends none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stop: Vec<String>,
 }
@@ -58,12 +71,15 @@ impl Default for Sampling {
 /// One chat request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
+    /// The chat so far, in order (usually system first).
     pub messages: Vec<Message>,
+    /// Sampling settings (flattened into the request's JSON, so they are part of the hash).
     #[serde(flatten)]
     pub sampling: Sampling,
 }
 
 impl ChatRequest {
+    /// A request from messages and sampling settings.
     pub fn new(messages: Vec<Message>, sampling: Sampling) -> Self {
         ChatRequest { messages, sampling }
     }
@@ -86,11 +102,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Token counts, from the server or (for built-in models) a deterministic estimate.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Tokens in the whole request (every message), as the server counts them.
     pub prompt_tokens: u64,
+    /// Tokens in the reply text.
     pub completion_tokens: u64,
 }
 
 impl Usage {
+    /// Adds another exchange's counts to these.
     pub fn add(&mut self, o: Usage) {
         self.prompt_tokens += o.prompt_tokens;
         self.completion_tokens += o.completion_tokens;
@@ -104,13 +123,16 @@ pub struct Fault {
     pub attempt: u32,
     /// Short kind: "status_429", "status_500", "timeout", "connect", "bad_body", "empty_choices", ...
     pub kind: String,
+    /// One line for humans: HTTP status, an excerpt of the body, the retry delay (API key redacted).
     pub detail: String,
 }
 
 /// A model's reply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChatResponse {
+    /// The reply's message content, verbatim; it is untrusted text for callers to parse.
     pub text: String,
+    /// Token counts: the server's, or [`estimate_tokens`] when it reports none.
     pub usage: Usage,
     /// How many attempts the backend made (1 when the first one worked).
     pub attempts: u32,
@@ -123,6 +145,7 @@ pub struct ChatResponse {
 }
 
 impl ChatResponse {
+    /// A first-attempt reply with finish reason "stop" and no faults (built-in models).
     pub fn simple(text: impl Into<String>, usage: Usage) -> Self {
         ChatResponse { text: text.into(), usage, attempts: 1, faults: Vec::new(), finish_reason: Some("stop".into()) }
     }
@@ -133,10 +156,20 @@ impl ChatResponse {
 pub enum LlmError {
     /// The server could not be reached or kept failing; every attempt's fault is kept.
     #[error("model unreachable after {} attempts: {}", .faults.len(), .faults.last().map(|f| f.detail.as_str()).unwrap_or("no attempt made"))]
-    Unreachable { faults: Vec<Fault> },
+    Unreachable {
+        /// One per attempt, in order; empty when no attempt could be made.
+        faults: Vec<Fault>,
+    },
     /// The server answered, but not with a usable reply (no content, unknown finish reason, ...).
     #[error("unusable reply: {reason}")]
-    BadReply { reason: String, raw: String, faults: Vec<Fault> },
+    BadReply {
+        /// What was wrong with it, one line (the last attempt's fault detail).
+        reason: String,
+        /// The reply body as received (API key redacted), for diagnosis and transcripts.
+        raw: String,
+        /// Every attempt's fault, the unusable reply's last.
+        faults: Vec<Fault>,
+    },
     /// A replayed request that is not in the recording.
     #[error("replay miss: {0}")]
     ReplayMiss(String),

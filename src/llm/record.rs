@@ -13,9 +13,13 @@ pub struct RecordedError {
     /// `unreachable`, `bad_reply`, `replay_miss` or `config` (`kind` in older QA transcripts).
     #[serde(alias = "kind")]
     pub error: String,
+    /// Human-readable text: the whole display text for `unreachable`, the bare reason or message
+    /// (no display prefix) for the other kinds.
     pub message: String,
+    /// The unusable reply body of a `bad_reply`, as the backend kept it; `None` for the other kinds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
+    /// The faults of every attempt made before giving up.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
 }
@@ -53,11 +57,14 @@ impl RecordedError {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome {
+    /// The model answered; the reply with its attempts and faults.
     Reply(ChatResponse),
+    /// No usable reply; the error as recorded.
     Error(RecordedError),
 }
 
 impl Outcome {
+    /// Records a backend's result.
     pub fn from_result(result: &Result<ChatResponse, LlmError>) -> Self {
         match result {
             Ok(r) => Outcome::Reply(r.clone()),
@@ -81,6 +88,7 @@ impl Outcome {
         }
     }
 
+    /// The model answered (possibly after retries).
     pub fn is_reply(&self) -> bool {
         matches!(self, Outcome::Reply(_))
     }
@@ -95,7 +103,9 @@ pub struct Exchange {
     pub t: u32,
     /// What the request was for: "plan", "verify", "qa", ...
     pub kind: String,
+    /// The request exactly as sent (its canonical hash is the replay key).
     pub request: ChatRequest,
+    /// What the backend returned.
     pub outcome: Outcome,
     /// What the caller made of the reply (e.g. the parsed skill), if it parsed.
     pub parsed: Option<Value>,
@@ -106,6 +116,7 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// A record of a finished request at timestep `t`; `seq` is left 0 for the writer to assign.
     pub fn new(
         t: u32,
         kind: impl Into<String>,
@@ -125,16 +136,19 @@ impl Exchange {
         }
     }
 
+    /// Records what the caller read from the reply.
     pub fn with_parsed(mut self, parsed: Value) -> Self {
         self.parsed = Some(parsed);
         self
     }
 
+    /// Records why the reply could not be read.
     pub fn with_parse_error(mut self, error: impl Into<String>) -> Self {
         self.parse_error = Some(error.into());
         self
     }
 
+    /// [`ChatRequest::canonical_hash`] of the request: the key replay looks it up by.
     pub fn request_hash(&self) -> String {
         self.request.canonical_hash()
     }

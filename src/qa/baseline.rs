@@ -19,6 +19,7 @@ pub enum Policy {
 }
 
 impl Policy {
+    /// One line for reports naming the policy.
     pub fn describe(self) -> &'static str {
         match self {
             Policy::Uniform => "uniform choice over the printed options",

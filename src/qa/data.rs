@@ -14,14 +14,19 @@ pub const EMBEDDED_NAME: &str = "embedded:data/coordination_qa/single_turn_trial
 /// The three question categories.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Category {
+    /// Environment Comprehension: reading the game state.
     EC,
+    /// Theory of Mind: what the partner knows, intends or needs.
     ToM,
+    /// Joint Planning: the best next action for the team.
     JP,
 }
 
 impl Category {
+    /// Every category, in report order.
     pub const ALL: [Category; 3] = [Category::EC, Category::ToM, Category::JP];
 
+    /// The name reports and question ids use: `EC`, `ToM`, `JP`.
     pub fn name(self) -> &'static str {
         match self {
             Category::EC => "EC",
@@ -39,6 +44,7 @@ impl Category {
         }
     }
 
+    /// Reads a category name in any case (`tom`, `ToM`, `TOM`); `None` for anything else.
     pub fn parse(s: &str) -> Option<Category> {
         match s.trim().to_ascii_lowercase().as_str() {
             "ec" => Some(Category::EC),
@@ -59,18 +65,24 @@ impl fmt::Display for Category {
 /// `CollabGames` rows are three different games, told apart by the game description.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Game {
+    /// Hanabi (the file's `Hanabi` rows).
     Hanabi,
+    /// Overcooked-AI layouts (the file's `Overcooked` rows).
     Overcooked,
+    /// "Catch the Thief", filed under `CollabGames`.
     CollabCapture,
+    /// "Collab Escape", filed under `CollabGames`.
     CollabEscape,
     /// The Overcooked-style onion + tomato rows filed under `CollabGames`.
     CollabCooking,
 }
 
 impl Game {
+    /// Every game, in report order.
     pub const ALL: [Game; 5] =
         [Game::Hanabi, Game::Overcooked, Game::CollabCapture, Game::CollabEscape, Game::CollabCooking];
 
+    /// The name reports and `--filter game=` use.
     pub fn name(self) -> &'static str {
         match self {
             Game::Hanabi => "Hanabi",
@@ -90,6 +102,7 @@ impl Game {
         }
     }
 
+    /// Reads a game name in any case; `None` for an unknown one.
     pub fn parse(s: &str) -> Option<Game> {
         let s = s.trim().to_ascii_lowercase();
         Game::ALL.into_iter().find(|g| g.name().to_ascii_lowercase() == s)
@@ -105,14 +118,19 @@ impl fmt::Display for Game {
 /// The `Game` column as the original evaluator groups results.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Group {
+    /// The file's `Hanabi` rows.
     Hanabi,
+    /// The file's `Overcooked` rows.
     Overcooked,
+    /// The file's `CollabGames` rows: capture, escape and cooking together.
     CollabGames,
 }
 
 impl Group {
+    /// Every group, in report order.
     pub const ALL: [Group; 3] = [Group::Hanabi, Group::Overcooked, Group::CollabGames];
 
+    /// The name as in the file's `Game` column.
     pub fn name(self) -> &'static str {
         match self {
             Group::Hanabi => "Hanabi",
@@ -121,6 +139,7 @@ impl Group {
         }
     }
 
+    /// Reads a group name in any case; `None` for an unknown one.
     pub fn parse(s: &str) -> Option<Group> {
         let s = s.trim().to_ascii_lowercase();
         Group::ALL.into_iter().find(|g| g.name().to_ascii_lowercase() == s)
@@ -130,7 +149,9 @@ impl Group {
 /// One answer option as printed in the question.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QaOption {
+    /// The option's letter, an upper-case A–Z as printed (letters may repeat or skip; see `lint`).
     pub letter: char,
+    /// The option's text after the letter and its `.` or `)`, trimmed.
     pub text: String,
 }
 
@@ -139,14 +160,19 @@ pub struct QaOption {
 pub struct Question {
     /// `<row>-<category>`, e.g. `50-EC`; the row is the 0-based data row (as in SOURCE.md).
     pub id: String,
+    /// The 0-based data row (scenario) it comes from.
     pub row: usize,
+    /// Which of the row's three questions it is.
     pub category: Category,
+    /// The game the scenario is set in.
     pub game: Game,
     /// The system message: the category's directive.
     pub directive: String,
+    /// The row's `Game Description` cell: the rules, sent as the first user turn.
     pub game_description: String,
     /// The whole user turn: state, question, options header and options.
     pub question: String,
+    /// The printed options, in order, parsed from `question`.
     pub options: Vec<QaOption>,
     /// The answer key as written (`B`, `A,C`, `D, F`).
     pub key_raw: String,
@@ -159,10 +185,12 @@ pub struct Question {
 }
 
 impl Question {
+    /// The original evaluator's grouping of this question's game.
     pub fn group(&self) -> Group {
         self.game.group()
     }
 
+    /// `letter` is one of the printed options.
     pub fn has_option(&self, letter: char) -> bool {
         self.options.iter().any(|o| o.letter == letter)
     }
@@ -177,6 +205,7 @@ impl Question {
         self.accepted.iter().any(|&c| self.has_option(c))
     }
 
+    /// The text of the option printed with `letter`, if there is one.
     pub fn option_text(&self, letter: char) -> Option<&str> {
         self.options.iter().find(|o| o.letter == letter).map(|o| o.text.as_str())
     }
@@ -196,20 +225,51 @@ pub struct Dataset {
     pub sha256: String,
     /// Number of data rows (scenarios).
     pub rows: usize,
+    /// Three per data row (EC, ToM, JP), in file order.
     pub questions: Vec<Question>,
 }
 
 /// A problem with the benchmark file, located by row and column.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum DataError {
+    /// The CSV itself is malformed (unbalanced quotes, a row of the wrong length, bad UTF-8).
     #[error("{file}: {message}")]
-    Csv { file: String, message: String },
+    Csv {
+        /// The file as named by the caller (a path or [`EMBEDDED_NAME`]).
+        file: String,
+        /// The CSV reader's error, prefixed with the 1-based line when known.
+        message: String,
+    },
+    /// The header lacks a column the parser needs.
     #[error("{file}: header is missing column {column:?}")]
-    MissingColumn { file: String, column: String },
+    MissingColumn {
+        /// The file as named by the caller.
+        file: String,
+        /// The missing header, e.g. `TOM Answer Ordinal`.
+        column: String,
+    },
+    /// One cell cannot be read: unknown game, no options, bad key, empty directive.
     #[error("{file}: row {row} (line {line}), column {col} {column:?}: {message}")]
-    Cell { file: String, row: usize, line: u64, col: usize, column: String, message: String },
+    Cell {
+        /// The file as named by the caller.
+        file: String,
+        /// 0-based data row (the header is not counted).
+        row: usize,
+        /// 1-based line of the file where the row starts.
+        line: u64,
+        /// 0-based column index.
+        col: usize,
+        /// The column's header.
+        column: String,
+        /// What is wrong with the cell.
+        message: String,
+    },
+    /// The file has a header but no data rows.
     #[error("{file}: no data rows")]
-    Empty { file: String },
+    Empty {
+        /// The file as named by the caller.
+        file: String,
+    },
 }
 
 /// Reads the options of a question: the lines after the last `Available Answers:` or
@@ -404,10 +464,15 @@ pub fn embedded() -> Result<Dataset, DataError> {
 /// alternatives; different keys must all match).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Filter {
+    /// Keep these games only (empty: any game).
     pub games: Vec<Game>,
+    /// Keep these original groupings only (empty: any).
     pub groups: Vec<Group>,
+    /// Keep these categories only (empty: any).
     pub categories: Vec<Category>,
+    /// Keep these question ids only, e.g. `50-EC`, compared case-insensitively (empty: any).
     pub ids: Vec<String>,
+    /// Keep these 0-based data rows only (empty: any).
     pub rows: Vec<usize>,
 }
 
@@ -440,6 +505,7 @@ impl Filter {
         Ok(f)
     }
 
+    /// Whether `q` passes every non-empty criterion.
     pub fn matches(&self, q: &Question) -> bool {
         (self.games.is_empty() || self.games.contains(&q.game))
             && (self.groups.is_empty() || self.groups.contains(&q.group()))

@@ -54,6 +54,7 @@ pub enum Method {
 pub struct Extraction {
     /// The chosen letter, if any.
     pub letter: Option<char>,
+    /// Which rule found the letter (or `Unmatched`).
     pub method: Method,
     /// Similarity of the fuzzy match (0–1 by default, 0–100 in compat), when one was used.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,6 +4,7 @@ use super::data::{Category, Question};
 use super::extract::{compat_kept_lines, compat_raw_lines, fuzzy_option};
 use serde::Serialize;
 
+/// A kind of defect in the benchmark file.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -22,6 +23,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kebab-case name reports use.
     pub fn name(self) -> &'static str {
         match self {
             Kind::KeyMissingOption => "key-missing-option",
@@ -39,12 +41,18 @@ impl Kind {
     }
 }
 
+/// One defect of one question.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
+    /// The question's id, e.g. `50-EC`.
     pub id: String,
+    /// The question's 0-based data row.
     pub row: usize,
+    /// The question's category.
     pub category: Category,
+    /// Which defect it is.
     pub kind: Kind,
+    /// The defect in this question's terms (letters, key, options).
     pub detail: String,
     /// What the default scorer does about it.
     pub default_scoring: String,
@@ -52,9 +60,12 @@ pub struct Finding {
     pub compat_scoring: String,
 }
 
+/// Every defect found in a set of questions, and how the original's baseline is skewed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LintReport {
+    /// Questions examined.
     pub questions: usize,
+    /// The defects, in question order.
     pub findings: Vec<Finding>,
     /// Questions where the original's random baseline draws from more letters than there
     /// are printed options (it counts blank lines).
@@ -89,6 +100,7 @@ fn compat_shifts(q: &Question) -> (Vec<(char, char)>, bool) {
     (shifts, blank_first)
 }
 
+/// Examines each question for the defects of [`Kind`]; reads nothing but the questions.
 pub fn lint(questions: &[Question]) -> LintReport {
     let mut findings = Vec::new();
     let mut baseline_inflated = 0;

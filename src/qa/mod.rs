@@ -32,24 +32,39 @@ pub fn default_sampling() -> Sampling {
     Sampling { temperature: 0.6, top_p: 0.9, max_tokens: 1000, stop: Vec::new() }
 }
 
+/// How [`run`] asks the questions and scores the replies.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
+    /// Times each question is asked (`--trials`); accuracy is averaged over trials.
     pub trials: u32,
     /// Requests in flight at once.
     pub concurrency: usize,
+    /// Sampling sent with every request (see [`default_sampling`]); it is part of each request's hash.
     pub sampling: Sampling,
+    /// Which scorer reads the replies (default, or `--compat` for the original's rules).
     pub mode: Mode,
 }
 
+/// Why a QA run stopped before every question was answered.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// A prompt template failed to render, before any request was sent.
     #[error(transparent)]
     Prompt(#[from] PromptError),
     /// A fault that makes the rest of the run meaningless (a replay miss, a misconfigured model).
     #[error("question {id}, trial {trial}: {error}")]
-    Fatal { id: String, trial: u32, error: LlmError },
+    Fatal {
+        /// The question's id, e.g. `50-EC`.
+        id: String,
+        /// The 0-based trial.
+        trial: u32,
+        /// The backend's error.
+        error: LlmError,
+    },
+    /// `on_exchange` refused an exchange (e.g. the transcript could not be written); its message.
     #[error("{0}")]
     Sink(String),
+    /// A request task panicked or was cancelled, or exchanges went missing.
     #[error("a request task stopped unexpectedly: {0}")]
     Task(String),
 }

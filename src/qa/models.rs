@@ -42,6 +42,7 @@ pub struct Oracle {
 }
 
 impl Oracle {
+    /// Precomputes the answer to each question's exact messages under `prompts`; fails only when a prompt cannot render.
     pub fn new(questions: &[Question], prompts: &Prompts) -> Result<Oracle, String> {
         let mut answers = HashMap::new();
         for q in questions {
@@ -82,6 +83,7 @@ pub struct RandomModel {
 }
 
 impl RandomModel {
+    /// A random model drawing by `policy`, reproducible from `seed`.
     pub fn new(seed: u64, policy: Policy) -> RandomModel {
         RandomModel { seed, policy, seen: Mutex::new(HashMap::new()) }
     }
@@ -144,6 +146,7 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// Loads a QA transcript (hashes checked); fails naming the file, and the line for a bad one.
     pub fn load(path: &Path) -> Result<Replay, transcript::TranscriptError> {
         let t = transcript::read(path)?;
         let mut exchanges = t.exchanges;
@@ -177,7 +180,9 @@ impl LanguageModel for Replay {
 
 /// Adds a fixed latency before every request (for `proagent bench qa`).
 pub struct Delayed {
+    /// The model that answers.
     pub inner: Arc<dyn LanguageModel>,
+    /// Waited before each request is passed on (an async sleep: concurrent requests wait in parallel).
     pub delay: Duration,
 }
 

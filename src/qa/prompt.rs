@@ -17,12 +17,25 @@ pub const TEMPLATES: [(&str, &str); 4] = [
     ("question.j2", include_str!("../../prompts/qa/question.j2")),
 ];
 
+/// A QA prompt template that could not be read or rendered.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PromptError {
+    /// A template file in the prompts folder could not be read.
     #[error("reading prompt template {path}: {message}")]
-    Read { path: String, message: String },
+    Read {
+        /// The file's path.
+        path: String,
+        /// The operating system's error.
+        message: String,
+    },
+    /// A template failed to compile or render (syntax error, undefined variable).
     #[error("prompt template {name}: {message}")]
-    Template { name: String, message: String },
+    Template {
+        /// The template's name, e.g. `question.j2`.
+        name: String,
+        /// minijinja's message.
+        message: String,
+    },
 }
 
 /// The loaded templates.

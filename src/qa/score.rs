@@ -30,21 +30,29 @@ pub fn judge(q: &Question, reply: &str, mode: Mode) -> (Extraction, bool) {
 /// Counts and accuracy of one group of questions.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cell {
-    /// "all", "category", "game" or "group".
+    /// "all", "game" or "group".
     pub scope: String,
     /// The game or group name, or "all".
     pub name: String,
     /// "EC", "ToM", "JP" or "all".
     pub category: String,
+    /// Questions in the group.
     pub questions: usize,
+    /// Exchanges (questions × trials) recorded for the group.
     pub exchanges: usize,
+    /// Exchanges scored correct.
     pub correct: usize,
+    /// Replies a letter was read from.
     pub answered: usize,
+    /// Replies no letter could be read from.
     pub unmatched: usize,
+    /// Requests that produced no reply.
     pub failed: usize,
     /// Mean over trials of the per-trial accuracy (`null` when nothing was scored).
     pub accuracy: Option<f64>,
+    /// Standard error of `accuracy`: population std over trials / √trials (`null` with `accuracy`).
     pub stderr: Option<f64>,
+    /// Accuracy of each trial, in trial order (`null` for a trial with nothing scored).
     pub per_trial: Vec<Option<f64>>,
     /// The exact expected accuracy of the random policy, for random models.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -54,53 +62,86 @@ pub struct Cell {
 /// Accuracy per category and over all, as JSON keys `all`, `EC`, `ToM`, `JP`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ByCategory {
+    /// Over all categories.
     pub all: Option<f64>,
+    /// Environment Comprehension only.
     #[serde(rename = "EC")]
     pub ec: Option<f64>,
+    /// Theory of Mind only.
     #[serde(rename = "ToM")]
     pub tom: Option<f64>,
+    /// Joint Planning only.
     #[serde(rename = "JP")]
     pub jp: Option<f64>,
 }
 
+/// A question no answer can get right in default mode: its key names no printed option.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Unscorable {
+    /// The question's id, e.g. `50-EC`.
     pub id: String,
+    /// The answer key as written in the file.
     pub key: String,
+    /// The printed option letters, space-separated.
     pub options: String,
+    /// A sentence saying why it cannot be scored correct.
     pub reason: String,
 }
 
+/// The exact expected accuracy of a random policy, shown beside a random model's score.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expected {
+    /// The random policy.
     pub policy: Policy,
+    /// The policy in words.
     pub description: String,
+    /// Expected accuracy over all the questions run (mean of per-question probabilities).
     pub accuracy: f64,
+    /// The same expectation per category.
     pub by_category: ByCategory,
 }
 
+/// A run's results: overall, per category, per game and group, and every cell behind them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// The model's name as reported by the backend.
     pub model: String,
+    /// The scorer used.
     pub mode: Mode,
+    /// Questions asked.
     pub questions: usize,
+    /// Times each question was asked.
     pub trials: u32,
+    /// Exchanges recorded (questions × trials when the run completed).
     pub exchanges: usize,
+    /// Exchanges scored correct.
     pub correct: usize,
+    /// Replies a letter was read from.
     pub answered: usize,
+    /// Replies no letter could be read from.
     pub unmatched: usize,
+    /// Requests that produced no reply (left out of the accuracy by default, counted wrong in compat).
     pub failed: usize,
+    /// Mean over trials of the per-trial accuracy over all questions (`null` when nothing was scored).
     pub accuracy: Option<f64>,
+    /// Standard error of `accuracy` (population std over trials / √trials).
     pub stderr: Option<f64>,
+    /// Accuracy per category over all games.
     pub by_category: ByCategory,
+    /// Standard error per category over all games.
     pub stderr_by_category: ByCategory,
+    /// Accuracy per category for each game present, keyed by game name.
     pub by_game: BTreeMap<String, ByCategory>,
+    /// Accuracy per category for each original grouping present, keyed by group name.
     pub by_group: BTreeMap<String, ByCategory>,
     /// Correct answers in each trial, over all questions.
     pub correct_per_trial: Vec<usize>,
+    /// Default mode only: the questions no answer can get right (empty in compat).
     pub unscorable: Vec<Unscorable>,
+    /// The random policy's exact expectation, when the model is a random one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected: Option<Expected>,
+    /// Every (scope, name, category) cell, the source of the summaries above.
     pub cells: Vec<Cell>,
 }
 

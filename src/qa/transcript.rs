@@ -9,26 +9,43 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
 
+/// The header's `kind`: a file of any other kind is refused.
 pub const KIND: &str = "coordination_qa";
+/// The format version this build writes and reads.
 pub const VERSION: u32 = 1;
 
 /// The first line: everything needed to re-run or check the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Header {
+    /// Always [`KIND`].
     pub kind: String,
+    /// The format version ([`VERSION`]).
     pub version: u32,
+    /// The version of proagent that wrote the file.
     pub proagent_version: String,
+    /// The model's name as reported by the backend.
     pub model: String,
+    /// The scorer used.
     pub mode: super::extract::Mode,
+    /// Times each question was asked.
     pub trials: u32,
+    /// Requests in flight at once.
     pub concurrency: usize,
+    /// `--seed`, the seed of the built-in random models.
     pub seed: u64,
+    /// Sampling sent with every request.
     pub sampling: Sampling,
+    /// The `--filter` text as given (empty: every question).
     pub filter: String,
+    /// The benchmark file's path, or the embedded copy's name.
     pub data_source: String,
+    /// sha256 (hex) of the benchmark file's bytes.
     pub data_sha256: String,
+    /// Questions selected by the filter.
     pub questions: usize,
+    /// sha256 over the four prompt templates' names and texts.
     pub prompts_sha256: String,
+    /// Per template: its name and where it came from ("embedded" or a file path).
     pub prompt_sources: Vec<(String, String)>,
 }
 
@@ -39,33 +56,49 @@ pub type Failure = crate::llm::record::RecordedError;
 /// One question asked once.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
+    /// The question's id, e.g. `50-EC`.
     pub id: String,
+    /// The question's 0-based data row.
     pub row: usize,
+    /// The question's category.
     pub category: Category,
+    /// The question's game.
     pub game: Game,
+    /// 0-based trial number; a question's trials are asked in this order.
     pub trial: u32,
+    /// [`ChatRequest::canonical_hash`] of `request`, checked on read; replay looks replies up by it.
     pub request_hash: String,
+    /// The request exactly as sent.
     pub request: ChatRequest,
     /// The reply text (absent when the request failed).
     #[serde(default)]
     pub reply: Option<String>,
+    /// The finish reason the server reported, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// Token counts of the reply (zero when the request failed).
     #[serde(default)]
     pub usage: Usage,
+    /// Attempts the backend made; for a failure, the number of faults it recorded.
     #[serde(default)]
     pub attempts: u32,
+    /// Faults of the failed attempts, on success or failure.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
+    /// Why the request produced no reply (absent when it did).
     #[serde(default)]
     pub failure: Option<Failure>,
     /// The letter read from the reply (absent: unmatched or failed).
     #[serde(default)]
     pub extracted: Option<char>,
+    /// Which rule found the letter.
     pub method: Method,
+    /// Similarity of the fuzzy match, when one decided (0–1 by default, 0–100 in compat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuzzy_score: Option<f64>,
+    /// Whether the extracted letter was scored correct under the run's mode.
     pub correct: bool,
+    /// Wall-clock time of the request in milliseconds, retries included (not deterministic).
     pub latency_ms: f64,
 }
 
@@ -94,17 +127,38 @@ impl Exchange {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Line {
+    /// The first line: the run's configuration.
     Header(Box<Header>),
+    /// One question asked once.
     Exchange(Box<Exchange>),
-    Footer { report: serde_json::Value },
+    /// The last line of a completed run.
+    Footer {
+        /// The score report ([`crate::qa::score::Report`] as JSON); not read back.
+        report: serde_json::Value,
+    },
 }
 
+/// A QA transcript that could not be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum TranscriptError {
+    /// The file could not be created, written or read.
     #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The transcript's path.
+        path: String,
+        /// The operating system's (or serialiser's) error.
+        message: String,
+    },
+    /// A line is not a valid transcript line, or the lines are out of order.
     #[error("{path}:{line}: {message}")]
-    Parse { path: String, line: usize, message: String },
+    Parse {
+        /// The transcript's path.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with that line.
+        message: String,
+    },
 }
 
 /// Writes transcript lines as they come, flushed one by one so an interrupted run keeps
@@ -115,6 +169,7 @@ pub struct Writer {
 }
 
 impl Writer {
+    /// Creates (truncating) the file and any missing parent folders.
     pub fn create(path: &Path) -> Result<Writer, TranscriptError> {
         let io = |e: std::io::Error| TranscriptError::Io { path: path.display().to_string(), message: e.to_string() };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -124,6 +179,7 @@ impl Writer {
         Ok(Writer { path: path.display().to_string(), out: std::io::BufWriter::new(file) })
     }
 
+    /// Appends one line and flushes it.
     pub fn write(&mut self, line: &Line) -> Result<(), TranscriptError> {
         let io = |e: std::io::Error| TranscriptError::Io { path: self.path.clone(), message: e.to_string() };
         let text = serde_json::to_string(line)
@@ -137,7 +193,9 @@ impl Writer {
 /// A transcript read back.
 #[derive(Clone, Debug)]
 pub struct Transcript {
+    /// The first line.
     pub header: Header,
+    /// Every exchange, in file order (the footer is skipped).
     pub exchanges: Vec<Exchange>,
 }
 

@@ -14,15 +14,20 @@ use std::time::Duration;
 pub struct Transcript {
     /// The file it came from (for messages).
     pub source: String,
+    /// The header record, format version checked.
     pub header: Header,
+    /// Every exchange in `seq` order, system prompts restored to full text and request hashes checked.
     pub exchanges: Vec<Exchange>,
+    /// Every step record, in file order.
     pub steps: Vec<StepRecord>,
+    /// The footer (counts checked), or `None` when the run did not finish writing the file.
     pub footer: Option<Footer>,
     /// Number of lines read.
     pub lines: usize,
 }
 
 impl Transcript {
+    /// Reads and checks the file at `path`; errors name the file and the line.
     pub fn read(path: &Path) -> Result<Self, TranscriptError> {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| TranscriptError::Io { path: name.clone(), source })?;

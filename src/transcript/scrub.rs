@@ -26,6 +26,7 @@ impl std::fmt::Debug for Scrubber {
 }
 
 impl Scrubber {
+    /// A scrubber that knows no secrets yet (it still redacts bearer tokens and secret-named keys).
     pub fn new() -> Self {
         Scrubber::default()
     }
@@ -61,6 +62,7 @@ impl Scrubber {
         }
     }
 
+    /// [`Scrubber::add`], builder style.
     pub fn with(mut self, secret: &str) -> Self {
         self.add(secret);
         self

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// How a writer behaves.
 #[derive(Clone, Debug)]
 pub struct WriterOptions {
+    /// What is redacted from every record before it is written.
     pub scrubber: Scrubber,
     /// Record start times and latencies (in `"wall"` objects). Off gives files that are
     /// byte-identical across runs of the same command and seed.
@@ -84,14 +85,17 @@ impl TranscriptWriter {
         }
     }
 
+    /// The file written to; `None` for a writer over memory or another sink.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
 
+    /// Exchange records written so far (also the next exchange's `seq`).
     pub fn exchanges_written(&self) -> u64 {
         self.exchanges
     }
 
+    /// Step records written so far.
     pub fn steps_written(&self) -> u64 {
         self.steps
     }
@@ -136,6 +140,7 @@ impl TranscriptWriter {
         Ok(())
     }
 
+    /// Writes the header; it must be the writer's first record, and comes only once.
     pub fn write_header(&mut self, header: &Header) -> Result<(), TranscriptError> {
         let mut h = header.clone();
         h.wall = self.wall(None);
@@ -181,12 +186,14 @@ impl TranscriptWriter {
         Ok(seq)
     }
 
+    /// Writes one step record (`data` scrubbed of secret-named keys and secrets).
     pub fn write_step(&mut self, t: u32, data: Value) -> Result<(), TranscriptError> {
         self.write_record(Record::Step(StepRecord { t, data }))?;
         self.steps += 1;
         Ok(())
     }
 
+    /// Writes the footer with the record counts; the writer accepts nothing after it.
     pub fn write_footer(&mut self, data: Value) -> Result<(), TranscriptError> {
         let elapsed = self.started.elapsed();
         let footer = Footer { exchanges: self.exchanges, steps: self.steps, data, wall: self.wall(Some(elapsed)) };
