@@ -12,6 +12,7 @@ pub struct RandomPartner {
 }
 
 impl RandomPartner {
+    /// A random partner seeded with 0; [`Agent::reset`] reseeds it from the episode seed.
     pub fn new() -> RandomPartner {
         RandomPartner { rng: ChaCha8Rng::seed_from_u64(0) }
     }
