@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 /// `rewards` the T transitions between them (`rewards` may be empty when unknown).
 #[derive(Clone, Debug)]
 pub struct Trajectory {
-    /// Label for reports: the trial id, trace line or episode name.
+    /// Label for reports: the trial id, `file:line layout policy` for a trace, or the caller's episode name.
     pub name: String,
     /// The kitchen the trajectory was played in.
     pub layout: Layout,
