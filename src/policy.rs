@@ -99,7 +99,7 @@ impl LlmUsage {
 /// One seat's decision maker. `act` is async because some agents wait for a model.
 #[async_trait]
 pub trait Agent: Send {
-    /// A short name for reports (e.g. "greedy", "proagent[scripted]").
+    /// A short name for reports (e.g. `greedy`, `proagent[scripted]`).
     fn name(&self) -> String;
     /// Called once before an episode.
     fn reset(&mut self, layout: &Layout, seat: usize, seed: u64);

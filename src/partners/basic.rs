@@ -1,4 +1,5 @@
 //! The two baselines: uniformly random actions, and standing still.
+//! The random one draws from a ChaCha8 stream seeded at reset, so a seed fixes its episode.
 
 use crate::env::{Action, Layout};
 use crate::policy::{Agent, Observation};
