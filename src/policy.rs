@@ -9,12 +9,15 @@ use serde::{Deserialize, Serialize};
 /// What a seat sees before choosing its action.
 #[derive(Copy, Clone, Debug)]
 pub struct Observation<'a> {
+    /// The kitchen being played.
     pub layout: &'a Layout,
+    /// The state this seat must act in (before this step's joint action).
     pub state: &'a State,
     /// The player index this seat controls (0 or 1).
     pub seat: usize,
     /// The previous step's joint action and interact events (`None` at t = 0).
     pub last_joint: Option<[Action; 2]>,
+    /// What each player's interact did in the previous step (`[None, None]` at t = 0).
     pub last_events: [Option<Event>; 2],
 }
 
@@ -22,17 +25,27 @@ pub struct Observation<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum SkillOutcome {
+    /// The player was given the skill this step.
     Started,
+    /// The controller reached the skill's goal.
     Succeeded,
-    Failed { reason: String },
+    /// The controller gave up on the skill.
+    Failed {
+        /// The controller's first-person sentence, e.g. "I made no progress for 12 steps, since the way is blocked."
+        reason: String,
+    },
 }
 
 /// A skill-level event of one player, for trajectories and transcripts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillEvent {
+    /// Timestep of the state in which the event happened.
     pub t: u32,
+    /// Index (0 or 1) of the player the skill belongs to.
     pub player: usize,
+    /// The skill as written in prompts, e.g. `pickup(onion)` or `wait(3)`.
     pub skill: String,
+    /// How the attempt stood; flattened into the record as `outcome` (+ `reason`).
     #[serde(flatten)]
     pub outcome: SkillOutcome,
 }
@@ -86,7 +99,7 @@ impl LlmUsage {
 /// One seat's decision maker. `act` is async because some agents wait for a model.
 #[async_trait]
 pub trait Agent: Send {
-    /// A short name for reports (e.g. "greedy", "proagent[scripted]").
+    /// A short name for reports (e.g. `greedy`, `proagent[scripted]`).
     fn name(&self) -> String;
     /// Called once before an episode.
     fn reset(&mut self, layout: &Layout, seat: usize, seed: u64);

@@ -37,7 +37,9 @@ use std::collections::{HashMap, VecDeque};
 pub enum LinkKind {
     /// An onion left on a counter and picked up by the partner.
     OnionCounter,
+    /// A dish left on a counter and picked up by the partner.
     DishCounter,
+    /// A plated soup left on a counter and picked up by the partner.
     SoupCounter,
     /// An onion put into a pot whose soup the partner plated (indirect, see the module docs).
     Pot,
@@ -47,6 +49,7 @@ impl LinkKind {
     /// The direct links, which make up the constructive totals.
     pub const DIRECT: [LinkKind; 3] = [LinkKind::OnionCounter, LinkKind::DishCounter, LinkKind::SoupCounter];
 
+    /// snake_case name used as the key in reports (`onion_counter`, …, `pot`).
     pub const fn name(self) -> &'static str {
         match self {
             LinkKind::OnionCounter => "onion_counter",
@@ -69,21 +72,32 @@ impl LinkKind {
 /// One interdependence: the giver's action enabled the receiver's.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct Interdependence {
+    /// The player whose action made the predicate true, 0 or 1.
     pub giver: usize,
+    /// The other player, whose action needed it.
     pub receiver: usize,
     /// Indices into [`SymbolicTrace::actions`].
     pub give: usize,
+    /// Index of the receiver's action in [`SymbolicTrace::actions`].
     pub receive: usize,
+    /// Transition index of the giver's action.
     pub t_give: u32,
+    /// Transition index of the receiver's action (same or later).
     pub t_receive: u32,
+    /// The object handed over.
     pub obj: ObjId,
+    /// What the object is.
     pub obj_kind: ObjKind,
+    /// Which kind of hand-over it was.
     pub link: LinkKind,
+    /// The object ends in a delivered soup.
     pub goal_reaching: bool,
+    /// The giver never held the object again and the receiver did not hold it before.
     pub non_looping: bool,
 }
 
 impl Interdependence {
+    /// True when the link is both goal-reaching and non-looping (it counts in the constructive totals).
     pub fn constructive(&self) -> bool {
         self.goal_reaching && self.non_looping
     }
@@ -98,11 +112,13 @@ pub struct PlayerStats {
     pub accepted: u32,
     /// Accepted triggers whose interdependence is constructive.
     pub accepted_constructive: u32,
-    /// Interdependencies where this player is the giver.
+    /// Constructive interdependencies where this player is the giver.
     pub given_constructive: u32,
+    /// Non-constructive interdependencies where this player is the giver.
     pub given_non_constructive: u32,
-    /// Interdependencies where this player is the receiver.
+    /// Constructive interdependencies where this player is the receiver.
     pub received_constructive: u32,
+    /// Non-constructive interdependencies where this player is the receiver.
     pub received_non_constructive: u32,
 }
 

@@ -44,10 +44,15 @@ use std::collections::BTreeMap;
 /// `rewards` the T transitions between them (`rewards` may be empty when unknown).
 #[derive(Clone, Debug)]
 pub struct Trajectory {
+    /// Label for reports: the trial id, `file:line layout policy` for a trace, or the caller's episode name.
     pub name: String,
+    /// The kitchen the trajectory was played in.
     pub layout: Layout,
+    /// The T+1 states, from the start state to the state after the last joint action.
     pub states: Vec<State>,
+    /// The T joint actions; `joint_actions[t]` leads from `states[t]` to `states[t + 1]`.
     pub joint_actions: Vec<[Action; 2]>,
+    /// Sparse team reward of each transition, in the source's own scale; empty when unknown.
     pub rewards: Vec<u32>,
 }
 
@@ -72,38 +77,57 @@ impl Trajectory {
     }
 }
 
+/// Why a trajectory could not be analysed.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
+    /// The trajectory's parts do not fit together (state and action counts, grid size).
     #[error("{name}: {message}")]
-    Inconsistent { name: String, message: String },
+    Inconsistent {
+        /// The trajectory's name.
+        name: String,
+        /// What does not fit.
+        message: String,
+    },
 }
 
 /// Constructive and non-constructive counts of one kind of link.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize)]
 pub struct LinkCounts {
+    /// Links that are goal-reaching and non-looping.
     pub constructive: u32,
+    /// Links that are not.
     pub non_constructive: u32,
 }
 
 /// Everything measured on one trajectory.
 #[derive(Clone, Debug)]
 pub struct Report {
+    /// The trajectory's name.
     pub trajectory: String,
+    /// The layout's name.
     pub layout: String,
+    /// Number of transitions (joint actions).
     pub steps: usize,
     /// Sum of the recorded rewards, in the source's own scale (the 2019 human games pay 5
     /// per soup, the simulator 20).
     pub reward: u64,
+    /// Soups served, counted from the trace's `deliver` actions.
     pub deliveries: usize,
+    /// Direct interdependencies (counter hand-overs) that are constructive.
     pub constructive: u32,
+    /// Direct interdependencies that are not constructive.
     pub non_constructive: u32,
     /// The direct links by what was handed over (they add up to the totals above).
     pub links: BTreeMap<&'static str, LinkCounts>,
     /// Indirect links through a shared pot (not in the totals; see [`interdep`]).
     pub pot_links: LinkCounts,
+    /// Per-player trigger and link counts, indexed by player.
     pub players: [PlayerStats; 2],
+    /// Every direct interdependence, in receiver-action order.
     pub interdependencies: Vec<Interdependence>,
+    /// Every indirect link through a shared pot.
     pub indirect: Vec<Interdependence>,
+    /// The symbolic trace the links were found in.
     pub trace: SymbolicTrace,
 }
 
@@ -113,6 +137,7 @@ impl Report {
         (self.deliveries > 0).then(|| self.constructive as f64 / self.deliveries as f64)
     }
 
+    /// Non-constructive interdependencies per delivered soup (`None` without deliveries).
     pub fn non_constructive_per_soup(&self) -> Option<f64> {
         (self.deliveries > 0).then(|| self.non_constructive as f64 / self.deliveries as f64)
     }
@@ -246,14 +271,20 @@ pub fn report_json(r: &Report, detail: bool) -> Value {
 /// Mean, median, min and max of a list of values.
 #[derive(Clone, Copy, PartialEq, Debug, Serialize)]
 pub struct Distribution {
+    /// Number of values.
     pub n: usize,
+    /// Arithmetic mean.
     pub mean: f64,
+    /// Median (mean of the two middle values for an even count).
     pub median: f64,
+    /// Smallest value.
     pub min: f64,
+    /// Largest value.
     pub max: f64,
 }
 
 impl Distribution {
+    /// The distribution of `values`; `None` when there are none.
     pub fn of(values: &[f64]) -> Option<Distribution> {
         if values.is_empty() {
             return None;
@@ -269,18 +300,25 @@ impl Distribution {
 /// Per-layout distributions over trajectories.
 #[derive(Clone, Debug, Serialize)]
 pub struct LayoutSummary {
+    /// The layout's name.
     pub layout: String,
+    /// Number of trajectories played on it.
     pub trajectories: usize,
     /// Trajectories without a delivery (left out of the per-soup distributions).
     pub without_delivery: usize,
+    /// Soups served over all its trajectories.
     pub deliveries: usize,
+    /// Constructive direct interdependencies over all its trajectories.
     pub constructive: u64,
+    /// Non-constructive direct interdependencies over all its trajectories.
     pub non_constructive: u64,
+    /// Per trajectory with a delivery: constructive interdependencies per soup.
     pub constructive_per_soup: Option<Distribution>,
+    /// Per trajectory with a delivery: non-constructive interdependencies per soup.
     pub non_constructive_per_soup: Option<Distribution>,
     /// Share of each trajectory's triggers (both players) that were accepted.
     pub accepted_share: Option<Distribution>,
-    /// Indirect links through a shared pot, per soup (not in the constructive counts).
+    /// Constructive indirect links through a shared pot, per soup (not in the constructive counts).
     pub pot_links_per_soup: Option<Distribution>,
 }
 

@@ -15,8 +15,15 @@ use serde_json::Value;
 /// A problem reading a trajectory file; `line` is 1-based.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// A line that is not what its file kind requires.
     #[error("line {line}: {message}")]
-    Line { line: usize, message: String },
+    Line {
+        /// 1-based line of the file.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A whole-file problem (empty file, no timestep), or a trace-file error that names its own line.
     #[error("{0}")]
     Format(String),
 }
@@ -35,6 +42,7 @@ pub enum FileKind {
 }
 
 impl FileKind {
+    /// Human-readable name for messages: `reference trace` or `human games`.
     pub const fn name(self) -> &'static str {
         match self {
             FileKind::ReferenceTrace => "reference trace",

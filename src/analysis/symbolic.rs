@@ -27,37 +27,53 @@ pub type ObjId = u32;
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize)]
 #[serde(tag = "pred", rename_all = "snake_case")]
 pub enum Pred {
+    /// `hand-empty(p)`: the player holds nothing.
     HandEmpty {
+        /// The player, 0 or 1.
         player: u8,
     },
+    /// `holding(p, o)`: the player holds the object.
     Holding {
+        /// The player, 0 or 1.
         player: u8,
+        /// The object held.
         obj: ObjId,
     },
     /// `onion-on-counter(c)`, `dish-on-counter(c)`, `soup-on-counter(c)`, with the object's id.
     OnCounter {
+        /// The object on the counter.
         obj: ObjId,
+        /// What the object is (onion, tomato, dish or plated soup).
         kind: ObjKind,
+        /// The counter cell.
         at: Pos,
     },
+    /// `counter-empty(c)`: nothing lies on the counter.
     CounterEmpty {
+        /// The counter cell.
         at: Pos,
     },
     /// The onion `obj` is an ingredient of the soup in `pot`. Cooking (the environment,
     /// not a player) turns a full pot's in-pot facts into soup-ready.
     InPot {
+        /// The ingredient's object id.
         obj: ObjId,
+        /// The pot cell.
         pot: Pos,
     },
     /// The pot accepts another ingredient (not full, not cooking).
     PotOpen {
+        /// The pot cell.
         pot: Pos,
     },
     /// Made true by the cooking clock, never by a player.
     SoupReady {
+        /// The pot cell.
         pot: Pos,
     },
+    /// `delivered(o)`: the soup was served.
     Delivered {
+        /// The soup's object id.
         obj: ObjId,
     },
 }
@@ -94,15 +110,22 @@ impl fmt::Display for Pred {
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
+    /// Take a fresh onion, tomato or dish from a dispenser.
     PickFromDispenser,
+    /// Take an object lying on a counter.
     PickFromCounter,
+    /// Put the held object on an empty counter.
     PlaceOnCounter,
+    /// Put the held ingredient into a pot.
     PutInPot,
+    /// Plate a ready soup out of a pot with the held dish.
     PickUpSoup,
+    /// Serve the held soup at a window.
     Deliver,
 }
 
 impl ActionKind {
+    /// Hyphenated STRIPS name used in reports, e.g. `pick-from-counter`.
     pub const fn name(self) -> &'static str {
         match self {
             ActionKind::PickFromDispenser => "pick-from-dispenser",
@@ -125,15 +148,21 @@ impl ActionKind {
 pub struct SymAction {
     /// Index of the transition (state `t` to state `t + 1`).
     pub t: u32,
+    /// The acting player, 0 or 1.
     pub player: usize,
+    /// Which of the six object-handling actions it is.
     pub kind: ActionKind,
     /// The object acted on: the one picked, placed, potted, or the soup plated or served.
     pub obj: ObjId,
+    /// What the acted-on object is, at the time of the action.
     pub obj_kind: ObjKind,
     /// The cell interacted with.
     pub at: Pos,
+    /// Preconditions: the predicates that had to hold.
     pub pre: Vec<Pred>,
+    /// Add effects: the predicates the action made true.
     pub add: Vec<Pred>,
+    /// Delete effects: the predicates the action made false.
     pub del: Vec<Pred>,
 }
 
@@ -142,7 +171,10 @@ pub struct SymAction {
 #[serde(tag = "origin", rename_all = "snake_case")]
 pub enum Origin {
     /// Taken from a dispenser by `player`.
-    Dispenser { player: usize },
+    Dispenser {
+        /// The player who took it, 0 or 1.
+        player: usize,
+    },
     /// A soup started by the first onion put into an empty pot.
     Pot,
     /// Present in the first state.
@@ -157,28 +189,39 @@ pub enum Origin {
 pub enum Fate {
     /// Still somewhere at the end of the trajectory.
     InPlay,
+    /// Served at a window.
     Delivered {
+        /// The transition in which it was served.
         t: u32,
+        /// The player who served it.
         player: usize,
     },
     /// Became part of a soup (an onion potted, a dish that plated a soup).
     Merged {
+        /// The transition in which it was merged.
         t: u32,
+        /// The soup it became part of.
         into: ObjId,
     },
     /// Gone from the recorded states without an action explaining it.
     Vanished {
+        /// The transition after which it was gone.
         t: u32,
     },
 }
 
+/// One tracked object: what it is, where it came from and how its story ended.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct ObjectInfo {
+    /// Its identity, equal to its index in [`SymbolicTrace::objects`].
     pub id: ObjId,
+    /// What it is; never changes (a soup stays `soup` from pot to plate).
     pub kind: ObjKind,
     /// The transition in which it appeared (0 for the first state).
     pub born: u32,
+    /// Where it came from.
     pub origin: Origin,
+    /// How its story ended.
     pub fate: Fate,
     /// For soups: the ids of the onions (and tomatoes) that went into it, in order.
     pub ingredients: Vec<ObjId>,
@@ -189,7 +232,9 @@ pub struct ObjectInfo {
 /// A trajectory turned into objects and STRIPS actions.
 #[derive(Clone, Debug, Serialize)]
 pub struct SymbolicTrace {
+    /// Every object-handling action of both players, in transition order (player 0 first within a step).
     pub actions: Vec<SymAction>,
+    /// Every tracked object, indexed by [`ObjId`].
     pub objects: Vec<ObjectInfo>,
     /// Transitions whose events came from re-stepping the simulator.
     pub simulated_steps: usize,
@@ -221,6 +266,7 @@ impl SymbolicTrace {
         matches!(self.objects.get(r as usize).map(|o| o.fate), Some(Fate::Delivered { .. }))
     }
 
+    /// Number of soups served (`deliver` actions).
     pub fn deliveries(&self) -> usize {
         self.actions.iter().filter(|a| a.kind == ActionKind::Deliver).count()
     }

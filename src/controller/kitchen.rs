@@ -14,7 +14,9 @@ const NO_REGION: u16 = u16::MAX;
 /// A layout with everything the controllers precompute about it.
 #[derive(Debug)]
 pub struct Kitchen {
+    /// The layout, shared with the controllers and partners built on it.
     pub layout: Arc<Layout>,
+    /// All-pairs motion costs of `layout`.
     pub motion: MotionTable,
     /// Connected floor region of every cell (`NO_REGION` for non-floor cells).
     region: Vec<u16>,
@@ -27,6 +29,7 @@ pub enum PotPhase {
     Filling(u8),
     /// Cooking, ready after this many more ticks.
     Cooking(u16),
+    /// Holds a soup that has finished cooking; a dish can take it.
     Ready,
 }
 
@@ -81,6 +84,7 @@ impl Kitchen {
         self.layout.index(p).map(|i| self.region[i]).filter(|&r| r != NO_REGION)
     }
 
+    /// The floor region the player stands in (`None` only if it is off the floor).
     pub fn player_region(&self, state: &State, player: usize) -> Option<u16> {
         self.region(state.players[player].pos)
     }
@@ -106,6 +110,7 @@ impl Kitchen {
         self.reaches(state, 0, target) && self.reaches(state, 1, target)
     }
 
+    /// The phase of the pot at `pot`; a cell with no soup reads as an empty pot.
     pub fn pot_phase(&self, state: &State, pot: Pos) -> PotPhase {
         match state.soup_at(&self.layout, pot) {
             None => PotPhase::Filling(0),
@@ -120,6 +125,7 @@ impl Kitchen {
         matches!(self.pot_phase(state, pot), PotPhase::Filling(n) if (n as usize) < self.layout.rules.num_items)
     }
 
+    /// Whether the pot at `pot` holds a soup that is cooking or ready (something a dish can wait for).
     pub fn pot_cooking_or_ready(&self, state: &State, pot: Pos) -> bool {
         matches!(self.pot_phase(state, pot), PotPhase::Cooking(_) | PotPhase::Ready)
     }
@@ -130,6 +136,7 @@ impl Kitchen {
         layout.counters.iter().copied().filter(move |&c| state.object_at(layout, c).is_some_and(|o| o.kind() == kind))
     }
 
+    /// Counters with nothing on them.
     pub fn empty_counters<'a>(&'a self, state: &'a State) -> impl Iterator<Item = Pos> + 'a {
         let layout = &self.layout;
         layout.counters.iter().copied().filter(move |&c| state.object_at(layout, c).is_none())

@@ -37,9 +37,15 @@ const FAR: u32 = 1 << 20;
 /// How the current skill stands after a step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SkillStatus {
+    /// The skill is still under way; `action` is a real move.
     Running,
+    /// The skill's goal was reached (e.g. the onion is in hand, the soup served).
     Succeeded,
-    Failed { reason: String },
+    /// The skill cannot go on; the controller drops it.
+    Failed {
+        /// First-person sentence for the prompt, e.g. "I cannot pickup(onion), since my hand is not empty."
+        reason: String,
+    },
 }
 
 impl SkillStatus {
@@ -52,6 +58,7 @@ impl SkillStatus {
         }
     }
 
+    /// True once the skill succeeded or failed.
     pub fn is_done(&self) -> bool {
         !matches!(self, SkillStatus::Running)
     }
@@ -62,14 +69,18 @@ impl SkillStatus {
 /// [`Controller::step`] again for the same state, so no timestep is lost.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ControlStep {
+    /// The primitive action to play this step (`Stay` once the skill is done).
     pub action: Action,
+    /// Whether the skill is still running, succeeded or failed after this decision.
     pub status: SkillStatus,
 }
 
 /// A tile to interact with, and how much worse than its motion cost it is ranked.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Goal {
+    /// The tile to interact with (pot, dispenser, counter, window).
     pub target: Pos,
+    /// Extra cost in moves added to the target's motion cost when ranking goals; higher means less wanted.
     pub bias: u16,
 }
 
@@ -163,6 +174,7 @@ pub struct Navigator {
 /// What a navigation step decided.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct NavStep {
+    /// The first action of the chosen path (`Interact` when at the goal facing it).
     pub action: Action,
     /// The tile the chosen path ends at, if any path was found.
     pub target: Option<Pos>,
@@ -217,14 +229,17 @@ impl Navigator {
         }
     }
 
+    /// The shared per-layout precompute this navigator plans on.
     pub fn kitchen(&self) -> &Arc<Kitchen> {
         &self.kitchen
     }
 
+    /// Index (0 or 1) of the player this navigator moves.
     pub fn player(&self) -> usize {
         self.player
     }
 
+    /// The navigator's seeded RNG, for callers whose random choices must come from the same stream.
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.rng
     }
@@ -398,6 +413,7 @@ pub struct Controller {
 }
 
 impl Controller {
+    /// A controller for `player` (0 or 1) with no skill; `seed` seeds its jitter RNG so runs repeat exactly.
     pub fn new(kitchen: Arc<Kitchen>, player: usize, seed: u64) -> Controller {
         Controller {
             nav: Navigator::new(kitchen, player, seed),
@@ -413,14 +429,17 @@ impl Controller {
         }
     }
 
+    /// The shared per-layout precompute this controller plans on.
     pub fn kitchen(&self) -> &Arc<Kitchen> {
         self.nav.kitchen()
     }
 
+    /// Index (0 or 1) of the player this controller moves.
     pub fn player(&self) -> usize {
         self.nav.player
     }
 
+    /// The skill being run, or `None` before the first or after [`Controller::clear`].
     pub fn skill(&self) -> Option<Skill> {
         self.skill
     }
@@ -709,6 +728,7 @@ impl Controller {
         self.nav.toward(state, goals)
     }
 
+    /// The navigator under this controller, for scripted partners that need its RNG or helpers.
     pub fn navigator(&mut self) -> &mut Navigator {
         &mut self.nav
     }

@@ -12,21 +12,30 @@ use std::fmt;
 
 /// Default cook time and soup value of the original's recipe defaults.
 pub const DEFAULT_COOK_TIME: u16 = 20;
+/// Sparse reward of a served soup when the layout sets no value (the original's default of 20).
 pub const DEFAULT_SOUP_VALUE: u32 = 20;
 
 /// One static grid cell.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Tile {
+    /// Walkable cell; the players' start digits `1` and `2` sit on floor.
     Floor,
+    /// Counter `X`: not walkable, holds at most one object.
     Counter,
+    /// Onion dispenser `O`: gives an onion to an empty-handed player.
     OnionSource,
+    /// Tomato dispenser `T`: gives a tomato to an empty-handed player.
     TomatoSource,
+    /// Dish dispenser `D`: gives an empty plate to an empty-handed player.
     DishSource,
+    /// Pot `P`: takes ingredients, cooks, and gives its ready soup to a player holding a dish.
     Pot,
+    /// Serving window `S`: takes a plated soup and pays its value.
     Serve,
 }
 
 impl Tile {
+    /// The tile for a layout grid character (`X O T D P S`, space, or a start digit); `None` for anything else.
     pub fn from_char(c: char) -> Option<Tile> {
         Some(match c {
             ' ' | '1' | '2' => Tile::Floor,
@@ -40,6 +49,7 @@ impl Tile {
         })
     }
 
+    /// The grid character of this tile; floor is a space (start digits are not restored).
     pub fn to_char(self) -> char {
         match self {
             Tile::Floor => ' ',
@@ -56,7 +66,9 @@ impl Tile {
 /// A recipe as a multiset of ingredients.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Recipe {
+    /// Number of onions in the recipe.
     pub onions: u8,
+    /// Number of tomatoes in the recipe.
     pub tomatoes: u8,
 }
 
@@ -150,6 +162,7 @@ impl Rules {
         self.value_table[onions.min(MAX_INGREDIENTS)][tomatoes.min(MAX_INGREDIENTS - onions.min(MAX_INGREDIENTS))]
     }
 
+    /// Ticks a soup with this soup's ingredients cooks before it is ready.
     pub fn cook_time_of(&self, soup: &Soup) -> u16 {
         let (o, t) = Self::recipe_of(soup);
         self.time_table[o][t]
@@ -166,17 +179,29 @@ impl Rules {
 /// A parsed kitchen: static tiles, start cells, and rules.
 #[derive(Clone, Debug)]
 pub struct Layout {
+    /// The layout's canonical name (e.g. `cramped_room`), as passed to the parser.
     pub name: String,
+    /// Number of columns.
     pub width: usize,
+    /// Number of rows.
     pub height: usize,
+    /// The static tile of every cell, indexed by `y * width + x`.
     pub tiles: Vec<Tile>,
+    /// Start cells of player 0 (digit `1`) and player 1 (digit `2`).
     pub starts: [Pos; 2],
+    /// Every pot, row by row; the order is that of "Pot 0", "Pot 1", … in prompts.
     pub pots: Vec<Pos>,
+    /// Every counter cell, row by row.
     pub counters: Vec<Pos>,
+    /// Every onion dispenser, row by row.
     pub onion_sources: Vec<Pos>,
+    /// Every tomato dispenser, row by row.
     pub tomato_sources: Vec<Pos>,
+    /// Every dish dispenser, row by row.
     pub dish_sources: Vec<Pos>,
+    /// Every serving window, row by row.
     pub serving: Vec<Pos>,
+    /// Orders, pot capacity and the value and cook-time tables.
     pub rules: Rules,
     /// The grid rows as text (players' digits kept), for rendering and export.
     pub grid: Vec<String>,
@@ -185,9 +210,13 @@ pub struct Layout {
 /// A layout that could not be read. `line` and `column` are 1-based.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct LayoutError {
+    /// Name of the file (or other source) the text came from.
     pub source_name: String,
+    /// 1-based line of the fault in the source.
     pub line: usize,
+    /// 1-based column of the fault in the source.
     pub column: usize,
+    /// What is wrong, for a human reader.
     pub message: String,
 }
 
@@ -368,6 +397,7 @@ impl Layout {
         if x < self.width && y < self.height { Some(y * self.width + x) } else { None }
     }
 
+    /// The cell at `index` (inverse of [`Layout::index`]); `index` must be below `width * height`.
     #[inline]
     pub fn pos_of(&self, index: usize) -> Pos {
         Pos::new((index % self.width) as u8, (index / self.width) as u8)
@@ -379,6 +409,7 @@ impl Layout {
         self.index(p).map_or(Tile::Counter, |i| self.tiles[i])
     }
 
+    /// True for floor cells inside the grid; players can only stand on floor.
     #[inline]
     pub fn is_walkable(&self, p: Pos) -> bool {
         self.index(p).is_some_and(|i| self.tiles[i] == Tile::Floor)

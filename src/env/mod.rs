@@ -30,12 +30,16 @@ pub const DEFAULT_HORIZON: u32 = 400;
 /// (`y * width + x`) and is allocated once, so stepping never allocates.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct State {
+    /// Player 0 and player 1; the seat index is the player index everywhere.
     pub players: [Player; 2],
+    /// The object lying on each cell, indexed by `y * width + x`; pots hold their soup here.
     pub objects: Vec<Option<Object>>,
+    /// Ticks played so far; 0 in the start state, +1 per [`Layout::step`].
     pub timestep: u32,
 }
 
 impl State {
+    /// The object lying on cell `p` (a pot's soup counts); `None` off the grid.
     pub fn object_at(&self, layout: &Layout, p: Pos) -> Option<&Object> {
         layout.index(p).and_then(|i| self.objects[i].as_ref())
     }
@@ -50,6 +54,7 @@ impl State {
         self.objects.iter().enumerate().filter_map(move |(i, o)| o.as_ref().map(|o| (layout.pos_of(i), o)))
     }
 
+    /// The partner of player `i` (`i` must be 0 or 1).
     pub fn other(&self, i: usize) -> &Player {
         &self.players[1 - i]
     }
@@ -60,20 +65,51 @@ impl State {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// Took a fresh object from a dispenser at `at`.
-    Dispense { kind: ObjKind, at: Pos },
+    Dispense {
+        /// What the dispenser gave: onion, tomato or dish.
+        kind: ObjKind,
+        /// The dispenser cell.
+        at: Pos,
+    },
     /// Took an object from the counter at `at`.
-    PickupCounter { kind: ObjKind, at: Pos },
+    PickupCounter {
+        /// What was lying on the counter.
+        kind: ObjKind,
+        /// The counter cell.
+        at: Pos,
+    },
     /// Put the held object on the empty counter at `at`.
-    PlaceCounter { kind: ObjKind, at: Pos },
+    PlaceCounter {
+        /// What was put down.
+        kind: ObjKind,
+        /// The counter cell.
+        at: Pos,
+    },
     /// Added an ingredient to the pot at `at`; `count` is the pot's new count.
-    Potting { kind: ObjKind, at: Pos, count: u8 },
+    Potting {
+        /// The ingredient added (onion or tomato).
+        kind: ObjKind,
+        /// The pot cell.
+        at: Pos,
+        /// Ingredients in the pot after this one, 1..=[`MAX_INGREDIENTS`].
+        count: u8,
+    },
     /// Plated the ready soup of the pot at `at`.
-    PickupSoup { at: Pos },
+    PickupSoup {
+        /// The pot cell, now empty.
+        at: Pos,
+    },
     /// Served a soup at the window `at`, earning `reward`.
-    Deliver { at: Pos, reward: u32 },
+    Deliver {
+        /// The serving-window cell.
+        at: Pos,
+        /// Sparse reward of the soup served: its recipe value, or 0 when the recipe is not on the order list.
+        reward: u32,
+    },
 }
 
 impl Event {
+    /// The cell the interact acted on.
     pub fn at(&self) -> Pos {
         match *self {
             Event::Dispense { at, .. }
@@ -91,6 +127,7 @@ impl Event {
 pub struct StepOutcome {
     /// Sparse team reward: the value of the soups served this step.
     pub reward: u32,
+    /// Sparse reward split by who served the soup; sums to `reward`.
     pub sparse_by_player: [u32; 2],
     /// The original's default shaping (+3 potting, +3 useful dish pickup, +5 soup pickup).
     pub shaped_by_player: [u32; 2],
@@ -100,7 +137,9 @@ pub struct StepOutcome {
 
 /// Shaping constants of the original's default `rew_shaping_params`.
 pub const PLACEMENT_IN_POT_REW: u32 = 3;
+/// Shaped reward for taking a dish when fewer dishes are held than pots are non-empty and none lies on a counter.
 pub const DISH_PICKUP_REWARD: u32 = 3;
+/// Shaped reward for plating a ready soup out of a pot.
 pub const SOUP_PICKUP_REWARD: u32 = 5;
 
 impl Layout {
@@ -267,25 +306,32 @@ impl Object {
 /// A layout plus a state plus a horizon: one episode.
 #[derive(Clone, Debug)]
 pub struct Env {
+    /// The static grid and rules, shared between episodes.
     pub layout: std::sync::Arc<Layout>,
+    /// The current state; starts as [`Layout::start_state`].
     pub state: State,
+    /// Episode length in ticks; the episode is done once `state.timestep` reaches it.
     pub horizon: u32,
 }
 
 impl Env {
+    /// A fresh episode at the start state of `layout`.
     pub fn new(layout: std::sync::Arc<Layout>, horizon: u32) -> Env {
         let state = layout.start_state();
         Env { layout, state, horizon }
     }
 
+    /// Puts the state back to the start state; the horizon stays.
     pub fn reset(&mut self) {
         self.state = self.layout.start_state();
     }
 
+    /// True once the horizon has been reached.
     pub fn is_done(&self) -> bool {
         self.state.timestep >= self.horizon
     }
 
+    /// Advances the episode by one joint action (see [`Layout::step`]).
     pub fn step(&mut self, joint: [Action; 2]) -> StepOutcome {
         self.layout.step(&mut self.state, joint)
     }

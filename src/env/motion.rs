@@ -51,6 +51,7 @@ impl MotionTable {
         MotionTable { width: layout.width, ids, states, dist }
     }
 
+    /// Number of motion states: floor cells × 4 facings.
     pub fn num_states(&self) -> usize {
         self.states.len()
     }

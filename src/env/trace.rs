@@ -11,41 +11,66 @@ use serde_json::{Value, json};
 /// One recorded trajectory (one line of a trace file).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct Trajectory {
+    /// ProAgent layout name (also the trace file's name), e.g. `cramped_room`.
     pub layout: String,
+    /// Name of the overcooked_ai `.layout` file the trace was recorded on, when given.
     #[serde(default)]
     pub package_layout: Option<String>,
+    /// Whether the recorder ran the old dynamics; the traces we check all say `true`.
     #[serde(default)]
     pub old_dynamics: Option<bool>,
+    /// Episode length the trajectory was recorded with, in ticks.
     pub horizon: u32,
+    /// The layout grid, one string per row (stripped), with the start digits `1` and `2`.
     pub grid: Vec<String>,
+    /// The recording policy as the recorder described it (`kind`, `seed`, parameters); kept as raw JSON.
     #[serde(default)]
     pub policy: Value,
+    /// Both players' start cells and facings (timestep 0, no objects).
     pub start: StartState,
+    /// Sum of the steps' sparse team rewards.
     pub total_reward: u32,
+    /// Number of soups served during the trajectory.
     pub deliveries: u32,
+    /// One entry per tick, `t` = 0, 1, …
     pub steps: Vec<TraceStep>,
 }
 
+/// The `start` object of a trajectory: the players at timestep 0.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct StartState {
+    /// Both players as `{"pos": [x, y], "or": [dx, dy]}`; checked to hold exactly 2 entries.
     pub players: Vec<Value>,
 }
 
+/// One recorded tick: the joint action and what it produced.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct TraceStep {
+    /// 0-based index of the step; the state before it is the previous step's `state` (or `start`).
     pub t: u32,
+    /// The joint action as letters `N S E W X I`, one per player.
     pub actions: Vec<String>,
+    /// Sparse team reward of this step (a served soup's value).
     pub reward: u32,
+    /// The same sparse reward split by the player who served.
     pub sparse_by_player: Vec<u32>,
+    /// The simulator's shaped reward per player (potting, useful dish, soup pickup).
     pub shaped_by_player: Vec<u32>,
+    /// The state after the step, in the trace schema (see [`state_json`]).
     pub state: Value,
 }
 
 /// A problem reading a trace file; `line` is 1-based.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
+    /// A line that is not a trajectory in the expected schema (or a file with no trajectory, at line 1).
     #[error("line {line}: {message}")]
-    Malformed { line: usize, message: String },
+    Malformed {
+        /// 1-based line of the trace file.
+        line: usize,
+        /// What is wrong with it, including serde's own message when JSON failed to parse.
+        message: String,
+    },
 }
 
 /// Parses a JSON Lines trace file; every non-blank line is one trajectory.
@@ -226,20 +251,30 @@ pub fn first_difference(path: &str, expected: &Value, got: &Value) -> Option<(St
 /// Where a replay first departed from a recorded trajectory.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Divergence {
+    /// Step index `t` at which the replay differed (the steps' count for a `total_reward` mismatch).
     pub t: u32,
+    /// Path of the first differing field, e.g. `state.players[0].pos[1]` or `reward`.
     pub field: String,
+    /// The recorded value.
     pub expected: Value,
+    /// Our simulator's value.
     pub got: Value,
 }
 
 /// The outcome of replaying one trajectory.
 #[derive(Clone, Debug, Serialize)]
 pub struct VerifyReport {
+    /// The trajectory's layout name.
     pub layout: String,
+    /// The recording policy's `kind` (`?` when missing).
     pub policy: String,
+    /// Number of steps in the trajectory (not the number replayed before a divergence).
     pub steps: usize,
+    /// Sparse team reward our simulator earned over the steps replayed.
     pub total_reward: u32,
+    /// True when every replayed step matched and the total reward agreed.
     pub passed: bool,
+    /// The first mismatch, when there was one.
     pub divergence: Option<Divergence>,
 }
 

@@ -11,10 +11,13 @@ use super::report::Report;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+/// plotters failed to draw one layout's heatmap.
 #[derive(Debug, thiserror::Error)]
 #[error("drawing the heatmap for {layout}: {message}")]
 pub struct HeatmapError {
+    /// The layout whose heatmap failed.
     pub layout: String,
+    /// plotters' error, as text.
     pub message: String,
 }
 

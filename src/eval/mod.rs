@@ -36,12 +36,21 @@ fn file_stem(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
 }
 
+/// Why [`write_report_files`] could not write the report.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportFilesError {
+    /// Creating the directory or writing one of the files failed.
     #[error("writing {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        /// The directory or file being written.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Serialising a CSV table failed.
     #[error("writing CSV: {0}")]
     Csv(#[from] csv::Error),
+    /// Drawing a heatmap failed.
     #[error(transparent)]
     Heatmap(#[from] heatmap::HeatmapError),
 }

@@ -15,22 +15,29 @@ pub const SPEC_VERSION: u32 = 1;
 /// editing a layout file never silently reuses results from the old grid.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutRef {
+    /// The name reports use: the canonical built-in name, or the layout file's layout name.
     pub name: String,
+    /// sha256 (hex) of the layout's source text (the embedded file for built-ins).
     pub sha256: String,
 }
 
 /// What a sweep covers. List order is kept in the plan; duplicates are dropped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SweepSpec {
+    /// Layouts to play, in report order.
     pub layouts: Vec<LayoutRef>,
+    /// Agent specs evaluated (e.g. `proagent`, `scripted`, `greedy`).
     pub agents: Vec<String>,
+    /// Partner specs they are paired with (e.g. `bc`, `greedy`, `stay`).
     pub partners: Vec<String>,
     /// Seats the evaluated agent takes (0 = player 0).
     pub seats: Vec<u8>,
+    /// Episodes per cell (layout × agent × partner × seat).
     pub episodes: u32,
     /// Episode `i` is played with seed `seed + i` in every cell (common random numbers),
     /// so differences between agents are not blurred by different seeds.
     pub seed: u64,
+    /// Episode length in ticks.
     pub horizon: u32,
     /// Which episode runner produced the results ("play" for real episodes). Part of the
     /// key, so results of a test runner can never be mistaken for real ones.
@@ -53,14 +60,23 @@ pub fn episode_runner_config(spec_configs: &BTreeMap<String, String>, agent: &st
 /// One episode to play. Its `config_hash` is its identity in result files.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EpisodeSpec {
+    /// Which episode runner plays it (`play` for real episodes).
     pub runner: String,
+    /// Fingerprint of the runner-wide settings either seat depends on (see [`episode_runner_config`]); empty if none.
     pub runner_config: String,
+    /// The layout's report name.
     pub layout: String,
+    /// sha256 (hex) of the layout's source text.
     pub layout_sha256: String,
+    /// The evaluated agent's spec.
     pub agent: String,
+    /// The partner's spec.
     pub partner: String,
+    /// The seat the agent takes (0 or 1); the partner takes the other.
     pub seat: u8,
+    /// Episode seed: the sweep seed plus the episode index.
     pub seed: u64,
+    /// Episode length in ticks.
     pub horizon: u32,
 }
 
@@ -106,7 +122,9 @@ impl EpisodeSpec {
 /// An episode of the plan with its key computed once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedEpisode {
+    /// The episode.
     pub spec: EpisodeSpec,
+    /// Its key: [`EpisodeSpec::config_hash`].
     pub config_hash: String,
 }
 
@@ -169,14 +187,19 @@ pub fn cross_product(s: &SweepSpec) -> Vec<PlannedEpisode> {
 /// `--shard i/n`: shard `i` (0-based) of `n`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard's 0-based index, below `count`.
     pub index: u32,
+    /// Number of shards, at least 1.
     pub count: u32,
 }
 
+/// A `--shard` value that is not `i/n` with `0 <= i < n`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid shard {text:?}: {reason} (expected i/n with 0 <= i < n, e.g. 3/8)")]
 pub struct ShardParseError {
+    /// The value as given.
     pub text: String,
+    /// What is wrong with it.
     pub reason: String,
 }
 

@@ -15,13 +15,18 @@ use std::fmt::Write as _;
 /// Mean, sample standard deviation and standard error of a sample.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Stat {
+    /// Sample size.
     pub n: usize,
+    /// Sample mean (NaN for an empty sample).
     pub mean: f64,
+    /// Sample standard deviation (n − 1 denominator); `None` below two values.
     pub sd: Option<f64>,
+    /// Standard error of the mean, `sd / √n`; `None` below two values.
     pub se: Option<f64>,
 }
 
 impl Stat {
+    /// The statistics of `xs`.
     pub fn of(xs: &[f64]) -> Stat {
         let n = xs.len();
         if n == 0 {
@@ -48,20 +53,31 @@ impl Stat {
 /// One agent × partner × seat cell of one layout.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cell {
+    /// The layout's report name.
     pub layout: String,
+    /// The evaluated agent's spec.
     pub agent: String,
+    /// The partner's spec.
     pub partner: String,
+    /// The seat the agent played (0 or 1).
     pub seat: u8,
+    /// Team score over the cell's episodes; flattened into the cell's JSON.
     #[serde(flatten)]
     pub score: Stat,
+    /// LLM requests, summed over the cell's episodes.
     pub llm_calls: u64,
+    /// Prompt tokens, summed over the cell's episodes.
     pub prompt_tokens: u64,
+    /// Completion tokens, summed over the cell's episodes.
     pub completion_tokens: u64,
+    /// Seconds waiting for LLM replies, summed over the cell's episodes.
     pub llm_wall_s: f64,
+    /// Episode wall time in seconds, summed over the cell's episodes.
     pub episode_wall_s: f64,
     /// Mean constructive / non-constructive interdependencies per episode (the `teamwork`
     /// metrics of `play --json`), over the episodes that report them; `None` if none does.
     pub constructive: Option<f64>,
+    /// Mean non-constructive interdependencies per episode, like `constructive`.
     pub non_constructive: Option<f64>,
 }
 
@@ -74,33 +90,52 @@ fn teamwork_mean(recs: &[&EpisodeRecord], key: &str) -> Option<f64> {
 /// One entry of the Table 1 view: an agent in one seat of one layout, over all partners.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Table1Entry {
+    /// The layout's report name.
     pub layout: String,
+    /// The seat the agent played (0 or 1).
     pub seat: u8,
+    /// The evaluated agent's spec.
     pub agent: String,
     /// How many distinct partners contributed episodes.
     pub partners: usize,
+    /// Team score over all the agent's episodes in this layout and seat; flattened into the JSON.
     #[serde(flatten)]
     pub score: Stat,
 }
 
+/// Sums over every episode of the report.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Totals {
+    /// Number of episode records.
     pub episodes: usize,
+    /// LLM requests.
     pub llm_calls: u64,
+    /// Prompt tokens.
     pub prompt_tokens: u64,
+    /// Completion tokens.
     pub completion_tokens: u64,
+    /// Seconds waiting for LLM replies.
     pub llm_wall_s: f64,
+    /// Episode wall time in seconds.
     pub episode_wall_s: f64,
 }
 
+/// A sweep report: Table 1, the agent × partner cells and totals, built from episode records.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// Layouts, built-ins in their classic order, then others alphabetically.
     pub layouts: Vec<String>,
+    /// Agent specs, alphabetically.
     pub agents: Vec<String>,
+    /// Partner specs, alphabetically.
     pub partners: Vec<String>,
+    /// Seats the agents played, ascending.
     pub seats: Vec<u8>,
+    /// Table 1 entries, by layout, seat, then agent.
     pub table1: Vec<Table1Entry>,
+    /// One cell per layout × agent × partner × seat that has episodes.
     pub cells: Vec<Cell>,
+    /// Sums over all episodes.
     pub totals: Totals,
     /// Cells that pool episodes played under different settings (runner, ProAgent flags,
     /// horizon or layout file): their numbers mix experiments.
@@ -216,10 +251,12 @@ impl Report {
         Report { layouts, agents, partners, seats, table1, cells, totals, warnings }
     }
 
+    /// The cell of this layout, agent, partner and seat, if it has episodes.
     pub fn cell(&self, layout: &str, agent: &str, partner: &str, seat: u8) -> Option<&Cell> {
         self.cells.iter().find(|c| c.layout == layout && c.agent == agent && c.partner == partner && c.seat == seat)
     }
 
+    /// The Table 1 entry of this layout, seat and agent, if it has episodes.
     pub fn table1_entry(&self, layout: &str, seat: u8, agent: &str) -> Option<&Table1Entry> {
         self.table1.iter().find(|e| e.layout == layout && e.seat == seat && e.agent == agent)
     }

@@ -52,6 +52,7 @@ pub trait EpisodeRunner: Send + Sync + 'static {
     fn check_spec(&self, _agent_or_partner: &str) -> Result<(), EpisodeError> {
         Ok(())
     }
+    /// Plays the episode `spec` describes; an `Err` leaves it unrecorded, to be retried by the next run.
     async fn run(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError>;
 }
 
@@ -59,10 +60,12 @@ pub trait EpisodeRunner: Send + Sync + 'static {
 /// LLM-bound episode) and derives a deterministic outcome from the episode key.
 #[derive(Clone, Debug)]
 pub struct FakeRunner {
+    /// How long each fake episode sleeps, in milliseconds (0 for none).
     pub episode_ms: u64,
 }
 
 impl FakeRunner {
+    /// The fake runner's name in episode keys.
     pub const NAME: &'static str = "fake";
 
     /// The outcome for a key: a pure function of the hash, so any two runs agree.
@@ -102,11 +105,14 @@ impl EpisodeRunner for FakeRunner {
 /// measures what the sweep machinery and the HTTP client do with many concurrent
 /// LLM episodes, before real agents are involved.
 pub struct ChatRunner {
+    /// The model the probe episodes send their requests to.
     pub model: Arc<dyn crate::llm::LanguageModel>,
+    /// Chat requests per episode, sent one after the other.
     pub calls: u32,
 }
 
 impl ChatRunner {
+    /// The probe runner's name in episode keys.
     pub const NAME: &'static str = "chat-probe";
 }
 
@@ -144,9 +150,12 @@ impl EpisodeRunner for ChatRunner {
     }
 }
 
+/// How the scheduler runs a plan.
 #[derive(Clone, Debug)]
 pub struct SchedulerOptions {
+    /// Episodes in flight at once (0 is read as 1).
     pub concurrency: usize,
+    /// The sweep's output directory; transcripts go under `transcripts/` in it.
     pub out_dir: PathBuf,
     /// Draw a progress bar on stderr (only honoured when stderr is a terminal).
     pub progress: bool,
@@ -155,23 +164,32 @@ pub struct SchedulerOptions {
 /// An episode that failed in this run.
 #[derive(Clone, Debug)]
 pub struct Failure {
+    /// The episode.
     pub spec: EpisodeSpec,
+    /// Its key.
     pub config_hash: String,
+    /// What went wrong, as text.
     pub error: String,
 }
 
+/// What one run of the scheduler did.
 #[derive(Debug, Default)]
 pub struct SweepSummary {
     /// Episodes given to the scheduler.
     pub scheduled: usize,
     /// Episodes finished and handed to the writer in this run.
     pub completed: usize,
+    /// Episodes that failed in this run; they are not recorded and will be retried.
     pub failures: Vec<Failure>,
     /// True when the stop signal arrived before the plan was done.
     pub interrupted: bool,
+    /// Wall time of the whole run, in seconds.
     pub wall_s: f64,
+    /// Sum of the scores of the episodes completed in this run.
     pub score_sum: f64,
+    /// LLM requests of the episodes completed in this run.
     pub llm_calls: u64,
+    /// What the results writer did.
     pub write: WriteStats,
 }
 

@@ -51,12 +51,19 @@ pub fn results_files_in(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
 /// What a runner reports about one episode; the scheduler adds the spec, key and wall time.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EpisodeOutcome {
+    /// Team score (sparse reward) of the episode, in the simulator's scale (20 per soup by default).
     pub score: f64,
+    /// Soups served.
     pub deliveries: u32,
+    /// Timesteps played.
     pub steps: u32,
+    /// LLM requests of both seats together.
     pub llm_calls: u64,
+    /// Prompt tokens of both seats together.
     pub prompt_tokens: u64,
+    /// Completion tokens of both seats together.
     pub completion_tokens: u64,
+    /// Seconds spent waiting for LLM replies, summed over calls.
     pub llm_wall_s: f64,
     /// The `play --json` summary (agent metrics and the rest).
     pub metrics: serde_json::Value,
@@ -67,26 +74,38 @@ pub struct EpisodeOutcome {
 /// One finished episode, one line of a results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeRecord {
+    /// The layout's report name.
     pub layout: String,
+    /// The evaluated agent's spec.
     pub agent: String,
+    /// The partner's spec.
     pub partner: String,
     /// The seat the evaluated agent played (0 = player 0); the partner had the other one.
     pub seat: u8,
+    /// Episode seed.
     pub seed: u64,
+    /// Episode length in ticks.
     pub horizon: u32,
+    /// Which episode runner played it (`play` for real episodes).
     pub runner: String,
     /// See [`super::plan::episode_runner_config`].
     #[serde(default)]
     pub runner_config: String,
+    /// sha256 (hex) of the layout's source text.
     pub layout_sha256: String,
+    /// The episode's key, [`EpisodeSpec::config_hash`]; unique within a result set.
     pub config_hash: String,
     /// Team score (sparse reward) of the episode.
     pub score: f64,
+    /// Soups served.
     pub deliveries: u32,
+    /// Timesteps played.
     pub steps: u32,
     /// LLM use of both seats together.
     pub llm_calls: u64,
+    /// Prompt tokens of both seats together.
     pub prompt_tokens: u64,
+    /// Completion tokens of both seats together.
     pub completion_tokens: u64,
     /// Seconds spent waiting for LLM replies (summed over calls).
     pub llm_wall_s: f64,
@@ -172,19 +191,52 @@ impl EpisodeRecord {
     }
 }
 
+/// Why results could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// Reading, writing, locking or syncing a results file failed.
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        /// The file or directory.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A results line that is not a record, with more data after it (so not a torn write).
     #[error("{path}:{line}: malformed result record: {message}\n  the line: {excerpt}")]
-    Malformed { path: String, line: usize, message: String, excerpt: String },
+    Malformed {
+        /// The results file.
+        path: String,
+        /// 1-based line of the bad record.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+        /// The line itself, trimmed and cut to 160 characters.
+        excerpt: String,
+    },
     #[error(
         "conflicting results for episode {config_hash} ({what}): {first} and {second} disagree on {difference}; \
          keep one of the two lines and delete the other"
     )]
-    Conflict { config_hash: String, what: String, first: String, second: String, difference: String },
+    /// Two records with the same key but different outcomes (score, deliveries, steps, LLM counts).
+    Conflict {
+        /// The shared key.
+        config_hash: String,
+        /// The episode in words: layout, agent vs partner, seat and seed.
+        what: String,
+        /// `path:line` of the record read first.
+        first: String,
+        /// `path:line` of the conflicting record.
+        second: String,
+        /// The first field that differs, with both values.
+        difference: String,
+    },
+    /// Another `proagent eval` holds the results file's lock.
     #[error("{path} is in use by another running `proagent eval` (file lock held)")]
-    Locked { path: String },
+    Locked {
+        /// The results file.
+        path: String,
+    },
 }
 
 impl StoreError {
@@ -196,11 +248,13 @@ impl StoreError {
 /// A final line cut short by an interrupted write.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TornTail {
+    /// The results file.
     pub path: PathBuf,
     /// 1-based line number.
     pub line: usize,
     /// Byte offset where the torn line starts (the file is truncated here).
     pub offset: u64,
+    /// Length of the torn line in bytes.
     pub bytes: usize,
 }
 
@@ -234,26 +288,32 @@ pub struct ResultSet {
 }
 
 impl ResultSet {
+    /// An empty set.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Number of distinct records.
     pub fn len(&self) -> usize {
         self.records.len()
     }
 
+    /// True when the set holds no record.
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
 
+    /// Whether an episode with this key has a record.
     pub fn contains(&self, config_hash: &str) -> bool {
         self.index.contains_key(config_hash)
     }
 
+    /// The records in the order they were first read.
     pub fn records(&self) -> &[EpisodeRecord] {
         &self.records
     }
 
+    /// The records, consuming the set.
     pub fn into_records(self) -> Vec<EpisodeRecord> {
         self.records
     }
@@ -456,6 +516,7 @@ impl ResultWriter {
         Ok((ResultWriter { file, path: path.to_path_buf() }, torn))
     }
 
+    /// The results file this writer appends to.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -485,7 +546,9 @@ impl ResultWriter {
 /// Counts of what the writer did.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriteStats {
+    /// Records appended.
     pub records: usize,
+    /// fsyncs issued (one per batch of records that arrived together).
     pub fsyncs: usize,
 }
 

@@ -1,4 +1,5 @@
 //! The two baselines: uniformly random actions, and standing still.
+//! The random one draws from a ChaCha8 stream seeded at reset, so a seed fixes its episode.
 
 use crate::env::{Action, Layout};
 use crate::policy::{Agent, Observation};
@@ -12,6 +13,7 @@ pub struct RandomPartner {
 }
 
 impl RandomPartner {
+    /// A random partner seeded with 0; [`Agent::reset`] reseeds it from the episode seed.
     pub fn new() -> RandomPartner {
         RandomPartner { rng: ChaCha8Rng::seed_from_u64(0) }
     }

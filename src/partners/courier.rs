@@ -14,6 +14,7 @@ use crate::policy::{Agent, Observation};
 use async_trait::async_trait;
 use std::sync::Arc;
 
+/// The onion courier of the interdependence study (see the module doc); plays the seat given at reset.
 pub struct CourierPartner {
     kitchen: Arc<Kitchen>,
     seat: usize,
@@ -22,6 +23,7 @@ pub struct CourierPartner {
 }
 
 impl CourierPartner {
+    /// A courier on `kitchen`, for seat 0 until [`Agent::reset`] says otherwise.
     pub fn new(kitchen: Arc<Kitchen>) -> CourierPartner {
         let nav = Navigator::new(Arc::clone(&kitchen), 0, 0);
         CourierPartner { kitchen, seat: 0, nav, delivered: 0 }
@@ -51,6 +53,7 @@ impl CourierPartner {
         goals
     }
 
+    /// This step's action for the courier's seat: fetch an onion, carry it to the best shared counter, or wait.
     pub fn decide(&mut self, state: &State) -> Action {
         let k = Arc::clone(&self.kitchen);
         let me = self.seat;

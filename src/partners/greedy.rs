@@ -23,6 +23,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
+/// The `GreedyHumanModel` policy of overcooked_ai (see the module doc); plays the seat given at reset.
 pub struct GreedyPartner {
     kitchen: Arc<Kitchen>,
     seat: usize,
@@ -32,6 +33,7 @@ pub struct GreedyPartner {
 }
 
 impl GreedyPartner {
+    /// A greedy partner on `kitchen`, for seat 0 with RNG seed 0 until [`Agent::reset`].
     pub fn new(kitchen: Arc<Kitchen>) -> GreedyPartner {
         GreedyPartner { kitchen, seat: 0, rng: ChaCha8Rng::seed_from_u64(0), prev: None, unstuck_moves: 0 }
     }

@@ -175,6 +175,7 @@ pub struct ScriptedPartner {
 }
 
 impl ScriptedPartner {
+    /// A scripted partner on `kitchen`, for seat 0 with the default 400-step horizon until reset.
     pub fn new(kitchen: Arc<Kitchen>) -> ScriptedPartner {
         let ctrl = Controller::new(Arc::clone(&kitchen), 0, 0);
         ScriptedPartner {

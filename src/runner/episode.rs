@@ -55,7 +55,9 @@ pub struct EpisodeOptions<'a> {
 /// One recorded step.
 #[derive(Clone, Debug)]
 pub struct StepRecord {
+    /// Player 0's and player 1's actions.
     pub joint: [Action; 2],
+    /// Rewards and interact events of the step.
     pub outcome: StepOutcome,
     /// The state after the step.
     pub state: State,
@@ -64,19 +66,27 @@ pub struct StepRecord {
 /// A finished episode.
 #[derive(Clone, Debug)]
 pub struct EpisodeResult {
+    /// The layout played.
     pub layout: Arc<Layout>,
     /// The agents' names, by player.
     pub agents: [String; 2],
+    /// The episode seed; each seat is reset with a seed derived from it.
     pub seed: u64,
+    /// Episode length in ticks; every episode plays all of them.
     pub horizon: u32,
+    /// The start state (timestep 0).
     pub start: State,
+    /// One record per timestep, in order.
     pub steps: Vec<StepRecord>,
+    /// Both players' skill events, in the order they happened.
     pub skill_events: Vec<SkillEvent>,
     /// `Agent::metrics()` of each player at the end.
     pub metrics: [Value; 2],
     /// `Agent::llm_usage()` of each player at the end.
     pub llm: [LlmUsage; 2],
+    /// Team score: sum of the sparse rewards (20 per soup on the default recipe).
     pub score: u32,
+    /// Soups served by either player.
     pub deliveries: u32,
     /// Steps in which neither player moved nor interacted with effect.
     pub stuck_steps: u32,

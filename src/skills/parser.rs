@@ -8,7 +8,9 @@ use super::vocabulary::{MAX_WAIT, Skill};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}: {raw:?}")]
 pub struct SkillParseError {
+    /// The text exactly as given to the parser.
     pub raw: String,
+    /// Why no skill was read, e.g. "no skill found" or a wait out of range.
     pub reason: String,
 }
 

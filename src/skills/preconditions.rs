@@ -17,9 +17,13 @@ pub struct FailedCondition {
 
 /// What a player can reach from where it stands (ignoring the teammate's body).
 pub struct Reach<'a> {
+    /// The kitchen the player is in.
     pub layout: &'a Layout,
+    /// Motion costs of `layout`, precomputed once.
     pub motion: &'a MotionTable,
+    /// The state the player stands in.
     pub state: &'a State,
+    /// Index (0 or 1) of the player whose reach this is.
     pub player: usize,
 }
 
@@ -44,10 +48,12 @@ impl Reach<'_> {
             .collect()
     }
 
+    /// Whether the player can interact with at least one of `targets`.
     pub fn any(&self, targets: &[Pos]) -> bool {
         targets.iter().any(|&t| self.can_interact(t))
     }
 
+    /// Reachable counters with nothing on them.
     pub fn empty_counters(&self) -> Vec<Pos> {
         self.layout
             .counters

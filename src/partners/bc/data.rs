@@ -18,9 +18,13 @@ use serde_json::{Value, json};
 /// One demonstration step: the state and what both players did in it.
 #[derive(Clone, Debug)]
 pub struct DemoStep {
+    /// Identifier of the game (trial) the step belongs to; steps of one trial share it.
     pub trial: String,
+    /// Timestep within the trial, as recorded.
     pub t: u32,
+    /// The state both players acted in, rebuilt on our simulator.
     pub state: State,
+    /// What player 0 and player 1 did in `state` (the BC training labels).
     pub actions: [Action; 2],
 }
 
@@ -28,7 +32,9 @@ pub struct DemoStep {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct DataError {
+    /// 1-based line of the demonstration file.
     pub line: usize,
+    /// What is wrong with the line, for a human reader.
     pub message: String,
 }
 

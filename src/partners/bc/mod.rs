@@ -32,11 +32,14 @@ use std::sync::Arc;
 /// Which human-data split a model was trained on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Split {
+    /// The 2019 `train` split: the model used as the "BC" agent of Carroll et al.
     Train,
+    /// The 2019 `test` split: the model used as the human proxy (ProAgent's `bc_test`).
     Test,
 }
 
 impl Split {
+    /// The split's name in specs, file names and metadata: `train` or `test`.
     pub fn name(self) -> &'static str {
         match self {
             Split::Train => "train",
@@ -44,6 +47,7 @@ impl Split {
         }
     }
 
+    /// Inverse of [`Split::name`]; `None` for anything but `train` and `test`.
     pub fn parse(s: &str) -> Option<Split> {
         match s {
             "train" => Some(Split::Train),
@@ -52,6 +56,7 @@ impl Split {
         }
     }
 
+    /// The other split (train ↔ test).
     pub fn other(self) -> Split {
         match self {
             Split::Train => Split::Test,
@@ -94,20 +99,39 @@ pub enum BcError {
         "no shipped BC model for layout {layout:?}: its terrain is not one of the five 2019 layouts; \
          train one with `proagent bc train` and use `bc:PATH`"
     )]
-    NoShippedModel { layout: String },
+    /// The layout's terrain matches none of the five built-in layouts, so no model is shipped for it.
+    NoShippedModel {
+        /// Name of the layout that was asked for.
+        layout: String,
+    },
+    /// A `bc:PATH` weight file could not be read.
     #[error("reading BC model {path}: {error}")]
-    Read { path: String, error: std::io::Error },
+    Read {
+        /// The path as given in the spec.
+        path: String,
+        /// The I/O error from the read.
+        error: std::io::Error,
+    },
+    /// The weights were read but are not a valid BC model.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// The spec is none of `bc`, `bc:test`, `bc:train`, `bc:PATH` (e.g. `bcx` or a bare `bc:`).
     #[error("{spec:?} is not a BC spec (expected bc, bc:test, bc:train or bc:PATH)")]
-    BadSpec { spec: String },
+    BadSpec {
+        /// The partner spec as given.
+        spec: String,
+    },
 }
 
 /// A model embedded in the binary, with its training metadata (JSON).
 pub struct ShippedModel {
+    /// Canonical name of the built-in layout the model plays.
     pub layout: &'static str,
+    /// The human-data split it was trained on.
     pub split: Split,
+    /// The safetensors file's bytes.
     pub weights: &'static [u8],
+    /// The training metadata as JSON: the command, config, data file and its hash, …
     pub metadata: &'static str,
 }
 
@@ -188,6 +212,7 @@ pub struct BcAgent {
 }
 
 impl BcAgent {
+    /// A BC seat playing `model`, reported under `label` (usually the spec); RNG seed 0 until [`Agent::reset`].
     pub fn new(model: Arc<BcModel>, label: impl Into<String>) -> BcAgent {
         BcAgent {
             model,
@@ -207,6 +232,7 @@ impl BcAgent {
         Ok(BcAgent::new(Arc::new(model), spec))
     }
 
+    /// The model this seat samples from.
     pub fn model(&self) -> &BcModel {
         &self.model
     }

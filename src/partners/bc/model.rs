@@ -24,15 +24,20 @@ const MAX_HIDDEN: usize = 4096;
 pub struct ModelError {
     /// The file (or `shipped:<layout>_<split>`) the weights came from.
     pub origin: String,
+    /// What is wrong with the weights (missing tensor, wrong shape, non-finite value, …).
     pub message: String,
 }
 
 /// One dense layer, weights row-major (out × in).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dense {
+    /// Length of the input vector.
     pub inputs: usize,
+    /// Length of the output vector.
     pub outputs: usize,
+    /// Row-major `outputs × inputs` weights.
     pub weight: Vec<f32>,
+    /// One bias per output.
     pub bias: Vec<f32>,
 }
 
@@ -52,12 +57,14 @@ impl Dense {
 /// The MLP of a BC policy.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BcModel {
+    /// Input → hidden (tanh) → hidden (tanh) → six action logits.
     pub layers: [Dense; 3],
     /// Where the weights came from (file path or `shipped:<layout>_<split>`).
     pub source: String,
 }
 
 impl BcModel {
+    /// Widths of the two hidden layers.
     pub fn hidden(&self) -> [usize; 2] {
         [self.layers[0].outputs, self.layers[1].outputs]
     }

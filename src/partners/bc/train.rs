@@ -23,6 +23,7 @@ use serde::Serialize;
 pub struct Dataset {
     /// Row-major `len() × 62`.
     pub x: Vec<f32>,
+    /// Action label of each sample: the index in [`crate::env::Action::ALL`] (0..6).
     pub y: Vec<u32>,
 }
 
@@ -40,10 +41,12 @@ impl Dataset {
         d
     }
 
+    /// Number of samples.
     pub fn len(&self) -> usize {
         self.y.len()
     }
 
+    /// True when there is no sample.
     pub fn is_empty(&self) -> bool {
         self.y.is_empty()
     }
@@ -80,8 +83,10 @@ pub enum Keep {
 }
 
 impl Keep {
+    /// Every rule, in the order the CLI lists them.
     pub const ALL: [Keep; 3] = [Keep::BestLoss, Keep::BestAccuracy, Keep::Last];
 
+    /// The rule's name on the command line and in metadata (`best-loss`, `best-accuracy`, `last`).
     pub fn name(self) -> &'static str {
         match self {
             Keep::BestLoss => "best-loss",
@@ -90,6 +95,7 @@ impl Keep {
         }
     }
 
+    /// Inverse of [`Keep::name`]; `None` for an unknown name.
     pub fn parse(s: &str) -> Option<Keep> {
         Keep::ALL.into_iter().find(|k| k.name() == s)
     }
@@ -98,12 +104,19 @@ impl Keep {
 /// Hyper-parameters; the defaults are the ones of the shipped models.
 #[derive(Clone, Debug, Serialize)]
 pub struct TrainConfig {
+    /// Passes over the training samples; at least 1.
     pub epochs: usize,
+    /// Seed of the one RNG stream behind the split, the initial weights and the batch order.
     pub seed: u64,
+    /// Samples per optimiser step; at least 1.
     pub batch_size: usize,
+    /// AdamW learning rate.
     pub learning_rate: f64,
+    /// Share of samples held out for validation; strictly between 0 and 1.
     pub validation_fraction: f64,
+    /// Widths of the two tanh hidden layers; each at least 1.
     pub hidden: [usize; 2],
+    /// Which epoch's weights to return.
     pub keep: Keep,
 }
 
@@ -127,7 +140,9 @@ pub const DEFAULT_EPOCHS: usize = 100;
 /// Loss and accuracy of a model on a set of samples.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Eval {
+    /// Number of samples evaluated.
     pub samples: usize,
+    /// Share of samples whose most likely action (first maximum) is the label, 0..=1.
     pub accuracy: f64,
     /// Mean cross-entropy (natural log).
     pub loss: f64,
@@ -136,28 +151,41 @@ pub struct Eval {
 /// One epoch's figures.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize)]
 pub struct EpochReport {
+    /// 1-based epoch number.
     pub epoch: usize,
+    /// Mean training cross-entropy over the epoch's mini-batches (weights changing as it goes).
     pub train_loss: f64,
+    /// Validation cross-entropy at the end of the epoch.
     pub val_loss: f64,
+    /// Validation accuracy at the end of the epoch, 0..=1.
     pub val_accuracy: f64,
 }
 
 /// What training produced: the kept checkpoint and its figures.
 #[derive(Clone, Debug)]
 pub struct TrainOutcome {
+    /// The kept checkpoint's weights.
     pub model: BcModel,
+    /// The 1-based epoch the weights come from.
     pub kept_epoch: usize,
+    /// The kept model on the training samples.
     pub train: Eval,
+    /// The kept model on the validation samples.
     pub validation: Eval,
+    /// Every epoch's figures, in order.
     pub history: Vec<EpochReport>,
 }
 
+/// Why training could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
+    /// The data holds fewer than 10 samples (the count is given).
     #[error("too few samples: {0} (need at least 10)")]
     TooFewSamples(usize),
+    /// A configuration value is out of range; the message names it.
     #[error("bad training configuration: {0}")]
     Config(String),
+    /// candle failed in a tensor operation.
     #[error("tensor computation failed: {0}")]
     Tensor(#[from] candle_core::Error),
 }
