@@ -250,6 +250,7 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         completion_tokens: calls * 50,
         llm_wall_s: calls as f64 * 0.5,
         metrics: Value::Null,
+        teamwork: None,
         transcript: None,
     };
     EpisodeRecord::new(&spec, spec.config_hash(), outcome, 10.0, None)

@@ -381,10 +381,8 @@ fn transcripts_replay_exactly_and_misses_are_loud() {
     })))
     .unwrap();
     let model = Arc::new(RandomModel::new(3, Policy::Uniform));
-    let first = block_on(qa::run(&qs, &prompts, model, &cfg, &mut |x| {
-        w.write(&Line::Exchange(Box::new(x.clone()))).map_err(|e| e.to_string())
-    }))
-    .unwrap();
+    let first =
+        block_on(qa::run(&qs, &prompts, model, &cfg, &mut |x| w.write(&Line::Exchange(Box::new(x.clone()))))).unwrap();
     drop(w);
     let replay = Arc::new(Replay::load(&path).unwrap());
     let again = block_on(qa::run(&qs, &prompts, replay.clone(), &cfg, &mut |_| Ok(()))).unwrap();

@@ -45,7 +45,7 @@ struct Episode {
     memory: Memory,
     belief: BeliefTracker,
     /// Rendered system messages (planner, verificator), or why they could not be rendered.
-    system: Result<(String, String), String>,
+    system: Result<(String, String), PromptError>,
     prev_state: Option<State>,
     /// The kitchen's fingerprint when the current wait started.
     wait_sig: Option<u64>,
@@ -346,7 +346,7 @@ impl ProAgent {
         let system = match &ep.system {
             Ok((s, _)) => s.clone(),
             Err(e) => {
-                let e = e.clone();
+                let e = e.to_string();
                 self.metrics.prompt_errors += 1;
                 self.fallback(state, scene, None, format!("prompt error: {e}"));
                 return;
@@ -542,10 +542,7 @@ impl Agent for ProAgent {
         self.belief_events.clear();
         let kitchen = self.kitchen_for(layout);
         let info = SceneInfo::new(layout, &kitchen.motion);
-        let system = render_systems(&self.cfg, layout, &info, seat).map_err(|e| {
-            tracing::error!("{e}");
-            e.to_string()
-        });
+        let system = render_systems(&self.cfg, layout, &info, seat).inspect_err(|e| tracing::error!("{e}"));
         let knowledge = system.as_ref().map(|s| s.0.clone()).unwrap_or_default();
         let me = seat.min(1);
         self.ep = Some(Episode {

@@ -36,7 +36,7 @@ pub use interdep::{Interdependence, LinkKind, PlayerStats};
 pub use symbolic::SymbolicTrace;
 
 use crate::env::{Action, Layout, State};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -232,11 +232,29 @@ pub fn metrics_json(r: &Report) -> Value {
     })
 }
 
-/// The teamwork metrics of an episode given by its start state and joint actions (the
+/// The headline teamwork counts of one episode, as sweep records keep them (typed, so
+/// reports never dig them out of JSON by key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TeamworkTotals {
+    /// Soups served.
+    pub deliveries: usize,
+    /// Direct interdependencies (counter hand-overs) that are constructive.
+    pub constructive: u32,
+    /// Direct interdependencies that are not constructive.
+    pub non_constructive: u32,
+}
+
+impl From<&Report> for TeamworkTotals {
+    fn from(r: &Report) -> Self {
+        TeamworkTotals { deliveries: r.deliveries, constructive: r.constructive, non_constructive: r.non_constructive }
+    }
+}
+
+/// The teamwork report of an episode given by its start state and joint actions (the
 /// states are rebuilt with the simulator). For `play --json` and sweep reports.
-pub fn episode_metrics(layout: &Layout, start: &State, joint_actions: &[[Action; 2]]) -> Result<Value, AnalysisError> {
+pub fn episode_report(layout: &Layout, start: &State, joint_actions: &[[Action; 2]]) -> Result<Report, AnalysisError> {
     let traj = Trajectory::from_actions("episode", layout.clone(), start.clone(), joint_actions.to_vec());
-    Ok(metrics_json(&analyze(&traj)?))
+    analyze(&traj)
 }
 
 /// One trajectory's report as a JSON object: name, layout, steps, reward, the metrics,

@@ -8,7 +8,7 @@
 //! - anything that records only actions: [`Trajectory::from_actions`] rebuilds the states.
 
 use super::Trajectory;
-use crate::env::trace::{self, parse_trace_file, player_from_json, state_from_json};
+use crate::env::trace::{self, SchemaError, parse_trace_file, player_from_json, state_from_json};
 use crate::env::{Action, Dir, Ingredient, Layout, Object, Player, Pos, Soup, State, layout::canonical_name};
 use serde_json::Value;
 
@@ -90,13 +90,13 @@ pub fn read_reference(source: &str, text: &str) -> Result<Vec<Trajectory>, ReadE
     for (line, t) in parsed {
         let policy = t.policy.get("kind").and_then(Value::as_str).unwrap_or("?");
         let name = format!("{source}:{line} {} {policy}", t.layout);
-        out.push(from_reference(&name, &t).map_err(at_line(line))?);
+        out.push(from_reference(&name, &t).map_err(|e| at_line(line)(e.message))?);
     }
     Ok(out)
 }
 
 /// Converts one trajectory of the reference schema; its recorded states are used as is.
-pub fn from_reference(name: &str, t: &trace::Trajectory) -> Result<Trajectory, String> {
+pub fn from_reference(name: &str, t: &trace::Trajectory) -> Result<Trajectory, SchemaError> {
     let rows: Vec<&str> = t.grid.iter().map(String::as_str).collect();
     let layout = Layout::from_grid(&t.layout, &rows).map_err(|e| format!("bad grid: {e}"))?;
     let mut start = layout.start_state();
@@ -104,14 +104,14 @@ pub fn from_reference(name: &str, t: &trace::Trajectory) -> Result<Trajectory, S
         return Err("`start.players` must have 2 entries".into());
     }
     for (i, p) in t.start.players.iter().enumerate() {
-        start.players[i] = player_from_json(&layout, p).map_err(|e| format!("start.players[{i}]: {e}"))?;
+        start.players[i] = player_from_json(&layout, p).map_err(|e| e.within(format_args!("start.players[{i}]")))?;
     }
     let mut states = vec![start];
     let mut joint_actions = Vec::with_capacity(t.steps.len());
     let mut rewards = Vec::with_capacity(t.steps.len());
     for (k, step) in t.steps.iter().enumerate() {
         if step.actions.len() != 2 {
-            return Err(format!("steps[{k}]: `actions` must have 2 entries"));
+            return Err(format!("steps[{k}]: `actions` must have 2 entries").into());
         }
         let mut joint = [Action::Stay; 2];
         for (i, a) in step.actions.iter().enumerate() {
@@ -119,7 +119,7 @@ pub fn from_reference(name: &str, t: &trace::Trajectory) -> Result<Trajectory, S
         }
         joint_actions.push(joint);
         rewards.push(step.reward);
-        states.push(state_from_json(&layout, &step.state).map_err(|e| format!("steps[{k}].state: {e}"))?);
+        states.push(state_from_json(&layout, &step.state).map_err(|e| e.within(format_args!("steps[{k}].state")))?);
     }
     Ok(Trajectory { name: name.to_string(), layout, states, joint_actions, rewards })
 }
@@ -141,26 +141,26 @@ pub fn human_layout(name: &str) -> Option<Layout> {
     Layout::from_grid(canon, rows).ok()
 }
 
-fn h_pos(v: Option<&Value>, what: &str) -> Result<Pos, String> {
+fn h_pos(v: Option<&Value>, what: &str) -> Result<Pos, SchemaError> {
     let a = v.and_then(Value::as_array).ok_or_else(|| format!("{what} must be [x, y]"))?;
     match (a.first().and_then(Value::as_u64), a.get(1).and_then(Value::as_u64), a.len()) {
         (Some(x), Some(y), 2) if x < 256 && y < 256 => Ok(Pos::new(x as u8, y as u8)),
-        _ => Err(format!("{what} must be [x, y] with small non-negative integers")),
+        _ => Err(format!("{what} must be [x, y] with small non-negative integers").into()),
     }
 }
 
-fn h_dir(v: Option<&Value>, what: &str) -> Result<Dir, String> {
+fn h_dir(v: Option<&Value>, what: &str) -> Result<Dir, SchemaError> {
     match v.and_then(Value::as_str) {
         Some("NORTH") => Ok(Dir::North),
         Some("SOUTH") => Ok(Dir::South),
         Some("EAST") => Ok(Dir::East),
         Some("WEST") => Ok(Dir::West),
-        _ => Err(format!("{what} must be NORTH, SOUTH, EAST or WEST")),
+        _ => Err(format!("{what} must be NORTH, SOUTH, EAST or WEST").into()),
     }
 }
 
 /// An object of the human data: `{"name": "onion" | "dish" | "soup", "onions": n, "cook_time": c}`.
-fn h_object(layout: &Layout, v: &Value) -> Result<Object, String> {
+fn h_object(layout: &Layout, v: &Value) -> Result<Object, SchemaError> {
     let name = v.get("name").and_then(Value::as_str).ok_or("object without a `name`")?;
     Ok(match name {
         "onion" => Object::ONION,
@@ -170,7 +170,7 @@ fn h_object(layout: &Layout, v: &Value) -> Result<Object, String> {
             let count = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
             let (onions, tomatoes) = (count("onions"), count("tomatoes"));
             if onions + tomatoes > crate::env::MAX_INGREDIENTS as u64 {
-                return Err(format!("soup with {onions} onions and {tomatoes} tomatoes"));
+                return Err(format!("soup with {onions} onions and {tomatoes} tomatoes").into());
             }
             let mut ings = vec![Ingredient::Onion; onions as usize];
             ings.extend(std::iter::repeat_n(Ingredient::Tomato, tomatoes as usize));
@@ -181,12 +181,12 @@ fn h_object(layout: &Layout, v: &Value) -> Result<Object, String> {
             let tick = if ings.len() < layout.rules.num_items || c <= 0 { -1 } else { c.min(cook_time as i64) as i16 };
             Object::Soup(Soup::with_ingredients(&ings, tick, cook_time).ok_or("soup with too many ingredients")?)
         }
-        other => return Err(format!("unknown object {other:?}")),
+        other => return Err(format!("unknown object {other:?}").into()),
     })
 }
 
 /// One line of the human data as a state, its joint action and its reward.
-fn human_line(layout: &Layout, v: &Value) -> Result<(State, [Action; 2], u32), String> {
+fn human_line(layout: &Layout, v: &Value) -> Result<(State, [Action; 2], u32), SchemaError> {
     let mut s = layout.start_state();
     s.timestep = v.get("t").and_then(Value::as_u64).ok_or("line without `t`")? as u32;
     let players = v.get("players").and_then(Value::as_array).ok_or("line without `players`")?;
@@ -196,19 +196,19 @@ fn human_line(layout: &Layout, v: &Value) -> Result<(State, [Action; 2], u32), S
     for (i, p) in players.iter().enumerate() {
         let pos = h_pos(p.get("pos"), &format!("players[{i}].pos"))?;
         if !layout.is_walkable(pos) {
-            return Err(format!("players[{i}] at {pos} is not on a floor cell"));
+            return Err(format!("players[{i}] at {pos} is not on a floor cell").into());
         }
         let dir = h_dir(p.get("dir"), &format!("players[{i}].dir"))?;
         let held = match p.get("held") {
             None | Some(Value::Null) => None,
-            Some(h) => Some(h_object(layout, h).map_err(|e| format!("players[{i}].held: {e}"))?),
+            Some(h) => Some(h_object(layout, h).map_err(|e| e.within(format_args!("players[{i}].held")))?),
         };
         s.players[i] = Player { pos, dir, held };
     }
     for (k, o) in v.get("objects").and_then(Value::as_array).map_or(&[][..], Vec::as_slice).iter().enumerate() {
         let p = h_pos(o.get("pos"), &format!("objects[{k}].pos"))?;
         let idx = layout.index(p).ok_or_else(|| format!("objects[{k}] at {p} is outside the grid"))?;
-        s.objects[idx] = Some(h_object(layout, o).map_err(|e| format!("objects[{k}]: {e}"))?);
+        s.objects[idx] = Some(h_object(layout, o).map_err(|e| e.within(format_args!("objects[{k}]")))?);
     }
     let acts = v.get("actions").and_then(Value::as_array).ok_or("line without `actions`")?;
     if acts.len() != 2 {
@@ -257,7 +257,7 @@ pub fn read_human(text: &str) -> Result<Vec<Trajectory>, ReadError> {
         }
         last_t = Some(t);
         let Some(tr) = out.last_mut() else { continue };
-        let (state, joint, reward) = human_line(&tr.layout, &v).map_err(&err)?;
+        let (state, joint, reward) = human_line(&tr.layout, &v).map_err(|e| err(e.message))?;
         tr.states.push(state);
         tr.joint_actions.push(joint);
         tr.rewards.push(reward);

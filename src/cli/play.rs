@@ -128,15 +128,16 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
         });
         let result =
             rt.block_on(play_seated(&kitchen, &factory, specs, seed, a.run.horizon, recorder.as_mut(), observer))?;
+        let summary = result.summary_json(seat);
         if let Some(r) = recorder {
-            r.finish(result.summary_json(seat))?;
+            r.finish(summary.clone())?;
         }
         if let Some(w) = traj_out.as_mut() {
             let line = serde_json::to_string(&result.to_trajectory_json())?;
             writeln!(w, "{line}").context("writing the trajectory")?;
         }
         let line = if a.out.json {
-            result.summary_json(seat).to_string()
+            summary.to_string()
         } else {
             format!(
                 "{} seed {}: {} (player {}) + {} -> score {} ({} deliveries) in {} steps{}",

@@ -310,10 +310,10 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
         b
     };
     let started = Instant::now();
-    let mut sink = |x: &transcript::Exchange| -> Result<(), String> {
+    let mut sink = |x: &transcript::Exchange| -> Result<(), transcript::TranscriptError> {
         bar.inc(1);
         match writer.as_mut() {
-            Some(w) => w.write(&Line::Exchange(Box::new(x.clone()))).map_err(|e| e.to_string()),
+            Some(w) => w.write(&Line::Exchange(Box::new(x.clone()))),
             None => Ok(()),
         }
     };

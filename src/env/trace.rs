@@ -73,6 +73,34 @@ pub enum TraceError {
     },
 }
 
+/// A value that does not fit the trace schema (a state, player or object in JSON):
+/// what is wrong, prefixed with the path of the field where it was found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SchemaError {
+    /// `path: problem`, e.g. "steps[3].state: player at (0, 0) is not on a floor cell".
+    pub message: String,
+}
+
+impl SchemaError {
+    /// The same problem, found inside the field `path`.
+    pub fn within(self, path: impl std::fmt::Display) -> SchemaError {
+        SchemaError { message: format!("{path}: {}", self.message) }
+    }
+}
+
+impl From<String> for SchemaError {
+    fn from(message: String) -> Self {
+        SchemaError { message }
+    }
+}
+
+impl From<&str> for SchemaError {
+    fn from(message: &str) -> Self {
+        SchemaError { message: message.to_string() }
+    }
+}
+
 /// Parses a JSON Lines trace file; every non-blank line is one trajectory.
 pub fn parse_trace_file(text: &str) -> Result<Vec<(usize, Trajectory)>, TraceError> {
     let mut out = Vec::new();
@@ -134,24 +162,26 @@ pub fn state_json(layout: &Layout, s: &State) -> Value {
     json!({ "timestep": s.timestep, "players": players, "objects": objects })
 }
 
-fn get_pos(v: &Value, what: &str) -> Result<Pos, String> {
+fn get_pos(v: &Value, what: &str) -> Result<Pos, SchemaError> {
     let a = v.as_array().ok_or_else(|| format!("{what} must be [x, y]"))?;
     match (a.first().and_then(Value::as_u64), a.get(1).and_then(Value::as_u64), a.len()) {
         (Some(x), Some(y), 2) if x < 256 && y < 256 => Ok(Pos::new(x as u8, y as u8)),
-        _ => Err(format!("{what} must be [x, y] with small non-negative integers")),
+        _ => Err(format!("{what} must be [x, y] with small non-negative integers").into()),
     }
 }
 
-fn get_dir(v: &Value, what: &str) -> Result<Dir, String> {
+fn get_dir(v: &Value, what: &str) -> Result<Dir, SchemaError> {
     let a = v.as_array().ok_or_else(|| format!("{what} must be [dx, dy]"))?;
     match (a.first().and_then(Value::as_i64), a.get(1).and_then(Value::as_i64), a.len()) {
-        (Some(dx), Some(dy), 2) => Dir::from_delta(dx, dy).ok_or_else(|| format!("{what} {v} is not a direction")),
-        _ => Err(format!("{what} must be [dx, dy]")),
+        (Some(dx), Some(dy), 2) => {
+            Dir::from_delta(dx, dy).ok_or_else(|| format!("{what} {v} is not a direction").into())
+        }
+        _ => Err(format!("{what} must be [dx, dy]").into()),
     }
 }
 
 /// Reads an object in the trace schema.
-pub fn object_from_json(layout: &Layout, v: &Value) -> Result<Object, String> {
+pub fn object_from_json(layout: &Layout, v: &Value) -> Result<Object, SchemaError> {
     let name = v.get("name").and_then(Value::as_str).ok_or("object without a `name`")?;
     Ok(match name {
         "onion" => Object::Ingredient(Ingredient::Onion),
@@ -164,19 +194,19 @@ pub fn object_from_json(layout: &Layout, v: &Value) -> Result<Object, String> {
                 list.push(match i.as_str() {
                     Some("onion") => Ingredient::Onion,
                     Some("tomato") => Ingredient::Tomato,
-                    _ => return Err(format!("unknown ingredient {i}")),
+                    _ => return Err(format!("unknown ingredient {i}").into()),
                 });
             }
             let tick = v.get("cooking_tick").and_then(Value::as_i64).unwrap_or(-1).clamp(-1, i16::MAX as i64) as i16;
             let time = layout.rules.cook_time_for(&list);
             Object::Soup(Soup::with_ingredients(&list, tick, time).ok_or("soup with too many ingredients")?)
         }
-        other => return Err(format!("unknown object {other:?}")),
+        other => return Err(format!("unknown object {other:?}").into()),
     })
 }
 
 /// Reads a player (`pos`, `or`, optional `held`).
-pub fn player_from_json(layout: &Layout, v: &Value) -> Result<Player, String> {
+pub fn player_from_json(layout: &Layout, v: &Value) -> Result<Player, SchemaError> {
     let pos = get_pos(v.get("pos").ok_or("player without `pos`")?, "player `pos`")?;
     let dir = get_dir(v.get("or").ok_or("player without `or`")?, "player `or`")?;
     let held = match v.get("held") {
@@ -184,13 +214,13 @@ pub fn player_from_json(layout: &Layout, v: &Value) -> Result<Player, String> {
         Some(h) => Some(object_from_json(layout, h)?),
     };
     if !layout.is_walkable(pos) {
-        return Err(format!("player at {pos} is not on a floor cell"));
+        return Err(format!("player at {pos} is not on a floor cell").into());
     }
     Ok(Player { pos, dir, held })
 }
 
 /// Reads a full state in the trace schema.
-pub fn state_from_json(layout: &Layout, v: &Value) -> Result<State, String> {
+pub fn state_from_json(layout: &Layout, v: &Value) -> Result<State, SchemaError> {
     let players = v.get("players").and_then(Value::as_array).ok_or("state without `players`")?;
     if players.len() != 2 {
         return Err("a state must have 2 players".into());
@@ -280,12 +310,12 @@ pub struct VerifyReport {
 
 /// Replays a trajectory's joint actions from its start state on a layout built
 /// from its own grid, and compares every step's state and rewards.
-pub fn verify(traj: &Trajectory) -> Result<VerifyReport, String> {
+pub fn verify(traj: &Trajectory) -> Result<VerifyReport, SchemaError> {
     let rows: Vec<&str> = traj.grid.iter().map(String::as_str).collect();
     let layout = Layout::from_grid(&traj.layout, &rows).map_err(|e| format!("bad grid: {e}"))?;
     let mut state = layout.start_state();
     for (i, p) in traj.start.players.iter().enumerate() {
-        state.players[i] = player_from_json(&layout, p).map_err(|e| format!("start.players[{i}]: {e}"))?;
+        state.players[i] = player_from_json(&layout, p).map_err(|e| e.within(format_args!("start.players[{i}]")))?;
     }
     let policy = traj.policy.get("kind").and_then(Value::as_str).unwrap_or("?").to_string();
     let mut report = VerifyReport {
@@ -300,10 +330,10 @@ pub fn verify(traj: &Trajectory) -> Result<VerifyReport, String> {
         |t: u32, field: &str, e: Value, g: Value| Divergence { t, field: field.to_string(), expected: e, got: g };
     for (k, step) in traj.steps.iter().enumerate() {
         if step.t as usize != k {
-            return Err(format!("step {k} has t = {}", step.t));
+            return Err(format!("step {k} has t = {}", step.t).into());
         }
         if step.actions.len() != 2 {
-            return Err(format!("step {k}: `actions` must have 2 entries"));
+            return Err(format!("step {k}: `actions` must have 2 entries").into());
         }
         let mut joint = [Action::Stay; 2];
         for (i, a) in step.actions.iter().enumerate() {

@@ -7,6 +7,7 @@ use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
 use super::store::EpisodeOutcome;
 use crate::agent::{ModelSettings, ProAgentConfig, config};
+use crate::analysis::TeamworkTotals;
 use crate::controller::Kitchen;
 use crate::env::Layout;
 use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
@@ -101,6 +102,7 @@ impl PlayRunner {
 /// What the sweep records of a played episode.
 fn outcome(r: &EpisodeResult, seat: usize) -> EpisodeOutcome {
     let llm = r.llm[0].plus(r.llm[1]);
+    let teamwork = r.teamwork();
     EpisodeOutcome {
         score: r.score as f64,
         deliveries: r.deliveries,
@@ -109,7 +111,8 @@ fn outcome(r: &EpisodeResult, seat: usize) -> EpisodeOutcome {
         prompt_tokens: llm.prompt_tokens,
         completion_tokens: llm.completion_tokens,
         llm_wall_s: llm.wait_us as f64 / 1e6,
-        metrics: r.summary_json(seat),
+        metrics: r.summary_with(seat, &teamwork),
+        teamwork: teamwork.as_ref().ok().map(TeamworkTotals::from),
         transcript: None,
     }
 }
@@ -138,7 +141,7 @@ impl EpisodeRunner for PlayRunner {
         let mut out = outcome(&r, seat);
         if let Some(rec) = recorder {
             out.transcript = rec
-                .finish(r.summary_json(seat))
+                .finish(out.metrics.clone())
                 .map_err(|e| EpisodeError(format!("writing the transcript {}: {e}", ctx.transcript_path.display())))?;
         }
         Ok(out)

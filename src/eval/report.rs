@@ -7,6 +7,7 @@
 //! undefined (shown as "–", `null` in JSON) for a single episode.
 
 use super::store::EpisodeRecord;
+use crate::analysis::TeamworkTotals;
 use crate::env::layout::BUILTIN;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -81,9 +82,9 @@ pub struct Cell {
     pub non_constructive: Option<f64>,
 }
 
-/// Mean of a `teamwork` counter over the records that carry it.
-fn teamwork_mean(recs: &[&EpisodeRecord], key: &str) -> Option<f64> {
-    let xs: Vec<f64> = recs.iter().filter_map(|r| r.metrics.get("teamwork")?.get(key)?.as_f64()).collect();
+/// Mean of a teamwork count over the records that carry one.
+fn teamwork_mean(recs: &[&EpisodeRecord], count: impl Fn(&TeamworkTotals) -> u32) -> Option<f64> {
+    let xs: Vec<f64> = recs.iter().filter_map(|r| r.teamwork.as_ref()).map(|t| count(t) as f64).collect();
     (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
@@ -210,8 +211,8 @@ impl Report {
                 completion_tokens: recs.iter().map(|r| r.completion_tokens).sum(),
                 llm_wall_s: recs.iter().map(|r| r.llm_wall_s).sum(),
                 episode_wall_s: recs.iter().map(|r| r.episode_wall_s).sum(),
-                constructive: teamwork_mean(recs, "constructive"),
-                non_constructive: teamwork_mean(recs, "non_constructive"),
+                constructive: teamwork_mean(recs, |t| t.constructive),
+                non_constructive: teamwork_mean(recs, |t| t.non_constructive),
             });
         }
 
@@ -466,8 +467,8 @@ mod tests {
         let mut a = rec("cramped_room", "x", "y", 0, 0, 20.0, 0);
         let mut b = rec("cramped_room", "x", "y", 0, 1, 40.0, 0);
         let c = rec("cramped_room", "x", "z", 0, 0, 40.0, 0);
-        a.metrics = serde_json::json!({"teamwork": {"constructive": 4, "non_constructive": 1}});
-        b.metrics = serde_json::json!({"teamwork": {"constructive": 8, "non_constructive": 0}});
+        a.teamwork = Some(TeamworkTotals { deliveries: 2, constructive: 4, non_constructive: 1 });
+        b.teamwork = Some(TeamworkTotals { deliveries: 2, constructive: 8, non_constructive: 0 });
         let r = Report::build(&[a, b, c]);
         let cell = r.cell("cramped_room", "x", "y", 0).unwrap();
         // (4 + 8) / 2 and (1 + 0) / 2.

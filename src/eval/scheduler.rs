@@ -82,6 +82,7 @@ impl FakeRunner {
             completion_tokens: llm_calls * 40,
             llm_wall_s: episode_ms as f64 / 1000.0,
             metrics: serde_json::json!({"fake": true}),
+            teamwork: None,
             transcript: None,
         }
     }

@@ -12,6 +12,7 @@
 //! appended, and that episode is simply played again.
 
 use super::plan::EpisodeSpec;
+use crate::analysis::TeamworkTotals;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -67,6 +68,8 @@ pub struct EpisodeOutcome {
     pub llm_wall_s: f64,
     /// The `play --json` summary (agent metrics and the rest).
     pub metrics: serde_json::Value,
+    /// The episode's headline teamwork counts, when they could be computed.
+    pub teamwork: Option<TeamworkTotals>,
     /// The transcript actually written, if any.
     pub transcript: Option<PathBuf>,
 }
@@ -114,6 +117,10 @@ pub struct EpisodeRecord {
     /// The episode summary of `play --json` (agent metrics etc.), as the runner reported it.
     #[serde(default)]
     pub metrics: serde_json::Value,
+    /// The episode's headline teamwork counts (`None` when they could not be computed,
+    /// e.g. for a runner that keeps no trajectory).
+    #[serde(default)]
+    pub teamwork: Option<TeamworkTotals>,
     /// The transcript file, relative to the output directory when inside it.
     #[serde(default)]
     pub transcript: Option<String>,
@@ -149,6 +156,7 @@ impl EpisodeRecord {
             llm_wall_s: o.llm_wall_s,
             episode_wall_s,
             metrics: o.metrics,
+            teamwork: o.teamwork,
             transcript,
         }
     }
@@ -446,10 +454,15 @@ enum BadLine {
 }
 
 fn parse_record(text: &[u8]) -> Result<EpisodeRecord, BadLine> {
-    let rec: EpisodeRecord = serde_json::from_slice(text).map_err(|e| match e.classify() {
+    let mut rec: EpisodeRecord = serde_json::from_slice(text).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => BadLine::Data(e.to_string()),
         _ => BadLine::Syntax(e.to_string()),
     })?;
+    if rec.teamwork.is_none() {
+        // Results written before records had a typed `teamwork` field kept it only
+        // inside the summary; read it from there once, with the same type.
+        rec.teamwork = rec.metrics.get("teamwork").and_then(|t| TeamworkTotals::deserialize(t).ok());
+    }
     if rec.seat > 1 {
         return Err(BadLine::Data(format!("seat must be 0 or 1, got {}", rec.seat)));
     }
@@ -622,6 +635,7 @@ mod tests {
             completion_tokens: 10,
             llm_wall_s: 0.5,
             metrics: serde_json::json!({"x": 1}),
+            teamwork: None,
             transcript: None,
         };
         EpisodeRecord::new(&spec, spec.config_hash(), outcome, 1.0, None)

@@ -88,13 +88,35 @@ impl MockFault {
     }
 }
 
+/// A `--faults` name that is not one of [`MockFault::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fault {given:?} (known: {})", MockFault::ALL.map(|f| f.name()).join(", "))]
+pub struct UnknownFault {
+    /// The name as given.
+    pub given: String,
+}
+
 impl FromStr for MockFault {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        MockFault::ALL.into_iter().find(|f| f.name() == s.trim()).ok_or_else(|| {
-            let names: Vec<&str> = MockFault::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown fault {s:?} (known: {})", names.join(", "))
-        })
+    type Err = UnknownFault;
+    fn from_str(s: &str) -> Result<Self, UnknownFault> {
+        MockFault::ALL.into_iter().find(|f| f.name() == s.trim()).ok_or_else(|| UnknownFault { given: s.to_string() })
+    }
+}
+
+/// A request body the mock cannot serve: it is answered with HTTP 400 and this text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidRequest(pub String);
+
+impl From<&str> for InvalidRequest {
+    fn from(message: &str) -> Self {
+        InvalidRequest(message.to_string())
+    }
+}
+
+impl From<String> for InvalidRequest {
+    fn from(message: String) -> Self {
+        InvalidRequest(message)
     }
 }
 
@@ -321,7 +343,7 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
         Ok(r) => r,
         Err(e) => {
             s.stats().rejected += 1;
-            return error_response(StatusCode::BAD_REQUEST, "invalid_request_error", &e);
+            return error_response(StatusCode::BAD_REQUEST, "invalid_request_error", &e.0);
         }
     };
     let fault = s.draw();
@@ -436,7 +458,7 @@ fn completion(
 /// The OpenAI request as our [`ChatRequest`]. Developer messages count as system
 /// messages; content-part arrays are joined; tools and function roles are refused.
 #[allow(deprecated)] // reads `max_tokens`, which OpenAI deprecated but local servers still use
-pub fn to_chat_request(wire: &CreateChatCompletionRequest) -> Result<ChatRequest, String> {
+pub fn to_chat_request(wire: &CreateChatCompletionRequest) -> Result<ChatRequest, InvalidRequest> {
     if wire.messages.is_empty() {
         return Err("'messages' must not be empty".into());
     }
@@ -468,7 +490,7 @@ pub fn to_chat_request(wire: &CreateChatCompletionRequest) -> Result<ChatRequest
                     for p in parts {
                         match p {
                             ChatCompletionRequestUserMessageContentPart::Text(t) => out.push_str(&t.text),
-                            _ => return Err(format!("message {i}: only text content is supported by the mock")),
+                            _ => return Err(format!("message {i}: only text content is supported by the mock").into()),
                         }
                     }
                     out
@@ -485,7 +507,7 @@ pub fn to_chat_request(wire: &CreateChatCompletionRequest) -> Result<ChatRequest
                     .collect::<String>(),
                 None => String::new(),
             }),
-            _ => return Err(format!("message {i}: tool and function messages are not supported by the mock")),
+            _ => return Err(format!("message {i}: tool and function messages are not supported by the mock").into()),
         };
         messages.push(msg);
     }

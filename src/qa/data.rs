@@ -272,10 +272,28 @@ pub enum DataError {
     },
 }
 
+/// A cell of the data file, or a filter spec, whose text does not have the expected form;
+/// the message says what is wrong (the caller adds the file, row and column).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FormatError(pub String);
+
+impl From<String> for FormatError {
+    fn from(message: String) -> Self {
+        FormatError(message)
+    }
+}
+
+impl From<&str> for FormatError {
+    fn from(message: &str) -> Self {
+        FormatError(message.to_string())
+    }
+}
+
 /// Reads the options of a question: the lines after the last `Available Answers:` or
 /// `Available Actions:` header, each `X. text`. Blank lines are skipped; any other line
 /// is an error (so a changed format is noticed, not half-read).
-pub fn parse_options(question: &str) -> Result<Vec<QaOption>, String> {
+pub fn parse_options(question: &str) -> Result<Vec<QaOption>, FormatError> {
     let lines: Vec<&str> = question.split('\n').collect();
     let header = lines
         .iter()
@@ -304,7 +322,8 @@ pub fn parse_options(question: &str) -> Result<Vec<QaOption>, String> {
                     "option line {} after the header is not 'X. text': {:?}",
                     i + 1,
                     line.chars().take(80).collect::<String>()
-                ));
+                )
+                .into());
             }
         }
     }
@@ -315,7 +334,7 @@ pub fn parse_options(question: &str) -> Result<Vec<QaOption>, String> {
 }
 
 /// Splits an answer key on commas and trims each part; every part must be one letter A–Z.
-pub fn parse_key(key: &str) -> Result<Vec<char>, String> {
+pub fn parse_key(key: &str) -> Result<Vec<char>, FormatError> {
     if key.trim().is_empty() {
         return Err("empty answer key".into());
     }
@@ -329,7 +348,7 @@ pub fn parse_key(key: &str) -> Result<Vec<char>, String> {
                     out.push(c);
                 }
             }
-            _ => return Err(format!("answer key {key:?}: part {p:?} is not a single letter A-Z")),
+            _ => return Err(format!("answer key {key:?}: part {p:?} is not a single letter A-Z").into()),
         }
     }
     Ok(out)
@@ -361,7 +380,7 @@ fn find_columns(headers: &csv::StringRecord, source: &str) -> Result<Columns, Da
     Ok(Columns { game: need("Game")?, description: need("Game Description")?, map: find("Map"), cat })
 }
 
-fn game_of(group: &str, description: &str) -> Result<Game, String> {
+fn game_of(group: &str, description: &str) -> Result<Game, FormatError> {
     match group.trim() {
         "Hanabi" => Ok(Game::Hanabi),
         "Overcooked" => Ok(Game::Overcooked),
@@ -378,7 +397,7 @@ fn game_of(group: &str, description: &str) -> Result<Game, String> {
                     .into())
             }
         }
-        other => Err(format!("unknown game {other:?} (expected Hanabi, Overcooked or CollabGames)")),
+        other => Err(format!("unknown game {other:?} (expected Hanabi, Overcooked or CollabGames)").into()),
     }
 }
 
@@ -422,13 +441,13 @@ pub fn parse(text: &str, source: &str) -> Result<Dataset, DataError> {
             message,
         };
         let description = cell(cols.description);
-        let game = game_of(cell(cols.game), description).map_err(|m| bad(cols.game, m))?;
+        let game = game_of(cell(cols.game), description).map_err(|m| bad(cols.game, m.0))?;
         for (ci, category) in Category::ALL.into_iter().enumerate() {
             let (qc, ac, kc, dc) = cols.cat[ci];
             let question = cell(qc);
-            let options = parse_options(question).map_err(|m| bad(qc, m))?;
+            let options = parse_options(question).map_err(|m| bad(qc, m.0))?;
             let key_raw = cell(kc);
-            let accepted = parse_key(key_raw).map_err(|m| bad(kc, m))?;
+            let accepted = parse_key(key_raw).map_err(|m| bad(kc, m.0))?;
             let directive = cell(dc);
             if directive.trim().is_empty() {
                 return Err(bad(dc, "empty directive".into()));
@@ -478,7 +497,7 @@ pub struct Filter {
 
 impl Filter {
     /// Parses `key=value` pairs separated by commas; keys: game, group, category, id, row.
-    pub fn parse(spec: &str) -> Result<Filter, String> {
+    pub fn parse(spec: &str) -> Result<Filter, FormatError> {
         let mut f = Filter::default();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| format!("filter part {part:?} is not key=value"))?;
@@ -499,7 +518,7 @@ impl Filter {
                     .push(Category::parse(v).ok_or_else(|| format!("unknown category {v:?} (one of EC, ToM, JP)"))?),
                 "id" => f.ids.push(v.to_string()),
                 "row" => f.rows.push(v.parse().map_err(|_| format!("row {v:?} is not a number"))?),
-                other => return Err(format!("unknown filter key {other:?} (game, group, category, id, row)")),
+                other => return Err(format!("unknown filter key {other:?} (game, group, category, id, row)").into()),
             }
         }
         Ok(f)
@@ -527,7 +546,7 @@ mod tests {
         assert_eq!((o[1].letter, o[1].text.as_str()), ('B', "stay"));
         assert_eq!(o[2].text, "wait");
         assert!(parse_options("no header\nA. x").is_err());
-        assert!(parse_options("Available Answers:\nA. x\nsomething else").unwrap_err().contains("line 2"));
+        assert!(parse_options("Available Answers:\nA. x\nsomething else").unwrap_err().0.contains("line 2"));
         assert_eq!(parse_key("D, F").unwrap(), vec!['D', 'F']);
         assert_eq!(parse_key("A,C").unwrap(), vec!['A', 'C']);
         assert!(parse_key("").is_err());

@@ -61,9 +61,9 @@ pub enum RunError {
         /// The backend's error.
         error: LlmError,
     },
-    /// `on_exchange` refused an exchange (e.g. the transcript could not be written); its message.
-    #[error("{0}")]
-    Sink(String),
+    /// `on_exchange` refused an exchange: the transcript could not be written.
+    #[error("writing the exchange: {0}")]
+    Sink(#[source] transcript::TranscriptError),
     /// A request task panicked or was cancelled, or exchanges went missing.
     #[error("a request task stopped unexpectedly: {0}")]
     Task(String),
@@ -139,7 +139,7 @@ pub async fn run(
     prompts: &Prompts,
     model: Arc<dyn LanguageModel>,
     cfg: &RunConfig,
-    on_exchange: &mut (dyn FnMut(&Exchange) -> Result<(), String> + Send),
+    on_exchange: &mut (dyn FnMut(&Exchange) -> Result<(), transcript::TranscriptError> + Send),
 ) -> Result<Vec<Exchange>, RunError> {
     let reqs = requests(questions, prompts, &cfg.sampling)?;
     let sem = Arc::new(tokio::sync::Semaphore::new(cfg.concurrency.max(1)));

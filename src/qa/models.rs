@@ -35,6 +35,17 @@ fn last_user(request: &ChatRequest) -> &str {
     request.messages.iter().rev().find(|m| m.role == Role::User).map_or("", |m| m.content.as_str())
 }
 
+/// Why a built-in CoordinationQA model could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// A question's prompt did not render (the oracle precomputes every prompt).
+    #[error("rendering a question's prompt: {0}")]
+    Prompt(#[from] super::prompt::PromptError),
+    /// The `replay:FILE` transcript could not be read.
+    #[error(transparent)]
+    Replay(#[from] transcript::TranscriptError),
+}
+
 /// Answers every question with its key: a pipeline check whose only misses are the
 /// questions no answer can get right. It recognises a question by its exact messages.
 pub struct Oracle {
@@ -43,10 +54,10 @@ pub struct Oracle {
 
 impl Oracle {
     /// Precomputes the answer to each question's exact messages under `prompts`; fails only when a prompt cannot render.
-    pub fn new(questions: &[Question], prompts: &Prompts) -> Result<Oracle, String> {
+    pub fn new(questions: &[Question], prompts: &Prompts) -> Result<Oracle, ModelError> {
         let mut answers = HashMap::new();
         for q in questions {
-            let messages = prompts.messages(q).map_err(|e| e.to_string())?;
+            let messages = prompts.messages(q)?;
             // Prefer a keyed letter that is printed; a key naming no option is answered as written.
             let letter = q.accepted.iter().copied().find(|&c| q.has_option(c)).or(q.accepted.first().copied());
             let Some(letter) = letter else { continue };
@@ -204,14 +215,14 @@ pub fn builtin_model(
     questions: &[Question],
     prompts: &Prompts,
     seed: u64,
-) -> Option<Result<Arc<dyn LanguageModel>, String>> {
-    let m: Result<Arc<dyn LanguageModel>, String> = match name {
+) -> Option<Result<Arc<dyn LanguageModel>, ModelError>> {
+    let m: Result<Arc<dyn LanguageModel>, ModelError> = match name {
         "oracle" => Oracle::new(questions, prompts).map(|o| Arc::new(o) as Arc<dyn LanguageModel>),
         "random" => Ok(Arc::new(RandomModel::new(seed, Policy::Uniform))),
         "random-original" => Ok(Arc::new(RandomModel::new(seed, Policy::Original))),
         _ => match name.strip_prefix("replay:") {
             Some(path) => {
-                Replay::load(Path::new(path)).map(|r| Arc::new(r) as Arc<dyn LanguageModel>).map_err(|e| e.to_string())
+                Replay::load(Path::new(path)).map(|r| Arc::new(r) as Arc<dyn LanguageModel>).map_err(ModelError::from)
             }
             None => return None,
         },

@@ -220,19 +220,33 @@ impl EpisodeResult {
         })
     }
 
-    /// Constructive interdependence and accepted hand-overs (see `analysis`), or the
-    /// reason they could not be computed.
-    pub fn teamwork_json(&self) -> Value {
+    /// Constructive interdependence and accepted hand-overs (see `analysis`) of the
+    /// episode, or why they could not be computed.
+    pub fn teamwork(&self) -> Result<crate::analysis::Report, crate::analysis::AnalysisError> {
         let joint: Vec<[crate::env::Action; 2]> = self.steps.iter().map(|s| s.joint).collect();
-        crate::analysis::episode_metrics(&self.layout, &self.start, &joint)
-            .unwrap_or_else(|e| json!({ "error": e.to_string() }))
+        crate::analysis::episode_report(&self.layout, &self.start, &joint)
     }
 
     /// The one-object summary of `proagent play --json`, from the point of view
-    /// of the agent in `seat`. The agent's metrics are merged in (without
-    /// overriding the fields here); the partner's go under `partner_metrics`.
+    /// of the agent in `seat`; see [`EpisodeResult::summary_with`].
     pub fn summary_json(&self, seat: usize) -> Value {
+        self.summary_with(seat, &self.teamwork())
+    }
+
+    /// The one-object summary of `proagent play --json`, from the point of view of the
+    /// agent in `seat`, with the episode's [`EpisodeResult::teamwork`] already computed.
+    /// The agent's metrics are merged in (without overriding the fields here); the
+    /// partner's go under `partner_metrics`.
+    pub fn summary_with(
+        &self,
+        seat: usize,
+        teamwork: &Result<crate::analysis::Report, crate::analysis::AnalysisError>,
+    ) -> Value {
         let seat = seat.min(1);
+        let teamwork = match teamwork {
+            Ok(r) => crate::analysis::metrics_json(r),
+            Err(e) => json!({ "error": e.to_string() }),
+        };
         let mut v = json!({
             "layout": self.layout.name,
             "agent": self.agents[seat],
@@ -247,7 +261,7 @@ impl EpisodeResult {
             "idle_tail": self.idle_tail,
             "deadlock": self.deadlocked(),
             "partner_metrics": self.metrics[1 - seat],
-            "teamwork": self.teamwork_json(),
+            "teamwork": teamwork,
         });
         if let (Some(obj), Value::Object(m)) = (v.as_object_mut(), &self.metrics[seat]) {
             for (key, val) in m {

@@ -11,6 +11,7 @@
 //!
 //! Pure functions over text; the caller reads (and un-gzips) the files.
 
+use crate::env::trace::SchemaError;
 use crate::env::{Action, Dir, Ingredient, Layout, Object, Player, Pos, Soup, State, Tile};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -95,7 +96,7 @@ pub fn parse(text: &str, layout: &Layout) -> Result<Vec<DemoStep>, DataError> {
             }
             Some(_) => {}
         }
-        let step = to_step(rec, layout).map_err(err)?;
+        let step = to_step(rec, layout).map_err(|e| err(e.message))?;
         steps.push(step);
     }
     if steps.is_empty() {
@@ -104,29 +105,29 @@ pub fn parse(text: &str, layout: &Layout) -> Result<Vec<DemoStep>, DataError> {
     Ok(steps)
 }
 
-fn to_pos(layout: &Layout, (x, y): (i64, i64), what: &str) -> Result<Pos, String> {
+fn to_pos(layout: &Layout, (x, y): (i64, i64), what: &str) -> Result<Pos, SchemaError> {
     if x < 0 || y < 0 || x as usize >= layout.width || y as usize >= layout.height {
-        return Err(format!("{what} [{x}, {y}] is outside the {}x{} grid", layout.width, layout.height));
+        return Err(format!("{what} [{x}, {y}] is outside the {}x{} grid", layout.width, layout.height).into());
     }
     Ok(Pos::new(x as u8, y as u8))
 }
 
-fn parse_dir(s: &str) -> Result<Dir, String> {
+fn parse_dir(s: &str) -> Result<Dir, SchemaError> {
     match s.to_ascii_uppercase().as_str() {
         "NORTH" => Ok(Dir::North),
         "SOUTH" => Ok(Dir::South),
         "EAST" => Ok(Dir::East),
         "WEST" => Ok(Dir::West),
-        _ => Err(format!("unknown direction {s:?} (expected NORTH, SOUTH, EAST or WEST)")),
+        _ => Err(format!("unknown direction {s:?} (expected NORTH, SOUTH, EAST or WEST)").into()),
     }
 }
 
 /// A soup of `onions` onions; `in_pot` soups with fewer than a full recipe are idle.
-fn soup(layout: &Layout, b: &ObjBody, in_pot: bool) -> Result<Option<Object>, String> {
+fn soup(layout: &Layout, b: &ObjBody, in_pot: bool) -> Result<Option<Object>, SchemaError> {
     let n = b.onions.ok_or("soup without `onions`")?;
     let cap = layout.rules.num_items as i64;
     if !(0..=cap).contains(&n) || (n == 0 && !in_pot) {
-        return Err(format!("soup with {n} onions (expected 1 to {cap})"));
+        return Err(format!("soup with {n} onions (expected 1 to {cap})").into());
     }
     if n == 0 {
         return Ok(None);
@@ -135,7 +136,7 @@ fn soup(layout: &Layout, b: &ObjBody, in_pot: bool) -> Result<Option<Object>, St
     let cook = layout.rules.cook_time_for(&ings);
     let c = b.cook_time.unwrap_or(0);
     if c < 0 {
-        return Err(format!("soup with negative cook_time {c}"));
+        return Err(format!("soup with negative cook_time {c}").into());
     }
     // A partial pot is idle; a full soup counts from 1 once cooking started. The
     // human data's counter runs on past the cook time: clamp to "ready".
@@ -143,29 +144,29 @@ fn soup(layout: &Layout, b: &ObjBody, in_pot: bool) -> Result<Option<Object>, St
     Ok(Some(Object::Soup(Soup::with_ingredients(&ings, tick, cook).ok_or("too many ingredients")?)))
 }
 
-fn object(layout: &Layout, b: &ObjBody, in_pot: bool) -> Result<Option<Object>, String> {
+fn object(layout: &Layout, b: &ObjBody, in_pot: bool) -> Result<Option<Object>, SchemaError> {
     Ok(Some(match b.name.as_str() {
         "onion" => Object::ONION,
         "tomato" => Object::Ingredient(Ingredient::Tomato),
         "dish" => Object::Dish,
         "soup" => return soup(layout, b, in_pot),
-        other => return Err(format!("unknown object {other:?}")),
+        other => return Err(format!("unknown object {other:?}").into()),
     }))
 }
 
-fn to_step(rec: LineRec, layout: &Layout) -> Result<DemoStep, String> {
+fn to_step(rec: LineRec, layout: &Layout) -> Result<DemoStep, SchemaError> {
     if rec.players.len() != 2 {
-        return Err(format!("`players` has {} entries (expected 2)", rec.players.len()));
+        return Err(format!("`players` has {} entries (expected 2)", rec.players.len()).into());
     }
     if rec.actions.len() != 2 {
-        return Err(format!("`actions` has {} entries (expected 2)", rec.actions.len()));
+        return Err(format!("`actions` has {} entries (expected 2)", rec.actions.len()).into());
     }
     let mut state = layout.start_state();
     state.timestep = rec.t;
     for (k, p) in rec.players.iter().enumerate() {
         let pos = to_pos(layout, p.pos, &format!("player {k} position"))?;
         if !layout.is_walkable(pos) {
-            return Err(format!("player {k} stands on {pos}, which is not a floor cell"));
+            return Err(format!("player {k} stands on {pos}, which is not a floor cell").into());
         }
         let held = match &p.held {
             None => None,
@@ -174,7 +175,7 @@ fn to_step(rec: LineRec, layout: &Layout) -> Result<DemoStep, String> {
         state.players[k] = Player { pos, dir: parse_dir(&p.dir)?, held };
     }
     if state.players[0].pos == state.players[1].pos {
-        return Err(format!("both players stand on {}", state.players[0].pos));
+        return Err(format!("both players stand on {}", state.players[0].pos).into());
     }
     for o in &rec.objects {
         let pos = to_pos(layout, o.pos, "object position")?;
@@ -182,14 +183,14 @@ fn to_step(rec: LineRec, layout: &Layout) -> Result<DemoStep, String> {
         let in_pot = match tile {
             Tile::Pot => true,
             Tile::Counter => false,
-            _ => return Err(format!("object {:?} at {pos} lies on a {tile:?} tile", o.body.name)),
+            _ => return Err(format!("object {:?} at {pos} lies on a {tile:?} tile", o.body.name).into()),
         };
         if in_pot && o.body.name != "soup" {
-            return Err(format!("a pot at {pos} holds {:?} (only soups go in pots)", o.body.name));
+            return Err(format!("a pot at {pos} holds {:?} (only soups go in pots)", o.body.name).into());
         }
         let idx = layout.index(pos).ok_or("object outside the grid")?;
         if state.objects[idx].is_some() {
-            return Err(format!("two objects at {pos}"));
+            return Err(format!("two objects at {pos}").into());
         }
         state.objects[idx] = object(layout, &o.body, in_pot)?;
     }
