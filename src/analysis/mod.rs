@@ -20,8 +20,8 @@
 //! assert_eq!(metrics["deliveries"], 0);
 //! // The same in one call:
 //! let layout = Layout::builtin("cramped_room").unwrap();
-//! let m = proagent::analysis::episode_metrics(&layout, &layout.start_state(), &[[Action::Stay, Action::Interact]; 10]).unwrap();
-//! assert_eq!(m, metrics);
+//! let r = proagent::analysis::episode_report(&layout, &layout.start_state(), &[[Action::Stay, Action::Interact]; 10]).unwrap();
+//! assert_eq!(metrics_json(&r), metrics);
 //! ```
 //!
 //! A recorded episode in the reference-trace schema (what the runner writes) goes
