@@ -13,6 +13,7 @@ pub mod agent;
 pub mod analysis;
 pub mod controller;
 pub mod env;
+pub mod env_v2;
 pub mod eval;
 pub mod llm;
 pub mod partners;

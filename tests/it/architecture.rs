@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 /// Each top-level module and the modules it may use.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("env", &[]),
+    ("env_v2", &["env"]),
     ("skills", &["env"]),
     ("controller", &["env", "skills"]),
     ("policy", &["env"]),
