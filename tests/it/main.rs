@@ -15,3 +15,4 @@ mod qa_cli;
 mod qa_http;
 mod qa_lib;
 mod transcript_cli;
+mod v2_cli;
