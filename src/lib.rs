@@ -22,3 +22,4 @@ pub mod qa;
 pub mod runner;
 pub mod skills;
 pub mod transcript;
+pub mod v2;

@@ -294,38 +294,63 @@ fn find_fields(clean: &str) -> Vec<Field> {
     fields
 }
 
-/// Parses a planner reply for player `me` (whose teammate is `1 - me`).
-pub fn parse_reply(raw: &str, me: usize) -> Result<PlanReply, ReplyParseError> {
+/// The fields of a planner reply, as text, before any skill is read from them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplyFields {
+    /// The first "Analysis" section, trimmed.
+    pub analysis: Option<String>,
+    /// The first "Intention" section that is about the teammate (or names no player).
+    pub intention: Option<String>,
+    /// The first "Plan" section that is about `me` (or names no player).
+    pub plan: Option<String>,
+    /// The lines before the first field (all lines when there is none): where a bare skill may stand.
+    pub outside: Vec<String>,
+}
+
+/// Splits a reply for player `me` into its fields. The intention taken is the first about
+/// `mate` (with `None`: about any player but `me`), or one that names no player. Skill
+/// vocabularies (the classic game's, OvercookedV2's) read their skills from these.
+pub fn reply_fields(raw: &str, me: usize, mate: Option<usize>) -> ReplyFields {
     let clean = clean_reply(raw);
     let fields = find_fields(&clean);
     let section = |k: usize| {
         let end = fields.get(k + 1).map_or(clean.len(), |f| f.start);
-        clean[fields[k].content..end].trim()
+        clean[fields[k].content..end].trim().to_string()
     };
-    let err = |reason: String| ReplyParseError { raw: raw.to_string(), reason };
-    let mate = 1 - me;
-    let mut analysis = None;
-    let mut intention = None;
-    let mut intention_error = None;
-    let mut plan_text = None;
+    let mut out = ReplyFields::default();
     for (k, f) in fields.iter().enumerate() {
         match f.kind {
-            FieldKind::Analysis if analysis.is_none() => analysis = Some(section(k).to_string()),
-            FieldKind::Intention if intention.is_none() && intention_error.is_none() => {
-                if f.player.is_none_or(|p| p == mate) {
-                    match Skill::find_first(section(k)) {
-                        Ok(s) => intention = Some(s),
-                        Err(e) => intention_error = Some(e.reason),
-                    }
-                }
+            FieldKind::Analysis if out.analysis.is_none() => out.analysis = Some(section(k)),
+            FieldKind::Intention
+                if out.intention.is_none() && f.player.is_none_or(|p| mate.map_or(p != me, |m| p == m)) =>
+            {
+                out.intention = Some(section(k));
             }
-            FieldKind::Plan if plan_text.is_none() && f.player.is_none_or(|p| p == me) => {
-                plan_text = Some(section(k));
-            }
+            FieldKind::Plan if out.plan.is_none() && f.player.is_none_or(|p| p == me) => out.plan = Some(section(k)),
             _ => {}
         }
     }
-    let plan = match plan_text {
+    out.outside = if fields.is_empty() {
+        clean.lines().map(String::from).collect()
+    } else {
+        clean[..fields[0].start].lines().map(String::from).collect()
+    };
+    out
+}
+
+/// Parses a planner reply for player `me` (whose teammate is `1 - me`).
+pub fn parse_reply(raw: &str, me: usize) -> Result<PlanReply, ReplyParseError> {
+    let f = reply_fields(raw, me, Some(1 - me));
+    let err = |reason: String| ReplyParseError { raw: raw.to_string(), reason };
+    let mut intention = None;
+    let mut intention_error = None;
+    if let Some(text) = &f.intention {
+        match Skill::find_first(text) {
+            Ok(s) => intention = Some(s),
+            Err(e) => intention_error = Some(e.reason),
+        }
+    }
+    let plan = match &f.plan {
         Some(t) => Skill::find_first(t).map_err(|e| {
             err(if e.reason == "no skill found" {
                 format!("the 'Plan for Player {me}:' field names no allowed skill")
@@ -336,15 +361,13 @@ pub fn parse_reply(raw: &str, me: usize) -> Result<PlanReply, ReplyParseError> {
         None => {
             // No plan field: accept only a line that is a skill and nothing else (a bare reply
             // such as `pickup(onion)`), never a skill mentioned in the analysis or intention.
-            let outside: Vec<&str> =
-                if fields.is_empty() { clean.lines().collect() } else { clean[..fields[0].start].lines().collect() };
-            outside
+            f.outside
                 .iter()
                 .find_map(|l| Skill::parse(l).ok())
                 .ok_or_else(|| err(format!("the reply has no 'Plan for Player {me}:' field")))?
         }
     };
-    let analysis = analysis.filter(|a| !a.is_empty()).map(|a| a.split_whitespace().collect::<Vec<_>>().join(" "));
+    let analysis = f.analysis.filter(|a| !a.is_empty()).map(|a| a.split_whitespace().collect::<Vec<_>>().join(" "));
     Ok(PlanReply { analysis, intention, intention_error, plan })
 }
 

@@ -64,7 +64,7 @@ fn recipe_loop_with_auto_start_and_rewards() {
     let s0 = Settings { negative_rewards: true, ..Settings::default() };
     let mut st = l.start_state(&s0, &mut Fixed(0));
     use crate::env::Action::*;
-    let mut go = |st: &mut State, a0, a1| l.step(&s0, st, &[a0, a1], &mut Fixed(0));
+    let go = |st: &mut State, a0, a1| l.step(&s0, st, &[a0, a1], &mut Fixed(0));
     for _ in 0..3 {
         go(&mut st, West, Stay); // face the pile
         let o = go(&mut st, Interact, Stay);

@@ -19,6 +19,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("llm", &[]),
     ("agent", &["env", "skills", "controller", "policy", "llm"]),
     ("transcript", &["llm"]),
+    ("v2", &["env", "env_v2", "policy", "llm", "agent"]),
     ("analysis", &["env"]),
     ("qa", &["llm"]),
     ("runner", &["env", "skills", "controller", "policy", "partners", "llm", "agent", "transcript", "analysis"]),
