@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
 use proagent::agent::config::MAX_REPLANS;
-use proagent::agent::prompts::PromptLibrary;
+use proagent::agent::prompts::{Family, PromptLibrary};
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
 use proagent::llm::LanguageModel;
@@ -79,6 +79,20 @@ impl ProAgentArgs {
     /// The model named by `--model`; `seed` seeds an HTTP backend's retry jitter.
     pub fn model(&self, seed: u64) -> Result<Arc<dyn LanguageModel>> {
         build_model(&self.spec(seed)?).context("--model")
+    }
+
+    /// The `--model` spec (for builders other than [`ProAgentArgs::model`], e.g. OvercookedV2's).
+    pub fn model_spec(&self, seed: u64) -> Result<ModelSpec> {
+        self.spec(seed)
+    }
+
+    /// The agent configuration for OvercookedV2: the same switches, the `prompts/v2` templates.
+    pub fn config_v2(&self, horizon: u32, model: Arc<dyn LanguageModel>) -> Result<ProAgentConfig> {
+        let mut cfg = self.config(horizon, model)?;
+        let prompts =
+            PromptLibrary::load_or_embedded_family(self.prompts.as_deref(), Family::V2).context("--prompts")?;
+        cfg.prompts = Arc::new(prompts);
+        Ok(cfg)
     }
 
     fn spec(&self, seed: u64) -> Result<ModelSpec> {

@@ -11,7 +11,8 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
     /// Trajectory files: reference traces and our episodes (JSON Lines, one trajectory per
-    /// line) or human-game files (JSON Lines, one timestep per line); gzipped or not.
+    /// line), OvercookedV2 episodes (`play --layout v2:... --trajectory`), or human-game
+    /// files (JSON Lines, one timestep per line); gzipped or not.
     /// The kind is detected from the content.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -102,11 +103,67 @@ fn summary_text(s: &LayoutSummary) -> String {
     )
 }
 
+/// Whether a file holds OvercookedV2 trajectories (`play --layout v2:... --trajectory`).
+fn is_v2(text: &str) -> bool {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    serde_json::from_str::<serde_json::Value>(first).ok().and_then(|v| v.get("game").cloned())
+        == Some(json!("overcooked_v2"))
+}
+
+/// Hand-overs of every OvercookedV2 trajectory of a file, one line (or JSON object) each.
+fn analyze_v2(source: &str, text: &str, as_json: bool) -> Result<()> {
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(line).with_context(|| format!("{source}:{}: not JSON", i + 1))?;
+        let layout_text = v.get("layout_text").and_then(|t| t.as_str()).unwrap_or("");
+        let layout = proagent::env_v2::Layout::parse(layout_text, &format!("{source}:{} layout_text", i + 1))?;
+        let events =
+            proagent::v2::analysis::events_of_trajectory(&v).map_err(|e| anyhow::anyhow!("{source}:{}: {e}", i + 1))?;
+        let t = proagent::v2::analysis::teamwork(&layout, &events);
+        let seed = v.get("seed").cloned().unwrap_or_default();
+        if as_json {
+            println!(
+                "{}",
+                json!({"file": source, "line": i + 1, "kind": "overcooked_v2", "layout": format!("v2:{}", layout.name), "seed": seed, "steps": events.len(), "teamwork": t})
+            );
+        } else {
+            println!(
+                "{source}:{} v2:{} seed {seed}: {} steps, {} correct dishes, hand-overs {} ({} constructive; ingredients {}/{}, plates {}/{}, dishes {}/{}), shared-pot soups {}, button presses {}",
+                i + 1,
+                layout.name,
+                events.len(),
+                t.correct_dishes,
+                t.handovers,
+                t.constructive,
+                t.ingredients.constructive,
+                t.ingredients.total,
+                t.plates.constructive,
+                t.plates.total,
+                t.dishes.constructive,
+                t.dishes.total,
+                t.shared_pot_soups,
+                t.button_presses
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
     let mut reports = Vec::new();
     for path in &a.files {
         let text = read_maybe_gz(path)?;
         let source = path.display().to_string();
+        if is_v2(&text) {
+            if a.summary {
+                anyhow::bail!("{source}: --summary covers the classic game's trajectories only");
+            }
+            analyze_v2(&source, &text, a.json)?;
+            continue;
+        }
         let (kind, trajs) = readers::read(&source, &text).with_context(|| source.clone())?;
         tracing::info!(file = %source, kind = kind.name(), trajectories = trajs.len(), "read");
         for t in &trajs {

@@ -8,7 +8,7 @@ use proagent::eval::scheduler::{self, SweepSummary};
 use proagent::eval::store::{self, TornTail};
 use proagent::eval::{
     EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, ProAgentSeats, Report, ResultWriter, SchedulerOptions, Shard,
-    SweepSpec, cross_product,
+    SweepSpec, V2Sweep, cross_product,
 };
 use proagent::llm::sha256_hex;
 use proagent::runner::seats::is_proagent;
@@ -36,7 +36,8 @@ enum EvalCommand {
 
 #[derive(clap::Args, Debug)]
 struct SweepArgs {
-    /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`.
+    /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`;
+    /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts.
     #[arg(long, value_delimiter = ',', required = true)]
     layouts: Vec<String>,
     /// Agents to evaluate (agent specs), comma-separated.
@@ -74,6 +75,9 @@ struct SweepArgs {
     /// Options of every `proagent` seat (as in `proagent play`).
     #[command(flatten)]
     proagent: super::agent_args::ProAgentArgs,
+    /// The OvercookedV2 switches of every `v2:` layout.
+    #[command(flatten)]
+    v2: super::common::V2Args,
 }
 
 #[derive(clap::Args, Debug)]
@@ -105,6 +109,42 @@ fn resolve_layout(spec: &str) -> Result<(LayoutRef, Layout)> {
     Ok((LayoutRef { name: layout.name.clone(), sha256: sha256_hex(&text) }, layout))
 }
 
+/// The classic layouts and the OvercookedV2 ones (by report name `v2:NAME`) of `--layouts`.
+/// A V2 layout's key hashes its text and the V2 switches, so changing either never reuses
+/// old results.
+type V2Layouts = Vec<(LayoutRef, Arc<proagent::env_v2::Layout>)>;
+
+fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Result<(Vec<String>, V2Layouts)> {
+    let mut classic = Vec::new();
+    let mut names = Vec::new();
+    for s in specs {
+        let s = s.trim();
+        match proagent::env_v2::layout::strip_v2_prefix(s) {
+            Some("all") => names.extend(proagent::env_v2::Layout::builtin_names().map(String::from)),
+            Some(n) => names.push(n.to_string()),
+            None => classic.push(s.to_string()),
+        }
+    }
+    let settings = serde_json::to_string(&v2.settings(horizon))?;
+    let mut out: V2Layouts = Vec::new();
+    for n in names {
+        let (layout, _) = super::common::load_v2_layout(&n).context("--layouts")?;
+        let name = format!("v2:{}", layout.name);
+        let sha = sha256_hex(format!("{}\n{settings}", layout.to_text()).as_bytes());
+        if let Some((other, _)) = out.iter().find(|(o, _)| o.name == name) {
+            if other.sha256 != sha {
+                bail!("two different layouts are both named {name:?} (rename one of the files)");
+            }
+            continue;
+        }
+        out.push((LayoutRef { name, sha256: sha }, Arc::new(layout)));
+    }
+    if out.is_empty() {
+        v2.require_v2("the classic layouts of --layouts")?;
+    }
+    Ok((classic, out))
+}
+
 fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
     let mut names: Vec<String> = Vec::new();
     for s in specs {
@@ -116,7 +156,7 @@ fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
         }
     }
     if names.is_empty() {
-        bail!("--layouts is empty");
+        return Ok(Vec::new());
     }
     let mut out: Vec<(LayoutRef, Arc<Layout>)> = Vec::new();
     for n in names {
@@ -144,12 +184,16 @@ fn clean_list(flag: &str, v: &[String]) -> Result<Vec<String>> {
 fn make_runner(
     a: &SweepArgs,
     layouts: &HashMap<String, Arc<Layout>>,
+    v2_layouts: &V2Layouts,
     specs: &[&str],
 ) -> Result<Arc<dyn EpisodeRunner>> {
     if let Some(ms) = a.fake_episode_ms {
         return Ok(Arc::new(FakeRunner { episode_ms: ms }));
     }
-    let proagent = if specs.iter().any(|s| is_proagent(s)) {
+    let any_proagent = specs.iter().any(|s| is_proagent(s));
+    // Built even for a V2-only sweep: the `proagent` key then covers the same switches
+    // whichever layouts a sweep lists, so resuming with fewer layouts finds its results.
+    let proagent = if any_proagent {
         Some(ProAgentSeats {
             config: a.proagent.config(a.run.horizon, a.proagent.model(a.run.seed)?)?,
             model: a.proagent.model_settings()?,
@@ -158,7 +202,25 @@ fn make_runner(
     } else {
         None
     };
-    Ok(Arc::new(PlayRunner::new(layouts, proagent)))
+    let mut runner = PlayRunner::new(layouts, proagent);
+    if !v2_layouts.is_empty() {
+        let proagent = if any_proagent {
+            let model = proagent::runner::v2::v2_model(&a.proagent.model_spec(a.run.seed)?).context("--model")?;
+            Some(ProAgentSeats {
+                config: a.proagent.config_v2(a.run.horizon, model)?,
+                model: a.proagent.model_settings()?,
+                scrubber: a.proagent.scrubber(),
+            })
+        } else {
+            None
+        };
+        runner = runner.with_v2(V2Sweep {
+            layouts: v2_layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect(),
+            settings: a.v2.settings(a.run.horizon),
+            proagent,
+        });
+    }
+    Ok(Arc::new(runner))
 }
 
 fn report_torn(torn: &[TornTail]) {
@@ -177,11 +239,15 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     }
     let agents = clean_list("--agents", &a.agents)?;
     let partners = clean_list("--partners", &a.partners)?;
-    let layouts = resolve_layouts(&a.layouts)?;
+    let (classic, v2_layouts) = split_v2(&a.layouts, &a.v2, a.run.horizon)?;
+    let layouts = resolve_layouts(&classic)?;
+    if layouts.is_empty() && v2_layouts.is_empty() {
+        bail!("--layouts is empty");
+    }
     let layout_map: HashMap<String, Arc<Layout>> =
         layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect();
     let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
-    let runner = make_runner(&a, &layout_map, &specs)?;
+    let runner = make_runner(&a, &layout_map, &v2_layouts, &specs)?;
     for s in &specs {
         runner.check_spec(s).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
@@ -189,7 +255,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
 
     let spec = SweepSpec {
-        layouts: layouts.iter().map(|(r, _)| r.clone()).collect(),
+        layouts: layouts.iter().map(|(r, _)| r.clone()).chain(v2_layouts.iter().map(|(r, _)| r.clone())).collect(),
         agents,
         partners,
         seats: a.seats.clone(),

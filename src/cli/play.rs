@@ -1,6 +1,6 @@
 //! `proagent play`: one or more seeded episodes of an agent with a partner.
 
-use super::common::{EpisodeArgs, JsonArg, load_layout};
+use super::common::{EpisodeArgs, JsonArg, V2Args, load_layout, load_v2_layout};
 use anyhow::{Context, Result, bail};
 use proagent::controller::Kitchen;
 use proagent::env::Layout;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// Layout name or path to a layout file.
+    /// Layout name or path to a layout file; `v2:NAME` (or `v2:PATH`) for an OvercookedV2 layout.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// The agent under test (proagent, scripted, greedy, random, stay, courier, bc, bc:train, bc:PATH).
@@ -53,9 +53,16 @@ pub struct PlayArgs {
     no_wall_clock: bool,
     #[command(flatten)]
     pub(super) proagent: super::agent_args::ProAgentArgs,
+    #[command(flatten)]
+    v2: V2Args,
 }
 
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
+    if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
+        let spec = spec.to_string();
+        return run_v2(a, &spec);
+    }
+    a.v2.require_v2(&a.layout)?;
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
@@ -113,6 +120,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
                 horizon: a.run.horizon,
                 proagent: a.proagent.settings(),
                 model: model_settings.clone(),
+                v2: None,
             };
             let w = TranscriptWriter::create(&path, opts)?;
             tracing::info!("writing the transcript to {}", path.display());
@@ -172,4 +180,125 @@ fn print_step(v: &StepView<'_>) {
     }
     text.push_str(&render(v.layout, v.state));
     let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
+/// `play --layout v2:NAME`: OvercookedV2 episodes; the agent sits in `--seat`, the partner
+/// spec fills every other seat.
+fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
+    use proagent::runner::v2::{V2SeatFactory, play_seated_v2, v2_model};
+    use proagent::v2::episode::{V2StepObserver, V2StepView};
+    let (layout, layout_file) = load_v2_layout(spec).context("--layout")?;
+    let layout = Arc::new(layout);
+    let settings = a.v2.settings(a.run.horizon);
+    let seat = a.seat as usize;
+    let n = layout.num_agents();
+    if seat >= n {
+        bail!("--seat {seat}: v2:{} has {n} player(s)", layout.name);
+    }
+    let specs: Vec<String> = (0..n).map(|i| if i == seat { a.agent.clone() } else { a.partner.clone() }).collect();
+    let has_proagent = specs.iter().any(|s| is_proagent(s));
+    let factory = if has_proagent {
+        let spec = a.proagent.model_spec(0)?;
+        let model = v2_model(&spec).context("--model")?;
+        V2SeatFactory::new(Some(a.proagent.config_v2(a.run.horizon, model)?))
+    } else {
+        V2SeatFactory::new(None)
+    };
+    for (player, s) in specs.iter().enumerate() {
+        let flag = if player == seat { "--agent" } else { "--partner" };
+        factory.check(s, &layout, &settings, player).context(flag)?;
+    }
+    if a.transcript.is_some() && !has_proagent {
+        bail!("--transcript needs a `proagent` seat (only ProAgent runs talk to a model)");
+    }
+    let mut traj_out = match &a.trajectory {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let want_transcript = has_proagent && !a.no_transcript;
+    let prompt_hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
+    let model_settings = a.proagent.model_settings()?;
+    let label = format!("v2-{}", layout.name);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    for e in 0..a.run.episodes {
+        let seed = a.run.seed_of(e);
+        let mut recorder = if want_transcript {
+            let path = match &a.transcript {
+                Some(p) if a.run.episodes == 1 => p.clone(),
+                Some(p) => {
+                    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("transcript");
+                    p.with_file_name(format!("{stem}-seed{seed}.jsonl"))
+                }
+                None => default_path(Path::new("transcripts"), &label, &a.agent, &a.partner, seat, seed),
+            };
+            let opts = WriterOptions { scrubber: a.proagent.scrubber(), wall_clock: !a.no_wall_clock };
+            let run = RunConfig {
+                command: PLAY_COMMAND.into(),
+                layout: format!("v2:{}", layout.name),
+                layout_spec: a.layout.clone(),
+                layout_file: layout_file.clone(),
+                agent: a.agent.clone(),
+                partner: a.partner.clone(),
+                seat,
+                seed,
+                horizon: a.run.horizon,
+                proagent: a.proagent.settings(),
+                model: model_settings.clone(),
+                v2: Some(settings.clone()),
+            };
+            let w = TranscriptWriter::create(&path, opts)?;
+            tracing::info!("writing the transcript to {}", path.display());
+            Some(EpisodeRecorder::start(w, &run.header(prompt_hashes.clone())?)?)
+        } else {
+            None
+        };
+        let observer: Option<V2StepObserver<'_>> = a.render.then(|| {
+            Box::new(|v: &V2StepView<'_>| {
+                let letters: String = v.actions.iter().map(|x| x.letter()).collect();
+                let mut text = format!("t={} actions={letters} reward={}\n", v.t, v.outcome.reward);
+                for ev in v.skill_events {
+                    text.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
+                }
+                text.push_str(&proagent::env_v2::render::render(v.layout, v.state));
+                let _ = writeln!(std::io::stdout().lock(), "{text}");
+            }) as V2StepObserver<'_>
+        });
+        let result =
+            rt.block_on(play_seated_v2(&layout, &settings, &factory, &specs, seed, recorder.as_mut(), observer))?;
+        let summary = result.summary_json(seat);
+        if let Some(r) = recorder {
+            r.finish(summary.clone())?;
+        }
+        if let Some(w) = traj_out.as_mut() {
+            let line = serde_json::to_string(&result.to_trajectory_json())?;
+            writeln!(w, "{line}").context("writing the trajectory")?;
+        }
+        let line = if a.out.json {
+            summary.to_string()
+        } else {
+            let partners = if n > 1 { format!(" + {}", a.partner) } else { String::new() };
+            format!(
+                "v2:{} seed {}: {} (player {seat}){partners} -> score {} ({} correct, {} wrong deliveries, {} button presses) in {} steps{}",
+                layout.name,
+                seed,
+                result.agents[seat],
+                result.score,
+                result.correct,
+                result.wrong,
+                result.presses,
+                result.steps.len(),
+                if result.deadlocked() { ", ended in a deadlock" } else { "" }
+            )
+        };
+        match writeln!(std::io::stdout().lock(), "{line}") {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+            other => other.context("writing to stdout")?,
+        }
+    }
+    if let Some(mut w) = traj_out {
+        w.flush().context("writing the trajectory")?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

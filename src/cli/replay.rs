@@ -2,10 +2,10 @@
 //! recorded model replies, and check that the re-run says and does exactly what
 //! the recording says (wall-clock fields aside).
 
-use super::common::load_layout;
+use super::common::{load_layout, load_v2_layout};
 use anyhow::{Context, Result};
 use proagent::agent::ProAgentConfig;
-use proagent::agent::prompts::PromptLibrary;
+use proagent::agent::prompts::{Family, PromptLibrary};
 use proagent::controller::Kitchen;
 use proagent::env::Layout;
 use proagent::llm::LanguageModel;
@@ -32,11 +32,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let rec = Transcript::read(&a.file)?;
     rec.require_complete()?;
     let cfg = RunConfig::from_header(&rec.header, &file)?;
-    let layout = match &cfg.layout_file {
-        Some(text) => Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))?,
-        None => load_layout(&cfg.layout_spec)?,
-    };
-    let seat = cfg.seat.min(1);
+    let seat = cfg.seat;
     // The agent names itself after its model; an HTTP model's name is the model id.
     let recorded_name = match cfg.model.model.as_str() {
         n if n.starts_with("replay:") => "replay".to_string(),
@@ -44,28 +40,65 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     };
     let replayer = Arc::new(rec.replayer().named(recorded_name));
     let model: Arc<dyn LanguageModel> = replayer.clone();
-
-    let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
-    let specs = if seat == 0 { [&*cfg.agent, &*cfg.partner] } else { [&*cfg.partner, &*cfg.agent] };
-    let prompts = PromptLibrary::load_or_embedded(cfg.proagent.prompts.as_deref())
-        .with_context(|| format!("{file}: the recorded prompts directory"))?;
-    let mut pa = ProAgentConfig::new(model);
-    pa.sampling = cfg.model.sampling();
-    pa.settings = cfg.proagent.clone();
-    pa.prompts = Arc::new(prompts);
-    pa.horizon = cfg.horizon;
-    let factory = SeatFactory::new(Some(pa));
-    for (player, spec) in specs.iter().enumerate() {
-        factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
-    }
-    let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
     let opts = WriterOptions { scrubber: Scrubber::from_env(), wall_clock: false };
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
-    let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let result =
-        rt.block_on(play_seated(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), None))?;
-    recorder.finish(result.summary_json(seat))?;
+    let score: i64 = if let Some(settings) = &cfg.v2 {
+        use proagent::runner::v2::{V2SeatFactory, play_seated_v2};
+        let layout = match &cfg.layout_file {
+            Some(text) => proagent::env_v2::Layout::parse(text, &format!("{file} (recorded layout)"))?,
+            None => {
+                let spec = proagent::env_v2::layout::strip_v2_prefix(&cfg.layout_spec).unwrap_or(&cfg.layout_spec);
+                load_v2_layout(spec)?.0
+            }
+        };
+        let layout = Arc::new(layout);
+        let n = layout.num_agents();
+        let specs: Vec<String> =
+            (0..n).map(|i| if i == seat { cfg.agent.clone() } else { cfg.partner.clone() }).collect();
+        let prompts = PromptLibrary::load_or_embedded_family(cfg.proagent.prompts.as_deref(), Family::V2)
+            .with_context(|| format!("{file}: the recorded prompts directory"))?;
+        let mut pa = ProAgentConfig::new(model);
+        pa.sampling = cfg.model.sampling();
+        pa.settings = cfg.proagent.clone();
+        pa.prompts = Arc::new(prompts);
+        pa.horizon = cfg.horizon;
+        let factory = V2SeatFactory::new(Some(pa));
+        for (player, spec) in specs.iter().enumerate() {
+            factory.check(spec, &layout, settings, player).with_context(|| format!("{file}: seat {player}"))?;
+        }
+        let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
+        let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
+        let result =
+            rt.block_on(play_seated_v2(&layout, settings, &factory, &specs, cfg.seed, Some(&mut recorder), None))?;
+        recorder.finish(result.summary_json(seat))?;
+        i64::from(result.score)
+    } else {
+        let seat = seat.min(1);
+        let layout = match &cfg.layout_file {
+            Some(text) => Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))?,
+            None => load_layout(&cfg.layout_spec)?,
+        };
+        let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
+        let specs = if seat == 0 { [&*cfg.agent, &*cfg.partner] } else { [&*cfg.partner, &*cfg.agent] };
+        let prompts = PromptLibrary::load_or_embedded(cfg.proagent.prompts.as_deref())
+            .with_context(|| format!("{file}: the recorded prompts directory"))?;
+        let mut pa = ProAgentConfig::new(model);
+        pa.sampling = cfg.model.sampling();
+        pa.settings = cfg.proagent.clone();
+        pa.prompts = Arc::new(prompts);
+        pa.horizon = cfg.horizon;
+        let factory = SeatFactory::new(Some(pa));
+        for (player, spec) in specs.iter().enumerate() {
+            factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
+        }
+        let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
+        let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
+        let result =
+            rt.block_on(play_seated(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), None))?;
+        recorder.finish(result.summary_json(seat))?;
+        i64::from(result.score)
+    };
     let rerun = Transcript::parse(&buf.text(), "the re-run")?;
 
     let miss = rerun.exchanges.iter().find_map(|e| match &e.outcome {
@@ -76,9 +109,9 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     });
     let divergence = first_divergence(&rec, &rerun);
     let unserved = replayer.unserved();
-    let recorded_score = rec.footer.as_ref().and_then(|f| f.data.get("score")).and_then(Value::as_u64);
-    let score_problem = (recorded_score != Some(result.score as u64))
-        .then(|| format!("score: recorded {recorded_score:?}, re-run {}", result.score));
+    let recorded_score = rec.footer.as_ref().and_then(|f| f.data.get("score")).and_then(Value::as_i64);
+    let score_problem =
+        (recorded_score != Some(score)).then(|| format!("score: recorded {recorded_score:?}, re-run {score}"));
     let unserved_problem = (!unserved.is_empty()).then(|| {
         let (seq, t, kind) = &unserved[0];
         format!("{} recorded replies were never asked for (first: #{seq} at t={t}, {kind})", unserved.len())
@@ -92,7 +125,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
             "problems": problems,
             "exchanges": rec.exchanges.len(),
             "steps": rec.steps.len(),
-            "score": result.score,
+            "score": score,
             "served": replayer.served(),
         });
         println!("{v}");
@@ -101,7 +134,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
             "identical: {file} ({} exchanges, {} steps, score {}) re-runs exactly",
             rec.exchanges.len(),
             rec.steps.len(),
-            result.score
+            score
         );
     } else {
         println!("DIVERGED: {file}");

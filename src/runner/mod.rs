@@ -11,6 +11,7 @@ pub mod episode;
 pub mod models;
 pub mod record;
 pub mod seats;
+pub mod v2;
 
 pub use crate::policy::seat_seed;
 pub use episode::{DEADLOCK_TAIL, EpisodeOptions, EpisodeResult, StepObserver, StepRecord, StepView, play_episode};
