@@ -206,3 +206,33 @@ fn v2_flags_and_specs_are_checked_before_anything_runs() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.layout:6"), "{err}");
 }
+
+#[test]
+fn show_and_bench_know_v2_layouts() {
+    let list = run_ok(&["show", "--v2-list"]);
+    assert_eq!(list.lines().count(), 23);
+    let v: serde_json::Value =
+        serde_json::from_str(run_ok(&["show", "--layout", "v2:fun_coordination", "--json"]).trim()).unwrap();
+    assert_eq!(v["players"], 2);
+    assert_eq!(v["recipes"].as_array().unwrap().len(), 2);
+    let board = run_ok(&["show", "--layout", "v2:grounded_coord_simple"]);
+    assert!(board.contains("possible recipes: onion, onion, onion; tomato, tomato, tomato"), "{board}");
+    let out = run_ok(&[
+        "bench",
+        "env",
+        "--layout",
+        "v2:cramped_room_v2",
+        "--steps",
+        "2000",
+        "--batch",
+        "4",
+        "--batch-steps",
+        "50",
+        "--json",
+    ]);
+    let b: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(b["proagent"]["single_state_steps_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(b["jaxmarl"].is_null());
+    let bad = bin().args(["bench", "env", "--layout", "cramped_room", "--view-radius", "2"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
