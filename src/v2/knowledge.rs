@@ -31,6 +31,8 @@ pub struct Reach {
     pub pots: Vec<Pos>,
     /// Some cell of its room sees a recipe indicator.
     pub indicator_visible_from_room: bool,
+    /// Some cell of its room sees a recipe button (lit by whoever can reach it).
+    pub button_visible_from_room: bool,
 }
 
 /// What a pot looked like when seen.
@@ -180,6 +182,8 @@ pub struct Knowledge {
     pub mates_unseen: Vec<usize>,
     /// Buttons in sight that are lit.
     pub lit_buttons: Vec<Pos>,
+    /// Every recipe button of the kitchen (static).
+    pub buttons: Vec<Pos>,
     /// What it can reach.
     pub reach: Reach,
     /// What each teammate can reach, by player index (its own entry is empty).
@@ -234,9 +238,13 @@ pub fn reach_of(layout: &Layout, settings: &Settings, room: Option<u16>) -> Reac
     }
     r.piles.sort_unstable();
     let indicators: Vec<Pos> = layout.cells_of(Tile::RecipeIndicator).collect();
-    r.indicator_visible_from_room = (0..layout.cells()).map(|i| layout.pos_of(i)).any(|c| {
-        room.is_some() && layout.room_of(c) == room && indicators.iter().any(|&ind| obs::visible(settings, c, ind))
-    });
+    let seen_from_room = |targets: &[Pos]| {
+        (0..layout.cells()).map(|i| layout.pos_of(i)).any(|c| {
+            room.is_some() && layout.room_of(c) == room && targets.iter().any(|&t| obs::visible(settings, c, t))
+        })
+    };
+    r.indicator_visible_from_room = seen_from_room(&indicators);
+    r.button_visible_from_room = seen_from_room(&layout.cells_of(Tile::Button).collect::<Vec<_>>());
     r
 }
 
@@ -344,6 +352,7 @@ impl Knowledge {
             mates,
             mates_unseen,
             lit_buttons,
+            buttons: layout.cells_of(Tile::Button).collect(),
             reach,
             mate_reach,
             start_on_interact: settings.start_cooking_interaction,
@@ -359,6 +368,11 @@ impl Knowledge {
     /// Whether it sees cell `p` now.
     pub fn sees(&self, p: Pos) -> bool {
         obs::visible(&Settings { view_radius: self.view_radius, ..Settings::default() }, self.pos, p)
+    }
+
+    /// Whether a recipe button (lit or not) is in sight.
+    pub fn sees_any_button(&self) -> bool {
+        self.buttons.iter().any(|&b| self.sees(b))
     }
 
     /// The recipe if known in any way.
@@ -423,7 +437,7 @@ pub fn reach_text(r: &Reach, names: &[String]) -> String {
     let piles: Vec<String> = r.piles.iter().map(|&k| kind_name(names, k)).collect();
     let pots: Vec<String> = r.pots.iter().map(|&p| xy(p)).collect();
     format!(
-        "piles: {}; plate pile: {}; delivery: {}; button: {}; counters: {}; shared counters: {}; pots: {}; sees an indicator: {}",
+        "piles: {}; plate pile: {}; delivery: {}; button: {}; counters: {}; shared counters: {}; pots: {}; sees an indicator: {}; sees a button: {}",
         if piles.is_empty() { "none".into() } else { piles.join(", ") },
         yn(r.plate_pile),
         yn(r.goal),
@@ -431,7 +445,8 @@ pub fn reach_text(r: &Reach, names: &[String]) -> String {
         r.counters,
         if r.shared.is_empty() { "none".into() } else { r.shared.iter().map(|&p| xy(p)).collect::<Vec<_>>().join(" ") },
         if pots.is_empty() { "none".into() } else { pots.join(" ") },
-        yn(r.indicator_visible_from_room)
+        yn(r.indicator_visible_from_room),
+        yn(r.button_visible_from_room)
     )
 }
 
@@ -469,6 +484,7 @@ pub fn parse_reach(text: &str, names: &[String]) -> Option<Reach> {
                 }
             }
             "sees an indicator" => r.indicator_visible_from_room = yes,
+            "sees a button" => r.button_visible_from_room = yes,
             _ => {}
         }
     }
@@ -572,6 +588,8 @@ pub struct TextContext {
     pub negative_rewards: bool,
     /// How far the agent sees.
     pub view_radius: Option<u8>,
+    /// Every recipe button of the kitchen.
+    pub buttons: Vec<Pos>,
 }
 
 impl Knowledge {
@@ -605,6 +623,7 @@ impl Knowledge {
             mates: Vec::new(),
             mates_unseen: Vec::new(),
             lit_buttons: Vec::new(),
+            buttons: ctx.buttons.clone(),
             reach: ctx.reach.clone(),
             mate_reach: ctx.mate_reach.clone(),
             start_on_interact: ctx.start_on_interact,
@@ -748,6 +767,7 @@ mod tests {
             start_on_interact: false,
             negative_rewards: false,
             view_radius: Some(2),
+            buttons: k.buttons.clone(),
         };
         let back = Knowledge::read(&text, &ctx).unwrap();
         assert_eq!(back, k, "{text}");

@@ -64,7 +64,17 @@ fn read_context(system: &str) -> Option<(usize, TextContext)> {
     let negative_rewards = system.contains("points for every wrong dish");
     let view_radius =
         system.split("You see only ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok());
-    Some((me, TextContext { names, recipes, reach, mate_reach, start_on_interact, negative_rewards, view_radius }))
+    let buttons = system
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- recipe button at "))
+        .filter_map(|p| {
+            let (x, y) = p.trim_matches(['(', ')', ' ']).split_once(',')?;
+            Some(crate::env::Pos::new(x.trim().parse().ok()?, y.trim().parse().ok()?))
+        })
+        .collect();
+    let ctx =
+        TextContext { names, recipes, reach, mate_reach, start_on_interact, negative_rewards, view_radius, buttons };
+    Some((me, ctx))
 }
 
 /// The current scene: the last line that starts with "Scene " (memory entries are indented).

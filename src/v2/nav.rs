@@ -146,7 +146,7 @@ impl Nav {
                 if matches!(
                     k.recipe,
                     super::knowledge::RecipeKnown::InSight(_) | super::knowledge::RecipeKnown::Only(_)
-                ) =>
+                ) || (!k.reach.indicator_visible_from_room && k.sees_any_button()) =>
             {
                 self.skill = None;
                 return Status::Succeeded;
@@ -368,7 +368,12 @@ fn targets(layout: &Layout, settings: &Settings, skill: Skill, k: &Knowledge) ->
         }
         Skill::PressButton => tiles(Tile::Button),
         Skill::CheckRecipe => {
-            let indicators: Vec<Pos> = layout.cells_of(Tile::RecipeIndicator).collect();
+            // Where an indicator can be seen; failing that, where a button (that a teammate
+            // may light) can be seen.
+            let mut indicators: Vec<Pos> = layout.cells_of(Tile::RecipeIndicator).collect();
+            if !k.reach.indicator_visible_from_room {
+                indicators = layout.cells_of(Tile::Button).collect();
+            }
             let stand: Vec<Pos> = (0..layout.cells())
                 .map(|i| layout.pos_of(i))
                 .filter(|&c| layout.room_of(c).is_some() && layout.room_of(c) == layout.room_of(k.pos))

@@ -87,9 +87,16 @@ pub fn working_recipe(k: &Knowledge) -> Option<Recipe> {
         let hands_over = m.shared.iter().any(|p| k.reach.shared.contains(p));
         m.indicator_visible_from_room && (m.button || (useful(m) && (shares_pot || hands_over)))
     });
+    // Waiting for an informed teammate helps until it has put something in: if the pots
+    // still leave several recipes open after that, guess.
+    let mate_acted = k.pots.iter().any(|p| matches!(p.seen, Some(PotSeen::Idle(c)) if !c.is_empty()));
     match consistent.as_slice() {
         [one] => Some(*one),
-        _ if k.reach.indicator_visible_from_room || k.reach.button || !k.lit_buttons.is_empty() || informed_mate => {
+        _ if k.reach.indicator_visible_from_room
+            || k.reach.button
+            || !k.lit_buttons.is_empty()
+            || (informed_mate && !mate_acted) =>
+        {
             None
         }
         [first, ..] => Some(*first),
@@ -116,9 +123,12 @@ pub fn choose(k: &Knowledge) -> Skill {
     let mate_has_plate = k.mates.iter().any(|m| m.held.is_plate());
 
     if held.is_dish() {
-        // A wrong dish that would cost points is better left on a counter of this room.
+        // A wrong dish that would cost points is better left on a counter of this room —
+        // unless a teammate who cannot see the recipe cooked it: delivering it is how that
+        // teammate learns its guess was wrong.
         let wrong = recipe.is_some_and(|r| held != r.dish());
-        if wrong && k.negative_rewards && free_counter(k) && k.reach.goal {
+        let mates_informed = k.mate_reach.iter().all(|m| m.pots.is_empty() || m.indicator_visible_from_room);
+        if wrong && k.negative_rewards && mates_informed && free_counter(k) && k.reach.goal {
             return Skill::PlaceOnCounter;
         }
         if k.reach.goal {
@@ -181,6 +191,12 @@ pub fn choose(k: &Knowledge) -> Skill {
         if k.reach.button && k.lit_buttons.is_empty() {
             return Skill::PressButton;
         }
+        // A teammate can light a button this agent can watch: stand where it is in sight.
+        let signaller = k.mate_reach.iter().any(|m| m.button && m.indicator_visible_from_room);
+        let button_in_sight = k.lit_buttons.len() + usize::from(k.sees_any_button()) > 0;
+        if signaller && k.reach.button_visible_from_room && !button_in_sight {
+            return Skill::CheckRecipe;
+        }
     }
     // Not knowing the recipe, and the pots out of sight: go where the pots can be seen (their
     // contents may tell the recipe; a lit button near them will).
@@ -206,7 +222,10 @@ pub fn choose(k: &Knowledge) -> Skill {
         return Skill::Pickup(Target::Ingredient(kind));
     }
     // A pot stuck with a wrong mix (the recipe changed, or a mistake): cook it out of the way.
-    if let Some(r) = recipe {
+    // Not when a teammate who cannot see the recipe fills it: that is its guess, and
+    // letting it finish (and fail) is how it learns.
+    let mates_informed = k.mate_reach.iter().all(|m| m.pots.is_empty() || m.indicator_visible_from_room);
+    if let Some(r) = recipe.filter(|_| k.recipe().is_some() && mates_informed) {
         for p in &my_pots {
             if let Some(PotSeen::Idle(c)) = p.seen
                 && !c.is_empty()
@@ -279,12 +298,16 @@ fn signal(k: &Knowledge, r: Recipe) -> Option<Skill> {
     if !(mate_blind && k.reach.button && k.lit_buttons.is_empty() && k.held.is_empty()) {
         return None;
     }
-    let going_wrong =
-        k.pots.iter().filter(|p| p.mates).any(|p| matches!(p.seen, Some(PotSeen::Idle(c)) if !fits(c, r)));
+    // A pot the teammate fills, in sight, going wrong — or empty and idle, which is how it
+    // looks after a delivery (when a new recipe may have been drawn unseen by the teammate).
+    let needs_it = k.pots.iter().filter(|p| p.mates).any(|p| match p.seen {
+        Some(PotSeen::Idle(c)) => !fits(c, r) || c.is_empty(),
+        _ => false,
+    });
     let press = match k.last_press {
         None => true,
         Some((_, Some(pressed))) if pressed != r => true,
-        Some((t, _)) => going_wrong && k.step >= t + 20,
+        Some((t, _)) => needs_it && k.step >= t + 25,
     };
     press.then_some(Skill::PressButton)
 }

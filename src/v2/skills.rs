@@ -291,8 +291,11 @@ pub fn check(skill: Skill, k: &Knowledge) -> Vec<Failed> {
             Vec::new()
         }
         Skill::CheckRecipe => {
-            if !k.reach.indicator_visible_from_room {
-                return fail("indicator_visible", "No recipe indicator can be seen from where I can walk.".into());
+            if !k.reach.indicator_visible_from_room && !k.reach.button_visible_from_room {
+                return fail(
+                    "indicator_visible",
+                    "No recipe indicator or button can be seen from where I can walk.".into(),
+                );
             }
             Vec::new()
         }
@@ -349,7 +352,7 @@ pub fn conditions(skill: Skill, names: &[String]) -> Vec<(&'static str, String)>
             vec![("hand_empty", "I hold nothing.".into()), ("button_reachable", "I can reach a recipe button.".into())]
         }
         Skill::CheckRecipe => {
-            vec![("indicator_visible", "A recipe indicator can be seen from a cell I can walk to.".into())]
+            vec![("indicator_visible", "A recipe indicator or button can be seen from a cell I can walk to.".into())]
         }
         Skill::CheckPot => vec![("pot_reachable", "I can reach a pot.".into())],
         Skill::CheckCounters => vec![("shared_counter", "A counter I reach touches another room.".into())],
