@@ -109,6 +109,9 @@ pub struct Recall {
     pub last_press: Option<(u32, Option<Recipe>)>,
     /// Recipes a wrong delivery it made or saw has ruled out (until a new recipe is drawn).
     pub ruled_out: Vec<Recipe>,
+    /// Ingredient kinds it put on hand-over counters since the last dish came back (what
+    /// it has supplied a teammate in another room for the soup being made).
+    pub supplied: Vec<u8>,
 }
 
 /// The recipe a dish is, if it has exactly three ingredients.
@@ -130,12 +133,22 @@ impl Recall {
             }
             if i != me {
                 self.mate_seen = Some((i, state.step.saturating_sub(1), event_phrase(e, &layout.ingredient_names)));
-            } else if matches!(e, Event::PressButton { .. }) {
-                self.last_press = Some((state.step.saturating_sub(1), self.recipe.map(|(r, _)| r)));
+            } else {
+                match *e {
+                    Event::PressButton { .. } => {
+                        self.last_press = Some((state.step.saturating_sub(1), self.recipe.map(|(r, _)| r)));
+                    }
+                    Event::Place { item, at } if item.is_raw() && hand_over(layout, at, state.agents[me].pos) => {
+                        self.supplied.extend(item.first_kind());
+                    }
+                    Event::PickUp { item, .. } if item.is_dish() => self.supplied.clear(),
+                    _ => {}
+                }
             }
             // The team reward tells every player how a delivery went.
             if let Event::Deliver { dish, correct, .. } = *e {
                 let r = recipe_of_dish(dish);
+                self.supplied.clear();
                 if correct && settings.sample_recipe_on_delivery {
                     self.recipe = None;
                     self.ruled_out.clear();
@@ -149,6 +162,12 @@ impl Recall {
             }
         }
     }
+}
+
+/// Whether counter `at` touches a room other than the one of `from` (a hand-over counter).
+fn hand_over(layout: &Layout, at: Pos, from: Pos) -> bool {
+    let mine = layout.room_of(from);
+    Dir::ALL.iter().any(|&d| at.step(d).is_some_and(|q| layout.room_of(q).is_some_and(|r| Some(r) != mine)))
 }
 
 /// Everything one agent knows at a step.
@@ -200,6 +219,8 @@ pub struct Knowledge {
     pub possible: Vec<Recipe>,
     /// Recipes wrong deliveries have ruled out.
     pub ruled_out: Vec<Recipe>,
+    /// What it has handed over since the last dish came back.
+    pub supplied: Vec<u8>,
     /// When it last pressed a recipe button, and the recipe it knew then.
     pub last_press: Option<(u32, Option<Recipe>)>,
 }
@@ -361,6 +382,7 @@ impl Knowledge {
             mate_seen: recall.mate_seen.clone(),
             possible: layout.recipes.clone(),
             ruled_out: recall.ruled_out.clone(),
+            supplied: recall.supplied.clone(),
             last_press: recall.last_press,
         }
     }
@@ -546,6 +568,10 @@ pub fn scene_text(k: &Knowledge) -> String {
     if let Some((i, t, what)) = &k.mate_seen {
         s.push_str(&format!("You saw <Player {i}> {what} at step {t}.\n"));
     }
+    if !k.supplied.is_empty() {
+        let list: Vec<String> = k.supplied.iter().map(|&kind| kind_name(names, kind)).collect();
+        s.push_str(&format!("You have handed over since the last dish: {}.\n", list.join(", ")));
+    }
     if !k.ruled_out.is_empty() {
         let list: Vec<String> = k.ruled_out.iter().map(|r| r.describe(names)).collect();
         s.push_str(&format!("Ruled out by a wrong delivery: {}.\n", list.join("; ")));
@@ -632,6 +658,7 @@ impl Knowledge {
             mate_seen: None,
             possible: ctx.recipes.clone(),
             ruled_out: Vec::new(),
+            supplied: Vec::new(),
             last_press: None,
         };
         let recipe_of = |s: &str| -> Option<Recipe> {
@@ -707,6 +734,10 @@ impl Knowledge {
                 let (tag, item) = after.split_once("): ")?;
                 let (mine, mates) = reach_tag(tag);
                 k.counters.push(CounterView { pos: p, item: parse_item(item, names)?, mine, mates });
+            } else if let Some(rest) = line.strip_prefix("You have handed over since the last dish: ") {
+                for w in rest.split(", ") {
+                    k.supplied.push(names.iter().position(|n| n == w)? as u8);
+                }
             } else if let Some(rest) = line.strip_prefix("Ruled out by a wrong delivery: ") {
                 for r in rest.split("; ") {
                     k.ruled_out.push(recipe_of(r)?);

@@ -82,20 +82,22 @@ pub fn working_recipe(k: &Knowledge) -> Option<Recipe> {
     // A teammate who can see the recipe and cooks at a pot this agent reaches, or can light a
     // button, will show it: better wait for that than guess.
     let useful = |m: &super::knowledge::Reach| m.piles.iter().any(|&kind| k.possible.iter().any(|r| r.count(kind) > 0));
-    let informed_mate = k.mate_reach.iter().any(|m| {
-        let shares_pot = m.pots.iter().any(|p| k.reach.pots.contains(p));
-        let hands_over = m.shared.iter().any(|p| k.reach.shared.contains(p));
-        m.indicator_visible_from_room && (m.button || (useful(m) && (shares_pot || hands_over)))
-    });
-    // Waiting for an informed teammate helps until it has put something in: if the pots
-    // still leave several recipes open after that, guess.
+    let informed = |m: &&super::knowledge::Reach| m.indicator_visible_from_room && useful(m);
+    let signaller = k.mate_reach.iter().any(|m| m.indicator_visible_from_room && m.button);
+    let supplier = k.mate_reach.iter().filter(informed).any(|m| m.shared.iter().any(|p| k.reach.shared.contains(p)));
+    let co_cook = k.mate_reach.iter().filter(informed).any(|m| m.pots.iter().any(|p| k.reach.pots.contains(p)));
+    // Waiting for an informed co-cook helps until it has put something in: if the pots
+    // still leave several recipes open after that, guess. An informed teammate handing
+    // ingredients over is trusted: what it brings is cooked, nothing is guessed.
     let mate_acted = k.pots.iter().any(|p| matches!(p.seen, Some(PotSeen::Idle(c)) if !c.is_empty()));
     match consistent.as_slice() {
         [one] => Some(*one),
         _ if k.reach.indicator_visible_from_room
             || k.reach.button
             || !k.lit_buttons.is_empty()
-            || (informed_mate && !mate_acted) =>
+            || signaller
+            || supplier
+            || (co_cook && !mate_acted) =>
         {
             None
         }
@@ -104,10 +106,12 @@ pub fn working_recipe(k: &Knowledge) -> Option<Recipe> {
     }
 }
 
-/// A dish worth delivering: the recipe's, or any when a wrong one costs nothing (or the
-/// recipe is unknown).
+/// A dish worth delivering: the recipe's, or any when a wrong one costs nothing, the recipe
+/// is unknown, or a teammate who fills a pot cannot see the recipe (a delivery frees the
+/// counter, and the team reward tells whoever sees it how the guess went).
 pub fn deliverable(k: &Knowledge, recipe: Option<Recipe>, item: Item) -> bool {
-    item.is_dish() && (!k.negative_rewards || recipe.is_none_or(|r| item == r.dish()))
+    let mates_informed = k.mate_reach.iter().all(|m| m.pots.is_empty() || m.indicator_visible_from_room);
+    item.is_dish() && (!k.negative_rewards || !mates_informed || recipe.is_none_or(|r| item == r.dish()))
 }
 
 /// The next skill for the agent that knows `k`.
@@ -156,10 +160,13 @@ pub fn choose(k: &Knowledge) -> Skill {
         return Skill::Wait(2);
     }
     if let Some(kind) = held.is_raw().then(|| held.first_kind()).flatten() {
+        // Judged against the recipe this agent knows; a guessed one does not veto what it
+        // (or a teammate handing over) brought.
+        let known = k.recipe();
         let wanted = my_pots.iter().any(|p| match p.seen {
             None => true,
             Some(PotSeen::Idle(c)) => {
-                c.total() < POT_CAPACITY && recipe.is_none_or(|r| !fits(c, r) || c.count(kind) < r.count(kind))
+                c.total() < POT_CAPACITY && known.is_none_or(|r| !fits(c, r) || c.count(kind) < r.count(kind))
             }
             _ => false,
         });
@@ -209,8 +216,8 @@ pub fn choose(k: &Knowledge) -> Skill {
     if my_pots.iter().any(soup_coming) && !mate_has_plate && plate_available(k) {
         return Skill::Pickup(Target::Plate);
     }
-    // No recipe, but a teammate hands ingredients over: trust it and cook what arrives.
-    if recipe.is_none()
+    // The recipe unknown, but a teammate hands ingredients over: trust it, cook what arrives.
+    if k.recipe().is_none()
         && my_pots.iter().any(|p| match p.seen {
             None => true,
             Some(PotSeen::Idle(c)) => c.total() < POT_CAPACITY,
@@ -265,6 +272,9 @@ pub fn choose(k: &Knowledge) -> Skill {
             return supply(k, r);
         }
     } else if my_pots.is_empty() && k.mate_reaches_pot() {
+        if !k.reach.shared.iter().any(|&p| k.sees(p)) {
+            return Skill::CheckCounters;
+        }
         // Nothing to cook with, no recipe: a plate on the shared counter still helps.
         if !k.counters.iter().any(|c| c.mates && c.item.is_plate()) && plate_available(k) && free_shared(k) {
             return Skill::Pickup(Target::Plate);
@@ -318,6 +328,10 @@ fn supply(k: &Knowledge, r: Recipe) -> Skill {
     if let Some(s) = signal(k, r) {
         return s;
     }
+    // What lies on the hand-over counters decides what to bring: look first.
+    if !k.reach.shared.is_empty() && !k.reach.shared.iter().any(|&p| k.sees(p)) {
+        return Skill::CheckCounters;
+    }
     // Keep one hand-over counter free for what comes back (a dish to deliver).
     if !free_shared(k) || shared_free_count(k) < 2 && k.reach.shared.len() > 1 {
         return Skill::Wait(2);
@@ -342,7 +356,17 @@ fn supply(k: &Knowledge, r: Recipe) -> Skill {
             _ => {}
         }
     }
+    // The pot out of sight: what this agent handed over since the last dish is on its way.
+    let pot_seen = k.pots.iter().any(|p| p.mates && p.seen.is_some());
     let mut need = missing(pot_contents, r);
+    if !pot_seen {
+        for kind in &k.supplied {
+            if let Some(i) = need.iter().position(|x| x == kind) {
+                need.remove(i);
+            }
+        }
+        shared.retain(|i| !i.is_raw());
+    }
     for item in &shared {
         if let Some(kind) = item.first_kind().filter(|_| item.is_raw())
             && let Some(i) = need.iter().position(|&x| x == kind)
