@@ -155,7 +155,8 @@ pub fn run(spec: &str, c: &V2BenchConfig) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let m = |v: f64| format!("{:.3} M/s", v / 1e6);
-    println!("v2:{} ({n} agents, view radius {:?})", layout.name, c.view_radius);
+    let radius = c.view_radius.map_or("all".to_string(), |r| r.to_string());
+    println!("v2:{} ({n} agents, view radius {radius})", layout.name);
     let row = |what: &str, o: f64, key: &str| {
         let theirs = jax.as_ref().and_then(|j| j[key].as_f64());
         match theirs {

@@ -306,14 +306,18 @@ fn targets(layout: &Layout, settings: &Settings, skill: Skill, k: &Knowledge) ->
             // Prefer a pot where the ingredient fits the recipe.
             let good: Vec<Pos> = my_pots()
                 .filter(|p| match (p.seen, recipe) {
+                    // Where it is still needed, or a pot already gone wrong (being cleared).
                     (Some(PotSeen::Idle(c)), Some(r)) => {
-                        c.total() < POT_CAPACITY && fits(c, r) && c.count(kind) < r.count(kind)
+                        c.total() < POT_CAPACITY && (!fits(c, r) || c.count(kind) < r.count(kind))
                     }
+                    (None, Some(_)) => true,
                     _ => false,
                 })
                 .map(|p| p.pos)
                 .collect();
-            if good.is_empty() { open } else { good }
+            // With the recipe known, only a pot the ingredient fits (a teammate may just have
+            // filled the last place for it); otherwise any open pot.
+            if good.is_empty() && k.recipe().is_none() { open } else { good }
         }
         Skill::StartCooking => my_pots()
             .filter(|p| match p.seen {
