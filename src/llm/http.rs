@@ -153,6 +153,9 @@ impl OpenAiModel {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
+        // reqwest is built without a TLS crypto provider of its own; make ring the
+        // process default (a no-op when one is already installed).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(cfg.connect_timeout)
             .timeout(cfg.request_timeout)
