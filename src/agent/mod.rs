@@ -218,6 +218,7 @@ impl ProAgent {
             parsed: None,
             parse_error: None,
             latency: Some(latency),
+            scrubbed: 0,
         });
         let out = match res {
             Ok(r) => {

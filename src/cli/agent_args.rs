@@ -87,15 +87,13 @@ impl ProAgentArgs {
         Ok(spec)
     }
 
-    /// Everything that must never reach a transcript (the API key, and the usual env secrets).
+    /// Everything that must never reach a transcript: the API key, the base URL's
+    /// credentials and the usual environment secrets.
     pub fn scrubber(&self) -> Scrubber {
-        let mut s = Scrubber::from_env();
-        if let Ok(spec) = self.spec(0)
-            && let Some(k) = &spec.http.api_key
-        {
-            s.add(k.expose());
+        match self.spec(0) {
+            Ok(spec) => spec.scrubber(),
+            Err(_) => Scrubber::from_env(),
         }
-        s
     }
 
     /// The model as a transcript header records it (no key, no password).

@@ -4,10 +4,9 @@
 
 use super::llm_args::LlmArgs;
 use anyhow::{Context, Result, bail};
-use proagent::llm::http::ApiKey;
 use proagent::llm::{ChatRequest, Message};
 use proagent::runner::models::{ModelChoice, build_model, classify_model};
-use proagent::transcript::{Exchange, Header, Scrubber, TranscriptWriter, WriterOptions};
+use proagent::transcript::{Exchange, Header, TranscriptWriter, WriterOptions};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::PathBuf;
@@ -62,11 +61,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
 
     let mut writer = match &args.transcript {
         Some(path) => {
-            let mut scrubber = Scrubber::from_env();
-            if let Some(k) = &spec.http.api_key {
-                scrubber.add(k.expose());
-            }
-            let opts = WriterOptions { scrubber, wall_clock: !args.no_wall_clock };
+            let opts = WriterOptions { scrubber: spec.scrubber(), wall_clock: !args.no_wall_clock };
             let mut w = TranscriptWriter::create(path, opts)?;
             let config =
                 serde_json::json!({"command": "chat", "seed": args.seed, "llm": args.llm.model_settings(&spec, true)});
@@ -92,11 +87,9 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
         };
         w.write_footer(footer)?;
     }
-    // Nothing below prints the key; redact anyway in case a server echoed it into an error.
-    let redact = |s: String| match &spec.http.api_key {
-        Some(k) => s.replace(ApiKey::expose(k), "[REDACTED]"),
-        None => s,
-    };
+    // Nothing below prints a secret; scrub anyway in case a server echoed one.
+    let scrubber = spec.scrubber();
+    let redact = |s: String| scrubber.scrub(&s).into_owned();
     match result {
         Ok(reply) => {
             if args.json {

@@ -446,7 +446,7 @@ async fn bench_llm(a: &BenchEvalArgs) -> Result<ExitCode> {
             serde_json::json!({
                 "episodes": a.episodes, "concurrency": a.concurrency, "llm_calls_per_episode": a.llm_calls,
                 "mock_latency_ms": if a.base_url.is_some() { None } else { Some(a.mock_latency_ms) },
-                "base_url": base_url, "one_episode_s": one.wall_s, "all_episodes_s": many.wall_s, "ratio": ratio,
+                "base_url": proagent::llm::scrub::redact_url(&base_url), "one_episode_s": one.wall_s, "all_episodes_s": many.wall_s, "ratio": ratio,
             })
         );
     } else {

@@ -5,6 +5,7 @@ use anyhow::{Result, bail};
 use proagent::agent::ModelSettings;
 use proagent::llm::Sampling;
 use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
+use proagent::llm::scrub::{Scrubber, redact_url};
 use proagent::runner::models::ModelSpec;
 use std::time::Duration;
 
@@ -68,9 +69,11 @@ impl LlmArgs {
     }
 
     /// The backend spec: base URL from the flag or $OPENAI_BASE_URL, key from
-    /// $OPENAI_API_KEY; `seed` seeds the retry jitter.
+    /// $OPENAI_API_KEY, the environment's other secrets (`*_API_KEY`, `*_TOKEN`, ...)
+    /// for scrubbing; `seed` seeds the retry jitter.
     pub fn model_spec(&self, seed: u64) -> Result<ModelSpec> {
         let mut spec = ModelSpec::new(self.model.clone());
+        spec.secrets = Scrubber::from_env();
         let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
         spec.http.base_url = self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
         spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
@@ -84,7 +87,7 @@ impl LlmArgs {
     }
 
     /// The model settings a transcript header records: name and sampling, and with
-    /// `http` the served model's address (no password), time-outs and retries. Never the key.
+    /// `http` the served model's address (no credentials), time-outs and retries. Never the key.
     pub fn model_settings(&self, spec: &ModelSpec, http: bool) -> ModelSettings {
         let mut m = ModelSettings::new(self.model.trim());
         m.temperature = self.temperature;
@@ -97,22 +100,11 @@ impl LlmArgs {
     }
 
     fn describe_http(&self, spec: &ModelSpec, m: &mut ModelSettings) {
-        m.base_url = Some(without_password(&spec.http.base_url));
+        m.base_url = Some(redact_url(&spec.http.base_url));
         m.connect_timeout_s = Some(self.connect_timeout);
         m.request_timeout_s = Some(self.request_timeout);
         m.retries = Some(self.retries);
         m.backoff_ms = Some(self.backoff_ms);
         m.backoff_max_ms = Some(self.backoff_max_ms);
-    }
-}
-
-/// A URL with any password in it replaced (`http://user:[REDACTED]@host/v1`).
-fn without_password(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("[REDACTED]"));
-            u.to_string()
-        }
-        _ => url.to_string(),
     }
 }

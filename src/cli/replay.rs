@@ -42,7 +42,10 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         n if n.starts_with("replay:") => "replay".to_string(),
         n => n.to_string(),
     };
-    let replayer = Arc::new(rec.replayer().named(recorded_name));
+    // The recording was scrubbed before hashing: the re-run's requests are scrubbed the
+    // same way before lookup, and so is the re-run's own transcript.
+    let secrets = Scrubber::from_env();
+    let replayer = Arc::new(rec.replayer(secrets.clone()).named(recorded_name));
     let model: Arc<dyn LanguageModel> = replayer.clone();
 
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
@@ -59,7 +62,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
     }
     let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
-    let opts = WriterOptions { scrubber: Scrubber::from_env(), wall_clock: false };
+    let opts = WriterOptions { scrubber: secrets, wall_clock: false };
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
     let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

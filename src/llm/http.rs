@@ -12,6 +12,7 @@
 //! `Retry-After` is honoured. (reqwest's own default retries are switched off for the
 //! same reason.)
 
+use super::scrub::{Scrubber, redact_url};
 use super::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage, estimate_tokens};
 use async_openai::types::chat::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
@@ -56,8 +57,9 @@ impl std::fmt::Debug for ApiKey {
     }
 }
 
-/// Everything the HTTP backend needs. `Debug` is safe to print: the key is redacted.
-#[derive(Clone, Debug)]
+/// Everything the HTTP backend needs. `Debug` is safe to print: the key is redacted,
+/// and so are the credentials of the base URL.
+#[derive(Clone)]
 pub struct HttpConfig {
     /// The model name sent to the server (any name: `gpt-4o`, `llama3.1:8b`, ...).
     pub model: String,
@@ -81,7 +83,35 @@ pub struct HttpConfig {
     pub seed: u64,
 }
 
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("model", &self.model)
+            .field("base_url", &redact_url(&self.base_url))
+            .field("api_key", &self.api_key)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("backoff_base", &self.backoff_base)
+            .field("backoff_max", &self.backoff_max)
+            .field("retry_after_max", &self.retry_after_max)
+            .field("seed", &self.seed)
+            .finish()
+    }
+}
+
 impl HttpConfig {
+    /// Everything secret in this configuration (the key, the base URL's credentials),
+    /// for scrubbing what servers send back and what gets recorded.
+    pub fn secrets(&self) -> Scrubber {
+        let mut s = Scrubber::new();
+        if let Some(k) = &self.api_key {
+            s.add(k.expose());
+        }
+        s.add_url_credentials(&self.base_url);
+        s
+    }
+
     /// Defaults: OpenAI's endpoint, no key, 10 s to connect, 120 s per attempt (local
     /// models on a CPU are slow), 4 retries, backoff 0.5 s doubling up to 30 s,
     /// `Retry-After` honoured up to 60 s.
@@ -105,7 +135,12 @@ impl HttpConfig {
 pub struct OpenAiModel {
     cfg: HttpConfig,
     client: reqwest::Client,
+    /// The endpoint requests go to (with any credentials of the base URL).
+    endpoint: String,
+    /// The endpoint without credentials, for logs and messages.
     url: String,
+    /// The key and the URL's credentials, scrubbed from every reply body and error text.
+    secrets: Scrubber,
     headers: HeaderMap,
 }
 
@@ -136,13 +171,17 @@ impl AttemptFailure {
 impl OpenAiModel {
     /// Builds the HTTP client. Fails (before any request) on a malformed base URL or key.
     pub fn new(cfg: HttpConfig) -> Result<Self, LlmError> {
-        let base = cfg.base_url.trim_end_matches('/');
+        let base = cfg.base_url.trim();
+        // Messages show the URL without its credentials.
+        let shown = redact_url(base);
         let parsed = reqwest::Url::parse(base)
-            .map_err(|e| LlmError::Config(format!("base URL {base:?} is not a valid URL: {e}")))?;
+            .map_err(|e| LlmError::Config(format!("base URL {shown:?} is not a valid URL: {e}")))?;
         if parsed.scheme() != "http" && parsed.scheme() != "https" {
-            return Err(LlmError::Config(format!("base URL {base:?} must start with http:// or https://")));
+            return Err(LlmError::Config(format!("base URL {shown:?} must start with http:// or https://")));
         }
-        let url = format!("{base}/chat/completions");
+        // The endpoint path goes before a query (`...?api-version=...` on Azure-style servers).
+        let (path, query) = base.split_at(base.find(['?', '#']).unwrap_or(base.len()));
+        let url = format!("{}/chat/completions{query}", path.trim_end_matches('/'));
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &cfg.api_key {
@@ -164,7 +203,8 @@ impl OpenAiModel {
             .retry(reqwest::retry::never())
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(OpenAiModel { cfg, client, url, headers })
+        let secrets = cfg.secrets();
+        Ok(OpenAiModel { cfg, client, url: redact_url(&url), endpoint: url, secrets, headers })
     }
 
     /// The configuration the model was built with (the key stays redacted in `Debug`).
@@ -172,7 +212,7 @@ impl OpenAiModel {
         &self.cfg
     }
 
-    /// The endpoint requests go to.
+    /// The endpoint requests go to, without the credentials of the base URL.
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -220,16 +260,17 @@ impl OpenAiModel {
         }
     }
 
-    /// Replaces the key wherever a server might have echoed it, before text is stored or logged.
+    /// Replaces the key and the URL's credentials wherever a server (or an error) might
+    /// have echoed them, before text is stored or logged.
     fn redact(&self, text: String) -> String {
-        match &self.cfg.api_key {
-            Some(k) if text.contains(k.expose()) => text.replace(k.expose(), "[REDACTED]"),
-            _ => text,
+        match self.secrets.scrub(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(clean) => clean,
         }
     }
 
     async fn attempt(&self, body: &[u8], req: &ChatRequest) -> Result<ChatResponse, AttemptFailure> {
-        let sent = self.client.post(&self.url).headers(self.headers.clone()).body(body.to_vec()).send().await;
+        let sent = self.client.post(&self.endpoint).headers(self.headers.clone()).body(body.to_vec()).send().await;
         let resp = match sent {
             Ok(r) => r,
             Err(e) => return Err(self.transport_failure(e)),
@@ -495,6 +536,27 @@ mod tests {
         assert!(!dbg.contains("sk-canary-123"), "{dbg}");
         assert!(dbg.contains("redacted"));
         assert!(ApiKey::new("  ").is_none());
+    }
+
+    #[test]
+    fn url_credentials_are_never_printed() {
+        let mut cfg = HttpConfig::new("m");
+        cfg.base_url = "http://user:canarypass@127.0.0.1:9/v1?api_key=querycanary&api-version=1".into();
+        let dbg = format!("{cfg:?}");
+        assert!(!dbg.contains("canarypass") && !dbg.contains("querycanary"), "{dbg}");
+        let m = OpenAiModel::new(cfg.clone()).unwrap();
+        assert_eq!(m.url(), "http://127.0.0.1:9/v1/chat/completions?api_key=REDACTED&api-version=1");
+        assert_eq!(
+            m.endpoint,
+            "http://user:canarypass@127.0.0.1:9/v1/chat/completions?api_key=querycanary&api-version=1"
+        );
+        assert_eq!(m.redact("echo canarypass querycanary".into()), "echo [REDACTED] [REDACTED]");
+        cfg.base_url = "ftp://user:canarypass@host/v1".into();
+        let e = OpenAiModel::new(cfg.clone()).err().unwrap().to_string();
+        assert!(e.contains("ftp://host/v1") && !e.contains("canarypass"), "{e}");
+        cfg.base_url = "user:canarypass@host:80/v1".into();
+        let e = OpenAiModel::new(cfg).err().unwrap().to_string();
+        assert!(!e.contains("canarypass"), "{e}");
     }
 
     #[test]

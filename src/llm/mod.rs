@@ -7,6 +7,7 @@ pub mod http;
 pub mod mock_server;
 pub mod record;
 pub mod replay;
+pub mod scrub;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

@@ -2,8 +2,18 @@
 //! transcript, keyed by the sha256 of the canonical request, and never calls a
 //! live model. A request that is not in the recording is a loud error that says
 //! where the run left the recorded path and how the request differs.
+//!
+//! Recordings are scrubbed before they are hashed: a prompt that held a secret
+//! (an API key, a `*_TOKEN` value) is stored, and hashed, with `[REDACTED]` in its
+//! place. A re-run builds the same prompt with the secret in it again, so the
+//! replayer scrubs every live request with its [`Scrubber`] (set with
+//! [`ReplayModel::with_scrubber`]) before looking it up: with the same secrets
+//! known, the live request scrubs to exactly the recorded text and matches. Without
+//! them (the variable unset at replay time) the request misses, and the miss says
+//! that the recording holds a scrubbed secret at that place.
 
 use super::record::Exchange;
+use super::scrub::{REDACTED, Scrubber};
 use super::{ChatRequest, ChatResponse, LanguageModel, LlmError, Message};
 use async_trait::async_trait;
 use std::collections::{HashMap, VecDeque};
@@ -17,6 +27,8 @@ pub struct ReplayModel {
     source: String,
     /// The name the model reports (the recorded model's, so an agent names itself as in the recording).
     name: String,
+    /// Applied to every live request before lookup, as the recorder did before hashing.
+    scrubber: Scrubber,
     state: Mutex<ReplayState>,
 }
 
@@ -40,6 +52,7 @@ impl ReplayModel {
         ReplayModel {
             source: source.into(),
             name: "replay".into(),
+            scrubber: Scrubber::new(),
             state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0 }),
         }
     }
@@ -47,6 +60,13 @@ impl ReplayModel {
     /// The same replayer reporting `name` as its model name (default "replay").
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
+        self
+    }
+
+    /// The same replayer scrubbing live requests with `scrubber` before looking them up
+    /// (see the module doc); give it the secrets the recorder knew.
+    pub fn with_scrubber(mut self, scrubber: Scrubber) -> Self {
+        self.scrubber = scrubber;
         self
     }
 
@@ -80,6 +100,9 @@ impl LanguageModel for ReplayModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let mut request = request.clone();
+        self.scrubber.scrub_request(&mut request);
+        let request = &request;
         let hash = request.canonical_hash();
         let mut st = self.lock();
         let hit = st.by_hash.get_mut(&hash).and_then(|q| q.pop_front());
@@ -170,8 +193,16 @@ fn describe_text_diff(i: usize, e: &Message, a: &Message) -> String {
         }
         s
     };
+    let redacted: Vec<char> = REDACTED.chars().collect();
+    let scrubbed_here = ec[at..].starts_with(&redacted);
+    let hint = if scrubbed_here {
+        " (the recording holds a scrubbed secret here: replay scrubs the request with the secrets this \
+         environment knows — OPENAI_API_KEY, *_API_KEY, *_TOKEN, ... — so set the variable that held it)"
+    } else {
+        ""
+    };
     format!(
-        "message {i} ({}) differs at character {at} (line {line}): recorded {:?}, now {:?}",
+        "message {i} ({}) differs at character {at} (line {line}): recorded {:?}, now {:?}{hint}",
         role_name(e),
         window(&ec),
         window(&ac)
@@ -238,6 +269,22 @@ mod tests {
         assert!(msg.contains("#1 at t=42 (plan)"), "{msg}");
         assert!(msg.contains("message 1 (user) differs at character 0"), "{msg}");
         assert!(msg.contains(r#"recorded "x", now "y""#), "{msg}");
+    }
+
+    #[tokio::test]
+    async fn live_requests_are_scrubbed_like_the_recording() {
+        let canary = "hf-canary-replay-5150";
+        // What a recorder wrote: the request scrubbed before hashing.
+        let mut recorded = ex(0, 3, &format!("my token is {canary}"), ok("A"));
+        assert_eq!(recorded.scrub(&Scrubber::new().with(canary)), 1);
+        assert_eq!(recorded.request.messages[1].content, "my token is [REDACTED]");
+        let live = req(&format!("my token is {canary}"));
+        let m = ReplayModel::new("rec.jsonl", vec![recorded.clone()]).with_scrubber(Scrubber::new().with(canary));
+        assert_eq!(m.chat(&live).await.unwrap().text, "A");
+        // Without the secret known, the miss says why.
+        let m = ReplayModel::new("rec.jsonl", vec![recorded]);
+        let e = m.chat(&live).await.unwrap_err().to_string();
+        assert!(e.contains("scrubbed secret"), "{e}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::agent::scripted_model::ScriptedModel;
 use crate::llm::LanguageModel;
 use crate::llm::LlmError;
 use crate::llm::http::{HttpConfig, OpenAiModel};
-use crate::transcript::{Transcript, TranscriptError};
+use crate::transcript::{Scrubber, Transcript, TranscriptError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -47,13 +47,25 @@ pub struct ModelSpec {
     pub name: String,
     /// Address, key, time-outs and retries of the HTTP backend.
     pub http: HttpConfig,
+    /// Secret values of the run besides the HTTP backend's own (the command line sets
+    /// the `*_API_KEY` / `*_TOKEN` environment values here); see [`ModelSpec::scrubber`].
+    pub secrets: Scrubber,
 }
 
 impl ModelSpec {
-    /// A spec with the HTTP defaults.
+    /// A spec with the HTTP defaults and no extra secrets.
     pub fn new(name: impl Into<String>) -> Self {
         let name = name.into();
-        ModelSpec { http: HttpConfig::new(name.clone()), name }
+        ModelSpec { http: HttpConfig::new(name.clone()), name, secrets: Scrubber::new() }
+    }
+
+    /// Everything secret in this run: [`ModelSpec::secrets`], the API key and the base
+    /// URL's credentials. Transcript writers scrub with it, and a `replay:FILE` model
+    /// scrubs live requests with it before looking them up.
+    pub fn scrubber(&self) -> Scrubber {
+        let mut s = self.secrets.clone();
+        s.merge(&self.http.secrets());
+        s
     }
 }
 
@@ -77,10 +89,12 @@ pub enum ModelError {
     Http(#[from] LlmError),
 }
 
-/// Reads a transcript file and serves its replies. A transcript without a footer is
-/// accepted (replaying the prefix of an interrupted run is useful); malformed lines are errors.
-pub fn open_replay(path: &Path) -> Result<crate::llm::replay::ReplayModel, TranscriptError> {
-    Ok(Transcript::read(path)?.replayer())
+/// Reads a transcript file and serves its replies, scrubbing live requests with
+/// `scrubber` first (the recording was scrubbed before it was hashed). A transcript
+/// without a footer is accepted (replaying the prefix of an interrupted run is
+/// useful); malformed lines are errors.
+pub fn open_replay(path: &Path, scrubber: Scrubber) -> Result<crate::llm::replay::ReplayModel, TranscriptError> {
+    Ok(Transcript::read(path)?.replayer(scrubber))
 }
 
 /// Builds the backend a spec names: `scripted`, `replay:FILE` or a served model.
@@ -92,7 +106,7 @@ pub fn build_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, ModelErro
             if path.as_os_str().is_empty() {
                 return Err(ModelError::NoReplayFile);
             }
-            Ok(Arc::new(open_replay(&path)?))
+            Ok(Arc::new(open_replay(&path, spec.scrubber())?))
         }
         ModelChoice::Http(name) => {
             if name.trim().is_empty() {

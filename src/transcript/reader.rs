@@ -3,6 +3,7 @@
 //! file and line of the first problem.
 
 use super::schema::{FORMAT_VERSION, Footer, Header, Record, StepRecord, TranscriptError};
+use super::scrub::Scrubber;
 use crate::llm::record::Exchange;
 use crate::llm::{ChatRequest, Message, sha256_hex};
 use std::collections::HashMap;
@@ -14,20 +15,20 @@ use std::time::Duration;
 pub struct Transcript {
     /// The file it came from (for messages).
     pub source: String,
-    /// The header record, format version checked.
+    /// The first record.
     pub header: Header,
-    /// Every exchange in `seq` order, system prompts restored to full text and request hashes checked.
+    /// Every exchange, with system prompts restored and hashes checked.
     pub exchanges: Vec<Exchange>,
-    /// Every step record, in file order.
+    /// Every step record, in order.
     pub steps: Vec<StepRecord>,
-    /// The footer (counts checked), or `None` when the run did not finish writing the file.
+    /// The last record; `None` when the run did not finish writing.
     pub footer: Option<Footer>,
     /// Number of lines read.
     pub lines: usize,
 }
 
 impl Transcript {
-    /// Reads and checks the file at `path`; errors name the file and the line.
+    /// Reads and checks a transcript file (see [`Transcript::parse`]).
     pub fn read(path: &Path) -> Result<Self, TranscriptError> {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| TranscriptError::Io { path: name.clone(), source })?;
@@ -140,6 +141,7 @@ impl Transcript {
                         parsed: r.parsed,
                         parse_error: r.parse_error,
                         latency: r.wall.and_then(|w| w.latency_ms).map(Duration::from_millis),
+                        scrubbed: r.scrubbed,
                     });
                 }
                 Record::Step(s) => steps.push(s),
@@ -190,7 +192,10 @@ impl Transcript {
 
 impl Transcript {
     /// A model that serves this transcript's recorded replies, named after the file.
-    pub fn replayer(&self) -> crate::llm::replay::ReplayModel {
-        crate::llm::replay::ReplayModel::new(self.source.clone(), self.exchanges.clone())
+    /// Live requests are scrubbed with `scrubber` before they are looked up, as the
+    /// writer scrubbed them before hashing (see [`super::scrub`]): give it the secrets
+    /// the recording run knew, usually [`Scrubber::from_env`].
+    pub fn replayer(&self, scrubber: Scrubber) -> crate::llm::replay::ReplayModel {
+        crate::llm::replay::ReplayModel::new(self.source.clone(), self.exchanges.clone()).with_scrubber(scrubber)
     }
 }

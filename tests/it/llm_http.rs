@@ -254,3 +254,67 @@ async fn models_endpoint_lists_the_mock() {
     assert_eq!(v.data[0].id, "proagent-mock");
     s.shutdown().await;
 }
+
+/// A server that answers every request with HTTP 400 and the request itself (line,
+/// headers, body) as the body: the worst case of a proxy echoing what it got.
+async fn echo_server() -> (u16, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let task = tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let mut buf = vec![0u8; 65536];
+            let n = sock.read(&mut buf).await.unwrap_or(0);
+            let body = String::from_utf8_lossy(&buf[..n]).replace("\r\n", " | ");
+            let reply = format!(
+                "HTTP/1.1 400 Bad Request\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = sock.write_all(reply.as_bytes()).await;
+        }
+    });
+    (port, task)
+}
+
+#[tokio::test]
+async fn url_credentials_and_keys_stay_out_of_errors_faults_and_logs() {
+    let password = "canarypass-h77";
+    let query_key = "querycanary-h42";
+    let api_key = "sk-canary-http-91";
+    let basic = "dXNlcjpjYW5hcnlwYXNzLWg3Nw=="; // base64("user:canarypass-h77")
+    // A real server behind a URL with credentials: the query stays after the endpoint path.
+    let s = server(plan(&[Some(MockFault::ServerError)])).await;
+    let mut cfg = client_cfg(&s);
+    cfg.base_url = s.base_url().replacen("http://", &format!("http://user:{password}@"), 1) + "?api_key=" + query_key;
+    let model = OpenAiModel::new(cfg.clone()).unwrap();
+    let reply = model.chat(&request(1)).await.unwrap();
+    assert_eq!(reply.attempts, 2, "the 500 was retried, the retry reached the endpoint");
+    let mut seen = format!("{reply:?} {cfg:?} {}", model.url());
+    s.shutdown().await;
+
+    // A server echoing the request (path with the query key, Authorization header) into its error.
+    let (port, task) = echo_server().await;
+    for key in [None, Some(api_key)] {
+        let mut cfg = HttpConfig::new("m");
+        cfg.base_url = format!("http://user:{password}@127.0.0.1:{port}/v1?api_key={query_key}");
+        cfg.api_key = key.and_then(ApiKey::new);
+        cfg.max_retries = 0;
+        let err = OpenAiModel::new(cfg).unwrap().chat(&request(2)).await.unwrap_err();
+        let LlmError::Unreachable { faults } = &err else { panic!("{err:?}") };
+        assert_eq!(faults[0].kind, "status_400");
+        let echo = &faults[0].detail;
+        assert!(echo.contains("POST /v1/chat/completions?api_key=") && echo.contains("authorization:"), "{echo}");
+        seen.push_str(&format!("{err} {err:?}"));
+    }
+    task.abort();
+    // Nothing listening: the connect error.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut cfg = HttpConfig::new("m");
+    cfg.base_url = format!("http://user:{password}@127.0.0.1:{closed}/v1?key={query_key}");
+    cfg.max_retries = 0;
+    let err = OpenAiModel::new(cfg).unwrap().chat(&request(3)).await.unwrap_err();
+    seen.push_str(&format!("{err} {err:?}"));
+    for c in [password, query_key, api_key, basic] {
+        assert!(!seen.contains(c), "{c} leaked: {seen}");
+    }
+}
