@@ -130,3 +130,28 @@ fn verificator_reply_corpus_is_read_correctly() {
     println!("verificator reply corpus: {n} replies; read correctly {ok}/{n} ({:.1} %)", 100.0 * ok as f64 / n as f64);
     assert!(misses.is_empty(), "{} of {n} replies misread:\n{}", misses.len(), misses.join("\n"));
 }
+
+/// Every prefix of every corpus reply (a reply cut off anywhere) is read without a panic,
+/// and a failure keeps the text it was given.
+#[test]
+fn cut_off_replies_never_panic() {
+    let cases: Vec<ReplyCase> = load("corpus.jsonl");
+    let mut prefixes = 0;
+    for c in &cases {
+        for (i, _) in c.reply.char_indices().step_by(3) {
+            let cut = &c.reply[..i];
+            if let Err(e) = parse_reply(cut, c.seat) {
+                assert_eq!(e.raw, cut, "{}", c.id);
+            }
+            prefixes += 1;
+        }
+    }
+    let conditions: Vec<ConditionCase> = load("failed_conditions.jsonl");
+    for c in &conditions {
+        for (i, _) in c.reply.char_indices() {
+            let _ = read_failed_condition(&c.reply[..i]);
+            prefixes += 1;
+        }
+    }
+    println!("cut-off replies read: {prefixes}");
+}

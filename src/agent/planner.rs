@@ -1197,4 +1197,30 @@ mod tests {
         let r = parse_reply("Analysis: my plan is simple.\nPlan for Player 0: pickup(dish)", 0).unwrap();
         assert_eq!(r.plan, PickupDish);
     }
+
+    #[test]
+    fn anchored_headers_and_the_last_complete_plan() {
+        // The issue's reply: "My plan:" inside the analysis is prose, not the plan field.
+        let raw = "Analysis: The pot is empty. My plan: get onions first.\nPlan for Player 0: \"pickup(onion)\"";
+        let r = parse_reply(raw, 0).unwrap();
+        assert_eq!(r.plan, PickupOnion);
+        assert_eq!(r.analysis.as_deref(), Some("The pot is empty. My plan: get onions first."));
+        // Drafts and revisions: the last plan field that names a skill.
+        let raw =
+            "Plan for Player 1: wait(1)\nWait, no.\nPlan for Player 1: pickup(dish)\nPlan for Player 1: see above";
+        assert_eq!(parse_reply(raw, 1).unwrap().plan, PickupDish);
+        // A plan for the other seat only is a failure that says so.
+        let e = parse_reply("Plan for Player 1: pickup(onion)", 0).unwrap_err();
+        assert!(e.reason.contains("no 'Plan for Player 0:' field (it only plans for Player 1)"), "{}", e.reason);
+        // The teammate's skill and a rejected one are passed over within a field.
+        let raw = "Plan for Player 0: Since Player 1 will put_onion_in_pot(), not wait(2) but pickup(dish).";
+        assert_eq!(parse_reply(raw, 0).unwrap().plan, PickupDish);
+        // JSON keys in the order written; the teammate's plan is its expected intention.
+        let r = parse_reply(r#"{"plan_for_player_1": "pickup(onion)", "plan_for_player_0": "wait(2)"}"#, 0).unwrap();
+        assert_eq!((r.plan, r.intention), (Wait(2), Some(PickupOnion)));
+        // An invented next scene after the answer is not read.
+        let raw =
+            "Plan for Player 0: pickup(onion)\nScene 4: <Player 0> holds one onion.\nPlan for Player 0: deliver_soup()";
+        assert_eq!(parse_reply(raw, 0).unwrap().plan, PickupOnion);
+    }
 }

@@ -7,6 +7,15 @@
 //!   and names the failed condition (the two rounds of the paper's Figure 4);
 //! - `rules`: the precondition reason sentences, without a model call;
 //! - `off`: no explanation, only that the skill was rejected.
+//!
+//! The double-check reply is read by [`read_failed_condition`]: the last
+//! `Failed condition` line (bold, dashed, plural, in JSON, or with the name
+//! straight after the label) outside `<think>` blocks, else a sentence such as
+//! "the failed condition is holding_dish". It yields the condition's name — a
+//! known precondition name even when written with spaces or dashes, else the
+//! snake_case name the line leads with, as written — and the line as the reason
+//! for the re-planner. "none", "N/A", "all conditions are satisfied" name none.
+//! `tests/reply_corpus.rs` holds it to a corpus of model-style replies.
 
 use crate::agent::prompts::{PromptError, PromptLibrary};
 use crate::skills::{FailedCondition, Skill};
