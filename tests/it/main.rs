@@ -14,5 +14,6 @@ mod play_cli;
 mod qa_cli;
 mod qa_http;
 mod qa_lib;
+mod reply_corpus;
 mod tls;
 mod transcript_cli;
