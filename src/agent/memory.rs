@@ -66,7 +66,8 @@ pub struct Memory {
 impl Memory {
     pub fn new(knowledge: String, capacity: usize) -> Memory {
         let capacity = capacity.max(1);
-        Memory { knowledge, capacity, entries: VecDeque::with_capacity(capacity) }
+        // The capacity is a bound, not a size to reserve: entries arrive one per plan.
+        Memory { knowledge, capacity, entries: VecDeque::with_capacity(capacity.min(64)) }
     }
 
     /// Adds an entry, dropping the oldest when full.
