@@ -138,9 +138,9 @@ pub fn check_float(field: &str, value: f64, lo: f64, hi: f64, open_low: bool) ->
 
 /// `1 MiB`, `512 MiB`, `1 GiB`: a limit as people say it.
 pub fn human_bytes(n: u64) -> String {
-    if n >= 1 << 30 && n % (1 << 30) == 0 {
+    if n >= 1 << 30 && n.is_multiple_of(1 << 30) {
         format!("{} GiB", n >> 30)
-    } else if n >= MIB && n % MIB == 0 {
+    } else if n >= MIB && n.is_multiple_of(MIB) {
         format!("{} MiB", n >> 20)
     } else {
         format!("{n} bytes")

@@ -33,7 +33,7 @@ fn read_maybe_gz(path: &Path) -> Result<String> {
     let bytes = read_file(path, MAX_TRAJECTORY_BYTES, what).with_context(|| format!("reading {}", path.display()))?;
     let bytes = if is_gzip(&bytes) {
         gunzip(&bytes, MAX_TRAJECTORY_BYTES, "decompressed trajectory files")
-            .with_context(|| format!("{}: not a readable gzip file", path.display()))?
+            .with_context(|| format!("{}: reading the gzip data", path.display()))?
     } else {
         bytes
     };

@@ -138,7 +138,7 @@ fn read_demo_file(path: &Path) -> Result<(String, String)> {
     let sha = hex::encode(Sha256::digest(&bytes));
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
         gunzip(&bytes, MAX_TRAJECTORY_BYTES, "decompressed demonstration files")
-            .with_context(|| format!("{}: not a valid gzip file", path.display()))?
+            .with_context(|| format!("{}: reading the gzip data", path.display()))?
     } else {
         bytes
     };
