@@ -109,7 +109,7 @@ impl Mutator {
             }
             7 => {
                 let depth = *self.pick(&[40usize, 200, 5_000, 50_000]);
-                let open = *self.pick(&[b'[', b'{', b'(']);
+                let open = *self.pick(b"[{(");
                 let at = self.at(v);
                 let mut nest = vec![open; depth];
                 if self.rng.random_bool(0.5) {

@@ -192,7 +192,8 @@ fn every_number_of_a_transcript_header_is_range_checked() {
     let d = dir.path();
     let original = std::fs::read_to_string(write_transcript(d, "a.jsonl", "30")).unwrap();
     let big = serde_json::json!(18446744073709551615u64);
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    type Edit<'a> = Box<dyn Fn(&mut serde_json::Value) + 'a>;
+    let cases: Vec<(&str, Edit)> = vec![
         ("config.proagent.memory_k", Box::new(|c| c["proagent"]["memory_k"] = big.clone())),
         ("config.proagent.max_replans", Box::new(|c| c["proagent"]["max_replans"] = serde_json::json!(4000000000u32))),
         ("config.horizon", Box::new(|c| c["horizon"] = serde_json::json!(4294967295u32))),

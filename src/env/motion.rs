@@ -204,11 +204,13 @@ mod tests {
         );
     }
 
+    type State = (Pos, Dir);
+
     /// The all-pairs costs as the table used to precompute them: one forward
     /// Dijkstra per motion state.
-    fn forward_costs(layout: &Layout) -> Vec<((Pos, Dir), (Pos, Dir), u32)> {
+    fn forward_costs(layout: &Layout) -> Vec<(State, State, u32)> {
         use pathfinding::prelude::dijkstra_all;
-        let states: Vec<(Pos, Dir)> = layout.floor_cells().flat_map(|p| Dir::ALL.map(|d| (p, d))).collect();
+        let states: Vec<State> = layout.floor_cells().flat_map(|p| Dir::ALL.map(|d| (p, d))).collect();
         let mut out = Vec::new();
         for &s in &states {
             let reached =
