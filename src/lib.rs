@@ -14,6 +14,7 @@ pub mod analysis;
 pub mod controller;
 pub mod env;
 pub mod eval;
+pub mod limits;
 pub mod llm;
 pub mod partners;
 pub mod policy;

@@ -11,6 +11,7 @@ use super::log::ExchangeSink;
 use super::planner::PromptLevel;
 use super::prompts::PromptLibrary;
 use super::verificator::VerificatorMode;
+use crate::limits::{MAX_MEMORY_K, MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
 use crate::llm::{LanguageModel, Sampling, sha256_hex};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -61,6 +62,13 @@ impl Default for AgentSettings {
 }
 
 impl AgentSettings {
+    /// Checks the numbers against their limits ([`MAX_MEMORY_K`], [`MAX_REPLANS`]);
+    /// the error names the field.
+    pub fn check(&self) -> Result<(), RangeError> {
+        check_int("memory_k", self.memory_k, 0, MAX_MEMORY_K)?;
+        check_int("max_replans", self.max_replans, 0, MAX_REPLANS)
+    }
+
     /// The prompt level these switches ask for.
     pub fn level(&self) -> PromptLevel {
         PromptLevel { analysis: self.analysis, intention: self.intention }
@@ -115,6 +123,30 @@ impl ModelSettings {
             backoff_ms: None,
             backoff_max_ms: None,
         }
+    }
+
+    /// Checks the numbers against their limits (sampling ranges, [`MAX_TOKENS`],
+    /// time-outs up to a day, [`MAX_RETRIES`], backoffs up to [`MAX_MILLIS`]); the
+    /// error names the field.
+    pub fn check(&self) -> Result<(), RangeError> {
+        check_float("temperature", f64::from(self.temperature), 0.0, 2.0, false)?;
+        check_float("top_p", f64::from(self.top_p), 0.0, 1.0, true)?;
+        check_int("max_tokens", self.max_tokens, 1, MAX_TOKENS)?;
+        for (field, v) in [("connect_timeout_s", self.connect_timeout_s), ("request_timeout_s", self.request_timeout_s)]
+        {
+            if let Some(v) = v {
+                check_float(field, v, 0.0, 86_400.0, true)?;
+            }
+        }
+        if let Some(r) = self.retries {
+            check_int("retries", r, 0, MAX_RETRIES)?;
+        }
+        for (field, v) in [("backoff_ms", self.backoff_ms), ("backoff_max_ms", self.backoff_max_ms)] {
+            if let Some(v) = v {
+                check_int(field, v, 0, MAX_MILLIS)?;
+            }
+        }
+        Ok(())
     }
 
     /// The sampling settings of every request.

@@ -116,7 +116,8 @@ impl PromptLibrary {
         let mut env = new_env();
         let mut overridden = 0;
         for (name, path) in &files {
-            let src = std::fs::read_to_string(path).map_err(|source| PromptError::Io { path: path.clone(), source })?;
+            let src = crate::limits::read_file_text(path, crate::limits::MAX_PROMPT_FILE_BYTES, "prompt templates")
+                .map_err(|source| PromptError::Io { path: path.clone(), source })?;
             env.add_template_owned(name.clone(), src).map_err(|e| {
                 let mut err = PromptError::from_jinja(name, &e);
                 if let PromptError::Template { name: n, .. } = &mut err {

@@ -9,6 +9,7 @@ use proagent::agent::config::MAX_REPLANS;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
+use proagent::limits::MAX_MEMORY_K;
 use proagent::llm::LanguageModel;
 use proagent::runner::models::{ModelChoice, ModelSpec, build_model, classify_model};
 use proagent::transcript::Scrubber;
@@ -22,10 +23,10 @@ pub struct ProAgentArgs {
     #[command(flatten)]
     pub llm: LlmArgs,
     /// How many recent trajectory entries the planner sees.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::common::usize_in(0..=MAX_MEMORY_K as u64))]
     pub memory_k: usize,
     /// Re-plans after a rejected skill before falling back to wait(1).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=MAX_REPLANS as i64))]
     pub max_replans: u32,
     /// How a rejected skill is explained: llm (two model rounds), rules (precondition sentences), off.
     #[arg(long, default_value = "llm", value_parser = parse_verificator)]

@@ -1,10 +1,9 @@
 //! `proagent analyze`: interdependence analysis of recorded trajectories.
 
 use anyhow::{Context, Result};
-use flate2::read::MultiGzDecoder;
 use proagent::analysis::{self, Distribution, LayoutSummary, Report, readers};
+use proagent::limits::{MAX_TRAJECTORY_BYTES, gunzip, is_gzip, read_file};
 use serde_json::json;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -27,18 +26,18 @@ pub struct AnalyzeArgs {
     detail: bool,
 }
 
-/// The file's text, gunzipped when it starts with the gzip magic bytes.
+/// The file's text, gunzipped when it starts with the gzip magic bytes; both the
+/// file and its decompressed text are bounded by [`MAX_TRAJECTORY_BYTES`].
 fn read_maybe_gz(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
-            .with_context(|| format!("{}: not a readable gzip file of UTF-8 text", path.display()))?;
-        Ok(text)
+    let what = "trajectory files";
+    let bytes = read_file(path, MAX_TRAJECTORY_BYTES, what).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = if is_gzip(&bytes) {
+        gunzip(&bytes, MAX_TRAJECTORY_BYTES, "decompressed trajectory files")
+            .with_context(|| format!("{}: reading the gzip data", path.display()))?
     } else {
-        String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))
-    }
+        bytes
+    };
+    String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))
 }
 
 fn pct(x: Option<f64>) -> String {

@@ -4,11 +4,11 @@
 
 use super::llm_args::LlmArgs;
 use anyhow::{Context, Result, bail};
+use proagent::limits::{MAX_STDIN_PROMPT_BYTES, read_limited};
 use proagent::llm::{ChatRequest, Message};
 use proagent::runner::models::{ModelChoice, build_model, classify_model};
 use proagent::transcript::{Exchange, Header, TranscriptWriter, WriterOptions};
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -46,9 +46,10 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
     let sampling = args.llm.sampling()?;
     let spec = args.llm.model_spec(args.seed)?;
     let prompt = if args.prompt == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("reading the prompt from stdin")?;
-        s
+        let what = "prompts read from stdin";
+        let bytes = read_limited(std::io::stdin().lock(), MAX_STDIN_PROMPT_BYTES, what)
+            .context("reading the prompt from stdin")?;
+        String::from_utf8(bytes).context("reading the prompt from stdin: not UTF-8 text")?
     } else {
         args.prompt.clone()
     };

@@ -1,6 +1,7 @@
 //! `proagent eval`: concurrent, resumable evaluation sweeps, and `proagent eval
 //! report`: tables, CSV/JSON and heatmaps from one or many result files.
 
+use super::common::usize_in;
 use anyhow::{Context, Result, bail};
 use proagent::env::Layout;
 use proagent::env::layout::{BUILTIN, canonical_name};
@@ -10,6 +11,7 @@ use proagent::eval::{
     EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, ProAgentSeats, Report, ResultWriter, SchedulerOptions, Shard,
     SweepSpec, cross_product,
 };
+use proagent::limits::{MAX_BENCH_LLM_CALLS, MAX_CONCURRENCY, MAX_EPISODES, MAX_MILLIS, MAX_SWEEP_EPISODES};
 use proagent::llm::sha256_hex;
 use proagent::runner::seats::is_proagent;
 use std::collections::HashMap;
@@ -46,13 +48,13 @@ struct SweepArgs {
     #[arg(long, value_delimiter = ',', required = true)]
     partners: Vec<String>,
     /// Seats the evaluated agent plays (0 = player 0).
-    #[arg(long, value_delimiter = ',', default_value = "0,1")]
+    #[arg(long, value_delimiter = ',', default_value = "0,1", value_parser = clap::value_parser!(u8).range(0..=1))]
     seats: Vec<u8>,
     /// Episodes per layout × agent × partner × seat (episode i uses seed S+i), and their length.
     #[command(flatten)]
     run: super::common::EpisodeArgs<1>,
     /// Episodes in flight at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// Output directory: results, transcripts and reports. Re-running the same
     /// command with the same directory resumes.
@@ -69,7 +71,7 @@ struct SweepArgs {
     no_report: bool,
     /// Testing and benchmarking only: instead of playing, every episode waits this many
     /// milliseconds and gets a score derived from its key (runner name "fake").
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     fake_episode_ms: Option<u64>,
     /// Options of every `proagent` seat (as in `proagent play`).
     #[command(flatten)]
@@ -100,9 +102,9 @@ fn resolve_layout(spec: &str) -> Result<(LayoutRef, Layout)> {
         let layout = Layout::builtin(name).with_context(|| format!("built-in layout {name} does not parse"))?;
         return Ok((LayoutRef { name: name.to_string(), sha256: sha256_hex(text.as_bytes()) }, layout));
     }
-    let layout = super::common::load_layout(spec)?;
-    let text = std::fs::read(spec).with_context(|| format!("reading layout file {spec}"))?;
-    Ok((LayoutRef { name: layout.name.clone(), sha256: sha256_hex(&text) }, layout))
+    let (layout, text) = super::common::load_layout_with_text(spec)?;
+    let sha256 = sha256_hex(text.unwrap_or_default().as_bytes());
+    Ok((LayoutRef { name: layout.name.clone(), sha256 }, layout))
 }
 
 fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
@@ -169,15 +171,19 @@ fn report_torn(torn: &[TornTail]) {
 
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let out = a.out.clone().context("--out is required")?;
-    if a.concurrency == 0 || a.concurrency > 4096 {
-        bail!("--concurrency must be between 1 and 4096, got {}", a.concurrency);
-    }
-    if let Some(bad) = a.seats.iter().find(|s| **s > 1) {
-        bail!("--seats takes 0 and/or 1, got {bad}");
-    }
     let agents = clean_list("--agents", &a.agents)?;
     let partners = clean_list("--partners", &a.partners)?;
     let layouts = resolve_layouts(&a.layouts)?;
+    let cells = [layouts.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
+    let total = cells.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+    if total.is_none_or(|t| t > MAX_SWEEP_EPISODES) {
+        bail!(
+            "the sweep plans {} episodes (layouts x agents x partners x seats x --episodes = {}); \
+             one sweep may plan at most {MAX_SWEEP_EPISODES} (see docs/limits.md)",
+            total.map_or("too many".to_string(), |t| t.to_string()),
+            cells.map(|n| n.to_string()).join(" x ")
+        );
+    }
     let layout_map: HashMap<String, Arc<Layout>> =
         layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect();
     let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
@@ -316,19 +322,19 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchEvalArgs {
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_EPISODES as i64))]
     episodes: u32,
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// How long each fake episode waits (an LLM-bound episode spends its time waiting).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     episode_ms: u64,
     /// Instead of waiting, each episode makes this many chat calls, one after the other,
     /// through the HTTP backend to a mock server (first measuring one episode alone).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_BENCH_LLM_CALLS as i64))]
     llm_calls: u32,
     /// With --llm-calls: the latency of the in-process mock server.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     mock_latency_ms: u64,
     /// With --llm-calls: talk to this server (e.g. a running `proagent mock-server`) instead.
     #[arg(long, value_name = "URL")]

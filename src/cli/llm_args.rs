@@ -1,8 +1,10 @@
 //! The language-model options shared by every command that talks to a model
 //! (`#[command(flatten)] llm: LlmArgs`).
 
+use super::common;
 use anyhow::{Result, bail};
 use proagent::agent::ModelSettings;
+use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
 use proagent::llm::Sampling;
 use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
 use proagent::llm::scrub::{Scrubber, redact_url};
@@ -21,28 +23,28 @@ pub struct LlmArgs {
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// Sampling temperature (the paper's setting is 0).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = common::temperature)]
     pub temperature: f32,
     /// Nucleus sampling (the paper's setting is 1).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = common::top_p)]
     pub top_p: f32,
     /// Maximum tokens per reply (the paper's setting is 256).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
     pub max_tokens: u32,
     /// Seconds allowed to open a connection to the model server.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = common::seconds)]
     pub connect_timeout: f64,
     /// Seconds allowed for one whole request attempt.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = common::seconds)]
     pub request_timeout: f64,
     /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=MAX_RETRIES as i64))]
     pub retries: u32,
     /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
-    #[arg(long, value_name = "MS", default_value_t = 500)]
+    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub backoff_ms: u64,
     /// Longest backoff in milliseconds (a server's Retry-After is honoured up to 60 s).
-    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub backoff_max_ms: u64,
 }
 

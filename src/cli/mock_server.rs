@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use proagent::agent::scripted_model::ScriptedModel;
+use proagent::limits::{MAX_MILLIS, MAX_RETRY_AFTER_SECS};
 use proagent::llm::LanguageModel;
 use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
 use std::io::Write;
@@ -17,10 +18,10 @@ pub struct MockServerArgs {
     #[arg(long, default_value = "127.0.0.1:0")]
     pub addr: SocketAddr,
     /// Delay added to every reply, in milliseconds.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub latency_ms: u64,
     /// Share of requests that fail (0..1), drawn from a seeded RNG.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = super::common::fraction)]
     pub fault_rate: f64,
     /// Seed of the fault draw.
     #[arg(long, default_value_t = 0)]
@@ -30,10 +31,10 @@ pub struct MockServerArgs {
     #[arg(long, value_delimiter = ',')]
     pub faults: Vec<String>,
     /// Retry-After seconds sent with a 429.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=MAX_RETRY_AFTER_SECS))]
     pub retry_after: u64,
     /// How long a "hang" fault holds the reply, in milliseconds (longer than the client timeout).
-    #[arg(long, default_value_t = 600_000)]
+    #[arg(long, default_value_t = 600_000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub hang_ms: u64,
 }
 

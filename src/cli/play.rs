@@ -1,9 +1,8 @@
 //! `proagent play`: one or more seeded episodes of an agent with a partner.
 
-use super::common::{EpisodeArgs, JsonArg, load_layout};
+use super::common::{EpisodeArgs, JsonArg, load_layout_with_text};
 use anyhow::{Context, Result, bail};
 use proagent::controller::Kitchen;
-use proagent::env::Layout;
 use proagent::env::render::render;
 use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
 use proagent::runner::seats::{SeatFactory, is_proagent};
@@ -56,7 +55,7 @@ pub struct PlayArgs {
 }
 
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
-    let layout = load_layout(&a.layout)?;
+    let (layout, layout_file) = load_layout_with_text(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
     let specs = if seat == 0 { [a.agent.as_str(), a.partner.as_str()] } else { [a.partner.as_str(), a.agent.as_str()] };
@@ -81,11 +80,6 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
         bail!("--transcript needs a `proagent` seat (only ProAgent runs talk to a model)");
     }
     let want_transcript = has_proagent && !a.no_transcript;
-    let layout_file = if Layout::builtin(&a.layout).is_none() {
-        Some(std::fs::read_to_string(&a.layout).with_context(|| format!("reading {}", a.layout))?)
-    } else {
-        None
-    };
     let prompt_hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
     let model_settings = a.proagent.model_settings()?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

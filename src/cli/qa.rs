@@ -1,7 +1,9 @@
 //! `proagent qa`: CoordinationQA runs, `qa lint`, `qa baseline`, and `bench qa`.
 
+use super::common::{self, usize_in};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proagent::limits::{MAX_BASELINE_SAMPLES, MAX_CONCURRENCY, MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, MAX_TRIALS};
 use proagent::llm::{LanguageModel, Sampling};
 use proagent::qa::baseline::{self, Policy};
 use proagent::qa::data::{self, Dataset, Filter, Question};
@@ -53,19 +55,19 @@ struct RunArgs {
     #[command(flatten)]
     data: DataArgs,
     /// Times each question is asked.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=MAX_TRIALS as i64))]
     trials: u32,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// Sampling temperature (the original's 0.6).
-    #[arg(long, default_value_t = 0.6)]
+    #[arg(long, default_value_t = 0.6, value_parser = common::temperature)]
     temperature: f32,
     /// Nucleus sampling (the original's 0.9).
-    #[arg(long, default_value_t = 0.9)]
+    #[arg(long, default_value_t = 0.9, value_parser = common::top_p)]
     top_p: f32,
     /// Reply length limit (the original's limit for locally served models).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
     max_tokens: u32,
     /// Seed of the built-in random models.
     #[arg(long, default_value_t = 0)]
@@ -97,13 +99,13 @@ struct RunArgs {
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
     /// Seconds allowed for one request attempt to a served model.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = common::seconds)]
     request_timeout: f64,
     /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=MAX_RETRIES as i64))]
     retries: u32,
     /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
-    #[arg(long, value_name = "MS", default_value_t = 500)]
+    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     backoff_ms: u64,
 }
 
@@ -122,7 +124,7 @@ struct BaselineArgs {
     #[command(flatten)]
     data: DataArgs,
     /// Number of sampled trials.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_BASELINE_SAMPLES as i64))]
     samples: u32,
     /// Seed of the sampling.
     #[arg(long, default_value_t = 0)]
@@ -139,13 +141,13 @@ pub struct BenchQaArgs {
     #[arg(long, default_value = "oracle")]
     model: String,
     /// Latency added to every request, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     latency_ms: u64,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// Times each question is asked.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=MAX_TRIALS as i64))]
     trials: u32,
     /// Print the result as JSON.
     #[arg(long)]
@@ -164,7 +166,9 @@ fn load_dataset(path: Option<&Path>) -> Result<Dataset> {
     match path {
         None => Ok(data::embedded()?),
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let text =
+                proagent::limits::read_file_text(p, proagent::limits::MAX_QA_DATA_BYTES, "CoordinationQA data files")
+                    .with_context(|| format!("reading {}", p.display()))?;
             Ok(data::parse(&text, &p.display().to_string())?)
         }
     }

@@ -9,9 +9,9 @@ use proagent::agent::prompts::PromptLibrary;
 use proagent::controller::Kitchen;
 use proagent::env::Layout;
 use proagent::llm::LanguageModel;
-use proagent::runner::play_seated;
 use proagent::runner::record::{EpisodeRecorder, RunConfig};
 use proagent::runner::seats::SeatFactory;
+use proagent::runner::{EpisodeOptions, play_seated_with};
 use proagent::transcript::{Header, Outcome, Scrubber, Transcript, TranscriptWriter, WriterOptions, first_divergence};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let file = a.file.display().to_string();
     let rec = Transcript::read(&a.file)?;
     rec.require_complete()?;
-    let cfg = RunConfig::from_header(&rec.header, &file)?;
+    let cfg = RunConfig::from_header(&rec.header, &file, rec.header_line)?;
     let layout = match &cfg.layout_file {
         Some(text) => Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))?,
         None => load_layout(&cfg.layout_spec)?,
@@ -66,15 +66,20 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
     let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    // The first request that is not in the recording ends the re-run: nothing after it
+    // can match, and going on would only pile up more misses.
+    let stop_check = Arc::clone(&replayer);
+    let options = EpisodeOptions { on_step: None, stop: Some(Box::new(move || stop_check.first_miss().is_some())) };
     let result =
-        rt.block_on(play_seated(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), None))?;
+        rt.block_on(play_seated_with(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), options))?;
     recorder.finish(result.summary_json(seat))?;
     let rerun = Transcript::parse(&buf.text(), "the re-run")?;
 
     let miss = rerun.exchanges.iter().find_map(|e| match &e.outcome {
-        Outcome::Error(err) if err.error == "replay_miss" => {
-            Some(format!("replay miss at t={} ({} exchange #{}): {}", e.t, e.kind, e.seq, err.message))
-        }
+        Outcome::Error(err) if err.error == "replay_miss" => Some(format!(
+            "replay miss at t={} ({} exchange #{}): {}; the re-run stopped there",
+            e.t, e.kind, e.seq, err.message
+        )),
         _ => None,
     });
     let divergence = first_divergence(&rec, &rerun);
@@ -86,7 +91,11 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         let (seq, t, kind) = &unserved[0];
         format!("{} recorded replies were never asked for (first: #{seq} at t={t}, {kind})", unserved.len())
     });
-    let problems: Vec<String> = [miss, divergence, score_problem, unserved_problem].into_iter().flatten().collect();
+    // After a miss the re-run stopped early, so the other differences are its consequences.
+    let problems: Vec<String> = match miss {
+        Some(m) => vec![m],
+        None => [divergence, score_problem, unserved_problem].into_iter().flatten().collect(),
+    };
     let identical = problems.is_empty();
     if a.json {
         let v = json!({

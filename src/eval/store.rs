@@ -13,10 +13,11 @@
 
 use super::plan::EpisodeSpec;
 use crate::analysis::TeamworkTotals;
+use crate::limits::{MAX_HORIZON, MAX_RESULTS_BYTES, check_int, read_file, read_limited};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -353,12 +354,13 @@ impl ResultSet {
 
     /// Reads one results file into the set. A torn last line is returned, not an error.
     pub fn load_file(&mut self, path: &Path) -> Result<Option<TornTail>, StoreError> {
-        let mut bytes = Vec::new();
-        File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| StoreError::io(path, e))?;
+        let bytes = read_file(path, MAX_RESULTS_BYTES, "results files").map_err(|e| StoreError::io(path, e))?;
         self.load_bytes(path, &bytes)
     }
 
-    fn load_bytes(&mut self, path: &Path, bytes: &[u8]) -> Result<Option<TornTail>, StoreError> {
+    /// Reads the bytes of a results file (already in memory) into the set, exactly as
+    /// [`ResultSet::load_file`] does; `path` names it in errors and torn tails.
+    pub fn load_bytes(&mut self, path: &Path, bytes: &[u8]) -> Result<Option<TornTail>, StoreError> {
         let lines = split_lines(bytes);
         let last_with_data = lines.iter().rposition(|l| !is_blank(l.text));
         for (k, l) in lines.iter().enumerate() {
@@ -466,6 +468,7 @@ fn parse_record(text: &[u8]) -> Result<EpisodeRecord, BadLine> {
     if rec.seat > 1 {
         return Err(BadLine::Data(format!("seat must be 0 or 1, got {}", rec.seat)));
     }
+    check_int("horizon", rec.horizon, 1, MAX_HORIZON).map_err(|e| BadLine::Data(e.to_string()))?;
     if !rec.score.is_finite() {
         return Err(BadLine::Data("score is not a finite number".into()));
     }
@@ -518,8 +521,7 @@ impl ResultWriter {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(path, e)),
         }
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(|e| StoreError::io(path, e))?;
+        let bytes = read_limited(&mut file, MAX_RESULTS_BYTES, "results files").map_err(|e| StoreError::io(path, e))?;
         // Parse to find a torn tail; malformed middle lines fail here, before anything is written.
         let torn = ResultSet::new().load_bytes(path, &bytes)?;
         if let Some(t) = &torn {

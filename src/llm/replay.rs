@@ -11,6 +11,9 @@
 //! known, the live request scrubs to exactly the recorded text and matches. Without
 //! them (the variable unset at replay time) the request misses, and the miss says
 //! that the recording holds a scrubbed secret at that place.
+//!
+//! After the first miss nothing more is looked up: every later request gets a one-line
+//! error pointing back to it, and [`ReplayModel::first_miss`] lets a runner stop.
 
 use super::record::Exchange;
 use super::scrub::{REDACTED, Scrubber};
@@ -39,6 +42,8 @@ struct ReplayState {
     served: Vec<bool>,
     /// The first exchange not served yet: what a faithful re-run asks next.
     next: usize,
+    /// The error of the first request that was not in the recording.
+    first_miss: Option<String>,
 }
 
 impl ReplayModel {
@@ -53,7 +58,7 @@ impl ReplayModel {
             source: source.into(),
             name: "replay".into(),
             scrubber: Scrubber::new(),
-            state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0 }),
+            state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0, first_miss: None }),
         }
     }
 
@@ -86,6 +91,12 @@ impl ReplayModel {
         st.exchanges.iter().zip(&st.served).filter(|(_, s)| !**s).map(|(e, _)| (e.seq, e.t, e.kind.clone())).collect()
     }
 
+    /// The message of the first request that was not in the recording, if any: once
+    /// a run has left the recorded path, nothing after it can match.
+    pub fn first_miss(&self) -> Option<String> {
+        self.lock().first_miss.clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
         // A panic elsewhere while holding the lock leaves the state consistent (every
         // update is a single assignment), so a poisoned lock is still usable.
@@ -105,16 +116,18 @@ impl LanguageModel for ReplayModel {
         let request = &request;
         let hash = request.canonical_hash();
         let mut st = self.lock();
+        if st.first_miss.is_some() {
+            return Err(LlmError::ReplayMiss(format!(
+                "not looked up: an earlier request already left the recording {}",
+                self.source
+            )));
+        }
         let hit = st.by_hash.get_mut(&hash).and_then(|q| q.pop_front());
         let Some(i) = hit else {
             let expected = st.exchanges.get(st.next);
-            return Err(LlmError::ReplayMiss(describe_miss(
-                &self.source,
-                expected,
-                st.exchanges.len(),
-                request,
-                &hash,
-            )));
+            let message = describe_miss(&self.source, expected, st.exchanges.len(), request, &hash);
+            st.first_miss = Some(message.clone());
+            return Err(LlmError::ReplayMiss(message));
         };
         st.served[i] = true;
         while st.next < st.served.len() && st.served[st.next] {
@@ -285,6 +298,19 @@ mod tests {
         let m = ReplayModel::new("rec.jsonl", vec![recorded]);
         let e = m.chat(&live).await.unwrap_err().to_string();
         assert!(e.contains("scrubbed secret"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn after_the_first_miss_nothing_is_looked_up() {
+        let m = ReplayModel::new("rec.jsonl", vec![ex(0, 0, "a", ok("A")), ex(1, 1, "b", ok("B"))]);
+        assert_eq!(m.first_miss(), None);
+        let first = m.chat(&req("zzz")).await.unwrap_err().to_string();
+        assert!(first.contains("#0 at t=0"), "{first}");
+        assert_eq!(m.first_miss().map(|s| format!("replay miss: {s}")), Some(first));
+        // Even a recorded request is not served any more: the run is off the recorded path.
+        let later = m.chat(&req("a")).await.unwrap_err().to_string();
+        assert!(later.contains("an earlier request already left the recording rec.jsonl"), "{later}");
+        assert_eq!(m.served(), 0);
     }
 
     #[test]

@@ -45,11 +45,18 @@ impl StepView<'_> {
 /// A callback run after every step.
 pub type StepObserver<'a> = Box<dyn FnMut(&StepView<'_>) + Send + 'a>;
 
+/// A check run after every step: `true` ends the episode there.
+pub type StopCheck<'a> = Box<dyn Fn() -> bool + Send + 'a>;
+
 /// Options of one episode.
 #[derive(Default)]
 pub struct EpisodeOptions<'a> {
     /// Called after every step (e.g. the CLI's `--render`).
     pub on_step: Option<StepObserver<'a>>,
+    /// Asked after every step (after `on_step`); `true` ends the episode early, with
+    /// fewer steps than the horizon (e.g. `replay` after the first request that is not
+    /// in the recording: nothing after it can match).
+    pub stop: Option<StopCheck<'a>>,
 }
 
 /// One recorded step.
@@ -151,6 +158,9 @@ pub async fn play_episode(
         last_joint = Some(joint);
         last_events = outcome.events;
         steps.push(StepRecord { joint, outcome, state: state.clone() });
+        if options.stop.as_ref().is_some_and(|stop| stop()) {
+            break;
+        }
     }
     EpisodeResult {
         agents: [agents[0].name(), agents[1].name()],

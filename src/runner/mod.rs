@@ -13,7 +13,9 @@ pub mod record;
 pub mod seats;
 
 pub use crate::policy::seat_seed;
-pub use episode::{DEADLOCK_TAIL, EpisodeOptions, EpisodeResult, StepObserver, StepRecord, StepView, play_episode};
+pub use episode::{
+    DEADLOCK_TAIL, EpisodeOptions, EpisodeResult, StepObserver, StepRecord, StepView, StopCheck, play_episode,
+};
 
 use crate::controller::Kitchen;
 use record::EpisodeRecorder;
@@ -41,15 +43,31 @@ pub async fn play_seated(
     specs: [&str; 2],
     seed: u64,
     horizon: u32,
+    recorder: Option<&mut EpisodeRecorder>,
+    observer: Option<StepObserver<'_>>,
+) -> Result<EpisodeResult, RunError> {
+    let options = EpisodeOptions { on_step: observer, stop: None };
+    play_seated_with(kitchen, factory, specs, seed, horizon, recorder, options).await
+}
+
+/// [`play_seated`] with every episode option: `options.on_step` sees every step after
+/// the recorder, and `options.stop` can end the episode early.
+pub async fn play_seated_with(
+    kitchen: &Arc<Kitchen>,
+    factory: &SeatFactory,
+    specs: [&str; 2],
+    seed: u64,
+    horizon: u32,
     mut recorder: Option<&mut EpisodeRecorder>,
-    mut observer: Option<StepObserver<'_>>,
+    options: EpisodeOptions<'_>,
 ) -> Result<EpisodeResult, RunError> {
     let s0 = factory.build(specs[0], kitchen)?;
     let s1 = factory.build(specs[1], kitchen)?;
     if let Some(r) = recorder.as_deref_mut() {
         r.set_sinks(s0.exchanges.iter().chain(s1.exchanges.iter()).cloned().collect());
     }
-    let mut options = EpisodeOptions::default();
+    let EpisodeOptions { on_step: mut observer, stop } = options;
+    let mut options = EpisodeOptions { on_step: None, stop };
     if recorder.is_some() || observer.is_some() {
         options.on_step = Some(Box::new(move |v: &StepView<'_>| {
             if let Some(r) = recorder.as_deref_mut() {

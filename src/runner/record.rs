@@ -6,6 +6,7 @@
 use super::episode::StepView;
 use crate::agent::log::drain_sink;
 use crate::agent::{AgentSettings, ExchangeSink, ModelSettings};
+use crate::limits::{MAX_HORIZON, RangeError, check_int};
 use crate::transcript::{Header, TranscriptError, TranscriptWriter};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -50,21 +51,27 @@ impl RunConfig {
         Ok(Header::new(config, prompt_hashes))
     }
 
-    /// Reads the run configuration back from a header; `file` names it in errors.
-    pub fn from_header(header: &Header, file: &str) -> Result<RunConfig, TranscriptError> {
-        let cfg: RunConfig = serde_json::from_value(header.config.clone()).map_err(|e| TranscriptError::Bad {
-            path: file.to_string(),
-            line: 1,
-            message: format!("the header's config is not an episode's: {e}"),
-        })?;
+    /// Reads the run configuration back from a header at `line` of `file` (both name
+    /// it in errors). Every number is range-checked ([`RunConfig::check`]), so a
+    /// hand-edited or corrupt header is an error, never a huge allocation.
+    pub fn from_header(header: &Header, file: &str, line: usize) -> Result<RunConfig, TranscriptError> {
+        let bad = |message: String| TranscriptError::Bad { path: file.to_string(), line, message };
+        let cfg: RunConfig = serde_json::from_value(header.config.clone())
+            .map_err(|e| bad(format!("the header's config is not an episode's: {e}")))?;
         if cfg.command != PLAY_COMMAND {
-            return Err(TranscriptError::Bad {
-                path: file.to_string(),
-                line: 1,
-                message: format!("not a `proagent play` transcript (config.command is {:?})", cfg.command),
-            });
+            return Err(bad(format!("not a `proagent play` transcript (config.command is {:?})", cfg.command)));
         }
+        cfg.check().map_err(|e| bad(format!("{}", e.within("config"))))?;
         Ok(cfg)
+    }
+
+    /// Checks every number against its limit: the seat, the horizon (1 to
+    /// [`MAX_HORIZON`]), the agent's switches and the model's settings.
+    pub fn check(&self) -> Result<(), RangeError> {
+        check_int("seat", self.seat, 0, 1)?;
+        check_int("horizon", self.horizon, 1, MAX_HORIZON)?;
+        self.proagent.check().map_err(|e| e.within("proagent"))?;
+        self.model.check().map_err(|e| e.within("model"))
     }
 }
 

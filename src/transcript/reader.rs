@@ -4,6 +4,7 @@
 
 use super::schema::{FORMAT_VERSION, Footer, Header, Record, StepRecord, TranscriptError};
 use super::scrub::Scrubber;
+use crate::limits::{MAX_TRANSCRIPT_BYTES, read_file};
 use crate::llm::record::Exchange;
 use crate::llm::{ChatRequest, Message, sha256_hex};
 use std::collections::HashMap;
@@ -25,13 +26,16 @@ pub struct Transcript {
     pub footer: Option<Footer>,
     /// Number of lines read.
     pub lines: usize,
+    /// The 1-based line of the header record.
+    pub header_line: usize,
 }
 
 impl Transcript {
     /// Reads and checks a transcript file (see [`Transcript::parse`]).
     pub fn read(path: &Path) -> Result<Self, TranscriptError> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| TranscriptError::Io { path: name.clone(), source })?;
+        let bytes = read_file(path, MAX_TRANSCRIPT_BYTES, "transcripts")
+            .map_err(|source| TranscriptError::Io { path: name.clone(), source })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
             let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -44,6 +48,7 @@ impl Transcript {
     pub fn parse(text: &str, name: &str) -> Result<Self, TranscriptError> {
         let bad = |line: usize, message: String| TranscriptError::Bad { path: name.to_string(), line, message };
         let mut header: Option<Header> = None;
+        let mut header_line = 1;
         let mut exchanges = Vec::new();
         let mut steps = Vec::new();
         let mut footer: Option<(usize, Footer)> = None;
@@ -84,6 +89,7 @@ impl Transcript {
                         ));
                     }
                     header = Some(h);
+                    header_line = n;
                 }
                 other if header.is_none() => {
                     let kind = match other {
@@ -175,6 +181,7 @@ impl Transcript {
             steps,
             footer: footer.map(|(_, f)| f),
             lines: last_line,
+            header_line,
         })
     }
 

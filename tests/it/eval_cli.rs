@@ -352,7 +352,7 @@ fn bad_arguments_are_rejected_before_anything_runs() {
     assert!(stderr(&o).contains("i must be smaller than n"), "{}", stderr(&o));
     let o = run(&["--seats", "2"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--seats takes 0 and/or 1"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("'--seats <SEATS>': 2 is not in 0..=1"), "{}", stderr(&o));
     let o = run(&["--layouts", "no_such_kitchen"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown layout \"no_such_kitchen\""), "{}", stderr(&o));

@@ -72,7 +72,8 @@ fn mock_server_command_prints_its_address_and_serves() {
 fn mock_server_rejects_bad_arguments() {
     let out = bin().args(["mock-server", "--fault-rate", "1.5"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("--fault-rate must be in [0, 1]"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--fault-rate <FAULT_RATE>': 1.5 is not in [0, 1]"), "{}", text(&out.stderr));
     let out = bin().args(["mock-server", "--faults", "rate_limited,gremlins"]).output().unwrap();
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("unknown fault \"gremlins\""), "{}", text(&out.stderr));
@@ -183,7 +184,8 @@ fn chat_refuses_built_in_models_and_bad_settings() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("built in"), "{}", text(&out.stderr));
     let out = bin().args(["chat", "--model", "m", "--top-p", "0", "hi"]).output().unwrap();
-    assert!(text(&out.stderr).contains("--top-p must be in (0, 1]"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--top-p <TOP_P>': 0 is not in (0, 1]"), "{}", text(&out.stderr));
     let out = bin().args(["chat", "--model", "m", "--base-url", "ftp://x", "hi"]).output().unwrap();
     assert!(text(&out.stderr).contains("must start with http"), "{}", text(&out.stderr));
 }

@@ -8,6 +8,8 @@ mod bc_cli;
 mod eval_cli;
 mod eval_http;
 mod foundation_cli;
+mod fuzz;
+mod limits_cli;
 mod llm_cli;
 mod llm_http;
 mod play_cli;

@@ -189,7 +189,8 @@ pub fn load_model(spec: &BcSpec, l: &Layout) -> Result<BcModel, BcError> {
         BcSpec::Shipped(split) => shipped_model(l, *split),
         BcSpec::File(path) => {
             let shown = path.display().to_string();
-            let bytes = std::fs::read(path).map_err(|error| BcError::Read { path: shown.clone(), error })?;
+            let bytes = crate::limits::read_file(path, crate::limits::MAX_WEIGHTS_BYTES, "BC weights files")
+                .map_err(|error| BcError::Read { path: shown.clone(), error })?;
             Ok(BcModel::from_safetensors(&bytes, &shown)?)
         }
     }
