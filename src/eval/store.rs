@@ -498,6 +498,13 @@ pub fn load_all(paths: &[PathBuf]) -> Result<(ResultSet, Vec<TornTail>), StoreEr
     Ok((set, torn))
 }
 
+/// How long [`ResultWriter::open`] waits for a results file's lock before reporting
+/// [`StoreError::Locked`].
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How often [`ResultWriter::open`] retries a held lock.
+const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The append side of one results file, held under an exclusive file lock.
 pub struct ResultWriter {
     file: File,
@@ -514,12 +521,22 @@ impl ResultWriter {
         }
         let mut file =
             OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| StoreError::io(path, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StoreError::Locked { path: path.display().to_string() });
+        // A lock can be held for an instant by a child process forked elsewhere in this
+        // process (it shares the open file until it execs); only a lock that outlasts a
+        // short wait is another sweep writing this file.
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if waited < LOCK_PATIENCE => {
+                    std::thread::sleep(LOCK_POLL);
+                    waited += LOCK_POLL;
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(StoreError::Locked { path: path.display().to_string() });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(path, e)),
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(path, e)),
         }
         let bytes = read_limited(&mut file, MAX_RESULTS_BYTES, "results files").map_err(|e| StoreError::io(path, e))?;
         // Parse to find a torn tail; malformed middle lines fail here, before anything is written.

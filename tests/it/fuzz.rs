@@ -289,7 +289,7 @@ fn fuzz_transcript_reader() {
             Ok(t) => {
                 // The header's numbers feed `replay`: they are range-checked or refused.
                 let _ = t.require_complete();
-                let _ = t.replayer();
+                let _ = t.replayer(proagent::transcript::Scrubber::new());
                 match RunConfig::from_header(&t.header, "fuzz.jsonl", t.header_line) {
                     Ok(cfg) => {
                         assert!(cfg.check().is_ok());
@@ -343,6 +343,7 @@ fn results_seed() -> Vec<u8> {
             completion_tokens: 80,
             llm_wall_s: 0.25,
             metrics: serde_json::json!({"score": i * 20, "teamwork": {"constructive": 2}}),
+            teamwork: Some(proagent::analysis::TeamworkTotals { deliveries: i, constructive: 2, non_constructive: 0 }),
             transcript: None,
         };
         text.push_str(&EpisodeRecord::new(&p.spec, p.config_hash.clone(), outcome, 1.5, None).to_line());
