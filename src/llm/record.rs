@@ -10,7 +10,7 @@ use std::time::Duration;
 /// A request's failure, in a form that round-trips to the same [`LlmError`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedError {
-    /// `unreachable`, `bad_reply`, `replay_miss` or `config` (`kind` in older QA transcripts).
+    /// `unreachable`, `bad_reply`, `refused`, `replay_miss` or `config` (`kind` in older QA transcripts).
     #[serde(alias = "kind")]
     pub error: String,
     /// Human-readable text: the whole display text for `unreachable`, the bare reason or message
@@ -19,6 +19,12 @@ pub struct RecordedError {
     /// The unusable reply body of a `bad_reply`, as the backend kept it; `None` for the other kinds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
+    /// The HTTP status of a refusal (not `status`: that names the outcome in transcripts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// The endpoint that refused (without credentials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// The faults of every attempt made before giving up.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
@@ -30,10 +36,15 @@ impl RecordedError {
         let (error, message, raw) = match e {
             LlmError::Unreachable { .. } => ("unreachable", e.to_string(), None),
             LlmError::BadReply { reason, raw, .. } => ("bad_reply", reason.clone(), Some(raw.clone())),
+            LlmError::Refused { message, .. } => ("refused", message.clone(), None),
             LlmError::ReplayMiss(m) => ("replay_miss", m.clone(), None),
             LlmError::Config(m) => ("config", m.clone(), None),
         };
-        RecordedError { error: error.into(), message, raw, faults: e.faults().to_vec() }
+        let (http_status, url) = match e {
+            LlmError::Refused { status, url, .. } => (Some(*status), Some(url.clone())),
+            _ => (None, None),
+        };
+        RecordedError { error: error.into(), message, raw, http_status, url, faults: e.faults().to_vec() }
     }
 
     /// The error again (replay serves this). QA transcripts written before this
@@ -45,6 +56,12 @@ impl RecordedError {
             "bad_reply" => LlmError::BadReply {
                 reason: self.message.strip_prefix("unusable reply: ").unwrap_or(&self.message).to_string(),
                 raw: self.raw.clone().unwrap_or_default(),
+                faults: self.faults.clone(),
+            },
+            "refused" => LlmError::Refused {
+                status: self.http_status.unwrap_or(0),
+                url: self.url.clone().unwrap_or_default(),
+                message: self.message.clone(),
                 faults: self.faults.clone(),
             },
             "replay_miss" => LlmError::ReplayMiss(self.message.clone()),

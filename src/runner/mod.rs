@@ -13,7 +13,10 @@ pub mod record;
 pub mod seats;
 
 pub use crate::policy::seat_seed;
-pub use episode::{DEADLOCK_TAIL, EpisodeOptions, EpisodeResult, StepObserver, StepRecord, StepView, play_episode};
+pub use episode::{
+    DEADLOCK_TAIL, DEFAULT_MAX_LLM_FAILURES, EpisodeAbort, EpisodeFailed, EpisodeOptions, EpisodeResult, StepObserver,
+    StepRecord, StepView, play_episode,
+};
 
 use crate::controller::Kitchen;
 use record::EpisodeRecorder;
@@ -29,12 +32,17 @@ pub enum RunError {
     /// The transcript could not be written.
     #[error("writing the transcript: {0}")]
     Transcript(#[from] crate::transcript::TranscriptError),
+    /// The episode stopped before its horizon (its model failed); nothing of it is a result.
+    #[error(transparent)]
+    Failed(#[from] EpisodeFailed),
 }
 
 /// Builds both seats from their specs (`specs[i]` plays player `i`) and plays one
 /// episode; with a recorder, the seats' exchanges and every step are written as they
-/// happen (the caller writes the footer with [`EpisodeRecorder::finish`]). `observer`
-/// also sees every step (e.g. `--render`).
+/// happen (the caller writes the footer with [`EpisodeRecorder::finish`], or for a
+/// [`RunError::Failed`] episode with [`EpisodeRecorder::finish_failed`]). `observer`
+/// also sees every step (e.g. `--render`). The factory's
+/// [`SeatFactory::max_llm_failures`] bounds the model calls that may fail.
 pub async fn play_seated(
     kitchen: &Arc<Kitchen>,
     factory: &SeatFactory,
@@ -49,7 +57,7 @@ pub async fn play_seated(
     if let Some(r) = recorder.as_deref_mut() {
         r.set_sinks(s0.exchanges.iter().chain(s1.exchanges.iter()).cloned().collect());
     }
-    let mut options = EpisodeOptions::default();
+    let mut options = EpisodeOptions { max_llm_failures: factory.max_llm_failures(), ..EpisodeOptions::default() };
     if recorder.is_some() || observer.is_some() {
         options.on_step = Some(Box::new(move |v: &StepView<'_>| {
             if let Some(r) = recorder.as_deref_mut() {
@@ -60,5 +68,5 @@ pub async fn play_seated(
             }
         }));
     }
-    Ok(play_episode(Arc::clone(&kitchen.layout), [s0.agent, s1.agent], seed, horizon, options).await)
+    Ok(play_episode(Arc::clone(&kitchen.layout), [s0.agent, s1.agent], seed, horizon, options).await?)
 }
