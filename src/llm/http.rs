@@ -127,9 +127,10 @@ impl HttpConfig {
 pub struct OpenAiModel {
     cfg: HttpConfig,
     client: reqwest::Client,
+    /// Where requests go, credentials included.
+    endpoint: String,
+    /// `endpoint` without credentials: what errors and logs show.
     url: String,
-    /// `url` without credentials: what errors and logs show.
-    public_url: String,
     headers: HeaderMap,
 }
 
@@ -199,8 +200,8 @@ impl OpenAiModel {
         if cfg.max_reply_bytes == 0 {
             return Err(LlmError::Config("the reply size limit must be at least one byte".into()));
         }
-        let url = format!("{base}/chat/completions");
-        let public_url = url_without_credentials(&url);
+        let endpoint = format!("{base}/chat/completions");
+        let url = url_without_credentials(&endpoint);
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &cfg.api_key {
@@ -222,7 +223,7 @@ impl OpenAiModel {
             .retry(reqwest::retry::never())
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(OpenAiModel { cfg, client, url, public_url, headers })
+        Ok(OpenAiModel { cfg, client, endpoint, url, headers })
     }
 
     /// The configuration the model was built with (the key stays redacted in `Debug`).
@@ -233,7 +234,7 @@ impl OpenAiModel {
     /// The endpoint requests go to, without any user name, password or query in it
     /// (safe to print).
     pub fn url(&self) -> &str {
-        &self.public_url
+        &self.url
     }
 
     /// Our request in the OpenAI wire format (async-openai's type).
@@ -288,7 +289,7 @@ impl OpenAiModel {
     }
 
     async fn attempt(&self, body: &[u8], req: &ChatRequest) -> Result<ChatResponse, AttemptFailure> {
-        let sent = self.client.post(&self.url).headers(self.headers.clone()).body(body.to_vec()).send().await;
+        let sent = self.client.post(&self.endpoint).headers(self.headers.clone()).body(body.to_vec()).send().await;
         let resp = match sent {
             Ok(r) => r,
             Err(e) => return Err(self.transport_failure(e)),
@@ -488,7 +489,7 @@ impl LanguageModel for OpenAiModel {
         let mut faults: Vec<Fault> = Vec::new();
         let mut attempt = 1u32;
         loop {
-            tracing::debug!(model = %self.cfg.model, attempt, url = %self.public_url, "chat request");
+            tracing::debug!(model = %self.cfg.model, attempt, url = %self.url, "chat request");
             match self.attempt(&body, request).await {
                 Ok(mut reply) => {
                     reply.attempts = attempt;
@@ -514,7 +515,7 @@ impl LanguageModel for OpenAiModel {
                             return Err(match (f.refused, f.raw) {
                                 (Some(status), raw) => LlmError::Refused {
                                     status,
-                                    url: self.public_url.clone(),
+                                    url: self.url.clone(),
                                     message: server_error_text(raw.as_deref().unwrap_or("")),
                                     faults,
                                 },

@@ -19,15 +19,22 @@ pub struct RecordedError {
     /// The unusable reply body of a `bad_reply`, as the backend kept it; `None` for the other kinds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
-    /// The HTTP status of a refusal (not `status`: that names the outcome in transcripts).
+    /// The status and endpoint of a `refused` error; `None` for the other kinds. Boxed:
+    /// most errors are not refusals, and transcript records stay small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http_status: Option<u16>,
-    /// The endpoint that refused (without credentials).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub http: Option<Box<HttpRefusal>>,
     /// The faults of every attempt made before giving up.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
+}
+
+/// Where and how a server refused a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpRefusal {
+    /// The HTTP status.
+    pub status: u16,
+    /// The endpoint, without credentials.
+    pub url: String,
 }
 
 impl RecordedError {
@@ -40,11 +47,11 @@ impl RecordedError {
             LlmError::ReplayMiss(m) => ("replay_miss", m.clone(), None),
             LlmError::Config(m) => ("config", m.clone(), None),
         };
-        let (http_status, url) = match e {
-            LlmError::Refused { status, url, .. } => (Some(*status), Some(url.clone())),
-            _ => (None, None),
+        let http = match e {
+            LlmError::Refused { status, url, .. } => Some(Box::new(HttpRefusal { status: *status, url: url.clone() })),
+            _ => None,
         };
-        RecordedError { error: error.into(), message, raw, http_status, url, faults: e.faults().to_vec() }
+        RecordedError { error: error.into(), message, raw, http, faults: e.faults().to_vec() }
     }
 
     /// The error again (replay serves this). QA transcripts written before this
@@ -59,8 +66,8 @@ impl RecordedError {
                 faults: self.faults.clone(),
             },
             "refused" => LlmError::Refused {
-                status: self.http_status.unwrap_or(0),
-                url: self.url.clone().unwrap_or_default(),
+                status: self.http.as_ref().map_or(0, |h| h.status),
+                url: self.http.as_ref().map(|h| h.url.clone()).unwrap_or_default(),
                 message: self.message.clone(),
                 faults: self.faults.clone(),
             },

@@ -72,9 +72,9 @@ impl Default for SeatFactory {
 
 impl SeatFactory {
     /// A factory whose `proagent` seats use `proagent` (`None`: the defaults), with
-    /// the default failure limit ([`crate::runner::DEFAULT_MAX_LLM_FAILURES`]).
+    /// the default failure limit ([`crate::runner::episode::DEFAULT_MAX_LLM_FAILURES`]).
     pub fn new(proagent: Option<ProAgentConfig>) -> Self {
-        SeatFactory { proagent, max_llm_failures: Some(crate::runner::DEFAULT_MAX_LLM_FAILURES) }
+        SeatFactory { proagent, max_llm_failures: Some(crate::runner::episode::DEFAULT_MAX_LLM_FAILURES) }
     }
 
     /// Sets how many model calls of an episode (both seats) may fail after every retry
