@@ -5,15 +5,13 @@
 //! `results.jsonl` holds no such episode, and that a later run with a working
 //! server plays them.
 
-mod support;
-
+use crate::support::{Canned, CannedServer, dead_port};
 use proagent::agent::scripted_model::ScriptedModel;
 use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
-use support::{Canned, CannedServer, dead_port};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));

@@ -2,15 +2,13 @@
 //! absurd `Retry-After` values, replies too large to read, refusals, token counts
 //! that would overflow, idle and stalling connections, and the backoff flags.
 
-mod support;
-
+use crate::support::{Body, Canned, CannedServer};
 use proagent::llm::http::{HttpConfig, MAX_REPLY_BYTES, OpenAiModel};
 use proagent::llm::mock_server::{EchoPlanner, MockConfig, MockServer};
 use proagent::llm::{ChatRequest, LanguageModel, LlmError, Message, Sampling};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{Body, Canned, CannedServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn request() -> ChatRequest {
@@ -303,7 +301,12 @@ fn backoff_flags_are_range_checked() {
     ];
     for (args, expected) in cases {
         let mut cmd = bin();
-        cmd.args(args).args(["--model", "m", "--base-url", &format!("http://127.0.0.1:{}/v1", support::dead_port())]);
+        cmd.args(args).args([
+            "--model",
+            "m",
+            "--base-url",
+            &format!("http://127.0.0.1:{}/v1", crate::support::dead_port()),
+        ]);
         if args[0] == "chat" {
             cmd.arg("hello");
         } else {
