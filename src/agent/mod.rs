@@ -22,8 +22,8 @@ pub mod verificator;
 use crate::controller::{Controller, Kitchen, SkillStatus};
 use crate::env::{Action, Layout, State};
 use crate::llm::record::{Exchange, Outcome};
-use crate::llm::{ChatRequest, Message};
-use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, SkillOutcome};
+use crate::llm::{ChatRequest, LlmError, Message};
+use crate::policy::{Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SkillEvent, SkillOutcome};
 use crate::skills::{Reach, Skill, check_preconditions};
 use align::{SceneInfo, scene_text};
 use async_trait::async_trait;
@@ -64,6 +64,8 @@ pub struct ProAgent {
     llm_wait: Duration,
     /// How many exchanges of `exchanges` went to the sink already.
     flushed: usize,
+    /// The last model failure this episode.
+    last_failure: Option<String>,
 }
 
 /// Which part of the agent sent a request.
@@ -83,8 +85,14 @@ impl CallKind {
     }
 }
 
-/// Why a planning round produced no model reply.
-struct ModelDown(String);
+/// Why a model call produced no reply.
+enum CallFailure {
+    /// The request failed after every retry: the agent falls back to `wait(1)` and the
+    /// runner counts the failure against the episode's limit.
+    Down(String),
+    /// The model cannot serve this run at all (see [`LlmError::is_fatal`]): the agent stops.
+    Unusable(LlmError),
+}
 
 impl ProAgent {
     /// A fresh agent; the per-episode state is built by the first `reset` (or the first `act`).
@@ -99,6 +107,7 @@ impl ProAgent {
             belief_events: Vec::new(),
             llm_wait: Duration::ZERO,
             flushed: 0,
+            last_failure: None,
         }
     }
 
@@ -199,11 +208,12 @@ impl ProAgent {
     }
 
     /// Sends one request, logs the exchange and counts it.
-    async fn call(&mut self, t: u32, kind: CallKind, request: ChatRequest) -> Result<(String, usize), ModelDown> {
-        self.metrics.llm_calls += 1;
+    async fn call(&mut self, t: u32, kind: CallKind, request: ChatRequest) -> Result<(String, usize), CallFailure> {
+        let m = &mut self.metrics;
+        m.llm_calls = m.llm_calls.saturating_add(1);
         match kind {
-            CallKind::Planner => self.metrics.llm_calls_planner += 1,
-            CallKind::Verificator => self.metrics.llm_calls_verificator += 1,
+            CallKind::Planner => m.llm_calls_planner = m.llm_calls_planner.saturating_add(1),
+            CallKind::Verificator => m.llm_calls_verificator = m.llm_calls_verificator.saturating_add(1),
         }
         let t0 = Instant::now();
         let res = self.cfg.model.chat(&request).await;
@@ -222,14 +232,22 @@ impl ProAgent {
         });
         let out = match res {
             Ok(r) => {
-                self.metrics.prompt_tokens += r.usage.prompt_tokens;
-                self.metrics.completion_tokens += r.usage.completion_tokens;
+                // Token counts come from the server: saturate rather than wrap.
+                let m = &mut self.metrics;
+                m.prompt_tokens = m.prompt_tokens.saturating_add(r.usage.prompt_tokens);
+                m.completion_tokens = m.completion_tokens.saturating_add(r.usage.completion_tokens);
                 Ok(r.text)
             }
             Err(e) => {
-                self.metrics.llm_failures += 1;
-                tracing::warn!("model call failed at t={t}: {e}");
-                Err(ModelDown(e.to_string()))
+                self.metrics.llm_failures = self.metrics.llm_failures.saturating_add(1);
+                self.last_failure = Some(e.to_string());
+                if e.is_fatal() {
+                    tracing::error!("model call refused at t={t}: {e}");
+                    Err(CallFailure::Unusable(e))
+                } else {
+                    tracing::warn!("model call failed at t={t}: {e}");
+                    Err(CallFailure::Down(e.to_string()))
+                }
             }
         };
         let Some(ex) = logged else {
@@ -290,7 +308,7 @@ impl ProAgent {
         scene: &str,
         skill: Skill,
         rule_reason: String,
-    ) -> Result<String, ModelDown> {
+    ) -> Result<String, CallFailure> {
         let (me, verify_system) = match &self.ep {
             Some(ep) => (ep.me, ep.system.as_ref().map(|s| s.1.clone()).unwrap_or_default()),
             None => return Ok(rule_reason),
@@ -336,11 +354,12 @@ impl ProAgent {
         }
     }
 
-    /// One planning round: prompt, parse, validate, verify, re-plan; always leaves a skill set.
-    async fn plan(&mut self, obs: &Observation<'_>) {
+    /// One planning round: prompt, parse, validate, verify, re-plan; leaves a skill set,
+    /// unless the model cannot serve the run at all (then that error).
+    async fn plan(&mut self, obs: &Observation<'_>) -> Result<(), LlmError> {
         let state = obs.state;
         let t = state.timestep;
-        let Some(ep) = self.ep.as_ref() else { return };
+        let Some(ep) = self.ep.as_ref() else { return Ok(()) };
         let me = ep.me;
         let k = Arc::clone(&ep.kitchen);
         let scene = scene_text(self.cfg.settings.align, &ep.info, &k.layout, &k.motion, state, me, self.cfg.horizon);
@@ -350,7 +369,7 @@ impl ProAgent {
                 let e = e.to_string();
                 self.metrics.prompt_errors += 1;
                 self.fallback(state, scene, None, format!("prompt error: {e}"));
-                return;
+                return Ok(());
             }
         };
         let lib = Arc::clone(&self.cfg.prompts);
@@ -374,7 +393,7 @@ impl ProAgent {
                 self.metrics.prompt_errors += 1;
                 tracing::error!("planner prompt: {e}");
                 self.fallback(state, scene, None, format!("prompt error: {e}"));
-                return;
+                return Ok(());
             }
         };
         self.metrics.plans += 1;
@@ -384,10 +403,11 @@ impl ProAgent {
             let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
             let (text, idx) = match self.call(t, CallKind::Planner, req).await {
                 Ok(r) => r,
-                Err(ModelDown(e)) => {
+                Err(CallFailure::Down(e)) => {
                     self.fallback(state, scene, None, format!("the model is unreachable ({e})"));
-                    return;
+                    return Ok(());
                 }
+                Err(CallFailure::Unusable(e)) => return Err(e),
             };
             let (rejected, reason, reply) = match planner::parse_reply(&text, me) {
                 Err(pe) => {
@@ -409,22 +429,23 @@ impl ProAgent {
                     if failed.is_empty() {
                         let plan = r.plan;
                         self.commit(state, scene, Some(r), plan, EntryOutcome::Running);
-                        return;
+                        return Ok(());
                     }
                     let rule_reason = verificator::rules_reason(&failed);
                     let reason = match self.verify(state, &scene, r.plan, rule_reason).await {
                         Ok(reason) => reason,
-                        Err(ModelDown(e)) => {
+                        Err(CallFailure::Down(e)) => {
                             self.fallback(state, scene, Some(r), format!("the model is unreachable ({e})"));
-                            return;
+                            return Ok(());
                         }
+                        Err(CallFailure::Unusable(e)) => return Err(e),
                     };
                     (Some(r.plan), reason, Some(r))
                 }
             };
             if attempt >= self.cfg.settings.max_replans {
                 self.fallback(state, scene, reply, reason);
-                return;
+                return Ok(());
             }
             attempt += 1;
             self.metrics.replans += 1;
@@ -441,7 +462,7 @@ impl ProAgent {
                 Err(e) => {
                     self.metrics.prompt_errors += 1;
                     self.fallback(state, scene, reply, format!("prompt error: {e}"));
-                    return;
+                    return Ok(());
                 }
             };
             messages.push(Message::assistant(text));
@@ -563,9 +584,10 @@ impl Agent for ProAgent {
         self.metrics = AgentMetrics::default();
         self.events.clear();
         self.llm_wait = Duration::ZERO;
+        self.last_failure = None;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Action {
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
         if self.ep.is_none() {
             self.reset(obs.layout, obs.seat, 0);
         }
@@ -576,8 +598,10 @@ impl Agent for ProAgent {
         // (a fresh skill that ends at once is retried at the next step).
         for _ in 0..2 {
             let needs_plan = self.ep.as_ref().is_some_and(|e| e.controller.skill().is_none());
-            if needs_plan {
-                self.plan(obs).await;
+            if needs_plan && let Err(e) = self.plan(obs).await {
+                // The failing exchange still reaches the transcript.
+                self.flush_sink();
+                return Err(AgentError::ModelUnusable(Box::new(e)));
             }
             let Some(ep) = self.ep.as_mut() else { break };
             let Some(skill) = ep.controller.skill() else { break };
@@ -631,7 +655,7 @@ impl Agent for ProAgent {
                 None => ep.prev_state = Some(state.clone()),
             }
         }
-        action
+        Ok(action)
     }
 
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
@@ -654,6 +678,10 @@ impl Agent for ProAgent {
             completion_tokens: self.metrics.completion_tokens,
             wait_us: u64::try_from(self.llm_wait.as_micros()).unwrap_or(u64::MAX),
         }
+    }
+
+    fn last_llm_failure(&self) -> Option<String> {
+        self.last_failure.clone()
     }
 }
 

@@ -48,7 +48,7 @@ fn episode(layout: &str, cfg: ProAgentConfig, partner: &str, seat: usize, seed: 
     let other = build(partner, &k).unwrap();
     let agents = if seat == 0 { [agent, other] } else { [other, agent] };
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, horizon, EpisodeOptions::default()))
+    rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, horizon, EpisodeOptions::default())).unwrap()
 }
 
 /// Runs the agent directly (not boxed) so its exchange log can be inspected.
@@ -67,7 +67,7 @@ fn drive(layout: &str, agent: &mut ProAgent, partner: &str, seat: usize, seed: u
         let mut joint = [Action::Stay; 2];
         for (i, slot) in joint.iter_mut().enumerate() {
             let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
-            *slot = if i == seat { rt.block_on(agent.act(&obs)) } else { rt.block_on(other.act(&obs)) };
+            *slot = if i == seat { rt.block_on(agent.act(&obs)) } else { rt.block_on(other.act(&obs)) }.unwrap();
         }
         let out = layout.step(&mut state, joint);
         score += out.reward;
@@ -278,6 +278,110 @@ fn model_errors_do_not_crash() {
     assert_eq!(m.llm_failures, 10);
     assert_eq!(m.fallbacks, 10);
     assert!(agent.exchanges().iter().all(|e| e.error().is_some() && e.outcome.faults().len() == 1));
+}
+
+/// A model that always fails with `e`.
+fn failing(e: LlmError) -> Arc<FnModel> {
+    FnModel::new(move |_, _| Err(e.clone()))
+}
+
+fn unreachable() -> LlmError {
+    LlmError::Unreachable { faults: vec![Fault { attempt: 1, kind: "connect".into(), detail: "refused".into() }] }
+}
+
+fn refused() -> LlmError {
+    LlmError::Refused {
+        status: 401,
+        url: "http://127.0.0.1:9/v1/chat/completions".into(),
+        message: "Incorrect API key provided.".into(),
+        faults: vec![Fault { attempt: 1, kind: "status_401".into(), detail: "HTTP 401".into() }],
+    }
+}
+
+fn first_act(agent: &mut ProAgent) -> Result<Action, AgentError> {
+    let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
+    agent.reset(&k.layout, 0, 0);
+    let state = k.layout.start_state();
+    let obs = Observation { layout: &k.layout, state: &state, seat: 0, last_joint: None, last_events: [None, None] };
+    tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(agent.act(&obs))
+}
+
+#[test]
+fn a_refused_configuration_stops_the_agent_with_the_typed_error() {
+    let sink: ExchangeSink = Arc::default();
+    let mut cfg = ProAgentConfig::new(failing(refused()));
+    cfg.exchange_sink = Some(Arc::clone(&sink));
+    let mut agent = ProAgent::new(cfg);
+    let AgentError::ModelUnusable(e) = first_act(&mut agent).unwrap_err();
+    let llm = e.downcast_ref::<LlmError>().expect("the LlmError itself");
+    assert!(matches!(llm, LlmError::Refused { status: 401, .. }), "{llm:?}");
+    assert_eq!(agent.agent_metrics().llm_failures, 1);
+    assert_eq!(agent.agent_metrics().llm_calls, 1, "no retry of a refusal, no second call");
+    assert_eq!(sink.lock().unwrap().len(), 1, "the refused exchange reaches the transcript");
+    assert!(agent.last_llm_failure().unwrap().contains("HTTP 401"));
+}
+
+#[test]
+fn an_unreachable_model_is_a_counted_failure_with_a_fallback() {
+    let mut agent = ProAgent::new(ProAgentConfig::new(failing(unreachable())));
+    first_act(&mut agent).expect("a failed call is no reason to stop the agent");
+    assert_eq!((agent.agent_metrics().llm_failures, agent.agent_metrics().fallbacks), (1, 1));
+    assert!(agent.last_llm_failure().unwrap().contains("unreachable"));
+    assert_eq!(agent.llm_usage().failures, 1);
+}
+
+#[test]
+fn episodes_stop_at_the_failure_limit_and_keep_what_was_played() {
+    let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let play = |model: Arc<FnModel>, limit: Option<u64>| {
+        let agent: Box<dyn Agent> = Box::new(ProAgent::new(ProAgentConfig::new(model)).with_kitchen(Arc::clone(&k)));
+        let options = EpisodeOptions { max_llm_failures: limit, ..EpisodeOptions::default() };
+        rt.block_on(play_episode(Arc::clone(&k.layout), [agent, build("greedy", &k).unwrap()], 0, 20, options))
+    };
+    // Default limit 0: the first failed call ends the episode, before the step is played.
+    let f = play(failing(unreachable()), Some(0)).unwrap_err();
+    assert!(matches!(f.abort, crate::runner::EpisodeAbort::LlmFailures { t: 0, failures: 1, limit: 0, .. }), "{f}");
+    assert!(!f.abort.stops_run());
+    assert!(f.partial.steps.is_empty());
+    let s = f.summary_json(0);
+    assert_eq!(
+        (s["failed"].as_bool(), s["llm_failures"].as_u64(), s["failed_at"].as_u64()),
+        (Some(true), Some(1), Some(0))
+    );
+    assert!(s["error"].as_str().unwrap().contains("refused"), "{s}");
+    // Limit 3: the fourth failed call (one per fallback wait) ends it, mid-episode.
+    let f = play(failing(unreachable()), Some(3)).unwrap_err();
+    assert!(matches!(f.abort, crate::runner::EpisodeAbort::LlmFailures { failures: 4, limit: 3, .. }), "{f}");
+    assert_eq!(f.partial.steps.len(), 3);
+    // No limit: the old degradation (every call failed, the episode is played out).
+    let r = play(failing(unreachable()), None).unwrap();
+    assert_eq!((r.steps.len(), r.llm[0].failures), (20, 20));
+    // A refusal stops the episode and the run, whatever the limit.
+    let f = play(failing(refused()), None).unwrap_err();
+    assert!(matches!(f.abort, crate::runner::EpisodeAbort::Agent { t: 0, player: 0, .. }), "{f}");
+    assert!(f.abort.stops_run());
+    assert!(f.to_string().contains("HTTP 401 Unauthorized"), "{f}");
+}
+
+#[test]
+fn absurd_token_counts_saturate_in_the_agent() {
+    struct Huge;
+    #[async_trait]
+    impl LanguageModel for Huge {
+        fn name(&self) -> String {
+            "huge".into()
+        }
+        async fn chat(&self, r: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            let text = ScriptedModel::new().chat(r).await?.text;
+            Ok(ChatResponse::simple(text, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX - 1 }))
+        }
+    }
+    let mut agent = ProAgent::new(ProAgentConfig::new(Arc::new(Huge)));
+    drive("cramped_room", &mut agent, "greedy", 0, 0, 30);
+    let m = agent.agent_metrics();
+    assert!(m.llm_calls >= 2, "{m:?}");
+    assert_eq!((m.prompt_tokens, m.completion_tokens), (u64::MAX, u64::MAX));
 }
 
 #[test]

@@ -49,6 +49,11 @@ pub struct ProAgentArgs {
     /// Let wait(n) run its full n steps even when the kitchen changes.
     #[arg(long)]
     pub no_wait_interrupt: bool,
+    /// Model calls (both seats) that may fail after every retry before an episode
+    /// counts as failed: it is then stopped, not scored, and (in `eval`) retried by the
+    /// next run. The default 0 tolerates none.
+    #[arg(long, value_name = "N", default_value_t = proagent::runner::DEFAULT_MAX_LLM_FAILURES)]
+    pub max_llm_failures: u64,
 }
 
 fn parse_verificator(s: &str) -> Result<VerificatorMode, String> {

@@ -4,7 +4,7 @@
 
 use super::agent_args::ProAgentArgs;
 use super::common::{EpisodeArgs, JsonArg, load_layout};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgent;
 use proagent::controller::Kitchen;
 use proagent::env::{Action, Event};
@@ -64,10 +64,19 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
                 let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
                 if i == seat {
                     let t0 = Instant::now();
-                    *slot = rt.block_on(agent.act(&obs));
+                    *slot = rt.block_on(agent.act(&obs))?;
                     this_agent += t0.elapsed();
+                    // Timings of an agent whose model is failing measure the fallback, not the agent.
+                    let failures = u64::from(agent.agent_metrics().llm_failures);
+                    if failures > a.proagent.max_llm_failures {
+                        bail!(
+                            "episode seed {seed}: {failures} model calls failed after every retry (--max-llm-failures {}); last: {}",
+                            a.proagent.max_llm_failures,
+                            agent.last_llm_failure().unwrap_or_default()
+                        );
+                    }
                 } else {
-                    *slot = rt.block_on(partner.act(&obs));
+                    *slot = rt.block_on(partner.act(&obs))?;
                 }
             }
             let out = layout.step(&mut state, joint);
@@ -81,7 +90,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         agent_time += this_agent;
         llm_time += agent.llm_wait();
         steps += a.run.horizon as u64;
-        calls += agent.agent_metrics().llm_calls as u64;
+        calls = calls.saturating_add(u64::from(agent.agent_metrics().llm_calls));
     }
     let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
     let n = a.run.episodes as f64;

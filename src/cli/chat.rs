@@ -113,7 +113,9 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
             for f in e.faults() {
                 eprintln!("  attempt {}: {} — {}", f.attempt, f.kind, redact(f.detail.clone()));
             }
-            Ok(ExitCode::from(1))
+            // A refused configuration (wrong key, unknown model, ...) exits like any
+            // configuration error; a model that failed after every retry exits 1.
+            Ok(ExitCode::from(if e.is_fatal() { 2 } else { 1 }))
         }
     }
 }

@@ -156,6 +156,7 @@ fn make_runner(
             config: a.proagent.config(a.run.horizon, a.proagent.model(a.run.seed)?)?,
             model: a.proagent.model_settings()?,
             scrubber: a.proagent.scrubber(),
+            max_llm_failures: Some(a.proagent.max_llm_failures),
         })
     } else {
         None
@@ -263,6 +264,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             f.spec.layout, f.spec.agent, f.spec.partner, f.spec.seat, f.spec.seed, f.error
         );
     }
+    if let Some(why) = &summary.stopped {
+        // A configuration error: no episode can be played until it is fixed.
+        bail!(
+            "the sweep was stopped: {why}\nfix this and run the same command again; nothing was recorded for the failed episodes"
+        );
+    }
     if summary.interrupted {
         eprintln!("interrupted: run the same command again to play the remaining episodes");
         return Ok(ExitCode::from(130));
@@ -274,10 +281,21 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             // This command's episodes only: DIR may also hold other sweeps' results.
             let (all, _) = store::load_all(std::slice::from_ref(&out))?;
             let mine: Vec<_> = all.into_records().into_iter().filter(|r| plan_keys.contains(&r.config_hash)).collect();
-            write_report(&mine, &out)?;
+            if mine.is_empty() {
+                eprintln!("no finished episodes: no report written");
+            } else {
+                write_report(&mine, &out)?;
+            }
         }
     }
-    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    if !summary.failures.is_empty() {
+        eprintln!(
+            "{} episodes failed and were not recorded; run the same command again to retry them",
+            summary.failures.len()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path) -> Result<()> {

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use proagent::agent::ModelSettings;
 use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
 use proagent::llm::Sampling;
-use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
+use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL, MAX_BACKOFF};
 use proagent::llm::scrub::{Scrubber, redact_url};
 use proagent::runner::models::ModelSpec;
 use std::time::Duration;
@@ -40,12 +40,25 @@ pub struct LlmArgs {
     /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=MAX_RETRIES as i64))]
     pub retries: u32,
-    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
+    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter (at most --backoff-max-ms).
     #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub backoff_ms: u64,
-    /// Longest backoff in milliseconds (a server's Retry-After is honoured up to 60 s).
+    /// Longest backoff in milliseconds, at most 3600000 (a server's Retry-After is honoured up to 60 s).
     #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub backoff_max_ms: u64,
+}
+
+/// `--backoff-ms` and `--backoff-max-ms`, checked: each at most [`MAX_BACKOFF`], and the
+/// first backoff no longer than the longest (it is never raised silently).
+pub fn backoffs(backoff_ms: u64, backoff_max_ms: u64) -> Result<(Duration, Duration)> {
+    let limit = MAX_BACKOFF.as_millis();
+    if u128::from(backoff_max_ms) > limit {
+        bail!("--backoff-max-ms must be at most {limit} (one hour), got {backoff_max_ms}");
+    }
+    if backoff_ms > backoff_max_ms {
+        bail!("--backoff-ms ({backoff_ms}) must not be larger than --backoff-max-ms ({backoff_max_ms})");
+    }
+    Ok((Duration::from_millis(backoff_ms), Duration::from_millis(backoff_max_ms)))
 }
 
 fn secs(name: &str, v: f64) -> Result<Duration> {
@@ -82,8 +95,7 @@ impl LlmArgs {
         spec.http.connect_timeout = secs("connect-timeout", self.connect_timeout)?;
         spec.http.request_timeout = secs("request-timeout", self.request_timeout)?;
         spec.http.max_retries = self.retries;
-        spec.http.backoff_base = Duration::from_millis(self.backoff_ms);
-        spec.http.backoff_max = Duration::from_millis(self.backoff_max_ms.max(self.backoff_ms));
+        (spec.http.backoff_base, spec.http.backoff_max) = backoffs(self.backoff_ms, self.backoff_max_ms)?;
         spec.http.seed = seed;
         Ok(spec)
     }

@@ -1,4 +1,10 @@
 //! `proagent play`: one or more seeded episodes of an agent with a partner.
+//!
+//! An episode whose model failed (a call that failed after every retry, beyond
+//! `--max-llm-failures`) prints no result: the command says why on stderr, keeps its
+//! transcript with a footer marked `"failed": true`, plays no further episode and
+//! exits 1. A model server that refuses the configuration (wrong key, unknown model,
+//! ...) stops the command with exit 2.
 
 use super::common::{EpisodeArgs, JsonArg, load_layout_with_text};
 use anyhow::{Context, Result, bail};
@@ -6,7 +12,7 @@ use proagent::controller::Kitchen;
 use proagent::env::render::render;
 use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
 use proagent::runner::seats::{SeatFactory, is_proagent};
-use proagent::runner::{StepObserver, StepView, play_seated};
+use proagent::runner::{RunError, StepObserver, StepView, play_seated};
 use proagent::transcript::{TranscriptWriter, WriterOptions, default_path};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -65,7 +71,8 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
         SeatFactory::new(Some(a.proagent.config(a.run.horizon, a.proagent.model(0)?)?))
     } else {
         SeatFactory::new(None)
-    };
+    }
+    .with_max_llm_failures(Some(a.proagent.max_llm_failures));
     for (player, spec) in specs.iter().enumerate() {
         let flag = if player == seat { "--agent" } else { "--partner" };
         factory.check(spec, &kitchen, player).context(flag)?;
@@ -120,8 +127,27 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
             let _ = writeln!(std::io::stdout().lock(), "{start}");
             Box::new(|v: &StepView<'_>| print_step(v)) as StepObserver<'_>
         });
-        let result =
-            rt.block_on(play_seated(&kitchen, &factory, specs, seed, a.run.horizon, recorder.as_mut(), observer))?;
+        let played =
+            rt.block_on(play_seated(&kitchen, &factory, specs, seed, a.run.horizon, recorder.as_mut(), observer));
+        let result = match played {
+            Ok(r) => r,
+            Err(RunError::Failed(failed)) => {
+                let kept = match recorder.map(|r| r.finish_failed(failed.summary_json(seat))) {
+                    Some(Ok(Some(path))) => format!("; its transcript (marked failed) is {}", path.display()),
+                    Some(Err(e)) => format!("; writing its transcript failed too: {e}"),
+                    _ => String::new(),
+                };
+                if failed.abort.stops_run() {
+                    bail!("{} seed {seed}: {failed}{kept}", kitchen.layout.name);
+                }
+                eprintln!("error: episode {} seed {seed} failed, no score: {failed}{kept}", kitchen.layout.name);
+                if let Some(mut w) = traj_out {
+                    w.flush().context("writing the trajectory")?;
+                }
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e.into()),
+        };
         let summary = result.summary_json(seat);
         if let Some(r) = recorder {
             r.finish(summary.clone())?;

@@ -104,9 +104,12 @@ struct RunArgs {
     /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=MAX_RETRIES as i64))]
     retries: u32,
-    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
+    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter (at most --backoff-max-ms).
     #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     backoff_ms: u64,
+    /// Longest backoff in milliseconds, at most 3600000 (a server's Retry-After is honoured up to 60 s).
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    backoff_max_ms: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -217,8 +220,7 @@ fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts
     spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(proagent::llm::http::ApiKey::new);
     spec.http.request_timeout = std::time::Duration::from_secs_f64(a.request_timeout);
     spec.http.max_retries = a.retries;
-    spec.http.backoff_base = std::time::Duration::from_millis(a.backoff_ms);
-    spec.http.backoff_max = spec.http.backoff_max.max(spec.http.backoff_base);
+    (spec.http.backoff_base, spec.http.backoff_max) = super::llm_args::backoffs(a.backoff_ms, a.backoff_max_ms)?;
     spec.http.seed = a.seed;
     proagent::runner::models::build_model(&spec).map_err(|e| anyhow!("--model {name}: {e}"))
 }

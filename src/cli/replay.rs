@@ -3,7 +3,7 @@
 //! the recording says (wall-clock fields aside).
 
 use super::common::load_layout;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgentConfig;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::controller::Kitchen;
@@ -30,7 +30,11 @@ pub struct ReplayArgs {
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let file = a.file.display().to_string();
     let rec = Transcript::read(&a.file)?;
-    rec.require_complete()?;
+    let footer = rec.require_complete()?;
+    if footer.data.get("failed").and_then(Value::as_bool) == Some(true) {
+        let why = footer.data.get("error").and_then(Value::as_str).unwrap_or("no reason recorded");
+        bail!("{file} records a failed episode ({why}); only finished episodes can be replayed");
+    }
     let cfg = RunConfig::from_header(&rec.header, &file, rec.header_line)?;
     let layout = match &cfg.layout_file {
         Some(text) => Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))?,
@@ -57,7 +61,9 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     pa.settings = cfg.proagent.clone();
     pa.prompts = Arc::new(prompts);
     pa.horizon = cfg.horizon;
-    let factory = SeatFactory::new(Some(pa));
+    // A finished recording stayed within its failure limit; the re-run meets the same
+    // failures, so it needs none of its own.
+    let factory = SeatFactory::new(Some(pa)).with_max_llm_failures(None);
     for (player, spec) in specs.iter().enumerate() {
         factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
     }
@@ -69,7 +75,8 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     // The first request that is not in the recording ends the re-run: nothing after it
     // can match, and going on would only pile up more misses.
     let stop_check = Arc::clone(&replayer);
-    let options = EpisodeOptions { on_step: None, stop: Some(Box::new(move || stop_check.first_miss().is_some())) };
+    let options =
+        EpisodeOptions { stop: Some(Box::new(move || stop_check.first_miss().is_some())), ..EpisodeOptions::default() };
     let result =
         rt.block_on(play_seated_with(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), options))?;
     recorder.finish(result.summary_json(seat))?;

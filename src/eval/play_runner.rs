@@ -2,6 +2,12 @@
 //! episodes played by [`crate::runner::play_seated`], and for every episode
 //! with a `proagent` seat a transcript in the format of `proagent play` (so
 //! `proagent replay` re-runs it), written as the episode is played.
+//!
+//! An episode whose model failed (more failed calls than
+//! [`ProAgentSeats::max_llm_failures`] allows) is an [`EpisodeError::Failed`]: not
+//! recorded, retried by the next run; its transcript stays under the `.partial` name
+//! with a footer saying why. A model that refuses the configuration (wrong key,
+//! unknown model, ...) is an [`EpisodeError::Fatal`], which stops the sweep.
 
 use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
@@ -27,6 +33,9 @@ pub struct ProAgentSeats {
     pub model: ModelSettings,
     /// Secrets kept out of the transcripts.
     pub scrubber: Scrubber,
+    /// How many model calls of an episode may fail after every retry before the
+    /// episode fails (`None`: no limit).
+    pub max_llm_failures: Option<u64>,
 }
 
 /// Plays real episodes; `proagent` seats use the sweep's ProAgent options.
@@ -47,11 +56,17 @@ impl PlayRunner {
             .map(|p| config::fingerprint(&p.config.settings, &p.model, &p.config.prompts))
             .unwrap_or_default();
         let factory = SeatFactory::new(proagent.as_ref().map(|p| p.config.clone()));
+        let factory = match &proagent {
+            Some(p) => factory.with_max_llm_failures(p.max_llm_failures),
+            None => factory,
+        };
         PlayRunner { kitchens, factory, proagent, fingerprint }
     }
 
     fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
-        self.kitchens.get(layout).ok_or_else(|| EpisodeError(format!("layout {layout} is not part of this sweep")))
+        self.kitchens
+            .get(layout)
+            .ok_or_else(|| EpisodeError::Failed(format!("layout {layout} is not part of this sweep")))
     }
 
     /// Checks a spec in both seats on every layout (prompt templates included).
@@ -60,7 +75,9 @@ impl PlayRunner {
         names.sort();
         for name in names {
             for seat in 0..2 {
-                self.factory.check(spec, &self.kitchens[name], seat).map_err(|e| EpisodeError(e.to_string()))?;
+                self.factory
+                    .check(spec, &self.kitchens[name], seat)
+                    .map_err(|e| EpisodeError::Failed(e.to_string()))?;
             }
         }
         Ok(())
@@ -91,7 +108,7 @@ impl PlayRunner {
             model: p.model.clone(),
         };
         let fail = |e: crate::transcript::TranscriptError| {
-            EpisodeError(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
+            EpisodeError::Failed(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
         };
         let header = run.header(p.config.prompts.hashes()).map_err(fail)?;
         let opts = WriterOptions { scrubber: p.scrubber.clone(), wall_clock: true };
@@ -136,13 +153,32 @@ impl EpisodeRunner for PlayRunner {
         let seat = spec.seat.min(1) as usize;
         let specs = if seat == 0 { [&*spec.agent, &*spec.partner] } else { [&*spec.partner, &*spec.agent] };
         let mut recorder = self.recorder(spec, k, ctx)?;
-        let r = play_seated(k, &self.factory, specs, spec.seed, spec.horizon, recorder.as_mut(), None).await;
-        let r = r.map_err(|e: RunError| EpisodeError(e.to_string()))?;
+        let played = play_seated(k, &self.factory, specs, spec.seed, spec.horizon, recorder.as_mut(), None).await;
+        let transcript_error = |e: crate::transcript::TranscriptError| {
+            format!("writing the transcript {}: {e}", ctx.transcript_path.display())
+        };
+        let r = match played {
+            Ok(r) => r,
+            Err(RunError::Failed(failed)) => {
+                let mut message = failed.to_string();
+                if let Some(rec) = recorder {
+                    match rec.finish_failed(failed.summary_json(seat)) {
+                        Ok(Some(path)) => message.push_str(&format!(" (transcript: {})", path.display())),
+                        Ok(None) => {}
+                        Err(e) => message.push_str(&format!("; {}", transcript_error(e))),
+                    }
+                }
+                return Err(if failed.abort.stops_run() {
+                    EpisodeError::Fatal(message)
+                } else {
+                    EpisodeError::Failed(message)
+                });
+            }
+            Err(e) => return Err(EpisodeError::Failed(e.to_string())),
+        };
         let mut out = outcome(&r, seat);
         if let Some(rec) = recorder {
-            out.transcript = rec
-                .finish(out.metrics.clone())
-                .map_err(|e| EpisodeError(format!("writing the transcript {}: {e}", ctx.transcript_path.display())))?;
+            out.transcript = rec.finish(out.metrics.clone()).map_err(|e| EpisodeError::Failed(transcript_error(e)))?;
         }
         Ok(out)
     }

@@ -206,9 +206,9 @@ impl Report {
                 partner: partner.to_string(),
                 seat: *seat,
                 score: Stat::of(&scores),
-                llm_calls: recs.iter().map(|r| r.llm_calls).sum(),
-                prompt_tokens: recs.iter().map(|r| r.prompt_tokens).sum(),
-                completion_tokens: recs.iter().map(|r| r.completion_tokens).sum(),
+                llm_calls: saturating_sum(recs.iter().map(|r| r.llm_calls)),
+                prompt_tokens: saturating_sum(recs.iter().map(|r| r.prompt_tokens)),
+                completion_tokens: saturating_sum(recs.iter().map(|r| r.completion_tokens)),
                 llm_wall_s: recs.iter().map(|r| r.llm_wall_s).sum(),
                 episode_wall_s: recs.iter().map(|r| r.episode_wall_s).sum(),
                 constructive: teamwork_mean(recs, |t| t.constructive),
@@ -243,9 +243,9 @@ impl Report {
 
         let totals = Totals {
             episodes: records.len(),
-            llm_calls: cells.iter().map(|c| c.llm_calls).sum(),
-            prompt_tokens: cells.iter().map(|c| c.prompt_tokens).sum(),
-            completion_tokens: cells.iter().map(|c| c.completion_tokens).sum(),
+            llm_calls: saturating_sum(cells.iter().map(|c| c.llm_calls)),
+            prompt_tokens: saturating_sum(cells.iter().map(|c| c.prompt_tokens)),
+            completion_tokens: saturating_sum(cells.iter().map(|c| c.completion_tokens)),
             llm_wall_s: cells.iter().map(|c| c.llm_wall_s).sum(),
             episode_wall_s: cells.iter().map(|c| c.episode_wall_s).sum(),
         };
@@ -433,10 +433,22 @@ fn finish_csv(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// A sum of counts read from results files (untrusted): it stops at `u64::MAX`
+/// instead of wrapping or panicking.
+fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0u64, u64::saturating_add)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::plan::EpisodeSpec;
+
+    #[test]
+    fn cost_sums_saturate() {
+        assert_eq!(saturating_sum([u64::MAX, 1, u64::MAX].into_iter()), u64::MAX);
+        assert_eq!(saturating_sum([2, 3].into_iter()), 5);
+    }
 
     fn rec(layout: &str, agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u64) -> EpisodeRecord {
         let spec = EpisodeSpec {

@@ -33,8 +33,30 @@ pub struct EpisodeContext {
 /// An episode that could not be played (bad spec, LLM server gone, ...). It is not
 /// recorded, so the next run of the same command tries it again.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct EpisodeError(pub String);
+pub enum EpisodeError {
+    /// This episode failed (e.g. its model calls failed after every retry); the sweep
+    /// goes on with the others.
+    #[error("{0}")]
+    Failed(String),
+    /// A failure every other episode would repeat (the model server refused the
+    /// configuration: wrong key, unknown model, ...): the sweep stops at once.
+    #[error("{0}")]
+    Fatal(String),
+}
+
+impl EpisodeError {
+    /// The error's text.
+    pub fn message(&self) -> &str {
+        match self {
+            EpisodeError::Failed(m) | EpisodeError::Fatal(m) => m,
+        }
+    }
+
+    /// Whether the sweep must stop.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, EpisodeError::Fatal(_))
+    }
+}
 
 /// Plays one episode. Async because LLM-backed agents await their replies.
 #[async_trait]
@@ -140,11 +162,14 @@ impl EpisodeRunner for ChatRunner {
                 Sampling::default(),
             );
             let t0 = Instant::now();
-            let reply = self.model.chat(&req).await.map_err(|e| EpisodeError(format!("LLM call {t}: {e}")))?;
+            let reply = self.model.chat(&req).await.map_err(|e| {
+                let message = format!("LLM call {t}: {e}");
+                if e.is_fatal() { EpisodeError::Fatal(message) } else { EpisodeError::Failed(message) }
+            })?;
             outcome.llm_wall_s += t0.elapsed().as_secs_f64();
-            outcome.llm_calls += 1;
-            outcome.prompt_tokens += reply.usage.prompt_tokens;
-            outcome.completion_tokens += reply.usage.completion_tokens;
+            outcome.llm_calls = outcome.llm_calls.saturating_add(1);
+            outcome.prompt_tokens = outcome.prompt_tokens.saturating_add(reply.usage.prompt_tokens);
+            outcome.completion_tokens = outcome.completion_tokens.saturating_add(reply.usage.completion_tokens);
         }
         outcome.metrics = serde_json::json!({"model": self.model.name(), "calls": self.calls});
         Ok(outcome)
@@ -184,6 +209,9 @@ pub struct SweepSummary {
     pub failures: Vec<Failure>,
     /// True when the stop signal arrived before the plan was done.
     pub interrupted: bool,
+    /// Set when an episode failed in a way every other episode would repeat (see
+    /// [`EpisodeError::Fatal`]): the sweep stopped at once, with this message.
+    pub stopped: Option<String>,
     /// Wall time of the whole run, in seconds.
     pub wall_s: f64,
     /// Sum of the scores of the episodes completed in this run.
@@ -221,7 +249,8 @@ fn relative_to(path: &Path, base: &Path) -> String {
 /// Plays `todo` with at most `opts.concurrency` episodes in flight, sending each finished
 /// episode to `writer`. When `stop` completes (Ctrl-C), no new episode starts, episodes in
 /// flight are dropped at their next await, and the summary says `interrupted`; whatever
-/// was finished is already on its way to disk. Errors only when the writer fails.
+/// was finished is already on its way to disk. A fatal episode error stops the sweep the
+/// same way and is reported in `stopped`. Errors only when the writer fails.
 pub async fn run_episodes(
     todo: Vec<PlannedEpisode>,
     runner: Arc<dyn EpisodeRunner>,
@@ -243,7 +272,7 @@ pub async fn run_episodes(
     tokio::pin!(stop);
 
     loop {
-        if !summary.interrupted && writer_alive {
+        if !summary.interrupted && summary.stopped.is_none() && writer_alive {
             while set.len() < concurrency {
                 let Some(ep) = pending.next() else { break };
                 let runner = Arc::clone(&runner);
@@ -290,7 +319,7 @@ pub async fn run_episodes(
             Ok(Some(Ok(rec))) => {
                 summary.completed += 1;
                 summary.score_sum += rec.score;
-                summary.llm_calls += rec.llm_calls;
+                summary.llm_calls = summary.llm_calls.saturating_add(rec.llm_calls);
                 tracing::info!(layout = %rec.layout, agent = %rec.agent, partner = %rec.partner, seat = rec.seat, seed = rec.seed, score = rec.score, "episode finished");
                 if !writer.send(rec) {
                     writer_alive = false;
@@ -301,7 +330,16 @@ pub async fn run_episodes(
                     });
                 }
             }
-            Ok(Some(Err(e))) => fail(&bar, &mut summary, ep, e.0),
+            Ok(Some(Err(e))) => {
+                if e.is_fatal() && summary.stopped.is_none() {
+                    summary.stopped = Some(e.message().to_string());
+                    let _ = cancel_tx.send(true);
+                    bar.suspend(|| {
+                        eprintln!("stopping the sweep: this failure would repeat in every episode; episodes in flight are dropped")
+                    });
+                }
+                fail(&bar, &mut summary, ep, e.message().to_string())
+            }
             Ok(None) => {} // cancelled by the stop signal
             Err(join_error) => {
                 // A panicking episode must not take the sweep down; its key is not recorded.
@@ -381,7 +419,7 @@ mod tests {
             self.now.fetch_sub(1, Ordering::SeqCst);
             match (spec.agent.as_str(), spec.partner.as_str(), spec.seat, spec.seed) {
                 ("b", "q", 1, 0) => panic!("boom"),
-                ("b", "q", _, _) => Err(EpisodeError("partner q is broken".into())),
+                ("b", "q", _, _) => Err(EpisodeError::Failed("partner q is broken".into())),
                 _ => Ok(FakeRunner::outcome_for(&spec.config_hash(), spec.horizon, 30)),
             }
         }
@@ -416,6 +454,35 @@ mod tests {
             assert_eq!(r.score, FakeRunner::outcome_for(&r.config_hash, 400, 30).score);
             assert!(r.episode_wall_s >= 0.03);
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fatal_episode_error_stops_the_sweep() {
+        struct Refused(AtomicUsize);
+        #[async_trait]
+        impl EpisodeRunner for Refused {
+            fn name(&self) -> &str {
+                "refused"
+            }
+            async fn run(&self, _: &EpisodeSpec, _: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                Err(EpisodeError::Fatal("HTTP 401 Unauthorized".into()))
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RESULTS_FILE);
+        let (w, _) = ResultWriter::open(&path).unwrap();
+        let runner = Arc::new(Refused(AtomicUsize::new(0)));
+        let s =
+            run_episodes(plan(3, "refused"), runner.clone(), w.spawn(), &opts(dir.path(), 2), std::future::pending())
+                .await
+                .unwrap();
+        assert_eq!(runner.0.load(Ordering::SeqCst), 2, "no episode starts after the refusal");
+        assert_eq!(s.stopped.as_deref(), Some("HTTP 401 Unauthorized"));
+        assert!((1..=2).contains(&s.failures.len()), "{:?}", s.failures);
+        assert_eq!((s.completed, s.write.records), (0, 0));
+        assert!(!s.interrupted);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

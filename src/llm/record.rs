@@ -11,7 +11,7 @@ use std::time::Duration;
 /// A request's failure, in a form that round-trips to the same [`LlmError`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedError {
-    /// `unreachable`, `bad_reply`, `replay_miss` or `config` (`kind` in older QA transcripts).
+    /// `unreachable`, `bad_reply`, `refused`, `replay_miss` or `config` (`kind` in older QA transcripts).
     #[serde(alias = "kind")]
     pub error: String,
     /// What went wrong, in words (a bad reply's reason, without the display prefix).
@@ -19,9 +19,22 @@ pub struct RecordedError {
     /// The body the server sent, for a bad reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
-    /// Every failed attempt along the way.
+    /// The status and endpoint of a `refused` error; `None` for the other kinds. Boxed:
+    /// most errors are not refusals, and transcript records stay small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<Box<HttpRefusal>>,
+    /// The faults of every attempt made before giving up.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
+}
+
+/// Where and how a server refused a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpRefusal {
+    /// The HTTP status.
+    pub status: u16,
+    /// The endpoint, without credentials.
+    pub url: String,
 }
 
 impl RecordedError {
@@ -30,10 +43,15 @@ impl RecordedError {
         let (error, message, raw) = match e {
             LlmError::Unreachable { .. } => ("unreachable", e.to_string(), None),
             LlmError::BadReply { reason, raw, .. } => ("bad_reply", reason.clone(), Some(raw.clone())),
+            LlmError::Refused { message, .. } => ("refused", message.clone(), None),
             LlmError::ReplayMiss(m) => ("replay_miss", m.clone(), None),
             LlmError::Config(m) => ("config", m.clone(), None),
         };
-        RecordedError { error: error.into(), message, raw, faults: e.faults().to_vec() }
+        let http = match e {
+            LlmError::Refused { status, url, .. } => Some(Box::new(HttpRefusal { status: *status, url: url.clone() })),
+            _ => None,
+        };
+        RecordedError { error: error.into(), message, raw, http, faults: e.faults().to_vec() }
     }
 
     /// The error again (replay serves this). QA transcripts written before this
@@ -45,6 +63,12 @@ impl RecordedError {
             "bad_reply" => LlmError::BadReply {
                 reason: self.message.strip_prefix("unusable reply: ").unwrap_or(&self.message).to_string(),
                 raw: self.raw.clone().unwrap_or_default(),
+                faults: self.faults.clone(),
+            },
+            "refused" => LlmError::Refused {
+                status: self.http.as_ref().map_or(0, |h| h.status),
+                url: self.http.as_ref().map(|h| h.url.clone()).unwrap_or_default(),
+                message: self.message.clone(),
                 faults: self.faults.clone(),
             },
             "replay_miss" => LlmError::ReplayMiss(self.message.clone()),

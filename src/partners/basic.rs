@@ -2,7 +2,7 @@
 //! The random one draws from a ChaCha8 stream seeded at reset, so a seed fixes its episode.
 
 use crate::env::{Action, Layout};
-use crate::policy::{Agent, Observation};
+use crate::policy::{Agent, AgentError, Observation};
 use async_trait::async_trait;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,8 +35,8 @@ impl Agent for RandomPartner {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
-    async fn act(&mut self, _obs: &Observation<'_>) -> Action {
-        Action::ALL[self.rng.random_range(0..Action::ALL.len())]
+    async fn act(&mut self, _obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(Action::ALL[self.rng.random_range(0..Action::ALL.len())])
     }
 }
 
@@ -51,8 +51,8 @@ impl Agent for StayPartner {
 
     fn reset(&mut self, _layout: &Layout, _seat: usize, _seed: u64) {}
 
-    async fn act(&mut self, _obs: &Observation<'_>) -> Action {
-        Action::Stay
+    async fn act(&mut self, _obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(Action::Stay)
     }
 }
 
@@ -73,7 +73,7 @@ mod tests {
             rt.block_on(async {
                 let mut v = Vec::new();
                 for _ in 0..200 {
-                    v.push(r.act(&obs).await);
+                    v.push(r.act(&obs).await.unwrap());
                 }
                 v
             })
@@ -85,6 +85,6 @@ mod tests {
             assert!(a.contains(&action), "{action:?}");
         }
         let mut st = StayPartner;
-        assert_eq!(rt.block_on(st.act(&obs)), Action::Stay);
+        assert_eq!(rt.block_on(st.act(&obs)).unwrap(), Action::Stay);
     }
 }

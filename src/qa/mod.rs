@@ -51,7 +51,8 @@ pub enum RunError {
     /// A prompt template failed to render, before any request was sent.
     #[error(transparent)]
     Prompt(#[from] PromptError),
-    /// A fault that makes the rest of the run meaningless (a replay miss, a misconfigured model).
+    /// A fault that makes the rest of the run meaningless (a replay miss, a misconfigured
+    /// model, a server that refuses the configuration: see [`stops_run`]).
     #[error("question {id}, trial {trial}: {error}")]
     Fatal {
         /// The question's id, e.g. `50-EC`.
@@ -67,6 +68,13 @@ pub enum RunError {
     /// A request task panicked or was cancelled, or exchanges went missing.
     #[error("a request task stopped unexpectedly: {0}")]
     Task(String),
+}
+
+/// Whether a request's error ends the QA run: a replay miss (the recording does not
+/// match the run) or an error that condemns every request ([`LlmError::is_fatal`]: the
+/// server refused the configuration, or the backend is misconfigured).
+pub fn stops_run(e: &LlmError) -> bool {
+    e.is_fatal() || matches!(e, LlmError::ReplayMiss(_))
 }
 
 /// The chat request for each question.
@@ -154,7 +162,12 @@ pub async fn run(
                 let res = model.chat(&req).await;
                 drop(permit);
                 let ms = start.elapsed().as_secs_f64() * 1000.0;
-                let fatal = matches!(res, Err(LlmError::ReplayMiss(_) | LlmError::Config(_)));
+                let fatal = res.as_ref().is_err_and(stops_run);
+                if fatal {
+                    // No request that has not started yet will start: every one would
+                    // fail the same way.
+                    sem.close();
+                }
                 if tx.send((i, t, res, ms)).is_err() || fatal {
                     return;
                 }
@@ -165,10 +178,13 @@ pub async fn run(
     let mut out = Vec::with_capacity(reqs.len() * cfg.trials as usize);
     while let Some((i, t, res, ms)) = rx.recv().await {
         let q = &questions[i];
-        if let Err(e @ (LlmError::ReplayMiss(_) | LlmError::Config(_))) = res {
-            tasks.abort_all();
-            return Err(RunError::Fatal { id: q.id.clone(), trial: t, error: e });
-        }
+        let res = match res {
+            Err(e) if stops_run(&e) => {
+                tasks.abort_all();
+                return Err(RunError::Fatal { id: q.id.clone(), trial: t, error: e });
+            }
+            other => other,
+        };
         let x = score_exchange(q, t, &reqs[i], &res, ms, cfg.mode);
         if let Err(e) = on_exchange(&x) {
             tasks.abort_all();

@@ -14,7 +14,8 @@ pub mod seats;
 
 pub use crate::policy::seat_seed;
 pub use episode::{
-    DEADLOCK_TAIL, EpisodeOptions, EpisodeResult, StepObserver, StepRecord, StepView, StopCheck, play_episode,
+    DEADLOCK_TAIL, DEFAULT_MAX_LLM_FAILURES, EpisodeAbort, EpisodeFailed, EpisodeOptions, EpisodeResult, StepObserver,
+    StepRecord, StepView, StopCheck, play_episode,
 };
 
 use crate::controller::Kitchen;
@@ -31,12 +32,17 @@ pub enum RunError {
     /// The transcript could not be written.
     #[error("writing the transcript: {0}")]
     Transcript(#[from] crate::transcript::TranscriptError),
+    /// The episode stopped before its horizon (its model failed); nothing of it is a result.
+    #[error(transparent)]
+    Failed(#[from] EpisodeFailed),
 }
 
 /// Builds both seats from their specs (`specs[i]` plays player `i`) and plays one
 /// episode; with a recorder, the seats' exchanges and every step are written as they
-/// happen (the caller writes the footer with [`EpisodeRecorder::finish`]). `observer`
-/// also sees every step (e.g. `--render`).
+/// happen (the caller writes the footer with [`EpisodeRecorder::finish`], or for a
+/// [`RunError::Failed`] episode with [`EpisodeRecorder::finish_failed`]). `observer`
+/// also sees every step (e.g. `--render`). The factory's
+/// [`SeatFactory::max_llm_failures`] bounds the model calls that may fail.
 pub async fn play_seated(
     kitchen: &Arc<Kitchen>,
     factory: &SeatFactory,
@@ -46,12 +52,13 @@ pub async fn play_seated(
     recorder: Option<&mut EpisodeRecorder>,
     observer: Option<StepObserver<'_>>,
 ) -> Result<EpisodeResult, RunError> {
-    let options = EpisodeOptions { on_step: observer, stop: None };
+    let options = EpisodeOptions { on_step: observer, ..EpisodeOptions::default() };
     play_seated_with(kitchen, factory, specs, seed, horizon, recorder, options).await
 }
 
 /// [`play_seated`] with every episode option: `options.on_step` sees every step after
-/// the recorder, and `options.stop` can end the episode early.
+/// the recorder, and `options.stop` can end the episode early. The failure limit is
+/// always the factory's [`SeatFactory::max_llm_failures`], whatever `options` says.
 pub async fn play_seated_with(
     kitchen: &Arc<Kitchen>,
     factory: &SeatFactory,
@@ -66,8 +73,8 @@ pub async fn play_seated_with(
     if let Some(r) = recorder.as_deref_mut() {
         r.set_sinks(s0.exchanges.iter().chain(s1.exchanges.iter()).cloned().collect());
     }
-    let EpisodeOptions { on_step: mut observer, stop } = options;
-    let mut options = EpisodeOptions { on_step: None, stop };
+    let EpisodeOptions { on_step: mut observer, stop, max_llm_failures: _ } = options;
+    let mut options = EpisodeOptions { on_step: None, stop, max_llm_failures: factory.max_llm_failures() };
     if recorder.is_some() || observer.is_some() {
         options.on_step = Some(Box::new(move |v: &StepView<'_>| {
             if let Some(r) = recorder.as_deref_mut() {
@@ -78,5 +85,5 @@ pub async fn play_seated_with(
             }
         }));
     }
-    Ok(play_episode(Arc::clone(&kitchen.layout), [s0.agent, s1.agent], seed, horizon, options).await)
+    Ok(play_episode(Arc::clone(&kitchen.layout), [s0.agent, s1.agent], seed, horizon, options).await?)
 }

@@ -134,6 +134,22 @@ impl EpisodeRecorder {
         }
     }
 
+    /// Writes what is left and the footer of a failed episode (its summary says
+    /// `"failed": true`, see [`crate::runner::EpisodeFailed::summary_json`]). A file
+    /// started with [`EpisodeRecorder::start_file`] keeps its `.partial` name, so it is
+    /// never taken for a finished episode; returns the file's path, if any.
+    pub fn finish_failed(mut self, summary: Value) -> Result<Option<PathBuf>, TranscriptError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.drain()?;
+        self.writer.write_footer(summary)?;
+        Ok(match self.rename.take() {
+            Some((tmp, _)) => Some(tmp),
+            None => self.writer.path().map(PathBuf::from),
+        })
+    }
+
     /// Writes what is left and the footer (the episode summary); returns the file's path,
     /// if it was written to a file.
     pub fn finish(mut self, summary: Value) -> Result<Option<PathBuf>, TranscriptError> {

@@ -57,15 +57,36 @@ pub struct Seat {
 
 /// Builds the agents of a run. `proagent` seats get the configuration given here (or,
 /// without one, the defaults with the built-in scripted model), each with its own sink.
-#[derive(Clone, Default)]
+/// The factory also carries how many of the seats' model calls may fail in an episode.
+#[derive(Clone)]
 pub struct SeatFactory {
     proagent: Option<ProAgentConfig>,
+    max_llm_failures: Option<u64>,
+}
+
+impl Default for SeatFactory {
+    fn default() -> Self {
+        SeatFactory::new(None)
+    }
 }
 
 impl SeatFactory {
-    /// A factory whose `proagent` seats use `proagent` (`None`: the defaults).
+    /// A factory whose `proagent` seats use `proagent` (`None`: the defaults), with
+    /// the default failure limit ([`crate::runner::episode::DEFAULT_MAX_LLM_FAILURES`]).
     pub fn new(proagent: Option<ProAgentConfig>) -> Self {
-        SeatFactory { proagent }
+        SeatFactory { proagent, max_llm_failures: Some(crate::runner::episode::DEFAULT_MAX_LLM_FAILURES) }
+    }
+
+    /// Sets how many model calls of an episode (both seats) may fail after every retry
+    /// before the episode fails; `None`: no limit.
+    pub fn with_max_llm_failures(mut self, limit: Option<u64>) -> Self {
+        self.max_llm_failures = limit;
+        self
+    }
+
+    /// How many model calls of an episode may fail (see [`SeatFactory::with_max_llm_failures`]).
+    pub fn max_llm_failures(&self) -> Option<u64> {
+        self.max_llm_failures
     }
 
     /// The configuration of `proagent` seats, if one was given.

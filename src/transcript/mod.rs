@@ -104,6 +104,12 @@ mod tests {
         for e in [
             LlmError::Unreachable { faults: faults.clone() },
             LlmError::BadReply { reason: "r".into(), raw: "raw".into(), faults: faults.clone() },
+            LlmError::Refused {
+                status: 401,
+                url: "http://127.0.0.1:9/v1/chat/completions".into(),
+                message: "Incorrect API key provided.".into(),
+                faults: faults.clone(),
+            },
             LlmError::ReplayMiss("m".into()),
             LlmError::Config("c".into()),
         ] {

@@ -1,6 +1,8 @@
 //! A sweep whose episodes talk to the OpenAI-compatible mock server over
 //! loopback HTTP, many at once: LLM waits overlap, usage and LLM time are
 //! accounted per episode, and a failing episode is retried by the next run.
+//! These use the `ChatRunner` stand-in to measure the scheduler; the real ProAgent
+//! episode runner against dead, refusing and failing servers is in `tests/it/outage.rs`.
 
 use proagent::eval::plan::{LayoutRef, SweepSpec, cross_product};
 use proagent::eval::scheduler::run_episodes;

@@ -392,7 +392,7 @@ fn trajectory_seed() -> Vec<u8> {
     for (layout, seed) in [("cramped_room", 1), ("forced_coordination", 2)] {
         let k = Kitchen::shared(Layout::builtin(layout).unwrap());
         let agents = [build_partner("scripted", &k).unwrap(), build_partner("greedy", &k).unwrap()];
-        let r = rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, 60, EpisodeOptions::default()));
+        let r = rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, 60, EpisodeOptions::default())).unwrap();
         text.push_str(&r.to_trajectory_json().to_string());
         text.push('\n');
     }

@@ -110,9 +110,9 @@ async fn api_key_canary_reaches_the_server_and_nothing_else() {
     let mut cmd = chat(&s.base_url(), "Plan for Player 1:", &dir.path().join("wrong.jsonl"));
     cmd.env("OPENAI_API_KEY", wrong).env("RUST_LOG", "trace");
     let out = run(cmd).await;
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a refused key is a configuration error");
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("status_401"), "{stderr}");
+    assert!(stderr.contains("status_401") && stderr.contains("HTTP 401 Unauthorized"), "{stderr}");
     let transcript = std::fs::read_to_string(dir.path().join("wrong.jsonl")).unwrap();
     for s in [&text(&out.stdout), &stderr, &transcript] {
         assert!(!s.contains(wrong) && !s.contains("0000111122223333"));

@@ -160,9 +160,16 @@ async fn wrong_key_is_not_retried_and_right_key_works() {
     let mut c = client_cfg(&s);
     c.api_key = ApiKey::new("sk-wrong-key-456");
     let err = OpenAiModel::new(c.clone()).unwrap().chat(&request(8)).await.unwrap_err();
-    let LlmError::Unreachable { faults } = &err else { panic!("{err:?}") };
+    let LlmError::Refused { status, message, faults, .. } = &err else { panic!("{err:?}") };
     assert_eq!(faults.len(), 1, "a 401 is not retried");
     assert_eq!(faults[0].kind, "status_401");
+    assert_eq!(*status, 401);
+    assert_eq!(message, "Incorrect API key provided.", "the server's error.message");
+    assert!(err.is_fatal(), "a refused configuration stops the run");
+    let shown = err.to_string();
+    assert!(shown.contains("HTTP 401 Unauthorized") && shown.contains("OPENAI_API_KEY"), "{shown}");
+    assert!(!shown.contains("sk-wrong-key-456"), "{shown}");
+    assert_eq!(s.stats().requests, 0, "a rejected key never reaches the model");
     c.api_key = ApiKey::new("sk-right-key-123");
     assert!(OpenAiModel::new(c).unwrap().chat(&request(8)).await.is_ok());
     s.shutdown().await;
@@ -212,7 +219,7 @@ async fn seeded_fault_injection_is_fully_recorded() {
         eprintln!("seed {seed}: injected {:?}, {failures} requests failed after all retries", st.faults);
         assert_eq!(recorded, injected, "every injected fault is recorded by the client");
         assert!(st.faults.values().sum::<u64>() >= 5, "a 0.3 fault rate over 40+ requests injects faults: {st:?}");
-        (st.sequence, recorded, failures)
+        (st.sequence.into(), recorded, failures)
     }
     let ((seq_a, rec_a, fail_a), (seq_b, rec_b, fail_b)) = tokio::join!(run(11), run(11));
     assert_eq!(seq_a, seq_b, "same seed, same faults");
@@ -300,7 +307,8 @@ async fn url_credentials_and_keys_stay_out_of_errors_faults_and_logs() {
         cfg.api_key = key.and_then(ApiKey::new);
         cfg.max_retries = 0;
         let err = OpenAiModel::new(cfg).unwrap().chat(&request(2)).await.unwrap_err();
-        let LlmError::Unreachable { faults } = &err else { panic!("{err:?}") };
+        // A 400 is a refusal of the run's configuration (never retried).
+        let LlmError::Refused { faults, .. } = &err else { panic!("{err:?}") };
         assert_eq!(faults[0].kind, "status_400");
         let echo = &faults[0].detail;
         assert!(echo.contains("POST /v1/chat/completions?api_key=") && echo.contains("authorization:"), "{echo}");

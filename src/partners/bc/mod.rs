@@ -20,7 +20,7 @@ pub mod train;
 
 use crate::env::motion::MotionTable;
 use crate::env::{Action, Dir, Layout, Pos, State, Tile, layout};
-use crate::policy::{Agent, Observation};
+use crate::policy::{Agent, AgentError, Observation};
 use async_trait::async_trait;
 use model::{BcModel, ModelError, NUM_ACTIONS};
 use rand::{Rng, SeedableRng};
@@ -338,8 +338,8 @@ impl Agent for BcAgent {
         self.motion_for(l);
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Action {
-        self.choose(obs.layout, obs.state, obs.seat)
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(self.choose(obs.layout, obs.state, obs.seat))
     }
 
     fn metrics(&self) -> serde_json::Value {
