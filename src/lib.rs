@@ -21,3 +21,4 @@ pub mod qa;
 pub mod runner;
 pub mod skills;
 pub mod transcript;
+pub mod web;

@@ -3,12 +3,13 @@
 //! the recording says (wall-clock fields aside).
 
 use super::common::load_layout;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgentConfig;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::controller::Kitchen;
 use proagent::env::Layout;
 use proagent::llm::LanguageModel;
+use proagent::runner::files::{EpisodeKind, looks_like_transcript, read_episode_text, read_text_maybe_gz};
 use proagent::runner::play_seated;
 use proagent::runner::record::{EpisodeRecorder, RunConfig};
 use proagent::runner::seats::SeatFactory;
@@ -20,7 +21,8 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// A transcript written by `proagent play`.
+    /// A transcript written by `proagent play` or `proagent eval` (a trajectory file is
+    /// refused with a message saying which commands read it).
     pub file: PathBuf,
     /// Print one JSON object (identical, divergence, counts) instead of text.
     #[arg(long)]
@@ -29,7 +31,27 @@ pub struct ReplayArgs {
 
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let file = a.file.display().to_string();
-    let rec = Transcript::read(&a.file)?;
+    let text = read_text_maybe_gz(&a.file)?;
+    if !looks_like_transcript(&text) {
+        // A trajectory holds the joint actions but not what the model was asked and said,
+        // so there is nothing to re-run offline; say what the file is and what reads it.
+        if let Ok(f) = read_episode_text(&file, &text) {
+            bail!(
+                "{file} is a {} ({} episode{}), not a transcript: replay re-runs a recorded model \
+                 conversation. Measure it with `proagent analyze {file}`, watch it with \
+                 `proagent serve {file}`{}",
+                f.kind.name(),
+                f.trajectories.len(),
+                if f.trajectories.len() == 1 { "" } else { "s" },
+                if f.kind == EpisodeKind::ReferenceTrace {
+                    format!(", or check its states with `proagent verify-trace {file}`")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    let rec = Transcript::parse(&text, &file)?;
     rec.require_complete()?;
     let cfg = RunConfig::from_header(&rec.header, &file)?;
     let layout = match &cfg.layout_file {

@@ -1,7 +1,8 @@
 //! The episode runner of real sweeps: seats built by [`crate::runner::seats`],
 //! episodes played by [`crate::runner::play_seated`], and for every episode
 //! with a `proagent` seat a transcript in the format of `proagent play` (so
-//! `proagent replay` re-runs it), written as the episode is played.
+//! `proagent replay` re-runs it), written as the episode is played; on request also
+//! every episode's trajectory (`eval --keep-trajectories`).
 
 use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
@@ -35,6 +36,7 @@ pub struct PlayRunner {
     factory: SeatFactory,
     proagent: Option<ProAgentSeats>,
     fingerprint: String,
+    keep_trajectories: bool,
 }
 
 impl PlayRunner {
@@ -47,7 +49,14 @@ impl PlayRunner {
             .map(|p| config::fingerprint(&p.config.settings, &p.model, &p.config.prompts))
             .unwrap_or_default();
         let factory = SeatFactory::new(proagent.as_ref().map(|p| p.config.clone()));
-        PlayRunner { kitchens, factory, proagent, fingerprint }
+        PlayRunner { kitchens, factory, proagent, fingerprint, keep_trajectories: false }
+    }
+
+    /// Also write every episode's trajectory (reference-trace schema, one line) to its
+    /// [`EpisodeContext::trajectory_path`], for `verify-trace`, `analyze` and the viewer.
+    pub fn keep_trajectories(mut self, keep: bool) -> Self {
+        self.keep_trajectories = keep;
+        self
     }
 
     fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
@@ -99,6 +108,19 @@ impl PlayRunner {
     }
 }
 
+/// Writes the trajectory under a temporary name first, so an interrupted write never
+/// leaves a file that looks complete.
+fn write_trajectory(r: &EpisodeResult, path: &std::path::Path) -> Result<(), EpisodeError> {
+    let fail = |e: std::io::Error| EpisodeError(format!("writing the trajectory {}: {e}", path.display()));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(".partial");
+    std::fs::write(&tmp, format!("{}\n", r.to_trajectory_json())).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
+}
+
 /// What the sweep records of a played episode.
 fn outcome(r: &EpisodeResult, seat: usize) -> EpisodeOutcome {
     let llm = r.llm[0].plus(r.llm[1]);
@@ -138,6 +160,9 @@ impl EpisodeRunner for PlayRunner {
         let mut recorder = self.recorder(spec, k, ctx)?;
         let r = play_seated(k, &self.factory, specs, spec.seed, spec.horizon, recorder.as_mut(), None).await;
         let r = r.map_err(|e: RunError| EpisodeError(e.to_string()))?;
+        if self.keep_trajectories {
+            write_trajectory(&r, &ctx.trajectory_path)?;
+        }
         let mut out = outcome(&r, seat);
         if let Some(rec) = recorder {
             out.transcript = rec
