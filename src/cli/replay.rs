@@ -10,7 +10,10 @@ use proagent::controller::Kitchen;
 use proagent::env::Layout;
 use proagent::llm::LanguageModel;
 use proagent::runner::files::{EpisodeKind, looks_like_transcript, read_episode_text, read_text_maybe_gz};
-use proagent::runner::play_seated;
+use proagent::env::Action;
+use proagent::policy::{Agent, Observation};
+use proagent::runner::{EpisodeOptions, StepView, play_episode, play_seated};
+use proagent::web::play::HUMAN;
 use proagent::runner::record::{EpisodeRecorder, RunConfig};
 use proagent::runner::seats::SeatFactory;
 use proagent::transcript::{Header, Outcome, Scrubber, Transcript, TranscriptWriter, WriterOptions, first_divergence};
@@ -78,6 +81,9 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     pa.horizon = cfg.horizon;
     let factory = SeatFactory::new(Some(pa));
     for (player, spec) in specs.iter().enumerate() {
+        if *spec == HUMAN {
+            continue;
+        }
         factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
     }
     let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
@@ -85,8 +91,28 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
     let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let result =
-        rt.block_on(play_seated(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), None))?;
+    let result = if specs.contains(&HUMAN) {
+        // A game played in `proagent serve`: the human's recorded keys take their seat.
+        let mut seats: Vec<Box<dyn Agent>> = Vec::new();
+        let mut sinks = Vec::new();
+        for (player, spec) in specs.iter().enumerate() {
+            if *spec == HUMAN {
+                seats.push(Box::new(RecordedSeat::new(&rec, player, &file)?));
+            } else {
+                let s = factory.build(spec, &kitchen).with_context(|| format!("{file}: seat {player}"))?;
+                sinks.extend(s.exchanges);
+                seats.push(s.agent);
+            }
+        }
+        recorder.set_sinks(sinks);
+        let seats: [Box<dyn Agent>; 2] = seats.try_into().map_err(|_| anyhow::anyhow!("two seats expected"))?;
+        let options = EpisodeOptions { on_step: Some(Box::new(|v: &StepView<'_>| recorder.on_step(v))) };
+        // A game stopped early recorded fewer steps than its horizon (the model was told the full one).
+        let steps = rec.steps.len() as u32;
+        rt.block_on(play_episode(Arc::clone(&kitchen.layout), seats, cfg.seed, steps.min(cfg.horizon), options))
+    } else {
+        rt.block_on(play_seated(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), None))?
+    };
     recorder.finish(result.summary_json(seat))?;
     let rerun = Transcript::parse(&buf.text(), "the re-run")?;
 
@@ -136,4 +162,38 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The human seat of a game played in `proagent serve`, played back from the recorded
+/// joint actions. (A game whose model seat answered late in real time — `llm: proceed` —
+/// does not re-run exactly: the model saw other states than the re-run shows it.)
+struct RecordedSeat {
+    actions: Vec<Action>,
+}
+
+impl RecordedSeat {
+    fn new(rec: &Transcript, player: usize, file: &str) -> Result<Self> {
+        let mut actions = Vec::with_capacity(rec.steps.len());
+        for s in &rec.steps {
+            let letter = s.data.get("joint").and_then(|j| j.get(player)).and_then(Value::as_str).unwrap_or("");
+            let a = letter
+                .chars()
+                .next()
+                .and_then(Action::from_letter)
+                .with_context(|| format!("{file}: step t = {}: no action of player {player}", s.t))?;
+            actions.push(a);
+        }
+        Ok(RecordedSeat { actions })
+    }
+}
+
+#[async_trait::async_trait]
+impl Agent for RecordedSeat {
+    fn name(&self) -> String {
+        HUMAN.to_string()
+    }
+    fn reset(&mut self, _layout: &proagent::env::Layout, _seat: usize, _seed: u64) {}
+    async fn act(&mut self, obs: &Observation<'_>) -> Action {
+        self.actions.get(obs.state.timestep as usize).copied().unwrap_or(Action::Stay)
+    }
 }

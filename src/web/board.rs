@@ -417,7 +417,8 @@ fn pixel_text<DB: DrawingBackend>(
             for (rx, b) in row.bytes().enumerate() {
                 if b == b'#' {
                     let (px0, py0) = (x + rx as i32 * px, at.1 + ry as i32 * px);
-                    area.draw(&Rectangle::new([(px0, py0), (px0 + px - 1, py0 + px - 1)], color.filled()))?;
+                    // One pixel of overlap: SVG rectangles end before their corner, bitmaps on it.
+                    area.draw(&Rectangle::new([(px0, py0), (px0 + px, py0 + px)], color.filled()))?;
                 }
             }
         }

@@ -127,7 +127,11 @@ function showEpisode(ep) {
   seek(0);
 }
 
-function frameUrl(f) { return `/api/board/${V.ep.id}/${f}`; }
+// Cells sized so the board is about 560 px wide.
+function frameUrl(f) {
+  const cell = Math.max(24, Math.min(112, Math.floor(560 / V.ep.layout.width)));
+  return `/api/board/${V.ep.id}/${f}?cell=${cell}`;
+}
 
 function fetchFrame(f) {
   if (V.cache.has(f)) return Promise.resolve(V.cache.get(f));
@@ -161,12 +165,12 @@ function play() {
     if (V.frame >= V.ep.frames - 1) { pause(); return; }
     seek(V.frame + 1);
   }, 1000 / fps);
-  $("playpause").textContent = "⏸";
+  $("playpause").textContent = "pause";
 }
 function pause() {
   if (V.timer) clearInterval(V.timer);
   V.timer = null;
-  $("playpause").textContent = "▶";
+  $("playpause").textContent = "play";
 }
 function toggle() { if (V.timer) pause(); else play(); }
 
@@ -226,7 +230,7 @@ $("score-chart").addEventListener("click", (ev) => {
   seek(Math.round(((ev.clientX - r.left) / r.width) * (V.ep.frames - 1)));
 });
 
-const ACTION = { N: "↑ north", S: "↓ south", E: "→ east", W: "← west", X: "· stay", I: "✋ interact" };
+const ACTION = { N: "↑ north", S: "↓ south", E: "→ east", W: "← west", X: "· stay", I: "interact" };
 
 function field(name, value) {
   return value ? `<div class="field"><b>${esc(name)}:</b> ${esc(value)}</div>` : "";
