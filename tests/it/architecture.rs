@@ -25,6 +25,22 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "eval",
         &["env", "skills", "controller", "policy", "partners", "llm", "agent", "transcript", "analysis", "runner"],
     ),
+    (
+        "web",
+        &[
+            "env",
+            "skills",
+            "controller",
+            "policy",
+            "partners",
+            "llm",
+            "agent",
+            "transcript",
+            "analysis",
+            "runner",
+            "eval",
+        ],
+    ),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -15,3 +15,5 @@ mod qa_cli;
 mod qa_http;
 mod qa_lib;
 mod transcript_cli;
+mod web_browser;
+mod web_server;

@@ -371,6 +371,9 @@ function playKey(ev) {
     .catch((e) => say(e.message));
 }
 
+// Space must not also press a focused button (e.g. Start) while playing.
+document.addEventListener("keyup", (ev) => { if (tab === "play" && KEYS[ev.key] && P.id) ev.preventDefault(); });
+
 $("play-start").onclick = startGame;
 $("play-stop").onclick = () => { if (P.id) fetch(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
 document.addEventListener("click", (ev) => {
