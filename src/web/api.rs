@@ -399,15 +399,16 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
 async fn play_start(State(st): Shared, body: Bytes) -> ApiResult<axum::Json<Value>> {
     let req: GameRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::bad(format!("the game request is not valid: {e}")))?;
-    let layout = match Layout::builtin(&req.layout) {
-        Some(l) => l,
+    let (layout, text) = match Layout::builtin(&req.layout) {
+        Some(l) => (l, None),
         None => {
             let canon = st.allowed(&req.layout).map_err(|e| {
                 ApiError::bad(format!("layout: not a built-in layout, nor a file this server may read ({})", e.message))
             })?;
             let text = std::fs::read_to_string(&canon).map_err(|e| ApiError::bad(format!("layout: {e}")))?;
             let name = canon.file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-            Layout::parse(&name, &text, &req.layout).map_err(|e| ApiError::bad(format!("layout: {e}")))?
+            let l = Layout::parse(&name, &text, &req.layout).map_err(|e| ApiError::bad(format!("layout: {e}")))?;
+            (l, Some(text))
         }
     };
     let st2 = Arc::clone(&st);
@@ -415,7 +416,7 @@ async fn play_start(State(st): Shared, body: Bytes) -> ApiResult<axum::Json<Valu
     let session = tokio::task::spawn_blocking(move || {
         let handle = tokio::runtime::Handle::current();
         let _guard = handle.enter();
-        st2.sessions.start(&st2.play, req, layout)
+        st2.sessions.start(&st2.play, req, layout, text)
     })
     .await
     .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;

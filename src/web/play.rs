@@ -304,8 +304,15 @@ impl Sessions {
     }
 
     /// Checks a request, builds the other seat and starts the game on `layout` (already
-    /// resolved by the caller). Must be called inside a tokio runtime.
-    pub fn start(&self, cfg: &PlayConfig, req: GameRequest, layout: Layout) -> Result<Arc<Session>, PlayError> {
+    /// resolved by the caller; `layout_text` is its file's text when it is not built in, for
+    /// the transcript). Must be called inside a tokio runtime.
+    pub fn start(
+        &self,
+        cfg: &PlayConfig,
+        req: GameRequest,
+        layout: Layout,
+        layout_text: Option<String>,
+    ) -> Result<Arc<Session>, PlayError> {
         let field = |field: &'static str, message: String| PlayError::Field { field, message };
         if req.human_seat > 1 {
             return Err(field("human_seat", format!("must be 0 or 1, not {}", req.human_seat)));
@@ -352,7 +359,7 @@ impl Sessions {
                     command: PLAY_COMMAND.into(),
                     layout: kitchen.layout.name.clone(),
                     layout_spec: req.layout.clone(),
-                    layout_file: Layout::builtin(&req.layout).is_none().then(|| kitchen.layout.grid.join("\n")),
+                    layout_file: layout_text,
                     agent: req.partner.clone(),
                     partner: HUMAN.into(),
                     seat: ai_seat,

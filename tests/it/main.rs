@@ -15,5 +15,6 @@ mod qa_cli;
 mod qa_http;
 mod qa_lib;
 mod transcript_cli;
+mod viewer_cli;
 mod web_browser;
 mod web_server;
