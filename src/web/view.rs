@@ -276,3 +276,76 @@ fn exchange_json(ex: &crate::llm::record::Exchange, replan: bool, seat: usize) -
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{AgentSettings, ModelSettings};
+    use crate::llm::record::Exchange;
+    use crate::llm::{ChatRequest, ChatResponse, Message, Sampling, Usage};
+    use crate::runner::files::read_episode_text;
+    use crate::runner::record::{PLAY_COMMAND, RunConfig};
+    use crate::transcript::{Scrubber, TranscriptWriter, WriterOptions};
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    /// A transcript with a rejected plan: planner, verificator, re-plan at t = 1, and a failed skill.
+    fn transcript() -> String {
+        let run = RunConfig {
+            command: PLAY_COMMAND.into(),
+            layout: "cramped_room".into(),
+            layout_spec: "cramped_room".into(),
+            layout_file: None,
+            agent: "proagent".into(),
+            partner: "greedy".into(),
+            seat: 1,
+            seed: 0,
+            horizon: 3,
+            proagent: AgentSettings::default(),
+            model: ModelSettings::new("scripted"),
+        };
+        let (mut w, buf) =
+            TranscriptWriter::in_memory("mem", WriterOptions { scrubber: Scrubber::new(), wall_clock: false });
+        w.write_header(&run.header(BTreeMap::new()).unwrap()).unwrap();
+        let req = |u: &str| ChatRequest::new(vec![Message::system("SYS"), Message::user(u)], Sampling::default());
+        let reply = |t: &str| Ok(ChatResponse::simple(t, Usage::default()));
+        let plan = "Analysis: the pot needs onions.\nIntention for Player 0: \"pickup(onion)\".\nPlan for Player 1: \"deliver_soup()\".";
+        let replan = "Analysis: nothing to deliver yet.\nIntention for Player 0: \"pickup(onion)\".\nPlan for Player 1: \"pickup(onion)\".";
+        for (t, kind, u, text) in [
+            (1, "planner", "scene", plan),
+            (1, "verificator", "why can deliver_soup() not run?", "Because I hold no soup."),
+            (1, "planner", "scene, again", replan),
+        ] {
+            w.write_exchange(&Exchange::new(t, kind, req(u), &reply(text), Duration::ZERO)).unwrap();
+        }
+        for t in 0..3u32 {
+            let events = if t == 2 {
+                json!([{"t": 2, "player": 1, "skill": "pickup(onion)", "outcome": "failed", "reason": "blocked"}])
+            } else {
+                json!([])
+            };
+            w.write_step(t, json!({"joint": ["X", "N"], "reward": 0, "skill_events": events, "belief": []})).unwrap();
+        }
+        w.write_footer(json!({"score": 0})).unwrap();
+        buf.text()
+    }
+
+    #[test]
+    fn exchanges_are_read_for_the_model_seat_and_re_plans_are_marked() {
+        let f = read_episode_text("mem.jsonl", &transcript()).unwrap();
+        let v = EpisodeView::new("e1".into(), f, 0).unwrap().json();
+        assert_eq!(v["agents"], json!(["greedy", "proagent"]));
+        assert_eq!(v["model_seat"], 1);
+        let ex: Vec<&Value> = v["events"].as_array().unwrap().iter().filter(|e| e["type"] == "exchange").collect();
+        assert_eq!(ex.len(), 3);
+        assert_eq!((ex[0]["plan"].as_str(), ex[0]["replan"].as_bool()), (Some("deliver_soup()"), Some(false)));
+        assert_eq!(ex[0]["analysis"], "the pot needs onions.");
+        assert_eq!(ex[0]["intention"], "pickup(onion)");
+        assert_eq!(ex[1]["kind"], "verificator");
+        assert_eq!(ex[1]["reply"], "Because I hold no soup.");
+        assert_eq!((ex[2]["plan"].as_str(), ex[2]["replan"].as_bool()), (Some("pickup(onion)"), Some(true)));
+        let failed = v["events"].as_array().unwrap().iter().find(|e| e["outcome"] == "failed").unwrap();
+        assert_eq!((failed["t"].as_u64(), failed["reason"].as_str()), (Some(2), Some("blocked")));
+        assert_eq!(v["frames"], 4);
+    }
+}
