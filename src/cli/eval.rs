@@ -69,6 +69,11 @@ struct SweepArgs {
     /// Do not print or write the report at the end.
     #[arg(long)]
     no_report: bool,
+    /// Also keep every episode's trajectory (reference-trace schema) in
+    /// <out>/trajectories/<key>.jsonl, for `verify-trace`, `analyze` and `serve`.
+    /// Episodes already recorded by an earlier run are not re-played for it.
+    #[arg(long)]
+    keep_trajectories: bool,
     /// Testing and benchmarking only: instead of playing, every episode waits this many
     /// milliseconds and gets a score derived from its key (runner name "fake").
     #[arg(long, hide = true, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
@@ -161,7 +166,7 @@ fn make_runner(
     } else {
         None
     };
-    Ok(Arc::new(PlayRunner::new(layouts, proagent)))
+    Ok(Arc::new(PlayRunner::new(layouts, proagent).keep_trajectories(a.keep_trajectories)))
 }
 
 fn report_torn(torn: &[TornTail]) {

@@ -15,7 +15,9 @@ mod llm_args;
 mod mock_server;
 mod play;
 mod qa;
+mod render;
 mod replay;
+mod serve;
 mod show;
 mod verify;
 
@@ -56,6 +58,10 @@ enum Command {
     Bc(bc::BcCommand),
     /// Re-run a recorded `play` transcript offline and check it matches exactly.
     Replay(replay::ReplayArgs),
+    /// The browser viewer (transcripts, trajectories, eval directories) and human play.
+    Serve(serve::ServeArgs),
+    /// Draw an episode (transcript or trajectory) as SVG/PNG (one frame) or an animated GIF.
+    Render(render::RenderArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -85,6 +91,8 @@ pub fn main() -> ExitCode {
         Command::Qa(a) => qa::run(a),
         Command::Bc(b) => bc::run(b),
         Command::Replay(a) => replay::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(code) => code,

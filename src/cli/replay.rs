@@ -7,12 +7,16 @@ use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgentConfig;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::controller::Kitchen;
+use proagent::env::Action;
 use proagent::env::Layout;
 use proagent::llm::LanguageModel;
+use proagent::policy::{Agent, Observation};
+use proagent::runner::files::{EpisodeKind, looks_like_transcript, read_episode_text, read_text_maybe_gz};
 use proagent::runner::record::{EpisodeRecorder, RunConfig};
 use proagent::runner::seats::SeatFactory;
-use proagent::runner::{EpisodeOptions, play_seated_with};
+use proagent::runner::{EpisodeOptions, StepView, play_episode, play_seated_with};
 use proagent::transcript::{Header, Outcome, Scrubber, Transcript, TranscriptWriter, WriterOptions, first_divergence};
+use proagent::web::play::HUMAN;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +24,8 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// A transcript written by `proagent play`.
+    /// A transcript written by `proagent play` or `proagent eval` (a trajectory file is
+    /// refused with a message saying which commands read it).
     pub file: PathBuf,
     /// Print one JSON object (identical, divergence, counts) instead of text.
     #[arg(long)]
@@ -29,7 +34,27 @@ pub struct ReplayArgs {
 
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let file = a.file.display().to_string();
-    let rec = Transcript::read(&a.file)?;
+    let text = read_text_maybe_gz(&a.file)?;
+    if !looks_like_transcript(&text) {
+        // A trajectory holds the joint actions but not what the model was asked and said,
+        // so there is nothing to re-run offline; say what the file is and what reads it.
+        if let Ok(f) = read_episode_text(&file, &text) {
+            bail!(
+                "{file} is a {} ({} episode{}), not a transcript: replay re-runs a recorded model \
+                 conversation. Measure it with `proagent analyze {file}`, watch it with \
+                 `proagent serve {file}`{}",
+                f.kind.name(),
+                f.trajectories.len(),
+                if f.trajectories.len() == 1 { "" } else { "s" },
+                if f.kind == EpisodeKind::ReferenceTrace {
+                    format!(", or check its states with `proagent verify-trace {file}`")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    let rec = Transcript::parse(&text, &file)?;
     let footer = rec.require_complete()?;
     if footer.data.get("failed").and_then(Value::as_bool) == Some(true) {
         let why = footer.data.get("error").and_then(Value::as_str).unwrap_or("no reason recorded");
@@ -65,6 +90,9 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     // failures, so it needs none of its own.
     let factory = SeatFactory::new(Some(pa)).with_max_llm_failures(None);
     for (player, spec) in specs.iter().enumerate() {
+        if *spec == HUMAN {
+            continue;
+        }
         factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
     }
     let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
@@ -72,13 +100,38 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
     let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    // The first request that is not in the recording ends the re-run: nothing after it
-    // can match, and going on would only pile up more misses.
-    let stop_check = Arc::clone(&replayer);
-    let options =
-        EpisodeOptions { stop: Some(Box::new(move || stop_check.first_miss().is_some())), ..EpisodeOptions::default() };
-    let result =
-        rt.block_on(play_seated_with(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), options))?;
+    let result = if specs.contains(&HUMAN) {
+        // A game played in `proagent serve`: the human's recorded keys take their seat.
+        let mut seats: Vec<Box<dyn Agent>> = Vec::new();
+        let mut sinks = Vec::new();
+        for (player, spec) in specs.iter().enumerate() {
+            if *spec == HUMAN {
+                seats.push(Box::new(RecordedSeat::new(&rec, player, &file)?));
+            } else {
+                let s = factory.build(spec, &kitchen).with_context(|| format!("{file}: seat {player}"))?;
+                sinks.extend(s.exchanges);
+                seats.push(s.agent);
+            }
+        }
+        recorder.set_sinks(sinks);
+        let seats: [Box<dyn Agent>; 2] = seats.try_into().map_err(|_| anyhow::anyhow!("two seats expected"))?;
+        let options = EpisodeOptions {
+            on_step: Some(Box::new(|v: &StepView<'_>| recorder.on_step(v))),
+            ..EpisodeOptions::default()
+        };
+        // A game stopped early recorded fewer steps than its horizon (the model was told the full one).
+        let steps = rec.steps.len() as u32;
+        rt.block_on(play_episode(Arc::clone(&kitchen.layout), seats, cfg.seed, steps.min(cfg.horizon), options))?
+    } else {
+        // The first request that is not in the recording ends the re-run: nothing after it
+        // can match, and going on would only pile up more misses.
+        let stop_check = Arc::clone(&replayer);
+        let options = EpisodeOptions {
+            stop: Some(Box::new(move || stop_check.first_miss().is_some())),
+            ..EpisodeOptions::default()
+        };
+        rt.block_on(play_seated_with(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), options))?
+    };
     recorder.finish(result.summary_json(seat))?;
     let rerun = Transcript::parse(&buf.text(), "the re-run")?;
 
@@ -133,4 +186,38 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The human seat of a game played in `proagent serve`, played back from the recorded
+/// joint actions. (A game whose model seat answered late in real time — `llm: proceed` —
+/// does not re-run exactly: the model saw other states than the re-run shows it.)
+struct RecordedSeat {
+    actions: Vec<Action>,
+}
+
+impl RecordedSeat {
+    fn new(rec: &Transcript, player: usize, file: &str) -> Result<Self> {
+        let mut actions = Vec::with_capacity(rec.steps.len());
+        for s in &rec.steps {
+            let letter = s.data.get("joint").and_then(|j| j.get(player)).and_then(Value::as_str).unwrap_or("");
+            let a = letter
+                .chars()
+                .next()
+                .and_then(Action::from_letter)
+                .with_context(|| format!("{file}: step t = {}: no action of player {player}", s.t))?;
+            actions.push(a);
+        }
+        Ok(RecordedSeat { actions })
+    }
+}
+
+#[async_trait::async_trait]
+impl Agent for RecordedSeat {
+    fn name(&self) -> String {
+        HUMAN.to_string()
+    }
+    fn reset(&mut self, _layout: &proagent::env::Layout, _seat: usize, _seed: u64) {}
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, proagent::policy::AgentError> {
+        Ok(self.actions.get(obs.state.timestep as usize).copied().unwrap_or(Action::Stay))
+    }
 }

@@ -8,6 +8,8 @@
 //! recorded, retried by the next run; its transcript stays under the `.partial` name
 //! with a footer saying why. A model that refuses the configuration (wrong key,
 //! unknown model, ...) is an [`EpisodeError::Fatal`], which stops the sweep.
+//!
+//! On request it also writes every episode's trajectory (`eval --keep-trajectories`).
 
 use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
@@ -44,6 +46,7 @@ pub struct PlayRunner {
     factory: SeatFactory,
     proagent: Option<ProAgentSeats>,
     fingerprint: String,
+    keep_trajectories: bool,
 }
 
 impl PlayRunner {
@@ -60,7 +63,14 @@ impl PlayRunner {
             Some(p) => factory.with_max_llm_failures(p.max_llm_failures),
             None => factory,
         };
-        PlayRunner { kitchens, factory, proagent, fingerprint }
+        PlayRunner { kitchens, factory, proagent, fingerprint, keep_trajectories: false }
+    }
+
+    /// Also write every episode's trajectory (reference-trace schema, one line) to its
+    /// [`EpisodeContext::trajectory_path`], for `verify-trace`, `analyze` and the viewer.
+    pub fn keep_trajectories(mut self, keep: bool) -> Self {
+        self.keep_trajectories = keep;
+        self
     }
 
     fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
@@ -114,6 +124,19 @@ impl PlayRunner {
         let opts = WriterOptions { scrubber: p.scrubber.clone(), wall_clock: true };
         EpisodeRecorder::start_file(ctx.transcript_path.clone(), opts, &header).map(Some).map_err(fail)
     }
+}
+
+/// Writes the trajectory under a temporary name first, so an interrupted write never
+/// leaves a file that looks complete.
+fn write_trajectory(r: &EpisodeResult, path: &std::path::Path) -> Result<(), EpisodeError> {
+    let fail = |e: std::io::Error| EpisodeError::Failed(format!("writing the trajectory {}: {e}", path.display()));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(".partial");
+    std::fs::write(&tmp, format!("{}\n", r.to_trajectory_json())).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
 }
 
 /// What the sweep records of a played episode.
@@ -176,6 +199,9 @@ impl EpisodeRunner for PlayRunner {
             }
             Err(e) => return Err(EpisodeError::Failed(e.to_string())),
         };
+        if self.keep_trajectories {
+            write_trajectory(&r, &ctx.trajectory_path)?;
+        }
         let mut out = outcome(&r, seat);
         if let Some(rec) = recorder {
             out.transcript = rec.finish(out.metrics.clone()).map_err(|e| EpisodeError::Failed(transcript_error(e)))?;

@@ -28,6 +28,8 @@ pub struct EpisodeContext {
     pub out_dir: PathBuf,
     /// The transcript file this episode should write, if its agents talk to an LLM.
     pub transcript_path: PathBuf,
+    /// Where its trajectory goes when the runner keeps trajectories.
+    pub trajectory_path: PathBuf,
 }
 
 /// An episode that could not be played (bad spec, LLM server gone, ...). It is not
@@ -228,6 +230,12 @@ pub fn transcript_path(out_dir: &Path, config_hash: &str) -> PathBuf {
     out_dir.join("transcripts").join(format!("{config_hash}.jsonl"))
 }
 
+/// Where `eval --keep-trajectories` keeps an episode's trajectory (reference-trace
+/// schema, one line): next to the transcripts, one file per key.
+pub fn trajectory_path(out_dir: &Path, config_hash: &str) -> PathBuf {
+    out_dir.join("trajectories").join(format!("{config_hash}.jsonl"))
+}
+
 fn progress_bar(len: usize, show: bool) -> ProgressBar {
     use std::io::IsTerminal;
     let target = if show && std::io::stderr().is_terminal() {
@@ -284,6 +292,7 @@ pub async fn run_episodes(
                     let ep = task_ep;
                     let ctx = EpisodeContext {
                         transcript_path: transcript_path(&out_dir, &ep.config_hash),
+                        trajectory_path: trajectory_path(&out_dir, &ep.config_hash),
                         out_dir: out_dir.clone(),
                     };
                     handle.block_on(async {

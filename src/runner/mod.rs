@@ -5,9 +5,11 @@
 //! trajectory schema (so `verify-trace` and the analysis readers can replay
 //! them) and into a one-line summary. [`seats`] turns specs into agents,
 //! [`models`] turns `--model` into a backend, and [`record`] writes the
-//! transcript of an episode as it is played.
+//! transcript of an episode as it is played, and [`files`] reads any episode file
+//! (transcript, trajectory, human games) back into states and joint actions.
 
 pub mod episode;
+pub mod files;
 pub mod models;
 pub mod record;
 pub mod seats;

@@ -42,6 +42,23 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "limits",
         ],
     ),
+    (
+        "web",
+        &[
+            "env",
+            "skills",
+            "controller",
+            "policy",
+            "partners",
+            "llm",
+            "agent",
+            "transcript",
+            "analysis",
+            "runner",
+            "eval",
+            "limits",
+        ],
+    ),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -22,3 +22,6 @@ mod reply_corpus;
 mod support;
 mod tls;
 mod transcript_cli;
+mod viewer_cli;
+mod web_browser;
+mod web_server;
