@@ -86,7 +86,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let prompt_hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
+    let prompt_hashes = factory.proagent_config().map(|c| c.prompt_hashes()).unwrap_or_default();
     let model_settings = a.proagent.model_settings()?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     for e in 0..a.run.episodes {
