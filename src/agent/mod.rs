@@ -618,7 +618,7 @@ impl ProAgent {
                 self.end_skill(t, skill, EntryOutcome::Failed { reason: rule_reason.clone() });
             }
             let scene = scene.unwrap_or_else(|| self.scene_now(state));
-            if self.cfg.settings.max_replans == 0 {
+            if count >= self.cfg.settings.max_replans {
                 current = Current::Fresh(self.forced_wait(scene, None, rule_reason));
                 break;
             }
@@ -635,16 +635,15 @@ impl ProAgent {
             }
             let replanned = self.paper_plan(obs, true).await;
             count += 1;
-            current = Current::Fresh(replanned);
             let rules = self.cfg.settings.preset.rules();
             if rules.replan_cap == ReplanCap::ForceWaitOnCount && count >= self.cfg.settings.max_replans {
                 // The published agent forces the wait on the count alone: the last re-plan's
                 // answer is not even validated.
-                let Current::Fresh(c) = current else { unreachable!("just set") };
                 let reason = format!("{count} re-plans; the last explanation: {explanation}");
-                current = Current::Fresh(self.forced_wait(c.scene, c.reply, reason));
+                current = Current::Fresh(self.forced_wait(replanned.scene, replanned.reply, reason));
                 break;
             }
+            current = Current::Fresh(replanned);
         }
         if let Current::Fresh(c) = current {
             self.commit(state, c.scene, c.reply, c.skill, c.outcome);

@@ -11,6 +11,7 @@ mod foundation_cli;
 mod llm_cli;
 mod llm_http;
 mod play_cli;
+mod preset_cli;
 mod qa_cli;
 mod qa_http;
 mod qa_lib;
