@@ -191,8 +191,14 @@ impl ProAgent {
         let state = layout.start_state();
         let scene = scene_text(cfg.settings.align, &info, layout, &kitchen.motion, &state, seat, cfg.horizon);
         if cfg.settings.preset == Preset::Paper {
-            for replan in [false, true] {
-                paper::scene_message(lib, seat, &scene, replan, cfg.settings.analysis)?;
+            let mut tracker = BeliefTracker::new(2);
+            tracker.predict(0, Skill::PickupOnion);
+            tracker.observe(1, Some(Skill::PickupDish));
+            for mode in [BeliefMode::Replace, BeliefMode::Annotate] {
+                let b = paper::belief_message(lib, mode, true, &tracker, seat)?;
+                for replan in [false, true] {
+                    paper::scene_message(lib, seat, &b, &scene, replan, cfg.settings.analysis)?;
+                }
             }
             for s in Skill::TASK_SKILLS.into_iter().chain([Skill::Wait(3)]) {
                 paper::success_message(lib, seat, s)?;
@@ -717,7 +723,9 @@ impl ProAgent {
         let rules = self.cfg.settings.preset.rules();
         let min_wait = rules.min_wait_on(&ep.kitchen.layout.name);
         let system = ep.system.as_ref().map(|s| s.0.clone()).map_err(|e| e.to_string());
-        let user = paper::scene_message(&self.cfg.prompts, me, &scene, replan, self.cfg.settings.analysis);
+        let settings = &self.cfg.settings;
+        let user = paper::belief_message(&self.cfg.prompts, settings.belief, settings.intention, &ep.belief, me)
+            .and_then(|b| paper::scene_message(&self.cfg.prompts, me, &b, &scene, replan, settings.analysis));
         let (system, user) = match (system, user) {
             (Ok(s), Ok(u)) => (s, u),
             (Err(e), _) => {

@@ -8,6 +8,7 @@
 //! bare `wait` becomes `wait(1)` — and applies the layout's minimum wait. The reply
 //! parser itself is [`planner::parse_reply`], called unchanged.
 
+use crate::agent::belief::{BeliefMode, BeliefTracker};
 use crate::agent::planner::{self, PlanReply};
 use crate::agent::prompts::{PromptError, PromptLibrary};
 use crate::llm::Message;
@@ -58,15 +59,44 @@ pub fn mentions_wait(reply: &str) -> bool {
     reply.contains("wait")
 }
 
-/// The planner's user message: the scene, and on a re-plan the request to plan again.
+/// The planner's user message: the belief block (empty when off), the scene, and on a
+/// re-plan the request to plan again.
 pub fn scene_message(
     lib: &PromptLibrary,
     me: usize,
+    belief: &str,
     scene: &str,
     replan: bool,
     analysis: bool,
 ) -> Result<String, PromptError> {
-    lib.render("paper/scene.j2", &context! { me, scene, replan, analysis })
+    lib.render("paper/scene.j2", &context! { me, belief, scene, replan, analysis })
+}
+
+/// The published agent revises beliefs only at the intention-asking prompt level: with
+/// `intention` on and `mode` not off, what the teammate really did after each kept
+/// prediction; else the empty string.
+pub fn belief_message(
+    lib: &PromptLibrary,
+    mode: BeliefMode,
+    intention: bool,
+    tracker: &BeliefTracker,
+    me: usize,
+) -> Result<String, PromptError> {
+    if !intention || mode == BeliefMode::Off || tracker.resolved.is_empty() {
+        return Ok(String::new());
+    }
+    let records: Vec<Value> = tracker
+        .resolved
+        .iter()
+        .map(|r| {
+            context! {
+                t => r.t, predicted => r.predicted.to_string(), real => r.real.to_string(),
+                real_t => r.real_t, correct => r.correct,
+            }
+        })
+        .collect();
+    let mode = if mode == BeliefMode::Replace { "replace" } else { "annotate" };
+    lib.render("paper/belief.j2", &context! { me, mate => 1 - me, mode, records })
 }
 
 /// The history note recorded when a skill other than a wait has been carried out.

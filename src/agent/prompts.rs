@@ -107,6 +107,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ),
     ("paper/explainer/counter_circuit.j2", include_str!("../../prompts/paper/explainer/counter_circuit.j2")),
     ("paper/scene.j2", include_str!("../../prompts/paper/scene.j2")),
+    ("paper/belief.j2", include_str!("../../prompts/paper/belief.j2")),
     ("paper/success.j2", include_str!("../../prompts/paper/success.j2")),
     ("paper/explain_system.j2", include_str!("../../prompts/paper/explain_system.j2")),
     ("paper/explain.j2", include_str!("../../prompts/paper/explain.j2")),

@@ -668,3 +668,30 @@ fn paper_prompts_check_for_every_layout() {
         }
     }
 }
+
+#[test]
+fn paper_belief_revision_only_with_an_intention() {
+    let users = |intention: bool, belief: BeliefMode| {
+        let mut cfg = paper(Arc::new(ScriptedModel::new()));
+        cfg.settings.intention = intention;
+        cfg.settings.belief = belief;
+        let mut agent = ProAgent::new(cfg);
+        drive("cramped_room", &mut agent, "greedy", 0, 2, 120);
+        let texts: Vec<String> = agent
+            .exchanges()
+            .iter()
+            .filter(|e| e.kind == "planner")
+            .map(|e| e.request.messages[1].content.clone())
+            .collect();
+        (texts.join("\n"), agent.agent_metrics().clone())
+    };
+    let (replace, m) = users(true, BeliefMode::Replace);
+    assert!(m.belief_predictions > 0);
+    assert!(replace.contains("After timestep ") && replace.contains("<Player 1> did "), "{replace}");
+    let (annotate, _) = users(true, BeliefMode::Annotate);
+    assert!(annotate.contains("you expected <Player 1> to do "), "{annotate}");
+    // The published level (analysis + plan): no intention, so nothing to revise.
+    let (plain, m) = users(false, BeliefMode::Replace);
+    assert!(!plain.contains("After timestep") && !plain.contains("you expected"));
+    assert_eq!(m.belief_predictions, 0);
+}
