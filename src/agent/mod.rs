@@ -12,7 +12,7 @@
 //! The paper preset ([`preset::Preset::Paper`]) runs the published agent's step
 //! instead (`step_paper`): the running skill is re-validated at every step, the
 //! explainer makes one unchecked call, history goes only into re-plans, unreadable
-//! replies wait one step; [`preset::LoopRules`] lists every difference.
+//! replies wait one step; `docs/agent.md` lists every difference.
 
 pub mod align;
 pub mod belief;

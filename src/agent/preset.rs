@@ -4,12 +4,13 @@
 //!   verificator, memory and belief blocks in every prompt, waits that end when the
 //!   kitchen changes, a 12-step stall rule).
 //! - [`Preset::Paper`] reproduces the published ProAgent agent (Zhang et al.) point by
-//!   point; [`LoopRules`] lists every point, and `docs/agent.md` has the same table.
+//!   point; `docs/agent.md` has the table, behaviour by behaviour.
 //!
-//! A preset fixes the loop's mechanics ([`Preset::rules`]) and the template folder its
-//! knowledge library comes from ([`Preset::template_dir`]); the switches both presets
-//! share (K, re-plan cap, prompt level, ...) start from the preset's values and can be
-//! changed one by one (`agent::config`). Pure data: no I/O.
+//! A preset selects the agent's step (`ProAgent::step_default` or `step_paper`), the
+//! parameters that step and the controller read ([`Preset::rules`]) and the template
+//! folder its knowledge library comes from ([`Preset::template_dir`]); the switches both
+//! presets share (K, re-plan cap, prompt level, ...) start from the preset's values and
+//! can be changed one by one (`agent::config`). Pure data: no I/O.
 
 use serde::{Deserialize, Serialize};
 
@@ -35,35 +36,6 @@ impl std::str::FromStr for Preset {
     }
 }
 
-/// What the planner does with a reply it cannot read a plan from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Unreadable {
-    /// Re-plan, telling the model why the reply was rejected (default).
-    Replan,
-    /// Take `wait(1)` without telling the model (paper); a bare `wait` is `wait(1)` too.
-    Wait1,
-}
-
-/// How the planner's dialogue history reaches the model.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum History {
-    /// Every call carries the K most recent decisions and the belief block (default).
-    EveryCall,
-    /// A normal call carries none; a re-plan carries the last K dialogue messages and ends
-    /// with a request to analyse and plan again (paper).
-    ReplansOnly,
-}
-
-/// How a rejected skill is explained when the verificator is a model.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Explanation {
-    /// Two rounds (check each precondition, then name the failed one); when the model names
-    /// none, the rule-based reason is used instead (default).
-    TwoRoundsChecked,
-    /// One "explainer" call whose reply goes into the re-plan as it is (paper).
-    OneCallUnchecked,
-}
-
 /// What happens when the re-plan cap is reached.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ReplanCap {
@@ -74,12 +46,9 @@ pub enum ReplanCap {
     ForceWaitOnCount,
 }
 
-/// The loop mechanics a preset fixes. Field by field, the table of `docs/agent.md`.
+/// The parameters of a preset's loop that its step and the controller read.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LoopRules {
-    /// Re-check the current skill's preconditions at every step, not only when it is planned;
-    /// a skill that became invalid midway is explained and re-planned.
-    pub validate_every_step: bool,
     /// A skill fails after this many steps without progress (`None`: never).
     pub stall_limit: Option<u32>,
     /// Each step of a `wait(n)` takes a seeded random valid move (stay or a neighbouring
@@ -89,12 +58,6 @@ pub struct LoopRules {
     pub min_wait: &'static [(&'static str, u8)],
     /// Stop sequences of planner requests.
     pub planner_stop: &'static [&'static str],
-    /// Dialogue history.
-    pub history: History,
-    /// Explanation of rejected skills by a model verificator.
-    pub explanation: Explanation,
-    /// Unreadable replies.
-    pub unreadable: Unreadable,
     /// The re-plan cap.
     pub replan_cap: ReplanCap,
 }
@@ -111,29 +74,21 @@ impl Preset {
         }
     }
 
-    /// The loop mechanics of this preset.
+    /// The loop parameters of this preset.
     pub fn rules(self) -> LoopRules {
         match self {
             Preset::Default => LoopRules {
-                validate_every_step: false,
                 stall_limit: Some(crate::controller::STALL_LIMIT),
                 random_wait_moves: false,
                 min_wait: &[],
                 planner_stop: &[],
-                history: History::EveryCall,
-                explanation: Explanation::TwoRoundsChecked,
-                unreadable: Unreadable::Replan,
                 replan_cap: ReplanCap::ValidateEach,
             },
             Preset::Paper => LoopRules {
-                validate_every_step: true,
                 stall_limit: None,
                 random_wait_moves: true,
                 min_wait: &[("forced_coordination", 3)],
                 planner_stop: &["Scene"],
-                history: History::ReplansOnly,
-                explanation: Explanation::OneCallUnchecked,
-                unreadable: Unreadable::Wait1,
                 replan_cap: ReplanCap::ForceWaitOnCount,
             },
         }
@@ -168,7 +123,8 @@ mod tests {
         }
         assert!("gpt".parse::<Preset>().is_err());
         let (d, p) = (Preset::Default.rules(), Preset::Paper.rules());
-        assert!(!d.validate_every_step && p.validate_every_step);
+        assert!(!d.random_wait_moves && p.random_wait_moves);
+        assert_eq!((d.replan_cap, p.replan_cap), (ReplanCap::ValidateEach, ReplanCap::ForceWaitOnCount));
         assert_eq!((d.stall_limit, p.stall_limit), (Some(12), None));
         assert_eq!((d.min_wait_on("forced_coordination"), p.min_wait_on("forced_coordination")), (1, 3));
         assert_eq!(p.min_wait_on("cramped_room"), 1);
