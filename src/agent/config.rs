@@ -9,6 +9,7 @@ use super::align::AlignStyle;
 use super::belief::BeliefMode;
 use super::log::ExchangeSink;
 use super::planner::PromptLevel;
+use super::preset::Preset;
 use super::prompts::PromptLibrary;
 use super::verificator::VerificatorMode;
 use crate::limits::{MAX_MEMORY_K, MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
@@ -20,11 +21,15 @@ use std::sync::Arc;
 /// The most re-plans a configuration may ask for.
 pub const MAX_REPLANS: u32 = 20;
 
-/// The agent's switches: what the planner sees and how rejected plans and
-/// teammate predictions are handled. The defaults are this runtime's (analysis +
-/// intention + plan, LLM verificator, belief replacement, K = 1).
+/// The agent's switches: which loop runs (the preset), what the planner sees and
+/// how rejected plans and teammate predictions are handled. The defaults are this
+/// runtime's (analysis + intention + plan, LLM verificator, belief replacement,
+/// K = 1); [`AgentSettings::for_preset`] gives the paper's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentSettings {
+    /// The loop's mechanics and knowledge library (headers written before presets existed are `default`).
+    #[serde(default)]
+    pub preset: Preset,
     /// How many recent trajectory entries the planner sees.
     pub memory_k: usize,
     /// Re-plans after a rejected skill before falling back to wait(1).
@@ -47,17 +52,7 @@ pub struct AgentSettings {
 
 impl Default for AgentSettings {
     fn default() -> Self {
-        AgentSettings {
-            memory_k: 1,
-            max_replans: 3,
-            verificator: VerificatorMode::Llm,
-            belief: BeliefMode::Replace,
-            analysis: true,
-            intention: true,
-            align: AlignStyle::ProAgent,
-            prompts: None,
-            wait_interrupt: true,
-        }
+        AgentSettings::for_preset(Preset::Default)
     }
 }
 
@@ -67,6 +62,38 @@ impl AgentSettings {
     pub fn check(&self) -> Result<(), RangeError> {
         check_int("memory_k", self.memory_k, 0, MAX_MEMORY_K)?;
         check_int("max_replans", self.max_replans, 0, MAX_REPLANS)
+    }
+
+    /// The switches a preset starts from. Paper: analysis + plan without intention and
+    /// without belief revision, K = 1, the explainer as verificator, four re-plans, waits
+    /// that always run their n steps (the published runs' settings).
+    pub fn for_preset(preset: Preset) -> AgentSettings {
+        match preset {
+            Preset::Default => AgentSettings {
+                preset,
+                memory_k: 1,
+                max_replans: 3,
+                verificator: VerificatorMode::Llm,
+                belief: BeliefMode::Replace,
+                analysis: true,
+                intention: true,
+                align: AlignStyle::ProAgent,
+                prompts: None,
+                wait_interrupt: true,
+            },
+            Preset::Paper => AgentSettings {
+                preset,
+                memory_k: 1,
+                max_replans: 4,
+                verificator: VerificatorMode::Llm,
+                belief: BeliefMode::Off,
+                analysis: true,
+                intention: false,
+                align: AlignStyle::ProAgent,
+                prompts: None,
+                wait_interrupt: false,
+            },
+        }
     }
 
     /// The prompt level these switches ask for.
@@ -156,7 +183,8 @@ impl ModelSettings {
 }
 
 /// sha256 of everything that makes a ProAgent seat behave differently: the model
-/// name and sampling, the switches, and the text of every prompt template in use.
+/// name and sampling, the switches (the preset among them), and the text of every
+/// prompt template of the preset's folder.
 /// The model's address and time-outs are left out (the same model behind another
 /// URL plays the same episodes), and so is the prompts directory's path (its
 /// templates' text counts instead).
@@ -169,7 +197,7 @@ pub fn fingerprint(settings: &AgentSettings, model: &ModelSettings, prompts: &Pr
         "top_p": model.top_p,
         "max_tokens": model.max_tokens,
         "settings": settings,
-        "prompts": prompts.hashes(),
+        "prompts": prompts.hashes_under(settings.preset.template_dir()),
     });
     sha256_hex(v.to_string().as_bytes())
 }
@@ -212,6 +240,17 @@ impl ProAgentConfig {
     pub fn level(&self) -> PromptLevel {
         self.settings.level()
     }
+
+    /// The same configuration running `preset` with that preset's switches.
+    pub fn with_preset(mut self, preset: Preset) -> ProAgentConfig {
+        self.settings = AgentSettings::for_preset(preset);
+        self
+    }
+
+    /// sha256 of each template of the preset's folder, for transcript headers.
+    pub fn prompt_hashes(&self) -> std::collections::BTreeMap<String, String> {
+        self.prompts.hashes_under(self.settings.preset.template_dir())
+    }
 }
 
 #[cfg(test)]
@@ -223,10 +262,19 @@ mod tests {
         let v = serde_json::to_value(AgentSettings::default()).unwrap();
         assert_eq!(
             v.to_string(),
-            r#"{"align":"proagent","analysis":true,"belief":"replace","intention":true,"max_replans":3,"memory_k":1,"prompts":null,"verificator":"llm","wait_interrupt":true}"#
+            r#"{"align":"proagent","analysis":true,"belief":"replace","intention":true,"max_replans":3,"memory_k":1,"preset":"default","prompts":null,"verificator":"llm","wait_interrupt":true}"#
         );
-        let back: AgentSettings = serde_json::from_value(v).unwrap();
+        let back: AgentSettings = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(back, AgentSettings::default());
+        // Headers written before presets existed read back as the default preset.
+        let mut old = v;
+        old.as_object_mut().unwrap().remove("preset");
+        assert_eq!(serde_json::from_value::<AgentSettings>(old).unwrap(), AgentSettings::default());
+        let paper = serde_json::to_value(AgentSettings::for_preset(Preset::Paper)).unwrap();
+        assert_eq!(
+            paper.to_string(),
+            r#"{"align":"proagent","analysis":true,"belief":"off","intention":false,"max_replans":4,"memory_k":1,"preset":"paper","prompts":null,"verificator":"llm","wait_interrupt":false}"#
+        );
         let m = serde_json::to_value(ModelSettings::new("scripted")).unwrap();
         assert_eq!(m.to_string(), r#"{"max_tokens":256,"model":"scripted","temperature":0.0,"top_p":1.0}"#);
     }
@@ -244,5 +292,9 @@ mod tests {
         k3.memory_k = 3;
         assert_ne!(fingerprint(&k3, &m, &lib), base);
         assert_ne!(fingerprint(&s, &ModelSettings::new("llama3.1:8b"), &lib), base);
+        // The preset is part of it, even with every shared switch equal.
+        let mut paper = s.clone();
+        paper.preset = Preset::Paper;
+        assert_ne!(fingerprint(&paper, &m, &lib), base);
     }
 }

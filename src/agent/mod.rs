@@ -8,18 +8,25 @@
 //! skill into this step's action. Every part can be switched off for ablations
 //! and every part counts what it does ([`AgentMetrics`]). Every model exchange
 //! is kept in an in-memory log ([`ProAgent::exchanges`]) for transcripts.
+//!
+//! The paper preset ([`preset::Preset::Paper`]) runs the published agent's step
+//! instead (`step_paper`): the running skill is re-validated at every step, the
+//! explainer makes one unchecked call, history goes only into re-plans, unreadable
+//! replies wait one step; `docs/agent.md` lists every difference.
 
 pub mod align;
 pub mod belief;
 pub mod config;
 pub mod log;
 pub mod memory;
+pub mod paper;
 pub mod planner;
+pub mod preset;
 pub mod prompts;
 pub mod scripted_model;
 pub mod verificator;
 
-use crate::controller::{Controller, Kitchen, SkillStatus};
+use crate::controller::{Controller, ControllerOptions, Kitchen, SkillStatus, WaitMoves};
 use crate::env::{Action, Layout, State};
 use crate::llm::record::{Exchange, Outcome};
 use crate::llm::{ChatRequest, LlmError, Message};
@@ -31,6 +38,7 @@ use belief::{BeliefMode, BeliefTracker};
 pub use config::{AgentSettings, ModelSettings, ProAgentConfig};
 pub use log::{AgentMetrics, ExchangeSink};
 use memory::{EntryOutcome, Memory, MemoryEntry};
+use preset::{LoopRules, Preset, ReplanCap};
 use prompts::PromptError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,6 +57,10 @@ struct Episode {
     prev_state: Option<State>,
     /// The kitchen's fingerprint when the current wait started.
     wait_sig: Option<u64>,
+    /// The timestep the current skill started at.
+    skill_started: Option<u32>,
+    /// The paper preset's planner dialogue (unused by the default preset).
+    dialogue: paper::Dialogue,
 }
 
 /// The ProAgent agent.
@@ -73,6 +85,8 @@ pub struct ProAgent {
 enum CallKind {
     Planner,
     Verificator,
+    /// The paper preset's one-call verificator (counted with the verificator's calls).
+    Explainer,
 }
 
 impl CallKind {
@@ -81,6 +95,7 @@ impl CallKind {
         match self {
             CallKind::Planner => "planner",
             CallKind::Verificator => "verificator",
+            CallKind::Explainer => "explainer",
         }
     }
 }
@@ -92,6 +107,20 @@ enum CallFailure {
     Down(String),
     /// The model cannot serve this run at all (see [`LlmError::is_fatal`]): the agent stops.
     Unusable(LlmError),
+}
+
+/// A skill the paper preset's step has planned but not started yet.
+struct Candidate {
+    skill: Skill,
+    reply: Option<planner::PlanReply>,
+    scene: String,
+    outcome: EntryOutcome,
+}
+
+/// The skill the paper preset's validation looks at: the running one, or a fresh plan.
+enum Current {
+    Running(Skill),
+    Fresh(Candidate),
 }
 
 impl ProAgent {
@@ -170,6 +199,22 @@ impl ProAgent {
         let lib = &cfg.prompts;
         let state = layout.start_state();
         let scene = scene_text(cfg.settings.align, &info, layout, &kitchen.motion, &state, seat, cfg.horizon);
+        if cfg.settings.preset == Preset::Paper {
+            let mut tracker = BeliefTracker::new(2);
+            tracker.predict(0, Skill::PickupOnion);
+            tracker.observe(1, Some(Skill::PickupDish));
+            for mode in [BeliefMode::Replace, BeliefMode::Annotate] {
+                let b = paper::belief_message(lib, mode, true, &tracker, seat)?;
+                for replan in [false, true] {
+                    paper::scene_message(lib, seat, &b, &scene, replan, cfg.settings.analysis)?;
+                }
+            }
+            for s in Skill::TASK_SKILLS.into_iter().chain([Skill::Wait(3)]) {
+                paper::success_message(lib, seat, s)?;
+                paper::explain_message(lib, seat, &scene, s)?;
+            }
+            return Ok(());
+        }
         let mut tracker = BeliefTracker::new(2);
         tracker.predict(0, Skill::PickupOnion);
         tracker.observe(1, Some(Skill::PickupDish));
@@ -213,7 +258,9 @@ impl ProAgent {
         m.llm_calls = m.llm_calls.saturating_add(1);
         match kind {
             CallKind::Planner => m.llm_calls_planner = m.llm_calls_planner.saturating_add(1),
-            CallKind::Verificator => m.llm_calls_verificator = m.llm_calls_verificator.saturating_add(1),
+            CallKind::Verificator | CallKind::Explainer => {
+                m.llm_calls_verificator = m.llm_calls_verificator.saturating_add(1)
+            }
         }
         let t0 = Instant::now();
         let res = self.cfg.model.chat(&request).await;
@@ -290,6 +337,7 @@ impl ProAgent {
             outcome,
         });
         ep.controller.set_skill(skill, state);
+        ep.skill_started = Some(t);
         ep.wait_sig = (self.cfg.settings.wait_interrupt && matches!(skill, Skill::Wait(_)))
             .then(|| kitchen_signature(&ep.kitchen.layout, state));
         let me = ep.me;
@@ -470,6 +518,321 @@ impl ProAgent {
         }
     }
 
+    /// One step of the default preset: plan at skill boundaries, end waits early when the
+    /// kitchen changes, let the controller fail a skill that stalls.
+    async fn step_default(&mut self, obs: &Observation<'_>) -> Result<Action, LlmError> {
+        let state = obs.state;
+        let mut action = Action::Stay;
+        // A skill can end and the next one start within the same step; two rounds are enough
+        // (a fresh skill that ends at once is retried at the next step).
+        for _ in 0..2 {
+            let needs_plan = self.ep.as_ref().is_some_and(|e| e.controller.skill().is_none());
+            if needs_plan {
+                self.plan(obs).await?;
+            }
+            let Some(ep) = self.ep.as_mut() else { break };
+            let Some(skill) = ep.controller.skill() else { break };
+            let t = state.timestep;
+            let me = ep.me;
+            if let Some(sig) = ep.wait_sig
+                && sig != kitchen_signature(&ep.kitchen.layout, state)
+            {
+                ep.wait_sig = None;
+                ep.controller.clear();
+                self.metrics.skills_completed += 1;
+                self.metrics.waits_interrupted += 1;
+                if let Some(e) = ep.memory.last_mut()
+                    && e.outcome == EntryOutcome::Running
+                {
+                    e.outcome = EntryOutcome::Interrupted;
+                }
+                self.event(t, me, skill, SkillOutcome::Succeeded);
+                continue;
+            }
+            let cs = ep.controller.step(state);
+            match cs.status {
+                SkillStatus::Running => {
+                    action = cs.action;
+                    break;
+                }
+                SkillStatus::Succeeded => {
+                    self.metrics.skills_completed += 1;
+                    if let Some(e) = ep.memory.last_mut()
+                        && e.outcome == EntryOutcome::Running
+                    {
+                        e.outcome = EntryOutcome::Succeeded;
+                    }
+                    self.event(t, me, skill, SkillOutcome::Succeeded);
+                }
+                SkillStatus::Failed { reason } => {
+                    self.metrics.skills_failed += 1;
+                    if let Some(e) = ep.memory.last_mut()
+                        && e.outcome == EntryOutcome::Running
+                    {
+                        e.outcome = EntryOutcome::Failed { reason: reason.clone() };
+                    }
+                    self.event(t, me, skill, SkillOutcome::Failed { reason });
+                }
+            }
+        }
+        Ok(action)
+    }
+
+    /// Ends the running skill: its memory entry and event say how, and the controller drops it.
+    fn end_skill(&mut self, t: u32, skill: Skill, outcome: EntryOutcome) {
+        let Some(ep) = self.ep.as_mut() else { return };
+        ep.controller.clear();
+        ep.wait_sig = None;
+        if let Some(e) = ep.memory.last_mut()
+            && e.outcome == EntryOutcome::Running
+        {
+            e.outcome = outcome.clone();
+        }
+        let me = ep.me;
+        let event = match outcome {
+            EntryOutcome::Failed { reason } => SkillOutcome::Failed { reason },
+            _ => SkillOutcome::Succeeded,
+        };
+        self.event(t, me, skill, event);
+    }
+
+    /// One step of the paper preset, as the published agent takes it: report a finished
+    /// skill and plan the next one; then re-check the current skill's preconditions (every
+    /// step, also midway through a skill) and, while they fail, explain and re-plan, forcing
+    /// `wait(1)` once `max_replans` re-plans were made; then the controller moves.
+    async fn step_paper(&mut self, obs: &Observation<'_>) -> Result<Action, LlmError> {
+        let state = obs.state;
+        let t = state.timestep;
+        let Some(ep) = self.ep.as_ref() else { return Ok(Action::Stay) };
+        let me = ep.me;
+        if let Some(skill) = ep.controller.skill() {
+            let interrupted = ep.wait_sig.is_some_and(|sig| sig != kitchen_signature(&ep.kitchen.layout, state));
+            if interrupted || ep.controller.is_done(state) {
+                self.metrics.skills_completed += 1;
+                let outcome = if interrupted {
+                    self.metrics.waits_interrupted += 1;
+                    EntryOutcome::Interrupted
+                } else {
+                    EntryOutcome::Succeeded
+                };
+                self.end_skill(t, skill, outcome);
+                if !matches!(skill, Skill::Wait(_)) {
+                    self.paper_note_success(me, skill);
+                }
+            }
+        }
+        let running = self.ep.as_ref().and_then(|e| e.controller.skill());
+        let mut current = match running {
+            Some(skill) => Current::Running(skill),
+            None => Current::Fresh(self.paper_plan(obs, false).await?),
+        };
+        let mut count = 0u32;
+        loop {
+            let (skill, scene) = match &current {
+                Current::Running(s) => (*s, None),
+                Current::Fresh(c) => (c.skill, Some(c.scene.clone())),
+            };
+            let Some(ep) = self.ep.as_ref() else { return Ok(Action::Stay) };
+            let failed = {
+                let k = &ep.kitchen;
+                check_preconditions(skill, &Reach { layout: &k.layout, motion: &k.motion, state, player: me })
+            };
+            if failed.is_empty() {
+                break;
+            }
+            let rule_reason = verificator::rules_reason(&failed);
+            if let Current::Running(_) = current {
+                // A skill that became invalid midway is dropped, explained and re-planned.
+                self.metrics.skills_invalidated += 1;
+                self.metrics.skills_failed += 1;
+                self.end_skill(t, skill, EntryOutcome::Failed { reason: rule_reason.clone() });
+            }
+            let scene = scene.unwrap_or_else(|| self.scene_now(state));
+            if count >= self.cfg.settings.max_replans {
+                current = Current::Fresh(self.forced_wait(scene, None, rule_reason));
+                break;
+            }
+            let explanation = match self.paper_explain(state, &scene, skill, rule_reason).await {
+                Ok(e) => e,
+                Err(CallFailure::Unusable(e)) => return Err(e),
+                Err(CallFailure::Down(e)) => {
+                    let reason = format!("the model is unreachable ({e})");
+                    current = Current::Fresh(self.forced_wait(scene, None, reason));
+                    break;
+                }
+            };
+            if let Some(ep) = self.ep.as_mut() {
+                ep.dialogue.push(Message::user(explanation.clone()));
+            }
+            let replanned = self.paper_plan(obs, true).await?;
+            count += 1;
+            let rules = self.cfg.settings.preset.rules();
+            if rules.replan_cap == ReplanCap::ForceWaitOnCount && count >= self.cfg.settings.max_replans {
+                // The published agent forces the wait on the count alone: the last re-plan's
+                // answer is not even validated.
+                let reason = format!("{count} re-plans; the last explanation: {explanation}");
+                current = Current::Fresh(self.forced_wait(replanned.scene, replanned.reply, reason));
+                break;
+            }
+            current = Current::Fresh(replanned);
+        }
+        if let Current::Fresh(c) = current {
+            self.commit(state, c.scene, c.reply, c.skill, c.outcome);
+        }
+        let Some(ep) = self.ep.as_mut() else { return Ok(Action::Stay) };
+        let Some(skill) = ep.controller.skill() else { return Ok(Action::Stay) };
+        let cs = ep.controller.step(state);
+        Ok(match cs.status {
+            SkillStatus::Running => cs.action,
+            SkillStatus::Succeeded => {
+                self.metrics.skills_completed += 1;
+                self.end_skill(t, skill, EntryOutcome::Succeeded);
+                Action::Stay
+            }
+            SkillStatus::Failed { reason } => {
+                // The published agent's controller, finding no way to its goal, switches to
+                // wait(1) and stays this step.
+                self.metrics.skills_failed += 1;
+                self.end_skill(t, skill, EntryOutcome::Failed { reason });
+                let scene = self.scene_now(state);
+                self.commit(state, scene, None, Skill::Wait(1), EntryOutcome::Running);
+                Action::Stay
+            }
+        })
+    }
+
+    /// The scene text of `state` from this seat.
+    fn scene_now(&self, state: &State) -> String {
+        match &self.ep {
+            Some(ep) => {
+                let k = &ep.kitchen;
+                scene_text(self.cfg.settings.align, &ep.info, &k.layout, &k.motion, state, ep.me, self.cfg.horizon)
+            }
+            None => String::new(),
+        }
+    }
+
+    /// `wait(1)` in place of a plan (no minimum wait applies), counted as a fallback.
+    fn forced_wait(&mut self, scene: String, reply: Option<planner::PlanReply>, reason: String) -> Candidate {
+        self.metrics.fallbacks += 1;
+        Candidate { skill: Skill::Wait(1), reply, scene, outcome: EntryOutcome::Fallback { reason } }
+    }
+
+    /// Records "<Player k> completed <skill>." in the paper preset's dialogue.
+    fn paper_note_success(&mut self, me: usize, skill: Skill) {
+        match paper::success_message(&self.cfg.prompts, me, skill) {
+            Ok(m) => {
+                if let Some(ep) = self.ep.as_mut() {
+                    ep.dialogue.push(Message::user(m));
+                }
+            }
+            Err(e) => {
+                self.metrics.prompt_errors += 1;
+                tracing::error!("paper success note: {e}");
+            }
+        }
+    }
+
+    /// One paper-preset planner call. A normal call sends the knowledge and the scene only;
+    /// a re-plan also sends the last K dialogue messages and asks to plan again. The reply
+    /// always yields a skill ([`paper::read_plan`]); the dialogue keeps what the published
+    /// agent keeps.
+    async fn paper_plan(&mut self, obs: &Observation<'_>, replan: bool) -> Result<Candidate, LlmError> {
+        let state = obs.state;
+        let t = state.timestep;
+        let scene = self.scene_now(state);
+        let Some(ep) = self.ep.as_ref() else {
+            return Ok(Candidate { skill: Skill::Wait(1), reply: None, scene, outcome: EntryOutcome::Running });
+        };
+        let me = ep.me;
+        let rules = self.cfg.settings.preset.rules();
+        let min_wait = rules.min_wait_on(&ep.kitchen.layout.name);
+        let system = ep.system.as_ref().map(|s| s.0.clone()).map_err(|e| e.to_string());
+        let settings = &self.cfg.settings;
+        let user = paper::belief_message(&self.cfg.prompts, settings.belief, settings.intention, &ep.belief, me)
+            .and_then(|b| paper::scene_message(&self.cfg.prompts, me, &b, &scene, replan, settings.analysis));
+        let (system, user) = match (system, user) {
+            (Ok(s), Ok(u)) => (s, u),
+            (Err(e), _) => {
+                self.metrics.prompt_errors += 1;
+                return Ok(self.forced_wait(scene, None, format!("prompt error: {e}")));
+            }
+            (_, Err(e)) => {
+                self.metrics.prompt_errors += 1;
+                tracing::error!("paper planner prompt: {e}");
+                return Ok(self.forced_wait(scene, None, format!("prompt error: {e}")));
+            }
+        };
+        let mut messages = vec![Message::system(system)];
+        if replan {
+            messages.extend(ep.dialogue.recent(self.cfg.settings.memory_k).cloned());
+            self.metrics.replans += 1;
+        } else {
+            self.metrics.plans += 1;
+        }
+        messages.push(Message::user(user.clone()));
+        let mut sampling = self.cfg.sampling.clone();
+        sampling.stop = rules.planner_stop.iter().map(|s| s.to_string()).collect();
+        let (text, idx) = match self.call(t, CallKind::Planner, ChatRequest::new(messages, sampling)).await {
+            Ok(r) => r,
+            Err(CallFailure::Unusable(e)) => return Err(e),
+            Err(CallFailure::Down(e)) => {
+                return Ok(self.forced_wait(scene, None, format!("the model is unreachable ({e})")));
+            }
+        };
+        let read = paper::read_plan(&text, me, min_wait);
+        match &read.source {
+            paper::PlanSource::Parsed => self.note(idx, Some(format!("plan={}", read.skill)), None),
+            paper::PlanSource::BareWait => self.note(idx, Some(format!("plan={} (a bare wait)", read.skill)), None),
+            paper::PlanSource::Unreadable(reason) => {
+                self.metrics.parse_failures += 1;
+                self.note(idx, Some(format!("plan={}", read.skill)), Some(format!("{reason}; waiting instead")));
+            }
+        }
+        if let Some(ep) = self.ep.as_mut() {
+            if !paper::mentions_wait(&text) {
+                ep.dialogue.push(Message::user(user));
+                ep.dialogue.push(Message::assistant(text));
+            }
+            if !matches!(read.skill, Skill::Wait(_)) {
+                ep.dialogue.push(Message::assistant(read.skill.to_string()));
+            }
+        }
+        Ok(Candidate { skill: read.skill, reply: read.reply, scene, outcome: EntryOutcome::Running })
+    }
+
+    /// The paper preset's explanation of a rejected skill: with `--verificator llm`, one
+    /// explainer call whose reply is used as it is; otherwise the rule or "rejected" reason.
+    async fn paper_explain(
+        &mut self,
+        state: &State,
+        scene: &str,
+        skill: Skill,
+        rule_reason: String,
+    ) -> Result<String, CallFailure> {
+        let (me, system) = match &self.ep {
+            Some(ep) => (ep.me, ep.system.as_ref().map(|s| s.1.clone()).unwrap_or_default()),
+            None => return Ok(rule_reason),
+        };
+        match self.cfg.settings.verificator {
+            VerificatorMode::Rules => return Ok(rule_reason),
+            VerificatorMode::Off => return Ok(verificator::off_reason(skill)),
+            VerificatorMode::Llm => {}
+        }
+        let user = match paper::explain_message(&self.cfg.prompts, me, scene, skill) {
+            Ok(u) => u,
+            Err(e) => {
+                self.metrics.prompt_errors += 1;
+                tracing::error!("explainer prompt: {e}");
+                return Ok(rule_reason);
+            }
+        };
+        let req = ChatRequest::new(vec![Message::system(system), Message::user(user)], self.cfg.sampling.clone());
+        let (text, idx) = self.call(state.timestep, CallKind::Explainer, req).await?;
+        self.note(idx, Some(text.clone()), None);
+        Ok(text)
+    }
+
     fn observe_teammate(&mut self, obs: &Observation<'_>) {
         let Some(ep) = self.ep.as_mut() else { return };
         let mate = 1 - ep.me;
@@ -535,15 +898,18 @@ pub fn kitchen_signature(layout: &Layout, state: &State) -> u64 {
     h
 }
 
-/// The planner's and the verificator's system messages for a layout and seat.
+/// The planner's and the verificator's (or, in the paper preset, the explainer's)
+/// system messages for a layout and seat.
 fn render_systems(
     cfg: &ProAgentConfig,
     layout: &Layout,
     info: &SceneInfo,
     seat: usize,
 ) -> Result<(String, String), PromptError> {
+    let dir = cfg.settings.preset.template_dir();
     let ctx = planner::knowledge_context(
         &cfg.prompts,
+        dir,
         layout,
         info,
         seat,
@@ -551,7 +917,19 @@ fn render_systems(
         cfg.level(),
         cfg.settings.wait_interrupt,
     );
-    Ok((planner::system_message(&cfg.prompts, &ctx)?, verificator::system_message(&cfg.prompts, &ctx)?))
+    let checker = match cfg.settings.preset {
+        Preset::Default => verificator::system_message(&cfg.prompts, &ctx)?,
+        Preset::Paper => paper::explainer_system(&cfg.prompts, &ctx)?,
+    };
+    Ok((planner::system_message(&cfg.prompts, dir, &ctx)?, checker))
+}
+
+/// The controller switches a preset's loop rules ask for.
+fn controller_options(rules: &LoopRules) -> ControllerOptions {
+    ControllerOptions {
+        stall_limit: rules.stall_limit,
+        wait_moves: if rules.random_wait_moves { WaitMoves::RandomValid } else { WaitMoves::StayOrUnjam },
+    }
 }
 
 #[async_trait]
@@ -567,8 +945,9 @@ impl Agent for ProAgent {
         let system = render_systems(&self.cfg, layout, &info, seat).inspect_err(|e| tracing::error!("{e}"));
         let knowledge = system.as_ref().map(|s| s.0.clone()).unwrap_or_default();
         let me = seat.min(1);
+        let options = controller_options(&self.cfg.settings.preset.rules());
         self.ep = Some(Episode {
-            controller: Controller::new(Arc::clone(&kitchen), me, seed),
+            controller: Controller::new(Arc::clone(&kitchen), me, seed).with_options(options),
             kitchen,
             info,
             me,
@@ -577,6 +956,8 @@ impl Agent for ProAgent {
             system,
             prev_state: None,
             wait_sig: None,
+            skill_started: None,
+            dialogue: paper::Dialogue::new(self.cfg.settings.memory_k),
         });
         self.flush_sink();
         self.exchanges.clear();
@@ -592,67 +973,23 @@ impl Agent for ProAgent {
             self.reset(obs.layout, obs.seat, 0);
         }
         self.observe_teammate(obs);
-        let state = obs.state;
-        let mut action = Action::Stay;
-        // A skill can end and the next one start within the same step; two rounds are enough
-        // (a fresh skill that ends at once is retried at the next step).
-        for _ in 0..2 {
-            let needs_plan = self.ep.as_ref().is_some_and(|e| e.controller.skill().is_none());
-            if needs_plan && let Err(e) = self.plan(obs).await {
+        let action = match self.cfg.settings.preset {
+            Preset::Default => self.step_default(obs).await,
+            Preset::Paper => self.step_paper(obs).await,
+        };
+        let action = match action {
+            Ok(a) => a,
+            Err(e) => {
                 // The failing exchange still reaches the transcript.
                 self.flush_sink();
                 return Err(AgentError::ModelUnusable(Box::new(e)));
             }
-            let Some(ep) = self.ep.as_mut() else { break };
-            let Some(skill) = ep.controller.skill() else { break };
-            let t = state.timestep;
-            let me = ep.me;
-            if let Some(sig) = ep.wait_sig
-                && sig != kitchen_signature(&ep.kitchen.layout, state)
-            {
-                ep.wait_sig = None;
-                ep.controller.clear();
-                self.metrics.skills_completed += 1;
-                self.metrics.waits_interrupted += 1;
-                if let Some(e) = ep.memory.last_mut()
-                    && e.outcome == EntryOutcome::Running
-                {
-                    e.outcome = EntryOutcome::Interrupted;
-                }
-                self.event(t, me, skill, SkillOutcome::Succeeded);
-                continue;
-            }
-            let cs = ep.controller.step(state);
-            match cs.status {
-                SkillStatus::Running => {
-                    action = cs.action;
-                    break;
-                }
-                SkillStatus::Succeeded => {
-                    self.metrics.skills_completed += 1;
-                    if let Some(e) = ep.memory.last_mut()
-                        && e.outcome == EntryOutcome::Running
-                    {
-                        e.outcome = EntryOutcome::Succeeded;
-                    }
-                    self.event(t, me, skill, SkillOutcome::Succeeded);
-                }
-                SkillStatus::Failed { reason } => {
-                    self.metrics.skills_failed += 1;
-                    if let Some(e) = ep.memory.last_mut()
-                        && e.outcome == EntryOutcome::Running
-                    {
-                        e.outcome = EntryOutcome::Failed { reason: reason.clone() };
-                    }
-                    self.event(t, me, skill, SkillOutcome::Failed { reason });
-                }
-            }
-        }
+        };
         self.flush_sink();
         if let Some(ep) = self.ep.as_mut() {
             match &mut ep.prev_state {
-                Some(p) => p.clone_from(state),
-                None => ep.prev_state = Some(state.clone()),
+                Some(p) => p.clone_from(obs.state),
+                None => ep.prev_state = Some(obs.state.clone()),
             }
         }
         Ok(action)

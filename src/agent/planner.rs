@@ -99,9 +99,12 @@ impl PromptLevel {
     }
 }
 
-/// The knowledge library's variables for one layout and seat.
+/// The knowledge library's variables for one layout and seat; the per-layout parts
+/// (task, rules, strategy, demos, explainer notes) resolve in the template folder `dir`.
+#[allow(clippy::too_many_arguments)]
 pub fn knowledge_context(
     lib: &PromptLibrary,
+    dir: &str,
     layout: &Layout,
     info: &SceneInfo,
     me: usize,
@@ -118,11 +121,14 @@ pub fn knowledge_context(
     context! {
         me, mate,
         layout => layout.name.clone(),
-        task_template => lib.resolve("task", &layout.name, me),
-        rules_template => lib.resolve("rules", &layout.name, me),
-        demos_template => lib.resolve("demos", &layout.name, me),
+        task_template => lib.resolve_in(dir, "task", &layout.name, me),
+        rules_template => lib.resolve_in(dir, "rules", &layout.name, me),
+        demos_template => lib.resolve_in(dir, "demos", &layout.name, me),
+        strategy_template => lib.resolve_in(dir, "strategy", &layout.name, me),
+        explainer_template => lib.resolve_in(dir, "explainer", &layout.name, me),
         my_can, my_cannot, mate_can, mate_cannot,
         num_items => rules.num_items,
+        num_pots => layout.pots.len(),
         cook_time => rules.cook_time_for(&full),
         soup_value => rules.recipe_value(rules.num_items, 0),
         horizon,
@@ -132,9 +138,9 @@ pub fn knowledge_context(
     }
 }
 
-/// The planner's system message (the persistent knowledge).
-pub fn system_message(lib: &PromptLibrary, knowledge: &Value) -> Result<String, PromptError> {
-    lib.render("agent/system.j2", knowledge)
+/// The planner's system message (the persistent knowledge) from folder `dir`.
+pub fn system_message(lib: &PromptLibrary, dir: &str, knowledge: &Value) -> Result<String, PromptError> {
+    lib.render(&format!("{dir}/system.j2"), knowledge)
 }
 
 /// The belief block: recent scored predictions and the teammate's last observed skill.

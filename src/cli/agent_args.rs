@@ -6,6 +6,7 @@ use anyhow::{Context, Result, bail};
 use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
 use proagent::agent::config::MAX_REPLANS;
+use proagent::agent::preset::Preset;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
@@ -22,40 +23,60 @@ pub struct ProAgentArgs {
     /// or a served model name with `--base-url`), its sampling and its HTTP settings.
     #[command(flatten)]
     pub llm: LlmArgs,
-    /// How many recent trajectory entries the planner sees.
-    #[arg(long, default_value_t = 1, value_parser = super::common::usize_in(0..=MAX_MEMORY_K as u64))]
-    pub memory_k: usize,
-    /// Re-plans after a rejected skill before falling back to wait(1).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=MAX_REPLANS as i64))]
-    pub max_replans: u32,
-    /// How a rejected skill is explained: llm (two model rounds), rules (precondition sentences), off.
-    #[arg(long, default_value = "llm", value_parser = parse_verificator)]
-    pub verificator: VerificatorMode,
-    /// Belief correction: replace the predicted intention with the real behaviour, annotate it, or off.
-    #[arg(long, default_value = "replace", value_parser = parse_belief)]
-    pub belief: BeliefMode,
+    /// Which agent loop runs: default (this runtime's) or paper (the published ProAgent,
+    /// point by point; see docs/agent.md). The switches below start from the preset's values.
+    #[arg(long, default_value = "default", value_parser = parse_preset)]
+    pub preset: Preset,
+    /// How many recent trajectory entries the planner sees (paper: dialogue messages a re-plan
+    /// carries) [default: 1].
+    #[arg(long, value_parser = super::common::usize_in(0..=MAX_MEMORY_K as u64))]
+    pub memory_k: Option<usize>,
+    /// Re-plans after a rejected skill before falling back to wait(1) [default: 3; paper: 4].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_REPLANS as i64))]
+    pub max_replans: Option<u32>,
+    /// How a rejected skill is explained: llm (two model rounds; paper: one explainer call),
+    /// rules (precondition sentences), off [default: llm].
+    #[arg(long, value_parser = parse_verificator)]
+    pub verificator: Option<VerificatorMode>,
+    /// Belief correction: replace the predicted intention with the real behaviour, annotate
+    /// it, or off [default: replace; paper: off].
+    #[arg(long, value_parser = parse_belief)]
+    pub belief: Option<BeliefMode>,
     /// Do not ask the planner for an analysis.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "analysis")]
     pub no_analysis: bool,
-    /// Do not ask the planner for the teammate's intention.
+    /// Ask the planner for an analysis (the default in both presets).
     #[arg(long)]
+    pub analysis: bool,
+    /// Do not ask the planner for the teammate's intention (the paper preset's default).
+    #[arg(long, conflicts_with = "intention")]
     pub no_intention: bool,
-    /// Scene description: proagent (the paper's text) or coordination (distances, blocked, inaccessible).
-    #[arg(long = "align", default_value = "proagent", value_parser = parse_align)]
-    pub align: AlignStyle,
+    /// Ask the planner for the teammate's intention (the default preset's default).
+    #[arg(long)]
+    pub intention: bool,
+    /// Scene description: proagent (the paper's text) or coordination (distances, blocked,
+    /// inaccessible) [default: proagent].
+    #[arg(long = "align", value_parser = parse_align)]
+    pub align: Option<AlignStyle>,
     /// Prompt templates directory (default: ./prompts if it has agent/, else the embedded copies).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
-    /// Let wait(n) run its full n steps even when the kitchen changes.
-    #[arg(long)]
+    /// Let wait(n) run its full n steps even when the kitchen changes (the paper preset's way).
+    #[arg(long, conflicts_with = "wait_interrupt")]
     pub no_wait_interrupt: bool,
     /// Model calls (both seats) that may fail after every retry before an episode
     /// counts as failed: it is then stopped, not scored, and (in `eval`) retried by the
     /// next run. The default 0 tolerates none.
     #[arg(long, value_name = "N", default_value_t = proagent::runner::DEFAULT_MAX_LLM_FAILURES)]
     pub max_llm_failures: u64,
+    /// End wait(n) early when the kitchen changes (the default preset's way).
+    #[arg(long)]
+    pub wait_interrupt: bool,
 }
 
+fn parse_preset(s: &str) -> Result<Preset, String> {
+    s.parse()
+}
 fn parse_verificator(s: &str) -> Result<VerificatorMode, String> {
     s.parse()
 }
@@ -66,20 +87,31 @@ fn parse_align(s: &str) -> Result<AlignStyle, String> {
     s.parse()
 }
 
+/// `Some(true)` for `--x`, `Some(false)` for `--no-x`, `None` for neither.
+fn switch(on: bool, off: bool) -> Option<bool> {
+    if on {
+        Some(true)
+    } else if off {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 impl ProAgentArgs {
-    /// The switches these flags set.
+    /// The switches these flags set: the preset's, with every flag given replacing its value.
     pub fn settings(&self) -> AgentSettings {
-        AgentSettings {
-            memory_k: self.memory_k,
-            max_replans: self.max_replans,
-            verificator: self.verificator,
-            belief: self.belief,
-            analysis: !self.no_analysis,
-            intention: !self.no_intention,
-            align: self.align,
-            prompts: self.prompts.clone(),
-            wait_interrupt: !self.no_wait_interrupt,
-        }
+        let mut s = AgentSettings::for_preset(self.preset);
+        s.memory_k = self.memory_k.unwrap_or(s.memory_k);
+        s.max_replans = self.max_replans.unwrap_or(s.max_replans);
+        s.verificator = self.verificator.unwrap_or(s.verificator);
+        s.belief = self.belief.unwrap_or(s.belief);
+        s.analysis = switch(self.analysis, self.no_analysis).unwrap_or(s.analysis);
+        s.intention = switch(self.intention, self.no_intention).unwrap_or(s.intention);
+        s.align = self.align.unwrap_or(s.align);
+        s.prompts.clone_from(&self.prompts);
+        s.wait_interrupt = switch(self.wait_interrupt, self.no_wait_interrupt).unwrap_or(s.wait_interrupt);
+        s
     }
 
     /// The model named by `--model`; `seed` seeds an HTTP backend's retry jitter.
@@ -110,7 +142,7 @@ impl ProAgentArgs {
 
     /// The agent configuration these options describe; bad prompts are reported here.
     pub fn config(&self, horizon: u32, model: Arc<dyn LanguageModel>) -> Result<ProAgentConfig> {
-        if self.max_replans > MAX_REPLANS {
+        if self.max_replans.is_some_and(|n| n > MAX_REPLANS) {
             bail!("--max-replans must be at most {MAX_REPLANS}");
         }
         let prompts = PromptLibrary::load_or_embedded(self.prompts.as_deref()).context("--prompts")?;

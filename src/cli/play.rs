@@ -87,7 +87,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
         bail!("--transcript needs a `proagent` seat (only ProAgent runs talk to a model)");
     }
     let want_transcript = has_proagent && !a.no_transcript;
-    let prompt_hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
+    let prompt_hashes = factory.proagent_config().map(|c| c.prompt_hashes()).unwrap_or_default();
     let model_settings = a.proagent.model_settings()?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     for e in 0..a.run.episodes {

@@ -95,7 +95,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         }
         factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
     }
-    let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
+    let hashes = factory.proagent_config().map(|c| c.prompt_hashes()).unwrap_or_default();
     let opts = WriterOptions { scrubber: secrets, wall_clock: false };
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
     let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;

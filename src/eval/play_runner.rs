@@ -120,7 +120,7 @@ impl PlayRunner {
         let fail = |e: crate::transcript::TranscriptError| {
             EpisodeError::Failed(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
         };
-        let header = run.header(p.config.prompts.hashes()).map_err(fail)?;
+        let header = run.header(p.config.prompt_hashes()).map_err(fail)?;
         let opts = WriterOptions { scrubber: p.scrubber.clone(), wall_clock: true };
         EpisodeRecorder::start_file(ctx.transcript_path.clone(), opts, &header).map(Some).map_err(fail)
     }

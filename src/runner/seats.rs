@@ -12,8 +12,8 @@ use crate::policy::Agent;
 use std::sync::Arc;
 
 /// The specs a seat understands.
-pub const KNOWN_SPECS: [&str; 9] =
-    ["greedy", "random", "stay", "courier", "scripted", "proagent", "bc", "bc:train", "bc:PATH"];
+pub const KNOWN_SPECS: [&str; 10] =
+    ["greedy", "random", "random4", "stay", "courier", "scripted", "proagent", "bc", "bc:train", "bc:PATH"];
 
 /// Why a seat could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -139,6 +139,7 @@ pub fn build_partner(spec: &str, kitchen: &Arc<Kitchen>) -> Result<Box<dyn Agent
     Ok(match spec.trim() {
         "greedy" => Box::new(greedy::GreedyPartner::new(k)),
         "random" => Box::new(basic::RandomPartner::new()),
+        "random4" => Box::new(basic::RandomPartner::moves_only()),
         "stay" => Box::new(basic::StayPartner),
         "courier" => Box::new(courier::CourierPartner::new(k)),
         "scripted" => Box::new(scripted::ScriptedPartner::new(k)),

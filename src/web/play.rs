@@ -373,7 +373,7 @@ impl Sessions {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 };
-                let header = run.header(cfg.proagent.prompts.hashes()).map_err(io)?;
+                let header = run.header(cfg.proagent.prompt_hashes()).map_err(io)?;
                 let opts = WriterOptions { scrubber: cfg.scrubber.clone(), wall_clock: true };
                 let mut r = EpisodeRecorder::start_file(path.clone(), opts, &header).map_err(io)?;
                 r.set_sinks(vec![sink]);

@@ -15,6 +15,7 @@ mod llm_cli;
 mod llm_http;
 mod outage;
 mod play_cli;
+mod preset_cli;
 mod qa_cli;
 mod qa_http;
 mod qa_lib;
