@@ -247,9 +247,7 @@ impl OpenAiModel {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
-        // reqwest is built without a TLS crypto provider of its own; make ring the
-        // process default (a no-op when one is already installed).
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_tls_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(cfg.connect_timeout)
             .timeout(cfg.request_timeout)
@@ -616,6 +614,14 @@ fn server_error_text(body: &str) -> String {
         _ if body.trim().is_empty() => "(no error text)".to_string(),
         _ => excerpt(body.trim()),
     }
+}
+
+/// Makes rustls' ring provider the process's TLS crypto provider (a no-op when one is
+/// installed already). reqwest is built without a provider of its own (ring builds far
+/// faster than the default aws-lc), so call this before building any other
+/// `reqwest::Client`; [`OpenAiModel::new`] does.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 fn excerpt(text: &str) -> String {

@@ -282,6 +282,7 @@ async fn mock_server_stats_stay_bounded() {
     assert_eq!((st.requests, st.ok), (10, 10));
     assert_eq!(st.sequence.len(), 4, "only the most recent entries are kept");
     assert_eq!(st.sequence_dropped, 6);
+    proagent::llm::http::install_tls_provider();
     let body = reqwest::get(format!("{}/stats", s.base_url())).await.unwrap().text().await.unwrap();
     let v: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["sequence"].as_array().unwrap().len(), 4);

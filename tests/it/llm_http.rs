@@ -256,6 +256,7 @@ async fn concurrent_requests_overlap() {
 #[tokio::test]
 async fn models_endpoint_lists_the_mock() {
     let s = server(MockConfig::default()).await;
+    proagent::llm::http::install_tls_provider();
     let body = reqwest::get(format!("{}/models", s.base_url())).await.unwrap().text().await.unwrap();
     let v: async_openai::types::models::ListModelResponse = serde_json::from_str(&body).unwrap();
     assert_eq!(v.data[0].id, "proagent-mock");

@@ -237,6 +237,7 @@ fn the_test_server_speaks_the_openai_shape() {
         let (url, server) = start_server(Duration::ZERO).await;
         let d = data::embedded().unwrap();
         let prompts = Prompts::embedded().unwrap();
+        proagent::llm::http::install_tls_provider();
         let ask = |q: &Question| {
             let body = json!({"model": "m", "messages": prompts.messages(q).unwrap()});
             reqwest::Client::new().post(format!("{url}/chat/completions")).json(&body).send()

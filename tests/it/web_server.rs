@@ -44,6 +44,7 @@ impl Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(serve(listener, cfg, std::future::pending()));
+        proagent::llm::http::install_tls_provider();
         Server { base, http: reqwest::Client::new(), dir }
     }
 
