@@ -96,6 +96,18 @@ impl LlmUsage {
     }
 }
 
+/// What a seat is doing right now, for progress lines and `--render`. Agents without
+/// skills report nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatStatus {
+    /// The skill being carried out, as written in prompts (e.g. `pickup(onion)`).
+    pub skill: Option<String>,
+    /// The teammate's skill as this seat last predicted or inferred it.
+    pub intention: Option<String>,
+    /// The reasoning behind the current plan (a planner's "Analysis"), whitespace-collapsed.
+    pub analysis: Option<String>,
+}
+
 /// One seat's decision maker. `act` is async because some agents wait for a model.
 #[async_trait]
 pub trait Agent: Send {
@@ -121,6 +133,10 @@ pub trait Agent: Send {
     /// What this seat asked of a language model this episode (zero for agents without one).
     fn llm_usage(&self) -> LlmUsage {
         LlmUsage::default()
+    }
+    /// The current skill and plan (empty for agents without skills).
+    fn status(&self) -> SeatStatus {
+        SeatStatus::default()
     }
 }
 

@@ -40,6 +40,37 @@ pub struct RunConfig {
     pub proagent: AgentSettings,
     /// The model of every `proagent` seat.
     pub model: ModelSettings,
+    /// Each player's own ProAgent configuration (`None` for other agents). Transcripts
+    /// written before seats could differ have none: every `proagent` seat then used
+    /// `proagent` and `model`.
+    #[serde(default, skip_serializing_if = "no_seats")]
+    pub seats: [Option<SeatConfig>; 2],
+}
+
+/// One ProAgent seat as a transcript header records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatConfig {
+    /// The seat's name (`agent::config::label`).
+    pub label: String,
+    /// Its switches.
+    pub proagent: AgentSettings,
+    /// Its model.
+    pub model: ModelSettings,
+}
+
+fn no_seats(s: &[Option<SeatConfig>; 2]) -> bool {
+    s.iter().all(Option::is_none)
+}
+
+impl RunConfig {
+    /// The recorded configuration of player `player`'s ProAgent seat: its own, or (older
+    /// transcripts) the shared one.
+    pub fn seat(&self, player: usize) -> SeatConfig {
+        match self.seats.get(player).cloned().flatten() {
+            Some(s) => s,
+            None => SeatConfig { label: String::new(), proagent: self.proagent.clone(), model: self.model.clone() },
+        }
+    }
 }
 
 impl RunConfig {

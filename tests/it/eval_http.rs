@@ -52,7 +52,7 @@ async fn concurrent_sweep_through_the_http_backend() {
     let (w, _) = ResultWriter::open(&path).unwrap();
     let todo = plan(4); // 16 episodes × 3 calls × 300 ms = 14.4 s one at a time
     let runner = Arc::new(ChatRunner { model: client(&server, 3), calls: 3 });
-    let opts = SchedulerOptions { concurrency: 16, out_dir: dir.path().to_path_buf(), progress: false };
+    let opts = SchedulerOptions::quiet(16, dir.path().to_path_buf());
     let t0 = Instant::now();
     let s = run_episodes(todo, runner, w.spawn(), &opts, std::future::pending()).await.unwrap();
     let wall = t0.elapsed();
@@ -81,7 +81,7 @@ async fn an_episode_whose_model_fails_is_not_recorded_and_a_rerun_plays_it() {
     let server = MockServer::start_local(Arc::new(EchoPlanner), cfg).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(RESULTS_FILE);
-    let opts = SchedulerOptions { concurrency: 1, out_dir: dir.path().to_path_buf(), progress: false };
+    let opts = SchedulerOptions::quiet(1, dir.path().to_path_buf());
     let runner = Arc::new(ChatRunner { model: client(&server, 0), calls: 1 });
     let (w, _) = ResultWriter::open(&path).unwrap();
     let s = run_episodes(plan(2), runner.clone(), w.spawn(), &opts, std::future::pending()).await.unwrap();
