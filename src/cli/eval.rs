@@ -224,8 +224,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     let runner = make_runner(&a, &layout_map, &setups, &rt)?;
-    for s in &specs {
-        runner.check_spec(s).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
+        for s in list {
+            runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+        }
     }
     let spec_configs =
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();

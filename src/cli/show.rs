@@ -43,6 +43,7 @@ pub struct ShowArgs {
 /// state after it and skill events.
 struct Saved {
     layout: Layout,
+    seed: Option<u64>,
     names: [String; 2],
     start: State,
     steps: Vec<SavedStep>,
@@ -105,7 +106,7 @@ fn from_trajectory(path: &std::path::Path, episode: usize) -> Result<Saved> {
         let joint = [s.actions.first().cloned().unwrap_or_default(), s.actions.get(1).cloned().unwrap_or_default()];
         steps.push(SavedStep { joint, reward: s.reward, state, events });
     }
-    Ok(Saved { layout, names, start, steps })
+    Ok(Saved { layout, seed: raw["seed"].as_u64(), names, start, steps })
 }
 
 fn from_transcript(path: &std::path::Path) -> Result<Saved> {
@@ -117,6 +118,7 @@ fn from_transcript(path: &std::path::Path) -> Result<Saved> {
         None => load_layout(&cfg.layout_spec)?,
     };
     let seat = cfg.seat.min(1);
+    let seed = Some(cfg.seed);
     let names: [String; 2] = if seat == 0 { [cfg.agent, cfg.partner] } else { [cfg.partner, cfg.agent] };
     let start = layout.start_state();
     let mut state = start.clone();
@@ -139,7 +141,7 @@ fn from_transcript(path: &std::path::Path) -> Result<Saved> {
             events: events_of(s.data.get("skill_events")),
         });
     }
-    Ok(Saved { layout, names, start, steps })
+    Ok(Saved { layout, seed, names, start, steps })
 }
 
 pub fn run(a: ShowArgs) -> Result<ExitCode> {
@@ -173,7 +175,8 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
         })
     };
     if a.step.is_none_or(|n| n == 0) {
-        let header = format!("{}, t=0 (start)\n", saved.layout.name);
+        let seed = saved.seed.map(|s| format!(" seed {s}")).unwrap_or_default();
+        let header = format!("{}{seed}, t=0 (start)\n", saved.layout.name);
         board::print_frame(&saved.layout, &saved.start, &header, &board::panel(0, None, &seats(&skills)), delay);
     }
     for (k, s) in saved.steps.iter().enumerate() {

@@ -88,6 +88,21 @@ impl RunConfig {
             line: 1,
             message: format!("the header's config is not an episode's: {e}"),
         })?;
+        // The shared settings repeat the main ProAgent seat's (the agent's, else the
+        // partner's); a header where they disagree was edited by hand, and which to trust is unclear.
+        let main = [cfg.seat.min(1), 1 - cfg.seat.min(1)].into_iter().find_map(|p| cfg.seats[p].as_ref());
+        if let Some(m) = main
+            && (m.proagent != cfg.proagent || m.model != cfg.model)
+        {
+            return Err(TranscriptError::Bad {
+                path: file.to_string(),
+                line: 1,
+                message: format!(
+                    "the header's config.proagent/config.model disagree with the seat they repeat (config.seats, {})",
+                    m.label
+                ),
+            });
+        }
         if cfg.command != PLAY_COMMAND {
             return Err(TranscriptError::Bad {
                 path: file.to_string(),
