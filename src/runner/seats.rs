@@ -232,6 +232,8 @@ pub fn build_partner(spec: &str, kitchen: &Arc<Kitchen>) -> Result<Box<dyn Agent
         "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
         "proagent" => Box::new(ProAgent::new(ProAgentConfig::new(Arc::new(ScriptedModel::new()))).with_kitchen(k)),
         other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &kitchen.layout)?),
+        // A configured ProAgent needs its model built by the caller (`SeatFactory::with_seat`).
+        other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
         other => return Err(unknown(other)),
     })
 }
@@ -285,5 +287,6 @@ mod tests {
         assert!(!e.contains("partner") && !e.contains("to seat a language model"), "{e}");
         let f = SeatFactory::new(None);
         assert!(matches!(f.build("proagent[gpt-4o]", &k), Err(SeatError::Unresolved(_))));
+        assert!(matches!(build_partner("proagent[gpt-4o]", &k), Err(SeatError::Unresolved(_))));
     }
 }
