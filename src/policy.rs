@@ -108,6 +108,18 @@ pub enum AgentError {
     ModelUnusable(Box<dyn std::error::Error + Send + Sync + 'static>),
 }
 
+/// What a seat is doing right now, for progress lines and `--render`. Agents without
+/// skills report nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatStatus {
+    /// The skill being carried out, as written in prompts (e.g. `pickup(onion)`).
+    pub skill: Option<String>,
+    /// The teammate's skill as this seat last predicted or inferred it.
+    pub intention: Option<String>,
+    /// The reasoning behind the current plan (a planner's "Analysis"), whitespace-collapsed.
+    pub analysis: Option<String>,
+}
+
 /// One seat's decision maker. `act` is async because some agents wait for a model.
 #[async_trait]
 pub trait Agent: Send {
@@ -139,6 +151,11 @@ pub trait Agent: Send {
     /// for the message of an episode stopped by too many of them.
     fn last_llm_failure(&self) -> Option<String> {
         None
+    }
+
+    /// The current skill and plan (empty for agents without skills).
+    fn status(&self) -> SeatStatus {
+        SeatStatus::default()
     }
 }
 

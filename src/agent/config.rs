@@ -202,6 +202,163 @@ pub fn fingerprint(settings: &AgentSettings, model: &ModelSettings, prompts: &Pr
     sha256_hex(v.to_string().as_bytes())
 }
 
+/// The options a `proagent[...]` seat spec may set, in the order labels list them.
+pub const SEAT_OPTIONS: [&str; 13] = [
+    "model",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "memory_k",
+    "max_replans",
+    "verificator",
+    "belief",
+    "analysis",
+    "intention",
+    "align",
+    "prompts",
+    "wait_interrupt",
+];
+
+/// A `key=value` of a `proagent[...]` spec that cannot be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// A key that is not one of [`SEAT_OPTIONS`].
+    #[error("unknown option {key:?} (known: {})", SEAT_OPTIONS.join(", "))]
+    Unknown {
+        /// The key as given.
+        key: String,
+    },
+    /// A value the option does not take.
+    #[error("{key}={value:?}: {expected}")]
+    BadValue {
+        /// The option.
+        key: String,
+        /// The value as given.
+        value: String,
+        /// What the option takes.
+        expected: String,
+    },
+}
+
+fn bool_value(key: &str, value: &str) -> Result<bool, OptionError> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" | "1" => Ok(true),
+        "false" | "off" | "no" | "0" => Ok(false),
+        _ => Err(OptionError::BadValue { key: key.into(), value: value.into(), expected: "true or false".into() }),
+    }
+}
+
+fn number<T: std::str::FromStr>(
+    key: &str,
+    value: &str,
+    ok: impl Fn(&T) -> bool,
+    expected: &str,
+) -> Result<T, OptionError> {
+    value.trim().parse::<T>().ok().filter(|v| ok(v)).ok_or_else(|| OptionError::BadValue {
+        key: key.into(),
+        value: value.into(),
+        expected: expected.into(),
+    })
+}
+
+/// Sets one option of a seat: the model and its sampling in `model`, the switches in
+/// `settings`. Values are range-checked as the matching command-line flags are.
+pub fn apply_option(
+    settings: &mut AgentSettings,
+    model: &mut ModelSettings,
+    key: &str,
+    value: &str,
+) -> Result<(), OptionError> {
+    let value = value.trim();
+    let parsed = |r: Result<(), String>| {
+        r.map_err(|e| OptionError::BadValue { key: key.into(), value: value.into(), expected: e })
+    };
+    match key.trim() {
+        "model" => {
+            if value.is_empty() {
+                return Err(OptionError::BadValue {
+                    key: key.into(),
+                    value: value.into(),
+                    expected: "a model name".into(),
+                });
+            }
+            model.model = value.to_string();
+        }
+        "temperature" => {
+            model.temperature = number(key, value, |t: &f32| (0.0..=2.0).contains(t), "a number in [0, 2]")?;
+        }
+        "top_p" => model.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?,
+        "max_tokens" => model.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?,
+        "memory_k" => {
+            settings.memory_k =
+                number(key, value, |k: &usize| *k <= MAX_MEMORY_K, &format!("a whole number in [0, {MAX_MEMORY_K}]"))?
+        }
+        "max_replans" => {
+            settings.max_replans =
+                number(key, value, |k: &u32| *k <= MAX_REPLANS, &format!("a whole number in [0, {MAX_REPLANS}]"))?
+        }
+        "verificator" => parsed(value.parse().map(|v| settings.verificator = v))?,
+        "belief" => parsed(value.parse().map(|v| settings.belief = v))?,
+        "align" => parsed(value.parse().map(|v| settings.align = v))?,
+        "analysis" => settings.analysis = bool_value(key, value)?,
+        "intention" => settings.intention = bool_value(key, value)?,
+        "wait_interrupt" => settings.wait_interrupt = bool_value(key, value)?,
+        "prompts" => settings.prompts = (!value.is_empty()).then(|| PathBuf::from(value)),
+        other => return Err(OptionError::Unknown { key: other.to_string() }),
+    }
+    Ok(())
+}
+
+/// An enum setting as it is written on the command line (its serde name).
+fn word<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// Every option of a seat that differs from the defaults, as `(key, value)` in
+/// [`SEAT_OPTIONS`] order (the model is always listed first).
+pub fn options(settings: &AgentSettings, model: &ModelSettings) -> Vec<(&'static str, String)> {
+    let d = AgentSettings::default();
+    let m = ModelSettings::new("");
+    let mut out = vec![("model", model.model.trim().to_string())];
+    let mut put = |key: &'static str, differs: bool, value: String| {
+        if differs {
+            out.push((key, value));
+        }
+    };
+    put("temperature", model.temperature != m.temperature, model.temperature.to_string());
+    put("top_p", model.top_p != m.top_p, model.top_p.to_string());
+    put("max_tokens", model.max_tokens != m.max_tokens, model.max_tokens.to_string());
+    put("memory_k", settings.memory_k != d.memory_k, settings.memory_k.to_string());
+    put("max_replans", settings.max_replans != d.max_replans, settings.max_replans.to_string());
+    put("verificator", settings.verificator != d.verificator, word(&settings.verificator));
+    put("belief", settings.belief != d.belief, word(&settings.belief));
+    put("analysis", settings.analysis != d.analysis, settings.analysis.to_string());
+    put("intention", settings.intention != d.intention, settings.intention.to_string());
+    put("align", settings.align != d.align, word(&settings.align));
+    put(
+        "prompts",
+        settings.prompts != d.prompts,
+        settings.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+    );
+    put("wait_interrupt", settings.wait_interrupt != d.wait_interrupt, settings.wait_interrupt.to_string());
+    out
+}
+
+/// The name a ProAgent seat goes by in every report, results record, `play` line and
+/// heatmap: `proagent[MODEL]`, followed by each option that differs from the defaults,
+/// e.g. `proagent[llama3.1:8b,memory_k=3]`. A label is itself a seat spec that
+/// rebuilds these settings from the defaults, so two seats share a label exactly when
+/// they share their settings (the served model's address and time-outs aside, and the
+/// prompts directory's contents, which the episode key hashes instead).
+///
+/// A named preset is meant to go in as one more `key=value` after the model, with
+/// the options then listed against the preset's values instead of the defaults.
+pub fn label(settings: &AgentSettings, model: &ModelSettings) -> String {
+    let parts: Vec<String> =
+        options(settings, model).into_iter().map(|(k, v)| if k == "model" { v } else { format!("{k}={v}") }).collect();
+    format!("proagent[{}]", parts.join(","))
+}
+
 /// Everything that configures a running ProAgent.
 #[derive(Clone)]
 pub struct ProAgentConfig {
@@ -220,6 +377,8 @@ pub struct ProAgentConfig {
     /// Where finished exchanges are also appended (with their parse results), so the builder
     /// of the agent can read them after a runner has consumed the boxed agent (transcripts).
     pub exchange_sink: Option<ExchangeSink>,
+    /// The seat's name ([`label`]); `None`: `proagent[<the model's name>]`.
+    pub label: Option<String>,
 }
 
 impl ProAgentConfig {
@@ -233,6 +392,7 @@ impl ProAgentConfig {
             horizon: crate::env::DEFAULT_HORIZON,
             log_exchanges: true,
             exchange_sink: None,
+            label: None,
         }
     }
 
@@ -277,6 +437,57 @@ mod tests {
         );
         let m = serde_json::to_value(ModelSettings::new("scripted")).unwrap();
         assert_eq!(m.to_string(), r#"{"max_tokens":256,"model":"scripted","temperature":0.0,"top_p":1.0}"#);
+    }
+
+    #[test]
+    fn labels_name_the_model_and_every_changed_option_and_parse_back() {
+        let s = AgentSettings::default();
+        assert_eq!(label(&s, &ModelSettings::new("gpt-4o")), "proagent[gpt-4o]");
+        let (mut s2, mut m2) = (s.clone(), ModelSettings::new("x"));
+        for (k, v) in [
+            ("model", "llama3.1:8b"),
+            ("memory_k", "3"),
+            ("temperature", "0.7"),
+            ("verificator", "rules"),
+            ("analysis", "off"),
+            ("align", "coordination"),
+        ] {
+            apply_option(&mut s2, &mut m2, k, v).unwrap();
+        }
+        let l = label(&s2, &m2);
+        assert_eq!(
+            l,
+            "proagent[llama3.1:8b,temperature=0.7,memory_k=3,verificator=rules,analysis=false,align=coordination]"
+        );
+        // The label's options rebuild the same settings from the defaults.
+        let (mut s3, mut m3) = (AgentSettings::default(), ModelSettings::new("?"));
+        let inner = &l["proagent[".len()..l.len() - 1];
+        for (i, part) in inner.split(',').enumerate() {
+            let (k, v) = part.split_once('=').unwrap_or(("model", part));
+            assert!(i == 0 || k != "model");
+            apply_option(&mut s3, &mut m3, k, v).unwrap();
+        }
+        assert_eq!((s3, m3), (s2, m2));
+    }
+
+    #[test]
+    fn options_are_range_checked_and_named() {
+        let (mut s, mut m) = (AgentSettings::default(), ModelSettings::new("x"));
+        for (k, v, needle) in [
+            ("memory_k", "-1", "memory_k=\"-1\""),
+            ("max_replans", "99", "[0, 20]"),
+            ("temperature", "3", "[0, 2]"),
+            ("top_p", "0", "(0, 1]"),
+            ("max_tokens", "0", "at least 1"),
+            ("analysis", "maybe", "true or false"),
+            ("verificator", "maybe", "verificator"),
+            ("model", "", "a model name"),
+            ("colour", "red", "unknown option \"colour\""),
+        ] {
+            let e = apply_option(&mut s, &mut m, k, v).unwrap_err().to_string();
+            assert!(e.contains(needle), "{k}={v}: {e}");
+        }
+        assert_eq!((s, m), (AgentSettings::default(), ModelSettings::new("x")), "a refused option changes nothing");
     }
 
     #[test]

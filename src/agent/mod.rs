@@ -30,7 +30,7 @@ use crate::controller::{Controller, ControllerOptions, Kitchen, SkillStatus, Wai
 use crate::env::{Action, Layout, State};
 use crate::llm::record::{Exchange, Outcome};
 use crate::llm::{ChatRequest, LlmError, Message};
-use crate::policy::{Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SkillEvent, SkillOutcome};
+use crate::policy::{Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SeatStatus, SkillEvent, SkillOutcome};
 use crate::skills::{Reach, Skill, check_preconditions};
 use align::{SceneInfo, scene_text};
 use async_trait::async_trait;
@@ -935,7 +935,10 @@ fn controller_options(rules: &LoopRules) -> ControllerOptions {
 #[async_trait]
 impl Agent for ProAgent {
     fn name(&self) -> String {
-        format!("proagent[{}]", self.cfg.model.name())
+        match &self.cfg.label {
+            Some(l) => l.clone(),
+            None => format!("proagent[{}]", self.cfg.model.name()),
+        }
     }
 
     fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
@@ -1005,6 +1008,16 @@ impl Agent for ProAgent {
 
     fn metrics(&self) -> serde_json::Value {
         self.metrics.to_json()
+    }
+
+    fn status(&self) -> SeatStatus {
+        let Some(ep) = &self.ep else { return SeatStatus::default() };
+        let last = ep.memory.recent(1).next();
+        SeatStatus {
+            skill: ep.controller.skill().map(|s| s.to_string()),
+            intention: last.and_then(|e| e.predicted).map(|s| s.to_string()),
+            analysis: last.and_then(|e| e.analysis.clone()),
+        }
     }
 
     fn llm_usage(&self) -> LlmUsage {

@@ -1,26 +1,34 @@
 //! The ProAgent options shared by the subcommands that can seat a ProAgent
-//! (`play`, `eval`, `bench agent`), turned into the agent's one configuration.
+//! (`play`, `eval`, `bench agent`), turned into each seat's one configuration. The
+//! flags set every `proagent` seat; a `proagent[key=value,...]` spec overrides them for
+//! its seat (see `agent::config::SEAT_OPTIONS`).
 
 use super::llm_args::LlmArgs;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
-use proagent::agent::config::MAX_REPLANS;
+use proagent::agent::config::{self, MAX_REPLANS};
 use proagent::agent::preset::Preset;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
 use proagent::limits::MAX_MEMORY_K;
-use proagent::llm::LanguageModel;
-use proagent::runner::models::{ModelChoice, ModelSpec, build_model, classify_model};
+use proagent::runner::models::{ModelChoice, build_model, classify_model};
+use proagent::runner::seats::proagent_options;
 use proagent::transcript::Scrubber;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// What `--model` means wherever a ProAgent is seated.
+pub const AGENT_MODEL_HELP: &str = "The language model of every `proagent` seat: `scripted` (the built-in \
+rule-based planner, offline), `replay:FILE` (the replies recorded in a transcript) or a name an \
+OpenAI-compatible server at --base-url serves (gpt-4o, llama3.1:8b, ...). One seat can use another: \
+proagent[model=NAME]. (oracle and random are CoordinationQA's, for `qa`.)";
+
 #[derive(clap::Args, Debug, Clone)]
+#[command(mut_arg("model", |a| a.help(AGENT_MODEL_HELP)))]
 pub struct ProAgentArgs {
-    /// The language model of a `proagent` seat (`--model`: `scripted` built in, `replay:FILE`,
-    /// or a served model name with `--base-url`), its sampling and its HTTP settings.
+    /// The language model of a `proagent` seat, its sampling and its HTTP settings.
     #[command(flatten)]
     pub llm: LlmArgs,
     /// Which agent loop runs: default (this runtime's) or paper (the published ProAgent,
@@ -98,6 +106,19 @@ fn switch(on: bool, off: bool) -> Option<bool> {
     }
 }
 
+/// One ProAgent seat, resolved: the flags with the spec's own options on top.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeatSetup {
+    /// The spec as given (`proagent`, `proagent[gpt-4o,memory_k=3]`).
+    pub spec: String,
+    /// The seat's name in every output: `agent::config::label`.
+    pub label: String,
+    /// The switches.
+    pub settings: AgentSettings,
+    /// The model, its sampling and (served models) its address.
+    pub model: ModelSettings,
+}
+
 impl ProAgentArgs {
     /// The switches these flags set: the preset's, with every flag given replacing its value.
     pub fn settings(&self) -> AgentSettings {
@@ -114,43 +135,60 @@ impl ProAgentArgs {
         s
     }
 
-    /// The model named by `--model`; `seed` seeds an HTTP backend's retry jitter.
-    pub fn model(&self, seed: u64) -> Result<Arc<dyn LanguageModel>> {
-        build_model(&self.spec(seed)?).context("--model")
+    /// Checks the flags every seat starts from.
+    fn check_flags(&self) -> Result<()> {
+        if let Some(n) = self.max_replans.filter(|n| *n > MAX_REPLANS) {
+            bail!("--max-replans must be at most {MAX_REPLANS}, got {n}");
+        }
+        if let Some(k) = self.memory_k.filter(|k| *k > MAX_MEMORY_K) {
+            bail!("--memory-k must be at most {MAX_MEMORY_K}, got {k}");
+        }
+        self.llm.sampling()?;
+        Ok(())
     }
 
-    fn spec(&self, seed: u64) -> Result<ModelSpec> {
-        let mut spec = self.llm.model_spec(seed)?;
-        spec.name = self.llm.model.trim().to_string();
-        Ok(spec)
+    /// The model settings of model `name` under these flags (served models: with their address).
+    fn model_settings_of(&self, name: &str) -> Result<ModelSettings> {
+        let spec = self.llm.http.model_spec(name, 0)?;
+        let http = matches!(classify_model(name.trim()), ModelChoice::Http(_));
+        Ok(self.llm.model_settings(&spec, http))
+    }
+
+    /// A ProAgent spec resolved against these flags; errors name the spec.
+    pub fn resolve(&self, spec: &str) -> Result<SeatSetup> {
+        self.check_flags()?;
+        let spec = spec.trim();
+        let options = proagent_options(spec)?;
+        let name = options.iter().find(|(k, _)| k == "model").map_or(self.llm.model.as_str(), |(_, v)| v.as_str());
+        let mut model = self.model_settings_of(name)?;
+        let mut settings = self.settings();
+        for (k, v) in &options {
+            config::apply_option(&mut settings, &mut model, k, v).map_err(|e| anyhow!("{spec}: {e}"))?;
+        }
+        Ok(SeatSetup { spec: spec.to_string(), label: config::label(&settings, &model), settings, model })
+    }
+
+    /// The model and prompts of a resolved seat, loaded; `seed` seeds an HTTP backend's
+    /// retry jitter. Bad prompts and unusable model names are reported here.
+    pub fn build(&self, seat: &SeatSetup, horizon: u32, seed: u64) -> Result<ProAgentConfig> {
+        let spec = self.llm.http.model_spec(&seat.model.model, seed)?;
+        let model = build_model(&spec).with_context(|| format!("{}: --model", seat.label))?;
+        let prompts = PromptLibrary::load_or_embedded(seat.settings.prompts.as_deref()).context("--prompts")?;
+        let mut cfg = ProAgentConfig::new(model);
+        cfg.sampling = seat.model.sampling();
+        cfg.settings = seat.settings.clone();
+        cfg.prompts = Arc::new(prompts);
+        cfg.horizon = horizon;
+        cfg.label = Some(seat.label.clone());
+        Ok(cfg)
     }
 
     /// Everything that must never reach a transcript: the API key, the base URL's
     /// credentials and the usual environment secrets.
     pub fn scrubber(&self) -> Scrubber {
-        match self.spec(0) {
+        match self.llm.model_spec(0) {
             Ok(spec) => spec.scrubber(),
             Err(_) => Scrubber::from_env(),
         }
-    }
-
-    /// The model as a transcript header records it (no key, no password).
-    pub fn model_settings(&self) -> Result<ModelSettings> {
-        let http = matches!(classify_model(self.llm.model.trim()), ModelChoice::Http(_));
-        Ok(self.llm.model_settings(&self.spec(0)?, http))
-    }
-
-    /// The agent configuration these options describe; bad prompts are reported here.
-    pub fn config(&self, horizon: u32, model: Arc<dyn LanguageModel>) -> Result<ProAgentConfig> {
-        if self.max_replans.is_some_and(|n| n > MAX_REPLANS) {
-            bail!("--max-replans must be at most {MAX_REPLANS}");
-        }
-        let prompts = PromptLibrary::load_or_embedded(self.prompts.as_deref()).context("--prompts")?;
-        let mut cfg = ProAgentConfig::new(model);
-        cfg.sampling = self.llm.sampling()?;
-        cfg.settings = self.settings();
-        cfg.prompts = Arc::new(prompts);
-        cfg.horizon = horizon;
-        Ok(cfg)
     }
 }

@@ -32,13 +32,16 @@ pub struct TrainArgs {
     /// One of the five 2019 layouts (or an alias such as `simple`).
     #[arg(long)]
     layout: String,
+    /// Which half of the human data to train on: train (the 2019 "BC" agent) or test (the "H_proxy").
     #[arg(long, value_parser = ["train", "test"])]
     split: String,
     /// Directory with `<layout>_<split>.jsonl.gz` (and optionally `layouts.json`).
     #[arg(long, default_value = "human_data")]
     data: PathBuf,
+    /// Passes over the training data.
     #[arg(long, default_value_t = train::DEFAULT_EPOCHS, value_parser = usize_in(1..=MAX_EPOCHS as u64))]
     epochs: usize,
+    /// Seed of the weight initialisation, shuffling and validation split.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Which epoch's weights to keep: the last one (as the 2019 code), or the one with
@@ -61,10 +64,13 @@ pub struct EvalArgs {
     /// A demonstration file (`.jsonl` or `.jsonl.gz`), or a directory (then give --layout and --split).
     #[arg(long)]
     data: PathBuf,
+    /// With a --data directory: the layout whose demonstrations to read.
     #[arg(long)]
     layout: Option<String>,
+    /// With a --data directory: which split's demonstrations to read.
     #[arg(long, value_parser = ["train", "test"])]
     split: Option<String>,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -83,6 +89,7 @@ pub struct SelfplayArgs {
     /// Episodes (episode i is played with seed + i) and their length.
     #[command(flatten)]
     run: EpisodeArgs<10>,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }

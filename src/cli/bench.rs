@@ -33,20 +33,26 @@ pub struct ControllerBenchArgs {
     /// Times each layout's precompute is repeated (the mean is reported).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEATS as i64))]
     repeats: u32,
+    /// Seed of the first self-play episode.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct EnvBenchArgs {
+    /// Layout name or path to a layout file.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
+    /// Simulator steps to time (random joint actions).
     #[arg(long, default_value_t = 20_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_STEPS))]
     steps: u64,
+    /// Seed of the random actions.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }

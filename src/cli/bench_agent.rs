@@ -18,11 +18,13 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct AgentBenchArgs {
+    /// Layout name or path to a layout file.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// The teammate in the other seat.
     #[arg(long, default_value = "greedy")]
     partner: String,
+    /// The player index the ProAgent controls.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     seat: u8,
     #[command(flatten)]
@@ -37,7 +39,8 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
-    let cfg = a.proagent.config(a.run.horizon, a.proagent.model(0)?)?;
+    let setup = a.proagent.resolve("proagent")?;
+    let cfg = a.proagent.build(&setup, a.run.horizon, 0)?;
     ProAgent::check_prompts(&cfg, &kitchen.layout, seat).context("prompt templates")?;
     build_partner(&a.partner, &kitchen).context("--partner")?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -103,6 +106,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         "layout": layout.name,
         "partner": a.partner,
         "seat": seat,
+        "agent": setup.label,
         "model": a.proagent.llm.model,
         "episodes": a.run.episodes,
         "horizon": a.run.horizon,

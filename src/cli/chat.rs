@@ -13,7 +13,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// What `--model` means for `chat`.
+const CHAT_MODEL_HELP: &str = "The model to ask: a name an OpenAI-compatible server at --base-url serves \
+(gpt-4o, llama3.1:8b, ...), or replay:FILE to print the reply recorded in a transcript.";
+
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("model", |a| a.help(CHAT_MODEL_HELP).required(true).default_value(None::<&'static str>)))]
 pub struct ChatArgs {
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -40,7 +45,8 @@ pub struct ChatArgs {
 pub fn run(args: ChatArgs) -> Result<ExitCode> {
     if let ModelChoice::Builtin(name) = classify_model(&args.llm.model) {
         bail!(
-            "`chat` needs a served model (--model NAME with --base-url, or --model replay:FILE); {name:?} is built in"
+            "--model {name}: `chat` asks a served model (--model NAME with --base-url) or replays one \
+             (--model replay:FILE); {name} is built in and only answers ProAgent's or CoordinationQA's own prompts"
         );
     }
     let sampling = args.llm.sampling()?;

@@ -1,5 +1,9 @@
-//! The language-model options shared by every command that talks to a model
-//! (`#[command(flatten)] llm: LlmArgs`).
+//! The language-model options shared by every command that talks to a model:
+//! [`HttpArgs`] (how a served model is reached: `play`, `eval`, `bench agent`, `chat`
+//! and `qa` all flatten the same group) and [`LlmArgs`] (the model and its sampling,
+//! for the commands that seat a ProAgent or chat). Each command words `--model`'s help
+//! for what it accepts (`#[command(mut_arg("model", ...))]`). Every number is
+//! range-checked by the parser (exit 2, naming the flag).
 
 use super::common;
 use anyhow::{Result, bail};
@@ -11,26 +15,13 @@ use proagent::llm::scrub::{Scrubber, redact_url};
 use proagent::runner::models::ModelSpec;
 use std::time::Duration;
 
+/// How a model served over the OpenAI-compatible HTTP API is reached.
 #[derive(clap::Args, Debug, Clone)]
-pub struct LlmArgs {
-    /// The model: a built-in one (scripted, oracle, random), `replay:FILE` to serve a
-    /// recorded transcript offline, or any name an OpenAI-compatible server knows
-    /// (gpt-4o, llama3.1:8b, ...).
-    #[arg(long, default_value = "scripted")]
-    pub model: String,
+pub struct HttpArgs {
     /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (default:
     /// $OPENAI_BASE_URL, else OpenAI). The key comes from $OPENAI_API_KEY (optional for local servers).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// Sampling temperature (the paper's setting is 0).
-    #[arg(long, default_value_t = 0.0, value_parser = common::temperature)]
-    pub temperature: f32,
-    /// Nucleus sampling (the paper's setting is 1).
-    #[arg(long, default_value_t = 1.0, value_parser = common::top_p)]
-    pub top_p: f32,
-    /// Maximum tokens per reply (the paper's setting is 256).
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
-    pub max_tokens: u32,
     /// Seconds allowed to open a connection to the model server.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = common::seconds)]
     pub connect_timeout: f64,
@@ -68,6 +59,55 @@ fn secs(name: &str, v: f64) -> Result<Duration> {
     Ok(Duration::from_secs_f64(v))
 }
 
+impl HttpArgs {
+    /// The backend spec of model `name`: base URL from the flag or $OPENAI_BASE_URL, key
+    /// from $OPENAI_API_KEY, the environment's other secrets (`*_API_KEY`, `*_TOKEN`, ...)
+    /// for scrubbing, time-outs and backoffs checked; `seed` seeds the retry jitter.
+    pub fn model_spec(&self, name: &str, seed: u64) -> Result<ModelSpec> {
+        let mut spec = ModelSpec::new(name.trim());
+        spec.secrets = Scrubber::from_env();
+        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
+        spec.http.base_url = self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
+        spec.http.connect_timeout = secs("connect-timeout", self.connect_timeout)?;
+        spec.http.request_timeout = secs("request-timeout", self.request_timeout)?;
+        spec.http.max_retries = self.retries;
+        (spec.http.backoff_base, spec.http.backoff_max) = backoffs(self.backoff_ms, self.backoff_max_ms)?;
+        spec.http.seed = seed;
+        Ok(spec)
+    }
+
+    /// Writes the served model's address (no credentials), time-outs and retries into `m`.
+    pub fn describe(&self, spec: &ModelSpec, m: &mut ModelSettings) {
+        m.base_url = Some(redact_url(&spec.http.base_url));
+        m.connect_timeout_s = Some(self.connect_timeout);
+        m.request_timeout_s = Some(self.request_timeout);
+        m.retries = Some(self.retries);
+        m.backoff_ms = Some(self.backoff_ms);
+        m.backoff_max_ms = Some(self.backoff_max_ms);
+    }
+}
+
+/// The model and its sampling, plus how a served one is reached.
+#[derive(clap::Args, Debug, Clone)]
+pub struct LlmArgs {
+    /// The model (each command's help says which it accepts).
+    #[arg(long, default_value = "scripted")]
+    pub model: String,
+    /// Sampling temperature (the paper's setting is 0).
+    #[arg(long, default_value_t = 0.0, value_parser = common::temperature)]
+    pub temperature: f32,
+    /// Nucleus sampling (the paper's setting is 1).
+    #[arg(long, default_value_t = 1.0, value_parser = common::top_p)]
+    pub top_p: f32,
+    /// Maximum tokens per reply (the paper's setting is 256).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
+    pub max_tokens: u32,
+    /// How a served model is reached.
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
 impl LlmArgs {
     /// The sampling settings, checked.
     pub fn sampling(&self) -> Result<Sampling> {
@@ -83,42 +123,22 @@ impl LlmArgs {
         Ok(Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() })
     }
 
-    /// The backend spec: base URL from the flag or $OPENAI_BASE_URL, key from
-    /// $OPENAI_API_KEY, the environment's other secrets (`*_API_KEY`, `*_TOKEN`, ...)
-    /// for scrubbing; `seed` seeds the retry jitter.
+    /// The backend spec of `--model`; `seed` seeds the retry jitter.
     pub fn model_spec(&self, seed: u64) -> Result<ModelSpec> {
-        let mut spec = ModelSpec::new(self.model.clone());
-        spec.secrets = Scrubber::from_env();
-        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-        spec.http.base_url = self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
-        spec.http.connect_timeout = secs("connect-timeout", self.connect_timeout)?;
-        spec.http.request_timeout = secs("request-timeout", self.request_timeout)?;
-        spec.http.max_retries = self.retries;
-        (spec.http.backoff_base, spec.http.backoff_max) = backoffs(self.backoff_ms, self.backoff_max_ms)?;
-        spec.http.seed = seed;
-        Ok(spec)
+        self.http.model_spec(&self.model, seed)
     }
 
-    /// The model settings a transcript header records: name and sampling, and with
-    /// `http` the served model's address (no credentials), time-outs and retries. Never the key.
+    /// The model settings a transcript header records: `spec`'s name and these flags'
+    /// sampling, and with `http` the served model's address (no credentials), time-outs
+    /// and retries. Never the key.
     pub fn model_settings(&self, spec: &ModelSpec, http: bool) -> ModelSettings {
-        let mut m = ModelSettings::new(self.model.trim());
+        let mut m = ModelSettings::new(spec.name.trim());
         m.temperature = self.temperature;
         m.top_p = self.top_p;
         m.max_tokens = self.max_tokens;
         if http {
-            self.describe_http(spec, &mut m);
+            self.http.describe(spec, &mut m);
         }
         m
-    }
-
-    fn describe_http(&self, spec: &ModelSpec, m: &mut ModelSettings) {
-        m.base_url = Some(redact_url(&spec.http.base_url));
-        m.connect_timeout_s = Some(self.connect_timeout);
-        m.request_timeout_s = Some(self.request_timeout);
-        m.retries = Some(self.retries);
-        m.backoff_ms = Some(self.backoff_ms);
-        m.backoff_max_ms = Some(self.backoff_max_ms);
     }
 }

@@ -1,9 +1,10 @@
 //! `proagent qa`: CoordinationQA runs, `qa lint`, `qa baseline`, and `bench qa`.
 
 use super::common::{self, usize_in};
+use super::llm_args::HttpArgs;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use proagent::limits::{MAX_BASELINE_SAMPLES, MAX_CONCURRENCY, MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, MAX_TRIALS};
+use proagent::limits::{MAX_BASELINE_SAMPLES, MAX_CONCURRENCY, MAX_MILLIS, MAX_TOKENS, MAX_TRIALS};
 use proagent::llm::{LanguageModel, Sampling};
 use proagent::qa::baseline::{self, Policy};
 use proagent::qa::data::{self, Dataset, Filter, Question};
@@ -13,6 +14,7 @@ use proagent::qa::prompt::Prompts;
 use proagent::qa::score::{self, Report};
 use proagent::qa::transcript::{self, Header, Line};
 use proagent::qa::{self, Mode, RunConfig};
+use proagent::runner::models::{ModelChoice, classify_model};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,7 +51,9 @@ struct DataArgs {
 
 #[derive(clap::Args, Debug)]
 struct RunArgs {
-    /// The model: oracle, random, random-original, replay:FILE, or a served model's name.
+    /// The model: oracle (answers with the key: a pipeline check), random, random-original
+    /// (the original evaluator's random baseline), replay:FILE (a QA transcript), or a name
+    /// an OpenAI-compatible server at --base-url serves.
     #[arg(long)]
     model: Option<String>,
     #[command(flatten)]
@@ -94,22 +98,9 @@ struct RunArgs {
     /// Do not draw the progress bar.
     #[arg(long)]
     no_progress: bool,
-    /// Base URL of an OpenAI-compatible API for served models (default: $OPENAI_BASE_URL,
-    /// else OpenAI); the key comes from $OPENAI_API_KEY.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Seconds allowed for one request attempt to a served model.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = common::seconds)]
-    request_timeout: f64,
-    /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=MAX_RETRIES as i64))]
-    retries: u32,
-    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter (at most --backoff-max-ms).
-    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
-    backoff_ms: u64,
-    /// Longest backoff in milliseconds, at most 3600000 (a server's Retry-After is honoured up to 60 s).
-    #[arg(long, value_name = "MS", default_value_t = 30_000)]
-    backoff_max_ms: u64,
+    /// How a served model is reached (the same flags as `play` and `chat`).
+    #[command(flatten)]
+    http: HttpArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -208,20 +199,14 @@ fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts
     if let Some(m) = builtin_model(name, questions, prompts, a.seed) {
         return m.map_err(|e| anyhow!("--model {name}: {e}"));
     }
+    if let ModelChoice::Builtin(b) = classify_model(name.trim()) {
+        bail!(
+            "--model {b}: that is the ProAgent agent's built-in planner, which answers only Overcooked prompts; \
+             qa takes {BUILTIN_NAMES}, or a name an OpenAI-compatible server at --base-url serves"
+        );
+    }
     // Any other name is a model served over the OpenAI-compatible HTTP API.
-    if !(a.request_timeout.is_finite() && a.request_timeout > 0.0 && a.request_timeout <= 86_400.0) {
-        bail!("--request-timeout must be a number of seconds in (0, 86400], got {}", a.request_timeout);
-    }
-    let mut spec = proagent::runner::models::ModelSpec::new(name);
-    let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-    if let Some(url) = a.base_url.clone().or(env_url) {
-        spec.http.base_url = url;
-    }
-    spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(proagent::llm::http::ApiKey::new);
-    spec.http.request_timeout = std::time::Duration::from_secs_f64(a.request_timeout);
-    spec.http.max_retries = a.retries;
-    (spec.http.backoff_base, spec.http.backoff_max) = super::llm_args::backoffs(a.backoff_ms, a.backoff_max_ms)?;
-    spec.http.seed = a.seed;
+    let spec = a.http.model_spec(name, a.seed)?;
     proagent::runner::models::build_model(&spec).map_err(|e| anyhow!("--model {name}: {e}"))
 }
 
@@ -335,6 +320,23 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     print_report(&report, a.json, a.csv)?;
     if let Some(p) = &transcript_path {
         eprintln!("transcript: {}", p.display());
+    }
+    let replied = report.exchanges - report.failed;
+    if replied > 0 && report.answered == 0 {
+        let first = records.iter().find_map(|x| x.reply.as_deref()).unwrap_or("");
+        let excerpt: String = first.chars().take(200).collect();
+        eprintln!(
+            "error: none of the {replied} replies named an option letter, so every one scored wrong: \
+             the accuracy above measures the reply format, not the model. Is --model a chat model that \
+             answers in the asked format, and --base-url a server that runs it? The first reply was: {excerpt:?}"
+        );
+        return Ok(ExitCode::from(1));
+    }
+    if report.unmatched * 2 > replied {
+        eprintln!(
+            "warning: {} of {replied} replies named no option letter (scored wrong); see the transcript",
+            report.unmatched
+        );
     }
     Ok(if report.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -13,7 +13,7 @@ use proagent::llm::LanguageModel;
 use proagent::policy::{Agent, Observation};
 use proagent::runner::files::{EpisodeKind, looks_like_transcript, read_episode_text, read_text_maybe_gz};
 use proagent::runner::record::{EpisodeRecorder, RunConfig};
-use proagent::runner::seats::SeatFactory;
+use proagent::runner::seats::{SeatFactory, is_proagent};
 use proagent::runner::{EpisodeOptions, StepView, play_episode, play_seated_with};
 use proagent::transcript::{Header, Outcome, Scrubber, Transcript, TranscriptWriter, WriterOptions, first_divergence};
 use proagent::web::play::HUMAN;
@@ -66,36 +66,52 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         None => load_layout(&cfg.layout_spec)?,
     };
     let seat = cfg.seat.min(1);
-    // The agent names itself after its model; an HTTP model's name is the model id.
-    let recorded_name = match cfg.model.model.as_str() {
-        n if n.starts_with("replay:") => "replay".to_string(),
-        n => n.to_string(),
-    };
     // The recording was scrubbed before hashing: the re-run's requests are scrubbed the
     // same way before lookup, and so is the re-run's own transcript.
     let secrets = Scrubber::from_env();
-    let replayer = Arc::new(rec.replayer(secrets.clone()).named(recorded_name));
-    let model: Arc<dyn LanguageModel> = replayer.clone();
-
+    let replayer = Arc::new(rec.replayer(secrets.clone()));
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let specs = if seat == 0 { [&*cfg.agent, &*cfg.partner] } else { [&*cfg.partner, &*cfg.agent] };
-    let prompts = PromptLibrary::load_or_embedded(cfg.proagent.prompts.as_deref())
-        .with_context(|| format!("{file}: the recorded prompts directory"))?;
-    let mut pa = ProAgentConfig::new(model);
-    pa.sampling = cfg.model.sampling();
-    pa.settings = cfg.proagent.clone();
-    pa.prompts = Arc::new(prompts);
-    pa.horizon = cfg.horizon;
+    // Every ProAgent seat gets its recorded settings; all of them are served the recording.
+    let mut factory = SeatFactory::new(None);
+    let mut hashes = None;
+    for (player, spec) in specs.iter().enumerate() {
+        if !is_proagent(spec) {
+            continue;
+        }
+        let recorded = cfg.seat(player);
+        let prompts = PromptLibrary::load_or_embedded(recorded.proagent.prompts.as_deref())
+            .with_context(|| format!("{file}: the recorded prompts directory"))?;
+        // Older transcripts have no label: the agent named itself after its model (an
+        // HTTP model's name is the model id), so the replayer takes the recorded name.
+        let model: Arc<dyn LanguageModel> = if recorded.label.is_empty() {
+            let name = match recorded.model.model.as_str() {
+                n if n.starts_with("replay:") => "replay".to_string(),
+                n => n.to_string(),
+            };
+            Arc::new(Named { inner: replayer.clone(), name })
+        } else {
+            replayer.clone()
+        };
+        let mut pa = ProAgentConfig::new(model);
+        pa.sampling = recorded.model.sampling();
+        pa.settings = recorded.proagent.clone();
+        pa.prompts = Arc::new(prompts);
+        pa.horizon = cfg.horizon;
+        pa.label = (!recorded.label.is_empty()).then(|| recorded.label.clone());
+        hashes.get_or_insert_with(|| pa.prompt_hashes());
+        factory = factory.with_seat(spec, pa);
+    }
     // A finished recording stayed within its failure limit; the re-run meets the same
     // failures, so it needs none of its own.
-    let factory = SeatFactory::new(Some(pa)).with_max_llm_failures(None);
+    let factory = factory.with_max_llm_failures(None);
     for (player, spec) in specs.iter().enumerate() {
         if *spec == HUMAN {
             continue;
         }
         factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
     }
-    let hashes = factory.proagent_config().map(|c| c.prompt_hashes()).unwrap_or_default();
+    let hashes = hashes.unwrap_or_default();
     let opts = WriterOptions { scrubber: secrets, wall_clock: false };
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
     let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
@@ -219,5 +235,24 @@ impl Agent for RecordedSeat {
     fn reset(&mut self, _layout: &proagent::env::Layout, _seat: usize, _seed: u64) {}
     async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, proagent::policy::AgentError> {
         Ok(self.actions.get(obs.state.timestep as usize).copied().unwrap_or(Action::Stay))
+    }
+}
+
+/// A model under another name (the replayer as the recorded model, for older transcripts).
+struct Named {
+    inner: Arc<proagent::llm::replay::ReplayModel>,
+    name: String,
+}
+
+#[async_trait::async_trait]
+impl LanguageModel for Named {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    async fn chat(
+        &self,
+        request: &proagent::llm::ChatRequest,
+    ) -> Result<proagent::llm::ChatResponse, proagent::llm::LlmError> {
+        self.inner.chat(request).await
     }
 }

@@ -52,12 +52,12 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
             bail!("{}: no such file or directory", f.display());
         }
     }
-    let model = a.proagent.model(0)?;
-    let proagent = a.proagent.config(proagent::env::DEFAULT_HORIZON, Arc::clone(&model))?;
+    let seat = a.proagent.resolve("proagent")?;
+    let proagent = a.proagent.build(&seat, proagent::env::DEFAULT_HORIZON, 0)?;
     let mut models = vec![GameModel {
         name: a.proagent.llm.model.trim().to_string(),
-        model,
-        settings: a.proagent.model_settings()?,
+        model: Arc::clone(&proagent.model),
+        settings: seat.model.clone(),
     }];
     if models[0].name != "scripted" {
         models.push(GameModel {

@@ -1,6 +1,6 @@
 //! The episode runner of real sweeps: seats built by [`crate::runner::seats`],
 //! episodes played by [`crate::runner::play_seated`], and for every episode
-//! with a `proagent` seat a transcript in the format of `proagent play` (so
+//! with a ProAgent seat a transcript in the format of `proagent play` (so
 //! `proagent replay` re-runs it), written as the episode is played.
 //!
 //! An episode whose model failed (more failed calls than
@@ -10,26 +10,32 @@
 //! unknown model, ...) is an [`EpisodeError::Fatal`], which stops the sweep.
 //!
 //! On request it also writes every episode's trajectory (`eval --keep-trajectories`).
+//!
+//! Every seat's key fingerprint covers what decides its play: the code version
+//! ([`CODE_VERSION`]) for all, plus a ProAgent's model, sampling, switches, prompt
+//! texts and server identity, or a `bc:PATH` file's sha256.
 
 use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
 use super::store::EpisodeOutcome;
-use crate::agent::{ModelSettings, ProAgentConfig, config};
+use crate::agent::{ModelSettings, ProAgentConfig};
 use crate::analysis::TeamworkTotals;
 use crate::controller::Kitchen;
 use crate::env::Layout;
-use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
-use crate::runner::seats::{SeatFactory, is_proagent};
-use crate::runner::{EpisodeResult, RunError, play_seated};
+use crate::llm::sha256_hex;
+use crate::partners::bc::BcSpec;
+use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig, SeatConfig};
+use crate::runner::seats::SeatFactory;
+use crate::runner::{CODE_VERSION, EpisodeResult, RunError, play_seated};
 use crate::transcript::{Scrubber, WriterOptions};
 use async_trait::async_trait;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// How the sweep's `proagent` seats are configured and recorded.
+/// One ProAgent seat of a sweep: how it is configured, recorded and identified.
 #[derive(Clone)]
 pub struct ProAgentSeats {
-    /// The configuration every `proagent` seat gets.
+    /// The seat's configuration (its `label` is the seat's name in the sweep).
     pub config: ProAgentConfig,
     /// The model as a transcript header records it.
     pub model: ModelSettings,
@@ -38,32 +44,38 @@ pub struct ProAgentSeats {
     /// How many model calls of an episode may fail after every retry before the
     /// episode fails (`None`: no limit).
     pub max_llm_failures: Option<u64>,
+    /// What identifies the model beyond its name (see `runner::models::model_identity`):
+    /// part of the key of every episode with this seat.
+    pub server: serde_json::Value,
 }
 
-/// Plays real episodes; `proagent` seats use the sweep's ProAgent options.
+/// Plays real episodes. ProAgent seats are named by their labels
+/// (`agent::config::label`), each with its own configuration; other specs are built as
+/// `play` builds them.
 pub struct PlayRunner {
     kitchens: HashMap<String, Arc<Kitchen>>,
     factory: SeatFactory,
-    proagent: Option<ProAgentSeats>,
-    fingerprint: String,
+    proagent: HashMap<String, ProAgentSeats>,
+    /// Per spec: the fingerprint that goes into the key, and the settings records keep.
+    known: Mutex<HashMap<String, (String, serde_json::Value)>>,
     keep_trajectories: bool,
 }
 
 impl PlayRunner {
-    /// A runner for these layouts (by name); one kitchen (motion tables etc.) per layout
-    /// is shared by all its episodes.
-    pub fn new(layouts: &HashMap<String, Arc<Layout>>, proagent: Option<ProAgentSeats>) -> PlayRunner {
+    /// A runner for these layouts (by name) and ProAgent seats (by label); one kitchen
+    /// (motion tables etc.) per layout is shared by all its episodes.
+    pub fn new(layouts: &HashMap<String, Arc<Layout>>, proagent: HashMap<String, ProAgentSeats>) -> PlayRunner {
         let kitchens = layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
-        let fingerprint = proagent
-            .as_ref()
-            .map(|p| config::fingerprint(&p.config.settings, &p.model, &p.config.prompts))
-            .unwrap_or_default();
-        let factory = SeatFactory::new(proagent.as_ref().map(|p| p.config.clone()));
-        let factory = match &proagent {
-            Some(p) => factory.with_max_llm_failures(p.max_llm_failures),
-            None => factory,
-        };
-        PlayRunner { kitchens, factory, proagent, fingerprint, keep_trajectories: false }
+        let limit = proagent
+            .values()
+            .map(|p| p.max_llm_failures)
+            .next()
+            .unwrap_or(Some(crate::runner::DEFAULT_MAX_LLM_FAILURES));
+        let mut factory = SeatFactory::new(None).with_max_llm_failures(limit);
+        for (label, seat) in &proagent {
+            factory = factory.with_seat(label, seat.config.clone());
+        }
+        PlayRunner { kitchens, factory, proagent, known: Mutex::new(HashMap::new()), keep_trajectories: false }
     }
 
     /// Also write every episode's trajectory (reference-trace schema, one line) to its
@@ -93,6 +105,44 @@ impl PlayRunner {
         Ok(())
     }
 
+    /// The settings of a spec as records keep them, and the key fingerprint (their sha256).
+    fn describe(&self, spec: &str) -> (String, serde_json::Value) {
+        let spec = spec.trim();
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = known.get(spec) {
+            return d.clone();
+        }
+        let settings = match self.proagent.get(spec) {
+            Some(p) => serde_json::json!({
+                "code": CODE_VERSION,
+                "model": p.model,
+                "settings": p.config.settings,
+                // One hash over every template's sha256 (the transcripts list them one by one).
+                "prompts_sha256": sha256_hex(serde_json::to_string(&p.config.prompts.hashes()).unwrap_or_default().as_bytes()),
+                "server": p.server,
+            }),
+            None => match BcSpec::parse(spec) {
+                Some(BcSpec::File(path)) => {
+                    let sha =
+                        std::fs::read(&path).map(|b| sha256_hex(&b)).unwrap_or_else(|e| format!("unreadable: {e}"));
+                    serde_json::json!({"code": CODE_VERSION, "file": path.display().to_string(), "sha256": sha})
+                }
+                _ => serde_json::json!({"code": CODE_VERSION}),
+            },
+        };
+        // The key hashes what plays, not where it was served from or how patiently.
+        let mut keyed = settings.clone();
+        if let Some(m) = keyed.get_mut("model").and_then(|m| m.as_object_mut()) {
+            m.retain(|k, _| matches!(k.as_str(), "model" | "temperature" | "top_p" | "max_tokens"));
+        }
+        if let Some(s) = keyed.get_mut("settings").and_then(|s| s.as_object_mut()) {
+            s.remove("prompts");
+        }
+        let d = (sha256_hex(keyed.to_string().as_bytes()), settings);
+        known.insert(spec.to_string(), d.clone());
+        d
+    }
+
     /// The recorder of an episode whose seats include a ProAgent.
     fn recorder(
         &self,
@@ -100,10 +150,10 @@ impl PlayRunner {
         k: &Kitchen,
         ctx: &EpisodeContext,
     ) -> Result<Option<EpisodeRecorder>, EpisodeError> {
-        let Some(p) = &self.proagent else { return Ok(None) };
-        if !is_proagent(&spec.agent) && !is_proagent(&spec.partner) {
-            return Ok(None);
-        }
+        let seat = spec.seat.min(1) as usize;
+        let by_player = if seat == 0 { [&spec.agent, &spec.partner] } else { [&spec.partner, &spec.agent] };
+        let seats: [Option<&ProAgentSeats>; 2] = by_player.map(|s| self.proagent.get(s.trim()));
+        let Some(main) = seats[seat].or(seats[1 - seat]) else { return Ok(None) };
         let run = RunConfig {
             command: PLAY_COMMAND.into(),
             layout: k.layout.name.clone(),
@@ -111,17 +161,24 @@ impl PlayRunner {
             layout_file: None,
             agent: spec.agent.clone(),
             partner: spec.partner.clone(),
-            seat: spec.seat.min(1) as usize,
+            seat,
             seed: spec.seed,
             horizon: spec.horizon,
-            proagent: p.config.settings.clone(),
-            model: p.model.clone(),
+            proagent: main.config.settings.clone(),
+            model: main.model.clone(),
+            seats: seats.map(|s| {
+                s.map(|p| SeatConfig {
+                    label: p.config.label.clone().unwrap_or_default(),
+                    proagent: p.config.settings.clone(),
+                    model: p.model.clone(),
+                })
+            }),
         };
         let fail = |e: crate::transcript::TranscriptError| {
             EpisodeError::Failed(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
         };
-        let header = run.header(p.config.prompt_hashes()).map_err(fail)?;
-        let opts = WriterOptions { scrubber: p.scrubber.clone(), wall_clock: true };
+        let header = run.header(main.config.prompt_hashes()).map_err(fail)?;
+        let opts = WriterOptions { scrubber: main.scrubber.clone(), wall_clock: true };
         EpisodeRecorder::start_file(ctx.transcript_path.clone(), opts, &header).map(Some).map_err(fail)
     }
 }
@@ -164,7 +221,11 @@ impl EpisodeRunner for PlayRunner {
     }
 
     fn config_fingerprint(&self, spec: &str) -> String {
-        if is_proagent(spec) { self.fingerprint.clone() } else { String::new() }
+        self.describe(spec).0
+    }
+
+    fn seat_settings(&self, spec: &str) -> serde_json::Value {
+        self.describe(spec).1
     }
 
     fn check_spec(&self, spec: &str) -> Result<(), EpisodeError> {

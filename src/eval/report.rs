@@ -141,6 +141,16 @@ pub struct Report {
     /// Cells that pool episodes played under different settings (runner, ProAgent flags,
     /// horizon or layout file): their numbers mix experiments.
     pub warnings: Vec<String>,
+    /// The full settings behind every agent and partner name, as the results recorded
+    /// them (model, sampling, switches, prompt hashes, server identity, file hashes, code
+    /// version); more than one entry under a name means the report pools settings.
+    pub settings: BTreeMap<String, Vec<serde_json::Value>>,
+    /// Per layout, the sha256 of each layout source its episodes were played on.
+    pub layout_sha256: BTreeMap<String, Vec<String>>,
+    /// Episode lengths played.
+    pub horizons: Vec<u32>,
+    /// Episode runners (`play` for real episodes).
+    pub runners: Vec<String>,
 }
 
 /// Built-in layouts in their classic order, then any others alphabetically.
@@ -249,7 +259,42 @@ impl Report {
             llm_wall_s: cells.iter().map(|c| c.llm_wall_s).sum(),
             episode_wall_s: cells.iter().map(|c| c.episode_wall_s).sum(),
         };
-        Report { layouts, agents, partners, seats, table1, cells, totals, warnings }
+        let mut settings: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+        let mut layout_sha256: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in records {
+            for (name, v) in [(&r.agent, &r.agent_settings), (&r.partner, &r.partner_settings)] {
+                let list = settings.entry(name.clone()).or_default();
+                if !v.is_null() && !list.contains(v) {
+                    list.push(v.clone());
+                }
+            }
+            let shas = layout_sha256.entry(r.layout.clone()).or_default();
+            if !shas.contains(&r.layout_sha256) {
+                shas.push(r.layout_sha256.clone());
+            }
+        }
+        for list in settings.values_mut() {
+            list.sort_by_key(|v| v.to_string());
+        }
+        for list in layout_sha256.values_mut() {
+            list.sort();
+        }
+        let horizons = sorted_unique(records.iter().map(|r| r.horizon));
+        let runners = sorted_unique(records.iter().map(|r| r.runner.clone()));
+        Report {
+            layouts,
+            agents,
+            partners,
+            seats,
+            table1,
+            cells,
+            totals,
+            warnings,
+            settings,
+            layout_sha256,
+            horizons,
+            runners,
+        }
     }
 
     /// The cell of this layout, agent, partner and seat, if it has episodes.

@@ -15,6 +15,7 @@ use async_trait::async_trait;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
 use std::future::Future;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -71,6 +72,12 @@ pub trait EpisodeRunner: Send + Sync + 'static {
     /// changing them never reuses old results. Empty (the default) when there are none.
     fn config_fingerprint(&self, _spec: &str) -> String {
         String::new()
+    }
+    /// The full settings of an agent or partner `spec` as results records keep them
+    /// (model, switches, prompt hashes, server, file hashes, code version); `Null` (the
+    /// default) when there is nothing beyond the spec.
+    fn seat_settings(&self, _spec: &str) -> serde_json::Value {
+        serde_json::Value::Null
     }
     /// Rejects an agent or partner spec before the sweep starts (default: accept).
     fn check_spec(&self, _agent_or_partner: &str) -> Result<(), EpisodeError> {
@@ -185,8 +192,18 @@ pub struct SchedulerOptions {
     pub concurrency: usize,
     /// The sweep's output directory; transcripts go under `transcripts/` in it.
     pub out_dir: PathBuf,
-    /// Draw a progress bar on stderr (only honoured when stderr is a terminal).
+    /// Show progress on stderr: a bar when stderr is a terminal, otherwise a plain line
+    /// every `progress_every` (batch logs such as Slurm's).
     pub progress: bool,
+    /// The interval of plain progress lines.
+    pub progress_every: Duration,
+}
+
+impl SchedulerOptions {
+    /// No progress at all, `concurrency` episodes at once, files under `out_dir`.
+    pub fn quiet(concurrency: usize, out_dir: PathBuf) -> Self {
+        SchedulerOptions { concurrency, out_dir, progress: false, progress_every: Duration::from_secs(60) }
+    }
 }
 
 /// An episode that failed in this run.
@@ -237,7 +254,6 @@ pub fn trajectory_path(out_dir: &Path, config_hash: &str) -> PathBuf {
 }
 
 fn progress_bar(len: usize, show: bool) -> ProgressBar {
-    use std::io::IsTerminal;
     let target = if show && std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -269,6 +285,10 @@ pub async fn run_episodes(
     let started = Instant::now();
     let concurrency = opts.concurrency.max(1);
     let bar = progress_bar(todo.len(), opts.progress);
+    let plain = opts.progress && !std::io::stderr().is_terminal();
+    let every = opts.progress_every.max(Duration::from_millis(10));
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let handle = tokio::runtime::Handle::current();
     let (cancel_tx, cancel_rx) = watch::channel(false);
     let mut summary = SweepSummary { scheduled: todo.len(), ..Default::default() };
@@ -298,7 +318,12 @@ pub async fn run_episodes(
                     handle.block_on(async {
                         let t0 = Instant::now();
                         tokio::select! {
-                            r = runner.run(&ep.spec, &ctx) => Some(r.map(|o| make_record(&ep, o, t0.elapsed(), &out_dir))),
+                            r = runner.run(&ep.spec, &ctx) => Some(r.map(|o| {
+                                let mut rec = make_record(&ep, o, t0.elapsed(), &out_dir);
+                                rec.agent_settings = runner.seat_settings(&ep.spec.agent);
+                                rec.partner_settings = runner.seat_settings(&ep.spec.partner);
+                                rec
+                            })),
                             _ = cancel.wait_for(|c| *c) => None,
                         }
                     })
@@ -311,6 +336,10 @@ pub async fn run_episodes(
         }
         let joined = tokio::select! {
             j = set.join_next_with_id() => j,
+            _ = ticker.tick(), if plain => {
+                eprintln!("{}", progress_line(&summary, started.elapsed(), set.len()));
+                continue;
+            }
             _ = &mut stop, if !summary.interrupted => {
                 summary.interrupted = true;
                 let _ = cancel_tx.send(true);
@@ -368,6 +397,36 @@ pub async fn run_episodes(
     summary.write = writer.finish()?;
     summary.wall_s = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// One plain progress line: episodes done of those scheduled, failures, in flight, mean
+/// score, LLM calls, elapsed time and a naive estimate of the time left.
+fn progress_line(s: &SweepSummary, elapsed: Duration, in_flight: usize) -> String {
+    let done = s.completed + s.failures.len();
+    let mean = if s.completed > 0 { format!("{:.1}", s.score_sum / s.completed as f64) } else { "–".into() };
+    let eta = if done > 0 && done < s.scheduled {
+        let left = elapsed.as_secs_f64() / done as f64 * (s.scheduled - done) as f64;
+        format!(", about {} left", clock(left))
+    } else {
+        String::new()
+    };
+    format!(
+        "progress: {done}/{} episodes ({} failed, {in_flight} in flight) · mean score {mean} · LLM calls {} · {} elapsed{eta}",
+        s.scheduled,
+        s.failures.len(),
+        s.llm_calls,
+        clock(elapsed.as_secs_f64())
+    )
+}
+
+/// Seconds as `1h02m03s`, `2m03s` or `3s`.
+fn clock(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, sec) => format!("{m}m{sec:02}s"),
+        (h, m, sec) => format!("{h}h{m:02}m{sec:02}s"),
+    }
 }
 
 fn fail(bar: &ProgressBar, summary: &mut SweepSummary, ep: PlannedEpisode, error: String) {
@@ -435,7 +494,23 @@ mod tests {
     }
 
     fn opts(dir: &Path, concurrency: usize) -> SchedulerOptions {
-        SchedulerOptions { concurrency, out_dir: dir.to_path_buf(), progress: false }
+        SchedulerOptions::quiet(concurrency, dir.to_path_buf())
+    }
+
+    #[test]
+    fn progress_lines_count_and_estimate() {
+        let mut s = SweepSummary { scheduled: 10, completed: 3, score_sum: 90.0, llm_calls: 12, ..Default::default() };
+        s.failures.push(Failure {
+            spec: plan(1, "x")[0].spec.clone(),
+            config_hash: String::new(),
+            error: String::new(),
+        });
+        let line = progress_line(&s, Duration::from_secs(80), 2);
+        assert_eq!(
+            line,
+            "progress: 4/10 episodes (1 failed, 2 in flight) · mean score 30.0 · LLM calls 12 · 1m20s elapsed, about 2m00s left"
+        );
+        assert_eq!(clock(3725.0), "1h02m05s");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -125,6 +125,13 @@ pub struct EpisodeRecord {
     /// The transcript file, relative to the output directory when inside it.
     #[serde(default)]
     pub transcript: Option<String>,
+    /// The agent's full settings (see `EpisodeRunner::seat_settings`); `null` when the
+    /// spec says it all.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub agent_settings: serde_json::Value,
+    /// The partner's full settings, like `agent_settings`.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub partner_settings: serde_json::Value,
 }
 
 impl EpisodeRecord {
@@ -159,6 +166,8 @@ impl EpisodeRecord {
             metrics: o.metrics,
             teamwork: o.teamwork,
             transcript,
+            agent_settings: serde_json::Value::Null,
+            partner_settings: serde_json::Value::Null,
         }
     }
 

@@ -270,6 +270,59 @@ impl OpenAiModel {
         &self.url
     }
 
+    /// What the server says this model is: its entry in `GET {base_url}/models` (the
+    /// entry whose `id` is the model name, or the only entry of a one-model server),
+    /// reduced to the fields that do not change between calls (`id`, `owned_by`, and
+    /// vLLM's `root` and `parent`; not `created`, which some servers set to the time of
+    /// the request). Eval keys include it, so results are not reused across servers that
+    /// serve different weights under one name, as far as the server tells.
+    pub async fn server_identity(&self) -> Result<serde_json::Value, LlmError> {
+        // The path goes before any query, as for the chat endpoint; only the redacted form
+        // is ever shown.
+        let base = self.cfg.base_url.as_str();
+        let (path, query) = base.split_at(base.find(['?', '#']).unwrap_or(base.len()));
+        let url = format!("{}/models{query}", path.trim_end_matches('/'));
+        let shown = redact_url(&url);
+        let fail = |what: String| LlmError::Config(format!("identifying the model server ({shown}): {what}"));
+        let mut headers = self.headers.clone();
+        headers.remove(CONTENT_TYPE);
+        let resp = self
+            .client
+            .get(&url)
+            .headers(headers)
+            .send()
+            .await
+            .map_err(|e| fail(self.redact(error_chain(&e.without_url()))))?;
+        let status = resp.status();
+        let text = resp.text().await.map_err(|e| fail(self.redact(error_chain(&e.without_url()))))?;
+        if !status.is_success() {
+            return Err(fail(format!("HTTP {status}: {}", excerpt(&self.redact(text)))));
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| fail(format!("not JSON ({e}): {}", excerpt(&text))))?;
+        let list = v.get("data").and_then(|d| d.as_array()).ok_or_else(|| fail("no `data` list".into()))?;
+        let id = |e: &serde_json::Value| e.get("id").and_then(|i| i.as_str()).map(str::to_string);
+        let entry = match list.iter().find(|e| id(e).as_deref() == Some(self.cfg.model.as_str())) {
+            Some(e) => e,
+            None if list.len() == 1 => &list[0],
+            None => {
+                let ids: Vec<String> = list.iter().filter_map(id).collect();
+                return Err(fail(format!(
+                    "it does not list model {:?} (it lists: {})",
+                    self.cfg.model,
+                    ids.join(", ")
+                )));
+            }
+        };
+        let mut out = serde_json::Map::new();
+        for key in ["id", "owned_by", "root", "parent"] {
+            if let Some(x) = entry.get(key).filter(|x| !x.is_null()) {
+                out.insert(key.to_string(), x.clone());
+            }
+        }
+        Ok(serde_json::Value::Object(out))
+    }
+
     /// Our request in the OpenAI wire format (async-openai's type).
     #[allow(deprecated)] // `max_tokens` is deprecated by OpenAI but it is what vLLM, Ollama and llama.cpp read.
     pub fn wire_request(&self, req: &ChatRequest) -> CreateChatCompletionRequest {

@@ -33,6 +33,10 @@ pub struct StepView<'a> {
     pub skill_events: &'a [SkillEvent],
     /// Belief corrections the agents made this step (see `Agent::drain_belief_events`).
     pub beliefs: &'a [BeliefCorrection],
+    /// Team score so far, this step's reward included.
+    pub score: u32,
+    /// The seats, by player, for what they are doing (`Agent::status`, `Agent::llm_usage`).
+    pub agents: [&'a dyn Agent; 2],
 }
 
 impl StepView<'_> {
@@ -273,6 +277,8 @@ pub async fn play_episode(
                 outcome: &outcome,
                 skill_events: &skill_events[first_event..],
                 beliefs: &beliefs,
+                score,
+                agents: [&*agents[0], &*agents[1]],
             });
         }
         last_joint = Some(joint);

@@ -25,6 +25,11 @@ use record::EpisodeRecorder;
 use seats::{SeatError, SeatFactory};
 use std::sync::Arc;
 
+/// The version of the code that plays episodes: the package version and a hash of the
+/// source of the simulator, skills, controller, partners (with the shipped BC weights),
+/// agent and runner, comment lines left out (see `build.rs`). Eval keys include it.
+pub const CODE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("PROAGENT_CODE_HASH"));
+
 /// Why a seated episode could not be played or recorded.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {

@@ -73,7 +73,10 @@ impl ModelSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     /// The name is a CoordinationQA built-in, which the agent cannot use.
-    #[error("model {0:?} is not available here: use scripted, replay:FILE or a served model name")]
+    #[error(
+        "model {0:?} is a CoordinationQA built-in (for `proagent qa`); a ProAgent seat takes scripted, \
+         replay:FILE or a model name an OpenAI-compatible server serves"
+    )]
     NotForTheAgent(String),
     /// `replay:` without a file.
     #[error("replay: needs a transcript file, e.g. replay:transcripts/run.jsonl")]
@@ -115,6 +118,27 @@ pub fn build_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, ModelErro
             let mut cfg = spec.http.clone();
             cfg.model = name;
             Ok(Arc::new(OpenAiModel::new(cfg)?))
+        }
+    }
+}
+
+/// What identifies the model behind a spec beyond its name, for eval keys: nothing for
+/// the built-in models (the code version covers them), the sha256 of a `replay:` file,
+/// and a served model's entry in the server's model list
+/// ([`OpenAiModel::server_identity`]).
+pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
+    match classify_model(spec.name.trim()) {
+        ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),
+        ModelChoice::Replay(path) => {
+            let bytes = std::fs::read(&path).map_err(|source| {
+                ModelError::Replay(TranscriptError::Io { path: path.display().to_string(), source })
+            })?;
+            Ok(serde_json::json!({ "replay_sha256": crate::llm::sha256_hex(&bytes) }))
+        }
+        ModelChoice::Http(name) => {
+            let mut cfg = spec.http.clone();
+            cfg.model = name;
+            Ok(OpenAiModel::new(cfg)?.server_identity().await?)
         }
     }
 }

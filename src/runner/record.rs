@@ -41,6 +41,37 @@ pub struct RunConfig {
     pub proagent: AgentSettings,
     /// The model of every `proagent` seat.
     pub model: ModelSettings,
+    /// Each player's own ProAgent configuration (`None` for other agents). Transcripts
+    /// written before seats could differ have none: every `proagent` seat then used
+    /// `proagent` and `model`.
+    #[serde(default, skip_serializing_if = "no_seats")]
+    pub seats: [Option<SeatConfig>; 2],
+}
+
+/// One ProAgent seat as a transcript header records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatConfig {
+    /// The seat's name (`agent::config::label`).
+    pub label: String,
+    /// Its switches.
+    pub proagent: AgentSettings,
+    /// Its model.
+    pub model: ModelSettings,
+}
+
+fn no_seats(s: &[Option<SeatConfig>; 2]) -> bool {
+    s.iter().all(Option::is_none)
+}
+
+impl RunConfig {
+    /// The recorded configuration of player `player`'s ProAgent seat: its own, or (older
+    /// transcripts) the shared one.
+    pub fn seat(&self, player: usize) -> SeatConfig {
+        match self.seats.get(player).cloned().flatten() {
+            Some(s) => s,
+            None => SeatConfig { label: String::new(), proagent: self.proagent.clone(), model: self.model.clone() },
+        }
+    }
 }
 
 impl RunConfig {
@@ -62,6 +93,17 @@ impl RunConfig {
             return Err(bad(format!("not a `proagent play` transcript (config.command is {:?})", cfg.command)));
         }
         cfg.check().map_err(|e| bad(format!("{}", e.within("config"))))?;
+        // The shared settings repeat the main ProAgent seat's (the agent's, else the
+        // partner's); a header where they disagree was edited by hand, and which to trust is unclear.
+        let main = [cfg.seat.min(1), 1 - cfg.seat.min(1)].into_iter().find_map(|p| cfg.seats[p].as_ref());
+        if let Some(m) = main
+            && (m.proagent != cfg.proagent || m.model != cfg.model)
+        {
+            return Err(bad(format!(
+                "the header's config.proagent/config.model disagree with the seat they repeat (config.seats, {})",
+                m.label
+            )));
+        }
         Ok(cfg)
     }
 
@@ -71,7 +113,14 @@ impl RunConfig {
         check_int("seat", self.seat, 0, 1)?;
         check_int("horizon", self.horizon, 1, MAX_HORIZON)?;
         self.proagent.check().map_err(|e| e.within("proagent"))?;
-        self.model.check().map_err(|e| e.within("model"))
+        self.model.check().map_err(|e| e.within("model"))?;
+        for (i, seat) in self.seats.iter().enumerate() {
+            if let Some(s) = seat {
+                s.proagent.check().map_err(|e| e.within(&format!("seats[{i}].proagent")))?;
+                s.model.check().map_err(|e| e.within(&format!("seats[{i}].model")))?;
+            }
+        }
+        Ok(())
     }
 }
 

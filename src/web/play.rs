@@ -367,6 +367,7 @@ impl Sessions {
                     horizon: req.horizon,
                     proagent: cfg.proagent.settings.clone(),
                     model: game_model.settings.clone(),
+                    seats: Default::default(),
                 };
                 let path = cfg.games_dir.join(format!("{stem}.transcript.jsonl"));
                 let io = |e: crate::transcript::TranscriptError| PlayError::Io {
@@ -453,6 +454,22 @@ struct Game {
     recorder: Option<EpisodeRecorder>,
     out: PathBuf,
     start: State,
+}
+
+/// What a step view shows as a seat's agent in a browser game: the seats live elsewhere
+/// (the AI in its own task, the human in the browser), and the transcript recorder reads
+/// nothing of them but their name.
+struct Elsewhere;
+
+#[async_trait::async_trait]
+impl Agent for Elsewhere {
+    fn name(&self) -> String {
+        String::new()
+    }
+    fn reset(&mut self, _layout: &Layout, _seat: usize, _seed: u64) {}
+    async fn act(&mut self, _obs: &Observation<'_>) -> Result<crate::env::Action, crate::policy::AgentError> {
+        Ok(crate::env::Action::Stay)
+    }
 }
 
 impl Game {
@@ -577,6 +594,8 @@ impl Game {
                     outcome: &outcome,
                     skill_events: &skills,
                     beliefs: &beliefs,
+                    score,
+                    agents: [&Elsewhere, &Elsewhere],
                 });
             }
             {

@@ -304,6 +304,7 @@ mod tests {
             horizon: 3,
             proagent: AgentSettings::default(),
             model: ModelSettings::new("scripted"),
+            seats: Default::default(),
         };
         let (mut w, buf) =
             TranscriptWriter::in_memory("mem", WriterOptions { scrubber: Scrubber::new(), wall_clock: false });

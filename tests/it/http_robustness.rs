@@ -2,7 +2,7 @@
 //! absurd `Retry-After` values, replies too large to read, refusals, token counts
 //! that would overflow, idle and stalling connections, and the backoff flags.
 
-use crate::support::{Body, Canned, CannedServer};
+use crate::fake_server::{Body, Canned, CannedServer};
 use proagent::llm::http::{HttpConfig, MAX_REPLY_BYTES, OpenAiModel};
 use proagent::llm::mock_server::{EchoPlanner, MockConfig, MockServer};
 use proagent::llm::{ChatRequest, LanguageModel, LlmError, Message, Sampling};
@@ -168,7 +168,7 @@ async fn server_token_counts_are_taken_as_given_and_never_wrap() {
 }
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
+    let mut c = crate::support::bin();
     c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL");
     c
 }
@@ -306,7 +306,7 @@ fn backoff_flags_are_range_checked() {
             "--model",
             "m",
             "--base-url",
-            &format!("http://127.0.0.1:{}/v1", crate::support::dead_port()),
+            &format!("http://127.0.0.1:{}/v1", crate::fake_server::dead_port()),
         ]);
         if args[0] == "chat" {
             cmd.arg("hello");

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
+    let mut c = crate::support::bin();
     c.current_dir(dir).env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL").env_remove("RUST_LOG");
     c.env("RUST_BACKTRACE", "0");
     c
@@ -316,7 +316,19 @@ fn replay_stops_at_the_first_miss_with_one_error() {
     let d = dir.path();
     let original = std::fs::read_to_string(write_transcript(d, "long.jsonl", "400")).unwrap();
     // A changed switch: every request from the first miss on differs from the recording.
-    std::fs::write(d.join("switched.jsonl"), with_header(&original, |c| c["proagent"]["memory_k"] = 3.into())).unwrap();
+    std::fs::write(
+        d.join("switched.jsonl"),
+        with_header(&original, |c| {
+            // Both copies of the switches: the shared one and the seat's own.
+            c["proagent"]["memory_k"] = 3.into();
+            for i in 0..2 {
+                if c["seats"][i].is_object() {
+                    c["seats"][i]["proagent"]["memory_k"] = 3.into();
+                }
+            }
+        }),
+    )
+    .unwrap();
     let out = bin(d).args(["replay", "switched.jsonl"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));

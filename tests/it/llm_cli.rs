@@ -9,10 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
-    // The tests decide which key, if any, the child sees.
-    c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL");
-    c
+    crate::support::bin()
 }
 
 async fn run(mut cmd: Command) -> Output {

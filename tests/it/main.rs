@@ -7,6 +7,7 @@ mod architecture;
 mod bc_cli;
 mod eval_cli;
 mod eval_http;
+mod fake_server;
 mod foundation_cli;
 mod fuzz;
 mod http_robustness;

@@ -5,7 +5,7 @@
 //! `results.jsonl` holds no such episode, and that a later run with a working
 //! server plays them.
 
-use crate::support::{Canned, CannedServer, dead_port};
+use crate::fake_server::{Canned, CannedServer, dead_port};
 use proagent::agent::scripted_model::ScriptedModel;
 use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
@@ -14,9 +14,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
-    c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL");
-    c
+    crate::support::bin()
 }
 
 async fn run(mut cmd: Command) -> Output {
@@ -105,7 +103,7 @@ async fn a_server_failing_mid_episode_fails_that_episode_only() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("1 failed, 1 results written"), "{err}");
-    assert!(err.contains("failed: cramped_room proagent vs greedy seat 0 seed 0"), "{err}");
+    assert!(err.contains("failed: cramped_room proagent[m] vs greedy seat 0 seed 0"), "{err}");
     assert!(err.contains("HTTP 500"), "{err}");
     let recs = records(dir.path());
     assert_eq!(recs.len(), 1);
@@ -238,7 +236,9 @@ async fn a_refused_request_or_model_stops_the_sweep() {
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(status) && err.contains(message) && err.contains("the sweep was stopped"), "{err}");
-        assert_eq!(server.hits(), 1, "one refusal stops the sweep: {err}");
+        // The /v1/models probe (a refusal there is only a warning: many servers have no
+        // such endpoint), then one chat request, refused: the sweep stops.
+        assert_eq!(server.hits(), 2, "one refusal stops the sweep: {err}");
         assert!(records(dir.path()).is_empty());
     }
 }

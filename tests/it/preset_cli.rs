@@ -14,9 +14,7 @@ const LAYOUTS: [&str; 5] =
 const PARTNERS: [&str; 4] = ["greedy", "random4", "stay", "bc"];
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
-    c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL").env_remove("RUST_LOG");
-    c
+    crate::support::bin()
 }
 
 fn text(b: &[u8]) -> String {
@@ -110,7 +108,7 @@ async fn paper_transcripts_record_the_preset_and_replay_exactly() {
     let (path, _) = &cases[0];
     let switched = dir.path().join("switched.jsonl");
     let original = std::fs::read_to_string(path).unwrap();
-    std::fs::write(&switched, original.replacen("\"preset\":\"paper\"", "\"preset\":\"default\"", 1)).unwrap();
+    std::fs::write(&switched, original.replacen("\"preset\":\"paper\"", "\"preset\":\"default\"", 2)).unwrap();
     let out = bin().arg("replay").arg(&switched).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("replay miss"), "{}", text(&out.stderr));
@@ -121,8 +119,12 @@ fn flags_start_from_the_preset_and_override_it() {
     let dir = tempfile::tempdir().unwrap();
     let header = |args: &[&str]| {
         let path = dir.path().join("h.jsonl");
-        let out =
-            bin().args(["play", "--horizon", "5", "--json", "--transcript"]).arg(&path).args(args).output().unwrap();
+        let out = bin()
+            .args(["play", "--horizon", "5", "--json", "--force", "--transcript"])
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
         summary(&out, &format!("{args:?}"));
         Transcript::read(&path).unwrap().header.config["proagent"].clone()
     };

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_proagent"))
+    crate::support::bin()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -255,4 +255,105 @@ fn bench_qa_reports_a_time() {
     assert_eq!(v["requests"], 198);
     assert_eq!(v["correct"], 196);
     assert!(v["seconds"].as_f64().unwrap() > 0.0);
+}
+
+/// A running `proagent mock-server` with these extra flags; killed on drop.
+struct Mock {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Mock {
+    fn start(extra: &[&str]) -> Mock {
+        use std::io::BufRead;
+        let mut child = bin()
+            .args(["mock-server", "--addr", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
+        Mock { child, url: format!("{addr}/v1") }
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn qa_against(m: &Mock, extra: &[&str]) -> Output {
+    bin()
+        .args(["qa", "--model", "any-served-name", "--base-url", &m.url, "--json", "--no-progress", "--no-transcript"])
+        .args(["--backoff-ms", "5"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_mock_server_answers_coordination_qa_by_its_policy() {
+    // The answer key: the pipeline through HTTP scores exactly what the oracle scores.
+    let key = Mock::start(&[]);
+    let v = json_of(&qa_against(&key, &["--trials", "1"]));
+    let oracle =
+        json_of(&run(&["qa", "--model", "oracle", "--json", "--no-progress", "--no-transcript", "--trials", "1"]));
+    assert_eq!((v["correct"].as_u64(), v["answered"].as_u64()), (oracle["correct"].as_u64(), Some(198)));
+    assert_eq!(v["by_category"], oracle["by_category"]);
+    // A fixed letter: every reply is read as that letter.
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("b.jsonl");
+    let fixed = Mock::start(&["--qa-answer", "B"]);
+    let out = bin()
+        .args(["qa", "--model", "m", "--base-url", &fixed.url, "--json", "--no-progress", "--trials", "1"])
+        .arg("--transcript")
+        .arg(&t)
+        .output()
+        .unwrap();
+    json_of(&out);
+    let letters: Vec<Value> =
+        read_lines(&t).into_iter().filter(|l| l["type"] == "exchange").map(|l| l["extracted"].clone()).collect();
+    assert_eq!(letters.len(), 198);
+    assert!(letters.iter().all(|l| l == "B"), "{letters:?}");
+    // Random: seeded, so two servers with the same seed agree, and it is not the key.
+    let r1 = json_of(&qa_against(&Mock::start(&["--qa-answer", "random", "--seed", "4"]), &["--trials", "1"]));
+    let r2 = json_of(&qa_against(&Mock::start(&["--qa-answer", "random", "--seed", "4"]), &["--trials", "1"]));
+    assert_eq!(r1["correct"], r2["correct"]);
+    assert!(r1["correct"].as_u64().unwrap() < oracle["correct"].as_u64().unwrap() / 2, "{}", r1["correct"]);
+    assert_eq!(r1["answered"], 198);
+    // A bad policy is refused.
+    let o = run(&["mock-server", "--qa-answer", "maybe"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a QA answer policy"));
+}
+
+#[test]
+fn qa_fails_loudly_when_no_reply_names_a_letter() {
+    // Every reply is prose (as from a server that is not running a chat model).
+    let prose = Mock::start(&["--fault-rate", "1", "--faults", "prose"]);
+    let o = qa_against(&prose, &["--trials", "1", "--filter", "game=Hanabi"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("error: none of the") && err.contains("replies named an option letter"), "{err}");
+    assert!(err.contains("Honestly, I am not sure"), "shows a reply: {err}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["answered"].as_u64(), v["failed"].as_u64()), (Some(0), Some(0)));
+}
+
+#[test]
+fn qa_names_what_it_takes_instead_of_leaking_internal_messages() {
+    let o = run(&["qa", "--model", "scripted", "--no-transcript"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--model scripted") && err.contains("oracle, random, random-original, replay:FILE"), "{err}");
+    assert!(!err.contains("not available here"), "{err}");
+    // qa takes the same HTTP flags as play.
+    let o = run(&["qa", "--model", "m", "--connect-timeout", "0", "--no-transcript"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--connect-timeout"));
 }

@@ -201,7 +201,7 @@ fn styles_through_the_http_backend() {
     let t = dir.path().join("http.jsonl");
     let (args, env) = http_model_args(&url);
     let started = std::time::Instant::now();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_proagent"))
+    let out = crate::support::bin()
         .args(["qa", "--json", "--no-progress", "--concurrency", "16", "--trials", "3", "--transcript"])
         .arg(&t)
         .args(&args)
@@ -219,7 +219,7 @@ fn styles_through_the_http_backend() {
     assert_eq!(v["failed"], 3 * f);
     assert!(server.requests.load(Ordering::SeqCst) >= 594);
     // The transcript replays offline to the same report (failures included).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_proagent"))
+    let out = crate::support::bin()
         .args(["qa", "--json", "--no-progress", "--no-transcript", "--model"])
         .arg(format!("replay:{}", t.display()))
         .output()

@@ -11,9 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
-    c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL").env_remove("RUST_LOG");
-    c
+    crate::support::bin()
 }
 
 async fn run(mut cmd: Command) -> Output {
@@ -100,12 +98,19 @@ fn replay_misses_and_broken_files_are_loud() {
 
     // A changed switch: the re-run asks for something that was never recorded.
     let switched = dir.path().join("switched.jsonl");
-    std::fs::write(&switched, original.replacen("\"memory_k\":1", "\"memory_k\":3", 1)).unwrap();
+    // (The header holds each seat's settings and repeats the agent's as the shared ones.)
+    std::fs::write(&switched, original.replace("\"memory_k\":1", "\"memory_k\":3")).unwrap();
     let out = replay(&switched);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let err = text(&out.stderr);
     assert!(err.contains("replay miss at t="), "{err}");
     assert!(err.contains("differs at character"), "names the first differing message: {err}");
+    // Editing only one of the two copies is refused.
+    let half = dir.path().join("half.jsonl");
+    std::fs::write(&half, original.replacen("\"memory_k\":1", "\"memory_k\":3", 1)).unwrap();
+    let out = replay(&half);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("half.jsonl:1: the header's config.proagent"), "{}", text(&out.stderr));
 
     // An edited recorded request (the first exchange's prompt) is caught when reading.
     let mut lines: Vec<String> = original.lines().map(str::to_string).collect();

@@ -1,12 +1,12 @@
 //! `proagent render`, and the file kinds settled between transcripts and trajectories:
 //! `analyze` reads transcripts, `replay` explains a trajectory, `serve` checks its flags.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 const TRANSCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/transcripts/committed/cramped_room.jsonl");
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proagent")).args(args).output().unwrap()
+    crate::support::bin().args(args).output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {

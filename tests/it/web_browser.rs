@@ -179,7 +179,7 @@ fn viewer_and_human_play_in_headless_chromium() {
     let games = tmp.path().join("games");
     let mut procs = Killer(Vec::new());
 
-    let mut server = Command::new(env!("CARGO_BIN_EXE_proagent"))
+    let mut server = crate::support::bin()
         .args(["serve", "--addr", "127.0.0.1:0", "--games-dir"])
         .arg(&games)
         .arg("transcripts/committed")
@@ -288,10 +288,10 @@ fn viewer_and_human_play_in_headless_chromium() {
         cdp.wait("(document.querySelector('#play-files .saved-trajectory') || {}).textContent", "the saved files");
     let human = cdp.eval("document.querySelector('#play-files .saved-human').textContent");
     let traj = traj.as_str().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_proagent")).args(["verify-trace", traj]).output().unwrap();
+    let out = crate::support::bin().args(["verify-trace", traj]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && said.contains("PASS") && said.contains("(8 steps"), "{said}");
-    let out = Command::new(env!("CARGO_BIN_EXE_proagent")).args(["analyze", human.as_str().unwrap()]).output().unwrap();
+    let out = crate::support::bin().args(["analyze", human.as_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("8 steps"));
     // The human moved as told: the first key turned player 0 west.

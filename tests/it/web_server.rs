@@ -13,7 +13,6 @@ use proagent::web::play::{GameModel, PlayConfig, PlayLimits};
 use proagent::web::{ServeConfig, serve};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -175,7 +174,7 @@ async fn trajectories_and_human_games_open_with_their_hand_overs() {
     let s = Server::start(4).await;
     // A trajectory of our own (reference-trace schema); the courier hands onions over the
     // counter in forced coordination.
-    let out = Command::new(env!("CARGO_BIN_EXE_proagent"))
+    let out = crate::support::bin()
         .args(["play", "--layout", "forced_coordination", "--agent", "scripted", "--partner", "courier"])
         .args(["--horizon", "120", "--episodes", "2", "--trajectory"])
         .arg(s.dir.path().join("files/fc.jsonl"))
@@ -268,7 +267,7 @@ async fn bad_files_get_a_clear_error_and_the_server_goes_on() {
 async fn eval_directories_list_episodes_by_cell_with_kept_trajectories() {
     let s = Server::start(4).await;
     let out_dir = s.dir.path().join("files/sweep");
-    let out = Command::new(env!("CARGO_BIN_EXE_proagent"))
+    let out = crate::support::bin()
         .args(["eval", "--layouts", "cramped_room", "--agents", "proagent,scripted", "--partners", "greedy"])
         .args(["--seats", "0", "--episodes", "2", "--horizon", "30", "--quiet", "--no-report", "--keep-trajectories"])
         .arg("--out")
@@ -291,7 +290,7 @@ async fn eval_directories_list_episodes_by_cell_with_kept_trajectories() {
         let traj = eps[0]["trajectory"].as_str().expect("trajectory kept");
         let t: Trajectory = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
         assert!(verify(&t).unwrap().passed);
-        let with_transcript = c["agent"] == "proagent";
+        let with_transcript = c["agent"].as_str().is_some_and(|a| a.starts_with("proagent"));
         assert_eq!(eps[0]["transcript"].is_string(), with_transcript, "{c}");
         let open = eps[0]["transcript"].as_str().unwrap_or(traj);
         let (st, ep) = s.episode(open, 0).await;
@@ -363,7 +362,7 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
         (json!({"human_seat": 2}), "human_seat: must be 0 or 1"),
         (json!({"horizon": 0}), "horizon: must be"),
         (json!({"step_ms": 1}), "step_ms: must be"),
-        (json!({"partner": "wizard"}), "partner: unknown partner \"wizard\""),
+        (json!({"partner": "wizard"}), "partner: unknown agent \"wizard\""),
         (json!({"partner": "proagent", "model": "gpt-9"}), "model: unknown model"),
         (json!({"layout": "atlantis"}), "layout: not a built-in layout"),
         (json!({"speed": 3}), "unknown field `speed`"),
@@ -412,11 +411,7 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
     assert_eq!(done["partner"], "proagent[scripted]");
     check_saved_game(&done["files"], 6, true);
     // The game's transcript re-runs exactly with `replay` (the human's keys take their seat).
-    let out = Command::new(env!("CARGO_BIN_EXE_proagent"))
-        .arg("replay")
-        .arg(done["files"]["transcript"].as_str().unwrap())
-        .output()
-        .unwrap();
+    let out = crate::support::bin().arg("replay").arg(done["files"]["transcript"].as_str().unwrap()).output().unwrap();
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 
     // Real time: it moves by itself; stop ends it and saves what was played.
