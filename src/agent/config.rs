@@ -270,8 +270,8 @@ pub fn apply_option(
     value: &str,
 ) -> Result<(), OptionError> {
     let value = value.trim();
-    let parsed = |r: Result<(), String>| {
-        r.map_err(|e| OptionError::BadValue { key: key.into(), value: value.into(), expected: e })
+    let parsed = |r: Result<(), crate::agent::names::UnknownName>| {
+        r.map_err(|e| OptionError::BadValue { key: key.into(), value: value.into(), expected: e.expected.into() })
     };
     match key.trim() {
         "model" => {

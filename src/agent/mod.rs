@@ -19,6 +19,7 @@ pub mod belief;
 pub mod config;
 pub mod log;
 pub mod memory;
+pub mod names;
 pub mod paper;
 pub mod planner;
 pub mod preset;

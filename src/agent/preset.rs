@@ -26,12 +26,12 @@ pub enum Preset {
 }
 
 impl std::str::FromStr for Preset {
-    type Err = String;
+    type Err = crate::agent::names::UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "default" | "ours" => Ok(Preset::Default),
             "paper" | "original" => Ok(Preset::Paper),
-            _ => Err(format!("unknown preset {s:?} (expected default or paper)")),
+            _ => Err(crate::agent::names::UnknownName::new("preset", s, "default or paper")),
         }
     }
 }

@@ -36,13 +36,13 @@ pub enum VerificatorMode {
 }
 
 impl std::str::FromStr for VerificatorMode {
-    type Err = String;
+    type Err = crate::agent::names::UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "llm" => Ok(VerificatorMode::Llm),
             "rules" => Ok(VerificatorMode::Rules),
             "off" | "none" => Ok(VerificatorMode::Off),
-            _ => Err(format!("unknown verificator {s:?} (expected llm, rules or off)")),
+            _ => Err(crate::agent::names::UnknownName::new("verificator", s, "llm, rules or off")),
         }
     }
 }

@@ -83,16 +83,16 @@ pub struct ProAgentArgs {
 }
 
 fn parse_preset(s: &str) -> Result<Preset, String> {
-    s.parse()
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
 }
 fn parse_verificator(s: &str) -> Result<VerificatorMode, String> {
-    s.parse()
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
 }
 fn parse_belief(s: &str) -> Result<BeliefMode, String> {
-    s.parse()
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
 }
 fn parse_align(s: &str) -> Result<AlignStyle, String> {
-    s.parse()
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
 }
 
 /// `Some(true)` for `--x`, `Some(false)` for `--no-x`, `None` for neither.

@@ -94,9 +94,12 @@ fn tokens(text: &str) -> Vec<Tok> {
     out
 }
 
+/// Why skill-shaped words are no allowed skill (a wait whose number is out of range).
+struct NotAllowed(String);
+
 /// Tries to read a skill at the start of `t`; returns the skill and how many tokens it used.
 /// `Err` is a wait whose number is out of range.
-fn match_at(t: &[Tok], text: &str) -> Option<Result<(Skill, usize), String>> {
+fn match_at(t: &[Tok], text: &str) -> Option<Result<(Skill, usize), NotAllowed>> {
     let w = |i: usize| t.get(i).map(|x| x.word.as_str());
     let is = |i: usize, s: &[&str]| w(i).is_some_and(|x| s.contains(&x));
     let obj_words = ["obj", "object", "item", "onion", "dish", "soup", "it"];
@@ -195,7 +198,7 @@ fn match_at(t: &[Tok], text: &str) -> Option<Result<(Skill, usize), String>> {
             return None;
         }
         if n == 0 || n > MAX_WAIT as u32 {
-            return Some(Err(format!("wait(n) needs 0 < n <= {MAX_WAIT}, got {n}")));
+            return Some(Err(NotAllowed(format!("wait(n) needs 0 < n <= {MAX_WAIT}, got {n}"))));
         }
         let k = if is(k + 1, &["step", "steps", "timestep", "timesteps"]) { k + 2 } else { k + 1 };
         return Some(Ok((Skill::Wait(n as u8), k)));
@@ -345,7 +348,7 @@ impl Skill {
         match match_at(&t, text) {
             Some(Ok((s, used))) if used == t.len() => Ok(s),
             Some(Ok(_)) => Err(err("unexpected words after the skill")),
-            Some(Err(e)) => Err(err(&e)),
+            Some(Err(e)) => Err(err(&e.0)),
             None => Err(err("not a known skill")),
         }
     }
@@ -363,7 +366,7 @@ impl Skill {
                     out.push(SkillMention {
                         skill: found
                             .map(|(s, _)| s)
-                            .map_err(|reason| SkillParseError { raw: text.to_string(), reason }),
+                            .map_err(|e| SkillParseError { raw: text.to_string(), reason: e.0 }),
                         negated: negated(&t, i, used, floor),
                         subject: subject_before(&t, i),
                         offset: t[i].start,

@@ -60,7 +60,7 @@ pub struct EpisodeView {
     /// The episode.
     pub traj: Trajectory,
     transcript: Option<Transcript>,
-    report: Result<Report, String>,
+    report: Result<Report, analysis::AnalysisError>,
     handovers: Vec<HandOver>,
     score: Vec<u64>,
 }
@@ -76,7 +76,7 @@ impl EpisodeView {
         for s in &traj.states {
             board::check(&traj.layout, s).map_err(|err| ViewError::Draw { file: source.clone(), err })?;
         }
-        let report = analysis::analyze(&traj).map_err(|e| e.to_string());
+        let report = analysis::analyze(&traj);
         let handovers = match &report {
             Ok(r) => r
                 .interdependencies
@@ -202,7 +202,7 @@ impl EpisodeView {
                     .collect();
                 (analysis::metrics_json(r), list)
             }
-            Err(e) => (json!({ "error": e }), Vec::new()),
+            Err(e) => (json!({ "error": e.to_string() }), Vec::new()),
         };
         for h in &handovers {
             let mut give = h.clone();
