@@ -3,7 +3,7 @@
 //! own validated reader), actions from ints, letters, names or overcooked_ai tuples,
 //! and JSON values to Python objects.
 
-use proagent::env::trace::state_from_json;
+use proagent::env::trace::{player_from_json, state_from_json};
 use proagent::env::{Action, Layout, Object, Pos, Soup, State};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -209,7 +209,9 @@ pub fn state_from_dict(layout: &Layout, v: &Bound<'_, PyAny>) -> PyResult<State>
             None | Some(Value::Null) => Value::Null,
             Some(h) => object_to_trace(h, false, &format!("{path}.held_object"))?,
         };
-        tp.push(json!({ "pos": pos, "or": or, "held": held }));
+        let tj = json!({ "pos": pos, "or": or, "held": held });
+        player_from_json(layout, &tj).map_err(|e| bad(&path, &e.to_string()))?;
+        tp.push(tj);
     }
     let mut objs = Vec::new();
     if let Some(list) = j.get("objects") {

@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use proagent::agent::ExchangeSink;
 use proagent::controller::Kitchen;
 use proagent::env::{Action, Event, Layout, State};
-use proagent::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent};
+use proagent::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
 use proagent::runner::seats::{SeatFactory, build_partner};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -201,13 +201,15 @@ impl Policy {
         Ok(a.index())
     }
 
-    /// Starts a new episode for the agent (same seat; `seed` defaults to the one given at construction).
+    /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
+    /// the one given at construction).
     #[pyo3(signature = (seed = None))]
     fn reset(&mut self, py: Python<'_>, seed: Option<u64>) {
         if let Some(s) = seed {
             self.seed = s;
         }
-        let (agent, layout, seat, seed) = (&self.agent, &self.kitchen.layout, self.seat, self.seed);
+        let (agent, layout, seat) = (&self.agent, &self.kitchen.layout, self.seat);
+        let seed = seat_seed(self.seed, seat);
         py.detach(|| self.rt.block_on(async { agent.lock().await.reset(layout, seat, seed) }));
     }
 
@@ -300,7 +302,9 @@ pub fn partner(
     } else {
         (build_partner(kind, &kitchen).map_err(|e| PyValueError::new_err(e.to_string()))?, None)
     };
-    agent.reset(&kitchen.layout, seat, seed);
+    // The same derived seed the runner gives this seat for episode `seed`, so a Python
+    // loop and `play` with the same seed play the same episode.
+    agent.reset(&kitchen.layout, seat, seat_seed(seed, seat));
     let name = agent.name();
     Ok(Policy {
         agent: Arc::new(tokio::sync::Mutex::new(agent)),
