@@ -208,7 +208,7 @@ impl VecEnv {
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray2<'py, i64>,
+        actions: &Bound<'py, PyAny>,
     ) -> PyResult<(
         Bound<'py, PyArrayDyn<f32>>,
         Bound<'py, PyArray1<f32>>,
@@ -216,6 +216,17 @@ impl VecEnv {
         Bound<'py, PyDict>,
     )> {
         let n = self.states.len();
+        // Any integer array-like (lists, int32 arrays, tensors) is converted once here.
+        let actions: PyReadonlyArray2<'py, i64> = match actions.extract() {
+            Ok(a) => a,
+            Err(_) => {
+                let np = py.import(intern!(py, "numpy"))?;
+                let converted = np.call_method1(intern!(py, "asarray"), (actions, intern!(py, "int64")))?;
+                converted
+                    .extract()
+                    .map_err(|_| PyValueError::new_err(format!("actions must be an integer array of shape ({n}, 2)")))?
+            }
+        };
         if actions.shape() != [n, 2] {
             return Err(PyValueError::new_err(format!("actions must have shape ({n}, 2), got {:?}", actions.shape())));
         }

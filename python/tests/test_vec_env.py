@@ -54,3 +54,14 @@ def test_vec_env_rejects_bad_actions():
         proagent.VecEnv("cramped_room", 2, obs="pixels")
     with pytest.raises(ValueError, match="n must be"):
         proagent.VecEnv("cramped_room", 0)
+
+
+def test_vec_env_accepts_lists_and_int32():
+    vec = proagent.VecEnv("cramped_room", 2, obs="none")
+    vec.reset()
+    _, r, d, _ = vec.step([[0, 1], [5, 4]])
+    assert r.shape == (2,) and not d.any()
+    vec.step(np.array([[2, 3], [4, 4]], dtype=np.int32))
+    assert vec.state(0)["timestep"] == 2
+    with pytest.raises(ValueError, match=r"shape \(2, 2\)"):
+        vec.step([1, 2, 3])
