@@ -30,7 +30,7 @@ export PROAGENT_BIN="$TARGET/debug/proagent"
 # into the repository.
 WHEELS="$TARGET/python-wheels"
 rm -rf "$WHEELS"
-"$VENV/bin/maturin" build --locked --profile dev --quiet \
+"$VENV/bin/maturin" build --locked --profile dev --quiet --strip --auditwheel skip \
     --manifest-path python/Cargo.toml --interpreter "$VENV/bin/python" --out "$WHEELS"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$WHEELS"/proagent-*.whl
 
