@@ -98,11 +98,15 @@ def bench_proagent_env(layout: str, seconds: float) -> dict:
 
 
 def bench_overcooked_ai(layout: str, n: int, obs: str, seconds: float) -> float:
+    # overcooked-ai 1.1.0 (PyPI's latest) still names np.Inf, which NumPy 2 removed.
+    if "Inf" not in np.__dict__:
+        np.Inf = np.inf
     from overcooked_ai_py.mdp.actions import Action
     from overcooked_ai_py.mdp.overcooked_env import OvercookedEnv
     from overcooked_ai_py.mdp.overcooked_mdp import OvercookedGridworld
 
-    mdp = OvercookedGridworld.from_layout_name(layout, old_dynamics=True)
+    # PyPI's overcooked-ai (1.1.0) has no old-dynamics switch: its default dynamics are timed.
+    mdp = OvercookedGridworld.from_layout_name(layout)
     envs = [OvercookedEnv.from_mdp(mdp, horizon=HORIZON, info_level=0) for _ in range(n)]
     for e in envs:
         e.reset()

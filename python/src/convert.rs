@@ -45,14 +45,15 @@ fn soup_fields(py: Python<'_>, d: &Bound<'_, PyDict>, s: &Soup, pos: Pos) -> PyR
     Ok(())
 }
 
-/// The orders of a layout as overcooked_ai's `Recipe.to_dict()` list (empty: every recipe pays).
+/// The orders of a layout as overcooked_ai's `Recipe.to_dict()` list (empty: every recipe
+/// pays); a recipe's ingredients are a sorted tuple there, and so here.
 fn orders_list<'py>(py: Python<'py>, layout: &Layout) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for r in &layout.rules.orders {
         let mut names = vec!["onion"; r.onions as usize];
         names.extend(std::iter::repeat_n("tomato", r.tomatoes as usize));
         let d = PyDict::new(py);
-        d.set_item(intern!(py, "ingredients"), names)?;
+        d.set_item(intern!(py, "ingredients"), PyTuple::new(py, names)?)?;
         out.append(d)?;
     }
     Ok(out)
