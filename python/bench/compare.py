@@ -220,7 +220,12 @@ def main() -> int:
     result = {
         "layout": args.layout,
         "horizon": HORIZON,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_avg_1min": os.getloadavg()[0],
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
         "results": rows,
         "ratios": ratios,
         "env_step_us": env_us,
@@ -229,7 +234,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
-    print(f"layout {args.layout}, horizon {HORIZON}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(f"layout {args.layout}, horizon {HORIZON}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'system':<27}{'setting':<8}" + "".join(f"{'n=' + str(n):>15}" for n in NS))
     for system in ("proagent.VecEnv", "proagent.VecEnv threads=2", "overcooked_ai", "jaxmarl"):
         for setting in ("obs", "state"):
@@ -242,7 +248,8 @@ def main() -> int:
         if r["vs_overcooked_ai"]:
             parts.append(f"×{r['vs_overcooked_ai']:,.0f} overcooked_ai")
         if r["vs_jaxmarl"]:
-            parts.append(f"×{r['vs_jaxmarl']:.2f} jaxmarl (threads=2: ×{r['threads2_vs_jaxmarl'] or 0:.2f})")
+            t2 = r["threads2_vs_jaxmarl"]
+            parts.append(f"×{r['vs_jaxmarl']:.2f} jaxmarl" + (f" (threads=2: ×{t2:.2f})" if t2 else ""))
         print(f"  n={r['n']:<5} {r['setting']:<6} " + ", ".join(parts))
     print(f"\nproagent.Env from Python: step() {env_us['step']:.2f} µs (state dict + info), "
           f"step_fast() {env_us['step_fast']:.2f} µs")

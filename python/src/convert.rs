@@ -4,7 +4,7 @@
 //! and JSON values to Python objects.
 
 use proagent::env::trace::{player_from_json, state_from_json};
-use proagent::env::{Action, Layout, Object, Pos, Soup, State};
+use proagent::env::{Action, Layout, Object, Pos, Soup, State, Tile};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -229,15 +229,19 @@ pub fn state_from_dict(layout: &Layout, v: &Bound<'_, PyAny>) -> PyResult<State>
     let ts = j.get("timestep").cloned().unwrap_or(json!(0));
     let t = json!({ "players": tp, "objects": objs, "timestep": ts });
     let state = state_from_json(layout, &t).map_err(|e| PyValueError::new_err(format!("state: {e}")))?;
+    // The trace reader places objects on any cell; the game only ever has them on
+    // counters, and soups in pots.
     for (i, o) in state.objects.iter().enumerate() {
-        if let Some(Object::Soup(_)) = o
-            && layout.pot_index(layout.pos_of(i)).is_none()
-            && !matches!(layout.tile(layout.pos_of(i)), proagent::env::Tile::Counter)
-        {
-            return Err(bad(
-                "state.objects",
-                &format!("a soup at {} is neither in a pot nor on a counter", layout.pos_of(i)),
-            ));
+        let Some(o) = o else { continue };
+        let p = layout.pos_of(i);
+        match (layout.tile(p), o) {
+            (Tile::Counter, _) | (Tile::Pot, Object::Soup(_)) => {}
+            (t, o) => {
+                return Err(bad(
+                    "state.objects",
+                    &format!("a {} at {p} lies on a {t:?} cell: objects lie on counters, soups in pots", o.name()),
+                ));
+            }
         }
     }
     Ok(state)

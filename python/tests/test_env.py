@@ -175,3 +175,17 @@ def test_overcooked_ai_state_conversion_round_trips():
         seen_soup |= any(o["name"] == "soup" for o in ours["objects"])
         seen_soup |= any((p["held_object"] or {}).get("name") == "soup" for p in ours["players"])
     assert seen_soup and env.score > 0
+
+
+def test_objects_off_counters_are_rejected():
+    env = proagent.Env("cramped_room")
+    s = env.reset()
+    s["objects"] = [{"name": "onion", "position": (2, 1)}]  # a floor cell
+    with pytest.raises(ValueError, match=r"onion at \(2, 1\) lies on a Floor cell"):
+        env.set_state(s)
+    s["objects"] = [{"name": "dish", "position": (2, 0)}]  # the pot
+    with pytest.raises(ValueError, match="lies on a Pot cell"):
+        env.set_state(s)
+    s["objects"] = [{"name": "dish", "position": (0, 0)}]  # a counter: fine
+    env.set_state(s)
+    assert env.state["objects"] == [{"name": "dish", "position": (0, 0)}]
