@@ -100,7 +100,7 @@ def partner(
     seat: int = 1,
     seed: int = 0,
     layout: Union[str, Env] = "cramped_room",
-    horizon: int = 400,
+    horizon: Optional[int] = None,
 ) -> Policy:
     """A built-in partner as a policy: ``greedy``, ``random``, ``stay``, ``courier``,
     ``scripted``, ``bc`` (the shipped BC model trained on the test split), ``bc:train``,
@@ -109,16 +109,23 @@ def partner(
 
     ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.
     ``policy.act(state)`` takes an :class:`Env` (preferred: the agent also sees the last
-    step's events) or a state dict, and returns the action index for ``seat``.
+    step's events) or a state dict, and returns the action index for ``seat``. ``horizon``
+    defaults to the Env's, else 400.
     """
-    return _partner(kind, seat=seat, seed=seed, layout=layout, horizon=horizon)
+    return _partner(kind, seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon))
+
+
+def _horizon(layout: Union[str, Env], horizon: Optional[int]) -> int:
+    if horizon is not None:
+        return int(horizon)
+    return layout.horizon if isinstance(layout, Env) else 400
 
 
 def agent(
     layout: Union[str, Env] = "cramped_room",
     seat: int = 0,
     seed: int = 0,
-    horizon: int = 400,
+    horizon: Optional[int] = None,
     *,
     model: str = "scripted",
     base_url: Optional[str] = None,
@@ -139,6 +146,8 @@ def agent(
     retries: int = 4,
     backoff_ms: int = 500,
     backoff_max_ms: int = 30000,
+    transcript: Optional[str] = None,
+    no_wall_clock: bool = False,
 ) -> Policy:
     """The ProAgent agent as a policy, with the options of ``proagent play``:
 
@@ -149,15 +158,22 @@ def agent(
     ``intention``, ``align`` ("proagent", "coordination"), ``prompts`` (a templates
     folder), ``wait_interrupt`` and the HTTP time-outs and retries.
 
-    Its model exchanges are available with ``policy.exchanges()``; to write a transcript,
-    run the episode with :func:`play` (``transcript=PATH``).
+    ``transcript=PATH`` writes the episode's transcript from your own loop: pass the
+    :class:`Env` to ``act`` (each call records the step that led to its state), then call
+    ``policy.finish(env)``, which writes the last step and the footer and renames
+    ``PATH.partial`` to ``PATH``. Its steps and model exchanges are those :func:`play` writes
+    for the same episode; the header names the other seat ``python``, so ``proagent replay``
+    cannot rebuild it. Without a transcript, ``policy.exchanges()`` returns the exchanges.
     """
     opts = _proagent_options(
         model, base_url, temperature, top_p, max_tokens, memory_k, max_replans, verificator, belief,
         analysis, intention, align, prompts, wait_interrupt, connect_timeout, request_timeout, retries,
         backoff_ms, backoff_max_ms,
     )
-    return _partner("proagent", seat=seat, seed=seed, layout=layout, horizon=horizon, options=opts)
+    return _partner(
+        "proagent", seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon), options=opts,
+        transcript=None if transcript is None else str(transcript), no_wall_clock=no_wall_clock,
+    )
 
 
 SeatLike = Union[str, Policy, Callable[[Dict[str, Any], int], Any]]

@@ -81,6 +81,7 @@ class Policy:
     def llm_usage(self) -> Dict[str, int]: ...
     def skill_events(self) -> List[Dict[str, Any]]: ...
     def exchanges(self) -> List[Dict[str, Any]]: ...
+    def finish(self, env: Optional[Env] = None) -> str: ...
 
 def partner(
     kind: str,
@@ -89,6 +90,8 @@ def partner(
     layout: Union[str, Env, None] = None,
     horizon: int = 400,
     options: Optional[Dict[str, Any]] = None,
+    transcript: Union[str, PathLike[str], None] = None,
+    no_wall_clock: bool = False,
 ) -> Policy: ...
 def play(
     layout: Union[str, Env, None] = None,

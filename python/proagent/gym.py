@@ -55,6 +55,8 @@ class OvercookedGymEnv(gymnasium.Env):
         if isinstance(partner, str):
             self.partner = _make_partner(partner, seat=1 - seat, seed=partner_seed, layout=self._env, horizon=horizon)
         else:
+            if isinstance(partner, Policy) and partner.seat != 1 - seat:
+                raise ValueError(f"the partner policy plays seat {partner.seat}; the learner has seat {seat}")
             self.partner = partner
         if obs == "lossless":
             self.observation_space = spaces.Box(0.0, float(max(horizon, 3)), shape=self._env.lossless_shape, dtype=np.float32)

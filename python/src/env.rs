@@ -65,7 +65,7 @@ pub struct Env {
     pub(crate) horizon: u32,
     pub(crate) last_joint: Option<[Action; 2]>,
     pub(crate) last_outcome: StepOutcome,
-    score: u32,
+    pub(crate) score: u32,
 }
 
 impl Env {

@@ -14,9 +14,13 @@ use proagent::agent::ExchangeSink;
 use proagent::controller::Kitchen;
 use proagent::env::{Action, Event, Layout, State};
 use proagent::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use proagent::runner::StepView;
+use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
 use proagent::runner::seats::{SeatFactory, build_partner};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use proagent::transcript::WriterOptions;
+use pyo3::exceptions::{PyIOError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// A seat's agent shared between a `Policy` object and the episodes it is lent to.
@@ -127,9 +131,53 @@ pub struct Policy {
     sink: Option<ExchangeSink>,
     rt: tokio::runtime::Runtime,
     name: String,
+    /// The transcript being written, for a ProAgent made with `transcript=`.
+    recorder: Mutex<Option<Recording>>,
+}
+
+/// A transcript written from a Python loop: steps are recorded as `act` sees them.
+struct Recording {
+    recorder: EpisodeRecorder,
+    /// The last step written (`None` before the first).
+    last_t: Option<u32>,
+    path: PathBuf,
 }
 
 impl Policy {
+    fn recording(&self) -> bool {
+        self.recorder.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+
+    /// Writes the step that led to `env`'s current state, once, with the agent's skill
+    /// events and belief corrections since the previous call (as the runner does after
+    /// each step).
+    fn record_previous_step(&self, py: Python<'_>, env: &Env) -> PyResult<()> {
+        let mut guard = self.recorder.lock().map_err(|_| PyRuntimeError::new_err("transcript lock poisoned"))?;
+        let Some(rec) = guard.as_mut() else { return Ok(()) };
+        let (Some(joint), Some(t)) = (env.last_joint, env.state.timestep.checked_sub(1)) else { return Ok(()) };
+        if rec.last_t.is_some_and(|last| t <= last) {
+            return Ok(());
+        }
+        let (skills, beliefs) = py.detach(|| {
+            self.rt.block_on(async {
+                let mut a = self.agent.lock().await;
+                (a.drain_skill_events(), a.drain_belief_events())
+            })
+        });
+        let view = StepView {
+            t,
+            layout: &self.kitchen.layout,
+            state: &env.state,
+            joint,
+            outcome: &env.last_outcome,
+            skill_events: &skills,
+            beliefs: &beliefs,
+        };
+        rec.recorder.on_step(&view);
+        rec.last_t = Some(t);
+        Ok(())
+    }
+
     /// The agent, to lend to an episode.
     pub fn shared(&self) -> SharedAgent {
         Arc::clone(&self.agent)
@@ -181,8 +229,14 @@ impl Policy {
                     e.kitchen().layout.name
                 )));
             }
+            self.record_previous_step(py, &e)?;
             (e.state.clone(), e.last_joint, e.last_outcome.events)
         } else {
+            if self.recording() {
+                return Err(PyValueError::new_err(
+                    "a policy writing a transcript must be given the Env (act(env)), which knows the last step",
+                ));
+            }
             (state_from_dict(&self.kitchen.layout, state)?, None, [None; 2])
         };
         let (agent, layout, seat) = (&self.agent, &self.kitchen.layout, self.seat);
@@ -265,6 +319,47 @@ impl Policy {
         json_to_py(py, &rows)
     }
 
+    /// Ends the transcript of a ProAgent made with `transcript=`: writes the last step of
+    /// `env` (if not written yet) and the footer (score, steps, the agent's metrics and
+    /// model use), renames `PATH.partial` to `PATH` and returns the path.
+    #[pyo3(signature = (env = None))]
+    fn finish(&self, py: Python<'_>, env: Option<PyRef<'_, Env>>) -> PyResult<PathBuf> {
+        if let Some(e) = &env {
+            self.record_previous_step(py, e)?;
+        }
+        let rec = self
+            .recorder
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("transcript lock poisoned"))?
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this policy writes no transcript (or it was finished)"))?;
+        let (metrics, usage) = py.detach(|| {
+            self.rt.block_on(async {
+                let a = self.agent.lock().await;
+                (a.metrics(), a.llm_usage())
+            })
+        });
+        let mut summary = serde_json::json!({
+            "layout": self.kitchen.layout.name,
+            "agent": self.name,
+            "partner": "python",
+            "seat": self.seat,
+            "seed": self.seed,
+            "steps": rec.last_t.map_or(0, |t| t + 1),
+            "llm": usage,
+        });
+        if let Some(e) = &env {
+            summary["score"] = serde_json::json!(e.score);
+        }
+        if let (Some(obj), serde_json::Value::Object(m)) = (summary.as_object_mut(), metrics) {
+            for (k, v) in m {
+                obj.entry(k).or_insert(v);
+            }
+        }
+        rec.recorder.finish(summary).map_err(|e| PyIOError::new_err(e.to_string()))?;
+        Ok(rec.path)
+    }
+
     fn __repr__(&self) -> String {
         format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.kitchen.layout.name, self.seat)
     }
@@ -273,7 +368,9 @@ impl Policy {
 /// `proagent.partner(kind, seat, seed, layout, horizon, options)`: a built-in partner or
 /// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict).
 #[pyfunction]
-#[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent::env::DEFAULT_HORIZON, options = None))]
+#[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent::env::DEFAULT_HORIZON,
+    options = None, transcript = None, no_wall_clock = false))]
+#[allow(clippy::too_many_arguments)]
 pub fn partner(
     kind: &str,
     seat: usize,
@@ -281,6 +378,8 @@ pub fn partner(
     layout: Option<&Bound<'_, PyAny>>,
     horizon: u32,
     options: Option<&Bound<'_, PyAny>>,
+    transcript: Option<PathBuf>,
+    no_wall_clock: bool,
 ) -> PyResult<Policy> {
     let seat = check_seat(seat)?;
     let horizon = check_horizon(horizon)?;
@@ -306,6 +405,41 @@ pub fn partner(
     // loop and `play` with the same seed play the same episode.
     agent.reset(&kitchen.layout, seat, seat_seed(seed, seat));
     let name = agent.name();
+    let recorder = match (transcript, &opts) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(PyValueError::new_err("transcript is for the \"proagent\" agent (only it talks to a model)"));
+        }
+        (Some(path), Some(o)) => {
+            let layout_spec: String =
+                layout.and_then(|l| l.extract().ok()).unwrap_or_else(|| kitchen.layout.name.clone());
+            let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
+                std::fs::read_to_string(&layout_spec).ok()
+            } else {
+                None
+            };
+            let run = RunConfig {
+                command: PLAY_COMMAND.into(),
+                layout: kitchen.layout.name.clone(),
+                layout_spec,
+                layout_file,
+                agent: kind.trim().to_string(),
+                partner: "python".into(),
+                seat,
+                seed,
+                horizon,
+                proagent: o.settings.clone(),
+                model: o.model.clone(),
+            };
+            let prompts = o.config(horizon, seed)?.prompts.hashes();
+            let header = run.header(prompts).map_err(|e| PyIOError::new_err(e.to_string()))?;
+            let wopts = WriterOptions { scrubber: o.scrubber(), wall_clock: !no_wall_clock };
+            let mut r = EpisodeRecorder::start_file(path.clone(), wopts, &header)
+                .map_err(|e| PyIOError::new_err(e.to_string()))?;
+            r.set_sinks(sink.iter().cloned().collect());
+            Some(Recording { recorder: r, last_t: None, path })
+        }
+    };
     Ok(Policy {
         agent: Arc::new(tokio::sync::Mutex::new(agent)),
         kitchen,
@@ -315,5 +449,6 @@ pub fn partner(
         sink,
         rt: runtime()?,
         name,
+        recorder: Mutex::new(recorder),
     })
 }

@@ -179,3 +179,27 @@ def test_proagent_against_the_mock_server_writes_a_transcript(mock_server, tmp_p
     ex = agent.exchanges()
     assert ex and ex[0]["kind"] == "planner" and ex[0]["outcome"]["status"] == "reply"
     assert agent.llm_usage()["calls"] >= 1
+
+
+def test_a_proagent_policy_writes_the_runners_transcript_from_a_python_loop(tmp_path):
+    path = tmp_path / "loop.jsonl"
+    env = proagent.Env("cramped_room", horizon=60)
+    env.reset()
+    pa = proagent.agent(env, seat=0, seed=5, transcript=str(path), no_wall_clock=True)
+    mate = proagent.partner("greedy", seat=1, seed=5, layout=env)
+    while not env.done:
+        env.step((pa.act(env), mate.act(env)))
+    assert not path.exists() and (tmp_path / "loop.jsonl.partial").exists()
+    assert str(pa.finish(env)) == str(path)
+    loop = [json.loads(x) for x in path.read_text().splitlines()]
+    assert loop[-1]["type"] == "footer" and loop[-1]["data"]["score"] == env.score
+    with pytest.raises(ValueError, match="no transcript"):
+        pa.finish(env)
+
+    ran = tmp_path / "play.jsonl"
+    proagent.play("cramped_room", agent="proagent", partner="greedy", seed=5, horizon=60,
+                  transcript=str(ran), no_wall_clock=True)
+    run = [json.loads(x) for x in ran.read_text().splitlines()]
+    body = lambda lines: [x for x in lines if x["type"] in ("step", "exchange")]  # noqa: E731
+    assert len(body(loop)) > 60
+    assert body(loop) == body(run)
