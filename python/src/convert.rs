@@ -283,7 +283,7 @@ pub fn joint_from_py(v: &Bound<'_, PyAny>) -> PyResult<[Action; 2]> {
     Ok([action_from_py(&v.get_item(0)?)?, action_from_py(&v.get_item(1)?)?])
 }
 
-/// An event as a Python dict (the library's serde form).
+/// Any serialisable library value (events, reports, records) as Python objects, through its serde form.
 pub fn json_to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
     let j = serde_json::to_value(v).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(from_json(py, &j)?.unbind())
