@@ -52,6 +52,22 @@ impl StepView<'_> {
     }
 }
 
+/// The seat of a [`StepView`] built outside [`play_episode`] (a browser game, a Python
+/// loop): the real seats live elsewhere, and whoever reads the view (the transcript
+/// recorder) needs nothing of them. It names itself "" and stays put.
+pub struct Unseen;
+
+#[async_trait::async_trait]
+impl Agent for Unseen {
+    fn name(&self) -> String {
+        String::new()
+    }
+    fn reset(&mut self, _layout: &Layout, _seat: usize, _seed: u64) {}
+    async fn act(&mut self, _obs: &Observation<'_>) -> Result<Action, crate::policy::AgentError> {
+        Ok(Action::Stay)
+    }
+}
+
 /// A callback run after every step.
 pub type StepObserver<'a> = Box<dyn FnMut(&StepView<'_>) + Send + 'a>;
 

@@ -20,7 +20,7 @@ use crate::env::{Action, Event, Layout, State};
 use crate::llm::LanguageModel;
 use crate::partners::bc::data::step_line;
 use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
-use crate::runner::episode::{EpisodeResult, StepRecord, StepView};
+use crate::runner::episode::{EpisodeResult, StepRecord, StepView, Unseen};
 use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
 use crate::runner::seats::SeatFactory;
 use crate::transcript::{Scrubber, WriterOptions};
@@ -456,22 +456,6 @@ struct Game {
     start: State,
 }
 
-/// What a step view shows as a seat's agent in a browser game: the seats live elsewhere
-/// (the AI in its own task, the human in the browser), and the transcript recorder reads
-/// nothing of them but their name.
-struct Elsewhere;
-
-#[async_trait::async_trait]
-impl Agent for Elsewhere {
-    fn name(&self) -> String {
-        String::new()
-    }
-    fn reset(&mut self, _layout: &Layout, _seat: usize, _seed: u64) {}
-    async fn act(&mut self, _obs: &Observation<'_>) -> Result<crate::env::Action, crate::policy::AgentError> {
-        Ok(crate::env::Action::Stay)
-    }
-}
-
 impl Game {
     async fn run(self) {
         let Game { session, mut agent, ai_seat, seed, step, timing, idle, mut recorder, out, start } = self;
@@ -595,7 +579,7 @@ impl Game {
                     skill_events: &skills,
                     beliefs: &beliefs,
                     score,
-                    agents: [&Elsewhere, &Elsewhere],
+                    agents: [&Unseen, &Unseen],
                 });
             }
             {
