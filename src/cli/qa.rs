@@ -95,6 +95,13 @@ struct RunArgs {
     /// Do not write a transcript.
     #[arg(long)]
     no_transcript: bool,
+    /// Overwrite an existing transcript file (by default an existing file is never replaced).
+    #[arg(long)]
+    force: bool,
+    /// Stop once this many requests in a row have failed after their retries (the model
+    /// is unreachable); what was asked so far stays in the transcript.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    max_failures_in_a_row: u32,
     /// Do not draw the progress bar.
     #[arg(long)]
     no_progress: bool,
@@ -246,7 +253,13 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     let model = make_model(&a, &model_name, &questions, &prompts)?;
     let mode = if a.compat { Mode::Compat } else { Mode::Default };
     let sampling = Sampling { temperature: a.temperature, top_p: a.top_p, max_tokens: a.max_tokens, stop: Vec::new() };
-    let cfg = RunConfig { trials: a.trials, concurrency: a.concurrency, sampling: sampling.clone(), mode };
+    let cfg = RunConfig {
+        trials: a.trials,
+        concurrency: a.concurrency,
+        sampling: sampling.clone(),
+        mode,
+        max_failures_in_a_row: Some(a.max_failures_in_a_row),
+    };
 
     let transcript_path = if a.no_transcript {
         None
@@ -264,6 +277,12 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
         if same {
             bail!("--transcript {} is the recording being replayed; choose another path", out.display());
         }
+    }
+    if let Some(p) = transcript_path.as_ref().filter(|p| p.exists() && !a.force) {
+        bail!(
+            "transcript {} already exists; pass --force to overwrite it, or choose another path with --transcript",
+            p.display()
+        );
     }
     let mut writer = match &transcript_path {
         Some(p) => Some(transcript::Writer::create(p)?),
@@ -478,6 +497,7 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
         concurrency: a.concurrency,
         sampling: qa::default_sampling(),
         mode: Mode::Default,
+        max_failures_in_a_row: None,
     };
     let t0 = Instant::now();
     let records = runtime()?.block_on(qa::run(&ds.questions, &prompts, model, &cfg, &mut |_| Ok(())))?;

@@ -43,6 +43,10 @@ pub struct RunConfig {
     pub sampling: Sampling,
     /// Which scorer reads the replies (default, or `--compat` for the original's rules).
     pub mode: Mode,
+    /// Stop the run once this many requests in a row have failed after their retries
+    /// (`None`: never). A server that is down fails every request the same way, so
+    /// asking the remaining hundreds of questions would only add minutes of backoff.
+    pub max_failures_in_a_row: Option<u32>,
 }
 
 /// Why a QA run stopped before every question was answered.
@@ -63,6 +67,18 @@ pub enum RunError {
         error: LlmError,
     },
     /// `on_exchange` refused an exchange: the transcript could not be written.
+    /// `max_failures_in_a_row` requests in a row failed: the model is unreachable.
+    #[error("{count} requests in a row failed (the last: question {id}, trial {trial}: {error}); stopping the run")]
+    FailuresInARow {
+        /// How many failed in a row.
+        count: u32,
+        /// The last failed question's id.
+        id: String,
+        /// Its trial.
+        trial: u32,
+        /// Its error.
+        error: LlmError,
+    },
     #[error("writing the exchange: {0}")]
     Sink(#[source] transcript::TranscriptError),
     /// A request task panicked or was cancelled, or exchanges went missing.
@@ -176,6 +192,7 @@ pub async fn run(
     }
     drop(tx);
     let mut out = Vec::with_capacity(reqs.len() * cfg.trials as usize);
+    let mut in_a_row = 0u32;
     while let Some((i, t, res, ms)) = rx.recv().await {
         let q = &questions[i];
         let res = match res {
@@ -191,6 +208,16 @@ pub async fn run(
             return Err(RunError::Sink(e));
         }
         out.push(x);
+        match res {
+            Ok(_) => in_a_row = 0,
+            Err(error) => {
+                in_a_row += 1;
+                if cfg.max_failures_in_a_row.is_some_and(|max| in_a_row >= max) {
+                    tasks.abort_all();
+                    return Err(RunError::FailuresInARow { count: in_a_row, id: q.id.clone(), trial: t, error });
+                }
+            }
+        }
     }
     while let Some(j) = tasks.join_next().await {
         if let Err(e) = j {

@@ -200,7 +200,8 @@ fn bad_input_gets_clear_errors() {
     let out = run(&["qa", "--no-progress"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--model is required"));
-    // A served model whose server is down: every request fails fast, is counted, and the exit is non-zero.
+    // A served model whose server is down, with the breaker set above the number of
+    // questions: every request fails fast, is counted, and the exit is non-zero.
     let out = run(&[
         "qa",
         "--model",
@@ -209,6 +210,8 @@ fn bad_input_gets_clear_errors() {
         "http://127.0.0.1:9/v1",
         "--retries",
         "0",
+        "--max-failures-in-a-row",
+        "100",
         "--filter",
         "game=Hanabi,category=EC",
         "--trials",
@@ -356,4 +359,42 @@ fn qa_names_what_it_takes_instead_of_leaking_internal_messages() {
     let o = run(&["qa", "--model", "m", "--connect-timeout", "0", "--no-transcript"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--connect-timeout"));
+}
+
+#[test]
+fn an_existing_transcript_is_never_replaced_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("qa.jsonl");
+    std::fs::write(&t, "precious\n").unwrap();
+    let ts = t.to_str().unwrap();
+    let args = ["qa", "--model", "oracle", "--json", "--no-progress", "--trials", "1", "--transcript", ts];
+    let out = run(&args);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("already exists") && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&t).unwrap(), "precious\n");
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    json_of(&run(&forced));
+    assert!(read_lines(&t).len() > 100);
+}
+
+#[test]
+fn an_unreachable_server_stops_the_run_after_failures_in_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("qa.jsonl");
+    let url = format!("http://127.0.0.1:{}/v1", crate::fake_server::dead_port());
+    let out = bin()
+        .args(["qa", "--model", "m", "--base-url", &url, "--no-progress", "--retries", "0"])
+        .args(["--concurrency", "1", "--max-failures-in-a-row", "3", "--transcript"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("3 requests in a row failed"), "{err}");
+    // What was asked before the stop is kept: the header and the three failed exchanges.
+    let lines = read_lines(&t);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[1..].iter().all(|l| l["type"] == "exchange" && !l["failure"].is_null()), "{lines:?}");
 }

@@ -157,7 +157,13 @@ fn styles_through_the_runner() {
     let model =
         Arc::new(StyleModel { by_question: d.questions.iter().map(|q| (q.question.clone(), q.clone())).collect() });
     let prompts = Prompts::embedded().unwrap();
-    let cfg = RunConfig { trials: 2, concurrency: 16, sampling: qa::default_sampling(), mode: Mode::Default };
+    let cfg = RunConfig {
+        trials: 2,
+        concurrency: 16,
+        sampling: qa::default_sampling(),
+        mode: Mode::Default,
+        max_failures_in_a_row: None,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let recs = rt.block_on(qa::run(&d.questions, &prompts, model, &cfg, &mut |_| Ok(()))).unwrap();
     for x in &recs {

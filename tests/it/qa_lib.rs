@@ -243,7 +243,8 @@ async fn run_model(
     mode: Mode,
 ) -> Vec<transcript::Exchange> {
     let prompts = Prompts::embedded().unwrap();
-    let cfg = RunConfig { trials, concurrency: 16, sampling: qa::default_sampling(), mode };
+    let cfg =
+        RunConfig { trials, concurrency: 16, sampling: qa::default_sampling(), mode, max_failures_in_a_row: None };
     qa::run(questions, &prompts, model, &cfg, &mut |_| Ok(())).await.unwrap()
 }
 
@@ -360,7 +361,13 @@ fn transcripts_replay_exactly_and_misses_are_loud() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
     let prompts = Prompts::embedded().unwrap();
-    let cfg = RunConfig { trials: 2, concurrency: 4, sampling: qa::default_sampling(), mode: Mode::Default };
+    let cfg = RunConfig {
+        trials: 2,
+        concurrency: 4,
+        sampling: qa::default_sampling(),
+        mode: Mode::Default,
+        max_failures_in_a_row: None,
+    };
     let mut w = transcript::Writer::create(&path).unwrap();
     w.write(&Line::Header(Box::new(transcript::Header {
         kind: transcript::KIND.into(),
