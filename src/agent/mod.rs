@@ -277,6 +277,7 @@ impl ProAgent {
             parse_error: None,
             latency: Some(latency),
             scrubbed: 0,
+            seat: None,
         });
         let out = match res {
             Ok(r) => {

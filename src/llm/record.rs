@@ -161,6 +161,9 @@ pub struct Exchange {
     /// How many secrets [`Exchange::scrub`] replaced by `[REDACTED]` in it so far
     /// (the transcript stores the count, never what was there).
     pub scrubbed: u64,
+    /// The player whose agent asked, stamped by the episode recorder when both seats
+    /// talk to a model (two ProAgents); `None` when only one seat asks.
+    pub seat: Option<u8>,
 }
 
 impl Exchange {
@@ -182,6 +185,7 @@ impl Exchange {
             parse_error: None,
             latency: Some(latency),
             scrubbed: 0,
+            seat: None,
         }
     }
 

@@ -66,7 +66,6 @@ pub enum RunError {
         /// The backend's error.
         error: LlmError,
     },
-    /// `on_exchange` refused an exchange: the transcript could not be written.
     /// `max_failures_in_a_row` requests in a row failed: the model is unreachable.
     #[error("{count} requests in a row failed (the last: question {id}, trial {trial}: {error}); stopping the run")]
     FailuresInARow {
@@ -79,6 +78,7 @@ pub enum RunError {
         /// Its error.
         error: LlmError,
     },
+    /// `on_exchange` refused an exchange: the transcript could not be written.
     #[error("writing the exchange: {0}")]
     Sink(#[source] transcript::TranscriptError),
     /// A request task panicked or was cancelled, or exchanges went missing.

@@ -78,7 +78,7 @@ pub async fn play_seated_with(
     let s0 = factory.build(specs[0], kitchen)?;
     let s1 = factory.build(specs[1], kitchen)?;
     if let Some(r) = recorder.as_deref_mut() {
-        r.set_sinks(s0.exchanges.iter().chain(s1.exchanges.iter()).cloned().collect());
+        r.set_seat_sinks([s0.exchanges.clone(), s1.exchanges.clone()]);
     }
     let EpisodeOptions { on_step: mut observer, stop, max_llm_failures: _ } = options;
     let mut options = EpisodeOptions { on_step: None, stop, max_llm_failures: factory.max_llm_failures() };

@@ -127,7 +127,8 @@ impl RunConfig {
 /// Writes one episode's transcript as it is played.
 pub struct EpisodeRecorder {
     writer: TranscriptWriter,
-    sinks: Vec<ExchangeSink>,
+    /// Each sink with the seat its exchanges are stamped with (`None`: not stamped).
+    sinks: Vec<(Option<u8>, ExchangeSink)>,
     error: Option<TranscriptError>,
     /// For a file written under a temporary name: (temporary, final).
     rename: Option<(PathBuf, PathBuf)>,
@@ -159,12 +160,26 @@ impl EpisodeRecorder {
 
     /// The exchange lists of the seats, in player order.
     pub fn set_sinks(&mut self, sinks: Vec<ExchangeSink>) {
-        self.sinks = sinks;
+        self.sinks = sinks.into_iter().map(|s| (None, s)).collect();
+    }
+
+    /// The exchange lists of the two seats (`None` for a seat that asks no model). When
+    /// both seats ask, every exchange is stamped with its seat, so a transcript of two
+    /// ProAgents says who asked what; with one asking seat nothing is stamped (the
+    /// seat is in the header).
+    pub fn set_seat_sinks(&mut self, sinks: [Option<ExchangeSink>; 2]) {
+        let both = sinks.iter().all(Option::is_some);
+        self.sinks = sinks
+            .into_iter()
+            .enumerate()
+            .filter_map(|(player, s)| s.map(|s| (both.then_some(player as u8), s)))
+            .collect();
     }
 
     fn drain(&mut self) -> Result<(), TranscriptError> {
-        for sink in &self.sinks {
-            for ex in drain_sink(sink) {
+        for (seat, sink) in &self.sinks {
+            for mut ex in drain_sink(sink) {
+                ex.seat = *seat;
                 self.writer.write_exchange(&ex)?;
             }
         }

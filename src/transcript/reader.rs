@@ -148,6 +148,7 @@ impl Transcript {
                         parse_error: r.parse_error,
                         latency: r.wall.and_then(|w| w.latency_ms).map(Duration::from_millis),
                         scrubbed: r.scrubbed,
+                        seat: r.seat,
                     });
                 }
                 Record::Step(s) => steps.push(s),

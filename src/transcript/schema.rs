@@ -107,6 +107,10 @@ pub struct ExchangeRecord {
     /// hashes were computed (absent when none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub scrubbed: u64,
+    /// The player whose agent asked, when both seats talk to a model (absent otherwise,
+    /// and in transcripts written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
     /// When it was written and how long it took (absent without the wall clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall: Option<Wall>,

@@ -185,6 +185,7 @@ impl TranscriptWriter {
             parsed: ex.parsed,
             parse_error: ex.parse_error,
             scrubbed: ex.scrubbed,
+            seat: ex.seat,
             wall: self.wall(ex.latency),
         };
         self.write_record(Record::Exchange(record))?;

@@ -169,7 +169,7 @@ impl EpisodeView {
                 let replan =
                     ex.kind == "planner" && last_t_kind.as_ref().is_some_and(|(t, k)| *t == ex.t && k == "verificator");
                 last_t_kind = Some((ex.t, ex.kind.clone()));
-                events.push(exchange_json(ex, replan, model_seat.unwrap_or(0)));
+                events.push(exchange_json(ex, replan, ex.seat.map_or(model_seat.unwrap_or(0), usize::from)));
             }
             for s in &t.steps {
                 for e in s.data.get("skill_events").and_then(Value::as_array).into_iter().flatten() {

@@ -597,6 +597,15 @@ fn sweeps_over_models_and_switches_name_every_row_and_pair_two_proagents() {
     let t = out.join(pair["transcript"].as_str().unwrap());
     let replay = bin().arg("replay").arg(&t).output().unwrap();
     assert!(ok(&replay).starts_with("identical"));
+    // Every exchange says which seat asked.
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&t).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let seats: std::collections::BTreeSet<u64> = lines
+        .iter()
+        .filter(|l| l["type"] == "exchange")
+        .map(|x| x["seat"].as_u64().unwrap_or_else(|| panic!("no seat: {x}")))
+        .collect();
+    assert_eq!(seats.into_iter().collect::<Vec<_>>(), vec![0, 1]);
     // report.json carries the full settings of every name; the heatmap names the models.
     let v: Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     let s = &v["settings"][names[1]][0];
