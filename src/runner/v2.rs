@@ -63,21 +63,33 @@ pub struct V2Seat {
     pub exchanges: Option<ExchangeSink>,
 }
 
-/// Builds V2 seats; `proagent` seats get the configuration given (its prompts must be V2's).
+/// Builds V2 seats; ProAgent seats (`proagent`, `proagent[...]`) get the configuration
+/// given for their spec, else the default one (its prompts must be V2's).
 #[derive(Clone, Default)]
 pub struct V2SeatFactory {
     proagent: Option<ProAgentConfig>,
+    seats: std::collections::HashMap<String, ProAgentConfig>,
 }
 
 impl V2SeatFactory {
     /// A factory; `None`: `proagent` seats use the V2 scripted model and embedded prompts.
     pub fn new(proagent: Option<ProAgentConfig>) -> Self {
-        V2SeatFactory { proagent }
+        V2SeatFactory { proagent, seats: Default::default() }
     }
 
-    /// The `proagent` configuration, if one was given.
-    pub fn proagent_config(&self) -> Option<&ProAgentConfig> {
-        self.proagent.as_ref()
+    /// The configuration of the ProAgent seat named `spec` (as written on the command line,
+    /// or its label).
+    pub fn with_seat(mut self, spec: &str, cfg: ProAgentConfig) -> Self {
+        self.seats.insert(spec.trim().to_string(), cfg);
+        self
+    }
+
+    /// The configuration a ProAgent spec gets.
+    pub fn config_of(&self, spec: &str) -> ProAgentConfig {
+        match self.seats.get(spec.trim()) {
+            Some(c) => c.clone(),
+            None => self.config(),
+        }
     }
 
     fn config(&self) -> ProAgentConfig {
@@ -97,8 +109,8 @@ impl V2SeatFactory {
             "scripted" => Box::new(ScriptedV2::new()),
             "random" => Box::new(RandomV2::default()),
             "stay" => Box::new(StayV2),
-            "proagent" => {
-                let mut cfg = self.config();
+            s if super::seats::is_proagent(s) => {
+                let mut cfg = self.config_of(s);
                 if cfg.prompts.family() != Family::V2 {
                     return Err(V2SeatError::WrongPrompts(cfg.prompts.family()));
                 }
@@ -116,8 +128,8 @@ impl V2SeatFactory {
     /// Checks, before anything runs, that `spec` can sit in `seat` (prompts render).
     pub fn check(&self, spec: &str, layout: &Layout, settings: &Settings, seat: usize) -> Result<(), V2SeatError> {
         self.build(spec)?;
-        if spec.trim() == "proagent" {
-            ProAgentV2::check_prompts(&self.config(), layout, settings, seat)
+        if super::seats::is_proagent(spec) {
+            ProAgentV2::check_prompts(&self.config_of(spec), layout, settings, seat)
                 .map_err(|source| V2SeatError::Prompts { layout: layout.name.clone(), seat, source })?;
         }
         Ok(())

@@ -233,7 +233,12 @@ impl ProAgentV2 {
         self.flushed = self.exchanges.len();
     }
 
-    async fn call(&mut self, t: u32, kind: &str, request: ChatRequest) -> Result<(String, usize), String> {
+    async fn call(
+        &mut self,
+        t: u32,
+        kind: &str,
+        request: ChatRequest,
+    ) -> Result<(String, usize), crate::llm::LlmError> {
         self.metrics.llm_calls += 1;
         if kind == "planner" {
             self.metrics.llm_calls_planner += 1;
@@ -253,6 +258,8 @@ impl ProAgentV2 {
             parsed: None,
             parse_error: None,
             latency: Some(latency),
+            scrubbed: 0,
+            seat: None,
         });
         let out = match res {
             Ok(r) => {
@@ -263,7 +270,7 @@ impl ProAgentV2 {
             Err(e) => {
                 self.metrics.llm_failures += 1;
                 tracing::warn!("model call failed at t={t}: {e}");
-                Err(e.to_string())
+                Err(e)
             }
         };
         match logged {
@@ -353,7 +360,7 @@ impl ProAgentV2 {
         scene: &str,
         skill: Skill,
         rule_reason: String,
-    ) -> Result<String, String> {
+    ) -> Result<String, crate::llm::LlmError> {
         let names = k.names.clone();
         match self.cfg.settings.verificator {
             VerificatorMode::Rules => return Ok(rule_reason),
@@ -548,7 +555,10 @@ impl ProAgentV2 {
 #[async_trait]
 impl V2Agent for ProAgentV2 {
     fn name(&self) -> String {
-        format!("proagent[{}]", self.cfg.model.name())
+        match &self.cfg.label {
+            Some(l) => l.clone(),
+            None => format!("proagent[{}]", self.cfg.model.name()),
+        }
     }
 
     fn reset(&mut self, layout: &Layout, settings: &Settings, seat: usize, seed: u64) {

@@ -130,16 +130,33 @@ pub fn teamwork(_layout: &Layout, steps: &[Vec<Option<Event>>]) -> TeamworkV2 {
     out
 }
 
+/// A V2 trajectory whose events cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum EventsError {
+    /// The trajectory has no `steps` array.
+    #[error("no `steps` array")]
+    NoSteps,
+    /// A step's `events` are not a list of player events.
+    #[error("steps[{t}].events: {source}")]
+    BadEvents {
+        /// The step's index.
+        t: usize,
+        /// The JSON error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// Reads the `events` of a V2 trajectory's steps (as written by
 /// `V2EpisodeResult::to_trajectory_json`) for [`teamwork`].
-pub fn events_of_trajectory(v: &serde_json::Value) -> Result<Vec<Vec<Option<Event>>>, String> {
-    let steps = v.get("steps").and_then(|s| s.as_array()).ok_or("no `steps` array")?;
+pub fn events_of_trajectory(v: &serde_json::Value) -> Result<Vec<Vec<Option<Event>>>, EventsError> {
+    let steps = v.get("steps").and_then(|s| s.as_array()).ok_or(EventsError::NoSteps)?;
     steps
         .iter()
         .enumerate()
         .map(|(t, s)| {
             serde_json::from_value(s.get("events").cloned().unwrap_or_default())
-                .map_err(|e| format!("steps[{t}].events: {e}"))
+                .map_err(|source| EventsError::BadEvents { t, source })
         })
         .collect()
 }

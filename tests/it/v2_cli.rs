@@ -1,12 +1,8 @@
 //! End-to-end checks of the OvercookedV2 commands: verify-trace on the JaxMARL traces,
 //! play/replay/eval/analyze with `--layout v2:NAME`, and bench env.
 
+use crate::support::bin;
 use std::path::PathBuf;
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_proagent"))
-}
 
 fn v2_traces() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2_traces");
