@@ -190,8 +190,8 @@ impl PlayRunner {
             metrics,
             teamwork: Some(TeamworkTotals {
                 deliveries: r.correct as usize,
-                constructive: teamwork.constructive,
-                non_constructive: teamwork.handovers - teamwork.constructive,
+                constructive: teamwork.constructive_total(),
+                non_constructive: teamwork.non_constructive_total(),
             }),
             transcript: None,
         };

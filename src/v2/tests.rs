@@ -34,8 +34,10 @@ impl crate::llm::LanguageModel for Spy {
     }
 }
 
-/// The prompt the agent in seat 0 sends for its first plan, with a tomato on a far counter.
-fn first_prompt(view_radius: Option<u8>) -> (String, crate::env::Pos) {
+/// The prompt the agent in seat 0 sends for its first plan, with a tomato on a far counter
+/// (outside a view radius of 2) and a plate on a near one (inside it); returns the prompt
+/// text the model received and the two counters.
+fn first_prompt(view_radius: Option<u8>) -> (String, crate::env::Pos, crate::env::Pos) {
     use crate::env_v2::{Item, Tile, obs};
     let layout = Layout::builtin("grounded_coord_ring").unwrap();
     let settings = Settings { view_radius, ..Settings::default() };
@@ -44,6 +46,11 @@ fn first_prompt(view_radius: Option<u8>) -> (String, crate::env::Pos) {
     let narrow = Settings { view_radius: Some(2), ..Settings::default() };
     let far = layout.cells_of(Tile::Counter).find(|&p| !obs::visible(&narrow, me, p)).unwrap();
     state.items[layout.index(far).unwrap()] = Item::ingredient(1);
+    let near = layout
+        .cells_of(Tile::Counter)
+        .find(|&p| obs::visible(&narrow, me, p) && state.items[layout.index(p).unwrap()].is_empty())
+        .unwrap();
+    state.items[layout.index(near).unwrap()] = Item::PLATE;
     let spy = Arc::new(Spy::default());
     let mut cfg = ProAgentConfig::new(spy.clone());
     cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::V2));
@@ -62,7 +69,7 @@ fn first_prompt(view_radius: Option<u8>) -> (String, crate::env::Pos) {
     let reqs = spy.0.lock().unwrap();
     let user =
         reqs[0].messages.iter().filter(|m| m.role == crate::llm::Role::User).map(|m| m.content.clone()).collect();
-    (user, far)
+    (user, far, near)
 }
 
 struct FirstDraw;
@@ -74,16 +81,22 @@ impl crate::env_v2::Chance for FirstDraw {
 
 #[test]
 fn an_object_outside_the_view_radius_never_reaches_the_prompt() {
-    let (seen_all, far) = first_prompt(None);
-    let counter = format!("Counter ({}, {})", far.x, far.y);
+    let line_of = |text: &str, pos: crate::env::Pos| {
+        let counter = format!("Counter ({}, {})", pos.x, pos.y);
+        text.lines().find(|l| l.contains(&counter)).map(String::from)
+    };
+    let (seen_all, far, near) = first_prompt(None);
     assert!(
-        seen_all.contains(&counter) && seen_all.contains("a tomato"),
-        "control: with full view it is there\n{seen_all}"
+        line_of(&seen_all, far).is_some_and(|l| l.contains("tomato")),
+        "control: with full view the far tomato is there\n{seen_all}"
     );
-    let (narrow, _) = first_prompt(Some(2));
-    assert!(!narrow.contains(&counter), "{narrow}");
-    assert!(!narrow.contains("tomato"), "{narrow}");
+    assert!(line_of(&seen_all, near).is_some_and(|l| l.contains("plate")), "{seen_all}");
+    // What the model was sent with a view radius of 2: the near plate, not the far tomato.
+    let (narrow, _, _) = first_prompt(Some(2));
     assert!(narrow.contains("Scene 0:"), "{narrow}");
+    assert!(line_of(&narrow, far).is_none(), "{narrow}");
+    assert!(!narrow.contains("tomato"), "{narrow}");
+    assert!(line_of(&narrow, near).is_some_and(|l| l.contains("plate")), "the near plate is seen\n{narrow}");
 }
 
 #[test]

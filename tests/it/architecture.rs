@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("llm", &[]),
     ("agent", &["env", "skills", "controller", "policy", "llm", "limits"]),
     ("transcript", &["llm", "limits"]),
-    ("v2", &["env", "env_v2", "policy", "llm", "agent", "limits"]),
+    ("v2", &["env", "env_v2", "policy", "llm", "agent", "analysis", "limits"]),
     ("analysis", &["env"]),
     ("qa", &["llm", "limits"]),
     (

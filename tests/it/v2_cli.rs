@@ -232,3 +232,101 @@ fn show_and_bench_know_v2_layouts() {
     let bad = bin().args(["bench", "env", "--layout", "cramped_room", "--view-radius", "2"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn analyze_summarizes_v2_transcripts_and_trajectories_and_eval_reports_their_teamwork() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.jsonl");
+    let traj = dir.path().join("traj.jsonl");
+    // The cat-dog layout with a short view: the informed player lights the button.
+    let play = run_ok(&[
+        "play",
+        "--layout",
+        "v2:grounded_coord_simple",
+        "--agent",
+        "proagent",
+        "--partner",
+        "scripted",
+        "--view-radius",
+        "2",
+        "--horizon",
+        "200",
+        "--transcript",
+        t.to_str().unwrap(),
+        "--trajectory",
+        traj.to_str().unwrap(),
+        "--no-wall-clock",
+        "--json",
+    ]);
+    let p: serde_json::Value = serde_json::from_str(play.trim()).unwrap();
+    let deliveries = p["deliveries"].as_u64().unwrap();
+    assert!(deliveries > 0 && p["button_presses"].as_u64().unwrap() > 0, "{p}");
+
+    // One transcript: its recorded events give the play's figures.
+    let one = run_ok(&["analyze", "--json", t.to_str().unwrap()]);
+    let a: serde_json::Value = serde_json::from_str(one.trim()).unwrap();
+    assert_eq!(a["kind"], "overcooked_v2");
+    assert_eq!(a["layout"], "v2:grounded_coord_simple");
+    assert_eq!(a["teamwork"], p["teamwork"], "the transcript's events and the episode agree");
+    assert_eq!(a["teamwork"]["correct_dishes"].as_u64(), Some(deliveries));
+    assert_eq!(a["teamwork"]["button_presses"], p["button_presses"]);
+    assert!(a["teamwork"]["dishes_by_recipe"].as_object().is_some_and(|m| !m.is_empty()), "{a}");
+
+    // --summary over the trajectory and the transcript of the same episode: one layout, two episodes.
+    let sum = run_ok(&["analyze", "--summary", "--json", traj.to_str().unwrap(), t.to_str().unwrap()]);
+    let lines: Vec<&str> = sum.lines().collect();
+    assert_eq!(lines.len(), 1, "{sum}");
+    let s: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(s["kind"], "overcooked_v2");
+    assert_eq!(s["episodes"], 2);
+    assert_eq!(s["totals"]["correct_dishes"].as_u64(), Some(2 * deliveries));
+    assert_eq!(s["constructive_signal_share"]["n"], 2);
+    let text = run_ok(&["analyze", "--summary", t.to_str().unwrap()]);
+    assert!(text.starts_with("v2:grounded_coord_simple: 1 episodes"), "{text}");
+    assert!(text.contains("constructive share of button presses"), "{text}");
+
+    // A transcript whose events disagree with its footer is refused, naming the file.
+    let body = std::fs::read_to_string(&t).unwrap();
+    let mut lines: Vec<String> = body.lines().map(String::from).collect();
+    let last = lines.len() - 1;
+    let mut footer: serde_json::Value = serde_json::from_str(&lines[last]).unwrap();
+    footer["data"]["deliveries"] = serde_json::json!(deliveries + 1);
+    lines[last] = footer.to_string();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let out = bin().args(["analyze", "--summary"]).arg(&bad).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.jsonl"), "{err}");
+
+    // Sweep reports show V2 teamwork, not "—".
+    let sweep = dir.path().join("sweep");
+    run_ok(&[
+        "eval",
+        "--layouts",
+        "v2:grounded_coord_simple",
+        "--agents",
+        "scripted",
+        "--partners",
+        "scripted",
+        "--seats",
+        "0",
+        "--horizon",
+        "200",
+        "--view-radius",
+        "2",
+        "--out",
+        sweep.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sweep.join("report.json")).unwrap()).unwrap();
+    let cells = report["cells"].as_array().unwrap();
+    assert!(!cells.is_empty());
+    for c in cells {
+        assert!(c["constructive"].as_f64().is_some() && c["non_constructive"].as_f64().is_some(), "{c}");
+    }
+    let md = std::fs::read_to_string(sweep.join("report.md")).unwrap();
+    let row = md.lines().find(|l| l.starts_with("| v2:grounded_coord_simple | scripted | scripted | P0 |")).unwrap();
+    assert!(!row.contains('—'), "{row}");
+}
