@@ -153,6 +153,12 @@ pub struct V2EpisodeResult {
     pub idle_tail: u32,
 }
 
+/// The environment's chance (recipes drawn, random starts) of an episode with `seed`, as
+/// [`play_episode`] uses it: the same seed gives the same draws wherever it is used.
+pub fn env_chance(seed: u64) -> rand_chacha::ChaCha8Rng {
+    rand_chacha::ChaCha8Rng::seed_from_u64(derive_seed(seed, ENV_STREAM))
+}
+
 /// Plays one episode; `agents[i]` controls player `i` (there must be one per layout start).
 pub async fn play_episode(
     layout: Arc<Layout>,
@@ -165,7 +171,7 @@ pub async fn play_episode(
     for (i, a) in agents.iter_mut().enumerate() {
         a.reset(&layout, &settings, i, seat_seed(seed, i));
     }
-    let mut chance = rand_chacha::ChaCha8Rng::seed_from_u64(derive_seed(seed, ENV_STREAM));
+    let mut chance = env_chance(seed);
     let start = layout.start_state(&settings, &mut chance);
     let mut state = start.clone();
     let mut steps = Vec::with_capacity(settings.max_steps as usize);
