@@ -334,7 +334,7 @@ fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
     let specs: Vec<String> = (0..n).map(|i| if i == seat { a.agent.clone() } else { a.partner.clone() }).collect();
     let flag = |player: usize| if player == seat { "--agent" } else { "--partner" };
     let mut setups: Vec<Option<SeatSetup>> = vec![None; n];
-    let mut factory = V2SeatFactory::new(None);
+    let mut factory = V2SeatFactory::new(None).with_max_llm_failures(Some(a.proagent.max_llm_failures));
     for (player, s) in specs.iter().enumerate() {
         if is_proagent(s) {
             let setup = a.proagent.resolve(s).context(flag(player))?;
@@ -413,8 +413,27 @@ fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
                 let _ = writeln!(std::io::stdout().lock(), "{text}");
             }) as V2StepObserver<'_>
         });
-        let result =
-            rt.block_on(play_seated_v2(&layout, &settings, &factory, &specs, seed, recorder.as_mut(), observer))?;
+        let played =
+            rt.block_on(play_seated_v2(&layout, &settings, &factory, &specs, seed, recorder.as_mut(), observer));
+        let result = match played {
+            Ok(r) => r,
+            Err(proagent::runner::v2::V2RunError::Failed(failed)) => {
+                let kept = match recorder.map(|r| r.finish_failed(failed.summary_json(seat))) {
+                    Some(Ok(Some(path))) => format!("; its transcript (marked failed) is {}", path.display()),
+                    Some(Err(e)) => format!("; writing its transcript failed too: {e}"),
+                    _ => String::new(),
+                };
+                if failed.abort.stops_run() {
+                    bail!("v2:{} seed {seed}: {failed}{kept}", layout.name);
+                }
+                eprintln!("error: episode v2:{} seed {seed} failed, no score: {failed}{kept}", layout.name);
+                if let Some(mut w) = traj_out {
+                    w.flush().context("writing the trajectory")?;
+                }
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e.into()),
+        };
         let summary = result.summary_json(seat);
         let written = match recorder {
             Some(r) => r.finish(summary.clone())?,

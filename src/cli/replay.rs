@@ -180,7 +180,8 @@ fn rerun_v2(
     let n = layout.num_agents();
     let seat = cfg.seat.min(n.saturating_sub(1));
     let specs: Vec<String> = (0..n).map(|i| if i == seat { cfg.agent.clone() } else { cfg.partner.clone() }).collect();
-    let mut factory = V2SeatFactory::new(None);
+    // A finished recording stayed within its failure limit; the re-run meets the same failures.
+    let mut factory = V2SeatFactory::new(None).with_max_llm_failures(None);
     let mut hashes = None;
     for (player, spec) in specs.iter().enumerate() {
         if !is_proagent(spec) {

@@ -30,7 +30,7 @@ use crate::llm::sha256_hex;
 use crate::partners::bc::BcSpec;
 use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig, SeatConfig};
 use crate::runner::seats::{SeatFactory, is_proagent};
-use crate::runner::v2::{V2SeatFactory, play_seated_v2};
+use crate::runner::v2::{V2RunError, V2SeatFactory, play_seated_v2};
 use crate::runner::{CODE_VERSION, EpisodeResult, RunError, play_seated};
 use crate::transcript::{Scrubber, WriterOptions};
 use async_trait::async_trait;
@@ -112,7 +112,13 @@ impl PlayRunner {
 
     /// Adds OvercookedV2 layouts (sweeps without them keep their keys).
     pub fn with_v2(mut self, v2: V2Sweep) -> PlayRunner {
-        let mut factory = V2SeatFactory::new(None);
+        let limit = v2
+            .proagent
+            .values()
+            .map(|p| p.max_llm_failures)
+            .next()
+            .unwrap_or(Some(crate::runner::DEFAULT_MAX_LLM_FAILURES));
+        let mut factory = V2SeatFactory::new(None).with_max_llm_failures(limit);
         for (label, seat) in &v2.proagent {
             factory = factory.with_seat(label, seat.config.clone());
         }
@@ -172,9 +178,25 @@ impl PlayRunner {
             }
             _ => None,
         };
-        let r = play_seated_v2(layout, &settings, factory, &specs, spec.seed, recorder.as_mut(), None)
-            .await
-            .map_err(|e| EpisodeError::Failed(e.to_string()))?;
+        let r = match play_seated_v2(layout, &settings, factory, &specs, spec.seed, recorder.as_mut(), None).await {
+            Ok(r) => r,
+            Err(V2RunError::Failed(failed)) => {
+                let mut message = failed.to_string();
+                if let Some(rec) = recorder {
+                    match rec.finish_failed(failed.summary_json(seat)) {
+                        Ok(Some(path)) => message.push_str(&format!(" (transcript: {})", path.display())),
+                        Ok(None) => {}
+                        Err(e) => message.push_str(&format!("; writing the transcript failed too: {e}")),
+                    }
+                }
+                return Err(if failed.abort.stops_run() {
+                    EpisodeError::Fatal(message)
+                } else {
+                    EpisodeError::Failed(message)
+                });
+            }
+            Err(e) => return Err(EpisodeError::Failed(e.to_string())),
+        };
         let llm = r.llm_total();
         let teamwork = r.teamwork();
         let mut metrics = r.summary_json(seat);

@@ -11,7 +11,7 @@ use crate::agent::prompts::{Family, PromptError};
 use crate::env_v2::{Layout, Settings};
 use crate::llm::LanguageModel;
 use crate::v2::agent::ProAgentV2;
-use crate::v2::episode::{V2Agent, V2EpisodeResult, V2StepObserver, V2StepView, play_episode};
+use crate::v2::episode::{V2Agent, V2EpisodeFailed, V2EpisodeResult, V2StepObserver, V2StepView, play_episode};
 use crate::v2::model::ScriptedV2Model;
 use crate::v2::partner::{RandomV2, ScriptedV2, StayV2};
 use std::sync::Arc;
@@ -46,6 +46,17 @@ pub enum V2SeatError {
     },
 }
 
+/// Why a V2 episode could not be played to its horizon.
+#[derive(Debug, thiserror::Error)]
+pub enum V2RunError {
+    /// A seat could not be built.
+    #[error(transparent)]
+    Seat(#[from] V2SeatError),
+    /// The episode stopped because of its model (never a score).
+    #[error(transparent)]
+    Failed(Box<V2EpisodeFailed>),
+}
+
 /// The backend for `--model` on V2: `scripted` is the V2 scripted model (it reads V2
 /// prompts); `replay:FILE` and served models are the same as for the classic game.
 pub fn v2_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, ModelError> {
@@ -65,16 +76,34 @@ pub struct V2Seat {
 
 /// Builds V2 seats; ProAgent seats (`proagent`, `proagent[...]`) get the configuration
 /// given for their spec, else the default one (its prompts must be V2's).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct V2SeatFactory {
     proagent: Option<ProAgentConfig>,
     seats: std::collections::HashMap<String, ProAgentConfig>,
+    max_llm_failures: Option<u64>,
+}
+
+impl Default for V2SeatFactory {
+    fn default() -> Self {
+        V2SeatFactory::new(None)
+    }
 }
 
 impl V2SeatFactory {
     /// A factory; `None`: `proagent` seats use the V2 scripted model and embedded prompts.
     pub fn new(proagent: Option<ProAgentConfig>) -> Self {
-        V2SeatFactory { proagent, seats: Default::default() }
+        V2SeatFactory {
+            proagent,
+            seats: Default::default(),
+            max_llm_failures: Some(super::episode::DEFAULT_MAX_LLM_FAILURES),
+        }
+    }
+
+    /// How many model calls of an episode may fail after every retry before the episode
+    /// fails (`None`: no limit; default [`super::episode::DEFAULT_MAX_LLM_FAILURES`]).
+    pub fn with_max_llm_failures(mut self, limit: Option<u64>) -> Self {
+        self.max_llm_failures = limit;
+        self
     }
 
     /// The configuration of the ProAgent seat named `spec` (as written on the command line,
@@ -146,7 +175,7 @@ pub async fn play_seated_v2(
     seed: u64,
     mut recorder: Option<&mut EpisodeRecorder>,
     mut observer: Option<V2StepObserver<'_>>,
-) -> Result<V2EpisodeResult, V2SeatError> {
+) -> Result<V2EpisodeResult, V2RunError> {
     let mut agents = Vec::with_capacity(specs.len());
     let mut sinks = Vec::new();
     for spec in specs {
@@ -169,5 +198,7 @@ pub async fn play_seated_v2(
     } else {
         None
     };
-    Ok(play_episode(Arc::clone(layout), settings.clone(), agents, seed, on_step).await)
+    play_episode(Arc::clone(layout), settings.clone(), agents, seed, on_step, factory.max_llm_failures)
+        .await
+        .map_err(|e| V2RunError::Failed(Box::new(e)))
 }

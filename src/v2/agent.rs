@@ -24,7 +24,7 @@ use crate::env::{Action, Pos};
 use crate::env_v2::{BUTTON_COST, BUTTON_TIME, COOK_TIME, DELIVERY_REWARD, Event, Item, Layout, Settings, Tile};
 use crate::llm::record::{Exchange, Outcome};
 use crate::llm::{ChatRequest, Message};
-use crate::policy::{BeliefCorrection, LlmUsage, SkillEvent, SkillOutcome};
+use crate::policy::{AgentError, BeliefCorrection, LlmUsage, SkillEvent, SkillOutcome};
 use async_trait::async_trait;
 use minijinja::{Value, context};
 use std::collections::VecDeque;
@@ -63,6 +63,10 @@ pub struct ProAgentV2 {
     events: Vec<SkillEvent>,
     belief_events: Vec<BeliefCorrection>,
     llm_wait: Duration,
+    /// The last model call that failed after every retry.
+    last_failure: Option<String>,
+    /// A failure that makes the model unusable for this run (reported once).
+    fatal: Option<crate::llm::LlmError>,
 }
 
 /// The skill a teammate's interaction shows it was doing.
@@ -186,6 +190,8 @@ impl ProAgentV2 {
             events: Vec::new(),
             belief_events: Vec::new(),
             llm_wait: Duration::ZERO,
+            last_failure: None,
+            fatal: None,
         }
     }
 
@@ -270,6 +276,10 @@ impl ProAgentV2 {
             Err(e) => {
                 self.metrics.llm_failures += 1;
                 tracing::warn!("model call failed at t={t}: {e}");
+                self.last_failure = Some(e.to_string());
+                if e.is_fatal() && self.fatal.is_none() {
+                    self.fatal = Some(e.clone());
+                }
                 Err(e)
             }
         };
@@ -562,6 +572,8 @@ impl V2Agent for ProAgentV2 {
     }
 
     fn reset(&mut self, layout: &Layout, settings: &Settings, seat: usize, seed: u64) {
+        self.last_failure = None;
+        self.fatal = None;
         let system = render_systems(&self.cfg, layout, settings, seat).inspect_err(|e| tracing::error!("{e}"));
         self.ep = Some(Episode {
             layout: layout.clone(),
@@ -683,5 +695,13 @@ impl V2Agent for ProAgentV2 {
             completion_tokens: self.metrics.completion_tokens,
             wait_us: u64::try_from(self.llm_wait.as_micros()).unwrap_or(u64::MAX),
         }
+    }
+
+    fn last_llm_failure(&self) -> Option<String> {
+        self.last_failure.clone()
+    }
+
+    fn take_failure(&mut self) -> Option<AgentError> {
+        self.fatal.take().map(|e| AgentError::ModelUnusable(Box::new(e)))
     }
 }

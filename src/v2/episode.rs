@@ -11,7 +11,7 @@ use super::analysis::{TeamworkV2, teamwork};
 use crate::env::Action;
 use crate::env_v2::trace::trace_state;
 use crate::env_v2::{Event, Layout, Settings, State, StepOutcome};
-use crate::policy::{BeliefCorrection, LlmUsage, SkillEvent, derive_seed, seat_seed};
+use crate::policy::{AgentError, BeliefCorrection, LlmUsage, SkillEvent, derive_seed, seat_seed};
 use async_trait::async_trait;
 use rand::SeedableRng;
 use serde_json::{Value, json};
@@ -63,6 +63,87 @@ pub trait V2Agent: Send {
     /// Model use this episode.
     fn llm_usage(&self) -> LlmUsage {
         LlmUsage::default()
+    }
+    /// The last model call that failed after every retry, if any.
+    fn last_llm_failure(&self) -> Option<String> {
+        None
+    }
+    /// Why the agent cannot go on (its model refused the run's configuration), once; the
+    /// episode then stops. Agents without a model never fail.
+    fn take_failure(&mut self) -> Option<AgentError> {
+        None
+    }
+}
+
+/// Why a V2 episode stopped before its horizon.
+#[derive(Debug, thiserror::Error)]
+pub enum V2Abort {
+    /// A seat's agent cannot go on: its model refused the run's configuration.
+    #[error("player {player} ({agent}) stopped at t={t}: {error}")]
+    Agent {
+        /// The timestep being decided.
+        t: u32,
+        /// The player whose agent stopped.
+        player: usize,
+        /// That agent's name.
+        agent: String,
+        /// Why.
+        error: AgentError,
+    },
+    /// The seats' model calls failed after every retry more often than allowed.
+    #[error(
+        "{failures} model call(s) failed after every retry by t={t}, more than the {limit} allowed (--max-llm-failures); last failure: {}",
+        last.as_deref().unwrap_or("unknown")
+    )]
+    LlmFailures {
+        /// The timestep being decided.
+        t: u32,
+        /// Failed calls so far, all seats.
+        failures: u64,
+        /// The limit that was passed.
+        limit: u64,
+        /// The last failure's message.
+        last: Option<String>,
+    },
+}
+
+impl V2Abort {
+    /// Whether the whole run must stop: every other episode would fail the same way.
+    pub fn stops_run(&self) -> bool {
+        matches!(self, V2Abort::Agent { .. })
+    }
+
+    /// The timestep at which the episode stopped.
+    pub fn t(&self) -> u32 {
+        match self {
+            V2Abort::Agent { t, .. } | V2Abort::LlmFailures { t, .. } => *t,
+        }
+    }
+}
+
+/// A V2 episode that stopped before its horizon, with what was played until then (never
+/// a score).
+#[derive(Debug, thiserror::Error)]
+#[error("{abort}")]
+pub struct V2EpisodeFailed {
+    /// Why it stopped.
+    pub abort: V2Abort,
+    /// The steps played before it stopped.
+    pub partial: Box<V2EpisodeResult>,
+}
+
+impl V2EpisodeFailed {
+    /// The summary of the partial episode, marked `"failed": true` with the `error` and the
+    /// timestep it `failed_at` (the footer of a failed transcript).
+    pub fn summary_json(&self, seat: usize) -> Value {
+        let mut v = self.partial.summary_json(seat);
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("failed".into(), json!(true));
+            obj.insert("error".into(), json!(self.abort.to_string()));
+            obj.insert("failed_at".into(), json!(self.abort.t()));
+            obj.insert("stops_run".into(), json!(self.abort.stops_run()));
+        }
+        v
     }
 }
 
@@ -159,14 +240,18 @@ pub fn env_chance(seed: u64) -> rand_chacha::ChaCha8Rng {
     rand_chacha::ChaCha8Rng::seed_from_u64(derive_seed(seed, ENV_STREAM))
 }
 
-/// Plays one episode; `agents[i]` controls player `i` (there must be one per layout start).
+/// Plays one episode (see the parameters below); fails, with the steps played so far, when
+/// a seat's model refused the configuration or the seats' model calls failed after every
+/// retry more than `max_llm_failures` times (`None`: no limit).
+/// `agents[i]` controls player `i` (there must be one per layout start).
 pub async fn play_episode(
     layout: Arc<Layout>,
     settings: Settings,
     mut agents: Vec<Box<dyn V2Agent>>,
     seed: u64,
     mut on_step: Option<V2StepObserver<'_>>,
-) -> V2EpisodeResult {
+    max_llm_failures: Option<u64>,
+) -> Result<V2EpisodeResult, V2EpisodeFailed> {
     let n = layout.num_agents();
     for (i, a) in agents.iter_mut().enumerate() {
         a.reset(&layout, &settings, i, seat_seed(seed, i));
@@ -180,7 +265,8 @@ pub async fn play_episode(
     let (mut score, mut correct, mut wrong, mut presses, mut stuck, mut tail) = (0, 0, 0, 0, 0, 0);
     let mut actions = vec![Action::Stay; n];
     for t in 0..settings.max_steps {
-        for (i, a) in agents.iter_mut().enumerate().take(n) {
+        for i in 0..n.min(agents.len()) {
+            let a = &mut agents[i];
             let obs = V2Observation {
                 layout: &layout,
                 settings: &settings,
@@ -189,6 +275,30 @@ pub async fn play_episode(
                 last_events: &last_events,
             };
             actions[i] = a.act(&obs).await;
+            let abort = a.take_failure().map(|error| V2Abort::Agent { t, player: i, agent: a.name(), error });
+            if let Some(abort) = abort.or_else(|| too_many_failures(&agents, i, t, max_llm_failures)) {
+                for a in agents.iter_mut() {
+                    skill_events.extend(a.drain_skill_events());
+                }
+                let partial = V2EpisodeResult {
+                    agents: agents.iter().map(|a| a.name()).collect(),
+                    metrics: agents.iter().map(|a| a.metrics()).collect(),
+                    llm: agents.iter().map(|a| a.llm_usage()).collect(),
+                    layout,
+                    settings,
+                    seed,
+                    start,
+                    steps,
+                    skill_events,
+                    score,
+                    correct,
+                    wrong,
+                    presses,
+                    stuck_steps: stuck,
+                    idle_tail: tail,
+                };
+                return Err(V2EpisodeFailed { abort, partial: Box::new(partial) });
+            }
         }
         let before: Vec<_> = state.agents.iter().map(|a| a.pos).collect();
         let outcome = layout.step(&settings, &mut state, &actions, &mut chance);
@@ -230,7 +340,7 @@ pub async fn play_episode(
             state: state.clone(),
         });
     }
-    V2EpisodeResult {
+    Ok(V2EpisodeResult {
         agents: agents.iter().map(|a| a.name()).collect(),
         metrics: agents.iter().map(|a| a.metrics()).collect(),
         llm: agents.iter().map(|a| a.llm_usage()).collect(),
@@ -246,7 +356,18 @@ pub async fn play_episode(
         presses,
         stuck_steps: stuck,
         idle_tail: tail,
-    }
+    })
+}
+
+fn too_many_failures(agents: &[Box<dyn V2Agent>], i: usize, t: u32, limit: Option<u64>) -> Option<V2Abort> {
+    let limit = limit?;
+    let failures = agents.iter().fold(0u64, |n, a| n.saturating_add(a.llm_usage().failures));
+    (failures > limit).then(|| V2Abort::LlmFailures {
+        t,
+        failures,
+        limit,
+        last: agents[i].last_llm_failure().or_else(|| agents.iter().find_map(|a| a.last_llm_failure())),
+    })
 }
 
 impl V2EpisodeResult {

@@ -16,7 +16,7 @@ pub(crate) fn proagent() -> Box<dyn V2Agent> {
 pub(crate) fn run(layout: &str, seats: Vec<Box<dyn V2Agent>>, seed: u64, settings: Settings) -> V2EpisodeResult {
     let l = Arc::new(Layout::builtin(layout).unwrap());
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(play_episode(l, settings, seats, seed, None))
+    rt.block_on(play_episode(l, settings, seats, seed, None, Some(0))).unwrap()
 }
 
 /// A model that records every request and answers like the scripted one.

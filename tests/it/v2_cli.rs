@@ -330,3 +330,54 @@ fn analyze_summarizes_v2_transcripts_and_trajectories_and_eval_reports_their_tea
     let row = md.lines().find(|l| l.starts_with("| v2:grounded_coord_simple | scripted | scripted | P0 |")).unwrap();
     assert!(!row.contains('—'), "{row}");
 }
+
+/// `play --layout v2:...` and `eval` of V2 layouts with a served model at `base_url`.
+fn v2_play(base_url: &str, transcript: &std::path::Path) -> std::process::Command {
+    let mut c = bin();
+    c.args(["play", "--layout", "v2:cramped_room_v2", "--horizon", "30", "--json", "--no-wall-clock"])
+        .args(["--model", "m", "--base-url", base_url, "--retries", "1", "--backoff-ms", "1", "--backoff-max-ms", "2"])
+        .args(["--partner", "scripted", "--episodes", "2", "--transcript"])
+        .arg(transcript);
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_v2_episode_whose_model_fails_has_no_score() {
+    use crate::fake_server::{Canned, CannedServer, dead_port};
+    let dir = tempfile::tempdir().unwrap();
+    let dead = format!("http://127.0.0.1:{}/v1", dead_port());
+    // A dead server: the first failed call ends the episode (--max-llm-failures 0), exit 1.
+    let t = dir.path().join("dead.jsonl");
+    let mut cmd = v2_play(&dead, &t);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "no score: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(err.contains("seed 0 failed, no score") && err.contains("--max-llm-failures"), "{err}");
+    assert!(!err.contains("seed 1"), "{err}");
+    let kept = dir.path().join("dead-seed0.jsonl");
+    let footer: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&kept).unwrap().lines().last().unwrap()).unwrap();
+    assert_eq!(footer["data"]["failed"], true, "{footer}");
+    // A server that refuses the key stops the command at once, exit 2.
+    let server = CannedServer::start(vec![Canned::openai_error(401, "Incorrect API key provided.")]).await;
+    let mut cmd = v2_play(&server.base_url(), &dir.path().join("refused.jsonl"));
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("401") && out.stdout.is_empty(), "{err}");
+    assert_eq!(server.hits(), 1, "no request after the refusal");
+    // A sweep records no V2 episode whose model failed.
+    let sweep = dir.path().join("sweep");
+    let mut cmd = bin();
+    cmd.args(["eval", "--layouts", "v2:cramped_room_v2", "--agents", "proagent", "--partners", "scripted"])
+        .args(["--seats", "0", "--episodes", "2", "--horizon", "30", "--quiet", "--concurrency", "1"])
+        .args(["--model", "m", "--base-url", &dead, "--retries", "1", "--backoff-ms", "1", "--backoff-max-ms", "2"])
+        .arg("--out")
+        .arg(&sweep);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("2 failed, 0 results written"), "{err}");
+    assert!(std::fs::read_to_string(sweep.join("results.jsonl")).unwrap_or_default().is_empty());
+}
