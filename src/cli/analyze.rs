@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use proagent::analysis::{self, Distribution, LayoutSummary, Report};
-use proagent::runner::files::{looks_like_transcript, read_episode_text, read_text_maybe_gz};
+use proagent::runner::files::{looks_like_transcript, looks_like_v2_trajectory, read_episode_text, read_text_maybe_gz};
 use proagent::runner::record::RunConfig;
 use proagent::transcript::Transcript;
 use proagent::v2::analysis::{Handovers, TeamworkV2, V2LayoutSummary, events_of_trajectory};
@@ -91,13 +91,6 @@ fn summary_text(s: &LayoutSummary) -> String {
         dist_text(&s.accepted_share, true),
         dist_text(&s.pot_links_per_soup, false),
     )
-}
-
-/// Whether a file holds OvercookedV2 trajectories (`play --layout v2:... --trajectory`).
-fn is_v2(text: &str) -> bool {
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    serde_json::from_str::<serde_json::Value>(first).ok().and_then(|v| v.get("game").cloned())
-        == Some(json!("overcooked_v2"))
 }
 
 /// One analysed OvercookedV2 episode.
@@ -234,7 +227,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
         let source = path.display().to_string();
         let text = read_text_maybe_gz(path)?;
         let mut v2 = Vec::new();
-        if is_v2(&text) {
+        if looks_like_v2_trajectory(&text) {
             v2 = v2_trajectories(&source, &text)?;
         } else if looks_like_transcript(&text) {
             let t = Transcript::parse(&text, &source)?;

@@ -381,3 +381,56 @@ async fn a_v2_episode_whose_model_fails_has_no_score() {
     assert!(err.contains("2 failed, 0 results written"), "{err}");
     assert!(std::fs::read_to_string(sweep.join("results.jsonl")).unwrap_or_default().is_empty());
 }
+
+#[test]
+fn show_replays_a_v2_transcript_and_trajectory_and_the_classic_readers_name_the_v2_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.jsonl");
+    let traj = dir.path().join("traj.jsonl");
+    run_ok(&[
+        "play",
+        "--layout",
+        "v2:grounded_coord_simple",
+        "--agent",
+        "proagent",
+        "--partner",
+        "scripted",
+        "--view-radius",
+        "2",
+        "--random-starts",
+        "--resample-recipe",
+        "--horizon",
+        "60",
+        "--seed",
+        "3",
+        "--transcript",
+        t.to_str().unwrap(),
+        "--trajectory",
+        traj.to_str().unwrap(),
+    ]);
+    let from_transcript = run_ok(&["show", "--transcript", t.to_str().unwrap()]);
+    let from_trajectory = run_ok(&["show", "--trajectory", traj.to_str().unwrap()]);
+    assert_eq!(from_transcript, from_trajectory);
+    assert!(from_transcript.starts_with("v2:grounded_coord_simple seed 3, t=0 (start)"), "{from_transcript}");
+    assert!(from_transcript.contains("t=59 actions="), "{from_transcript}");
+    let last = run_ok(&["show", "--trajectory", traj.to_str().unwrap(), "--step", "60"]);
+    assert!(last.starts_with("t=59 ") && !last.contains("t=58 "), "{last}");
+    // A transcript whose rewards the re-play does not give is refused, naming the file and step.
+    let text = std::fs::read_to_string(&t).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let k = lines.iter().position(|l| l.contains("\"type\":\"step\"")).unwrap();
+    let mut step: serde_json::Value = serde_json::from_str(&lines[k]).unwrap();
+    step["data"]["reward"] = serde_json::json!(20);
+    lines[k] = step.to_string();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let out = bin().args(["show", "--transcript"]).arg(&bad).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.jsonl") && err.contains("step 0"), "{err}");
+    // Readers of classic episodes say which commands read a V2 one.
+    let e = proagent::runner::files::read_episode_file(&traj).unwrap_err().to_string();
+    assert!(e.contains("OvercookedV2 trajectory") && e.contains("proagent show --trajectory"), "{e}");
+    let e = proagent::runner::files::read_episode_file(&t).unwrap_err().to_string();
+    assert!(e.contains("OvercookedV2 transcript") && e.contains("proagent replay"), "{e}");
+}
