@@ -6,6 +6,8 @@ native module ``proagent._native``:
 
 - :class:`Env` - one episode; states are dicts in overcooked_ai's ``OvercookedState.to_dict()``
   shape; observations as numpy arrays (:meth:`Env.lossless`, :meth:`Env.features`).
+- :class:`EnvV2` - one OvercookedV2 episode (JaxMARL's dynamics, ``"v2:NAME"`` layouts):
+  every agent's observation tensor as a numpy array, view radius, recipes, the button.
 - :class:`VecEnv` - n episodes stepped in one call from numpy actions, auto-reset.
 - :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies
   with ``.act(state)``.
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, Policy, VecEnv, __version__
+from ._native import Env, EnvV2, Policy, VecEnv, __version__
 from ._native import analyze as _analyze
 from ._native import partner as _partner
 from ._native import play as _play
@@ -33,6 +35,7 @@ from ._native import play as _play
 __all__ = [
     "ACTIONS",
     "Env",
+    "EnvV2",
     "Policy",
     "VecEnv",
     "__version__",

@@ -4,6 +4,7 @@
 
 mod convert;
 mod env;
+mod env_v2;
 mod options;
 mod policy;
 mod run;
@@ -15,6 +16,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::Env>()?;
+    m.add_class::<env_v2::EnvV2>()?;
     m.add_class::<vec_env::VecEnv>()?;
     m.add_class::<policy::Policy>()?;
     m.add_function(wrap_pyfunction!(policy::partner, m)?)?;

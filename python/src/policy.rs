@@ -435,6 +435,7 @@ pub fn partner(
                 proagent: o.settings.clone(),
                 model: o.model.clone(),
 
+                v2: None,
                 seats: Default::default(),
             };
             let prompts = o.config(horizon, seed)?.prompt_hashes();

@@ -166,6 +166,7 @@ pub fn play<'py>(
                 proagent: opts.settings.clone(),
                 model: opts.model.clone(),
 
+                v2: None,
                 seats: Default::default(),
             };
             let prompts = opts.config(horizon, seed)?.prompt_hashes();

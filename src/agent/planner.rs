@@ -1121,6 +1121,70 @@ fn parse_fields(raw: &str, clean: &str, me: usize) -> Result<PlanReply, ReplyPar
     Ok(PlanReply { analysis, intention, intention_error, plan })
 }
 
+/// The fields of a planner reply, as text, before any skill is read from them: for skill
+/// vocabularies other than the classic game's (OvercookedV2's), which read their own skills.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplyFields {
+    /// The first "Analysis" section, trimmed.
+    pub analysis: Option<String>,
+    /// The last of the best-ranked intention sections about the teammate (or naming no player).
+    pub intention: Option<String>,
+    /// The last of the best-ranked plan sections about `me` (or naming no player).
+    pub plan: Option<String>,
+    /// The lines before the first field (all lines when there is none): where a bare skill may stand.
+    pub outside: Vec<String>,
+}
+
+/// Splits a reply for player `me` into its fields with the same header rules as
+/// [`parse_reply`]. The intention taken is about `mate` (with `None`: about any player but
+/// `me`), or one that names no player.
+pub fn reply_fields(raw: &str, me: usize, mate: Option<usize>) -> ReplyFields {
+    let answer = answer_part(raw);
+    let clean = match json_as_lines(&answer) {
+        Some(lines) => clean_lines(&lines),
+        None => clean_lines(&answer),
+    };
+    let mut fields = find_fields(&clean);
+    let is_mate = |k: usize| mate.map_or(k != me, |m| k == m);
+    let plan_rank = |f: &Field| match (f.kind, f.seat) {
+        (Kind::Plan, Seat::One(k)) if k == me => Some(3),
+        (Kind::Plan, Seat::Unnamed | Seat::Several) => Some(2),
+        (Kind::PlayerLine, Seat::One(k)) if k == me => Some(if f.under_plan { 2 } else { 1 }),
+        _ => None,
+    };
+    // An invented next scene after a plan ends the answer.
+    let mut text_end = clean.len();
+    if let Some(stop) = fields
+        .iter()
+        .enumerate()
+        .position(|(k, f)| f.kind == Kind::Stop && fields[..k].iter().any(|g| plan_rank(g).is_some()))
+    {
+        text_end = fields[stop].start;
+        fields.truncate(stop);
+    }
+    let section = |k: usize| {
+        let end = fields.get(k + 1).map_or(text_end, |f| f.start);
+        clean[fields[k].content.min(end)..end].trim().to_string()
+    };
+    let intention_rank = |f: &Field| match (f.kind, f.seat) {
+        (Kind::Intention, Seat::One(k)) if is_mate(k) => Some(4),
+        (Kind::Intention, Seat::Unnamed) => Some(3),
+        (Kind::Plan, Seat::One(k)) if is_mate(k) => Some(2),
+        (Kind::PlayerLine, Seat::One(k)) if is_mate(k) => Some(1),
+        _ => None,
+    };
+    let best_of = |rank: &dyn Fn(&Field) -> Option<u8>| {
+        let best = fields.iter().filter_map(rank).max()?;
+        (0..fields.len()).rev().find(|&k| rank(&fields[k]) == Some(best)).map(section)
+    };
+    ReplyFields {
+        analysis: fields.iter().position(|f| f.kind == Kind::Analysis).map(section),
+        intention: best_of(&intention_rank),
+        plan: best_of(&plan_rank),
+        outside: clean[..fields.first().map_or(text_end, |f| f.start)].lines().map(String::from).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,10 @@
 //! then `<dir>/rules/default.j2`, so a layout overrides only what it needs
 //! (forced_coordination's two sides have different skills). Every built-in layout has
 //! its own strategy notes and explainer notes in both folders.
+//!
+//! A third folder, `v2/`, holds OvercookedV2's library (skills name ingredients). A
+//! library holds one game ([`Family`]), so the template hashes a transcript or an eval
+//! key records are those of the game played.
 
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value};
@@ -113,6 +117,53 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("paper/explain.j2", include_str!("../../prompts/paper/explain.j2")),
 ];
 
+/// The embedded OvercookedV2 templates, by template name.
+pub const EMBEDDED_V2: &[(&str, &str)] = &[
+    ("v2/system.j2", include_str!("../../prompts/v2/system.j2")),
+    ("v2/task/default.j2", include_str!("../../prompts/v2/task/default.j2")),
+    ("v2/rules/default.j2", include_str!("../../prompts/v2/rules/default.j2")),
+    ("v2/demos/default.j2", include_str!("../../prompts/v2/demos/default.j2")),
+    ("v2/scene.j2", include_str!("../../prompts/v2/scene.j2")),
+    ("v2/replan.j2", include_str!("../../prompts/v2/replan.j2")),
+    ("v2/verify_system.j2", include_str!("../../prompts/v2/verify_system.j2")),
+    ("v2/verify_check.j2", include_str!("../../prompts/v2/verify_check.j2")),
+    ("v2/verify_double.j2", include_str!("../../prompts/v2/verify_double.j2")),
+];
+
+/// Which game's templates a library holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// `agent/` and `paper/`: the classic Overcooked-AI game (both presets).
+    Classic,
+    /// `v2/`: OvercookedV2.
+    V2,
+}
+
+impl Family {
+    /// The folder of the default templates (`resolve` looks there).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Family::Classic => "agent",
+            Family::V2 => "v2",
+        }
+    }
+
+    /// The folders under the prompts directory this family loads.
+    fn folders(self) -> &'static [&'static str] {
+        match self {
+            Family::Classic => &["agent", "paper"],
+            Family::V2 => &["v2"],
+        }
+    }
+
+    fn embedded(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Family::Classic => EMBEDDED,
+            Family::V2 => EMBEDDED_V2,
+        }
+    }
+}
+
 /// A template that could not be read, compiled or rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
@@ -154,6 +205,7 @@ impl PromptError {
 /// The knowledge library: a compiled set of templates.
 pub struct PromptLibrary {
     env: Environment<'static>,
+    family: Family,
     /// Where the templates came from, for reports ("embedded", or the directory and what it overrode).
     origin: String,
 }
@@ -175,23 +227,33 @@ fn new_env() -> Environment<'static> {
 }
 
 impl PromptLibrary {
-    /// The embedded templates only.
+    /// The embedded classic templates only.
     pub fn embedded() -> PromptLibrary {
+        PromptLibrary::embedded_family(Family::Classic)
+    }
+
+    /// The embedded templates of a family only.
+    pub fn embedded_family(family: Family) -> PromptLibrary {
         let mut env = new_env();
-        for (name, src) in EMBEDDED {
+        for (name, src) in family.embedded() {
             // The embedded set is compiled by the test suite; a failure here is a build defect,
             // reported at render time as a missing template rather than a panic.
             if let Err(e) = env.add_template_owned(name.to_string(), src.to_string()) {
                 tracing::error!("embedded prompt {name} does not compile: {e}");
             }
         }
-        PromptLibrary { env, origin: "embedded".into() }
+        PromptLibrary { env, family, origin: "embedded".into() }
     }
 
     /// Templates from `dir` (its `agent/**/*.j2` and `paper/**/*.j2` files), embedded copies for the rest.
     pub fn load(dir: &Path) -> Result<PromptLibrary, PromptError> {
+        PromptLibrary::load_family(dir, Family::Classic)
+    }
+
+    /// A family's templates from `dir` (its files under the family's folders), embedded copies for the rest.
+    pub fn load_family(dir: &Path, family: Family) -> Result<PromptLibrary, PromptError> {
         let mut files = Vec::new();
-        collect_j2(dir, dir, &mut files)?;
+        collect_j2(dir, dir, family.folders(), &mut files)?;
         files.sort();
         let mut env = new_env();
         let mut overridden = 0;
@@ -207,33 +269,44 @@ impl PromptLibrary {
             })?;
             overridden += 1;
         }
-        for (name, src) in EMBEDDED {
+        for (name, src) in family.embedded() {
             if !files.iter().any(|(n, _)| n == name) {
                 env.add_template_owned(name.to_string(), src.to_string())
                     .map_err(|e| PromptError::from_jinja(name, &e))?;
             }
         }
         let origin = format!("{} ({overridden} template files, embedded copies for the rest)", dir.display());
-        Ok(PromptLibrary { env, origin })
+        Ok(PromptLibrary { env, family, origin })
     }
 
-    /// `dir` if it exists, else the embedded templates.
+    /// Classic templates: `dir` if it exists, else the embedded templates.
     pub fn load_or_embedded(dir: Option<&Path>) -> Result<PromptLibrary, PromptError> {
+        PromptLibrary::load_or_embedded_family(dir, Family::Classic)
+    }
+
+    /// A family's templates from `dir` if given (it must exist), else from `./prompts` when it
+    /// has the family's folder, else the embedded copies.
+    pub fn load_or_embedded_family(dir: Option<&Path>, family: Family) -> Result<PromptLibrary, PromptError> {
         match dir {
-            Some(d) if d.is_dir() => PromptLibrary::load(d),
+            Some(d) if d.is_dir() => PromptLibrary::load_family(d, family),
             Some(d) => Err(PromptError::Io {
                 path: d.to_path_buf(),
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
             }),
             None => {
                 let default = Path::new("prompts");
-                if default.join("agent").is_dir() {
-                    PromptLibrary::load(default)
+                if default.join(family.prefix()).is_dir() {
+                    PromptLibrary::load_family(default, family)
                 } else {
-                    Ok(PromptLibrary::embedded())
+                    Ok(PromptLibrary::embedded_family(family))
                 }
             }
         }
+    }
+
+    /// The game this library holds.
+    pub fn family(&self) -> Family {
+        self.family
     }
 
     /// Template name → sha256 of its source text, for every loaded template.
@@ -260,9 +333,10 @@ impl PromptLibrary {
         self.env.get_template(name).is_ok()
     }
 
-    /// The most specific default-preset template for a part: `<layout>_<seat>`, `<layout>`, then `default`.
+    /// The most specific default template of the library's game for a part (`agent/` or
+    /// `v2/`): `<layout>_<seat>`, `<layout>`, then `default`.
     pub fn resolve(&self, part: &str, layout: &str, seat: usize) -> String {
-        self.resolve_in("agent", part, layout, seat)
+        self.resolve_in(self.family.prefix(), part, layout, seat)
     }
 
     /// The most specific template for a part in folder `dir` (`agent` or `paper`):
@@ -285,17 +359,17 @@ impl PromptLibrary {
     }
 }
 
-fn collect_j2(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<(), PromptError> {
+fn collect_j2(root: &Path, dir: &Path, folders: &[&str], out: &mut Vec<(String, PathBuf)>) -> Result<(), PromptError> {
     let rd = std::fs::read_dir(dir).map_err(|source| PromptError::Io { path: dir.to_path_buf(), source })?;
     for entry in rd {
         let entry = entry.map_err(|source| PromptError::Io { path: dir.to_path_buf(), source })?;
         let path = entry.path();
         if path.is_dir() {
-            collect_j2(root, &path, out)?;
+            collect_j2(root, &path, folders, out)?;
         } else if path.extension().is_some_and(|e| e == "j2") {
             let rel = path.strip_prefix(root).unwrap_or(&path);
             let name = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            if name.starts_with("agent/") || name.starts_with("paper/") {
+            if folders.iter().any(|f| name.strip_prefix(f).is_some_and(|rest| rest.starts_with('/'))) {
                 out.push((name, path));
             }
         }
@@ -314,6 +388,14 @@ mod tests {
         for (name, _) in EMBEDDED {
             assert!(lib.has(name), "{name}");
         }
+        let v2 = PromptLibrary::embedded_family(Family::V2);
+        for (name, _) in EMBEDDED_V2 {
+            assert!(v2.has(name), "{name}");
+        }
+        // Each library hashes only its own game (classic transcripts keep their hashes).
+        assert!(lib.hashes().keys().all(|k| !k.starts_with("v2/")));
+        assert!(v2.hashes().keys().all(|k| k.starts_with("v2/")));
+        assert_eq!(v2.resolve("rules", "two_rooms", 0), "v2/rules/default.j2");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
 use proagent::agent::config::{self, MAX_REPLANS};
 use proagent::agent::preset::Preset;
-use proagent::agent::prompts::PromptLibrary;
+use proagent::agent::prompts::{Family, PromptLibrary};
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
 use proagent::limits::MAX_MEMORY_K;
@@ -174,6 +174,23 @@ impl ProAgentArgs {
         let spec = self.llm.http.model_spec(&seat.model.model, seed)?;
         let model = build_model(&spec).with_context(|| format!("{}: --model", seat.label))?;
         let prompts = PromptLibrary::load_or_embedded(seat.settings.prompts.as_deref()).context("--prompts")?;
+        let mut cfg = ProAgentConfig::new(model);
+        cfg.sampling = seat.model.sampling();
+        cfg.settings = seat.settings.clone();
+        cfg.prompts = Arc::new(prompts);
+        cfg.horizon = horizon;
+        cfg.label = Some(seat.label.clone());
+        Ok(cfg)
+    }
+
+    /// Like [`ProAgentArgs::build`] for OvercookedV2: the model through
+    /// `runner::v2::v2_model` (whose `scripted` model reads V2 prompts) and the `prompts/v2`
+    /// templates.
+    pub fn build_v2(&self, seat: &SeatSetup, horizon: u32, seed: u64) -> Result<ProAgentConfig> {
+        let spec = self.llm.http.model_spec(&seat.model.model, seed)?;
+        let model = proagent::runner::v2::v2_model(&spec).with_context(|| format!("{}: --model", seat.label))?;
+        let prompts = PromptLibrary::load_or_embedded_family(seat.settings.prompts.as_deref(), Family::V2)
+            .context("--prompts")?;
         let mut cfg = ProAgentConfig::new(model);
         cfg.sampling = seat.model.sampling();
         cfg.settings = seat.settings.clone();

@@ -43,7 +43,7 @@ pub struct ControllerBenchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct EnvBenchArgs {
-    /// Layout name or path to a layout file.
+    /// A classic layout (name or file), or `v2:NAME` for OvercookedV2.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// Simulator steps to time (random joint actions).
@@ -55,6 +55,25 @@ pub struct EnvBenchArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// OvercookedV2: also run JaxMARL's OvercookedV2 with this Python (one that has `jaxmarl`)
+    /// through scripts/bench_jaxmarl_v2.py, and print the speed ratios.
+    #[arg(long, value_name = "PYTHON")]
+    jaxmarl: Option<std::path::PathBuf>,
+    /// The JaxMARL benchmark script.
+    #[arg(long, default_value = "scripts/bench_jaxmarl_v2.py")]
+    jaxmarl_script: std::path::PathBuf,
+    /// OvercookedV2: environments in the batched runs (JaxMARL's vmap; ours across all cores).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    batch: u32,
+    /// OvercookedV2: steps of every environment in the batched runs.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    batch_steps: u32,
+    /// OvercookedV2: steps of JaxMARL's single-environment run.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    jax_steps: u64,
+    /// OvercookedV2: how far agents see (the observation window).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=30))]
+    view_radius: Option<u8>,
 }
 
 pub fn run(c: BenchCommand) -> Result<ExitCode> {
@@ -71,6 +90,13 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
 fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
     if a.steps == 0 {
         bail!("--steps must be at least 1");
+    }
+    if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
+        let spec = spec.to_string();
+        return super::bench_v2::run(&spec, &a.into_v2());
+    }
+    if a.jaxmarl.is_some() || a.view_radius.is_some() {
+        bail!("--jaxmarl and --view-radius apply to OvercookedV2 layouts (--layout v2:NAME)");
     }
     let layout = load_layout(&a.layout)?;
     // Actions are drawn up front so the timing measures the simulator, not the RNG.
@@ -111,4 +137,20 @@ fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+impl EnvBenchArgs {
+    fn into_v2(self) -> super::bench_v2::V2BenchConfig {
+        super::bench_v2::V2BenchConfig {
+            steps: self.steps,
+            seed: self.seed,
+            json: self.json,
+            jaxmarl: self.jaxmarl,
+            script: self.jaxmarl_script,
+            batch: self.batch,
+            batch_steps: self.batch_steps,
+            jax_steps: self.jax_steps,
+            view_radius: self.view_radius,
+        }
+    }
 }

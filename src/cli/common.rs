@@ -70,6 +70,78 @@ pub struct JsonArg {
     pub json: bool,
 }
 
+/// The OvercookedV2 switches (`--layout v2:NAME`); JaxMARL's defaults when absent.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct V2Args {
+    /// OvercookedV2: how many cells each agent sees in every direction (default: everything).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=30))]
+    pub view_radius: Option<u8>,
+    /// OvercookedV2: pots start only when an empty-handed player interacts with them.
+    #[arg(long)]
+    pub start_cooking_on_interact: bool,
+    /// OvercookedV2: a wrong dish costs 20 points.
+    #[arg(long)]
+    pub negative_rewards: bool,
+    /// OvercookedV2: draw a new recipe after every correct delivery.
+    #[arg(long)]
+    pub resample_recipe: bool,
+    /// OvercookedV2: start every agent on a random cell of its room, facing a random way.
+    #[arg(long)]
+    pub random_starts: bool,
+    /// OvercookedV2: add the delivery-indicator layer to the observation tensor.
+    #[arg(long)]
+    pub indicate_delivery: bool,
+}
+
+impl V2Args {
+    /// The simulator settings for an episode of `horizon` steps.
+    pub fn settings(&self, horizon: u32) -> proagent::env_v2::Settings {
+        proagent::env_v2::Settings {
+            max_steps: horizon,
+            view_radius: self.view_radius,
+            random_agent_positions: self.random_starts,
+            start_cooking_interaction: self.start_cooking_on_interact,
+            negative_rewards: self.negative_rewards,
+            sample_recipe_on_delivery: self.resample_recipe,
+            indicate_successful_delivery: self.indicate_delivery,
+        }
+    }
+
+    /// Fails when a V2 switch is given for a classic layout.
+    pub fn require_v2(&self, layout: &str) -> Result<()> {
+        let given = [
+            ("--view-radius", self.view_radius.is_some()),
+            ("--start-cooking-on-interact", self.start_cooking_on_interact),
+            ("--negative-rewards", self.negative_rewards),
+            ("--resample-recipe", self.resample_recipe),
+            ("--random-starts", self.random_starts),
+            ("--indicate-delivery", self.indicate_delivery),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
+            bail!("{flag} applies to OvercookedV2 layouts (--layout v2:NAME), not to {layout:?}");
+        }
+        Ok(())
+    }
+}
+
+/// An OvercookedV2 layout from the part after `v2:`: a built-in name or a `.layout` file;
+/// returns the layout and, for a file, its text (recorded in transcripts).
+pub fn load_v2_layout(spec: &str) -> Result<(proagent::env_v2::Layout, Option<String>)> {
+    use proagent::env_v2::Layout as V2Layout;
+    if let Some(l) = V2Layout::builtin(spec) {
+        return Ok((l, None));
+    }
+    let path = Path::new(spec);
+    if !path.exists() {
+        let names: Vec<&str> = V2Layout::builtin_names().collect();
+        bail!("unknown OvercookedV2 layout {spec:?}: not a built-in name ({}) nor an existing file", names.join(", "));
+    }
+    let text = read_file_text(path, MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
+        .with_context(|| format!("reading layout file {}", path.display()))?;
+    let layout = V2Layout::parse(&text, &path.display().to_string())?;
+    Ok((layout, Some(text)))
+}
+
 /// A clap parser for a `usize` flag within `range` (a value outside it is a usage
 /// error naming the flag, exit 2).
 pub fn usize_in(range: std::ops::RangeInclusive<u64>) -> clap::builder::RangedU64ValueParser<usize> {

@@ -10,7 +10,7 @@ use proagent::eval::scheduler::{self, SweepSummary};
 use proagent::eval::store::{self, TornTail};
 use proagent::eval::{
     EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, ProAgentSeats, Report, ResultWriter, SchedulerOptions, Shard,
-    SweepSpec, cross_product,
+    SweepSpec, V2Sweep, cross_product,
 };
 use proagent::limits::{MAX_BENCH_LLM_CALLS, MAX_CONCURRENCY, MAX_EPISODES, MAX_MILLIS, MAX_SWEEP_EPISODES};
 use proagent::llm::sha256_hex;
@@ -40,7 +40,8 @@ enum EvalCommand {
 
 #[derive(clap::Args, Debug)]
 struct SweepArgs {
-    /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`.
+    /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`;
+    /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts.
     #[arg(long, value_delimiter = ',', required = true)]
     layouts: Vec<String>,
     /// Agents to evaluate, comma-separated (commas inside [...] do not split; the flag may
@@ -91,6 +92,9 @@ struct SweepArgs {
     /// overrides them for one seat.
     #[command(flatten)]
     proagent: super::agent_args::ProAgentArgs,
+    /// The OvercookedV2 switches of every `v2:` layout.
+    #[command(flatten)]
+    v2: super::common::V2Args,
 }
 
 #[derive(clap::Args, Debug)]
@@ -122,6 +126,42 @@ fn resolve_layout(spec: &str) -> Result<(LayoutRef, Layout)> {
     Ok((LayoutRef { name: layout.name.clone(), sha256 }, layout))
 }
 
+/// The OvercookedV2 layouts of `--layouts`, by report name `v2:NAME`.
+type V2Layouts = Vec<(LayoutRef, Arc<proagent::env_v2::Layout>)>;
+
+/// Splits `--layouts` into the classic layouts and the OvercookedV2 ones. A V2 layout's
+/// key hashes its text and the V2 switches, so changing either never reuses old results.
+fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Result<(Vec<String>, V2Layouts)> {
+    let mut classic = Vec::new();
+    let mut names = Vec::new();
+    for s in specs {
+        let s = s.trim();
+        match proagent::env_v2::layout::strip_v2_prefix(s) {
+            Some("all") => names.extend(proagent::env_v2::Layout::builtin_names().map(String::from)),
+            Some(n) => names.push(n.to_string()),
+            None => classic.push(s.to_string()),
+        }
+    }
+    let settings = serde_json::to_string(&v2.settings(horizon))?;
+    let mut out: V2Layouts = Vec::new();
+    for n in names {
+        let (layout, _) = super::common::load_v2_layout(&n).context("--layouts")?;
+        let name = format!("v2:{}", layout.name);
+        let sha = sha256_hex(format!("{}\n{settings}", layout.to_text()).as_bytes());
+        if let Some((other, _)) = out.iter().find(|(o, _)| o.name == name) {
+            if other.sha256 != sha {
+                bail!("two different layouts are both named {name:?} (rename one of the files)");
+            }
+            continue;
+        }
+        out.push((LayoutRef { name, sha256: sha }, Arc::new(layout)));
+    }
+    if out.is_empty() {
+        v2.require_v2("the classic layouts of --layouts")?;
+    }
+    Ok((classic, out))
+}
+
 fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
     let mut names: Vec<String> = Vec::new();
     for s in specs {
@@ -133,7 +173,7 @@ fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
         }
     }
     if names.is_empty() {
-        bail!("--layouts is empty");
+        return Ok(Vec::new());
     }
     let mut out: Vec<(LayoutRef, Arc<Layout>)> = Vec::new();
     for n in names {
@@ -175,6 +215,7 @@ fn seat_list(flag: &str, v: &[String], a: &SweepArgs, seats: &mut Vec<SeatSetup>
 fn make_runner(
     a: &SweepArgs,
     layouts: &HashMap<String, Arc<Layout>>,
+    v2_layouts: &V2Layouts,
     seats: &[SeatSetup],
     rt: &tokio::runtime::Runtime,
 ) -> Result<Arc<dyn EpisodeRunner>> {
@@ -182,6 +223,7 @@ fn make_runner(
         return Ok(Arc::new(FakeRunner { episode_ms: ms }));
     }
     let mut proagent = HashMap::new();
+    let mut proagent_v2 = HashMap::new();
     for seat in seats {
         let config = a.proagent.build(seat, a.run.horizon, a.run.seed)?;
         let spec = a.proagent.llm.http.model_spec(&seat.model.model, a.run.seed)?;
@@ -203,9 +245,21 @@ fn make_runner(
             server,
             max_llm_failures: Some(a.proagent.max_llm_failures),
         };
+        if !v2_layouts.is_empty() {
+            let config = a.proagent.build_v2(seat, a.run.horizon, a.run.seed)?;
+            proagent_v2.insert(seat.label.clone(), ProAgentSeats { config, ..seats.clone() });
+        }
         proagent.insert(seat.label.clone(), seats);
     }
-    Ok(Arc::new(PlayRunner::new(layouts, proagent).keep_trajectories(a.keep_trajectories)))
+    let mut runner = PlayRunner::new(layouts, proagent).keep_trajectories(a.keep_trajectories);
+    if !v2_layouts.is_empty() {
+        runner = runner.with_v2(V2Sweep {
+            layouts: v2_layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect(),
+            settings: a.v2.settings(a.run.horizon),
+            proagent: proagent_v2,
+        });
+    }
+    Ok(Arc::new(runner))
 }
 
 fn report_torn(torn: &[TornTail]) {
@@ -226,8 +280,13 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let mut setups = Vec::new();
     let agents = seat_list("--agents", &a.agents, &a, &mut setups)?;
     let partners = seat_list("--partners", &a.partners, &a, &mut setups)?;
-    let layouts = resolve_layouts(&a.layouts)?;
-    let cells = [layouts.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
+    let (classic, v2_layouts) = split_v2(&a.layouts, &a.v2, a.run.horizon)?;
+    let layouts = resolve_layouts(&classic)?;
+    if layouts.is_empty() && v2_layouts.is_empty() {
+        bail!("--layouts is empty");
+    }
+    let cells =
+        [layouts.len() + v2_layouts.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
     let total = cells.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
     if total.is_none_or(|t| t > MAX_SWEEP_EPISODES) {
         bail!(
@@ -246,7 +305,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let runner = make_runner(&a, &layout_map, &setups, &rt)?;
+    let runner = make_runner(&a, &layout_map, &v2_layouts, &setups, &rt)?;
     for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
         for s in list {
             runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
@@ -256,7 +315,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
 
     let spec = SweepSpec {
-        layouts: layouts.iter().map(|(r, _)| r.clone()).collect(),
+        layouts: layouts.iter().map(|(r, _)| r.clone()).chain(v2_layouts.iter().map(|(r, _)| r.clone())).collect(),
         agents,
         partners,
         seats: a.seats.clone(),

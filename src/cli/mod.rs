@@ -8,6 +8,7 @@ mod bench;
 mod bench_agent;
 mod bench_controller;
 mod bench_partners;
+mod bench_v2;
 mod board;
 mod chat;
 mod common;

@@ -8,7 +8,7 @@
 
 use super::agent_args::SeatSetup;
 use super::board::{self, SeatLine};
-use super::common::{EpisodeArgs, JsonArg, load_layout_with_text};
+use super::common::{EpisodeArgs, JsonArg, V2Args, load_layout_with_text, load_v2_layout};
 use super::progress::{self, EpisodeProgress};
 use anyhow::{Context, Result, bail};
 use proagent::controller::Kitchen;
@@ -28,7 +28,7 @@ pub const TRANSCRIPT_DIR: &str = "transcripts";
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// Layout name or path to a layout file.
+    /// Layout name or path to a layout file; `v2:NAME` (or `v2:PATH`) for an OvercookedV2 layout.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
@@ -80,6 +80,8 @@ pub struct PlayArgs {
     progress_every: f64,
     #[command(flatten)]
     pub(super) proagent: super::agent_args::ProAgentArgs,
+    #[command(flatten)]
+    v2: V2Args,
 }
 
 /// The transcript file of each episode.
@@ -108,6 +110,11 @@ fn refuse_overwrite(path: &Path, flag: &str, force: bool) -> Result<()> {
 }
 
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
+    if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
+        let spec = spec.to_string();
+        return run_v2(a, &spec);
+    }
+    a.v2.require_v2(&a.layout)?;
     let (layout, layout_file) = load_layout_with_text(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
@@ -178,6 +185,7 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
                     horizon: a.run.horizon,
                     proagent: main.settings.clone(),
                     model: main.model.clone(),
+                    v2: None,
                     seats: std::array::from_fn(|p| {
                         setups[p].as_ref().map(|s| SeatConfig {
                             label: s.label.clone(),
@@ -307,4 +315,179 @@ fn print_step(v: &StepView<'_>, names: &[String; 2], delay: Option<Duration>) {
     ];
     let any_llm = names.iter().any(|n| is_proagent(n));
     board::print_frame(v.layout, v.state, &header, &board::panel(v.score, any_llm.then_some(calls), &seats), delay);
+}
+
+/// `play --layout v2:NAME`: OvercookedV2 episodes; the agent sits in `--seat`, the partner
+/// spec fills every other seat. A ProAgent seat is resolved and built as on the classic
+/// game, with the V2 prompts and the V2 `scripted` model.
+fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
+    use proagent::runner::v2::{V2SeatFactory, play_seated_v2};
+    use proagent::v2::episode::{V2StepObserver, V2StepView};
+    let (layout, layout_file) = load_v2_layout(spec).context("--layout")?;
+    let layout = Arc::new(layout);
+    let settings = a.v2.settings(a.run.horizon);
+    let seat = a.seat as usize;
+    let n = layout.num_agents();
+    if seat >= n {
+        bail!("--seat {seat}: v2:{} has {n} player(s)", layout.name);
+    }
+    let specs: Vec<String> = (0..n).map(|i| if i == seat { a.agent.clone() } else { a.partner.clone() }).collect();
+    let flag = |player: usize| if player == seat { "--agent" } else { "--partner" };
+    let mut setups: Vec<Option<SeatSetup>> = vec![None; n];
+    let mut factory = V2SeatFactory::new(None).with_max_llm_failures(Some(a.proagent.max_llm_failures));
+    for (player, s) in specs.iter().enumerate() {
+        if is_proagent(s) {
+            let setup = a.proagent.resolve(s).context(flag(player))?;
+            let cfg = a.proagent.build_v2(&setup, a.run.horizon, 0).context(flag(player))?;
+            factory = factory.with_seat(s, cfg);
+            setups[player] = Some(setup);
+        }
+    }
+    for (player, s) in specs.iter().enumerate() {
+        factory.check(s, &layout, &settings, player).context(flag(player))?;
+    }
+    let names: Vec<String> =
+        (0..n).map(|p| setups[p].as_ref().map_or_else(|| specs[p].trim().to_string(), |s| s.label.clone())).collect();
+    let has_proagent = setups.iter().any(Option::is_some);
+    if a.transcript.is_some() && !has_proagent {
+        bail!("--transcript needs a ProAgent seat (only ProAgent runs talk to a model)");
+    }
+    let want_transcript = has_proagent && !a.no_transcript;
+    let label = format!("v2-{}", layout.name);
+    let other = if n > 1 { names[if seat == 0 { 1 } else { 0 }].clone() } else { names[seat].clone() };
+    let pair = [names[0].clone(), names.get(1).cloned().unwrap_or_else(|| other.clone())];
+    let paths = if want_transcript { transcript_paths(&a, &label, &pair) } else { Vec::new() };
+    for p in &paths {
+        refuse_overwrite(p, "--transcript", a.force)?;
+    }
+    let mut traj_out = match &a.trajectory {
+        Some(p) => {
+            refuse_overwrite(p, "--trajectory", a.force)?;
+            Some(std::io::BufWriter::new(
+                std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+            ))
+        }
+        None => None,
+    };
+    let main_seat = setups[seat].as_ref().or_else(|| setups.iter().flatten().next());
+    let prompt_hashes =
+        specs.iter().find(|s| is_proagent(s)).map(|s| factory.config_of(s).prompt_hashes()).unwrap_or_default();
+    let seat_config = |p: usize| {
+        setups.get(p).cloned().flatten().map(|s| SeatConfig { label: s.label, proagent: s.settings, model: s.model })
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let mut scores = Vec::new();
+    for e in 0..a.run.episodes {
+        let seed = a.run.seed_of(e);
+        let mut recorder = match (want_transcript, main_seat) {
+            (true, Some(main)) => {
+                let opts = WriterOptions { scrubber: a.proagent.scrubber(), wall_clock: !a.no_wall_clock };
+                let run = RunConfig {
+                    command: PLAY_COMMAND.into(),
+                    layout: format!("v2:{}", layout.name),
+                    layout_spec: a.layout.clone(),
+                    layout_file: layout_file.clone(),
+                    agent: names[seat].clone(),
+                    partner: other.clone(),
+                    seat,
+                    seed,
+                    horizon: a.run.horizon,
+                    proagent: main.settings.clone(),
+                    model: main.model.clone(),
+                    v2: Some(settings.clone()),
+                    seats: [seat_config(0), seat_config(1)],
+                };
+                let w = TranscriptWriter::create(&paths[e as usize], opts)?;
+                Some(EpisodeRecorder::start(w, &run.header(prompt_hashes.clone())?)?)
+            }
+            _ => None,
+        };
+        let observer: Option<V2StepObserver<'_>> = a.render.then(|| {
+            Box::new(|v: &V2StepView<'_>| {
+                let letters: String = v.actions.iter().map(|x| x.letter()).collect();
+                let mut text = format!("t={} actions={letters} reward={}\n", v.t, v.outcome.reward);
+                for ev in v.skill_events {
+                    text.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
+                }
+                text.push_str(&proagent::env_v2::render::render(v.layout, v.state));
+                let _ = writeln!(std::io::stdout().lock(), "{text}");
+            }) as V2StepObserver<'_>
+        });
+        let played =
+            rt.block_on(play_seated_v2(&layout, &settings, &factory, &specs, seed, recorder.as_mut(), observer));
+        let result = match played {
+            Ok(r) => r,
+            Err(proagent::runner::v2::V2RunError::Failed(failed)) => {
+                let kept = match recorder.map(|r| r.finish_failed(failed.summary_json(seat))) {
+                    Some(Ok(Some(path))) => format!("; its transcript (marked failed) is {}", path.display()),
+                    Some(Err(e)) => format!("; writing its transcript failed too: {e}"),
+                    _ => String::new(),
+                };
+                if failed.abort.stops_run() {
+                    bail!("v2:{} seed {seed}: {failed}{kept}", layout.name);
+                }
+                eprintln!("error: episode v2:{} seed {seed} failed, no score: {failed}{kept}", layout.name);
+                if let Some(mut w) = traj_out {
+                    w.flush().context("writing the trajectory")?;
+                }
+                return Ok(ExitCode::from(1));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let summary = result.summary_json(seat);
+        let written = match recorder {
+            Some(r) => r.finish(summary.clone())?,
+            None => None,
+        };
+        if let Some(w) = traj_out.as_mut() {
+            let line = serde_json::to_string(&result.to_trajectory_json())?;
+            writeln!(w, "{line}").context("writing the trajectory")?;
+        }
+        scores.push(f64::from(result.score));
+        let line = if a.out.json {
+            summary.to_string()
+        } else {
+            let partners = if n > 1 { format!(" + {other}") } else { String::new() };
+            format!(
+                "v2:{} seed {}: {} (player {seat}){partners} -> score {} ({} correct, {} wrong deliveries, {} button presses) in {} steps{}",
+                layout.name,
+                seed,
+                result.agents[seat],
+                result.score,
+                result.correct,
+                result.wrong,
+                result.presses,
+                result.steps.len(),
+                if result.deadlocked() { ", ended in a deadlock" } else { "" }
+            )
+        };
+        match writeln!(std::io::stdout().lock(), "{line}") {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+            other => other.context("writing to stdout")?,
+        }
+        if let Some(p) = written {
+            eprintln!("transcript: {}", p.display());
+        }
+    }
+    if let Some(mut w) = traj_out {
+        w.flush().context("writing the trajectory")?;
+    }
+    if a.run.episodes > 1 {
+        let s = Stat::of(&scores);
+        let line = format!(
+            "mean score over {} episodes: {} (mean ± standard error; v2:{}, {} in seat {seat}, seeds {}..={})",
+            s.n,
+            s.show(),
+            layout.name,
+            names[seat],
+            a.run.seed,
+            a.run.seed_of(a.run.episodes - 1)
+        );
+        if a.out.json {
+            eprintln!("{line}");
+        } else {
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -2,10 +2,10 @@
 //! recorded model replies, and check that the re-run says and does exactly what
 //! the recording says (wall-clock fields aside).
 
-use super::common::load_layout;
+use super::common::{load_layout, load_v2_layout};
 use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgentConfig;
-use proagent::agent::prompts::PromptLibrary;
+use proagent::agent::prompts::{Family, PromptLibrary};
 use proagent::controller::Kitchen;
 use proagent::env::Action;
 use proagent::env::Layout;
@@ -61,6 +61,12 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         bail!("{file} records a failed episode ({why}); only finished episodes can be replayed");
     }
     let cfg = RunConfig::from_header(&rec.header, &file, rec.header_line)?;
+    if let Some(settings) = cfg.v2.clone() {
+        let secrets = Scrubber::from_env();
+        let replayer = Arc::new(rec.replayer(secrets.clone()));
+        let (score, rerun_text) = rerun_v2(&file, &rec, &cfg, &settings, &replayer, secrets)?;
+        return compare(&a, &file, &rec, &replayer, score, &rerun_text);
+    }
     let layout = match &cfg.layout_file {
         Some(text) => Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))?,
         None => load_layout(&cfg.layout_spec)?,
@@ -149,7 +155,84 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         rt.block_on(play_seated_with(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), options))?
     };
     recorder.finish(result.summary_json(seat))?;
-    let rerun = Transcript::parse(&buf.text(), "the re-run")?;
+    compare(&a, &file, &rec, &replayer, i64::from(result.score), &buf.text())
+}
+
+/// Re-runs a recorded OvercookedV2 episode (every ProAgent seat with its recorded settings,
+/// the V2 prompts, served the recording); returns the score and the re-run's transcript.
+fn rerun_v2(
+    file: &str,
+    rec: &Transcript,
+    cfg: &RunConfig,
+    settings: &proagent::env_v2::Settings,
+    replayer: &Arc<proagent::llm::replay::ReplayModel>,
+    secrets: Scrubber,
+) -> Result<(i64, String)> {
+    use proagent::runner::v2::{V2SeatFactory, play_seated_v2};
+    let layout = match &cfg.layout_file {
+        Some(text) => proagent::env_v2::Layout::parse(text, &format!("{file} (recorded layout)"))?,
+        None => {
+            let spec = proagent::env_v2::layout::strip_v2_prefix(&cfg.layout_spec).unwrap_or(&cfg.layout_spec);
+            load_v2_layout(spec)?.0
+        }
+    };
+    let layout = Arc::new(layout);
+    let n = layout.num_agents();
+    let seat = cfg.seat.min(n.saturating_sub(1));
+    let specs: Vec<String> = (0..n).map(|i| if i == seat { cfg.agent.clone() } else { cfg.partner.clone() }).collect();
+    // A finished recording stayed within its failure limit; the re-run meets the same failures.
+    let mut factory = V2SeatFactory::new(None).with_max_llm_failures(None);
+    let mut hashes = None;
+    for (player, spec) in specs.iter().enumerate() {
+        if !is_proagent(spec) {
+            continue;
+        }
+        // The header records two seats: the agent's, and the partner's for every other player.
+        let recorded = cfg.seat(if player == seat { seat.min(1) } else { 1 - seat.min(1) });
+        let prompts = PromptLibrary::load_or_embedded_family(recorded.proagent.prompts.as_deref(), Family::V2)
+            .with_context(|| format!("{file}: the recorded prompts directory"))?;
+        let model: Arc<dyn LanguageModel> = if recorded.label.is_empty() {
+            let name = match recorded.model.model.as_str() {
+                n if n.starts_with("replay:") => "replay".to_string(),
+                n => n.to_string(),
+            };
+            Arc::new(Named { inner: replayer.clone(), name })
+        } else {
+            replayer.clone()
+        };
+        let mut pa = ProAgentConfig::new(model);
+        pa.sampling = recorded.model.sampling();
+        pa.settings = recorded.proagent.clone();
+        pa.prompts = Arc::new(prompts);
+        pa.horizon = cfg.horizon;
+        pa.label = (!recorded.label.is_empty()).then(|| recorded.label.clone());
+        hashes.get_or_insert_with(|| pa.prompt_hashes());
+        factory = factory.with_seat(spec, pa);
+    }
+    for (player, spec) in specs.iter().enumerate() {
+        factory.check(spec, &layout, settings, player).with_context(|| format!("{file}: seat {player}"))?;
+    }
+    let opts = WriterOptions { scrubber: secrets, wall_clock: false };
+    let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
+    let mut recorder =
+        EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes.unwrap_or_default()))?;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let result =
+        rt.block_on(play_seated_v2(&layout, settings, &factory, &specs, cfg.seed, Some(&mut recorder), None))?;
+    recorder.finish(result.summary_json(seat))?;
+    Ok((i64::from(result.score), buf.text()))
+}
+
+/// Compares a re-run with its recording and reports (exit 1 when they differ).
+fn compare(
+    a: &ReplayArgs,
+    file: &str,
+    rec: &Transcript,
+    replayer: &proagent::llm::replay::ReplayModel,
+    score: i64,
+    rerun_text: &str,
+) -> Result<ExitCode> {
+    let rerun = Transcript::parse(rerun_text, "the re-run")?;
 
     let miss = rerun.exchanges.iter().find_map(|e| match &e.outcome {
         Outcome::Error(err) if err.error == "replay_miss" => Some(format!(
@@ -158,11 +241,11 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         )),
         _ => None,
     });
-    let divergence = first_divergence(&rec, &rerun);
+    let divergence = first_divergence(rec, &rerun);
     let unserved = replayer.unserved();
-    let recorded_score = rec.footer.as_ref().and_then(|f| f.data.get("score")).and_then(Value::as_u64);
-    let score_problem = (recorded_score != Some(result.score as u64))
-        .then(|| format!("score: recorded {recorded_score:?}, re-run {}", result.score));
+    let recorded_score = rec.footer.as_ref().and_then(|f| f.data.get("score")).and_then(Value::as_i64);
+    let score_problem =
+        (recorded_score != Some(score)).then(|| format!("score: recorded {recorded_score:?}, re-run {score}"));
     let unserved_problem = (!unserved.is_empty()).then(|| {
         let (seq, t, kind) = &unserved[0];
         format!("{} recorded replies were never asked for (first: #{seq} at t={t}, {kind})", unserved.len())
@@ -180,7 +263,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
             "problems": problems,
             "exchanges": rec.exchanges.len(),
             "steps": rec.steps.len(),
-            "score": result.score,
+            "score": score,
             "served": replayer.served(),
         });
         println!("{v}");
@@ -189,7 +272,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
             "identical: {file} ({} exchanges, {} steps, score {}) re-runs exactly",
             rec.exchanges.len(),
             rec.steps.len(),
-            result.score
+            score
         );
     } else {
         println!("DIVERGED: {file}");

@@ -14,6 +14,10 @@
 //! Every seat's key fingerprint covers what decides its play: the code version
 //! ([`CODE_VERSION`]) for all, plus a ProAgent's model, sampling, switches, prompt
 //! texts and server identity, or a `bc:PATH` file's sha256.
+//!
+//! Layouts named `v2:NAME` are OvercookedV2 kitchens, played through
+//! [`crate::runner::v2`] with the sweep's V2 switches; when a sweep has any, a ProAgent
+//! seat's fingerprint also covers its V2 templates and those switches.
 
 use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
@@ -25,7 +29,8 @@ use crate::env::Layout;
 use crate::llm::sha256_hex;
 use crate::partners::bc::BcSpec;
 use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig, SeatConfig};
-use crate::runner::seats::SeatFactory;
+use crate::runner::seats::{SeatFactory, is_proagent};
+use crate::runner::v2::{V2RunError, V2SeatFactory, play_seated_v2};
 use crate::runner::{CODE_VERSION, EpisodeResult, RunError, play_seated};
 use crate::transcript::{Scrubber, WriterOptions};
 use async_trait::async_trait;
@@ -49,6 +54,18 @@ pub struct ProAgentSeats {
     pub server: serde_json::Value,
 }
 
+/// The OvercookedV2 part of a sweep: its layouts (by report name `v2:NAME`), the switches
+/// every V2 episode uses, and the ProAgent seats' configurations with the V2 prompts.
+#[derive(Clone)]
+pub struct V2Sweep {
+    /// Layouts by report name (`v2:NAME`).
+    pub layouts: HashMap<String, Arc<crate::env_v2::Layout>>,
+    /// The environment switches (`max_steps` is replaced by each episode's horizon).
+    pub settings: crate::env_v2::Settings,
+    /// ProAgent seats on V2 layouts, by label (prompts from `prompts/v2`).
+    pub proagent: HashMap<String, ProAgentSeats>,
+}
+
 /// Plays real episodes. ProAgent seats are named by their labels
 /// (`agent::config::label`), each with its own configuration; other specs are built as
 /// `play` builds them.
@@ -59,6 +76,7 @@ pub struct PlayRunner {
     /// Per spec: the fingerprint that goes into the key, and the settings records keep.
     known: Mutex<HashMap<String, (String, serde_json::Value)>>,
     keep_trajectories: bool,
+    v2: Option<(V2Sweep, V2SeatFactory)>,
 }
 
 impl PlayRunner {
@@ -75,7 +93,14 @@ impl PlayRunner {
         for (label, seat) in &proagent {
             factory = factory.with_seat(label, seat.config.clone());
         }
-        PlayRunner { kitchens, factory, proagent, known: Mutex::new(HashMap::new()), keep_trajectories: false }
+        PlayRunner {
+            kitchens,
+            factory,
+            proagent,
+            known: Mutex::new(HashMap::new()),
+            keep_trajectories: false,
+            v2: None,
+        }
     }
 
     /// Also write every episode's trajectory (reference-trace schema, one line) to its
@@ -83,6 +108,122 @@ impl PlayRunner {
     pub fn keep_trajectories(mut self, keep: bool) -> Self {
         self.keep_trajectories = keep;
         self
+    }
+
+    /// Adds OvercookedV2 layouts (sweeps without them keep their keys).
+    pub fn with_v2(mut self, v2: V2Sweep) -> PlayRunner {
+        let limit = v2
+            .proagent
+            .values()
+            .map(|p| p.max_llm_failures)
+            .next()
+            .unwrap_or(Some(crate::runner::DEFAULT_MAX_LLM_FAILURES));
+        let mut factory = V2SeatFactory::new(None).with_max_llm_failures(limit);
+        for (label, seat) in &v2.proagent {
+            factory = factory.with_seat(label, seat.config.clone());
+        }
+        self.v2 = Some((v2, factory));
+        self
+    }
+
+    /// One V2 episode: the agent in `spec.seat` (clamped to the layout's players), the
+    /// partner spec in every other seat.
+    async fn run_v2(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+        let missing = || EpisodeError::Failed(format!("layout {} is not part of this sweep", spec.layout));
+        let (v2, factory) = self.v2.as_ref().ok_or_else(missing)?;
+        let layout = v2.layouts.get(&spec.layout).ok_or_else(missing)?;
+        let settings = crate::env_v2::Settings { max_steps: spec.horizon, ..v2.settings.clone() };
+        let n = layout.num_agents();
+        let seat = (spec.seat as usize).min(n.saturating_sub(1));
+        let specs: Vec<String> =
+            (0..n).map(|i| if i == seat { spec.agent.clone() } else { spec.partner.clone() }).collect();
+        let fail = |e: crate::transcript::TranscriptError| {
+            EpisodeError::Failed(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
+        };
+        let main = v2.proagent.get(spec.agent.trim()).or_else(|| v2.proagent.get(spec.partner.trim()));
+        let mut recorder = match main {
+            Some(p) if specs.iter().any(|s| is_proagent(s)) => {
+                let seat_of = |s: &str| {
+                    v2.proagent.get(s.trim()).map(|p| SeatConfig {
+                        label: p.config.label.clone().unwrap_or_default(),
+                        proagent: p.config.settings.clone(),
+                        model: p.model.clone(),
+                    })
+                };
+                // Transcript headers name two seats: the agent's and (every other) partner's.
+                let seats = if seat == 0 {
+                    [seat_of(&spec.agent), seat_of(&spec.partner)]
+                } else {
+                    [seat_of(&spec.partner), seat_of(&spec.agent)]
+                };
+                let run = RunConfig {
+                    command: PLAY_COMMAND.into(),
+                    layout: spec.layout.clone(),
+                    layout_spec: spec.layout.clone(),
+                    layout_file: (!crate::env_v2::Layout::builtin_names().any(|b| format!("v2:{b}") == spec.layout))
+                        .then(|| layout.to_text()),
+                    agent: spec.agent.clone(),
+                    partner: spec.partner.clone(),
+                    seat,
+                    seed: spec.seed,
+                    horizon: spec.horizon,
+                    proagent: p.config.settings.clone(),
+                    model: p.model.clone(),
+                    v2: Some(settings.clone()),
+                    seats,
+                };
+                let header = run.header(p.config.prompt_hashes()).map_err(fail)?;
+                let opts = WriterOptions { scrubber: p.scrubber.clone(), wall_clock: true };
+                Some(EpisodeRecorder::start_file(ctx.transcript_path.clone(), opts, &header).map_err(fail)?)
+            }
+            _ => None,
+        };
+        let r = match play_seated_v2(layout, &settings, factory, &specs, spec.seed, recorder.as_mut(), None).await {
+            Ok(r) => r,
+            Err(V2RunError::Failed(failed)) => {
+                let mut message = failed.to_string();
+                if let Some(rec) = recorder {
+                    match rec.finish_failed(failed.summary_json(seat)) {
+                        Ok(Some(path)) => message.push_str(&format!(" (transcript: {})", path.display())),
+                        Ok(None) => {}
+                        Err(e) => message.push_str(&format!("; writing the transcript failed too: {e}")),
+                    }
+                }
+                return Err(if failed.abort.stops_run() {
+                    EpisodeError::Fatal(message)
+                } else {
+                    EpisodeError::Failed(message)
+                });
+            }
+            Err(e) => return Err(EpisodeError::Failed(e.to_string())),
+        };
+        let llm = r.llm_total();
+        let teamwork = r.teamwork();
+        let mut metrics = r.summary_json(seat);
+        metrics["teamwork"] = serde_json::json!(teamwork);
+        let mut out = EpisodeOutcome {
+            score: f64::from(r.score),
+            deliveries: r.correct,
+            steps: r.steps.len() as u32,
+            llm_calls: llm.calls,
+            prompt_tokens: llm.prompt_tokens,
+            completion_tokens: llm.completion_tokens,
+            llm_wall_s: llm.wait_us as f64 / 1e6,
+            metrics,
+            teamwork: Some(TeamworkTotals {
+                deliveries: r.correct as usize,
+                constructive: teamwork.constructive_total(),
+                non_constructive: teamwork.non_constructive_total(),
+            }),
+            transcript: None,
+        };
+        if self.keep_trajectories {
+            write_json_line(&r.to_trajectory_json(), &ctx.trajectory_path)?;
+        }
+        if let Some(rec) = recorder {
+            out.transcript = rec.finish(out.metrics.clone()).map_err(fail)?;
+        }
+        Ok(out)
     }
 
     fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
@@ -102,6 +243,16 @@ impl PlayRunner {
                     .map_err(|e| EpisodeError::Failed(e.to_string()))?;
             }
         }
+        if let Some((v2, factory)) = &self.v2 {
+            let mut names: Vec<&String> = v2.layouts.keys().collect();
+            names.sort();
+            for name in names {
+                let layout = &v2.layouts[name];
+                for seat in 0..layout.num_agents() {
+                    factory.check(spec, layout, &v2.settings, seat).map_err(|e| EpisodeError::Failed(e.to_string()))?;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -113,14 +264,24 @@ impl PlayRunner {
             return d.clone();
         }
         let settings = match self.proagent.get(spec) {
-            Some(p) => serde_json::json!({
-                "code": CODE_VERSION,
-                "model": p.model,
-                "settings": p.config.settings,
-                // One hash over every template's sha256 (the transcripts list them one by one).
-                "prompts_sha256": sha256_hex(serde_json::to_string(&p.config.prompts.hashes()).unwrap_or_default().as_bytes()),
-                "server": p.server,
-            }),
+            Some(p) => {
+                let mut v = serde_json::json!({
+                    "code": CODE_VERSION,
+                    "model": p.model,
+                    "settings": p.config.settings,
+                    // One hash over every template's sha256 (the transcripts list them one by one).
+                    "prompts_sha256": sha256_hex(serde_json::to_string(&p.config.prompts.hashes()).unwrap_or_default().as_bytes()),
+                    "server": p.server,
+                });
+                // Only sweeps with V2 layouts add this, so classic sweeps keep their keys.
+                if let Some(q) = self.v2.as_ref().and_then(|(v2, _)| v2.proagent.get(spec).map(|q| (v2, q))) {
+                    v["v2"] = serde_json::json!({
+                        "prompts_sha256": sha256_hex(serde_json::to_string(&q.1.config.prompts.hashes()).unwrap_or_default().as_bytes()),
+                        "env": q.0.settings,
+                    });
+                }
+                v
+            }
             None => match BcSpec::parse(spec) {
                 Some(BcSpec::File(path)) => {
                     let sha =
@@ -166,6 +327,7 @@ impl PlayRunner {
             horizon: spec.horizon,
             proagent: main.config.settings.clone(),
             model: main.model.clone(),
+            v2: None,
             seats: seats.map(|s| {
                 s.map(|p| SeatConfig {
                     label: p.config.label.clone().unwrap_or_default(),
@@ -186,13 +348,18 @@ impl PlayRunner {
 /// Writes the trajectory under a temporary name first, so an interrupted write never
 /// leaves a file that looks complete.
 fn write_trajectory(r: &EpisodeResult, path: &std::path::Path) -> Result<(), EpisodeError> {
+    write_json_line(&r.to_trajectory_json(), path)
+}
+
+/// Writes one JSON line to `path` under a temporary name first.
+fn write_json_line(v: &serde_json::Value, path: &std::path::Path) -> Result<(), EpisodeError> {
     let fail = |e: std::io::Error| EpisodeError::Failed(format!("writing the trajectory {}: {e}", path.display()));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(fail)?;
     }
     let mut tmp = path.as_os_str().to_os_string();
     tmp.push(".partial");
-    std::fs::write(&tmp, format!("{}\n", r.to_trajectory_json())).map_err(fail)?;
+    std::fs::write(&tmp, format!("{v}\n")).map_err(fail)?;
     std::fs::rename(&tmp, path).map_err(fail)
 }
 
@@ -233,6 +400,9 @@ impl EpisodeRunner for PlayRunner {
     }
 
     async fn run(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+        if spec.layout.starts_with("v2:") {
+            return self.run_v2(spec, ctx).await;
+        }
         let k = self.kitchen(&spec.layout)?;
         let seat = spec.seat.min(1) as usize;
         let specs = if seat == 0 { [&*spec.agent, &*spec.partner] } else { [&*spec.partner, &*spec.agent] };

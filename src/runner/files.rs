@@ -123,10 +123,36 @@ pub fn read_episode_file(path: &Path) -> Result<EpisodeFile, FileError> {
     read_episode_text(&path.display().to_string(), &text)
 }
 
+/// Whether the first non-blank line is an OvercookedV2 trajectory (`play --layout v2:...
+/// --trajectory`).
+pub fn looks_like_v2_trajectory(text: &str) -> bool {
+    let Some(line) = text.lines().find(|l| !l.trim().is_empty()) else { return false };
+    serde_json::from_str::<Value>(line).is_ok_and(|v| v.get("game").and_then(Value::as_str) == Some("overcooked_v2"))
+}
+
+/// The message for an OvercookedV2 episode given where only classic episodes are read.
+fn v2_not_here(source: &str, what: &str) -> FileError {
+    FileError::Episode {
+        path: source.to_string(),
+        message: format!(
+            "an OvercookedV2 {what}: read it with `proagent analyze`, `proagent show --{}` (boards as text) \
+             or `proagent replay` (transcripts); the viewer and the classic readers show classic episodes only",
+            if what == "transcript" { "transcript" } else { "trajectory" }
+        ),
+    }
+}
+
 /// Reads an episode file of any kind from its text; `source` names it in messages.
+/// OvercookedV2 episodes are refused with a message naming the commands that read them.
 pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileError> {
+    if looks_like_v2_trajectory(text) {
+        return Err(v2_not_here(source, "trajectory"));
+    }
     if looks_like_transcript(text) {
         let t = Transcript::parse(text, source)?;
+        if RunConfig::from_header(&t.header, source, t.header_line).is_ok_and(|c| c.v2.is_some()) {
+            return Err(v2_not_here(source, "transcript"));
+        }
         let traj = transcript_trajectory(&t)?;
         return Ok(EpisodeFile {
             kind: EpisodeKind::Transcript,

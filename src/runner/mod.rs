@@ -13,6 +13,7 @@ pub mod files;
 pub mod models;
 pub mod record;
 pub mod seats;
+pub mod v2;
 
 pub use crate::policy::seat_seed;
 pub use episode::{

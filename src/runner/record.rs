@@ -41,6 +41,10 @@ pub struct RunConfig {
     pub proagent: AgentSettings,
     /// The model of every `proagent` seat.
     pub model: ModelSettings,
+    /// For an OvercookedV2 episode (`layout_spec` `v2:...`): the environment switches.
+    /// Absent for the classic game, so classic headers are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub v2: Option<crate::env_v2::Settings>,
     /// Each player's own ProAgent configuration (`None` for other agents). Transcripts
     /// written before seats could differ have none: every `proagent` seat then used
     /// `proagent` and `model`.
@@ -194,6 +198,17 @@ impl EpisodeRecorder {
         }
         let step = v.transcript_json();
         if let Err(e) = self.drain().and_then(|_| self.writer.write_step(v.t, step)) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Like [`EpisodeRecorder::on_step`] for a step body built by the caller (OvercookedV2
+    /// episodes, whose steps have any number of players).
+    pub fn on_step_value(&mut self, t: u32, step: Value) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.drain().and_then(|_| self.writer.write_step(t, step)) {
             self.error = Some(e);
         }
     }

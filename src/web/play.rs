@@ -367,6 +367,7 @@ impl Sessions {
                     horizon: req.horizon,
                     proagent: cfg.proagent.settings.clone(),
                     model: game_model.settings.clone(),
+                    v2: None,
                     seats: Default::default(),
                 };
                 let path = cfg.games_dir.join(format!("{stem}.transcript.jsonl"));

@@ -304,6 +304,7 @@ mod tests {
             horizon: 3,
             proagent: AgentSettings::default(),
             model: ModelSettings::new("scripted"),
+            v2: None,
             seats: Default::default(),
         };
         let (mut w, buf) =

@@ -24,6 +24,7 @@ mod reply_corpus;
 mod support;
 mod tls;
 mod transcript_cli;
+mod v2_cli;
 mod viewer_cli;
 mod web_browser;
 mod web_server;
