@@ -37,8 +37,9 @@ pub struct PlayArgs {
     #[arg(long, default_value = "proagent")]
     agent: String,
     /// The partner in the other seat (same choices; two ProAgents can play together).
-    #[arg(long, default_value = "greedy")]
-    partner: String,
+    /// Default: greedy; on OvercookedV2 layouts (which have no greedy partner) scripted.
+    #[arg(long)]
+    partner: Option<String>,
     /// The player index the agent controls; the partner plays the other one.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     seat: u8,
@@ -118,7 +119,8 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     let (layout, layout_file) = load_layout_with_text(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
-    let specs = if seat == 0 { [a.agent.as_str(), a.partner.as_str()] } else { [a.partner.as_str(), a.agent.as_str()] };
+    let partner = a.partner.clone().unwrap_or_else(|| "greedy".into());
+    let specs = if seat == 0 { [a.agent.as_str(), partner.as_str()] } else { [partner.as_str(), a.agent.as_str()] };
     let flag = |player: usize| if player == seat { "--agent" } else { "--partner" };
     let delay = board::delay(a.render_delay_ms)?;
     let every = progress::every(a.progress_every)?;
@@ -331,7 +333,8 @@ fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
     if seat >= n {
         bail!("--seat {seat}: v2:{} has {n} player(s)", layout.name);
     }
-    let specs: Vec<String> = (0..n).map(|i| if i == seat { a.agent.clone() } else { a.partner.clone() }).collect();
+    let partner = a.partner.clone().unwrap_or_else(|| "scripted".into());
+    let specs: Vec<String> = (0..n).map(|i| if i == seat { a.agent.clone() } else { partner.clone() }).collect();
     let flag = |player: usize| if player == seat { "--agent" } else { "--partner" };
     let mut setups: Vec<Option<SeatSetup>> = vec![None; n];
     let mut factory = V2SeatFactory::new(None).with_max_llm_failures(Some(a.proagent.max_llm_failures));

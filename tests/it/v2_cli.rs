@@ -204,6 +204,15 @@ fn v2_flags_and_specs_are_checked_before_anything_runs() {
 }
 
 #[test]
+fn play_v2_without_a_partner_pairs_the_agent_with_the_scripted_one() {
+    let out =
+        bin().args(["play", "--layout", "v2:cramped_room_v2", "--horizon", "60", "--no-transcript"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(player 0) + scripted ->"), "{text}");
+}
+
+#[test]
 fn show_and_bench_know_v2_layouts() {
     let list = run_ok(&["show", "--v2-list"]);
     assert_eq!(list.lines().count(), 23);
