@@ -8,6 +8,7 @@ mod bench;
 mod bench_agent;
 mod bench_controller;
 mod bench_partners;
+mod bench_rl;
 mod chat;
 mod common;
 mod eval;
@@ -16,6 +17,7 @@ mod mock_server;
 mod play;
 mod qa;
 mod replay;
+mod rl;
 mod show;
 mod verify;
 
@@ -54,6 +56,9 @@ enum Command {
     /// Behaviour-cloned human proxies: train, evaluate, self-play.
     #[command(subcommand)]
     Bc(bc::BcCommand),
+    /// Reinforcement-learned partners (SP, PBT, FCP, MEP): train with PPO, evaluate.
+    #[command(subcommand)]
+    Rl(rl::RlCommand),
     /// Re-run a recorded `play` transcript offline and check it matches exactly.
     Replay(replay::ReplayArgs),
 }
@@ -84,6 +89,7 @@ pub fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Qa(a) => qa::run(a),
         Command::Bc(b) => bc::run(b),
+        Command::Rl(c) => rl::run(c),
         Command::Replay(a) => replay::run(a),
     };
     match result {

@@ -20,10 +20,23 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("transcript", &["llm"]),
     ("analysis", &["env"]),
     ("qa", &["llm"]),
-    ("runner", &["env", "skills", "controller", "policy", "partners", "llm", "agent", "transcript", "analysis"]),
+    ("rl", &["env", "policy", "partners"]),
+    ("runner", &["env", "skills", "controller", "policy", "partners", "rl", "llm", "agent", "transcript", "analysis"]),
     (
         "eval",
-        &["env", "skills", "controller", "policy", "partners", "llm", "agent", "transcript", "analysis", "runner"],
+        &[
+            "env",
+            "skills",
+            "controller",
+            "policy",
+            "partners",
+            "rl",
+            "llm",
+            "agent",
+            "transcript",
+            "analysis",
+            "runner",
+        ],
     ),
 ];
 

@@ -14,4 +14,5 @@ mod play_cli;
 mod qa_cli;
 mod qa_http;
 mod qa_lib;
+mod rl_cli;
 mod transcript_cli;
