@@ -107,7 +107,7 @@ pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
     let feature_us = t.elapsed().as_secs_f64() * 1e6 / n_feat as f64;
 
     let cfg = PpoConfig { epochs: a.epochs, minibatches: a.minibatches, ..PpoConfig::default() };
-    let batch = to_batch(&r, cfg.gamma, cfg.lambda);
+    let batch = to_batch(&r, cfg.gamma as f32, cfg.lambda as f32);
     let mut upd_net = net.clone();
     let mut opt = proagent::rl::net::Adam::new(net.params.len());
     let mut rng = ChaCha8Rng::seed_from_u64(2);

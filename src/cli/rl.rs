@@ -54,19 +54,19 @@ pub struct TrainArgs {
     hidden: Vec<usize>,
     /// Adam step size.
     #[arg(long)]
-    lr: Option<f32>,
+    lr: Option<f64>,
     /// PPO clipping range.
     #[arg(long)]
-    clip: Option<f32>,
+    clip: Option<f64>,
     /// Entropy bonus coefficient.
     #[arg(long)]
-    ent_coef: Option<f32>,
+    ent_coef: Option<f64>,
     /// Value-loss coefficient.
     #[arg(long)]
-    vf_coef: Option<f32>,
+    vf_coef: Option<f64>,
     /// Global gradient-norm limit.
     #[arg(long)]
-    max_grad_norm: Option<f32>,
+    max_grad_norm: Option<f64>,
     /// Passes over each batch.
     #[arg(long)]
     epochs: Option<usize>,
@@ -74,10 +74,10 @@ pub struct TrainArgs {
     #[arg(long)]
     minibatches: Option<usize>,
     #[arg(long)]
-    gamma: Option<f32>,
+    gamma: Option<f64>,
     /// GAE λ.
     #[arg(long)]
-    lambda: Option<f32>,
+    lambda: Option<f64>,
     /// Environment steps over which the shaped-reward factor falls from 1 to 0
     /// (default: half of --steps).
     #[arg(long)]
@@ -97,10 +97,10 @@ pub struct TrainArgs {
     pbt_interval: usize,
     /// MEP: weight of the population-entropy bonus.
     #[arg(long, default_value_t = 0.01)]
-    mep_alpha: f32,
+    mep_alpha: f64,
     /// MEP: prioritised-sampling exponent.
     #[arg(long, default_value_t = 3.0)]
-    mep_beta: f32,
+    mep_beta: f64,
     /// Self-play episodes of the final evaluation.
     #[arg(long, default_value_t = 100)]
     eval_episodes: u32,
@@ -287,6 +287,22 @@ fn history_json(h: &[IterRecord]) -> Value {
     })
 }
 
+/// The metadata file: pretty JSON with the `history` columns one per line (a per-iteration
+/// array printed one number per line would be most of the file).
+fn metadata_text(meta: &Value, history: &Value) -> Result<String> {
+    let pretty = serde_json::to_string_pretty(meta)?;
+    let body = pretty.trim_end().strip_suffix('}').context("metadata is a JSON object")?.trim_end();
+    let mut s = format!("{body},\n  \"history\": {{\n");
+    if let Some(cols) = history.as_object() {
+        let n = cols.len();
+        for (i, (k, v)) in cols.iter().enumerate() {
+            s += &format!("    {}: {}{}\n", serde_json::to_string(k)?, v, if i + 1 < n { "," } else { "" });
+        }
+    }
+    s += "  }\n}\n";
+    Ok(s)
+}
+
 fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
     let cfg = config(&a)?;
     let layout = load_layout(&a.layout)?;
@@ -357,7 +373,6 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
         "self_play": self_play.map(|e| json!({"episodes": e.scores.len(), "mean": r2(e.mean), "se": r2(e.se)})),
         "evaluations": evals,
         "notes": outcome.notes,
-        "history": history_json(&outcome.history),
     });
     let model = RlModel {
         net: outcome.net.clone(),
@@ -371,13 +386,13 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
     }
     std::fs::write(&a.out, model.to_safetensors()).with_context(|| format!("writing {}", a.out.display()))?;
     let meta_path = sidecar(&a.out);
-    std::fs::write(&meta_path, serde_json::to_string_pretty(&meta)? + "\n")
+    let history = history_json(&outcome.history);
+    std::fs::write(&meta_path, metadata_text(&meta, &history)?)
         .with_context(|| format!("writing {}", meta_path.display()))?;
 
     if a.json {
         let mut summary = meta.clone();
         if let Some(m) = summary.as_object_mut() {
-            m.remove("history");
             m.insert("out".into(), json!(a.out.display().to_string()));
         }
         println!("{summary}");

@@ -22,23 +22,23 @@ pub const CHUNK: usize = 256;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PpoConfig {
     /// Adam step size (mutated by PBT).
-    pub lr: f32,
+    pub lr: f64,
     /// Clipping range ε of the probability ratio (mutated by PBT).
-    pub clip: f32,
+    pub clip: f64,
     /// Entropy bonus coefficient c_H (mutated by PBT).
-    pub ent_coef: f32,
+    pub ent_coef: f64,
     /// Value-loss coefficient c_v (mutated by PBT).
-    pub vf_coef: f32,
+    pub vf_coef: f64,
     /// Global gradient-norm limit.
-    pub max_grad_norm: f32,
+    pub max_grad_norm: f64,
     /// Passes over each batch.
     pub epochs: usize,
     /// Minibatches per pass.
     pub minibatches: usize,
     /// Discount γ.
-    pub gamma: f32,
+    pub gamma: f64,
     /// GAE λ (mutated by PBT).
-    pub lambda: f32,
+    pub lambda: f64,
 }
 
 impl Default for PpoConfig {
@@ -110,7 +110,8 @@ pub fn sample_grad(
     }
     let ratio = (logp[action] - old_logp).exp();
     let unclipped = ratio * adv;
-    let clipped_ratio = ratio.clamp(1.0 - cfg.clip, 1.0 + cfg.clip);
+    let clip = cfg.clip as f32;
+    let clipped_ratio = ratio.clamp(1.0 - clip, 1.0 + clip);
     let clipped_obj = clipped_ratio * adv;
     // min(unclipped, clipped): the gradient flows only when the unclipped term is the minimum.
     let (objective, active) = if unclipped <= clipped_obj { (unclipped, true) } else { (clipped_obj, false) };
@@ -120,11 +121,11 @@ pub fn sample_grad(
         let ind = if j == action { 1.0 } else { 0.0 };
         let policy = g_logp * (ind - p[j]);
         // ∂(−c_H H)/∂z_j = c_H p_j (log p_j + H).
-        let ent = cfg.ent_coef * p[j] * (logp[j] + entropy);
+        let ent = cfg.ent_coef as f32 * p[j] * (logp[j] + entropy);
         dout[j] = scale * (policy + ent);
     }
     let v = out[NUM_ACTIONS];
-    dout[NUM_ACTIONS] = scale * cfg.vf_coef * (v - ret);
+    dout[NUM_ACTIONS] = scale * cfg.vf_coef as f32 * (v - ret);
     SampleLoss {
         policy: -objective,
         value: 0.5 * (v - ret) * (v - ret),
@@ -342,11 +343,11 @@ pub fn update(
             let mb = MiniBatch::gather(batch, idx);
             let (mut grad, sums) = minibatch_grad(net, &mb, cfg, threads);
             let norm = grad.iter().map(|&g| (g as f64) * (g as f64)).sum::<f64>().sqrt();
-            if norm > cfg.max_grad_norm as f64 && norm > 0.0 {
-                let f = (cfg.max_grad_norm as f64 / norm) as f32;
+            if norm > cfg.max_grad_norm && norm > 0.0 {
+                let f = (cfg.max_grad_norm / norm) as f32;
                 grad.iter_mut().for_each(|g| *g *= f);
             }
-            opt.step(&mut net.params, &grad, cfg.lr);
+            opt.step(&mut net.params, &grad, cfg.lr as f32);
             stats.policy_loss += sums.policy;
             stats.value_loss += sums.value;
             stats.entropy += sums.entropy;
@@ -426,7 +427,7 @@ mod tests {
         let loss = |o: &[f32]| {
             let mut d = [0f32; 7];
             let l = sample_grad(o, 2, old, 0.7, 2.0, &c, 1.0, &mut d);
-            (l.policy + c.vf_coef * l.value - c.ent_coef * l.entropy) as f64
+            l.policy as f64 + c.vf_coef * l.value as f64 - c.ent_coef * l.entropy as f64
         };
         let mut d = [0f32; 7];
         sample_grad(&out, 2, old, 0.7, 2.0, &c, 1.0, &mut d);

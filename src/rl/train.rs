@@ -101,9 +101,9 @@ pub struct TrainConfig {
     /// PBT: iterations between exploit/explore rounds.
     pub pbt_interval: usize,
     /// MEP: weight α of the population-entropy bonus.
-    pub mep_alpha: f32,
+    pub mep_alpha: f64,
     /// MEP: prioritisation exponent β.
-    pub mep_beta: f32,
+    pub mep_beta: f64,
     /// Self-play episodes of the final evaluation (10 per partner and seat otherwise).
     pub eval_episodes: u32,
     /// Worker threads (results do not depend on it).
@@ -227,9 +227,9 @@ pub struct IterRecord {
     /// The shaping factor used.
     pub shaping: f32,
     /// The learner's hyper-parameters this iteration.
-    pub lr: f32,
+    pub lr: f64,
     /// Entropy coefficient this iteration.
-    pub ent_coef: f32,
+    pub ent_coef: f64,
     /// The update's losses.
     pub update: UpdateStats,
     /// Seconds spent in the rollout.
@@ -369,7 +369,7 @@ impl Ctx<'_> {
             }
         }
         let rollout_s = t0.elapsed().as_secs_f64();
-        let batch = to_batch(&r, l.hp.gamma, l.hp.lambda);
+        let batch = to_batch(&r, l.hp.gamma as f32, l.hp.lambda as f32);
         let t1 = Instant::now();
         let update = ppo::update(&mut l.net, &mut l.opt, &batch, &l.hp, &mut l.rng, self.cfg.threads);
         let update_s = t1.elapsed().as_secs_f64();
@@ -586,7 +586,7 @@ fn train_sp(ctx: &mut Ctx<'_>) -> Trained {
 
 fn mutate(hp: &mut PpoConfig, rng: &mut ChaCha8Rng) -> Vec<String> {
     let mut changed = Vec::new();
-    let mut factor = |rng: &mut ChaCha8Rng, name: &str| -> Option<f32> {
+    let mut factor = |rng: &mut ChaCha8Rng, name: &str| -> Option<f64> {
         if rng.random_bool(0.5) {
             let f = if rng.random_bool(0.5) { 0.75 } else { 1.25 };
             changed.push(format!("{name}×{f}"));
@@ -729,7 +729,7 @@ fn train_fcp(ctx: &mut Ctx<'_>, given: Option<Vec<PoolEntry>>) -> Trained {
 }
 
 /// −α log π̄(a|s) for every recorded sample, π̄ the mean policy of `population`.
-fn population_entropy_bonus(r: &Rollout, population: &[&Net], alpha: f32) -> Vec<f32> {
+fn population_entropy_bonus(r: &Rollout, population: &[&Net], alpha: f64) -> Vec<f32> {
     let n = r.samples();
     let dim = r.dim;
     let mut mean_p = vec![0f32; n];
@@ -747,12 +747,13 @@ fn population_entropy_bonus(r: &Rollout, population: &[&Net], alpha: f32) -> Vec
         }
     }
     let k = population.len().max(1) as f32;
+    let alpha = alpha as f32;
     mean_p.iter().map(|&p| -alpha * (p / k).max(1e-8).ln()).collect()
 }
 
 /// MEP's sampling probabilities: rank the partners by the learner's score with them (lowest
 /// score → rank k), probability ∝ rankᵝ; uniform until every partner has a score.
-pub fn mep_priorities(scores: &[Option<f64>], beta: f32) -> Vec<f64> {
+pub fn mep_priorities(scores: &[Option<f64>], beta: f64) -> Vec<f64> {
     let k = scores.len();
     if k == 0 {
         return Vec::new();
@@ -766,7 +767,7 @@ pub fn mep_priorities(scores: &[Option<f64>], beta: f32) -> Vec<f64> {
     order.sort_by(|a, b| s[*b].total_cmp(&s[*a]).then(a.cmp(b)));
     let mut w = vec![0f64; k];
     for (r, &i) in order.iter().enumerate() {
-        w[i] = ((r + 1) as f64).powf(beta as f64);
+        w[i] = ((r + 1) as f64).powf(beta);
     }
     let total: f64 = w.iter().sum();
     w.iter().map(|x| x / total).collect()
