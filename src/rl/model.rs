@@ -16,7 +16,6 @@ use super::net::{HEAD_OUTPUTS, MAX_WIDTH, NUM_ACTIONS, Net};
 use super::obs::ObsEncoder;
 use super::train::Algo;
 use crate::env::Layout;
-use crate::env::layout;
 use crate::partners::bc::matching_builtin;
 use safetensors::{Dtype, SafeTensors, tensor::TensorView};
 use std::collections::HashMap;
@@ -256,7 +255,6 @@ pub struct ShippedModel {
     pub metadata: &'static str,
 }
 
-#[allow(unused_macros)]
 macro_rules! shipped {
     ($layout:literal, $algo:ident, $file:literal) => {
         ShippedModel {
@@ -270,7 +268,13 @@ macro_rules! shipped {
 
 /// The shipped models (see `data/rl/*.json` for how each was trained; docs/rl.md lists
 /// which layouts and algorithms are still missing).
-pub const SHIPPED: &[ShippedModel] = &[];
+pub const SHIPPED: &[ShippedModel] = &[
+    shipped!("cramped_room", Sp, "cramped_room_sp"),
+    shipped!("asymmetric_advantages", Sp, "asymmetric_advantages_sp"),
+    shipped!("coordination_ring", Sp, "coordination_ring_sp"),
+    shipped!("forced_coordination", Sp, "forced_coordination_sp"),
+    shipped!("counter_circuit", Sp, "counter_circuit_sp"),
+];
 
 /// Why a partner's model could not be found or read.
 #[derive(Debug, thiserror::Error)]
@@ -311,8 +315,9 @@ pub fn shipped_names() -> String {
 
 /// The shipped model of `algo` for a layout's terrain.
 pub fn shipped_model(l: &Layout, algo: Algo) -> Result<RlModel, LoadError> {
-    let name = matching_builtin(l).or_else(|| layout::canonical_name(&l.name));
-    let found = name.and_then(|n| SHIPPED.iter().find(|m| m.layout == n && m.algo == algo));
+    // By terrain, as for the BC models: a layout file named like a built-in but drawn
+    // differently gets no model.
+    let found = matching_builtin(l).and_then(|n| SHIPPED.iter().find(|m| m.layout == n && m.algo == algo));
     let m = found.ok_or_else(|| LoadError::NotShipped {
         algo: algo.name(),
         layout: l.name.clone(),
@@ -362,6 +367,34 @@ mod tests {
         let v = f32::from_le_bytes(w.data()[k * 4..k * 4 + 4].try_into().unwrap());
         assert_eq!(v, m.net.params[7 * 8 + 2]);
         assert_eq!(st.tensor("v.weight").unwrap().shape(), &[1, 5]);
+    }
+
+    #[test]
+    fn shipped_models_load_match_their_metadata_and_play() {
+        use super::super::obs::ObsEncoder;
+        use super::super::train::play;
+        assert!(!SHIPPED.is_empty());
+        for m in SHIPPED {
+            let name = format!("{}_{}", m.layout, m.algo.name());
+            assert!(m.weights.len() < 1 << 20, "{name}: {} bytes", m.weights.len());
+            let l = Layout::builtin(m.layout).unwrap();
+            let model = shipped_model(&l, m.algo).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!((model.layout(), model.algo()), (Some(m.layout), Some(m.algo)), "{name}");
+            assert_eq!(model.encoder, ObsEncoder::Features62);
+            let meta: serde_json::Value = serde_json::from_str(m.metadata).unwrap_or_else(|e| panic!("{name}.json: {e}"));
+            let cmd = meta["command"].as_str().unwrap_or_default();
+            let want = format!("proagent rl train --algo {} --layout {} ", m.algo.name(), m.layout);
+            assert!(cmd.starts_with(&want) && cmd.ends_with(&format!("--out data/rl/{name}.safetensors")), "{cmd}");
+            assert_eq!(meta["architecture"]["parameters"].as_u64(), Some(model.net.params.len() as u64), "{name}");
+            // Two seeded self-play episodes: every shipped policy cooks on its own layout.
+            let enc = ObsEncoder::Features62.for_layout(&l);
+            let scores = play(&l, &enc, 62, &model.net, &model.net, 2, 400, 5, 1);
+            assert!(scores.iter().sum::<u32>() >= 40, "{name}: self-play scores {scores:?}");
+        }
+        // A layout with another terrain has none.
+        let other = Layout::from_grid("tiny", &["XXPXX", "O1 2O", "XDXSX"]).unwrap();
+        let e = shipped_model(&other, Algo::Sp).unwrap_err().to_string();
+        assert!(e.contains("no shipped sp model for layout \"tiny\""), "{e}");
     }
 
     #[test]
