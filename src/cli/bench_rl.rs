@@ -88,8 +88,9 @@ pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
     let dim = enc.dim(&layout);
     let net = Net::new(dim, &a.hidden, 7);
     let both = [SeatPolicy { net: 0, record: true }; 2];
-    let mut slots: Vec<EnvSlot> =
-        (0..a.envs).map(|e| EnvSlot { seats: both, rng: ChaCha8Rng::seed_from_u64(e as u64) }).collect();
+    let mut slots: Vec<EnvSlot> = (0..a.envs)
+        .map(|e| EnvSlot { seats: both, rng: ChaCha8Rng::seed_from_u64(e as u64), own_shaping: false })
+        .collect();
 
     let t = Instant::now();
     let r = collect_parallel(&layout, &lenc, dim, &[&net], &mut slots, a.horizon, 1.0, a.threads);

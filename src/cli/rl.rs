@@ -82,6 +82,10 @@ pub struct TrainArgs {
     /// (default: half of --steps).
     #[arg(long)]
     shaping_horizon: Option<u64>,
+    /// Whose shaped reward a sample is credited with: auto (the team's in self-play, the
+    /// seat's own when paired with another network), team or own.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "team", "own"])]
+    shaping_credit: String,
     /// Population size (pbt, mep) or number of SP runs in the FCP pool.
     #[arg(long, default_value_t = 3)]
     population: usize,
@@ -195,6 +199,8 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
         encoder: ObsEncoder::Features62.name().to_string(),
         ppo,
         shaping_horizon: a.shaping_horizon.unwrap_or(a.steps / 2),
+        shaping_credit: train::ShapingCredit::parse(&a.shaping_credit)
+            .ok_or_else(|| anyhow!("--shaping-credit must be auto, team or own"))?,
         population: a.population,
         pool_steps: a.pool_steps.unwrap_or(a.steps),
         pbt_interval: a.pbt_interval,
@@ -205,6 +211,14 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     })
 }
 
+fn a_credit(c: train::ShapingCredit) -> &'static str {
+    match c {
+        train::ShapingCredit::Auto => "auto",
+        train::ShapingCredit::Team => "team",
+        train::ShapingCredit::Own => "own",
+    }
+}
+
 /// The full command line that reproduces a run (every setting spelled out).
 fn command_line(c: &TrainConfig, layout: &str, pool: &[PathBuf], out: &Path) -> String {
     let p = &c.ppo;
@@ -212,7 +226,7 @@ fn command_line(c: &TrainConfig, layout: &str, pool: &[PathBuf], out: &Path) -> 
     let mut s = format!(
         "proagent rl train --algo {} --layout {layout} --seed {} --steps {} --envs {} --horizon {} --hidden {} \
          --lr {} --clip {} --ent-coef {} --vf-coef {} --max-grad-norm {} --epochs {} --minibatches {} --gamma {} \
-         --lambda {} --shaping-horizon {}",
+         --lambda {} --shaping-horizon {} --shaping-credit {}",
         c.algo.name(),
         c.seed,
         c.steps,
@@ -228,7 +242,8 @@ fn command_line(c: &TrainConfig, layout: &str, pool: &[PathBuf], out: &Path) -> 
         p.minibatches,
         p.gamma,
         p.lambda,
-        c.shaping_horizon
+        c.shaping_horizon,
+        a_credit(c.shaping_credit)
     );
     match c.algo {
         Algo::Sp => {}

@@ -381,7 +381,8 @@ mod tests {
             let model = shipped_model(&l, m.algo).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!((model.layout(), model.algo()), (Some(m.layout), Some(m.algo)), "{name}");
             assert_eq!(model.encoder, ObsEncoder::Features62);
-            let meta: serde_json::Value = serde_json::from_str(m.metadata).unwrap_or_else(|e| panic!("{name}.json: {e}"));
+            let meta: serde_json::Value =
+                serde_json::from_str(m.metadata).unwrap_or_else(|e| panic!("{name}.json: {e}"));
             let cmd = meta["command"].as_str().unwrap_or_default();
             let want = format!("proagent rl train --algo {} --layout {} ", m.algo.name(), m.layout);
             assert!(cmd.starts_with(&want) && cmd.ends_with(&format!("--out data/rl/{name}.safetensors")), "{cmd}");

@@ -31,6 +31,8 @@ pub struct EnvSlot {
     pub seats: [SeatPolicy; 2],
     /// The environment's sampling RNG.
     pub rng: ChaCha8Rng,
+    /// Credit each recorded seat with its own shaped reward only (instead of the team's).
+    pub own_shaping: bool,
 }
 
 /// A recorded trajectory: the samples of one recording seat of one environment.
@@ -60,7 +62,8 @@ pub struct Rollout {
     pub logp: Vec<f32>,
     /// Value estimate at each sample.
     pub values: Vec<f32>,
-    /// Training reward of each sample (sparse team reward + shaping factor × team shaped reward).
+    /// Training reward of each sample: the sparse team reward + shaping factor × the shaped
+    /// reward of the team, or of the sample's own seat when its slot says `own_shaping`.
     pub rewards: Vec<f32>,
     /// Entropy of the acting policy at each sample.
     pub entropy: Vec<f32>,
@@ -194,12 +197,13 @@ pub fn collect(
             let shaped = out.shaped_by_player[0] + out.shaped_by_player[1];
             r.scores[e] += out.reward;
             r.shaped[e] += shaped;
-            let reward = out.reward as f32 + shaping * shaped as f32;
             for seat in 0..2 {
                 let k = track_of[e][seat];
                 if k == usize::MAX {
                     continue;
                 }
+                let credited = if slots[e].own_shaping { out.shaped_by_player[seat] } else { shaped };
+                let reward = out.reward as f32 + shaping * credited as f32;
                 let i = k * horizon + t;
                 r.actions[i] = taken[seat] as u8;
                 r.logp[i] = lps[seat][taken[seat]];
@@ -265,6 +269,7 @@ mod tests {
                         [SeatPolicy { net: 0, record: true }, SeatPolicy { net: 0, record: true }]
                     },
                     rng: ChaCha8Rng::seed_from_u64(e as u64),
+                    own_shaping: e == 2,
                 })
                 .collect()
         };
@@ -284,10 +289,15 @@ mod tests {
         assert_eq!(r1.obs, r2.obs);
         assert_eq!(r1.rewards, r2.rewards);
         assert_eq!(r1.tracks, r2.tracks);
-        // Rewards: shaping 1 → reward totals are sparse + shaped per environment.
+        // Rewards: shaping 1 → reward totals are sparse + the team's shaped reward per
+        // environment, except in environment 2, whose one recorded seat gets only its own.
         for (k, t) in r1.tracks.iter().enumerate() {
             let total: f32 = r1.rewards[k * 50..(k + 1) * 50].iter().sum();
-            assert_eq!(total, (r1.scores[t.env] + r1.shaped[t.env]) as f32);
+            if t.env == 2 {
+                assert!(total <= (r1.scores[2] + r1.shaped[2]) as f32);
+            } else {
+                assert_eq!(total, (r1.scores[t.env] + r1.shaped[t.env]) as f32);
+            }
         }
     }
 
