@@ -21,7 +21,7 @@ use std::time::Instant;
 #[derive(clap::Subcommand, Debug)]
 pub enum RlCommand {
     /// Train a policy with PPO (writes FILE and FILE's .json metadata).
-    Train(TrainArgs),
+    Train(Box<TrainArgs>),
     /// Play a policy in self-play or with a partner, both seats, and report the scores.
     Eval(EvalArgs),
 }
@@ -138,7 +138,7 @@ pub struct EvalArgs {
 
 pub fn run(c: RlCommand) -> Result<ExitCode> {
     match c {
-        RlCommand::Train(a) => train_cmd(a),
+        RlCommand::Train(a) => train_cmd(*a),
         RlCommand::Eval(a) => eval_cmd(a),
     }
 }

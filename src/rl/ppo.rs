@@ -91,6 +91,7 @@ pub struct SampleLoss {
 
 /// One sample's loss and its gradient with respect to the seven outputs, scaled by
 /// `scale` (1 / minibatch size), written into `dout`.
+#[allow(clippy::too_many_arguments)]
 pub fn sample_grad(
     out: &[f32],
     action: usize,

@@ -218,6 +218,7 @@ pub fn collect(
 
 /// [`collect`] with the slots split into `threads` contiguous groups played in parallel;
 /// the result is the same as with one thread.
+#[allow(clippy::too_many_arguments)]
 pub fn collect_parallel(
     layout: &Layout,
     enc: &LayoutEncoder,

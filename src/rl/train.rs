@@ -355,6 +355,9 @@ impl Learner {
     }
 }
 
+/// Extra reward per recorded sample, computed from a finished rollout (MEP's entropy bonus).
+type RewardBonus<'a> = &'a dyn Fn(&Rollout) -> Vec<f32>;
+
 struct Ctx<'a> {
     layout: &'a Layout,
     enc: LayoutEncoder,
@@ -383,7 +386,7 @@ impl Ctx<'_> {
         l: &mut Learner,
         partners: &[&Net],
         seats: &mut dyn FnMut(usize) -> [SeatPolicy; 2],
-        bonus: Option<&dyn Fn(&Rollout) -> Vec<f32>>,
+        bonus: Option<RewardBonus<'_>>,
     ) -> (IterRecord, Rollout) {
         let shaping = self.shaping(l.steps);
         let credit = self.cfg.shaping_credit;
@@ -682,7 +685,7 @@ fn train_pbt(ctx: &mut Ctx<'_>) -> Trained {
                 } else {
                     let me = SeatPolicy { net: 0, record: true };
                     let other = SeatPolicy { net: 1 + j, record: false };
-                    if (e / k + it) % 2 == 0 { [me, other] } else { [other, me] }
+                    if (e / k + it).is_multiple_of(2) { [me, other] } else { [other, me] }
                 }
             };
             let phase = format!("pbt {}/{k}", i + 1);
