@@ -19,7 +19,8 @@ pub struct PlayArgs {
     /// Layout name or path to a layout file.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
-    /// The agent under test (proagent, scripted, greedy, random, stay, courier, bc, bc:train, bc:PATH).
+    /// The agent under test (proagent, scripted, greedy, random, stay, courier, bc, bc:train, bc:PATH,
+    /// sp, pbt, fcp, mep, rl:PATH).
     #[arg(long, default_value = "proagent")]
     agent: String,
     /// The partner in the other seat (same choices).

@@ -14,9 +14,10 @@
 //!   score) and final policies. Partners and the learner's seat are drawn per environment.
 //! - **MEP** (Zhao et al. 2023) — a population trained in self-play with the
 //!   population-entropy bonus `−α log π̄(a|s)` added to every reward (π̄ the mean of the
-//!   members' policies), then a learner trained against the population with prioritised
-//!   sampling: partner j is drawn with probability ∝ rank_jᵝ, ranking the partners by the
-//!   learner's latest score with them, lowest score highest rank.
+//!   members' policies), then a learner trained against the members' initial, middle and
+//!   final policies (chosen as FCP's) with prioritised sampling: partner j is drawn with
+//!   probability ∝ rank_jᵝ, ranking the partners by the learner's latest score with them,
+//!   lowest score highest rank.
 //!
 //! COLE is not implemented.
 //!
@@ -28,7 +29,7 @@
 //! ([`crate::policy::derive_seed`]), and rollouts and updates do not depend on the thread
 //! count, so the same configuration gives bit-identical weights.
 
-use super::net::{Adam, HEAD_OUTPUTS, NUM_ACTIONS, Net, Workspace, log_softmax};
+use super::net::{Adam, HEAD_OUTPUTS, Net, Workspace, log_softmax};
 use super::obs::{LayoutEncoder, ObsEncoder};
 use super::ppo::{self, Batch, PpoConfig, UpdateStats};
 use super::rollout::{EnvSlot, Rollout, SeatPolicy, collect_parallel};
@@ -826,20 +827,31 @@ fn train_mep(ctx: &mut Ctx<'_>) -> Trained {
     let mut members: Vec<Learner> =
         (0..k).map(|i| Learner::new(ctx.dim, cfg, derive_seed(cfg.seed, 500 + i as u64))).collect();
     let both = [SeatPolicy { net: 0, record: true }; 2];
+    let mut snaps: Vec<Vec<(f64, Net)>> = members.iter().map(|m| vec![(0.0, m.net.clone())]).collect();
     for _ in 0..ctx.iterations(cfg.pool_steps) {
         let snapshot: Vec<Net> = members.iter().map(|m| m.net.clone()).collect();
         let pop: Vec<&Net> = snapshot.iter().collect();
         let bonus = |r: &Rollout| population_entropy_bonus(r, &pop, cfg.mep_alpha);
         for (i, m) in members.iter_mut().enumerate() {
             let phase = format!("mep population {}/{k}", i + 1);
-            ctx.iterate(&phase, m, &[], &mut |_| both, Some(&bonus));
+            let (rec, _) = ctx.iterate(&phase, m, &[], &mut |_| both, Some(&bonus));
+            snaps[i].push((rec.score, m.net.clone()));
         }
     }
-    let pool: Vec<PoolEntry> = members
-        .iter()
-        .enumerate()
-        .map(|(i, m)| PoolEntry { label: format!("mep{}", i + 1), net: m.net.clone() })
-        .collect();
+    // The learner's partners: each member's initial, middle and final policies (as FCP's
+    // pool), so it also meets partners that cannot cook; a population of near-identical
+    // final policies alone teaches a role that fails with anyone else (self-play 0.2 on
+    // cramped_room).
+    let mut pool: Vec<PoolEntry> = Vec::new();
+    for (i, s) in snaps.iter().enumerate() {
+        if let Some(ck) = fcp_checkpoints(s) {
+            for (tag, (_, net)) in ["early", "middle", "final"].iter().zip(ck) {
+                pool.push(PoolEntry { label: format!("mep{}.{tag}", i + 1), net: net.clone() });
+            }
+        }
+    }
+    drop(snaps);
+    let k = pool.len();
     let nets: Vec<&Net> = pool.iter().map(|p| &p.net).collect();
     let mut l = Learner::new(ctx.dim, cfg, derive_seed(cfg.seed, 600));
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 601));
@@ -882,13 +894,6 @@ fn train_mep(ctx: &mut Ctx<'_>) -> Trained {
         "last_scores": scores,
     });
     (l.net, Vec::new(), evals, notes)
-}
-
-/// Probabilities of a network's policy for one observation (used by tests and the agent).
-pub fn policy_probs(net: &Net, x: &[f32], ws: &mut Workspace) -> [f32; NUM_ACTIONS] {
-    net.forward(x, 1, ws);
-    let lp = log_softmax(ws.output());
-    lp.map(f32::exp)
 }
 
 #[cfg(test)]
