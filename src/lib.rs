@@ -3,8 +3,9 @@
 //! behaviour-cloned partners and teamwork metrics.
 //!
 //! Layering (a line means "uses"; nothing knows what sits above it):
-//! `cli` → `runner` → `agent` (planner, verificator, belief, memory, align, llm,
-//! controller) and `partners` → `controller` → `skills` → `env`.
+//! `cli` → `web` (the viewer and human play of `proagent serve`) → `eval` → `runner` →
+//! `agent` (planner, verificator, belief, memory, align, llm, controller) and `partners`
+//! → `controller` → `skills` → `env`.
 
 #![warn(missing_docs)]
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
@@ -14,6 +15,7 @@ pub mod analysis;
 pub mod controller;
 pub mod env;
 pub mod eval;
+pub mod limits;
 pub mod llm;
 pub mod partners;
 pub mod policy;
@@ -22,3 +24,4 @@ pub mod rl;
 pub mod runner;
 pub mod skills;
 pub mod transcript;
+pub mod web;

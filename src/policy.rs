@@ -84,16 +84,40 @@ pub struct LlmUsage {
 }
 
 impl LlmUsage {
-    /// Both seats' usage together.
+    /// Both seats' usage together. Token counts come from servers, so every sum
+    /// saturates at `u64::MAX` instead of wrapping or panicking.
     pub fn plus(self, o: LlmUsage) -> LlmUsage {
         LlmUsage {
-            calls: self.calls + o.calls,
-            failures: self.failures + o.failures,
-            prompt_tokens: self.prompt_tokens + o.prompt_tokens,
-            completion_tokens: self.completion_tokens + o.completion_tokens,
-            wait_us: self.wait_us + o.wait_us,
+            calls: self.calls.saturating_add(o.calls),
+            failures: self.failures.saturating_add(o.failures),
+            prompt_tokens: self.prompt_tokens.saturating_add(o.prompt_tokens),
+            completion_tokens: self.completion_tokens.saturating_add(o.completion_tokens),
+            wait_us: self.wait_us.saturating_add(o.wait_us),
         }
     }
+}
+
+/// Why an agent cannot go on with its episode. The runner stops the episode, and with
+/// it the whole run: every other episode would end the same way.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The agent's model cannot serve this run: its server refused the configuration
+    /// (wrong key, unknown model, prompt too long, ...) or the backend is misconfigured.
+    /// The error itself (an `llm::LlmError`) is kept and can be downcast.
+    #[error(transparent)]
+    ModelUnusable(Box<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+/// What a seat is doing right now, for progress lines and `--render`. Agents without
+/// skills report nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatStatus {
+    /// The skill being carried out, as written in prompts (e.g. `pickup(onion)`).
+    pub skill: Option<String>,
+    /// The teammate's skill as this seat last predicted or inferred it.
+    pub intention: Option<String>,
+    /// The reasoning behind the current plan (a planner's "Analysis"), whitespace-collapsed.
+    pub analysis: Option<String>,
 }
 
 /// One seat's decision maker. `act` is async because some agents wait for a model.
@@ -103,8 +127,9 @@ pub trait Agent: Send {
     fn name(&self) -> String;
     /// Called once before an episode.
     fn reset(&mut self, layout: &Layout, seat: usize, seed: u64);
-    /// Chooses this seat's action for the current state.
-    async fn act(&mut self, obs: &Observation<'_>) -> Action;
+    /// Chooses this seat's action for the current state, or says why the agent cannot
+    /// go on (agents without a model never fail).
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError>;
     /// Skill events since the last call (empty for agents without skills).
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
         Vec::new()
@@ -122,6 +147,16 @@ pub trait Agent: Send {
     fn llm_usage(&self) -> LlmUsage {
         LlmUsage::default()
     }
+    /// The last model failure this episode (a request that failed after every retry),
+    /// for the message of an episode stopped by too many of them.
+    fn last_llm_failure(&self) -> Option<String> {
+        None
+    }
+
+    /// The current skill and plan (empty for agents without skills).
+    fn status(&self) -> SeatStatus {
+        SeatStatus::default()
+    }
 }
 
 /// A seed for one part of an agent, derived from the agent's seed (SplitMix64 finaliser).
@@ -135,4 +170,16 @@ pub fn derive_seed(seed: u64, stream: u64) -> u64 {
 /// The seed a seat's agent gets for an episode seed.
 pub fn seat_seed(episode_seed: u64, player: usize) -> u64 {
     derive_seed(episode_seed, 100 + player as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_of_both_seats_saturates() {
+        let big = LlmUsage { calls: u64::MAX, failures: 1, prompt_tokens: u64::MAX, completion_tokens: 3, wait_us: 9 };
+        let sum = big.plus(big);
+        assert_eq!((sum.calls, sum.failures, sum.prompt_tokens, sum.completion_tokens), (u64::MAX, 2, u64::MAX, 6));
+    }
 }

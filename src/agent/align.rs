@@ -35,12 +35,12 @@ pub enum AlignStyle {
 }
 
 impl std::str::FromStr for AlignStyle {
-    type Err = String;
+    type Err = crate::agent::names::UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "proagent" => Ok(AlignStyle::ProAgent),
             "coordination" | "llm-coordination" | "llm_coordination" => Ok(AlignStyle::Coordination),
-            _ => Err(format!("unknown align style {s:?} (expected proagent or coordination)")),
+            _ => Err(crate::agent::names::UnknownName::new("align style", s, "proagent or coordination")),
         }
     }
 }

@@ -24,13 +24,13 @@ pub enum BeliefMode {
 }
 
 impl std::str::FromStr for BeliefMode {
-    type Err = String;
+    type Err = crate::agent::names::UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "replace" => Ok(BeliefMode::Replace),
             "annotate" => Ok(BeliefMode::Annotate),
             "off" | "none" => Ok(BeliefMode::Off),
-            _ => Err(format!("unknown belief mode {s:?} (expected replace, annotate or off)")),
+            _ => Err(crate::agent::names::UnknownName::new("belief mode", s, "replace, annotate or off")),
         }
     }
 }

@@ -23,7 +23,8 @@ pub struct AgentMetrics {
     pub llm_calls: u32,
     /// Model requests sent by the planner, re-plans included.
     pub llm_calls_planner: u32,
-    /// Model requests sent by the verificator (two per verification: check, then double-check).
+    /// Model requests sent by the verificator (two per verification: check, then double-check;
+    /// one per explanation in the paper preset).
     pub llm_calls_verificator: u32,
     /// Re-plans after a plan was rejected (bad parse or failed preconditions).
     pub replans: u32,
@@ -45,8 +46,12 @@ pub struct AgentMetrics {
     pub plans: u32,
     /// Skills that finished successfully, interrupted waits included.
     pub skills_completed: u32,
-    /// Skills the controller gave up on (precondition lost or way blocked).
+    /// Skills the controller gave up on (precondition lost or way blocked), and in the paper
+    /// preset skills whose preconditions stopped holding midway.
     pub skills_failed: u32,
+    /// Paper preset: running skills whose preconditions stopped holding midway (found by
+    /// the per-step validation, then explained and re-planned).
+    pub skills_invalidated: u32,
     /// Waits cut short because the kitchen changed (`wait_interrupt` on).
     pub waits_interrupted: u32,
     /// Teammate-intention predictions scored so far.
@@ -79,6 +84,7 @@ impl AgentMetrics {
             "plans": self.plans,
             "skills_completed": self.skills_completed,
             "skills_failed": self.skills_failed,
+            "skills_invalidated": self.skills_invalidated,
             "waits_interrupted": self.waits_interrupted,
         })
     }

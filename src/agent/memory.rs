@@ -78,7 +78,8 @@ impl Memory {
     /// Empty trajectory memory holding at most `capacity` entries (at least 1).
     pub fn new(knowledge: String, capacity: usize) -> Memory {
         let capacity = capacity.max(1);
-        Memory { knowledge, capacity, entries: VecDeque::with_capacity(capacity) }
+        // The capacity is a bound, not a size to reserve: entries arrive one per plan.
+        Memory { knowledge, capacity, entries: VecDeque::with_capacity(capacity.min(64)) }
     }
 
     /// Adds an entry, dropping the oldest when full.

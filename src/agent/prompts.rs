@@ -6,10 +6,12 @@
 //! (strict mode), so a typo in a template fails loudly instead of producing a
 //! silently different prompt.
 //!
-//! Per layout and seat: a part such as `rules` resolves to
-//! `agent/rules/<layout>_<seat>.j2`, then `agent/rules/<layout>.j2`, then
-//! `agent/rules/default.j2`, so a layout overrides only what it needs
-//! (forced_coordination's two sides have different skills).
+//! Two folders, one per preset: `agent/` (the default preset) and `paper/` (the
+//! published agent's knowledge, in our own words). Per layout and seat: a part such as
+//! `rules` resolves to `<dir>/rules/<layout>_<seat>.j2`, then `<dir>/rules/<layout>.j2`,
+//! then `<dir>/rules/default.j2`, so a layout overrides only what it needs
+//! (forced_coordination's two sides have different skills). Every built-in layout has
+//! its own strategy notes and explainer notes in both folders.
 
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value};
@@ -25,12 +27,90 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("agent/demos/default.j2", include_str!("../../prompts/agent/demos/default.j2")),
     ("agent/demos/forced_coordination_0.j2", include_str!("../../prompts/agent/demos/forced_coordination_0.j2")),
     ("agent/demos/forced_coordination_1.j2", include_str!("../../prompts/agent/demos/forced_coordination_1.j2")),
+    ("agent/strategy/default.j2", include_str!("../../prompts/agent/strategy/default.j2")),
+    ("agent/strategy/cramped_room.j2", include_str!("../../prompts/agent/strategy/cramped_room.j2")),
+    (
+        "agent/strategy/asymmetric_advantages_0.j2",
+        include_str!("../../prompts/agent/strategy/asymmetric_advantages_0.j2"),
+    ),
+    (
+        "agent/strategy/asymmetric_advantages_1.j2",
+        include_str!("../../prompts/agent/strategy/asymmetric_advantages_1.j2"),
+    ),
+    ("agent/strategy/coordination_ring.j2", include_str!("../../prompts/agent/strategy/coordination_ring.j2")),
+    ("agent/strategy/forced_coordination_0.j2", include_str!("../../prompts/agent/strategy/forced_coordination_0.j2")),
+    ("agent/strategy/forced_coordination_1.j2", include_str!("../../prompts/agent/strategy/forced_coordination_1.j2")),
+    ("agent/strategy/counter_circuit.j2", include_str!("../../prompts/agent/strategy/counter_circuit.j2")),
+    ("agent/explainer/default.j2", include_str!("../../prompts/agent/explainer/default.j2")),
+    ("agent/explainer/cramped_room.j2", include_str!("../../prompts/agent/explainer/cramped_room.j2")),
+    (
+        "agent/explainer/asymmetric_advantages_0.j2",
+        include_str!("../../prompts/agent/explainer/asymmetric_advantages_0.j2"),
+    ),
+    (
+        "agent/explainer/asymmetric_advantages_1.j2",
+        include_str!("../../prompts/agent/explainer/asymmetric_advantages_1.j2"),
+    ),
+    ("agent/explainer/coordination_ring.j2", include_str!("../../prompts/agent/explainer/coordination_ring.j2")),
+    (
+        "agent/explainer/forced_coordination_0.j2",
+        include_str!("../../prompts/agent/explainer/forced_coordination_0.j2"),
+    ),
+    (
+        "agent/explainer/forced_coordination_1.j2",
+        include_str!("../../prompts/agent/explainer/forced_coordination_1.j2"),
+    ),
+    ("agent/explainer/counter_circuit.j2", include_str!("../../prompts/agent/explainer/counter_circuit.j2")),
     ("agent/scene.j2", include_str!("../../prompts/agent/scene.j2")),
     ("agent/belief.j2", include_str!("../../prompts/agent/belief.j2")),
     ("agent/replan.j2", include_str!("../../prompts/agent/replan.j2")),
     ("agent/verify_system.j2", include_str!("../../prompts/agent/verify_system.j2")),
     ("agent/verify_check.j2", include_str!("../../prompts/agent/verify_check.j2")),
     ("agent/verify_double.j2", include_str!("../../prompts/agent/verify_double.j2")),
+    ("paper/system.j2", include_str!("../../prompts/paper/system.j2")),
+    ("paper/rules.j2", include_str!("../../prompts/paper/rules.j2")),
+    ("paper/demos/default.j2", include_str!("../../prompts/paper/demos/default.j2")),
+    ("paper/demos/forced_coordination_0.j2", include_str!("../../prompts/paper/demos/forced_coordination_0.j2")),
+    ("paper/demos/forced_coordination_1.j2", include_str!("../../prompts/paper/demos/forced_coordination_1.j2")),
+    ("paper/strategy/default.j2", include_str!("../../prompts/paper/strategy/default.j2")),
+    ("paper/strategy/cramped_room.j2", include_str!("../../prompts/paper/strategy/cramped_room.j2")),
+    (
+        "paper/strategy/asymmetric_advantages_0.j2",
+        include_str!("../../prompts/paper/strategy/asymmetric_advantages_0.j2"),
+    ),
+    (
+        "paper/strategy/asymmetric_advantages_1.j2",
+        include_str!("../../prompts/paper/strategy/asymmetric_advantages_1.j2"),
+    ),
+    ("paper/strategy/coordination_ring.j2", include_str!("../../prompts/paper/strategy/coordination_ring.j2")),
+    ("paper/strategy/forced_coordination_0.j2", include_str!("../../prompts/paper/strategy/forced_coordination_0.j2")),
+    ("paper/strategy/forced_coordination_1.j2", include_str!("../../prompts/paper/strategy/forced_coordination_1.j2")),
+    ("paper/strategy/counter_circuit.j2", include_str!("../../prompts/paper/strategy/counter_circuit.j2")),
+    ("paper/explainer/default.j2", include_str!("../../prompts/paper/explainer/default.j2")),
+    ("paper/explainer/cramped_room.j2", include_str!("../../prompts/paper/explainer/cramped_room.j2")),
+    (
+        "paper/explainer/asymmetric_advantages_0.j2",
+        include_str!("../../prompts/paper/explainer/asymmetric_advantages_0.j2"),
+    ),
+    (
+        "paper/explainer/asymmetric_advantages_1.j2",
+        include_str!("../../prompts/paper/explainer/asymmetric_advantages_1.j2"),
+    ),
+    ("paper/explainer/coordination_ring.j2", include_str!("../../prompts/paper/explainer/coordination_ring.j2")),
+    (
+        "paper/explainer/forced_coordination_0.j2",
+        include_str!("../../prompts/paper/explainer/forced_coordination_0.j2"),
+    ),
+    (
+        "paper/explainer/forced_coordination_1.j2",
+        include_str!("../../prompts/paper/explainer/forced_coordination_1.j2"),
+    ),
+    ("paper/explainer/counter_circuit.j2", include_str!("../../prompts/paper/explainer/counter_circuit.j2")),
+    ("paper/scene.j2", include_str!("../../prompts/paper/scene.j2")),
+    ("paper/belief.j2", include_str!("../../prompts/paper/belief.j2")),
+    ("paper/success.j2", include_str!("../../prompts/paper/success.j2")),
+    ("paper/explain_system.j2", include_str!("../../prompts/paper/explain_system.j2")),
+    ("paper/explain.j2", include_str!("../../prompts/paper/explain.j2")),
 ];
 
 /// A template that could not be read, compiled or rendered.
@@ -108,7 +188,7 @@ impl PromptLibrary {
         PromptLibrary { env, origin: "embedded".into() }
     }
 
-    /// Templates from `dir` (its `agent/**/*.j2` files), embedded copies for the rest.
+    /// Templates from `dir` (its `agent/**/*.j2` and `paper/**/*.j2` files), embedded copies for the rest.
     pub fn load(dir: &Path) -> Result<PromptLibrary, PromptError> {
         let mut files = Vec::new();
         collect_j2(dir, dir, &mut files)?;
@@ -116,7 +196,8 @@ impl PromptLibrary {
         let mut env = new_env();
         let mut overridden = 0;
         for (name, path) in &files {
-            let src = std::fs::read_to_string(path).map_err(|source| PromptError::Io { path: path.clone(), source })?;
+            let src = crate::limits::read_file_text(path, crate::limits::MAX_PROMPT_FILE_BYTES, "prompt templates")
+                .map_err(|source| PromptError::Io { path: path.clone(), source })?;
             env.add_template_owned(name.clone(), src).map_err(|e| {
                 let mut err = PromptError::from_jinja(name, &e);
                 if let PromptError::Template { name: n, .. } = &mut err {
@@ -155,9 +236,18 @@ impl PromptLibrary {
         }
     }
 
-    /// Template name → sha256 of its source text, for transcript headers.
+    /// Template name → sha256 of its source text, for every loaded template.
     pub fn hashes(&self) -> std::collections::BTreeMap<String, String> {
         self.env.templates().map(|(n, t)| (n.to_string(), crate::llm::sha256_hex(t.source().as_bytes()))).collect()
+    }
+
+    /// Template name → sha256 of its source text, for the templates of one folder
+    /// (`agent` or `paper`): what a preset's transcript header and fingerprint record.
+    pub fn hashes_under(&self, dir: &str) -> std::collections::BTreeMap<String, String> {
+        let prefix = format!("{dir}/");
+        let mut h = self.hashes();
+        h.retain(|n, _| n.starts_with(&prefix));
+        h
     }
 
     /// Where the templates came from: "embedded", or the directory and how many files it overrode.
@@ -170,14 +260,20 @@ impl PromptLibrary {
         self.env.get_template(name).is_ok()
     }
 
-    /// The most specific template for a part: `<layout>_<seat>`, `<layout>`, then `default`.
+    /// The most specific default-preset template for a part: `<layout>_<seat>`, `<layout>`, then `default`.
     pub fn resolve(&self, part: &str, layout: &str, seat: usize) -> String {
-        for cand in [format!("agent/{part}/{layout}_{seat}.j2"), format!("agent/{part}/{layout}.j2")] {
+        self.resolve_in("agent", part, layout, seat)
+    }
+
+    /// The most specific template for a part in folder `dir` (`agent` or `paper`):
+    /// `<dir>/<part>/<layout>_<seat>.j2`, `<dir>/<part>/<layout>.j2`, then `<dir>/<part>/default.j2`.
+    pub fn resolve_in(&self, dir: &str, part: &str, layout: &str, seat: usize) -> String {
+        for cand in [format!("{dir}/{part}/{layout}_{seat}.j2"), format!("{dir}/{part}/{layout}.j2")] {
             if self.has(&cand) {
                 return cand;
             }
         }
-        format!("agent/{part}/default.j2")
+        format!("{dir}/{part}/default.j2")
     }
 
     /// Renders a template; trailing whitespace is trimmed so messages compare stably.
@@ -199,7 +295,7 @@ fn collect_j2(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Resu
         } else if path.extension().is_some_and(|e| e == "j2") {
             let rel = path.strip_prefix(root).unwrap_or(&path);
             let name = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            if name.starts_with("agent/") {
+            if name.starts_with("agent/") || name.starts_with("paper/") {
                 out.push((name, path));
             }
         }
@@ -226,6 +322,27 @@ mod tests {
         assert_eq!(lib.resolve("rules", "forced_coordination", 0), "agent/rules/forced_coordination_0.j2");
         assert_eq!(lib.resolve("rules", "cramped_room", 1), "agent/rules/default.j2");
         assert_eq!(lib.resolve("demos", "forced_coordination", 1), "agent/demos/forced_coordination_1.j2");
+        assert_eq!(lib.resolve_in("paper", "strategy", "counter_circuit", 1), "paper/strategy/counter_circuit.j2");
+        assert_eq!(lib.resolve_in("paper", "explainer", "my_kitchen", 0), "paper/explainer/default.j2");
+    }
+
+    #[test]
+    fn every_builtin_layout_and_seat_has_its_own_knowledge_in_both_presets() {
+        let lib = PromptLibrary::embedded();
+        for (layout, _) in crate::env::layout::BUILTIN {
+            for seat in 0..2 {
+                for dir in ["agent", "paper"] {
+                    for part in ["strategy", "explainer"] {
+                        let t = lib.resolve_in(dir, part, layout, seat);
+                        assert!(!t.ends_with("/default.j2"), "{dir} {part} for {layout} seat {seat} falls back to {t}");
+                    }
+                }
+            }
+        }
+        let agent = lib.hashes_under("agent");
+        let paper = lib.hashes_under("paper");
+        assert!(agent.keys().all(|k| k.starts_with("agent/")) && paper.keys().all(|k| k.starts_with("paper/")));
+        assert_eq!(agent.len() + paper.len(), lib.hashes().len());
     }
 
     #[test]

@@ -11,8 +11,12 @@
 //!
 //! It relies on the phrases of the built-in templates (`<Player k> holds ...`,
 //! `<Pot k> ...`, "can reach:", "Plan for Player k", "Check each precondition",
-//! "Double-check", "Rejected plan:"); a user who rewrites those phrases in
-//! `prompts/` changes what it understands, exactly as with a real model.
+//! "Double-check", "Rejected plan:", and for the paper preset "Failed skill for",
+//! "Preconditions of <skill>:" and "cannot do <skill> now" in an explanation); a user
+//! who rewrites those phrases in `prompts/` changes what it understands, exactly as
+//! with a real model. The answer format is read from the user message when it states
+//! one, else from the system message (the paper preset states it there). Stop
+//! sequences are honoured as a served model honours them.
 
 use crate::env::ObjKind;
 use crate::llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role, Usage, estimate_tokens};
@@ -60,23 +64,28 @@ impl ScriptedModel {
         if last_user.contains("Check each precondition") {
             return self.check(&system, &all_user);
         }
-        self.plan(&system, &all_user)
+        if last_user.contains("Failed skill for ") {
+            return self.explain(&system, &all_user);
+        }
+        let mut rejected = rejected_plans(&all_user);
+        rejected.extend(explained_failures(req));
+        self.plan(&system, &all_user, &rejected)
     }
 
-    fn plan(&self, system: &str, user: &str) -> String {
+    fn plan(&self, system: &str, user: &str, rejected: &[Skill]) -> String {
         let Some(view) = TextView::read(system, user) else {
             return "I cannot find the scene in your message, so I cannot plan.".into();
         };
         let after_scene = &user[view.scene_at..];
-        let want_analysis = after_scene.contains("Analysis:");
-        let want_intention = after_scene.contains("Intention for Player");
+        let format = if after_scene.contains("Plan for Player") { after_scene } else { system };
+        let want_analysis = format.contains("Analysis:");
+        let want_intention = format.contains("Intention for Player");
         let mut mine = view.facts(view.me);
         let predicted = (self.choose)(&view.facts(view.mate));
         mine.partner_skill = if want_intention { Some(predicted) } else { view.last_mate_skill };
-        let rejected = rejected_plans(user);
         let mut plan = (self.choose)(&mine);
         if rejected.contains(&plan) {
-            plan = fallback_choice(&mine, view.num_items, &rejected);
+            plan = fallback_choice(&mine, view.num_items, rejected);
         }
         // "Nothing to do yet": when the rules say a wait ends as soon as the kitchen changes, a
         // long wait loses nothing, as long as the choice depends on nothing but the kitchen
@@ -102,7 +111,8 @@ impl ScriptedModel {
         };
         let facts = view.facts(view.me);
         let mut out = String::new();
-        for (id, evidence, ok) in checked_conditions(user, &facts, view.num_items) {
+        let at = user.rfind("Planned skill for ").unwrap_or(0);
+        for (id, evidence, ok) in checked_conditions(&user[at..], planned_skill(user), &facts, view.num_items) {
             let verdict = if ok { "satisfied" } else { "not satisfied" };
             let _ = writeln!(out, "Condition {id}: {evidence} -> {verdict}");
         }
@@ -119,7 +129,8 @@ impl ScriptedModel {
         };
         let facts = view.facts(view.me);
         let skill = planned_skill(user).map(|s| s.to_string()).unwrap_or_else(|| "the skill".into());
-        let now = checked_conditions(user, &facts, view.num_items);
+        let at = user.rfind("Planned skill for ").unwrap_or(0);
+        let now = checked_conditions(&user[at..], planned_skill(user), &facts, view.num_items);
         let mut out = String::from("Double-check:");
         for (id, _, ok) in &now {
             let before = previous.lines().find(|l| l.contains(&format!("Condition {id}:")));
@@ -142,6 +153,41 @@ impl ScriptedModel {
         }
         out
     }
+
+    /// The paper preset's explainer: one answer that checks the failed skill's
+    /// preconditions (listed in the system message) and names the one that fails.
+    fn explain(&self, system: &str, user: &str) -> String {
+        let Some(view) = TextView::read(system, user) else {
+            return "I cannot find the scene in your message.".into();
+        };
+        let facts = view.facts(view.me);
+        let skill = failed_skill(user);
+        let key = match skill {
+            Some(Skill::Wait(_)) => "wait(n)".to_string(),
+            Some(s) => s.to_string(),
+            None => return "I cannot tell which skill failed.".into(),
+        };
+        let block = precondition_block(system, &key);
+        let checked = checked_conditions(block, skill, &facts, view.num_items);
+        let mut out = String::new();
+        for (id, evidence, ok) in &checked {
+            let verdict = if *ok { "satisfied" } else { "not satisfied" };
+            let _ = writeln!(out, "Condition {id}: {evidence} -> {verdict}");
+        }
+        let skill = skill.map(|s| s.to_string()).unwrap_or_default();
+        match checked.iter().find(|(_, _, ok)| !ok) {
+            Some((id, evidence, _)) => {
+                let _ = write!(
+                    out,
+                    "In all, the failed condition is {id}: <Player {}> cannot do {skill} now, as {}.",
+                    view.me,
+                    lower_first(evidence)
+                );
+            }
+            None => out.push_str("In all, I find no failed condition in the scene."),
+        }
+        out
+    }
 }
 
 #[async_trait]
@@ -151,7 +197,13 @@ impl LanguageModel for ScriptedModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let text = self.reply(request);
+        let mut text = self.reply(request);
+        // A served model stops before the first stop sequence and leaves it out.
+        if let Some(at) =
+            request.sampling.stop.iter().filter(|s| !s.is_empty()).filter_map(|s| text.find(s.as_str())).min()
+        {
+            text.truncate(at);
+        }
         let prompt_tokens = request.messages.iter().map(|m| estimate_tokens(&m.content)).sum();
         let usage = Usage { prompt_tokens, completion_tokens: estimate_tokens(&text) };
         Ok(ChatResponse::simple(text, usage))
@@ -305,7 +357,9 @@ impl TextView {
         let scene_at = last_scene(user)?;
         let me = index_after_last(user, "Plan for Player ")
             .or_else(|| index_after_last(user, "Planned skill for "))
+            .or_else(|| index_after_last(user, "Failed skill for "))
             .or_else(|| index_after_last(system, "plan for "))
+            .or_else(|| index_after_last(system, "Plan for Player "))
             .filter(|&p| p < 2)?;
         let mate = 1 - me;
         let num_items = sentence_after(system, "A soup needs ").and_then(first_number).unwrap_or(3).clamp(1, 3) as u8;
@@ -491,6 +545,42 @@ fn rejected_plans(user: &str) -> Vec<Skill> {
         .collect()
 }
 
+/// Skills an explanation given since the model's last answer says cannot be done now
+/// ("... cannot do <skill> now ..."): the user messages after the last assistant message,
+/// the final one (the current request) excepted.
+fn explained_failures(req: &ChatRequest) -> Vec<Skill> {
+    let from = req.messages.iter().rposition(|m| m.role == Role::Assistant).map_or(0, |i| i + 1);
+    let upto = req.messages.len().saturating_sub(1);
+    req.messages[from.min(upto)..upto]
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .flat_map(|m| {
+            m.content.match_indices("cannot do ").filter_map(|(i, k)| {
+                let rest = &m.content[i + k.len()..];
+                let phrase = rest.split(" now").next().unwrap_or(rest);
+                Skill::find_first(phrase).ok()
+            })
+        })
+        .collect()
+}
+
+/// The skill the explainer is asked about ("Failed skill for <Player k>: <skill>.").
+fn failed_skill(user: &str) -> Option<Skill> {
+    let at = user.rfind("Failed skill for ")?;
+    let line = user[at..].lines().next()?;
+    let (_, rest) = line.split_once(": ")?;
+    Skill::find_first(rest).ok()
+}
+
+/// The precondition list of `key` in a system message ("Preconditions of <key>:" and
+/// the lines up to the next blank line); empty when it is not there.
+fn precondition_block<'a>(system: &'a str, key: &str) -> &'a str {
+    let head = format!("Preconditions of {key}:");
+    let Some(at) = system.find(&head) else { return "" };
+    let rest = &system[at + head.len()..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
 /// The skill under verification ("Planned skill for <Player k>: <skill>.").
 fn planned_skill(user: &str) -> Option<Skill> {
     let at = user.rfind("Planned skill for ")?;
@@ -509,15 +599,13 @@ fn held_words(h: Option<ObjKind>) -> &'static str {
     }
 }
 
-/// Each precondition the check prompt lists ("- <id>: ..."), judged from the facts.
-fn checked_conditions(user: &str, f: &SkillFacts, num_items: u8) -> Vec<(String, String, bool)> {
-    let at = user.rfind("Planned skill for ").unwrap_or(0);
-    let skill = planned_skill(user);
+/// Each precondition a prompt lists ("- <id>: ..." lines of `block`) for `skill`, judged from the facts.
+fn checked_conditions(block: &str, skill: Option<Skill>, f: &SkillFacts, num_items: u8) -> Vec<(String, String, bool)> {
     let me = f.me;
     let held = held_words(f.my_held);
     let reach_pots: Vec<&PotFact> = f.pots.iter().filter(|p| p.reachable_by_me).collect();
     let mut out = Vec::new();
-    for line in user[at..].lines() {
+    for line in block.lines() {
         let Some(rest) = line.trim().strip_prefix("- ") else { continue };
         let Some((id, _)) = rest.split_once(':') else { continue };
         let id = id.trim();

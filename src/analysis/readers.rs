@@ -169,7 +169,8 @@ fn h_object(layout: &Layout, v: &Value) -> Result<Object, SchemaError> {
         "soup" => {
             let count = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
             let (onions, tomatoes) = (count("onions"), count("tomatoes"));
-            if onions + tomatoes > crate::env::MAX_INGREDIENTS as u64 {
+            // Saturating: counts near u64::MAX must be an error, not an overflow.
+            if onions.saturating_add(tomatoes) > crate::env::MAX_INGREDIENTS as u64 {
                 return Err(format!("soup with {onions} onions and {tomatoes} tomatoes").into());
             }
             let mut ings = vec![Ingredient::Onion; onions as usize];

@@ -296,6 +296,9 @@ fn unreadable_input_names_the_line() {
     assert!(e.starts_with("line 1:") && e.contains("dir"), "{e}");
     let gap = HUMAN.replacen("\"t\":3,", "\"t\":9,", 1);
     assert!(read_human(&gap).unwrap_err().to_string().starts_with("line 4:"));
+    // Counts that overflow when added are refused like any other impossible soup.
+    let huge = HUMAN.replacen("\"onions\":1,", "\"onions\":18446744073709551615,\"tomatoes\":1,", 1);
+    assert!(read_human(&huge).unwrap_err().to_string().contains("soup with 18446744073709551615 onions"));
     let unknown = HUMAN.replacen("forced_coordination", "nowhere", 1);
     assert!(read_human(&unknown).unwrap_err().to_string().contains("unknown layout"));
     assert!(detect("{\"foo\": 1}").is_err());

@@ -1,120 +1,194 @@
 //! The ProAgent options shared by the subcommands that can seat a ProAgent
-//! (`play`, `eval`, `bench agent`), turned into the agent's one configuration.
+//! (`play`, `eval`, `bench agent`), turned into each seat's one configuration. The
+//! flags set every `proagent` seat; a `proagent[key=value,...]` spec overrides them for
+//! its seat (see `agent::config::SEAT_OPTIONS`).
 
 use super::llm_args::LlmArgs;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
-use proagent::agent::config::MAX_REPLANS;
+use proagent::agent::config::{self, MAX_REPLANS};
+use proagent::agent::preset::Preset;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
-use proagent::llm::LanguageModel;
-use proagent::runner::models::{ModelChoice, ModelSpec, build_model, classify_model};
+use proagent::limits::MAX_MEMORY_K;
+use proagent::runner::models::{ModelChoice, build_model, classify_model};
+use proagent::runner::seats::proagent_options;
 use proagent::transcript::Scrubber;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// What `--model` means wherever a ProAgent is seated.
+pub const AGENT_MODEL_HELP: &str = "The language model of every `proagent` seat: `scripted` (the built-in \
+rule-based planner, offline), `replay:FILE` (the replies recorded in a transcript) or a name an \
+OpenAI-compatible server at --base-url serves (gpt-4o, llama3.1:8b, ...). One seat can use another: \
+proagent[model=NAME]. (oracle and random are CoordinationQA's, for `qa`.)";
+
 #[derive(clap::Args, Debug, Clone)]
+#[command(mut_arg("model", |a| a.help(AGENT_MODEL_HELP)))]
 pub struct ProAgentArgs {
-    /// The language model of a `proagent` seat (`--model`: `scripted` built in, `replay:FILE`,
-    /// or a served model name with `--base-url`), its sampling and its HTTP settings.
+    /// The language model of a `proagent` seat, its sampling and its HTTP settings.
     #[command(flatten)]
     pub llm: LlmArgs,
-    /// How many recent trajectory entries the planner sees.
-    #[arg(long, default_value_t = 1)]
-    pub memory_k: usize,
-    /// Re-plans after a rejected skill before falling back to wait(1).
-    #[arg(long, default_value_t = 3)]
-    pub max_replans: u32,
-    /// How a rejected skill is explained: llm (two model rounds), rules (precondition sentences), off.
-    #[arg(long, default_value = "llm", value_parser = parse_verificator)]
-    pub verificator: VerificatorMode,
-    /// Belief correction: replace the predicted intention with the real behaviour, annotate it, or off.
-    #[arg(long, default_value = "replace", value_parser = parse_belief)]
-    pub belief: BeliefMode,
+    /// Which agent loop runs: default (this runtime's) or paper (the published ProAgent,
+    /// point by point; see docs/agent.md). The switches below start from the preset's values.
+    #[arg(long, default_value = "default", value_parser = parse_preset)]
+    pub preset: Preset,
+    /// How many recent trajectory entries the planner sees (paper: dialogue messages a re-plan
+    /// carries) [default: 1].
+    #[arg(long, value_parser = super::common::usize_in(0..=MAX_MEMORY_K as u64))]
+    pub memory_k: Option<usize>,
+    /// Re-plans after a rejected skill before falling back to wait(1) [default: 3; paper: 4].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_REPLANS as i64))]
+    pub max_replans: Option<u32>,
+    /// How a rejected skill is explained: llm (two model rounds; paper: one explainer call),
+    /// rules (precondition sentences), off [default: llm].
+    #[arg(long, value_parser = parse_verificator)]
+    pub verificator: Option<VerificatorMode>,
+    /// Belief correction: replace the predicted intention with the real behaviour, annotate
+    /// it, or off [default: replace; paper: off].
+    #[arg(long, value_parser = parse_belief)]
+    pub belief: Option<BeliefMode>,
     /// Do not ask the planner for an analysis.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "analysis")]
     pub no_analysis: bool,
-    /// Do not ask the planner for the teammate's intention.
+    /// Ask the planner for an analysis (the default in both presets).
     #[arg(long)]
+    pub analysis: bool,
+    /// Do not ask the planner for the teammate's intention (the paper preset's default).
+    #[arg(long, conflicts_with = "intention")]
     pub no_intention: bool,
-    /// Scene description: proagent (the paper's text) or coordination (distances, blocked, inaccessible).
-    #[arg(long = "align", default_value = "proagent", value_parser = parse_align)]
-    pub align: AlignStyle,
+    /// Ask the planner for the teammate's intention (the default preset's default).
+    #[arg(long)]
+    pub intention: bool,
+    /// Scene description: proagent (the paper's text) or coordination (distances, blocked,
+    /// inaccessible) [default: proagent].
+    #[arg(long = "align", value_parser = parse_align)]
+    pub align: Option<AlignStyle>,
     /// Prompt templates directory (default: ./prompts if it has agent/, else the embedded copies).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
-    /// Let wait(n) run its full n steps even when the kitchen changes.
-    #[arg(long)]
+    /// Let wait(n) run its full n steps even when the kitchen changes (the paper preset's way).
+    #[arg(long, conflicts_with = "wait_interrupt")]
     pub no_wait_interrupt: bool,
+    /// Model calls (both seats) that may fail after every retry before an episode
+    /// counts as failed: it is then stopped, not scored, and (in `eval`) retried by the
+    /// next run. The default 0 tolerates none.
+    #[arg(long, value_name = "N", default_value_t = proagent::runner::DEFAULT_MAX_LLM_FAILURES)]
+    pub max_llm_failures: u64,
+    /// End wait(n) early when the kitchen changes (the default preset's way).
+    #[arg(long)]
+    pub wait_interrupt: bool,
 }
 
+fn parse_preset(s: &str) -> Result<Preset, String> {
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
+}
 fn parse_verificator(s: &str) -> Result<VerificatorMode, String> {
-    s.parse()
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
 }
 fn parse_belief(s: &str) -> Result<BeliefMode, String> {
-    s.parse()
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
 }
 fn parse_align(s: &str) -> Result<AlignStyle, String> {
-    s.parse()
+    s.parse().map_err(|e: proagent::agent::names::UnknownName| e.to_string())
+}
+
+/// `Some(true)` for `--x`, `Some(false)` for `--no-x`, `None` for neither.
+fn switch(on: bool, off: bool) -> Option<bool> {
+    if on {
+        Some(true)
+    } else if off {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// One ProAgent seat, resolved: the flags with the spec's own options on top.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeatSetup {
+    /// The spec as given (`proagent`, `proagent[gpt-4o,memory_k=3]`).
+    pub spec: String,
+    /// The seat's name in every output: `agent::config::label`.
+    pub label: String,
+    /// The switches.
+    pub settings: AgentSettings,
+    /// The model, its sampling and (served models) its address.
+    pub model: ModelSettings,
 }
 
 impl ProAgentArgs {
-    /// The switches these flags set.
+    /// The switches these flags set: the preset's, with every flag given replacing its value.
     pub fn settings(&self) -> AgentSettings {
-        AgentSettings {
-            memory_k: self.memory_k,
-            max_replans: self.max_replans,
-            verificator: self.verificator,
-            belief: self.belief,
-            analysis: !self.no_analysis,
-            intention: !self.no_intention,
-            align: self.align,
-            prompts: self.prompts.clone(),
-            wait_interrupt: !self.no_wait_interrupt,
-        }
-    }
-
-    /// The model named by `--model`; `seed` seeds an HTTP backend's retry jitter.
-    pub fn model(&self, seed: u64) -> Result<Arc<dyn LanguageModel>> {
-        build_model(&self.spec(seed)?).context("--model")
-    }
-
-    fn spec(&self, seed: u64) -> Result<ModelSpec> {
-        let mut spec = self.llm.model_spec(seed)?;
-        spec.name = self.llm.model.trim().to_string();
-        Ok(spec)
-    }
-
-    /// Everything that must never reach a transcript (the API key, and the usual env secrets).
-    pub fn scrubber(&self) -> Scrubber {
-        let mut s = Scrubber::from_env();
-        if let Ok(spec) = self.spec(0)
-            && let Some(k) = &spec.http.api_key
-        {
-            s.add(k.expose());
-        }
+        let mut s = AgentSettings::for_preset(self.preset);
+        s.memory_k = self.memory_k.unwrap_or(s.memory_k);
+        s.max_replans = self.max_replans.unwrap_or(s.max_replans);
+        s.verificator = self.verificator.unwrap_or(s.verificator);
+        s.belief = self.belief.unwrap_or(s.belief);
+        s.analysis = switch(self.analysis, self.no_analysis).unwrap_or(s.analysis);
+        s.intention = switch(self.intention, self.no_intention).unwrap_or(s.intention);
+        s.align = self.align.unwrap_or(s.align);
+        s.prompts.clone_from(&self.prompts);
+        s.wait_interrupt = switch(self.wait_interrupt, self.no_wait_interrupt).unwrap_or(s.wait_interrupt);
         s
     }
 
-    /// The model as a transcript header records it (no key, no password).
-    pub fn model_settings(&self) -> Result<ModelSettings> {
-        let http = matches!(classify_model(self.llm.model.trim()), ModelChoice::Http(_));
-        Ok(self.llm.model_settings(&self.spec(0)?, http))
+    /// Checks the flags every seat starts from.
+    fn check_flags(&self) -> Result<()> {
+        if let Some(n) = self.max_replans.filter(|n| *n > MAX_REPLANS) {
+            bail!("--max-replans must be at most {MAX_REPLANS}, got {n}");
+        }
+        if let Some(k) = self.memory_k.filter(|k| *k > MAX_MEMORY_K) {
+            bail!("--memory-k must be at most {MAX_MEMORY_K}, got {k}");
+        }
+        self.llm.sampling()?;
+        Ok(())
     }
 
-    /// The agent configuration these options describe; bad prompts are reported here.
-    pub fn config(&self, horizon: u32, model: Arc<dyn LanguageModel>) -> Result<ProAgentConfig> {
-        if self.max_replans > MAX_REPLANS {
-            bail!("--max-replans must be at most {MAX_REPLANS}");
+    /// The model settings of model `name` under these flags (served models: with their address).
+    fn model_settings_of(&self, name: &str) -> Result<ModelSettings> {
+        let spec = self.llm.http.model_spec(name, 0)?;
+        let http = matches!(classify_model(name.trim()), ModelChoice::Http(_));
+        Ok(self.llm.model_settings(&spec, http))
+    }
+
+    /// A ProAgent spec resolved against these flags; errors name the spec.
+    pub fn resolve(&self, spec: &str) -> Result<SeatSetup> {
+        self.check_flags()?;
+        let spec = spec.trim();
+        let options = proagent_options(spec)?;
+        let name = options.iter().find(|(k, _)| k == "model").map_or(self.llm.model.as_str(), |(_, v)| v.as_str());
+        let mut model = self.model_settings_of(name)?;
+        let mut settings = self.settings();
+        for (k, v) in &options {
+            config::apply_option(&mut settings, &mut model, k, v).map_err(|e| anyhow!("{spec}: {e}"))?;
         }
-        let prompts = PromptLibrary::load_or_embedded(self.prompts.as_deref()).context("--prompts")?;
+        Ok(SeatSetup { spec: spec.to_string(), label: config::label(&settings, &model), settings, model })
+    }
+
+    /// The model and prompts of a resolved seat, loaded; `seed` seeds an HTTP backend's
+    /// retry jitter. Bad prompts and unusable model names are reported here.
+    pub fn build(&self, seat: &SeatSetup, horizon: u32, seed: u64) -> Result<ProAgentConfig> {
+        let spec = self.llm.http.model_spec(&seat.model.model, seed)?;
+        let model = build_model(&spec).with_context(|| format!("{}: --model", seat.label))?;
+        let prompts = PromptLibrary::load_or_embedded(seat.settings.prompts.as_deref()).context("--prompts")?;
         let mut cfg = ProAgentConfig::new(model);
-        cfg.sampling = self.llm.sampling()?;
-        cfg.settings = self.settings();
+        cfg.sampling = seat.model.sampling();
+        cfg.settings = seat.settings.clone();
         cfg.prompts = Arc::new(prompts);
         cfg.horizon = horizon;
+        cfg.label = Some(seat.label.clone());
         Ok(cfg)
+    }
+
+    /// Everything that must never reach a transcript: the API key, the base URL's
+    /// credentials and the usual environment secrets.
+    pub fn scrubber(&self) -> Scrubber {
+        match self.llm.model_spec(0) {
+            Ok(spec) => spec.scrubber(),
+            Err(_) => Scrubber::from_env(),
+        }
     }
 }

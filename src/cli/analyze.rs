@@ -1,17 +1,17 @@
 //! `proagent analyze`: interdependence analysis of recorded trajectories.
 
 use anyhow::{Context, Result};
-use flate2::read::MultiGzDecoder;
-use proagent::analysis::{self, Distribution, LayoutSummary, Report, readers};
+use proagent::analysis::{self, Distribution, LayoutSummary, Report};
+use proagent::runner::files::read_episode_file;
 use serde_json::json;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
-    /// Trajectory files: reference traces and our episodes (JSON Lines, one trajectory per
-    /// line) or human-game files (JSON Lines, one timestep per line); gzipped or not.
+    /// Episode files: reference traces and our episodes (JSON Lines, one trajectory per
+    /// line), human-game files (JSON Lines, one timestep per line) or `play`/`eval`
+    /// transcripts (the states are rebuilt from the recorded joint actions); gzipped or not.
     /// The kind is detected from the content.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -25,20 +25,6 @@ pub struct AnalyzeArgs {
     /// With --json: list every interdependence (giver, receiver, times, object, kind).
     #[arg(long, requires = "json")]
     detail: bool,
-}
-
-/// The file's text, gunzipped when it starts with the gzip magic bytes.
-fn read_maybe_gz(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
-            .with_context(|| format!("{}: not a readable gzip file of UTF-8 text", path.display()))?;
-        Ok(text)
-    } else {
-        String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))
-    }
 }
 
 fn pct(x: Option<f64>) -> String {
@@ -105,9 +91,9 @@ fn summary_text(s: &LayoutSummary) -> String {
 pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
     let mut reports = Vec::new();
     for path in &a.files {
-        let text = read_maybe_gz(path)?;
         let source = path.display().to_string();
-        let (kind, trajs) = readers::read(&source, &text).with_context(|| source.clone())?;
+        let file = read_episode_file(path)?;
+        let (kind, trajs) = (file.kind, file.trajectories);
         tracing::info!(file = %source, kind = kind.name(), trajectories = trajs.len(), "read");
         for t in &trajs {
             let r = analysis::analyze(t).with_context(|| source.clone())?;

@@ -1,9 +1,10 @@
 //! `proagent bc …`: train, evaluate and self-play the behaviour-cloned human proxies.
 
-use super::common::load_layout;
+use super::common::{EpisodeArgs, load_layout, usize_in};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use proagent::env::{DEFAULT_HORIZON, Layout, layout};
+use proagent::env::{Layout, layout};
+use proagent::limits::{MAX_EPOCHS, MAX_SIDE_FILE_BYTES, MAX_TRAJECTORY_BYTES, gunzip, read_file, read_file_text};
 use proagent::partners::bc::data::{self, DemoStep};
 use proagent::partners::bc::features::FEATURE_SET;
 use proagent::partners::bc::model::BcModel;
@@ -11,7 +12,6 @@ use proagent::partners::bc::train::{self, Dataset, EpochReport, Keep, TrainConfi
 use proagent::partners::bc::{BcAgent, BcSpec, Split, load_model, matching_builtin};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -32,13 +32,16 @@ pub struct TrainArgs {
     /// One of the five 2019 layouts (or an alias such as `simple`).
     #[arg(long)]
     layout: String,
+    /// Which half of the human data to train on: train (the 2019 "BC" agent) or test (the "H_proxy").
     #[arg(long, value_parser = ["train", "test"])]
     split: String,
     /// Directory with `<layout>_<split>.jsonl.gz` (and optionally `layouts.json`).
     #[arg(long, default_value = "human_data")]
     data: PathBuf,
-    #[arg(long, default_value_t = train::DEFAULT_EPOCHS)]
+    /// Passes over the training data.
+    #[arg(long, default_value_t = train::DEFAULT_EPOCHS, value_parser = usize_in(1..=MAX_EPOCHS as u64))]
     epochs: usize,
+    /// Seed of the weight initialisation, shuffling and validation split.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Which epoch's weights to keep: the last one (as the 2019 code), or the one with
@@ -61,10 +64,13 @@ pub struct EvalArgs {
     /// A demonstration file (`.jsonl` or `.jsonl.gz`), or a directory (then give --layout and --split).
     #[arg(long)]
     data: PathBuf,
+    /// With a --data directory: the layout whose demonstrations to read.
     #[arg(long)]
     layout: Option<String>,
+    /// With a --data directory: which split's demonstrations to read.
     #[arg(long, value_parser = ["train", "test"])]
     split: Option<String>,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -80,13 +86,10 @@ pub struct SelfplayArgs {
     /// The model in seat 1 (default: the same as --model).
     #[arg(long)]
     partner: Option<String>,
-    #[arg(long, default_value_t = 10)]
-    episodes: u32,
-    /// Episode i is played with seed + i.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, default_value_t = DEFAULT_HORIZON)]
-    horizon: u32,
+    /// Episodes (episode i is played with seed + i) and their length.
+    #[command(flatten)]
+    run: EpisodeArgs<10>,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -112,7 +115,8 @@ fn data_file(dir: &Path, layout: &str, split: &str) -> Option<PathBuf> {
 fn data_layout(dir: &Path, name: &str) -> Result<Layout> {
     let path = dir.join("layouts.json");
     if path.is_file() {
-        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let text = read_file_text(&path, MAX_SIDE_FILE_BYTES, "layouts.json files")
+            .with_context(|| format!("reading {}", path.display()))?;
         let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
         if let Some(entry) = v.get(name) {
             let rows: Vec<&str> = entry
@@ -133,19 +137,19 @@ fn data_layout(dir: &Path, name: &str) -> Result<Layout> {
         .ok_or_else(|| anyhow!("layout {name:?} is neither in {} nor a built-in layout", path.display()))
 }
 
-/// Reads a demonstration file: its text (un-gzipped) and the sha256 of its bytes.
+/// Reads a demonstration file: its text (un-gzipped) and the sha256 of its bytes. The
+/// file and its decompressed text are bounded by [`MAX_TRAJECTORY_BYTES`].
 fn read_demo_file(path: &Path) -> Result<(String, String)> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let what = "demonstration files";
+    let bytes = read_file(path, MAX_TRAJECTORY_BYTES, what).with_context(|| format!("reading {}", path.display()))?;
     let sha = hex::encode(Sha256::digest(&bytes));
-    let text = if path.extension().is_some_and(|e| e == "gz") {
-        let mut s = String::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut s)
-            .with_context(|| format!("{}: not a valid gzip file of UTF-8 text", path.display()))?;
-        s
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        gunzip(&bytes, MAX_TRAJECTORY_BYTES, "decompressed demonstration files")
+            .with_context(|| format!("{}: reading the gzip data", path.display()))?
     } else {
-        String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))?
+        bytes
     };
+    let text = String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", path.display()))?;
     Ok((text, sha))
 }
 
@@ -351,21 +355,19 @@ fn agent(spec: &str, layout: &Layout) -> Result<BcAgent> {
 }
 
 fn selfplay_cmd(a: SelfplayArgs) -> Result<ExitCode> {
-    if a.episodes == 0 || a.horizon == 0 {
-        bail!("--episodes and --horizon must be at least 1");
-    }
+    let (episodes, horizon) = (a.run.episodes, a.run.horizon);
     let layout = load_layout(&a.layout)?;
     let partner = a.partner.clone().unwrap_or_else(|| a.model.clone());
     let mut seats = [agent(&a.model, &layout)?, agent(&partner, &layout)?];
-    let mut scores = Vec::with_capacity(a.episodes as usize);
-    for ep in 0..a.episodes {
-        let seed = a.seed.wrapping_add(ep as u64);
+    let mut scores = Vec::with_capacity(episodes as usize);
+    for ep in 0..episodes {
+        let seed = a.run.seed_of(ep);
         for (k, s) in seats.iter_mut().enumerate() {
             proagent::policy::Agent::reset(s, &layout, k, seed);
         }
         let mut state = layout.start_state();
         let mut total = 0u32;
-        for _ in 0..a.horizon {
+        for _ in 0..horizon {
             let joint = [seats[0].choose(&layout, &state, 0), seats[1].choose(&layout, &state, 1)];
             total += layout.step(&mut state, joint).reward;
         }
@@ -379,14 +381,14 @@ fn selfplay_cmd(a: SelfplayArgs) -> Result<ExitCode> {
     if a.json {
         println!(
             "{}",
-            json!({"layout": layout.name, "model": a.model, "partner": partner, "episodes": a.episodes,
-                   "seed": a.seed, "horizon": a.horizon, "scores": scores, "mean": mean,
+            json!({"layout": layout.name, "model": a.model, "partner": partner, "episodes": episodes,
+                   "seed": a.run.seed, "horizon": horizon, "scores": scores, "mean": mean,
                    "stderr": round4(stderr)})
         );
     } else {
         println!(
             "{} + {} on {}: mean {:.1} ± {:.1} (s.e.) over {} episodes of {} steps; scores {:?}",
-            a.model, partner, layout.name, mean, stderr, a.episodes, a.horizon, scores
+            a.model, partner, layout.name, mean, stderr, episodes, horizon, scores
         );
     }
     Ok(ExitCode::SUCCESS)

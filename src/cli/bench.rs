@@ -1,6 +1,7 @@
 use super::common::load_layout;
 use anyhow::{Result, bail};
 use proagent::env::{Action, DEFAULT_HORIZON};
+use proagent::limits::{MAX_BENCH_STEPS, MAX_EPISODES, MAX_REPEATS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -29,25 +30,31 @@ pub enum BenchCommand {
 #[derive(clap::Args, Debug)]
 pub struct ControllerBenchArgs {
     /// Scripted self-play episodes per layout whose controller decisions are timed.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=MAX_EPISODES as i64))]
     episodes: u32,
     /// Times each layout's precompute is repeated (the mean is reported).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_REPEATS as i64))]
     repeats: u32,
+    /// Seed of the first self-play episode.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct EnvBenchArgs {
+    /// Layout name or path to a layout file.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
-    #[arg(long, default_value_t = 20_000_000)]
+    /// Simulator steps to time (random joint actions).
+    #[arg(long, default_value_t = 20_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_STEPS))]
     steps: u64,
+    /// Seed of the random actions.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }

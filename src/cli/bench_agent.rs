@@ -4,7 +4,7 @@
 
 use super::agent_args::ProAgentArgs;
 use super::common::{EpisodeArgs, JsonArg, load_layout};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgent;
 use proagent::controller::Kitchen;
 use proagent::env::{Action, Event};
@@ -18,11 +18,13 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct AgentBenchArgs {
+    /// Layout name or path to a layout file.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// The teammate in the other seat.
     #[arg(long, default_value = "greedy")]
     partner: String,
+    /// The player index the ProAgent controls.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     seat: u8,
     #[command(flatten)]
@@ -37,7 +39,8 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let layout = load_layout(&a.layout)?;
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let seat = a.seat as usize;
-    let cfg = a.proagent.config(a.run.horizon, a.proagent.model(0)?)?;
+    let setup = a.proagent.resolve("proagent")?;
+    let cfg = a.proagent.build(&setup, a.run.horizon, 0)?;
     ProAgent::check_prompts(&cfg, &kitchen.layout, seat).context("prompt templates")?;
     build_partner(&a.partner, &kitchen).context("--partner")?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -64,10 +67,19 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
                 let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
                 if i == seat {
                     let t0 = Instant::now();
-                    *slot = rt.block_on(agent.act(&obs));
+                    *slot = rt.block_on(agent.act(&obs))?;
                     this_agent += t0.elapsed();
+                    // Timings of an agent whose model is failing measure the fallback, not the agent.
+                    let failures = u64::from(agent.agent_metrics().llm_failures);
+                    if failures > a.proagent.max_llm_failures {
+                        bail!(
+                            "episode seed {seed}: {failures} model calls failed after every retry (--max-llm-failures {}); last: {}",
+                            a.proagent.max_llm_failures,
+                            agent.last_llm_failure().unwrap_or_default()
+                        );
+                    }
                 } else {
-                    *slot = rt.block_on(partner.act(&obs));
+                    *slot = rt.block_on(partner.act(&obs))?;
                 }
             }
             let out = layout.step(&mut state, joint);
@@ -81,7 +93,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         agent_time += this_agent;
         llm_time += agent.llm_wait();
         steps += a.run.horizon as u64;
-        calls += agent.agent_metrics().llm_calls as u64;
+        calls = calls.saturating_add(u64::from(agent.agent_metrics().llm_calls));
     }
     let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
     let n = a.run.episodes as f64;
@@ -94,6 +106,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         "layout": layout.name,
         "partner": a.partner,
         "seat": seat,
+        "agent": setup.label,
         "model": a.proagent.llm.model,
         "episodes": a.run.episodes,
         "horizon": a.run.horizon,

@@ -1,6 +1,8 @@
-//! `proagent bench controller`: the per-layout precompute (motion table and
-//! regions) and the mean cost of one controller decision, measured on seeded
-//! scripted self-play (two controllers driven by the scripted skill choice).
+//! `proagent bench controller`: the per-layout precompute (motion states and
+//! moves, floor regions) and the mean cost of one controller decision, measured on
+//! seeded scripted self-play (two controllers driven by the scripted skill choice).
+//! Motion costs are computed per target the first time a decision asks for them,
+//! so that work counts in the decision times.
 
 use anyhow::{Result, bail};
 use proagent::controller::{Controller, Kitchen};

@@ -72,7 +72,7 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
                 let agents = if seat == Some(1) { [other, agent] } else { [agent, other] };
                 let seed = a.run.seed_of(e);
                 let layout = Arc::clone(&kitchen.layout);
-                out.push(rt.block_on(play_episode(layout, agents, seed, a.run.horizon, EpisodeOptions::default())));
+                out.push(rt.block_on(play_episode(layout, agents, seed, a.run.horizon, EpisodeOptions::default()))?);
             }
             Ok(out)
         };

@@ -19,19 +19,22 @@ use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct RlBenchArgs {
+    /// A built-in layout name or a layout file.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// Environments per rollout (each plays one episode of --horizon steps).
     #[arg(long, default_value_t = 30)]
     envs: usize,
+    /// Steps per episode.
     #[arg(long, default_value_t = 400)]
     horizon: usize,
     /// Hidden-layer widths.
     #[arg(long, value_delimiter = ',', default_value = "64,64")]
     hidden: Vec<usize>,
-    /// PPO passes and minibatches of the timed update.
+    /// PPO passes of the timed update.
     #[arg(long, default_value_t = 4)]
     epochs: usize,
+    /// Minibatches per pass of the timed update.
     #[arg(long, default_value_t = 4)]
     minibatches: usize,
     /// Threads for rollouts and gradients.
@@ -40,6 +43,7 @@ pub struct RlBenchArgs {
     /// Repetitions of the forward + backward comparison.
     #[arg(long, default_value_t = 5)]
     repeats: usize,
+    /// Print the measurements as JSON.
     #[arg(long)]
     json: bool,
 }

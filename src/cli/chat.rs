@@ -4,17 +4,21 @@
 
 use super::llm_args::LlmArgs;
 use anyhow::{Context, Result, bail};
-use proagent::llm::http::ApiKey;
+use proagent::limits::{MAX_STDIN_PROMPT_BYTES, read_limited};
 use proagent::llm::{ChatRequest, Message};
 use proagent::runner::models::{ModelChoice, build_model, classify_model};
-use proagent::transcript::{Exchange, Header, Scrubber, TranscriptWriter, WriterOptions};
+use proagent::transcript::{Exchange, Header, TranscriptWriter, WriterOptions};
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// What `--model` means for `chat`.
+const CHAT_MODEL_HELP: &str = "The model to ask: a name an OpenAI-compatible server at --base-url serves \
+(gpt-4o, llama3.1:8b, ...), or replay:FILE to print the reply recorded in a transcript.";
+
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("model", |a| a.help(CHAT_MODEL_HELP).required(true).default_value(None::<&'static str>)))]
 pub struct ChatArgs {
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -41,15 +45,17 @@ pub struct ChatArgs {
 pub fn run(args: ChatArgs) -> Result<ExitCode> {
     if let ModelChoice::Builtin(name) = classify_model(&args.llm.model) {
         bail!(
-            "`chat` needs a served model (--model NAME with --base-url, or --model replay:FILE); {name:?} is built in"
+            "--model {name}: `chat` asks a served model (--model NAME with --base-url) or replays one \
+             (--model replay:FILE); {name} is built in and only answers ProAgent's or CoordinationQA's own prompts"
         );
     }
     let sampling = args.llm.sampling()?;
     let spec = args.llm.model_spec(args.seed)?;
     let prompt = if args.prompt == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("reading the prompt from stdin")?;
-        s
+        let what = "prompts read from stdin";
+        let bytes = read_limited(std::io::stdin().lock(), MAX_STDIN_PROMPT_BYTES, what)
+            .context("reading the prompt from stdin")?;
+        String::from_utf8(bytes).context("reading the prompt from stdin: not UTF-8 text")?
     } else {
         args.prompt.clone()
     };
@@ -62,11 +68,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
 
     let mut writer = match &args.transcript {
         Some(path) => {
-            let mut scrubber = Scrubber::from_env();
-            if let Some(k) = &spec.http.api_key {
-                scrubber.add(k.expose());
-            }
-            let opts = WriterOptions { scrubber, wall_clock: !args.no_wall_clock };
+            let opts = WriterOptions { scrubber: spec.scrubber(), wall_clock: !args.no_wall_clock };
             let mut w = TranscriptWriter::create(path, opts)?;
             let config =
                 serde_json::json!({"command": "chat", "seed": args.seed, "llm": args.llm.model_settings(&spec, true)});
@@ -92,11 +94,9 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
         };
         w.write_footer(footer)?;
     }
-    // Nothing below prints the key; redact anyway in case a server echoed it into an error.
-    let redact = |s: String| match &spec.http.api_key {
-        Some(k) => s.replace(ApiKey::expose(k), "[REDACTED]"),
-        None => s,
-    };
+    // Nothing below prints a secret; scrub anyway in case a server echoed one.
+    let scrubber = spec.scrubber();
+    let redact = |s: String| scrubber.scrub(&s).into_owned();
     match result {
         Ok(reply) => {
             if args.json {
@@ -119,7 +119,9 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
             for f in e.faults() {
                 eprintln!("  attempt {}: {} — {}", f.attempt, f.kind, redact(f.detail.clone()));
             }
-            Ok(ExitCode::from(1))
+            // A refused configuration (wrong key, unknown model, ...) exits like any
+            // configuration error; a model that failed after every retry exits 1.
+            Ok(ExitCode::from(if e.is_fatal() { 2 } else { 1 }))
         }
     }
 }

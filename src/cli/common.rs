@@ -1,34 +1,43 @@
-//! Helpers shared by the subcommands: loading layouts and files.
+//! Helpers shared by the subcommands: loading layouts and files (every read is
+//! bounded by a limit of `proagent::limits`), and the argument groups several
+//! subcommands flatten.
 
 use anyhow::{Context, Result, bail};
+use proagent::env::layout::MAX_LAYOUT_TEXT_BYTES;
 use proagent::env::{Layout, layout};
+use proagent::limits::{MAX_TRAJECTORY_BYTES, read_file_text};
 use std::path::Path;
 
 /// A layout by built-in name or alias, or a path to a `.layout` / plain grid file.
 pub fn load_layout(spec: &str) -> Result<Layout> {
+    Ok(load_layout_with_text(spec)?.0)
+}
+
+/// Like [`load_layout`], also returning a layout file's text as it was read (`None`
+/// for a built-in layout), so callers that record or hash it read the file once.
+pub fn load_layout_with_text(spec: &str) -> Result<(Layout, Option<String>)> {
     if let Some(l) = Layout::builtin(spec) {
-        return Ok(l);
+        return Ok((l, None));
     }
     let path = Path::new(spec);
     if !path.exists() {
         let names: Vec<&str> = layout::BUILTIN.iter().map(|(n, _)| *n).collect();
         bail!("unknown layout {spec:?}: not a built-in name ({}) nor an existing file", names.join(", "));
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading layout file {}", path.display()))?;
+    let text = read_file_text(path, MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
+        .with_context(|| format!("reading layout file {}", path.display()))?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-    Ok(Layout::parse(&name, &text, &path.display().to_string())?)
+    let l = Layout::parse(&name, &text, &path.display().to_string())?;
+    Ok((l, Some(text)))
 }
 
+/// A trajectory file's text (bounded by [`MAX_TRAJECTORY_BYTES`]).
 pub fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    read_file_text(path, MAX_TRAJECTORY_BYTES, "trajectory files")
+        .with_context(|| format!("reading {}", path.display()))
 }
 
-/// Longest episode a command accepts: far beyond any published setting (400), and
-/// small enough that an episode's recorded states fit in memory.
-pub const MAX_HORIZON: u32 = 100_000;
-
-/// Most episodes one command plays.
-pub const MAX_EPISODES: u32 = 1_000_000;
+pub use proagent::limits::{MAX_EPISODES, MAX_HORIZON};
 
 /// The episode flags shared by every command that plays episodes: how many, from which
 /// seed, how long. `DEFAULT` is the command's default episode count.
@@ -59,4 +68,39 @@ pub struct JsonArg {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A clap parser for a `usize` flag within `range` (a value outside it is a usage
+/// error naming the flag, exit 2).
+pub fn usize_in(range: std::ops::RangeInclusive<u64>) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(range)
+}
+
+fn number(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if !v.is_finite() { Err(format!("{s} is not a finite number")) } else { Ok(v) }
+}
+
+/// `--*-timeout` seconds: a number in (0, 86400].
+pub fn seconds(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if v > 0.0 && v <= 86_400.0 { Ok(v) } else { Err(format!("{v} is not a number of seconds in (0, 86400]")) }
+}
+
+/// `--temperature`: a number in [0, 2].
+pub fn temperature(s: &str) -> Result<f32, String> {
+    let v = number(s)?;
+    if (0.0..=2.0).contains(&v) { Ok(v as f32) } else { Err(format!("{v} is not in [0, 2]")) }
+}
+
+/// `--top-p`: a number in (0, 1].
+pub fn top_p(s: &str) -> Result<f32, String> {
+    let v = number(s)?;
+    if v > 0.0 && v <= 1.0 { Ok(v as f32) } else { Err(format!("{v} is not in (0, 1]")) }
+}
+
+/// A share such as `--fault-rate`: a number in [0, 1].
+pub fn fraction(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if (0.0..=1.0).contains(&v) { Ok(v) } else { Err(format!("{v} is not in [0, 1]")) }
 }

@@ -1,6 +1,8 @@
 //! `proagent eval`: concurrent, resumable evaluation sweeps, and `proagent eval
 //! report`: tables, CSV/JSON and heatmaps from one or many result files.
 
+use super::agent_args::SeatSetup;
+use super::common::usize_in;
 use anyhow::{Context, Result, bail};
 use proagent::env::Layout;
 use proagent::env::layout::{BUILTIN, canonical_name};
@@ -10,8 +12,10 @@ use proagent::eval::{
     EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, ProAgentSeats, Report, ResultWriter, SchedulerOptions, Shard,
     SweepSpec, cross_product,
 };
+use proagent::limits::{MAX_BENCH_LLM_CALLS, MAX_CONCURRENCY, MAX_EPISODES, MAX_MILLIS, MAX_SWEEP_EPISODES};
 use proagent::llm::sha256_hex;
-use proagent::runner::seats::is_proagent;
+use proagent::runner::models::model_identity;
+use proagent::runner::seats::{is_proagent, split_specs};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -45,20 +49,23 @@ struct SweepArgs {
     /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`.
     #[arg(long, value_delimiter = ',', required_unless_present = "protocol")]
     layouts: Vec<String>,
-    /// Agents to evaluate (agent specs), comma-separated.
-    #[arg(long, value_delimiter = ',', required = true)]
+    /// Agents to evaluate, comma-separated (commas inside [...] do not split; the flag may
+    /// be repeated): the specs of `play --agent`, e.g.
+    /// "proagent[model=gpt-4o],proagent[model=llama3.1:8b,memory_k=3],scripted". Each
+    /// ProAgent setting is its own row, named by its model and changed options.
+    #[arg(long, required = true)]
     agents: Vec<String>,
-    /// Partners to pair each agent with (partner specs), comma-separated.
-    #[arg(long, value_delimiter = ',', required_unless_present = "protocol")]
+    /// Partners to pair each agent with, comma-separated like --agents (ProAgents included).
+    #[arg(long, required_unless_present = "protocol")]
     partners: Vec<String>,
     /// Seats the evaluated agent plays (0 = player 0).
-    #[arg(long, value_delimiter = ',', default_value = "0,1")]
+    #[arg(long, value_delimiter = ',', default_value = "0,1", value_parser = clap::value_parser!(u8).range(0..=1))]
     seats: Vec<u8>,
     /// Episodes per layout × agent × partner × seat (episode i uses seed S+i), and their length.
     #[command(flatten)]
     run: super::common::EpisodeArgs<1>,
     /// Episodes in flight at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// Output directory: results, transcripts and reports. Re-running the same
     /// command with the same directory resumes.
@@ -67,17 +74,27 @@ struct SweepArgs {
     /// Run only shard i of n (0-based), e.g. `--shard $SLURM_ARRAY_TASK_ID/8`.
     #[arg(long)]
     shard: Option<Shard>,
-    /// No progress bar.
+    /// No progress: neither the terminal bar nor the plain lines.
     #[arg(long)]
     quiet: bool,
+    /// When stderr is not a terminal (batch logs such as Slurm's): seconds between plain
+    /// progress lines.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    progress_every: f64,
     /// Do not print or write the report at the end.
     #[arg(long)]
     no_report: bool,
+    /// Also keep every episode's trajectory (reference-trace schema) in
+    /// <out>/trajectories/<key>.jsonl, for `verify-trace`, `analyze` and `serve`.
+    /// Episodes already recorded by an earlier run are not re-played for it.
+    #[arg(long)]
+    keep_trajectories: bool,
     /// Testing and benchmarking only: instead of playing, every episode waits this many
     /// milliseconds and gets a score derived from its key (runner name "fake").
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     fake_episode_ms: Option<u64>,
-    /// Options of every `proagent` seat (as in `proagent play`).
+    /// Options of every ProAgent seat (as in `proagent play`); `proagent[key=value,...]`
+    /// overrides them for one seat.
     #[command(flatten)]
     proagent: super::agent_args::ProAgentArgs,
 }
@@ -109,9 +126,9 @@ fn resolve_layout(spec: &str) -> Result<(LayoutRef, Layout)> {
         let layout = Layout::builtin(name).with_context(|| format!("built-in layout {name} does not parse"))?;
         return Ok((LayoutRef { name: name.to_string(), sha256: sha256_hex(text.as_bytes()) }, layout));
     }
-    let layout = super::common::load_layout(spec)?;
-    let text = std::fs::read(spec).with_context(|| format!("reading layout file {spec}"))?;
-    Ok((LayoutRef { name: layout.name.clone(), sha256: sha256_hex(&text) }, layout))
+    let (layout, text) = super::common::load_layout_with_text(spec)?;
+    let sha256 = sha256_hex(text.unwrap_or_default().as_bytes());
+    Ok((LayoutRef { name: layout.name.clone(), sha256 }, layout))
 }
 
 fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
@@ -141,33 +158,63 @@ fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
     Ok(out)
 }
 
-fn clean_list(flag: &str, v: &[String]) -> Result<Vec<String>> {
-    let out: Vec<String> = v.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+/// The specs of a list flag, split on the commas outside brackets, each ProAgent spec
+/// resolved to its label (its name in the results) against the ProAgent flags.
+fn seat_list(flag: &str, v: &[String], a: &SweepArgs, seats: &mut Vec<SeatSetup>) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for spec in v.iter().flat_map(|s| split_specs(s)) {
+        if !is_proagent(&spec) {
+            out.push(spec);
+            continue;
+        }
+        let setup = a.proagent.resolve(&spec).context(flag.to_string())?;
+        out.push(setup.label.clone());
+        if !seats.iter().any(|s| s.label == setup.label) {
+            seats.push(setup);
+        }
+    }
     if out.is_empty() {
         bail!("{flag} is empty");
     }
     Ok(out)
 }
 
-/// The episode runner for this command line.
+/// The episode runner for this command line: ProAgent seats built, their models'
+/// servers identified (part of the episode keys).
 fn make_runner(
     a: &SweepArgs,
     layouts: &HashMap<String, Arc<Layout>>,
-    specs: &[&str],
+    seats: &[SeatSetup],
+    rt: &tokio::runtime::Runtime,
 ) -> Result<Arc<dyn EpisodeRunner>> {
     if let Some(ms) = a.fake_episode_ms {
         return Ok(Arc::new(FakeRunner { episode_ms: ms }));
     }
-    let proagent = if specs.iter().any(|s| is_proagent(s)) {
-        Some(ProAgentSeats {
-            config: a.proagent.config(a.run.horizon, a.proagent.model(a.run.seed)?)?,
-            model: a.proagent.model_settings()?,
+    let mut proagent = HashMap::new();
+    for seat in seats {
+        let config = a.proagent.build(seat, a.run.horizon, a.run.seed)?;
+        let spec = a.proagent.llm.http.model_spec(&seat.model.model, a.run.seed)?;
+        let server = match rt.block_on(model_identity(&spec)) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!(
+                    "warning: {}: {e}; its episode keys name the model but not the server, so results \
+                     from another server under the same model name would be reused",
+                    seat.label
+                );
+                serde_json::Value::Null
+            }
+        };
+        let seats = ProAgentSeats {
+            config,
+            model: seat.model.clone(),
             scrubber: a.proagent.scrubber(),
-        })
-    } else {
-        None
-    };
-    Ok(Arc::new(PlayRunner::new(layouts, proagent)))
+            server,
+            max_llm_failures: Some(a.proagent.max_llm_failures),
+        };
+        proagent.insert(seat.label.clone(), seats);
+    }
+    Ok(Arc::new(PlayRunner::new(layouts, proagent).keep_trajectories(a.keep_trajectories)))
 }
 
 fn report_torn(torn: &[TornTail]) {
@@ -211,15 +258,35 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     if let Some(bad) = a.seats.iter().find(|s| **s > 1) {
         bail!("--seats takes 0 and/or 1, got {bad}");
     }
-    let agents = clean_list("--agents", &a.agents)?;
-    let partners = clean_list("--partners", &a.partners)?;
+    let every = super::progress::every(a.progress_every)?;
+    let mut setups = Vec::new();
+    let agents = seat_list("--agents", &a.agents, &a, &mut setups)?;
+    let partners = seat_list("--partners", &a.partners, &a, &mut setups)?;
     let layouts = resolve_layouts(&a.layouts)?;
+    let cells = [layouts.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
+    let total = cells.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+    if total.is_none_or(|t| t > MAX_SWEEP_EPISODES) {
+        bail!(
+            "the sweep plans {} episodes (layouts x agents x partners x seats x --episodes = {}); \
+             one sweep may plan at most {MAX_SWEEP_EPISODES} (see docs/limits.md)",
+            total.map_or("too many".to_string(), |t| t.to_string()),
+            cells.map(|n| n.to_string()).join(" x ")
+        );
+    }
     let layout_map: HashMap<String, Arc<Layout>> =
         layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect();
     let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
-    let runner = make_runner(&a, &layout_map, &specs)?;
-    for s in &specs {
-        runner.check_spec(s).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Every in-flight episode holds one blocking-pool thread (see eval::scheduler).
+        .max_blocking_threads(a.concurrency + 16)
+        .build()
+        .context("starting the async runtime")?;
+    let runner = make_runner(&a, &layout_map, &setups, &rt)?;
+    for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
+        for s in list {
+            runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+        }
     }
     let spec_configs =
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
@@ -263,13 +330,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         a.concurrency
     );
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        // Every in-flight episode holds one blocking-pool thread (see eval::scheduler).
-        .max_blocking_threads(a.concurrency + 16)
-        .build()
-        .context("starting the async runtime")?;
-    let opts = SchedulerOptions { concurrency: a.concurrency, out_dir: out.clone(), progress: !a.quiet };
+    let opts = SchedulerOptions {
+        concurrency: a.concurrency,
+        out_dir: out.clone(),
+        progress: !a.quiet,
+        progress_every: every,
+    };
     let summary: SweepSummary = rt.block_on(scheduler::run_episodes(todo, runner, writer.spawn(), &opts, async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
@@ -293,6 +359,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             f.spec.layout, f.spec.agent, f.spec.partner, f.spec.seat, f.spec.seed, f.error
         );
     }
+    if let Some(why) = &summary.stopped {
+        // A configuration error: no episode can be played until it is fixed.
+        bail!(
+            "the sweep was stopped: {why}\nfix this and run the same command again; nothing was recorded for the failed episodes"
+        );
+    }
     if summary.interrupted {
         eprintln!("interrupted: run the same command again to play the remaining episodes");
         return Ok(ExitCode::from(130));
@@ -304,10 +376,21 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             // This command's episodes only: DIR may also hold other sweeps' results.
             let (all, _) = store::load_all(std::slice::from_ref(&out))?;
             let mine: Vec<_> = all.into_records().into_iter().filter(|r| plan_keys.contains(&r.config_hash)).collect();
-            write_report(&mine, &out, a.protocol.is_some())?;
+            if mine.is_empty() {
+                eprintln!("no finished episodes: no report written");
+            } else {
+                write_report(&mine, &out, a.protocol.is_some())?;
+            }
         }
     }
-    Ok(if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    if !summary.failures.is_empty() {
+        eprintln!(
+            "{} episodes failed and were not recorded; run the same command again to retry them",
+            summary.failures.len()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path, table1: bool) -> Result<()> {
@@ -359,23 +442,26 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchEvalArgs {
-    #[arg(long, default_value_t = 256)]
+    /// Stand-in episodes to run.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_EPISODES as i64))]
     episodes: u32,
-    #[arg(long, default_value_t = 32)]
+    /// Episodes in flight at once.
+    #[arg(long, default_value_t = 32, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// How long each fake episode waits (an LLM-bound episode spends its time waiting).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     episode_ms: u64,
     /// Instead of waiting, each episode makes this many chat calls, one after the other,
     /// through the HTTP backend to a mock server (first measuring one episode alone).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=MAX_BENCH_LLM_CALLS as i64))]
     llm_calls: u32,
     /// With --llm-calls: the latency of the in-process mock server.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     mock_latency_ms: u64,
     /// With --llm-calls: talk to this server (e.g. a running `proagent mock-server`) instead.
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
+    /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -400,7 +486,7 @@ async fn bench_sweep(runner: Arc<dyn EpisodeRunner>, episodes: u32, concurrency:
     let _ = std::fs::remove_dir_all(&dir);
     let todo = bench_plan(episodes, runner.name());
     let (writer, _) = ResultWriter::open(&store::results_path(&dir, None))?;
-    let opts = SchedulerOptions { concurrency, out_dir: dir.clone(), progress: false };
+    let opts = SchedulerOptions::quiet(concurrency, dir.clone());
     let summary = scheduler::run_episodes(todo, runner, writer.spawn(), &opts, std::future::pending()).await?;
     let _ = std::fs::remove_dir_all(&dir);
     if !summary.failures.is_empty() {
@@ -489,7 +575,7 @@ async fn bench_llm(a: &BenchEvalArgs) -> Result<ExitCode> {
             serde_json::json!({
                 "episodes": a.episodes, "concurrency": a.concurrency, "llm_calls_per_episode": a.llm_calls,
                 "mock_latency_ms": if a.base_url.is_some() { None } else { Some(a.mock_latency_ms) },
-                "base_url": base_url, "one_episode_s": one.wall_s, "all_episodes_s": many.wall_s, "ratio": ratio,
+                "base_url": proagent::llm::scrub::redact_url(&base_url), "one_episode_s": one.wall_s, "all_episodes_s": many.wall_s, "ratio": ratio,
             })
         );
     } else {

@@ -1,48 +1,55 @@
-//! The language-model options shared by every command that talks to a model
-//! (`#[command(flatten)] llm: LlmArgs`).
+//! The language-model options shared by every command that talks to a model:
+//! [`HttpArgs`] (how a served model is reached: `play`, `eval`, `bench agent`, `chat`
+//! and `qa` all flatten the same group) and [`LlmArgs`] (the model and its sampling,
+//! for the commands that seat a ProAgent or chat). Each command words `--model`'s help
+//! for what it accepts (`#[command(mut_arg("model", ...))]`). Every number is
+//! range-checked by the parser (exit 2, naming the flag).
 
+use super::common;
 use anyhow::{Result, bail};
 use proagent::agent::ModelSettings;
+use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
 use proagent::llm::Sampling;
-use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
+use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL, MAX_BACKOFF};
+use proagent::llm::scrub::{Scrubber, redact_url};
 use proagent::runner::models::ModelSpec;
 use std::time::Duration;
 
+/// How a model served over the OpenAI-compatible HTTP API is reached.
 #[derive(clap::Args, Debug, Clone)]
-pub struct LlmArgs {
-    /// The model: a built-in one (scripted, oracle, random), `replay:FILE` to serve a
-    /// recorded transcript offline, or any name an OpenAI-compatible server knows
-    /// (gpt-4o, llama3.1:8b, ...).
-    #[arg(long, default_value = "scripted")]
-    pub model: String,
+pub struct HttpArgs {
     /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (default:
     /// $OPENAI_BASE_URL, else OpenAI). The key comes from $OPENAI_API_KEY (optional for local servers).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// Sampling temperature (the paper's setting is 0).
-    #[arg(long, default_value_t = 0.0)]
-    pub temperature: f32,
-    /// Nucleus sampling (the paper's setting is 1).
-    #[arg(long, default_value_t = 1.0)]
-    pub top_p: f32,
-    /// Maximum tokens per reply (the paper's setting is 256).
-    #[arg(long, default_value_t = 256)]
-    pub max_tokens: u32,
     /// Seconds allowed to open a connection to the model server.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = common::seconds)]
     pub connect_timeout: f64,
     /// Seconds allowed for one whole request attempt.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = common::seconds)]
     pub request_timeout: f64,
     /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=MAX_RETRIES as i64))]
     pub retries: u32,
-    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
-    #[arg(long, value_name = "MS", default_value_t = 500)]
+    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter (at most --backoff-max-ms).
+    #[arg(long, value_name = "MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub backoff_ms: u64,
-    /// Longest backoff in milliseconds (a server's Retry-After is honoured up to 60 s).
-    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    /// Longest backoff in milliseconds, at most 3600000 (a server's Retry-After is honoured up to 60 s).
+    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub backoff_max_ms: u64,
+}
+
+/// `--backoff-ms` and `--backoff-max-ms`, checked: each at most [`MAX_BACKOFF`], and the
+/// first backoff no longer than the longest (it is never raised silently).
+pub fn backoffs(backoff_ms: u64, backoff_max_ms: u64) -> Result<(Duration, Duration)> {
+    let limit = MAX_BACKOFF.as_millis();
+    if u128::from(backoff_max_ms) > limit {
+        bail!("--backoff-max-ms must be at most {limit} (one hour), got {backoff_max_ms}");
+    }
+    if backoff_ms > backoff_max_ms {
+        bail!("--backoff-ms ({backoff_ms}) must not be larger than --backoff-max-ms ({backoff_max_ms})");
+    }
+    Ok((Duration::from_millis(backoff_ms), Duration::from_millis(backoff_max_ms)))
 }
 
 fn secs(name: &str, v: f64) -> Result<Duration> {
@@ -50,6 +57,55 @@ fn secs(name: &str, v: f64) -> Result<Duration> {
         bail!("--{name} must be a number of seconds in (0, 86400], got {v}");
     }
     Ok(Duration::from_secs_f64(v))
+}
+
+impl HttpArgs {
+    /// The backend spec of model `name`: base URL from the flag or $OPENAI_BASE_URL, key
+    /// from $OPENAI_API_KEY, the environment's other secrets (`*_API_KEY`, `*_TOKEN`, ...)
+    /// for scrubbing, time-outs and backoffs checked; `seed` seeds the retry jitter.
+    pub fn model_spec(&self, name: &str, seed: u64) -> Result<ModelSpec> {
+        let mut spec = ModelSpec::new(name.trim());
+        spec.secrets = Scrubber::from_env();
+        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
+        spec.http.base_url = self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
+        spec.http.connect_timeout = secs("connect-timeout", self.connect_timeout)?;
+        spec.http.request_timeout = secs("request-timeout", self.request_timeout)?;
+        spec.http.max_retries = self.retries;
+        (spec.http.backoff_base, spec.http.backoff_max) = backoffs(self.backoff_ms, self.backoff_max_ms)?;
+        spec.http.seed = seed;
+        Ok(spec)
+    }
+
+    /// Writes the served model's address (no credentials), time-outs and retries into `m`.
+    pub fn describe(&self, spec: &ModelSpec, m: &mut ModelSettings) {
+        m.base_url = Some(redact_url(&spec.http.base_url));
+        m.connect_timeout_s = Some(self.connect_timeout);
+        m.request_timeout_s = Some(self.request_timeout);
+        m.retries = Some(self.retries);
+        m.backoff_ms = Some(self.backoff_ms);
+        m.backoff_max_ms = Some(self.backoff_max_ms);
+    }
+}
+
+/// The model and its sampling, plus how a served one is reached.
+#[derive(clap::Args, Debug, Clone)]
+pub struct LlmArgs {
+    /// The model (each command's help says which it accepts).
+    #[arg(long, default_value = "scripted")]
+    pub model: String,
+    /// Sampling temperature (the paper's setting is 0).
+    #[arg(long, default_value_t = 0.0, value_parser = common::temperature)]
+    pub temperature: f32,
+    /// Nucleus sampling (the paper's setting is 1).
+    #[arg(long, default_value_t = 1.0, value_parser = common::top_p)]
+    pub top_p: f32,
+    /// Maximum tokens per reply (the paper's setting is 256).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
+    pub max_tokens: u32,
+    /// How a served model is reached.
+    #[command(flatten)]
+    pub http: HttpArgs,
 }
 
 impl LlmArgs {
@@ -67,52 +123,22 @@ impl LlmArgs {
         Ok(Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() })
     }
 
-    /// The backend spec: base URL from the flag or $OPENAI_BASE_URL, key from
-    /// $OPENAI_API_KEY; `seed` seeds the retry jitter.
+    /// The backend spec of `--model`; `seed` seeds the retry jitter.
     pub fn model_spec(&self, seed: u64) -> Result<ModelSpec> {
-        let mut spec = ModelSpec::new(self.model.clone());
-        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-        spec.http.base_url = self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
-        spec.http.connect_timeout = secs("connect-timeout", self.connect_timeout)?;
-        spec.http.request_timeout = secs("request-timeout", self.request_timeout)?;
-        spec.http.max_retries = self.retries;
-        spec.http.backoff_base = Duration::from_millis(self.backoff_ms);
-        spec.http.backoff_max = Duration::from_millis(self.backoff_max_ms.max(self.backoff_ms));
-        spec.http.seed = seed;
-        Ok(spec)
+        self.http.model_spec(&self.model, seed)
     }
 
-    /// The model settings a transcript header records: name and sampling, and with
-    /// `http` the served model's address (no password), time-outs and retries. Never the key.
+    /// The model settings a transcript header records: `spec`'s name and these flags'
+    /// sampling, and with `http` the served model's address (no credentials), time-outs
+    /// and retries. Never the key.
     pub fn model_settings(&self, spec: &ModelSpec, http: bool) -> ModelSettings {
-        let mut m = ModelSettings::new(self.model.trim());
+        let mut m = ModelSettings::new(spec.name.trim());
         m.temperature = self.temperature;
         m.top_p = self.top_p;
         m.max_tokens = self.max_tokens;
         if http {
-            self.describe_http(spec, &mut m);
+            self.http.describe(spec, &mut m);
         }
         m
-    }
-
-    fn describe_http(&self, spec: &ModelSpec, m: &mut ModelSettings) {
-        m.base_url = Some(without_password(&spec.http.base_url));
-        m.connect_timeout_s = Some(self.connect_timeout);
-        m.request_timeout_s = Some(self.request_timeout);
-        m.retries = Some(self.retries);
-        m.backoff_ms = Some(self.backoff_ms);
-        m.backoff_max_ms = Some(self.backoff_max_ms);
-    }
-}
-
-/// A URL with any password in it replaced (`http://user:[REDACTED]@host/v1`).
-fn without_password(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("[REDACTED]"));
-            u.to_string()
-        }
-        _ => url.to_string(),
     }
 }

@@ -3,8 +3,10 @@
 
 use anyhow::{Context, Result, bail};
 use proagent::agent::scripted_model::ScriptedModel;
+use proagent::limits::{MAX_MILLIS, MAX_RETRY_AFTER_SECS};
 use proagent::llm::LanguageModel;
 use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
+use proagent::qa::models::{MockResponder, QaAnswer};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -17,10 +19,10 @@ pub struct MockServerArgs {
     #[arg(long, default_value = "127.0.0.1:0")]
     pub addr: SocketAddr,
     /// Delay added to every reply, in milliseconds.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub latency_ms: u64,
     /// Share of requests that fail (0..1), drawn from a seeded RNG.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = super::common::fraction)]
     pub fault_rate: f64,
     /// Seed of the fault draw.
     #[arg(long, default_value_t = 0)]
@@ -30,17 +32,26 @@ pub struct MockServerArgs {
     #[arg(long, value_delimiter = ',')]
     pub faults: Vec<String>,
     /// Retry-After seconds sent with a 429.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=MAX_RETRY_AFTER_SECS))]
     pub retry_after: u64,
     /// How long a "hang" fault holds the reply, in milliseconds (longer than the client timeout).
-    #[arg(long, default_value_t = 600_000)]
+    #[arg(long, default_value_t = 600_000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub hang_ms: u64,
+    /// How CoordinationQA questions are answered: key (the answer key, as `qa --model
+    /// oracle`), random (a seeded random option), or one letter (always that letter).
+    #[arg(long, value_name = "POLICY", default_value = "key")]
+    pub qa_answer: QaAnswer,
+    /// The model id `GET /v1/models` lists (clients identify the server by it).
+    #[arg(long, default_value = "proagent-mock")]
+    pub model_id: String,
 }
 
-/// The model that answers requests: the built-in scripted planner, which reads the
-/// scene from the prompt, so a ProAgent pointed at the mock plays a real game.
-fn responder() -> Arc<dyn LanguageModel> {
-    Arc::new(ScriptedModel::new())
+/// The model that answers requests: CoordinationQA questions by `--qa-answer`, every
+/// other request by the built-in scripted planner, which reads the scene from the
+/// prompt, so a ProAgent pointed at the mock plays a real game.
+fn responder(policy: QaAnswer, seed: u64) -> Result<Arc<dyn LanguageModel>> {
+    let questions = proagent::qa::data::embedded()?.questions;
+    Ok(Arc::new(MockResponder::new(policy, seed, questions, Arc::new(ScriptedModel::new()))))
 }
 
 pub fn run(args: MockServerArgs) -> Result<ExitCode> {
@@ -59,11 +70,13 @@ pub fn run(args: MockServerArgs) -> Result<ExitCode> {
         fault_kinds,
         retry_after_secs: args.retry_after,
         hang: Duration::from_millis(args.hang_ms),
+        model_id: args.model_id.clone(),
         ..MockConfig::default()
     };
+    let responder = responder(args.qa_answer, args.seed)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
     rt.block_on(async move {
-        let server = MockServer::start(args.addr, responder(), cfg)
+        let server = MockServer::start(args.addr, responder, cfg)
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let mut out = std::io::stdout();

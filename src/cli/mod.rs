@@ -9,15 +9,19 @@ mod bench_agent;
 mod bench_controller;
 mod bench_partners;
 mod bench_rl;
+mod board;
 mod chat;
 mod common;
 mod eval;
 mod llm_args;
 mod mock_server;
 mod play;
+mod progress;
 mod qa;
+mod render;
 mod replay;
 mod rl;
+mod serve;
 mod show;
 mod verify;
 
@@ -61,6 +65,10 @@ enum Command {
     Rl(rl::RlCommand),
     /// Re-run a recorded `play` transcript offline and check it matches exactly.
     Replay(replay::ReplayArgs),
+    /// The browser viewer (transcripts, trajectories, eval directories) and human play.
+    Serve(serve::ServeArgs),
+    /// Draw an episode (transcript or trajectory) as SVG/PNG (one frame) or an animated GIF.
+    Render(render::RenderArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -74,9 +82,7 @@ pub fn main() -> ExitCode {
         }
         default_hook(info);
     }));
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    init_logging();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Show(a) => show::run(a),
@@ -91,12 +97,140 @@ pub fn main() -> ExitCode {
         Command::Bc(b) => bc::run(b),
         Command::Rl(c) => rl::run(c),
         Command::Replay(a) => replay::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Whether stderr may carry colour codes: only on a terminal, and never with `NO_COLOR`
+/// set to anything non-empty (https://no-color.org).
+pub fn stderr_colour() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Diagnostics on stderr through `tracing`: level from `RUST_LOG` (default `warn`), colour
+/// only when [`stderr_colour`] allows it.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_ansi(stderr_colour()).with_writer(std::io::stderr).init();
+}
+
+/// An error and its causes on one line, `outer: cause: root`, leaving out a cause whose
+/// text the line already holds (library errors often print their source themselves, and
+/// an OS message said twice reads like two failures).
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if part.is_empty() || text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every visible argument and subcommand of `cmd` and below without a description.
+    fn undocumented(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if arg.is_hide_set() || id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none_or(|h| h.to_string().trim().is_empty()) {
+                out.push(format!("{path} {}", arg.get_long().map_or(id.to_string(), |l| format!("--{l}"))));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            let name = format!("{path} {}", sub.get_name());
+            if sub.get_name() != "help" && sub.get_about().is_none() {
+                out.push(format!("{name} (the command itself)"));
+            }
+            undocumented(sub, &name, out);
+        }
+    }
+
+    #[test]
+    fn every_argument_and_command_has_a_description() {
+        let cmd = Cli::command();
+        cmd.clone().debug_assert();
+        let mut missing = Vec::new();
+        undocumented(&cmd, "proagent", &mut missing);
+        assert!(missing.is_empty(), "arguments without help text:\n{}", missing.join("\n"));
+    }
+
+    #[test]
+    fn model_help_says_what_each_command_takes() {
+        let cmd = Cli::command();
+        let help = |path: &[&str]| {
+            let mut c = &cmd;
+            for p in path {
+                c = c.find_subcommand(p).unwrap();
+            }
+            let arg = c.get_arguments().find(|a| a.get_id() == "model").unwrap();
+            (
+                arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                arg.get_default_values().to_vec(),
+                arg.is_required_set(),
+            )
+        };
+        for path in [&["play"][..], &["eval"], &["bench", "agent"]] {
+            let (text, default, _) = help(path);
+            assert!(text.contains("scripted") && text.contains("replay:FILE"), "{path:?}: {text}");
+            assert!(text.contains("for `qa`"), "{path:?} must not offer oracle as if it worked: {text}");
+            assert_eq!(default, ["scripted"], "{path:?}");
+        }
+        let (text, default, required) = help(&["chat"]);
+        assert!(!text.contains("scripted") && text.contains("replay:FILE"), "{text}");
+        assert!(default.is_empty() && required, "chat has no default model it would then refuse");
+        let (text, _, _) = help(&["qa"]);
+        assert!(text.contains("oracle") && text.contains("random-original") && !text.contains("scripted"), "{text}");
+    }
+
+    #[test]
+    fn qa_has_the_same_http_flags_as_play() {
+        let cmd = Cli::command();
+        let longs = |name: &str| -> Vec<String> {
+            let c = cmd.find_subcommand(name).unwrap();
+            c.get_arguments().filter_map(|a| a.get_long().map(str::to_string)).collect()
+        };
+        let (play, qa, chat) = (longs("play"), longs("qa"), longs("chat"));
+        for flag in ["base-url", "connect-timeout", "request-timeout", "retries", "backoff-ms", "backoff-max-ms"] {
+            assert!(play.iter().any(|f| f == flag), "play --{flag}");
+            assert!(qa.iter().any(|f| f == flag), "qa --{flag}");
+            assert!(chat.iter().any(|f| f == flag), "chat --{flag}");
+        }
+    }
+
+    #[test]
+    fn an_error_says_each_cause_once() {
+        let os = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
+        // A library error that prints its source and also exposes it as its source.
+        #[derive(Debug, thiserror::Error)]
+        #[error("reading x.jsonl: {source}")]
+        struct E {
+            source: std::io::Error,
+        }
+        let e = anyhow::Error::new(E { source: os }).context("--transcript");
+        assert_eq!(error_text(&e), "--transcript: reading x.jsonl: No such file or directory (os error 2)");
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(error_text(&plain), "outer: inner");
     }
 }

@@ -1,7 +1,10 @@
 //! `proagent qa`: CoordinationQA runs, `qa lint`, `qa baseline`, and `bench qa`.
 
+use super::common::{self, usize_in};
+use super::llm_args::HttpArgs;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proagent::limits::{MAX_BASELINE_SAMPLES, MAX_CONCURRENCY, MAX_MILLIS, MAX_TOKENS, MAX_TRIALS};
 use proagent::llm::{LanguageModel, Sampling};
 use proagent::qa::baseline::{self, Policy};
 use proagent::qa::data::{self, Dataset, Filter, Question};
@@ -11,6 +14,7 @@ use proagent::qa::prompt::Prompts;
 use proagent::qa::score::{self, Report};
 use proagent::qa::transcript::{self, Header, Line};
 use proagent::qa::{self, Mode, RunConfig};
+use proagent::runner::models::{ModelChoice, classify_model};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -47,25 +51,27 @@ struct DataArgs {
 
 #[derive(clap::Args, Debug)]
 struct RunArgs {
-    /// The model: oracle, random, random-original, replay:FILE, or a served model's name.
+    /// The model: oracle (answers with the key: a pipeline check), random, random-original
+    /// (the original evaluator's random baseline), replay:FILE (a QA transcript), or a name
+    /// an OpenAI-compatible server at --base-url serves.
     #[arg(long)]
     model: Option<String>,
     #[command(flatten)]
     data: DataArgs,
     /// Times each question is asked.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=MAX_TRIALS as i64))]
     trials: u32,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// Sampling temperature (the original's 0.6).
-    #[arg(long, default_value_t = 0.6)]
+    #[arg(long, default_value_t = 0.6, value_parser = common::temperature)]
     temperature: f32,
     /// Nucleus sampling (the original's 0.9).
-    #[arg(long, default_value_t = 0.9)]
+    #[arg(long, default_value_t = 0.9, value_parser = common::top_p)]
     top_p: f32,
     /// Reply length limit (the original's limit for locally served models).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
     max_tokens: u32,
     /// Seed of the built-in random models.
     #[arg(long, default_value_t = 0)]
@@ -89,22 +95,19 @@ struct RunArgs {
     /// Do not write a transcript.
     #[arg(long)]
     no_transcript: bool,
+    /// Overwrite an existing transcript file (by default an existing file is never replaced).
+    #[arg(long)]
+    force: bool,
+    /// Stop once this many requests in a row have failed after their retries (the model
+    /// is unreachable); what was asked so far stays in the transcript.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    max_failures_in_a_row: u32,
     /// Do not draw the progress bar.
     #[arg(long)]
     no_progress: bool,
-    /// Base URL of an OpenAI-compatible API for served models (default: $OPENAI_BASE_URL,
-    /// else OpenAI); the key comes from $OPENAI_API_KEY.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Seconds allowed for one request attempt to a served model.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
-    request_timeout: f64,
-    /// Retries after a failed attempt (429, 5xx, timeouts, broken replies).
-    #[arg(long, default_value_t = 4)]
-    retries: u32,
-    /// First retry backoff in milliseconds; doubles per retry, with seeded jitter.
-    #[arg(long, value_name = "MS", default_value_t = 500)]
-    backoff_ms: u64,
+    /// How a served model is reached (the same flags as `play` and `chat`).
+    #[command(flatten)]
+    http: HttpArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -122,7 +125,7 @@ struct BaselineArgs {
     #[command(flatten)]
     data: DataArgs,
     /// Number of sampled trials.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_BASELINE_SAMPLES as i64))]
     samples: u32,
     /// Seed of the sampling.
     #[arg(long, default_value_t = 0)]
@@ -139,13 +142,13 @@ pub struct BenchQaArgs {
     #[arg(long, default_value = "oracle")]
     model: String,
     /// Latency added to every request, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     latency_ms: u64,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
     /// Times each question is asked.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=MAX_TRIALS as i64))]
     trials: u32,
     /// Print the result as JSON.
     #[arg(long)]
@@ -164,7 +167,9 @@ fn load_dataset(path: Option<&Path>) -> Result<Dataset> {
     match path {
         None => Ok(data::embedded()?),
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let text =
+                proagent::limits::read_file_text(p, proagent::limits::MAX_QA_DATA_BYTES, "CoordinationQA data files")
+                    .with_context(|| format!("reading {}", p.display()))?;
             Ok(data::parse(&text, &p.display().to_string())?)
         }
     }
@@ -201,21 +206,14 @@ fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts
     if let Some(m) = builtin_model(name, questions, prompts, a.seed) {
         return m.map_err(|e| anyhow!("--model {name}: {e}"));
     }
+    if let ModelChoice::Builtin(b) = classify_model(name.trim()) {
+        bail!(
+            "--model {b}: that is the ProAgent agent's built-in planner, which answers only Overcooked prompts; \
+             qa takes {BUILTIN_NAMES}, or a name an OpenAI-compatible server at --base-url serves"
+        );
+    }
     // Any other name is a model served over the OpenAI-compatible HTTP API.
-    if !(a.request_timeout.is_finite() && a.request_timeout > 0.0 && a.request_timeout <= 86_400.0) {
-        bail!("--request-timeout must be a number of seconds in (0, 86400], got {}", a.request_timeout);
-    }
-    let mut spec = proagent::runner::models::ModelSpec::new(name);
-    let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-    if let Some(url) = a.base_url.clone().or(env_url) {
-        spec.http.base_url = url;
-    }
-    spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(proagent::llm::http::ApiKey::new);
-    spec.http.request_timeout = std::time::Duration::from_secs_f64(a.request_timeout);
-    spec.http.max_retries = a.retries;
-    spec.http.backoff_base = std::time::Duration::from_millis(a.backoff_ms);
-    spec.http.backoff_max = spec.http.backoff_max.max(spec.http.backoff_base);
-    spec.http.seed = a.seed;
+    let spec = a.http.model_spec(name, a.seed)?;
     proagent::runner::models::build_model(&spec).map_err(|e| anyhow!("--model {name}: {e}"))
 }
 
@@ -255,7 +253,13 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     let model = make_model(&a, &model_name, &questions, &prompts)?;
     let mode = if a.compat { Mode::Compat } else { Mode::Default };
     let sampling = Sampling { temperature: a.temperature, top_p: a.top_p, max_tokens: a.max_tokens, stop: Vec::new() };
-    let cfg = RunConfig { trials: a.trials, concurrency: a.concurrency, sampling: sampling.clone(), mode };
+    let cfg = RunConfig {
+        trials: a.trials,
+        concurrency: a.concurrency,
+        sampling: sampling.clone(),
+        mode,
+        max_failures_in_a_row: Some(a.max_failures_in_a_row),
+    };
 
     let transcript_path = if a.no_transcript {
         None
@@ -273,6 +277,12 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
         if same {
             bail!("--transcript {} is the recording being replayed; choose another path", out.display());
         }
+    }
+    if let Some(p) = transcript_path.as_ref().filter(|p| p.exists() && !a.force) {
+        bail!(
+            "transcript {} already exists; pass --force to overwrite it, or choose another path with --transcript",
+            p.display()
+        );
     }
     let mut writer = match &transcript_path {
         Some(p) => Some(transcript::Writer::create(p)?),
@@ -329,6 +339,23 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     print_report(&report, a.json, a.csv)?;
     if let Some(p) = &transcript_path {
         eprintln!("transcript: {}", p.display());
+    }
+    let replied = report.exchanges - report.failed;
+    if replied > 0 && report.answered == 0 {
+        let first = records.iter().find_map(|x| x.reply.as_deref()).unwrap_or("");
+        let excerpt: String = first.chars().take(200).collect();
+        eprintln!(
+            "error: none of the {replied} replies named an option letter, so every one scored wrong: \
+             the accuracy above measures the reply format, not the model. Is --model a chat model that \
+             answers in the asked format, and --base-url a server that runs it? The first reply was: {excerpt:?}"
+        );
+        return Ok(ExitCode::from(1));
+    }
+    if report.unmatched * 2 > replied {
+        eprintln!(
+            "warning: {} of {replied} replies named no option letter (scored wrong); see the transcript",
+            report.unmatched
+        );
     }
     Ok(if report.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
@@ -470,6 +497,7 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
         concurrency: a.concurrency,
         sampling: qa::default_sampling(),
         mode: Mode::Default,
+        max_failures_in_a_row: None,
     };
     let t0 = Instant::now();
     let records = runtime()?.block_on(qa::run(&ds.questions, &prompts, model, &cfg, &mut |_| Ok(())))?;

@@ -3,16 +3,20 @@
 //! the recording says (wall-clock fields aside).
 
 use super::common::load_layout;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgentConfig;
 use proagent::agent::prompts::PromptLibrary;
 use proagent::controller::Kitchen;
+use proagent::env::Action;
 use proagent::env::Layout;
 use proagent::llm::LanguageModel;
-use proagent::runner::play_seated;
+use proagent::policy::{Agent, Observation};
+use proagent::runner::files::{EpisodeKind, looks_like_transcript, read_episode_text, read_text_maybe_gz};
 use proagent::runner::record::{EpisodeRecorder, RunConfig};
-use proagent::runner::seats::SeatFactory;
+use proagent::runner::seats::{SeatFactory, is_proagent};
+use proagent::runner::{EpisodeOptions, StepView, play_episode, play_seated_with};
 use proagent::transcript::{Header, Outcome, Scrubber, Transcript, TranscriptWriter, WriterOptions, first_divergence};
+use proagent::web::play::HUMAN;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +24,8 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// A transcript written by `proagent play`.
+    /// A transcript written by `proagent play` or `proagent eval` (a trajectory file is
+    /// refused with a message saying which commands read it).
     pub file: PathBuf,
     /// Print one JSON object (identical, divergence, counts) instead of text.
     #[arg(long)]
@@ -29,49 +34,128 @@ pub struct ReplayArgs {
 
 pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     let file = a.file.display().to_string();
-    let rec = Transcript::read(&a.file)?;
-    rec.require_complete()?;
-    let cfg = RunConfig::from_header(&rec.header, &file)?;
+    let text = read_text_maybe_gz(&a.file)?;
+    if !looks_like_transcript(&text) {
+        // A trajectory holds the joint actions but not what the model was asked and said,
+        // so there is nothing to re-run offline; say what the file is and what reads it.
+        if let Ok(f) = read_episode_text(&file, &text) {
+            bail!(
+                "{file} is a {} ({} episode{}), not a transcript: replay re-runs a recorded model \
+                 conversation. Measure it with `proagent analyze {file}`, watch it with \
+                 `proagent serve {file}`{}",
+                f.kind.name(),
+                f.trajectories.len(),
+                if f.trajectories.len() == 1 { "" } else { "s" },
+                if f.kind == EpisodeKind::ReferenceTrace {
+                    format!(", or check its states with `proagent verify-trace {file}`")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    let rec = Transcript::parse(&text, &file)?;
+    let footer = rec.require_complete()?;
+    if footer.data.get("failed").and_then(Value::as_bool) == Some(true) {
+        let why = footer.data.get("error").and_then(Value::as_str).unwrap_or("no reason recorded");
+        bail!("{file} records a failed episode ({why}); only finished episodes can be replayed");
+    }
+    let cfg = RunConfig::from_header(&rec.header, &file, rec.header_line)?;
     let layout = match &cfg.layout_file {
         Some(text) => Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))?,
         None => load_layout(&cfg.layout_spec)?,
     };
     let seat = cfg.seat.min(1);
-    // The agent names itself after its model; an HTTP model's name is the model id.
-    let recorded_name = match cfg.model.model.as_str() {
-        n if n.starts_with("replay:") => "replay".to_string(),
-        n => n.to_string(),
-    };
-    let replayer = Arc::new(rec.replayer().named(recorded_name));
-    let model: Arc<dyn LanguageModel> = replayer.clone();
-
+    // The recording was scrubbed before hashing: the re-run's requests are scrubbed the
+    // same way before lookup, and so is the re-run's own transcript.
+    let secrets = Scrubber::from_env();
+    let replayer = Arc::new(rec.replayer(secrets.clone()));
     let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
     let specs = if seat == 0 { [&*cfg.agent, &*cfg.partner] } else { [&*cfg.partner, &*cfg.agent] };
-    let prompts = PromptLibrary::load_or_embedded(cfg.proagent.prompts.as_deref())
-        .with_context(|| format!("{file}: the recorded prompts directory"))?;
-    let mut pa = ProAgentConfig::new(model);
-    pa.sampling = cfg.model.sampling();
-    pa.settings = cfg.proagent.clone();
-    pa.prompts = Arc::new(prompts);
-    pa.horizon = cfg.horizon;
-    let factory = SeatFactory::new(Some(pa));
+    // Every ProAgent seat gets its recorded settings; all of them are served the recording.
+    let mut factory = SeatFactory::new(None);
+    let mut hashes = None;
     for (player, spec) in specs.iter().enumerate() {
+        if !is_proagent(spec) {
+            continue;
+        }
+        let recorded = cfg.seat(player);
+        let prompts = PromptLibrary::load_or_embedded(recorded.proagent.prompts.as_deref())
+            .with_context(|| format!("{file}: the recorded prompts directory"))?;
+        // Older transcripts have no label: the agent named itself after its model (an
+        // HTTP model's name is the model id), so the replayer takes the recorded name.
+        let model: Arc<dyn LanguageModel> = if recorded.label.is_empty() {
+            let name = match recorded.model.model.as_str() {
+                n if n.starts_with("replay:") => "replay".to_string(),
+                n => n.to_string(),
+            };
+            Arc::new(Named { inner: replayer.clone(), name })
+        } else {
+            replayer.clone()
+        };
+        let mut pa = ProAgentConfig::new(model);
+        pa.sampling = recorded.model.sampling();
+        pa.settings = recorded.proagent.clone();
+        pa.prompts = Arc::new(prompts);
+        pa.horizon = cfg.horizon;
+        pa.label = (!recorded.label.is_empty()).then(|| recorded.label.clone());
+        hashes.get_or_insert_with(|| pa.prompt_hashes());
+        factory = factory.with_seat(spec, pa);
+    }
+    // A finished recording stayed within its failure limit; the re-run meets the same
+    // failures, so it needs none of its own.
+    let factory = factory.with_max_llm_failures(None);
+    for (player, spec) in specs.iter().enumerate() {
+        if *spec == HUMAN {
+            continue;
+        }
         factory.check(spec, &kitchen, player).with_context(|| format!("{file}: seat {player}"))?;
     }
-    let hashes = factory.proagent_config().map(|c| c.prompts.hashes()).unwrap_or_default();
-    let opts = WriterOptions { scrubber: Scrubber::from_env(), wall_clock: false };
+    let hashes = hashes.unwrap_or_default();
+    let opts = WriterOptions { scrubber: secrets, wall_clock: false };
     let (writer, buf) = TranscriptWriter::in_memory("the re-run", opts);
     let mut recorder = EpisodeRecorder::start(writer, &Header::new(rec.header.config.clone(), hashes))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let result =
-        rt.block_on(play_seated(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), None))?;
+    let result = if specs.contains(&HUMAN) {
+        // A game played in `proagent serve`: the human's recorded keys take their seat.
+        let mut seats: Vec<Box<dyn Agent>> = Vec::new();
+        let mut sinks = Vec::new();
+        for (player, spec) in specs.iter().enumerate() {
+            if *spec == HUMAN {
+                seats.push(Box::new(RecordedSeat::new(&rec, player, &file)?));
+            } else {
+                let s = factory.build(spec, &kitchen).with_context(|| format!("{file}: seat {player}"))?;
+                sinks.extend(s.exchanges);
+                seats.push(s.agent);
+            }
+        }
+        recorder.set_sinks(sinks);
+        let seats: [Box<dyn Agent>; 2] = seats.try_into().map_err(|_| anyhow::anyhow!("two seats expected"))?;
+        let options = EpisodeOptions {
+            on_step: Some(Box::new(|v: &StepView<'_>| recorder.on_step(v))),
+            ..EpisodeOptions::default()
+        };
+        // A game stopped early recorded fewer steps than its horizon (the model was told the full one).
+        let steps = rec.steps.len() as u32;
+        rt.block_on(play_episode(Arc::clone(&kitchen.layout), seats, cfg.seed, steps.min(cfg.horizon), options))?
+    } else {
+        // The first request that is not in the recording ends the re-run: nothing after it
+        // can match, and going on would only pile up more misses.
+        let stop_check = Arc::clone(&replayer);
+        let options = EpisodeOptions {
+            stop: Some(Box::new(move || stop_check.first_miss().is_some())),
+            ..EpisodeOptions::default()
+        };
+        rt.block_on(play_seated_with(&kitchen, &factory, specs, cfg.seed, cfg.horizon, Some(&mut recorder), options))?
+    };
     recorder.finish(result.summary_json(seat))?;
     let rerun = Transcript::parse(&buf.text(), "the re-run")?;
 
     let miss = rerun.exchanges.iter().find_map(|e| match &e.outcome {
-        Outcome::Error(err) if err.error == "replay_miss" => {
-            Some(format!("replay miss at t={} ({} exchange #{}): {}", e.t, e.kind, e.seq, err.message))
-        }
+        Outcome::Error(err) if err.error == "replay_miss" => Some(format!(
+            "replay miss at t={} ({} exchange #{}): {}; the re-run stopped there",
+            e.t, e.kind, e.seq, err.message
+        )),
         _ => None,
     });
     let divergence = first_divergence(&rec, &rerun);
@@ -83,7 +167,11 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         let (seq, t, kind) = &unserved[0];
         format!("{} recorded replies were never asked for (first: #{seq} at t={t}, {kind})", unserved.len())
     });
-    let problems: Vec<String> = [miss, divergence, score_problem, unserved_problem].into_iter().flatten().collect();
+    // After a miss the re-run stopped early, so the other differences are its consequences.
+    let problems: Vec<String> = match miss {
+        Some(m) => vec![m],
+        None => [divergence, score_problem, unserved_problem].into_iter().flatten().collect(),
+    };
     let identical = problems.is_empty();
     if a.json {
         let v = json!({
@@ -114,4 +202,57 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The human seat of a game played in `proagent serve`, played back from the recorded
+/// joint actions. (A game whose model seat answered late in real time — `llm: proceed` —
+/// does not re-run exactly: the model saw other states than the re-run shows it.)
+struct RecordedSeat {
+    actions: Vec<Action>,
+}
+
+impl RecordedSeat {
+    fn new(rec: &Transcript, player: usize, file: &str) -> Result<Self> {
+        let mut actions = Vec::with_capacity(rec.steps.len());
+        for s in &rec.steps {
+            let letter = s.data.get("joint").and_then(|j| j.get(player)).and_then(Value::as_str).unwrap_or("");
+            let a = letter
+                .chars()
+                .next()
+                .and_then(Action::from_letter)
+                .with_context(|| format!("{file}: step t = {}: no action of player {player}", s.t))?;
+            actions.push(a);
+        }
+        Ok(RecordedSeat { actions })
+    }
+}
+
+#[async_trait::async_trait]
+impl Agent for RecordedSeat {
+    fn name(&self) -> String {
+        HUMAN.to_string()
+    }
+    fn reset(&mut self, _layout: &proagent::env::Layout, _seat: usize, _seed: u64) {}
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, proagent::policy::AgentError> {
+        Ok(self.actions.get(obs.state.timestep as usize).copied().unwrap_or(Action::Stay))
+    }
+}
+
+/// A model under another name (the replayer as the recorded model, for older transcripts).
+struct Named {
+    inner: Arc<proagent::llm::replay::ReplayModel>,
+    name: String,
+}
+
+#[async_trait::async_trait]
+impl LanguageModel for Named {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    async fn chat(
+        &self,
+        request: &proagent::llm::ChatRequest,
+    ) -> Result<proagent::llm::ChatResponse, proagent::llm::LlmError> {
+        self.inner.chat(request).await
+    }
 }

@@ -35,6 +35,7 @@ pub struct TrainArgs {
     /// A built-in layout name (or alias) or a layout file.
     #[arg(long)]
     layout: String,
+    /// Seed of every random choice (weights, environments, minibatches, mutations, draws).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Where to write the weights (safetensors); the metadata goes next to it as `.json`.
@@ -73,6 +74,7 @@ pub struct TrainArgs {
     /// Minibatches per pass.
     #[arg(long)]
     minibatches: Option<usize>,
+    /// Discount factor γ.
     #[arg(long)]
     gamma: Option<f64>,
     /// GAE λ.
@@ -132,6 +134,7 @@ pub struct EvalArgs {
     layout: String,
     #[command(flatten)]
     run: EpisodeArgs<100>,
+    /// Print the scores as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -456,13 +459,15 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
             let m = build_partner(&model, &kitchen)?;
             let p = build_partner(&partner, &kitchen)?;
             let agents = if seat == 0 { [m, p] } else { [p, m] };
-            let r = rt.block_on(play_episode(
-                Arc::clone(&layout),
-                agents,
-                a.run.seed_of(e),
-                a.run.horizon,
-                EpisodeOptions::default(),
-            ));
+            let r = rt
+                .block_on(play_episode(
+                    Arc::clone(&layout),
+                    agents,
+                    a.run.seed_of(e),
+                    a.run.horizon,
+                    EpisodeOptions::default(),
+                ))
+                .map_err(|f| anyhow::anyhow!("episode {e} (seat {seat}) failed: {}", f.abort))?;
             scores.push(r.score);
         }
         let (mean, se) = train::mean_se(&scores);

@@ -68,7 +68,7 @@ impl Kitchen {
                     }
                 }
             }
-            // Regions past u16 range would need a grid far larger than the 250x250 limit.
+            // Regions past u16 range would need a grid far larger than the 32 x 32 limit.
             next = next.saturating_add(1).min(NO_REGION - 1);
         }
         Kitchen { layout, motion, region }

@@ -25,7 +25,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
-/// A skill fails after this many consecutive steps without getting closer to its goal.
+/// A skill fails after this many consecutive steps without getting closer to its goal
+/// (the default [`ControllerOptions`]).
 pub const STALL_LIMIT: u32 = 12;
 /// A detour around the teammate is taken at once when it costs at most this many extra moves.
 const DETOUR_SLACK: u32 = 2;
@@ -61,6 +62,32 @@ impl SkillStatus {
     /// True once the skill succeeded or failed.
     pub fn is_done(&self) -> bool {
         !matches!(self, SkillStatus::Running)
+    }
+}
+
+/// What a `wait(n)` does on each of its steps.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum WaitMoves {
+    /// Stay put, but step off a cell the teammate needs when it is close (breaks jams).
+    #[default]
+    StayOrUnjam,
+    /// A seeded uniform choice among staying and moving to each neighbouring floor
+    /// cell (the teammate's cell is not excluded), as the original ProAgent's waits do.
+    RandomValid,
+}
+
+/// The controller's switches that the agent's presets set differently.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ControllerOptions {
+    /// Consecutive steps without progress after which a skill fails; `None`: never.
+    pub stall_limit: Option<u32>,
+    /// What each step of a wait does.
+    pub wait_moves: WaitMoves,
+}
+
+impl Default for ControllerOptions {
+    fn default() -> Self {
+        ControllerOptions { stall_limit: Some(STALL_LIMIT), wait_moves: WaitMoves::StayOrUnjam }
     }
 }
 
@@ -378,6 +405,22 @@ impl Navigator {
         })
     }
 
+    /// A seeded uniform choice among `Stay` and the moves into neighbouring floor
+    /// cells. The teammate's cell counts as floor (moving into it just fails), as in
+    /// the original ProAgent's waits.
+    pub fn random_valid_move(&mut self, state: &State) -> Action {
+        let me = state.players[self.player].pos;
+        let mut options = [Action::Stay; 5];
+        let mut n = 1;
+        for d in Dir::ALL {
+            if me.step(d).is_some_and(|q| self.kitchen.layout.is_walkable(q)) {
+                options[n] = Action::from_dir(d);
+                n += 1;
+            }
+        }
+        options[self.rng.random_range(0..n)]
+    }
+
     /// A random non-interact action that does not walk into the teammate.
     pub fn idle_move(&mut self, state: &State) -> Action {
         let me = state.players[self.player].pos;
@@ -410,6 +453,7 @@ pub struct Controller {
     /// Counters this player put something on (and what), so that it does not take it back.
     placed: Vec<(Pos, ObjKind)>,
     goals: Vec<Goal>,
+    options: ControllerOptions,
 }
 
 impl Controller {
@@ -426,6 +470,28 @@ impl Controller {
             stall: 0,
             placed: Vec::new(),
             goals: Vec::new(),
+            options: ControllerOptions::default(),
+        }
+    }
+
+    /// The same controller with other switches (stall limit, what waits do).
+    pub fn with_options(mut self, options: ControllerOptions) -> Controller {
+        self.options = options;
+        self
+    }
+
+    /// Whether the current skill's effect has happened in `state` (the item is in hand,
+    /// the hand is empty after a put, place or delivery, a wait has run its steps).
+    /// `false` without a skill.
+    pub fn is_done(&self, state: &State) -> bool {
+        let Some(skill) = self.skill else { return false };
+        let held = Kitchen::held_kind(state, self.nav.player);
+        match skill {
+            Skill::PickupOnion => held == Some(ObjKind::Onion),
+            Skill::PickupDish => held == Some(ObjKind::Dish),
+            Skill::FillDishWithSoup => held == Some(ObjKind::Soup),
+            Skill::PutOnionInPot | Skill::PlaceObjOnCounter | Skill::DeliverSoup => held.is_none(),
+            Skill::Wait(n) => self.steps >= n as u32,
         }
     }
 
@@ -482,19 +548,15 @@ impl Controller {
         let me = self.nav.player;
         let k = Arc::clone(self.nav.kitchen());
         let held = Kitchen::held_kind(state, me);
-        let done = match skill {
-            Skill::PickupOnion => held == Some(ObjKind::Onion),
-            Skill::PickupDish => held == Some(ObjKind::Dish),
-            Skill::FillDishWithSoup => held == Some(ObjKind::Soup),
-            Skill::PutOnionInPot | Skill::PlaceObjOnCounter | Skill::DeliverSoup => held.is_none(),
-            Skill::Wait(n) => self.steps >= n as u32,
-        };
-        if done {
+        if self.is_done(state) {
             return self.finish(SkillStatus::Succeeded);
         }
         if let Skill::Wait(_) = skill {
             self.steps += 1;
-            let action = self.nav.wait_move(state);
+            let action = match self.options.wait_moves {
+                WaitMoves::StayOrUnjam => self.nav.wait_move(state),
+                WaitMoves::RandomValid => self.nav.random_valid_move(state),
+            };
             return ControlStep { action, status: SkillStatus::Running };
         }
         // A skill that needs an object fails once the hand holds something else.
@@ -550,9 +612,11 @@ impl Controller {
         self.best_path = self.best_path.min(path);
         self.stall = if progressed || waiting_for_soup || action == Action::Interact { 0 } else { self.stall + 1 };
         self.steps += 1;
-        if self.stall >= STALL_LIMIT {
+        if let Some(limit) = self.options.stall_limit
+            && self.stall >= limit
+        {
             return self.finish(SkillStatus::Failed {
-                reason: format!("I made no progress for {STALL_LIMIT} steps, since the way is blocked."),
+                reason: format!("I made no progress for {limit} steps, since the way is blocked."),
             });
         }
         ControlStep { action, status: SkillStatus::Running }

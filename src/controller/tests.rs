@@ -238,3 +238,44 @@ fn wait_steps_off_the_spot_the_teammate_needs() {
 fn soup_object() -> Object {
     Object::Soup(Soup::with_ingredients(&[Ingredient::Onion; 3], 20, 20).unwrap())
 }
+
+#[test]
+fn without_a_stall_limit_a_blocked_skill_keeps_trying() {
+    let k = kitchen(&CORRIDOR);
+    let mut s = k.layout.start_state();
+    s.players[0].held = Some(Object::ONION);
+    s.players[0].dir = Dir::East;
+    let opts = ControllerOptions { stall_limit: None, wait_moves: WaitMoves::StayOrUnjam };
+    let mut c = Controller::new(Arc::clone(&k), 0, 3).with_options(opts);
+    c.set_skill(Skill::PutOnionInPot, &s);
+    // The default fails within 40 steps (blocked_dead_end_fails_after_the_stall_limit...).
+    let (status, actions) = run(&k, &mut s, &mut c, Action::Stay, 200);
+    assert_eq!(status, SkillStatus::Running, "never gives up: {actions:?}");
+    assert_eq!(actions.len(), 200);
+}
+
+#[test]
+fn random_valid_waits_stay_or_move_to_floor_cells_uniformly() {
+    let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
+    let s = k.layout.start_state();
+    // Player 0 starts at (1,2): floor to the north (1,1) and east (2,2); counter west, dish dispenser south.
+    let opts = ControllerOptions { wait_moves: WaitMoves::RandomValid, ..ControllerOptions::default() };
+    let draw = |seed| {
+        let mut c = Controller::new(Arc::clone(&k), 0, seed).with_options(opts);
+        let mut v = Vec::new();
+        for _ in 0..60 {
+            c.set_skill(Skill::Wait(20), &s);
+            for _ in 0..20 {
+                v.push(c.step(&s).action);
+            }
+        }
+        v
+    };
+    let a = draw(5);
+    assert_eq!(a, draw(5), "seeded");
+    for (action, share) in [(Action::Stay, 1.0 / 3.0), (Action::North, 1.0 / 3.0), (Action::East, 1.0 / 3.0)] {
+        let n = a.iter().filter(|&&x| x == action).count() as f64 / a.len() as f64;
+        assert!((n - share).abs() < 0.05, "{action:?}: {n}");
+    }
+    assert!(a.iter().all(|x| matches!(x, Action::Stay | Action::North | Action::East)), "{a:?}");
+}

@@ -5,10 +5,26 @@
 //!   `grid` is a (usually triple-quoted) string, plus rule keys;
 //! - plain text grids: one row of tiles per line (`#` lines are comments).
 //!
-//! Errors name the source, line and column, and parsing never panics.
+//! Errors name the source, line and column, and parsing never panics. The work
+//! and memory of parsing are linear in the text, whose size, grid and nesting
+//! are bounded ([`MAX_LAYOUT_TEXT_BYTES`], [`MAX_LAYOUT_SIDE`], [`MAX_NESTING`]),
+//! so everything built from a layout (the motion costs, the scene text) stays small.
 
 use super::pieces::{Ingredient, MAX_INGREDIENTS, Pos, Soup};
+use std::collections::HashSet;
 use std::fmt;
+
+/// Longest layout text (a file, or one recorded in a transcript header). A 32 x 32
+/// grid with every rule key is about 2 KiB.
+pub const MAX_LAYOUT_TEXT_BYTES: usize = 1 << 20;
+
+/// Most rows and columns of a grid. The published kitchens are at most 9 x 5 and
+/// overcooked_ai's largest about 15 wide; the per-layout motion costs grow with the
+/// square of the floor cells, so the grid is bounded.
+pub const MAX_LAYOUT_SIDE: usize = 32;
+
+/// Deepest nesting of brackets in a `.layout` dict (the real files nest 4 deep).
+pub const MAX_NESTING: usize = 32;
 
 /// Default cook time and soup value of the original's recipe defaults.
 pub const DEFAULT_COOK_TIME: u16 = 20;
@@ -265,6 +281,17 @@ impl Layout {
 
     /// Parses a layout file's text. `source_name` is used in errors, `name` is the layout's name.
     pub fn parse(name: &str, text: &str, source_name: &str) -> Result<Layout, LayoutError> {
+        if text.len() > MAX_LAYOUT_TEXT_BYTES {
+            return Err(LayoutError {
+                source_name: source_name.to_string(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "the layout is {} bytes long; layouts may be at most {MAX_LAYOUT_TEXT_BYTES} bytes (see docs/limits.md)",
+                    text.len()
+                ),
+            });
+        }
         let first = text.trim_start();
         if first.starts_with('{') {
             parse_layout_dict(name, text, source_name)
@@ -308,8 +335,16 @@ impl Layout {
         if width == 0 {
             return Err(err(rows[0].line, rows[0].column, "the grid's first row is empty".into()));
         }
-        if width > 250 || rows.len() > 250 {
-            return Err(err(grid_at.0, grid_at.1, "the grid is larger than 250 x 250".into()));
+        if width > MAX_LAYOUT_SIDE || rows.len() > MAX_LAYOUT_SIDE {
+            return Err(err(
+                grid_at.0,
+                grid_at.1,
+                format!(
+                    "the grid is {width} wide and {} high; layouts may be at most {MAX_LAYOUT_SIDE} x {MAX_LAYOUT_SIDE} \
+                     (see docs/limits.md)",
+                    rows.len()
+                ),
+            ));
         }
         let height = rows.len();
         let mut tiles = Vec::with_capacity(width * height);
@@ -482,6 +517,9 @@ struct PyReader<'a> {
     line: usize,
     col: usize,
     source: &'a str,
+    /// Open brackets around the value being read (bounded by [`MAX_NESTING`], so the
+    /// recursion cannot overflow the stack).
+    depth: usize,
 }
 
 impl<'a> PyReader<'a> {
@@ -530,18 +568,29 @@ impl<'a> PyReader<'a> {
         }
     }
 
+    /// Enters a bracket opened at (l, c); fails past [`MAX_NESTING`] levels.
+    fn enter(&mut self, l: usize, c: usize) -> Result<(), LayoutError> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.err(l, c, format!("brackets nested more than {MAX_NESTING} deep (see docs/limits.md)")));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn value(&mut self) -> Result<Py, LayoutError> {
         self.skip_ws();
         let (l, c) = (self.line, self.col);
         match self.peek() {
             None => Err(self.err(l, c, "unexpected end of file (unbalanced brackets?)")),
             Some('{') => {
+                self.enter(l, c)?;
                 self.bump();
                 let mut items = Vec::new();
                 loop {
                     self.skip_ws();
                     if self.peek() == Some('}') {
                         self.bump();
+                        self.depth -= 1;
                         return Ok(Py::Dict(items, l, c));
                     }
                     let k = self.value()?;
@@ -566,6 +615,7 @@ impl<'a> PyReader<'a> {
                 }
             }
             Some(open @ ('[' | '(')) => {
+                self.enter(l, c)?;
                 self.bump();
                 let close = if open == '[' { ']' } else { ')' };
                 let mut items = Vec::new();
@@ -573,6 +623,7 @@ impl<'a> PyReader<'a> {
                     self.skip_ws();
                     if self.peek() == Some(close) {
                         self.bump();
+                        self.depth -= 1;
                         return Ok(Py::List(items, l, c));
                     }
                     items.push(self.value()?);
@@ -676,7 +727,7 @@ impl<'a> PyReader<'a> {
 }
 
 fn parse_layout_dict(name: &str, text: &str, source_name: &str) -> Result<Layout, LayoutError> {
-    let mut r = PyReader { chars: text.chars().collect(), i: 0, line: 1, col: 1, source: source_name };
+    let mut r = PyReader { chars: text.chars().collect(), i: 0, line: 1, col: 1, source: source_name, depth: 0 };
     let top = r.value()?;
     r.expect_end()?;
     let Py::Dict(items, tl, tc) = top else {
@@ -702,15 +753,14 @@ fn parse_layout_dict(name: &str, text: &str, source_name: &str) -> Result<Layout
             _ => Err(err(v, format!("`{key}` must be a list, found {}", v.kind()))),
         }
     };
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for (k, v) in &items {
         let Py::Str(key, ..) = k else {
             return Err(err(k, format!("dict keys must be strings, found {}", k.kind())));
         };
-        if seen.contains(key) {
+        if !seen.insert(key.as_str()) {
             return Err(err(k, format!("duplicate key `{key}`")));
         }
-        seen.push(key.clone());
         match key.as_str() {
             "grid" => grid = Some(v.clone()),
             "start_all_orders" => {

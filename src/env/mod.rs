@@ -11,6 +11,7 @@
 //! 3. timestep += 1; a pot holding a full recipe starts cooking by itself,
 //!    then every cooking soup advances one tick.
 
+pub mod encoding;
 pub mod layout;
 pub mod motion;
 pub mod render;

@@ -69,3 +69,46 @@ pub fn render(layout: &Layout, state: &State) -> String {
     let _ = writeln!(out, "t={}", state.timestep);
     out
 }
+
+/// What the symbols of [`render`] mean.
+pub const LEGEND: &str = "legend: X counter · O onion dispenser · T tomato dispenser · D dish dispenser · P pot · \
+S serving counter · . floor\n        ↑0 ↓1 ←0 →1 a player facing that way (its index) · held or lying: o onion, t tomato, \
+d dish, {øø† 12} soup (ø onion, † tomato; cooking tick, ✓ ready)";
+
+/// `board` with `panel` beside it: each panel line after the board line of the same
+/// index (the board is padded to its widest line, plus a `│` separator). Lines beyond
+/// either column are kept.
+pub fn beside(board: &str, panel: &[String]) -> String {
+    let rows: Vec<&str> = board.lines().collect();
+    let width = rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for i in 0..rows.len().max(panel.len()) {
+        let row = rows.get(i).copied().unwrap_or("");
+        match panel.get(i) {
+            Some(p) => {
+                out.push_str(row);
+                out.extend(std::iter::repeat_n(' ', width - row.chars().count()));
+                out.push_str("  │ ");
+                out.push_str(p);
+            }
+            None => out.push_str(row),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panel_goes_beside_the_board_and_legend_names_every_tile() {
+        let text = beside("ab\nabcd\n", &["one".into(), "two".into(), "three".into()]);
+        assert_eq!(text, "ab    │ one\nabcd  │ two\n      │ three\n");
+        assert_eq!(beside("ab\n", &[]), "ab\n");
+        for c in ['X', 'O', 'T', 'D', 'P', 'S'] {
+            assert!(LEGEND.contains(&format!("{c} ")), "{c}");
+        }
+    }
+}

@@ -415,6 +415,36 @@ fn bad_layout_dicts_name_line_and_column() {
     assert!(e.message.contains("unsupported name"), "{e}");
 }
 
+/// A square kitchen of `side` cells with a counter border.
+fn square(side: usize) -> String {
+    let mut rows = vec![format!("XPSOD{}", "X".repeat(side - 5))];
+    rows.push(format!("X12{}X", " ".repeat(side - 4)));
+    for _ in 2..side - 1 {
+        rows.push(format!("X{}X", " ".repeat(side - 2)));
+    }
+    rows.push("X".repeat(side));
+    rows.join("\n")
+}
+
+#[test]
+fn layout_limits_hold_at_their_edges() {
+    let l = Layout::parse("edge", &square(layout::MAX_LAYOUT_SIDE), "edge").unwrap();
+    assert_eq!((l.width, l.height), (32, 32));
+    let e = err_of(&square(layout::MAX_LAYOUT_SIDE + 1));
+    assert_eq!((e.line, e.column), (1, 1));
+    assert_eq!(e.message, "the grid is 33 wide and 33 high; layouts may be at most 32 x 32 (see docs/limits.md)");
+    // Nesting: the dict plus 31 lists is the deepest allowed; one more is an error at its bracket.
+    let nested = |n: usize| format!("{{'grid': 'X', 'x': {}{}}}", "[".repeat(n), "]".repeat(n));
+    let e = err_of(&nested(layout::MAX_NESTING - 1));
+    assert!(e.message.contains("unknown tile") || e.message.contains("missing start"), "{e}");
+    let e = err_of(&nested(layout::MAX_NESTING));
+    assert_eq!((e.line, e.column), (1, 19 + layout::MAX_NESTING), "the 32nd list, inside the dict");
+    assert!(e.message.contains("brackets nested more than 32 deep"), "{e}");
+    // Text beyond the size limit is refused before it is read.
+    let e = err_of(&" ".repeat(layout::MAX_LAYOUT_TEXT_BYTES + 1));
+    assert!(e.message.contains("layouts may be at most 1048576 bytes"), "{e}");
+}
+
 #[test]
 fn parsing_arbitrary_bytes_never_panics() {
     // A cheap deterministic fuzz over truncations and mutations of a real file.

@@ -1,6 +1,8 @@
-//! One SVG heatmap per layout, as the paper's Figure 5: rows are agents as
-//! player 0, columns partners as player 1, each cell the mean score with its
-//! standard error, coloured on a viridis-like scale from 0 to the layout's best cell.
+//! One SVG heatmap per layout, as the paper's Figure 5: one panel per seat the
+//! agents played (rows agents, columns partners), each cell the mean score with
+//! its standard error and episode count, coloured on a viridis-like scale from 0
+//! to the layout's best cell, with a labelled colour bar. The canvas is sized to
+//! its labels, so there are no wide empty margins.
 //!
 //! Drawn with plotters' SVG backend. Without its font features plotters cannot
 //! measure glyphs, but the SVG backend does not need to: it writes every label
@@ -40,53 +42,89 @@ fn colour(t: f64) -> RGBColor {
     RGBColor(c.0, c.1, c.2)
 }
 
-/// Which seat a layout's heatmap shows: the agent as player 0 when there is any such
-/// episode (Figure 5's orientation), otherwise the agent as player 1.
-pub fn heatmap_seat(report: &Report, layout: &str) -> Option<u8> {
-    let has = |seat: u8| report.cells.iter().any(|c| c.layout == layout && c.seat == seat);
-    if has(0) {
-        Some(0)
-    } else if has(1) {
-        Some(1)
-    } else {
-        None
+/// The seats a layout's heatmap shows, one panel each: seat 0 (the agent as player 0,
+/// Figure 5's orientation) first.
+pub fn heatmap_seats(report: &Report, layout: &str) -> Vec<u8> {
+    [0u8, 1].into_iter().filter(|&seat| report.cells.iter().any(|c| c.layout == layout && c.seat == seat)).collect()
+}
+
+/// Width of one character of a 13-unit plotters label, in pixels (plotters writes
+/// `font-size` 10.5 for it; sans-serif glyphs average about half an em).
+const CHAR_W: f64 = 5.2;
+
+fn text_w(s: &str) -> i32 {
+    (s.chars().count() as f64 * CHAR_W).ceil() as i32
+}
+
+/// One seat's panel geometry.
+struct Panel<'a> {
+    seat: u8,
+    agents: Vec<&'a String>,
+    partners: Vec<&'a String>,
+    label_w: i32,
+    cell_w: i32,
+}
+
+impl Panel<'_> {
+    fn width(&self) -> i32 {
+        self.label_w + self.cell_w * self.partners.len() as i32
     }
 }
 
-/// The SVG text of one layout's heatmap, or `None` if the layout has no episodes.
-pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, HeatmapError> {
-    let Some(seat) = heatmap_seat(report, layout) else { return Ok(None) };
-    let err = |e: &dyn std::fmt::Display| HeatmapError { layout: layout.to_string(), message: e.to_string() };
-    let agents: Vec<&String> = report
-        .agents
-        .iter()
-        .filter(|a| report.cells.iter().any(|c| c.layout == layout && c.seat == seat && &c.agent == *a))
-        .collect();
-    let partners: Vec<&String> = report
-        .partners
-        .iter()
-        .filter(|p| report.cells.iter().any(|c| c.layout == layout && c.seat == seat && &c.partner == *p))
-        .collect();
-    let max = report
-        .cells
-        .iter()
-        .filter(|c| c.layout == layout && c.seat == seat)
-        .map(|c| c.score.mean)
-        .fold(0.0f64, f64::max);
+fn panel_title(seat: u8) -> String {
+    let (agent, partner) = if seat == 0 { (0, 1) } else { (1, 0) };
+    format!("agent as player {agent} × partner as player {partner}")
+}
 
-    // Geometry from label lengths (about 7.5 px per character at 13 px).
-    let char_w = 7.5;
-    let longest = |v: &[&String]| v.iter().map(|s| s.chars().count()).max().unwrap_or(1) as f64;
-    let left = (longest(&agents) * char_w + 30.0).max(90.0) as i32;
-    let cell_w = (longest(&partners) * char_w + 16.0).max(120.0) as i32;
-    let cell_h = 48;
-    let top = 70;
-    let bottom = 50;
-    let bar_w = 90;
-    let grid_w = cell_w * partners.len() as i32;
-    let grid_h = cell_h * agents.len() as i32;
-    let width = (left + grid_w + bar_w + 20) as u32;
-    let height = (top + grid_h + bottom) as u32;
+/// The SVG text of one layout's heatmap (one panel per seat played, a shared colour
+/// scale from 0 to the layout's best cell), or `None` if the layout has no episodes.
+pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, HeatmapError> {
+    let seats = heatmap_seats(report, layout);
+    if seats.is_empty() {
+        return Ok(None);
+    }
+    let err = |e: &dyn std::fmt::Display| HeatmapError { layout: layout.to_string(), message: e.to_string() };
+    let in_seat = |seat: u8| report.cells.iter().filter(move |c| c.layout == layout && c.seat == seat);
+    let cell_h = 44;
+    let panels: Vec<Panel<'_>> = seats
+        .iter()
+        .map(|&seat| {
+            let agents: Vec<&String> = report.agents.iter().filter(|a| in_seat(seat).any(|c| &c.agent == *a)).collect();
+            let partners: Vec<&String> =
+                report.partners.iter().filter(|p| in_seat(seat).any(|c| &c.partner == *p)).collect();
+            let label_w = agents.iter().map(|a| text_w(a)).max().unwrap_or(0) + 10;
+            let widest_value = in_seat(seat).map(|c| text_w(&c.score.show())).max().unwrap_or(0);
+            let mut cell_w = partners.iter().map(|p| text_w(p)).chain([widest_value]).max().unwrap_or(0).max(60) + 12;
+            // The panel's title spans its grid.
+            let n = partners.len().max(1) as i32;
+            cell_w = cell_w.max((text_w(&panel_title(seat)) + 8 + n - 1) / n);
+            Panel { seat, agents, partners, label_w, cell_w }
+        })
+        .collect();
+    let max = report.cells.iter().filter(|c| c.layout == layout).map(|c| c.score.mean).fold(0.0f64, f64::max);
+
+    let (pad, gap, axis_w) = (8, 24, 16);
+    let title_h = 24;
+    let panel_title_h = 20;
+    let col_label_h = 18;
+    let top = pad + title_h + panel_title_h + col_label_h;
+    let rows = panels.iter().map(|p| p.agents.len()).max().unwrap_or(1) as i32;
+    let grid_h = cell_h * rows;
+    let bar_label = "mean score";
+    let tick_w = text_w(&format!("{max:.0}")).max(text_w("0"));
+    let bar_w = 14;
+    let mut x = pad + axis_w;
+    let mut origins = Vec::new();
+    for p in &panels {
+        origins.push(x);
+        x += p.width() + gap;
+    }
+    let bar_x = x;
+    let title = format!("{layout}: mean team score ± SE (n episodes per cell)");
+    // Titles are 16-unit labels: about 1.25 times as wide per character.
+    let title_w = (text_w(&title) as f64 * 1.25) as i32;
+    let width = (bar_x + bar_w + 6 + tick_w + 8 + 14 + pad).max(pad + title_w + pad) as u32;
+    let height = (top + grid_h + 16 + pad) as u32;
 
     let mut svg = String::new();
     {
@@ -94,68 +132,83 @@ pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, Heat
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let font = |size: i32| ("sans-serif", size).into_font();
         let centred = Pos::new(HPos::Center, VPos::Center);
-        let (p_agent, p_partner) = if seat == 0 { (0, 1) } else { (1, 0) };
-        let title = format!("{layout}: mean score ± SE");
-        root.draw(&Text::new(title, (left + grid_w / 2, 18), font(16).color(&BLACK).pos(centred)))
+        let left_mid = Pos::new(HPos::Left, VPos::Center);
+        root.draw(&Text::new(title, (pad, pad + title_h / 2), font(16).color(&BLACK).pos(left_mid)))
             .map_err(|e| err(&e))?;
         root.draw(&Text::new(
-            format!("partner (player {p_partner})"),
-            (left + grid_w / 2, top - 34),
-            font(13).color(&BLACK).pos(centred),
-        ))
-        .map_err(|e| err(&e))?;
-        root.draw(&Text::new(
-            format!("agent (player {p_agent})"),
-            (12, top + grid_h / 2),
+            "agent".to_string(),
+            (pad + axis_w / 2, top + grid_h / 2),
             font(13).color(&BLACK).pos(centred).transform(FontTransform::Rotate270),
         ))
         .map_err(|e| err(&e))?;
-
-        for (j, p) in partners.iter().enumerate() {
-            let x = left + cell_w * j as i32 + cell_w / 2;
-            root.draw(&Text::new(p.to_string(), (x, top - 12), font(13).color(&BLACK).pos(centred)))
-                .map_err(|e| err(&e))?;
-        }
-        for (i, a) in agents.iter().enumerate() {
-            let y0 = top + cell_h * i as i32;
+        for (p, &x0) in panels.iter().zip(&origins) {
+            let grid_x = x0 + p.label_w;
+            let grid_w = p.cell_w * p.partners.len() as i32;
             root.draw(&Text::new(
-                a.to_string(),
-                (left - 8, y0 + cell_h / 2),
-                font(13).color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center)),
+                panel_title(p.seat),
+                (grid_x + grid_w / 2, pad + title_h + panel_title_h / 2),
+                font(13).color(&BLACK).pos(centred),
             ))
             .map_err(|e| err(&e))?;
-            for (j, p) in partners.iter().enumerate() {
-                let x0 = left + cell_w * j as i32;
-                let cell = report.cell(layout, a, p, seat);
-                let (fill, label, dark) = match cell {
-                    Some(c) => {
-                        let t = if max > 0.0 { c.score.mean / max } else { 0.0 };
-                        (colour(t), c.score.show(), t < 0.6)
+            for (j, partner) in p.partners.iter().enumerate() {
+                let cx = grid_x + p.cell_w * j as i32 + p.cell_w / 2;
+                root.draw(&Text::new(
+                    partner.to_string(),
+                    (cx, top - col_label_h / 2),
+                    font(13).color(&BLACK).pos(centred),
+                ))
+                .map_err(|e| err(&e))?;
+            }
+            for (i, agent) in p.agents.iter().enumerate() {
+                let y0 = top + cell_h * i as i32;
+                root.draw(&Text::new(
+                    agent.to_string(),
+                    (grid_x - 6, y0 + cell_h / 2),
+                    font(13).color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center)),
+                ))
+                .map_err(|e| err(&e))?;
+                for (j, partner) in p.partners.iter().enumerate() {
+                    let cx0 = grid_x + p.cell_w * j as i32;
+                    let (fill, lines, dark) = match report.cell(layout, agent, partner, p.seat) {
+                        Some(c) => {
+                            let t = if max > 0.0 { c.score.mean / max } else { 0.0 };
+                            (colour(t), vec![c.score.show(), format!("n={}", c.score.n)], t < 0.6)
+                        }
+                        None => (RGBColor(220, 220, 220), vec!["–".to_string()], false),
+                    };
+                    let corners = [(cx0, y0), (cx0 + p.cell_w, y0 + cell_h)];
+                    root.draw(&Rectangle::new(corners, fill.filled())).map_err(|e| err(&e))?;
+                    root.draw(&Rectangle::new(corners, WHITE.stroke_width(1))).map_err(|e| err(&e))?;
+                    let ink = if dark { WHITE } else { BLACK };
+                    let step = cell_h / (lines.len() as i32 + 1);
+                    for (k, line) in lines.into_iter().enumerate() {
+                        let size = if k == 0 { 13 } else { 11 };
+                        let y = y0 + step * (k as i32 + 1);
+                        root.draw(&Text::new(line, (cx0 + p.cell_w / 2, y), font(size).color(&ink).pos(centred)))
+                            .map_err(|e| err(&e))?;
                     }
-                    None => (RGBColor(220, 220, 220), "–".to_string(), false),
-                };
-                root.draw(&Rectangle::new([(x0, y0), (x0 + cell_w, y0 + cell_h)], fill.filled()))
-                    .map_err(|e| err(&e))?;
-                root.draw(&Rectangle::new([(x0, y0), (x0 + cell_w, y0 + cell_h)], WHITE.stroke_width(1)))
-                    .map_err(|e| err(&e))?;
-                let ink = if dark { WHITE } else { BLACK };
-                root.draw(&Text::new(label, (x0 + cell_w / 2, y0 + cell_h / 2), font(13).color(&ink).pos(centred)))
-                    .map_err(|e| err(&e))?;
+                }
             }
         }
 
-        // Colour bar from 0 to the best cell.
-        let bx = left + grid_w + 24;
+        // The colour bar, 0 at the bottom to the best cell at the top, with its label.
         let steps = 40;
         for k in 0..steps {
             let t = 1.0 - (k as f64 + 0.5) / steps as f64;
             let y0 = top + grid_h * k / steps;
             let y1 = top + grid_h * (k + 1) / steps;
-            root.draw(&Rectangle::new([(bx, y0), (bx + 16, y1)], colour(t).filled())).map_err(|e| err(&e))?;
+            root.draw(&Rectangle::new([(bar_x, y0), (bar_x + bar_w, y1)], colour(t).filled())).map_err(|e| err(&e))?;
         }
-        let tick = font(11).color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-        root.draw(&Text::new(format!("{max:.0}"), (bx + 22, top), tick.clone())).map_err(|e| err(&e))?;
-        root.draw(&Text::new("0".to_string(), (bx + 22, top + grid_h), tick)).map_err(|e| err(&e))?;
+        let tick = font(11).color(&BLACK).pos(left_mid);
+        for (value, y) in [(max, top), (max / 2.0, top + grid_h / 2), (0.0, top + grid_h)] {
+            root.draw(&Text::new(format!("{value:.0}"), (bar_x + bar_w + 6, y), tick.clone())).map_err(|e| err(&e))?;
+        }
+        root.draw(&Text::new(
+            bar_label.to_string(),
+            (bar_x + bar_w + 6 + tick_w + 8 + 7, top + grid_h / 2),
+            font(13).color(&BLACK).pos(centred).transform(FontTransform::Rotate90),
+        ))
+        .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(Some(svg))
@@ -194,14 +247,18 @@ mod tests {
         let svg = heatmap_svg(&r, "cramped_room").unwrap().unwrap();
         assert!(svg.starts_with("<svg"), "{svg}");
         for label in [
-            "cramped_room: mean score ± SE",
+            "cramped_room: mean team score ± SE",
             "greedy",
             "stay",
             "scripted",
             "120.0 ± 20.0",
             "0.0 ± –",
-            "partner (player 1)",
-            "agent (player 0)",
+            "n=2",
+            "n=1",
+            "agent as player 0 × partner as player 1",
+            "agent as player 1 × partner as player 0",
+            "mean score",
+            "60.0 ± –",
         ] {
             assert!(svg.contains(label), "missing {label:?} in\n{svg}");
         }
@@ -209,6 +266,21 @@ mod tests {
         // one missing cell (scripted × greedy has only seat-1 episodes) is grey
         assert!(svg.contains("#DCDCDC") || svg.contains("rgb(220,220,220)"), "{svg}");
         assert!(heatmap_svg(&r, "counter_circuit").unwrap().is_none());
+        // The colour bar is labelled 0, half and the best cell (140 is the best episode,
+        // 120 the best cell mean).
+        for tick in [">\n120\n<", ">\n60\n<", ">\n0\n<"] {
+            assert!(svg.contains(tick), "missing tick {tick:?}");
+        }
+    }
+
+    #[test]
+    fn canvas_fits_its_labels() {
+        let r = Report::build(&[rec("scripted", "greedy", 0, 0, 100.0)]);
+        let svg = heatmap_svg(&r, "cramped_room").unwrap().unwrap();
+        let width: u32 = svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse().unwrap();
+        // One cell as wide as the panel title, a short row label, the bar: no empty margins.
+        assert!(width < 420, "{width}");
+        assert_eq!(heatmap_seats(&r, "cramped_room"), vec![0]);
     }
 
     #[test]

@@ -9,7 +9,10 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Bumped when the meaning of an episode spec changes, so old results are not reused.
-pub const SPEC_VERSION: u32 = 1;
+/// Version 2: agents and partners are named by their labels (a ProAgent by its model and
+/// options), and real episodes' `runner_config` covers every seat (code version, model
+/// server, file hashes).
+pub const SPEC_VERSION: u32 = 2;
 
 /// A layout in a sweep: its report name and the sha256 of its source text, so
 /// editing a layout file never silently reuses results from the old grid.
@@ -342,7 +345,7 @@ mod tests {
         let text = e.canonical_json();
         assert_eq!(
             text,
-            r#"{"v":1,"runner":"play","runner_config":"","layout":"cramped_room","layout_sha256":"ab","agent":"scripted","partner":"greedy","seat":1,"seed":7,"horizon":400}"#
+            r#"{"v":2,"runner":"play","runner_config":"","layout":"cramped_room","layout_sha256":"ab","agent":"scripted","partner":"greedy","seat":1,"seed":7,"horizon":400}"#
         );
         assert_eq!(e.config_hash(), sha256_hex(text.as_bytes()));
         let mut other = e.clone();

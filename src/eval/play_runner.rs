@@ -1,57 +1,94 @@
 //! The episode runner of real sweeps: seats built by [`crate::runner::seats`],
 //! episodes played by [`crate::runner::play_seated`], and for every episode
-//! with a `proagent` seat a transcript in the format of `proagent play` (so
+//! with a ProAgent seat a transcript in the format of `proagent play` (so
 //! `proagent replay` re-runs it), written as the episode is played.
+//!
+//! An episode whose model failed (more failed calls than
+//! [`ProAgentSeats::max_llm_failures`] allows) is an [`EpisodeError::Failed`]: not
+//! recorded, retried by the next run; its transcript stays under the `.partial` name
+//! with a footer saying why. A model that refuses the configuration (wrong key,
+//! unknown model, ...) is an [`EpisodeError::Fatal`], which stops the sweep.
+//!
+//! On request it also writes every episode's trajectory (`eval --keep-trajectories`).
+//!
+//! Every seat's key fingerprint covers what decides its play: the code version
+//! ([`CODE_VERSION`]) for all, plus a ProAgent's model, sampling, switches, prompt
+//! texts and server identity, or a `bc:PATH` file's sha256.
 
 use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
 use super::store::EpisodeOutcome;
-use crate::agent::{ModelSettings, ProAgentConfig, config};
+use crate::agent::{ModelSettings, ProAgentConfig};
 use crate::analysis::TeamworkTotals;
 use crate::controller::Kitchen;
 use crate::env::Layout;
-use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
-use crate::runner::seats::{SeatFactory, is_proagent};
-use crate::runner::{EpisodeResult, RunError, play_seated};
+use crate::llm::sha256_hex;
+use crate::partners::bc::BcSpec;
+use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig, SeatConfig};
+use crate::runner::seats::SeatFactory;
+use crate::runner::{CODE_VERSION, EpisodeResult, RunError, play_seated};
 use crate::transcript::{Scrubber, WriterOptions};
 use async_trait::async_trait;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// How the sweep's `proagent` seats are configured and recorded.
+/// One ProAgent seat of a sweep: how it is configured, recorded and identified.
 #[derive(Clone)]
 pub struct ProAgentSeats {
-    /// The configuration every `proagent` seat gets.
+    /// The seat's configuration (its `label` is the seat's name in the sweep).
     pub config: ProAgentConfig,
     /// The model as a transcript header records it.
     pub model: ModelSettings,
     /// Secrets kept out of the transcripts.
     pub scrubber: Scrubber,
+    /// How many model calls of an episode may fail after every retry before the
+    /// episode fails (`None`: no limit).
+    pub max_llm_failures: Option<u64>,
+    /// What identifies the model beyond its name (see `runner::models::model_identity`):
+    /// part of the key of every episode with this seat.
+    pub server: serde_json::Value,
 }
 
-/// Plays real episodes; `proagent` seats use the sweep's ProAgent options.
+/// Plays real episodes. ProAgent seats are named by their labels
+/// (`agent::config::label`), each with its own configuration; other specs are built as
+/// `play` builds them.
 pub struct PlayRunner {
     kitchens: HashMap<String, Arc<Kitchen>>,
     factory: SeatFactory,
-    proagent: Option<ProAgentSeats>,
-    fingerprint: String,
+    proagent: HashMap<String, ProAgentSeats>,
+    /// Per spec: the fingerprint that goes into the key, and the settings records keep.
+    known: Mutex<HashMap<String, (String, serde_json::Value)>>,
+    keep_trajectories: bool,
 }
 
 impl PlayRunner {
-    /// A runner for these layouts (by name); one kitchen (motion tables etc.) per layout
-    /// is shared by all its episodes.
-    pub fn new(layouts: &HashMap<String, Arc<Layout>>, proagent: Option<ProAgentSeats>) -> PlayRunner {
+    /// A runner for these layouts (by name) and ProAgent seats (by label); one kitchen
+    /// (motion tables etc.) per layout is shared by all its episodes.
+    pub fn new(layouts: &HashMap<String, Arc<Layout>>, proagent: HashMap<String, ProAgentSeats>) -> PlayRunner {
         let kitchens = layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
-        let fingerprint = proagent
-            .as_ref()
-            .map(|p| config::fingerprint(&p.config.settings, &p.model, &p.config.prompts))
-            .unwrap_or_default();
-        let factory = SeatFactory::new(proagent.as_ref().map(|p| p.config.clone()));
-        PlayRunner { kitchens, factory, proagent, fingerprint }
+        let limit = proagent
+            .values()
+            .map(|p| p.max_llm_failures)
+            .next()
+            .unwrap_or(Some(crate::runner::DEFAULT_MAX_LLM_FAILURES));
+        let mut factory = SeatFactory::new(None).with_max_llm_failures(limit);
+        for (label, seat) in &proagent {
+            factory = factory.with_seat(label, seat.config.clone());
+        }
+        PlayRunner { kitchens, factory, proagent, known: Mutex::new(HashMap::new()), keep_trajectories: false }
+    }
+
+    /// Also write every episode's trajectory (reference-trace schema, one line) to its
+    /// [`EpisodeContext::trajectory_path`], for `verify-trace`, `analyze` and the viewer.
+    pub fn keep_trajectories(mut self, keep: bool) -> Self {
+        self.keep_trajectories = keep;
+        self
     }
 
     fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
-        self.kitchens.get(layout).ok_or_else(|| EpisodeError(format!("layout {layout} is not part of this sweep")))
+        self.kitchens
+            .get(layout)
+            .ok_or_else(|| EpisodeError::Failed(format!("layout {layout} is not part of this sweep")))
     }
 
     /// Checks a spec in both seats on every layout (prompt templates included).
@@ -60,10 +97,50 @@ impl PlayRunner {
         names.sort();
         for name in names {
             for seat in 0..2 {
-                self.factory.check(spec, &self.kitchens[name], seat).map_err(|e| EpisodeError(e.to_string()))?;
+                self.factory
+                    .check(spec, &self.kitchens[name], seat)
+                    .map_err(|e| EpisodeError::Failed(e.to_string()))?;
             }
         }
         Ok(())
+    }
+
+    /// The settings of a spec as records keep them, and the key fingerprint (their sha256).
+    fn describe(&self, spec: &str) -> (String, serde_json::Value) {
+        let spec = spec.trim();
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = known.get(spec) {
+            return d.clone();
+        }
+        let settings = match self.proagent.get(spec) {
+            Some(p) => serde_json::json!({
+                "code": CODE_VERSION,
+                "model": p.model,
+                "settings": p.config.settings,
+                // One hash over every template's sha256 (the transcripts list them one by one).
+                "prompts_sha256": sha256_hex(serde_json::to_string(&p.config.prompts.hashes()).unwrap_or_default().as_bytes()),
+                "server": p.server,
+            }),
+            None => match BcSpec::parse(spec) {
+                Some(BcSpec::File(path)) => {
+                    let sha =
+                        std::fs::read(&path).map(|b| sha256_hex(&b)).unwrap_or_else(|e| format!("unreadable: {e}"));
+                    serde_json::json!({"code": CODE_VERSION, "file": path.display().to_string(), "sha256": sha})
+                }
+                _ => serde_json::json!({"code": CODE_VERSION}),
+            },
+        };
+        // The key hashes what plays, not where it was served from or how patiently.
+        let mut keyed = settings.clone();
+        if let Some(m) = keyed.get_mut("model").and_then(|m| m.as_object_mut()) {
+            m.retain(|k, _| matches!(k.as_str(), "model" | "temperature" | "top_p" | "max_tokens"));
+        }
+        if let Some(s) = keyed.get_mut("settings").and_then(|s| s.as_object_mut()) {
+            s.remove("prompts");
+        }
+        let d = (sha256_hex(keyed.to_string().as_bytes()), settings);
+        known.insert(spec.to_string(), d.clone());
+        d
     }
 
     /// The recorder of an episode whose seats include a ProAgent.
@@ -73,10 +150,10 @@ impl PlayRunner {
         k: &Kitchen,
         ctx: &EpisodeContext,
     ) -> Result<Option<EpisodeRecorder>, EpisodeError> {
-        let Some(p) = &self.proagent else { return Ok(None) };
-        if !is_proagent(&spec.agent) && !is_proagent(&spec.partner) {
-            return Ok(None);
-        }
+        let seat = spec.seat.min(1) as usize;
+        let by_player = if seat == 0 { [&spec.agent, &spec.partner] } else { [&spec.partner, &spec.agent] };
+        let seats: [Option<&ProAgentSeats>; 2] = by_player.map(|s| self.proagent.get(s.trim()));
+        let Some(main) = seats[seat].or(seats[1 - seat]) else { return Ok(None) };
         let run = RunConfig {
             command: PLAY_COMMAND.into(),
             layout: k.layout.name.clone(),
@@ -84,19 +161,39 @@ impl PlayRunner {
             layout_file: None,
             agent: spec.agent.clone(),
             partner: spec.partner.clone(),
-            seat: spec.seat.min(1) as usize,
+            seat,
             seed: spec.seed,
             horizon: spec.horizon,
-            proagent: p.config.settings.clone(),
-            model: p.model.clone(),
+            proagent: main.config.settings.clone(),
+            model: main.model.clone(),
+            seats: seats.map(|s| {
+                s.map(|p| SeatConfig {
+                    label: p.config.label.clone().unwrap_or_default(),
+                    proagent: p.config.settings.clone(),
+                    model: p.model.clone(),
+                })
+            }),
         };
         let fail = |e: crate::transcript::TranscriptError| {
-            EpisodeError(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
+            EpisodeError::Failed(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
         };
-        let header = run.header(p.config.prompts.hashes()).map_err(fail)?;
-        let opts = WriterOptions { scrubber: p.scrubber.clone(), wall_clock: true };
+        let header = run.header(main.config.prompt_hashes()).map_err(fail)?;
+        let opts = WriterOptions { scrubber: main.scrubber.clone(), wall_clock: true };
         EpisodeRecorder::start_file(ctx.transcript_path.clone(), opts, &header).map(Some).map_err(fail)
     }
+}
+
+/// Writes the trajectory under a temporary name first, so an interrupted write never
+/// leaves a file that looks complete.
+fn write_trajectory(r: &EpisodeResult, path: &std::path::Path) -> Result<(), EpisodeError> {
+    let fail = |e: std::io::Error| EpisodeError::Failed(format!("writing the trajectory {}: {e}", path.display()));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(".partial");
+    std::fs::write(&tmp, format!("{}\n", r.to_trajectory_json())).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
 }
 
 /// What the sweep records of a played episode.
@@ -124,7 +221,11 @@ impl EpisodeRunner for PlayRunner {
     }
 
     fn config_fingerprint(&self, spec: &str) -> String {
-        if is_proagent(spec) { self.fingerprint.clone() } else { String::new() }
+        self.describe(spec).0
+    }
+
+    fn seat_settings(&self, spec: &str) -> serde_json::Value {
+        self.describe(spec).1
     }
 
     fn check_spec(&self, spec: &str) -> Result<(), EpisodeError> {
@@ -136,13 +237,35 @@ impl EpisodeRunner for PlayRunner {
         let seat = spec.seat.min(1) as usize;
         let specs = if seat == 0 { [&*spec.agent, &*spec.partner] } else { [&*spec.partner, &*spec.agent] };
         let mut recorder = self.recorder(spec, k, ctx)?;
-        let r = play_seated(k, &self.factory, specs, spec.seed, spec.horizon, recorder.as_mut(), None).await;
-        let r = r.map_err(|e: RunError| EpisodeError(e.to_string()))?;
+        let played = play_seated(k, &self.factory, specs, spec.seed, spec.horizon, recorder.as_mut(), None).await;
+        let transcript_error = |e: crate::transcript::TranscriptError| {
+            format!("writing the transcript {}: {e}", ctx.transcript_path.display())
+        };
+        let r = match played {
+            Ok(r) => r,
+            Err(RunError::Failed(failed)) => {
+                let mut message = failed.to_string();
+                if let Some(rec) = recorder {
+                    match rec.finish_failed(failed.summary_json(seat)) {
+                        Ok(Some(path)) => message.push_str(&format!(" (transcript: {})", path.display())),
+                        Ok(None) => {}
+                        Err(e) => message.push_str(&format!("; {}", transcript_error(e))),
+                    }
+                }
+                return Err(if failed.abort.stops_run() {
+                    EpisodeError::Fatal(message)
+                } else {
+                    EpisodeError::Failed(message)
+                });
+            }
+            Err(e) => return Err(EpisodeError::Failed(e.to_string())),
+        };
+        if self.keep_trajectories {
+            write_trajectory(&r, &ctx.trajectory_path)?;
+        }
         let mut out = outcome(&r, seat);
         if let Some(rec) = recorder {
-            out.transcript = rec
-                .finish(out.metrics.clone())
-                .map_err(|e| EpisodeError(format!("writing the transcript {}: {e}", ctx.transcript_path.display())))?;
+            out.transcript = rec.finish(out.metrics.clone()).map_err(|e| EpisodeError::Failed(transcript_error(e)))?;
         }
         Ok(out)
     }

@@ -159,6 +159,16 @@ pub struct Report {
     /// Cells that pool episodes played under different settings (runner, ProAgent flags,
     /// horizon or layout file): their numbers mix experiments.
     pub warnings: Vec<String>,
+    /// The full settings behind every agent and partner name, as the results recorded
+    /// them (model, sampling, switches, prompt hashes, server identity, file hashes, code
+    /// version); more than one entry under a name means the report pools settings.
+    pub settings: BTreeMap<String, Vec<serde_json::Value>>,
+    /// Per layout, the sha256 of each layout source its episodes were played on.
+    pub layout_sha256: BTreeMap<String, Vec<String>>,
+    /// Episode lengths played.
+    pub horizons: Vec<u32>,
+    /// Episode runners (`play` for real episodes).
+    pub runners: Vec<String>,
 }
 
 /// Built-in layouts in their classic order, then any others alphabetically.
@@ -224,9 +234,9 @@ impl Report {
                 partner: partner.to_string(),
                 seat: *seat,
                 score: Stat::of(&scores),
-                llm_calls: recs.iter().map(|r| r.llm_calls).sum(),
-                prompt_tokens: recs.iter().map(|r| r.prompt_tokens).sum(),
-                completion_tokens: recs.iter().map(|r| r.completion_tokens).sum(),
+                llm_calls: saturating_sum(recs.iter().map(|r| r.llm_calls)),
+                prompt_tokens: saturating_sum(recs.iter().map(|r| r.prompt_tokens)),
+                completion_tokens: saturating_sum(recs.iter().map(|r| r.completion_tokens)),
                 llm_wall_s: recs.iter().map(|r| r.llm_wall_s).sum(),
                 episode_wall_s: recs.iter().map(|r| r.episode_wall_s).sum(),
                 constructive: teamwork_mean(recs, |t| t.constructive),
@@ -261,13 +271,48 @@ impl Report {
 
         let totals = Totals {
             episodes: records.len(),
-            llm_calls: cells.iter().map(|c| c.llm_calls).sum(),
-            prompt_tokens: cells.iter().map(|c| c.prompt_tokens).sum(),
-            completion_tokens: cells.iter().map(|c| c.completion_tokens).sum(),
+            llm_calls: saturating_sum(cells.iter().map(|c| c.llm_calls)),
+            prompt_tokens: saturating_sum(cells.iter().map(|c| c.prompt_tokens)),
+            completion_tokens: saturating_sum(cells.iter().map(|c| c.completion_tokens)),
             llm_wall_s: cells.iter().map(|c| c.llm_wall_s).sum(),
             episode_wall_s: cells.iter().map(|c| c.episode_wall_s).sum(),
         };
-        Report { layouts, agents, partners, seats, table1, cells, totals, warnings }
+        let mut settings: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+        let mut layout_sha256: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in records {
+            for (name, v) in [(&r.agent, &r.agent_settings), (&r.partner, &r.partner_settings)] {
+                let list = settings.entry(name.clone()).or_default();
+                if !v.is_null() && !list.contains(v) {
+                    list.push(v.clone());
+                }
+            }
+            let shas = layout_sha256.entry(r.layout.clone()).or_default();
+            if !shas.contains(&r.layout_sha256) {
+                shas.push(r.layout_sha256.clone());
+            }
+        }
+        for list in settings.values_mut() {
+            list.sort_by_key(|v| v.to_string());
+        }
+        for list in layout_sha256.values_mut() {
+            list.sort();
+        }
+        let horizons = sorted_unique(records.iter().map(|r| r.horizon));
+        let runners = sorted_unique(records.iter().map(|r| r.runner.clone()));
+        Report {
+            layouts,
+            agents,
+            partners,
+            seats,
+            table1,
+            cells,
+            totals,
+            warnings,
+            settings,
+            layout_sha256,
+            horizons,
+            runners,
+        }
     }
 
     /// The cell of this layout, agent, partner and seat, if it has episodes.
@@ -512,10 +557,22 @@ fn finish_csv(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// A sum of counts read from results files (untrusted): it stops at `u64::MAX`
+/// instead of wrapping or panicking.
+fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0u64, u64::saturating_add)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::plan::EpisodeSpec;
+
+    #[test]
+    fn cost_sums_saturate() {
+        assert_eq!(saturating_sum([u64::MAX, 1, u64::MAX].into_iter()), u64::MAX);
+        assert_eq!(saturating_sum([2, 3].into_iter()), 5);
+    }
 
     fn rec(layout: &str, agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u64) -> EpisodeRecord {
         let spec = EpisodeSpec {

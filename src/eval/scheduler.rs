@@ -15,6 +15,7 @@ use async_trait::async_trait;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
 use std::future::Future;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,13 +29,37 @@ pub struct EpisodeContext {
     pub out_dir: PathBuf,
     /// The transcript file this episode should write, if its agents talk to an LLM.
     pub transcript_path: PathBuf,
+    /// Where its trajectory goes when the runner keeps trajectories.
+    pub trajectory_path: PathBuf,
 }
 
 /// An episode that could not be played (bad spec, LLM server gone, ...). It is not
 /// recorded, so the next run of the same command tries it again.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct EpisodeError(pub String);
+pub enum EpisodeError {
+    /// This episode failed (e.g. its model calls failed after every retry); the sweep
+    /// goes on with the others.
+    #[error("{0}")]
+    Failed(String),
+    /// A failure every other episode would repeat (the model server refused the
+    /// configuration: wrong key, unknown model, ...): the sweep stops at once.
+    #[error("{0}")]
+    Fatal(String),
+}
+
+impl EpisodeError {
+    /// The error's text.
+    pub fn message(&self) -> &str {
+        match self {
+            EpisodeError::Failed(m) | EpisodeError::Fatal(m) => m,
+        }
+    }
+
+    /// Whether the sweep must stop.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, EpisodeError::Fatal(_))
+    }
+}
 
 /// Plays one episode. Async because LLM-backed agents await their replies.
 #[async_trait]
@@ -47,6 +72,12 @@ pub trait EpisodeRunner: Send + Sync + 'static {
     /// changing them never reuses old results. Empty (the default) when there are none.
     fn config_fingerprint(&self, _spec: &str) -> String {
         String::new()
+    }
+    /// The full settings of an agent or partner `spec` as results records keep them
+    /// (model, switches, prompt hashes, server, file hashes, code version); `Null` (the
+    /// default) when there is nothing beyond the spec.
+    fn seat_settings(&self, _spec: &str) -> serde_json::Value {
+        serde_json::Value::Null
     }
     /// Rejects an agent or partner spec before the sweep starts (default: accept).
     fn check_spec(&self, _agent_or_partner: &str) -> Result<(), EpisodeError> {
@@ -140,11 +171,14 @@ impl EpisodeRunner for ChatRunner {
                 Sampling::default(),
             );
             let t0 = Instant::now();
-            let reply = self.model.chat(&req).await.map_err(|e| EpisodeError(format!("LLM call {t}: {e}")))?;
+            let reply = self.model.chat(&req).await.map_err(|e| {
+                let message = format!("LLM call {t}: {e}");
+                if e.is_fatal() { EpisodeError::Fatal(message) } else { EpisodeError::Failed(message) }
+            })?;
             outcome.llm_wall_s += t0.elapsed().as_secs_f64();
-            outcome.llm_calls += 1;
-            outcome.prompt_tokens += reply.usage.prompt_tokens;
-            outcome.completion_tokens += reply.usage.completion_tokens;
+            outcome.llm_calls = outcome.llm_calls.saturating_add(1);
+            outcome.prompt_tokens = outcome.prompt_tokens.saturating_add(reply.usage.prompt_tokens);
+            outcome.completion_tokens = outcome.completion_tokens.saturating_add(reply.usage.completion_tokens);
         }
         outcome.metrics = serde_json::json!({"model": self.model.name(), "calls": self.calls});
         Ok(outcome)
@@ -158,8 +192,18 @@ pub struct SchedulerOptions {
     pub concurrency: usize,
     /// The sweep's output directory; transcripts go under `transcripts/` in it.
     pub out_dir: PathBuf,
-    /// Draw a progress bar on stderr (only honoured when stderr is a terminal).
+    /// Show progress on stderr: a bar when stderr is a terminal, otherwise a plain line
+    /// every `progress_every` (batch logs such as Slurm's).
     pub progress: bool,
+    /// The interval of plain progress lines.
+    pub progress_every: Duration,
+}
+
+impl SchedulerOptions {
+    /// No progress at all, `concurrency` episodes at once, files under `out_dir`.
+    pub fn quiet(concurrency: usize, out_dir: PathBuf) -> Self {
+        SchedulerOptions { concurrency, out_dir, progress: false, progress_every: Duration::from_secs(60) }
+    }
 }
 
 /// An episode that failed in this run.
@@ -184,6 +228,9 @@ pub struct SweepSummary {
     pub failures: Vec<Failure>,
     /// True when the stop signal arrived before the plan was done.
     pub interrupted: bool,
+    /// Set when an episode failed in a way every other episode would repeat (see
+    /// [`EpisodeError::Fatal`]): the sweep stopped at once, with this message.
+    pub stopped: Option<String>,
     /// Wall time of the whole run, in seconds.
     pub wall_s: f64,
     /// Sum of the scores of the episodes completed in this run.
@@ -200,8 +247,13 @@ pub fn transcript_path(out_dir: &Path, config_hash: &str) -> PathBuf {
     out_dir.join("transcripts").join(format!("{config_hash}.jsonl"))
 }
 
+/// Where `eval --keep-trajectories` keeps an episode's trajectory (reference-trace
+/// schema, one line): next to the transcripts, one file per key.
+pub fn trajectory_path(out_dir: &Path, config_hash: &str) -> PathBuf {
+    out_dir.join("trajectories").join(format!("{config_hash}.jsonl"))
+}
+
 fn progress_bar(len: usize, show: bool) -> ProgressBar {
-    use std::io::IsTerminal;
     let target = if show && std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -221,7 +273,8 @@ fn relative_to(path: &Path, base: &Path) -> String {
 /// Plays `todo` with at most `opts.concurrency` episodes in flight, sending each finished
 /// episode to `writer`. When `stop` completes (Ctrl-C), no new episode starts, episodes in
 /// flight are dropped at their next await, and the summary says `interrupted`; whatever
-/// was finished is already on its way to disk. Errors only when the writer fails.
+/// was finished is already on its way to disk. A fatal episode error stops the sweep the
+/// same way and is reported in `stopped`. Errors only when the writer fails.
 pub async fn run_episodes(
     todo: Vec<PlannedEpisode>,
     runner: Arc<dyn EpisodeRunner>,
@@ -232,6 +285,10 @@ pub async fn run_episodes(
     let started = Instant::now();
     let concurrency = opts.concurrency.max(1);
     let bar = progress_bar(todo.len(), opts.progress);
+    let plain = opts.progress && !std::io::stderr().is_terminal();
+    let every = opts.progress_every.max(Duration::from_millis(10));
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let handle = tokio::runtime::Handle::current();
     let (cancel_tx, cancel_rx) = watch::channel(false);
     let mut summary = SweepSummary { scheduled: todo.len(), ..Default::default() };
@@ -243,7 +300,7 @@ pub async fn run_episodes(
     tokio::pin!(stop);
 
     loop {
-        if !summary.interrupted && writer_alive {
+        if !summary.interrupted && summary.stopped.is_none() && writer_alive {
             while set.len() < concurrency {
                 let Some(ep) = pending.next() else { break };
                 let runner = Arc::clone(&runner);
@@ -255,12 +312,18 @@ pub async fn run_episodes(
                     let ep = task_ep;
                     let ctx = EpisodeContext {
                         transcript_path: transcript_path(&out_dir, &ep.config_hash),
+                        trajectory_path: trajectory_path(&out_dir, &ep.config_hash),
                         out_dir: out_dir.clone(),
                     };
                     handle.block_on(async {
                         let t0 = Instant::now();
                         tokio::select! {
-                            r = runner.run(&ep.spec, &ctx) => Some(r.map(|o| make_record(&ep, o, t0.elapsed(), &out_dir))),
+                            r = runner.run(&ep.spec, &ctx) => Some(r.map(|o| {
+                                let mut rec = make_record(&ep, o, t0.elapsed(), &out_dir);
+                                rec.agent_settings = runner.seat_settings(&ep.spec.agent);
+                                rec.partner_settings = runner.seat_settings(&ep.spec.partner);
+                                rec
+                            })),
                             _ = cancel.wait_for(|c| *c) => None,
                         }
                     })
@@ -273,6 +336,10 @@ pub async fn run_episodes(
         }
         let joined = tokio::select! {
             j = set.join_next_with_id() => j,
+            _ = ticker.tick(), if plain => {
+                eprintln!("{}", progress_line(&summary, started.elapsed(), set.len()));
+                continue;
+            }
             _ = &mut stop, if !summary.interrupted => {
                 summary.interrupted = true;
                 let _ = cancel_tx.send(true);
@@ -290,7 +357,7 @@ pub async fn run_episodes(
             Ok(Some(Ok(rec))) => {
                 summary.completed += 1;
                 summary.score_sum += rec.score;
-                summary.llm_calls += rec.llm_calls;
+                summary.llm_calls = summary.llm_calls.saturating_add(rec.llm_calls);
                 tracing::info!(layout = %rec.layout, agent = %rec.agent, partner = %rec.partner, seat = rec.seat, seed = rec.seed, score = rec.score, "episode finished");
                 if !writer.send(rec) {
                     writer_alive = false;
@@ -301,7 +368,16 @@ pub async fn run_episodes(
                     });
                 }
             }
-            Ok(Some(Err(e))) => fail(&bar, &mut summary, ep, e.0),
+            Ok(Some(Err(e))) => {
+                if e.is_fatal() && summary.stopped.is_none() {
+                    summary.stopped = Some(e.message().to_string());
+                    let _ = cancel_tx.send(true);
+                    bar.suspend(|| {
+                        eprintln!("stopping the sweep: this failure would repeat in every episode; episodes in flight are dropped")
+                    });
+                }
+                fail(&bar, &mut summary, ep, e.message().to_string())
+            }
             Ok(None) => {} // cancelled by the stop signal
             Err(join_error) => {
                 // A panicking episode must not take the sweep down; its key is not recorded.
@@ -321,6 +397,36 @@ pub async fn run_episodes(
     summary.write = writer.finish()?;
     summary.wall_s = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// One plain progress line: episodes done of those scheduled, failures, in flight, mean
+/// score, LLM calls, elapsed time and a naive estimate of the time left.
+fn progress_line(s: &SweepSummary, elapsed: Duration, in_flight: usize) -> String {
+    let done = s.completed + s.failures.len();
+    let mean = if s.completed > 0 { format!("{:.1}", s.score_sum / s.completed as f64) } else { "–".into() };
+    let eta = if done > 0 && done < s.scheduled {
+        let left = elapsed.as_secs_f64() / done as f64 * (s.scheduled - done) as f64;
+        format!(", about {} left", clock(left))
+    } else {
+        String::new()
+    };
+    format!(
+        "progress: {done}/{} episodes ({} failed, {in_flight} in flight) · mean score {mean} · LLM calls {} · {} elapsed{eta}",
+        s.scheduled,
+        s.failures.len(),
+        s.llm_calls,
+        clock(elapsed.as_secs_f64())
+    )
+}
+
+/// Seconds as `1h02m03s`, `2m03s` or `3s`.
+fn clock(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, sec) => format!("{m}m{sec:02}s"),
+        (h, m, sec) => format!("{h}h{m:02}m{sec:02}s"),
+    }
 }
 
 fn fail(bar: &ProgressBar, summary: &mut SweepSummary, ep: PlannedEpisode, error: String) {
@@ -381,14 +487,30 @@ mod tests {
             self.now.fetch_sub(1, Ordering::SeqCst);
             match (spec.agent.as_str(), spec.partner.as_str(), spec.seat, spec.seed) {
                 ("b", "q", 1, 0) => panic!("boom"),
-                ("b", "q", _, _) => Err(EpisodeError("partner q is broken".into())),
+                ("b", "q", _, _) => Err(EpisodeError::Failed("partner q is broken".into())),
                 _ => Ok(FakeRunner::outcome_for(&spec.config_hash(), spec.horizon, 30)),
             }
         }
     }
 
     fn opts(dir: &Path, concurrency: usize) -> SchedulerOptions {
-        SchedulerOptions { concurrency, out_dir: dir.to_path_buf(), progress: false }
+        SchedulerOptions::quiet(concurrency, dir.to_path_buf())
+    }
+
+    #[test]
+    fn progress_lines_count_and_estimate() {
+        let mut s = SweepSummary { scheduled: 10, completed: 3, score_sum: 90.0, llm_calls: 12, ..Default::default() };
+        s.failures.push(Failure {
+            spec: plan(1, "x")[0].spec.clone(),
+            config_hash: String::new(),
+            error: String::new(),
+        });
+        let line = progress_line(&s, Duration::from_secs(80), 2);
+        assert_eq!(
+            line,
+            "progress: 4/10 episodes (1 failed, 2 in flight) · mean score 30.0 · LLM calls 12 · 1m20s elapsed, about 2m00s left"
+        );
+        assert_eq!(clock(3725.0), "1h02m05s");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -416,6 +538,35 @@ mod tests {
             assert_eq!(r.score, FakeRunner::outcome_for(&r.config_hash, 400, 30).score);
             assert!(r.episode_wall_s >= 0.03);
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fatal_episode_error_stops_the_sweep() {
+        struct Refused(AtomicUsize);
+        #[async_trait]
+        impl EpisodeRunner for Refused {
+            fn name(&self) -> &str {
+                "refused"
+            }
+            async fn run(&self, _: &EpisodeSpec, _: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                Err(EpisodeError::Fatal("HTTP 401 Unauthorized".into()))
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RESULTS_FILE);
+        let (w, _) = ResultWriter::open(&path).unwrap();
+        let runner = Arc::new(Refused(AtomicUsize::new(0)));
+        let s =
+            run_episodes(plan(3, "refused"), runner.clone(), w.spawn(), &opts(dir.path(), 2), std::future::pending())
+                .await
+                .unwrap();
+        assert_eq!(runner.0.load(Ordering::SeqCst), 2, "no episode starts after the refusal");
+        assert_eq!(s.stopped.as_deref(), Some("HTTP 401 Unauthorized"));
+        assert!((1..=2).contains(&s.failures.len()), "{:?}", s.failures);
+        assert_eq!((s.completed, s.write.records), (0, 0));
+        assert!(!s.interrupted);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

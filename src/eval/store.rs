@@ -13,10 +13,11 @@
 
 use super::plan::EpisodeSpec;
 use crate::analysis::TeamworkTotals;
+use crate::limits::{MAX_HORIZON, MAX_RESULTS_BYTES, check_int, read_file, read_limited};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -124,6 +125,13 @@ pub struct EpisodeRecord {
     /// The transcript file, relative to the output directory when inside it.
     #[serde(default)]
     pub transcript: Option<String>,
+    /// The agent's full settings (see `EpisodeRunner::seat_settings`); `null` when the
+    /// spec says it all.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub agent_settings: serde_json::Value,
+    /// The partner's full settings, like `agent_settings`.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub partner_settings: serde_json::Value,
 }
 
 impl EpisodeRecord {
@@ -158,6 +166,8 @@ impl EpisodeRecord {
             metrics: o.metrics,
             teamwork: o.teamwork,
             transcript,
+            agent_settings: serde_json::Value::Null,
+            partner_settings: serde_json::Value::Null,
         }
     }
 
@@ -353,12 +363,13 @@ impl ResultSet {
 
     /// Reads one results file into the set. A torn last line is returned, not an error.
     pub fn load_file(&mut self, path: &Path) -> Result<Option<TornTail>, StoreError> {
-        let mut bytes = Vec::new();
-        File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| StoreError::io(path, e))?;
+        let bytes = read_file(path, MAX_RESULTS_BYTES, "results files").map_err(|e| StoreError::io(path, e))?;
         self.load_bytes(path, &bytes)
     }
 
-    fn load_bytes(&mut self, path: &Path, bytes: &[u8]) -> Result<Option<TornTail>, StoreError> {
+    /// Reads the bytes of a results file (already in memory) into the set, exactly as
+    /// [`ResultSet::load_file`] does; `path` names it in errors and torn tails.
+    pub fn load_bytes(&mut self, path: &Path, bytes: &[u8]) -> Result<Option<TornTail>, StoreError> {
         let lines = split_lines(bytes);
         let last_with_data = lines.iter().rposition(|l| !is_blank(l.text));
         for (k, l) in lines.iter().enumerate() {
@@ -466,6 +477,7 @@ fn parse_record(text: &[u8]) -> Result<EpisodeRecord, BadLine> {
     if rec.seat > 1 {
         return Err(BadLine::Data(format!("seat must be 0 or 1, got {}", rec.seat)));
     }
+    check_int("horizon", rec.horizon, 1, MAX_HORIZON).map_err(|e| BadLine::Data(e.to_string()))?;
     if !rec.score.is_finite() {
         return Err(BadLine::Data("score is not a finite number".into()));
     }
@@ -495,6 +507,13 @@ pub fn load_all(paths: &[PathBuf]) -> Result<(ResultSet, Vec<TornTail>), StoreEr
     Ok((set, torn))
 }
 
+/// How long [`ResultWriter::open`] waits for a results file's lock before reporting
+/// [`StoreError::Locked`].
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How often [`ResultWriter::open`] retries a held lock.
+const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The append side of one results file, held under an exclusive file lock.
 pub struct ResultWriter {
     file: File,
@@ -511,15 +530,24 @@ impl ResultWriter {
         }
         let mut file =
             OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| StoreError::io(path, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StoreError::Locked { path: path.display().to_string() });
+        // A lock can be held for an instant by a child process forked elsewhere in this
+        // process (it shares the open file until it execs); only a lock that outlasts a
+        // short wait is another sweep writing this file.
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if waited < LOCK_PATIENCE => {
+                    std::thread::sleep(LOCK_POLL);
+                    waited += LOCK_POLL;
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(StoreError::Locked { path: path.display().to_string() });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(path, e)),
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::io(path, e)),
         }
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(|e| StoreError::io(path, e))?;
+        let bytes = read_limited(&mut file, MAX_RESULTS_BYTES, "results files").map_err(|e| StoreError::io(path, e))?;
         // Parse to find a torn tail; malformed middle lines fail here, before anything is written.
         let torn = ResultSet::new().load_bytes(path, &bytes)?;
         if let Some(t) = &torn {

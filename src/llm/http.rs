@@ -12,6 +12,7 @@
 //! `Retry-After` is honoured. (reqwest's own default retries are switched off for the
 //! same reason.)
 
+use super::scrub::{Scrubber, redact_url};
 use super::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage, estimate_tokens};
 use async_openai::types::chat::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
@@ -31,6 +32,25 @@ pub const KNOWN_FINISH_REASONS: &[&str] = &["stop", "length", "tool_calls", "con
 
 /// How much of a reply body goes into a fault's one-line detail (the whole body is kept in `BadReply.raw`).
 const EXCERPT_CHARS: usize = 200;
+
+/// The largest reply body read (8 MiB; [`HttpConfig::max_reply_bytes`] defaults to it).
+/// A chat reply of `max_tokens` tokens is a few kilobytes; a server that sends more is
+/// broken or hostile, and reading on would only fill memory. The body is read chunk by
+/// chunk and the attempt fails as soon as it passes the limit (a `Content-Length`
+/// above it fails before anything is read).
+pub const MAX_REPLY_BYTES: usize = 8 * 1024 * 1024;
+
+/// How much of an oversized body is kept in the error, for diagnosis.
+const OVERSIZED_KEEP_BYTES: usize = 4096;
+
+/// The longest wait a `Retry-After` (or `retry-after-ms`) header is read as: larger
+/// values, however absurd (`1e300`, a date in the year 9999), count as one day, and
+/// [`HttpConfig::retry_after_max`] then caps the actual wait.
+pub const RETRY_AFTER_CEILING: Duration = Duration::from_secs(86_400);
+
+/// The longest backoff a configuration may ask for (one hour), for the first backoff
+/// and for the cap alike.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
 /// An API key. It has no `Display` and no `Serialize`, and its `Debug` is redacted,
 /// so it cannot end up in a transcript, a log line or a config dump by accident.
@@ -56,8 +76,9 @@ impl std::fmt::Debug for ApiKey {
     }
 }
 
-/// Everything the HTTP backend needs. `Debug` is safe to print: the key is redacted.
-#[derive(Clone, Debug)]
+/// Everything the HTTP backend needs. `Debug` is safe to print: the key is redacted,
+/// and so are the credentials of the base URL.
+#[derive(Clone)]
 pub struct HttpConfig {
     /// The model name sent to the server (any name: `gpt-4o`, `llama3.1:8b`, ...).
     pub model: String,
@@ -79,9 +100,39 @@ pub struct HttpConfig {
     pub retry_after_max: Duration,
     /// Seeds the jitter, so the same run waits the same delays.
     pub seed: u64,
+    /// The largest reply body accepted (default [`MAX_REPLY_BYTES`]).
+    pub max_reply_bytes: usize,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("model", &self.model)
+            .field("base_url", &redact_url(&self.base_url))
+            .field("api_key", &self.api_key)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("backoff_base", &self.backoff_base)
+            .field("backoff_max", &self.backoff_max)
+            .field("retry_after_max", &self.retry_after_max)
+            .field("seed", &self.seed)
+            .finish()
+    }
 }
 
 impl HttpConfig {
+    /// Everything secret in this configuration (the key, the base URL's credentials),
+    /// for scrubbing what servers send back and what gets recorded.
+    pub fn secrets(&self) -> Scrubber {
+        let mut s = Scrubber::new();
+        if let Some(k) = &self.api_key {
+            s.add(k.expose());
+        }
+        s.add_url_credentials(&self.base_url);
+        s
+    }
+
     /// Defaults: OpenAI's endpoint, no key, 10 s to connect, 120 s per attempt (local
     /// models on a CPU are slow), 4 retries, backoff 0.5 s doubling up to 30 s,
     /// `Retry-After` honoured up to 60 s.
@@ -97,6 +148,7 @@ impl HttpConfig {
             backoff_max: Duration::from_secs(30),
             retry_after_max: Duration::from_secs(60),
             seed: 0,
+            max_reply_bytes: MAX_REPLY_BYTES,
         }
     }
 }
@@ -105,7 +157,12 @@ impl HttpConfig {
 pub struct OpenAiModel {
     cfg: HttpConfig,
     client: reqwest::Client,
+    /// The endpoint requests go to (with any credentials of the base URL).
+    endpoint: String,
+    /// The endpoint without credentials, for logs and messages.
     url: String,
+    /// The key and the URL's credentials, scrubbed from every reply body and error text.
+    secrets: Scrubber,
     headers: HeaderMap,
 }
 
@@ -118,14 +175,30 @@ struct AttemptFailure {
     retry_after: Option<Duration>,
     /// The body, when the server sent one we could not use.
     raw: Option<String>,
+    /// The status of a non-retryable HTTP error: the server refused the configuration.
+    refused: Option<u16>,
 }
 
 impl AttemptFailure {
     fn retry(kind: impl Into<String>, detail: impl Into<String>) -> Self {
-        AttemptFailure { kind: kind.into(), detail: detail.into(), retryable: true, retry_after: None, raw: None }
+        AttemptFailure {
+            kind: kind.into(),
+            detail: detail.into(),
+            retryable: true,
+            retry_after: None,
+            raw: None,
+            refused: None,
+        }
     }
-    fn fatal(kind: impl Into<String>, detail: impl Into<String>, raw: String) -> Self {
-        AttemptFailure { kind: kind.into(), detail: detail.into(), retryable: false, retry_after: None, raw: Some(raw) }
+    fn no_retry(kind: impl Into<String>, detail: impl Into<String>, raw: String) -> Self {
+        AttemptFailure {
+            kind: kind.into(),
+            detail: detail.into(),
+            retryable: false,
+            retry_after: None,
+            raw: Some(raw),
+            refused: None,
+        }
     }
     fn with_raw(mut self, raw: String) -> Self {
         self.raw = Some(raw);
@@ -136,13 +209,34 @@ impl AttemptFailure {
 impl OpenAiModel {
     /// Builds the HTTP client. Fails (before any request) on a malformed base URL or key.
     pub fn new(cfg: HttpConfig) -> Result<Self, LlmError> {
-        let base = cfg.base_url.trim_end_matches('/');
+        let base = cfg.base_url.trim();
+        // Messages show the URL without its credentials.
+        let shown = redact_url(base);
         let parsed = reqwest::Url::parse(base)
-            .map_err(|e| LlmError::Config(format!("base URL {base:?} is not a valid URL: {e}")))?;
+            .map_err(|e| LlmError::Config(format!("base URL {shown:?} is not a valid URL: {e}")))?;
         if parsed.scheme() != "http" && parsed.scheme() != "https" {
-            return Err(LlmError::Config(format!("base URL {base:?} must start with http:// or https://")));
+            return Err(LlmError::Config(format!("base URL {shown:?} must start with http:// or https://")));
         }
-        let url = format!("{base}/chat/completions");
+        if cfg.backoff_base > cfg.backoff_max {
+            return Err(LlmError::Config(format!(
+                "the first backoff ({} ms) is longer than the longest backoff ({} ms)",
+                cfg.backoff_base.as_millis(),
+                cfg.backoff_max.as_millis()
+            )));
+        }
+        if cfg.backoff_max > MAX_BACKOFF {
+            return Err(LlmError::Config(format!(
+                "the longest backoff ({} ms) is above the limit of {} ms",
+                cfg.backoff_max.as_millis(),
+                MAX_BACKOFF.as_millis()
+            )));
+        }
+        if cfg.max_reply_bytes == 0 {
+            return Err(LlmError::Config("the reply size limit must be at least one byte".into()));
+        }
+        // The endpoint path goes before a query (`...?api-version=...` on Azure-style servers).
+        let (path, query) = base.split_at(base.find(['?', '#']).unwrap_or(base.len()));
+        let url = format!("{}/chat/completions{query}", path.trim_end_matches('/'));
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &cfg.api_key {
@@ -153,6 +247,7 @@ impl OpenAiModel {
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
+        install_tls_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(cfg.connect_timeout)
             .timeout(cfg.request_timeout)
@@ -161,7 +256,8 @@ impl OpenAiModel {
             .retry(reqwest::retry::never())
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(OpenAiModel { cfg, client, url, headers })
+        let secrets = cfg.secrets();
+        Ok(OpenAiModel { cfg, client, url: redact_url(&url), endpoint: url, secrets, headers })
     }
 
     /// The configuration the model was built with (the key stays redacted in `Debug`).
@@ -169,9 +265,62 @@ impl OpenAiModel {
         &self.cfg
     }
 
-    /// The endpoint requests go to.
+    /// The endpoint requests go to, without the credentials of the base URL.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// What the server says this model is: its entry in `GET {base_url}/models` (the
+    /// entry whose `id` is the model name, or the only entry of a one-model server),
+    /// reduced to the fields that do not change between calls (`id`, `owned_by`, and
+    /// vLLM's `root` and `parent`; not `created`, which some servers set to the time of
+    /// the request). Eval keys include it, so results are not reused across servers that
+    /// serve different weights under one name, as far as the server tells.
+    pub async fn server_identity(&self) -> Result<serde_json::Value, LlmError> {
+        // The path goes before any query, as for the chat endpoint; only the redacted form
+        // is ever shown.
+        let base = self.cfg.base_url.as_str();
+        let (path, query) = base.split_at(base.find(['?', '#']).unwrap_or(base.len()));
+        let url = format!("{}/models{query}", path.trim_end_matches('/'));
+        let shown = redact_url(&url);
+        let fail = |what: String| LlmError::Config(format!("identifying the model server ({shown}): {what}"));
+        let mut headers = self.headers.clone();
+        headers.remove(CONTENT_TYPE);
+        let resp = self
+            .client
+            .get(&url)
+            .headers(headers)
+            .send()
+            .await
+            .map_err(|e| fail(self.redact(error_chain(&e.without_url()))))?;
+        let status = resp.status();
+        let text = resp.text().await.map_err(|e| fail(self.redact(error_chain(&e.without_url()))))?;
+        if !status.is_success() {
+            return Err(fail(format!("HTTP {status}: {}", excerpt(&self.redact(text)))));
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| fail(format!("not JSON ({e}): {}", excerpt(&text))))?;
+        let list = v.get("data").and_then(|d| d.as_array()).ok_or_else(|| fail("no `data` list".into()))?;
+        let id = |e: &serde_json::Value| e.get("id").and_then(|i| i.as_str()).map(str::to_string);
+        let entry = match list.iter().find(|e| id(e).as_deref() == Some(self.cfg.model.as_str())) {
+            Some(e) => e,
+            None if list.len() == 1 => &list[0],
+            None => {
+                let ids: Vec<String> = list.iter().filter_map(id).collect();
+                return Err(fail(format!(
+                    "it does not list model {:?} (it lists: {})",
+                    self.cfg.model,
+                    ids.join(", ")
+                )));
+            }
+        };
+        let mut out = serde_json::Map::new();
+        for key in ["id", "owned_by", "root", "parent"] {
+            if let Some(x) = entry.get(key).filter(|x| !x.is_null()) {
+                out.insert(key.to_string(), x.clone());
+            }
+        }
+        Ok(serde_json::Value::Object(out))
     }
 
     /// Our request in the OpenAI wire format (async-openai's type).
@@ -217,28 +366,29 @@ impl OpenAiModel {
         }
     }
 
-    /// Replaces the key wherever a server might have echoed it, before text is stored or logged.
+    /// Replaces the key and the URL's credentials wherever a server (or an error) might
+    /// have echoed them, before text is stored or logged.
     fn redact(&self, text: String) -> String {
-        match &self.cfg.api_key {
-            Some(k) if text.contains(k.expose()) => text.replace(k.expose(), "[REDACTED]"),
-            _ => text,
+        match self.secrets.scrub(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(clean) => clean,
         }
     }
 
     async fn attempt(&self, body: &[u8], req: &ChatRequest) -> Result<ChatResponse, AttemptFailure> {
-        let sent = self.client.post(&self.url).headers(self.headers.clone()).body(body.to_vec()).send().await;
+        let sent = self.client.post(&self.endpoint).headers(self.headers.clone()).body(body.to_vec()).send().await;
         let resp = match sent {
             Ok(r) => r,
             Err(e) => return Err(self.transport_failure(e)),
         };
         let status = resp.status();
         let retry_after = retry_after(resp.headers());
-        let bytes = match resp.bytes().await {
-            Ok(b) => b,
-            Err(e) => return Err(self.transport_failure(e)),
-        };
+        let bytes = self.read_body(resp).await?;
         let text = self.redact(String::from_utf8_lossy(&bytes).into_owned());
         if !status.is_success() {
+            // 408, 409, 429 and 5xx are the server's trouble and may pass; any other
+            // status (400, 401, 403, 404, 413, 422, ...) says the request or the
+            // configuration is wrong, and asking again gets the same answer.
             let retryable = matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error();
             let mut detail = format!("HTTP {status}");
             if let Some(ra) = retry_after {
@@ -253,9 +403,43 @@ impl OpenAiModel {
                 retryable,
                 retry_after,
                 raw: Some(text),
+                refused: (!retryable).then_some(status.as_u16()),
             });
         }
         interpret_reply(&text, req)
+    }
+
+    /// Reads a reply body chunk by chunk, at most `max_reply_bytes` of it.
+    async fn read_body(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, AttemptFailure> {
+        let limit = self.cfg.max_reply_bytes;
+        let too_large = |what: String, kept: &[u8]| {
+            let keep = &kept[..kept.len().min(OVERSIZED_KEEP_BYTES)];
+            AttemptFailure::no_retry(
+                "body_too_large",
+                format!("{what}, more than the {limit}-byte limit on a reply"),
+                self.redact(String::from_utf8_lossy(keep).into_owned()),
+            )
+        };
+        if let Some(len) = resp.content_length()
+            && len > limit as u64
+        {
+            return Err(too_large(format!("the server announced a {len}-byte reply"), &[]));
+        }
+        let mut buf: Vec<u8> = Vec::with_capacity(resp.content_length().map_or(16 * 1024, |n| n as usize).min(1 << 20));
+        loop {
+            match resp.chunk().await {
+                Ok(Some(chunk)) => {
+                    if buf.len().saturating_add(chunk.len()) > limit {
+                        let read = buf.len() + chunk.len();
+                        buf.extend_from_slice(&chunk[..chunk.len().min(OVERSIZED_KEEP_BYTES)]);
+                        return Err(too_large(format!("the reply went on past {read} bytes"), &buf));
+                    }
+                    buf.extend_from_slice(&chunk);
+                }
+                Ok(None) => return Ok(buf),
+                Err(e) => return Err(self.transport_failure(e)),
+            }
+        }
     }
 
     fn transport_failure(&self, e: reqwest::Error) -> AttemptFailure {
@@ -295,7 +479,7 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
     }
     if let Some(reason) = choices.and_then(|c| c[0].get("finish_reason")).and_then(|r| r.as_str()) {
         if !KNOWN_FINISH_REASONS.contains(&reason) {
-            return Err(AttemptFailure::fatal(
+            return Err(AttemptFailure::no_retry(
                 "unknown_finish_reason",
                 format!("unknown finish reason {reason:?}"),
                 text.to_string(),
@@ -308,7 +492,7 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
         // missing `id`, a new `service_tier`, ...); the few fields we need are read
         // directly then, and only a reply without a message object is refused.
         Err(e) => ReplyParts::from_value(&value).ok_or_else(|| {
-            AttemptFailure::fatal(
+            AttemptFailure::no_retry(
                 "schema",
                 format!("reply does not match the chat completion schema: {e}"),
                 text.to_string(),
@@ -322,7 +506,7 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
             None if reply.tool_call => "the reply is a tool call, not text".to_string(),
             None => "the reply has no content".to_string(),
         };
-        return Err(AttemptFailure::fatal("no_content", why, text.to_string()));
+        return Err(AttemptFailure::no_retry("no_content", why, text.to_string()));
     }
     let usage = reply.usage.unwrap_or_else(|| Usage {
         // Servers that report no usage get the same estimate as the built-in models.
@@ -415,9 +599,15 @@ impl LanguageModel for OpenAiModel {
                             attempt += 1;
                         }
                         None => {
-                            // The server answered but not usably: that is a bad reply, not an outage.
-                            return Err(match f.raw {
-                                Some(raw) if !http_status => LlmError::BadReply { reason: detail, raw, faults },
+                            return Err(match (f.refused, f.raw) {
+                                (Some(status), raw) => LlmError::Refused {
+                                    status,
+                                    url: self.url.clone(),
+                                    message: server_error_text(raw.as_deref().unwrap_or("")),
+                                    faults,
+                                },
+                                // The server answered but not usably: that is a bad reply, not an outage.
+                                (None, Some(raw)) if !http_status => LlmError::BadReply { reason: detail, raw, faults },
                                 _ => LlmError::Unreachable { faults },
                             });
                         }
@@ -429,26 +619,62 @@ impl LanguageModel for OpenAiModel {
 }
 
 /// The server's requested wait: `retry-after-ms` (OpenAI), else `Retry-After` as
-/// seconds or as an HTTP date.
+/// seconds or as an HTTP date. Header values are untrusted: anything unreadable,
+/// negative or NaN is ignored, and anything longer than [`RETRY_AFTER_CEILING`]
+/// (infinity included) counts as that long; this never panics.
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    if let Some(ms) =
-        headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|s| s.trim().parse::<f64>().ok())
-    {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
+    let ms = headers.get("retry-after-ms").and_then(|v| v.to_str().ok()).and_then(|s| s.trim().parse::<f64>().ok());
+    if let Some(d) = ms.and_then(|ms| seconds_to_wait(ms / 1000.0)) {
+        return Some(d);
     }
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     parse_retry_after(value, SystemTime::now())
 }
 
-/// `Retry-After` as delta-seconds (fractions tolerated) or an HTTP date relative to `now`.
+/// `Retry-After` as delta-seconds (fractions tolerated) or an HTTP date relative to `now`,
+/// read as in [`retry_after`].
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return seconds_to_wait(secs);
     }
     let when = httpdate::parse_http_date(value).ok()?;
-    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO).min(RETRY_AFTER_CEILING))
+}
+
+/// A wait in seconds from a header: `None` for NaN or a negative value, at most
+/// [`RETRY_AFTER_CEILING`] otherwise.
+fn seconds_to_wait(secs: f64) -> Option<Duration> {
+    if secs.is_nan() || secs < 0.0 {
+        return None;
+    }
+    // The cap comes first: `Duration::from_secs_f64` panics on values it cannot hold.
+    let capped = secs.min(RETRY_AFTER_CEILING.as_secs_f64());
+    Some(Duration::try_from_secs_f64(capped).unwrap_or(RETRY_AFTER_CEILING))
+}
+
+/// The error text of a refusal: OpenAI's `error.message`, else the `error`, `message` or
+/// `detail` string other servers (Ollama, vLLM, llama.cpp) send, else the start of the body.
+fn server_error_text(body: &str) -> String {
+    let text = serde_json::from_str::<serde_json::Value>(body).ok().and_then(|v| {
+        let s = |x: Option<&serde_json::Value>| x.and_then(|m| m.as_str()).map(str::to_string);
+        s(v.pointer("/error/message"))
+            .or_else(|| s(v.get("error")))
+            .or_else(|| s(v.get("message")))
+            .or_else(|| s(v.get("detail")).or_else(|| v.get("detail").filter(|d| !d.is_null()).map(|d| d.to_string())))
+    });
+    match text {
+        Some(t) if !t.trim().is_empty() => excerpt(t.trim()),
+        _ if body.trim().is_empty() => "(no error text)".to_string(),
+        _ => excerpt(body.trim()),
+    }
+}
+
+/// Makes rustls' ring provider the process's TLS crypto provider (a no-op when one is
+/// installed already). reqwest is built without a provider of its own (ring builds far
+/// faster than the default aws-lc), so call this before building any other
+/// `reqwest::Client`; [`OpenAiModel::new`] does.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 fn excerpt(text: &str) -> String {
@@ -495,6 +721,27 @@ mod tests {
     }
 
     #[test]
+    fn url_credentials_are_never_printed() {
+        let mut cfg = HttpConfig::new("m");
+        cfg.base_url = "http://user:canarypass@127.0.0.1:9/v1?api_key=querycanary&api-version=1".into();
+        let dbg = format!("{cfg:?}");
+        assert!(!dbg.contains("canarypass") && !dbg.contains("querycanary"), "{dbg}");
+        let m = OpenAiModel::new(cfg.clone()).unwrap();
+        assert_eq!(m.url(), "http://127.0.0.1:9/v1/chat/completions?api_key=REDACTED&api-version=1");
+        assert_eq!(
+            m.endpoint,
+            "http://user:canarypass@127.0.0.1:9/v1/chat/completions?api_key=querycanary&api-version=1"
+        );
+        assert_eq!(m.redact("echo canarypass querycanary".into()), "echo [REDACTED] [REDACTED]");
+        cfg.base_url = "ftp://user:canarypass@host/v1".into();
+        let e = OpenAiModel::new(cfg.clone()).err().unwrap().to_string();
+        assert!(e.contains("ftp://host/v1") && !e.contains("canarypass"), "{e}");
+        cfg.base_url = "user:canarypass@host:80/v1".into();
+        let e = OpenAiModel::new(cfg).err().unwrap().to_string();
+        assert!(!e.contains("canarypass"), "{e}");
+    }
+
+    #[test]
     fn retry_after_forms() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
         assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
@@ -505,6 +752,20 @@ mod tests {
         let past = httpdate::fmt_http_date(now - Duration::from_secs(7));
         assert_eq!(parse_retry_after(&past, now), Some(Duration::ZERO));
         assert_eq!(parse_retry_after("soon", now), None);
+        // Untrusted values: never a panic, NaN and negatives ignored, the rest capped.
+        for huge in ["1e300", "1e400", "inf", "Infinity", "184467440737095516160000"] {
+            assert_eq!(parse_retry_after(huge, now), Some(RETRY_AFTER_CEILING), "{huge}");
+        }
+        for bad in ["NaN", "-1e300", "-inf", "-0.5"] {
+            assert_eq!(parse_retry_after(bad, now), None, "{bad}");
+        }
+        assert_eq!(parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", now), Some(RETRY_AFTER_CEILING));
+        let mut h = HeaderMap::new();
+        h.insert("retry-after-ms", HeaderValue::from_static("1e300"));
+        assert_eq!(retry_after(&h), Some(RETRY_AFTER_CEILING));
+        h.insert("retry-after-ms", HeaderValue::from_static("NaN"));
+        h.insert(RETRY_AFTER, HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)), "a bad retry-after-ms falls back to Retry-After");
         let mut h = HeaderMap::new();
         h.insert("retry-after-ms", HeaderValue::from_static("1500"));
         h.insert(RETRY_AFTER, HeaderValue::from_static("9"));
@@ -531,6 +792,40 @@ mod tests {
         let other = OpenAiModel::new(cfg).unwrap();
         let differs = (1..10).any(|a| other.backoff_delay(&h, a, None) != m.backoff_delay(&h, a, None));
         assert!(differs, "the seed changes the jitter");
+    }
+
+    #[test]
+    fn backoffs_are_checked_not_raised() {
+        let mut cfg = HttpConfig::new("m");
+        cfg.backoff_base = Duration::from_secs(5);
+        cfg.backoff_max = Duration::from_secs(1);
+        let Err(LlmError::Config(e)) = OpenAiModel::new(cfg.clone()) else { panic!("accepted base > max") };
+        assert!(e.contains("5000 ms") && e.contains("1000 ms"), "{e}");
+        cfg.backoff_max = MAX_BACKOFF + Duration::from_millis(1);
+        assert!(matches!(OpenAiModel::new(cfg), Err(LlmError::Config(_))));
+    }
+
+    #[test]
+    fn urls_lose_their_credentials() {
+        assert_eq!(redact_url("http://alice:hunter2@host:8/v1"), "http://host:8/v1");
+        assert!(!redact_url("https://tok@host/v1?api_key=s3cret").contains("s3cret"));
+        assert_eq!(redact_url("http://127.0.0.1:9/v1"), "http://127.0.0.1:9/v1");
+        // Not a URL at all: still no credentials.
+        assert!(!redact_url("http://a:b@[bad/v1/@x").contains("a:b"));
+        let mut cfg = HttpConfig::new("m");
+        cfg.base_url = "http://alice:hunter2@127.0.0.1:9/v1".into();
+        assert_eq!(OpenAiModel::new(cfg).unwrap().url(), "http://127.0.0.1:9/v1/chat/completions");
+    }
+
+    #[test]
+    fn refusal_text_comes_from_the_servers_error_field() {
+        assert_eq!(server_error_text(r#"{"error":{"message":"Incorrect API key"}}"#), "Incorrect API key");
+        assert_eq!(server_error_text(r#"{"error":"model not found"}"#), "model not found");
+        assert_eq!(server_error_text(r#"{"detail":"Not Found"}"#), "Not Found");
+        assert_eq!(server_error_text(r#"{"detail":[{"msg":"x"}]}"#), r#"[{"msg":"x"}]"#);
+        assert_eq!(server_error_text("<html>nope</html>"), "<html>nope</html>");
+        assert_eq!(server_error_text("  "), "(no error text)");
+        assert_eq!(server_error_text(&"y".repeat(500)).chars().count(), EXCERPT_CHARS + 1);
     }
 
     #[test]

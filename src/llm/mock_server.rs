@@ -3,6 +3,12 @@
 //! by any [`LanguageModel`] (the CLI plugs in a built-in one). It can add
 //! latency and inject seeded faults — the failures real endpoints produce — so
 //! the HTTP backend and the agent's degradation can be tested over loopback.
+//!
+//! Its resources are bounded however long it runs and whatever clients do: a
+//! connection that sends no request for [`MockConfig::idle_timeout`] is closed (so
+//! is one whose request body stalls that long), request bodies are capped at
+//! [`MAX_REQUEST_BYTES`], and `/v1/stats` keeps counters plus only the last
+//! [`MockConfig::sequence_cap`] per-request entries.
 
 use super::{ChatRequest, ChatResponse, LanguageModel, Message, Sampling, estimate_tokens};
 use async_openai::types::chat::{
@@ -16,7 +22,7 @@ use async_openai::types::chat::{
 use async_openai::types::models::{ListModelResponse, Model};
 use async_trait::async_trait;
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -24,14 +30,23 @@ use axum::routing::{get, post};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
+use tokio::sync::{oneshot, watch};
+use tokio::task::{JoinHandle, JoinSet};
+
+/// The largest request body the mock reads (8 MiB); a larger one is refused with 413.
+pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
+
+/// How long a connection may stay silent by default (see [`MockConfig::idle_timeout`]).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many per-request entries `/v1/stats` keeps by default (see [`MockConfig::sequence_cap`]).
+pub const DEFAULT_SEQUENCE_CAP: usize = 1024;
 
 /// A failure the mock can inject.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -146,6 +161,12 @@ pub struct MockConfig {
     pub api_key: Option<String>,
     /// The model id listed by `GET /v1/models`.
     pub model_id: String,
+    /// A connection that has not sent a complete request head for this long (an idle
+    /// keep-alive connection, or a client that stalls) is closed; so is a request whose
+    /// body does not arrive within it.
+    pub idle_timeout: Duration,
+    /// How many of the most recent per-request entries [`MockStats::sequence`] keeps.
+    pub sequence_cap: usize,
 }
 
 impl Default for MockConfig {
@@ -160,6 +181,8 @@ impl Default for MockConfig {
             hang: Duration::from_secs(600),
             api_key: None,
             model_id: "proagent-mock".into(),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            sequence_cap: DEFAULT_SEQUENCE_CAP,
         }
     }
 }
@@ -177,8 +200,11 @@ pub struct MockStats {
     pub rejected: u64,
     /// Requests the responder model failed on (answered with 500).
     pub responder_errors: u64,
-    /// The injected fault of each request, in arrival order ("ok" for none).
-    pub sequence: Vec<String>,
+    /// The injected fault of each of the most recent requests, in arrival order ("ok"
+    /// for none); at most [`MockConfig::sequence_cap`] entries.
+    pub sequence: VecDeque<String>,
+    /// Older entries dropped from `sequence` to keep it bounded.
+    pub sequence_dropped: u64,
 }
 
 struct Shared {
@@ -218,7 +244,7 @@ pub struct MockServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
     shutdown: Option<oneshot::Sender<()>>,
-    task: JoinHandle<std::io::Result<()>>,
+    task: JoinHandle<()>,
 }
 
 impl MockServer {
@@ -236,13 +262,8 @@ impl MockServer {
         });
         let app = router(shared.clone());
         let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = rx.await;
-                })
-                .await
-        });
+        let idle = shared.cfg.idle_timeout;
+        let task = tokio::spawn(serve(listener, app, idle, rx));
         Ok(MockServer { addr, shared, shutdown: Some(tx), task })
     }
 
@@ -284,6 +305,59 @@ impl MockServer {
     }
 }
 
+/// Accepts connections until `stop` fires, then lets open connections finish their
+/// request (the caller aborts this task if they take too long; dropping the task drops
+/// every connection). Unlike `axum::serve`, each connection gets a header read timeout,
+/// so idle connections do not live forever.
+async fn serve(listener: tokio::net::TcpListener, app: Router, idle: Duration, stop: oneshot::Receiver<()>) {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto::Builder;
+    use hyper_util::service::TowerToHyperService;
+    let (closing_tx, closing_rx) = watch::channel(false);
+    let mut conns = JoinSet::new();
+    tokio::pin!(stop);
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = &mut stop => break,
+            // Reap finished connections so the set does not grow with every client.
+            Some(_) = conns.join_next(), if !conns.is_empty() => continue,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: wait a little instead of spinning.
+                tracing::warn!("mock server: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let service = TowerToHyperService::new(app.clone());
+        let mut closing = closing_rx.clone();
+        conns.spawn(async move {
+            // HTTP/1 only: the automatic version detection waits for a first byte before
+            // any timeout applies, so a silent client would never be dropped.
+            let mut builder = Builder::new(TokioExecutor::new()).http1_only();
+            builder.http1().timer(TokioTimer::new()).header_read_timeout(idle);
+            let conn = builder.serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                r = conn.as_mut() => {
+                    if let Err(e) = r {
+                        tracing::debug!("mock server: connection closed: {e}");
+                    }
+                    return;
+                }
+                _ = closing.wait_for(|c| *c) => conn.as_mut().graceful_shutdown(),
+            }
+            let _ = conn.await;
+        });
+    }
+    drop(listener);
+    let _ = closing_tx.send(true);
+    while conns.join_next().await.is_some() {}
+}
+
 fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(chat_completions))
@@ -320,7 +394,7 @@ fn error_response(status: StatusCode, kind: &str, message: &str) -> Response {
     json_response(status, body.to_string())
 }
 
-async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
     if let Some(key) = &s.cfg.api_key {
         let sent = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
         if sent != Some(format!("Bearer {key}").as_str()) {
@@ -328,6 +402,26 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
             return error_response(StatusCode::UNAUTHORIZED, "invalid_request_error", "Incorrect API key provided.");
         }
     }
+    // The body must arrive within the idle timeout and stay under the size limit.
+    let body = match tokio::time::timeout(s.cfg.idle_timeout, axum::body::to_bytes(body, MAX_REQUEST_BYTES)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(e)) => {
+            s.stats().rejected += 1;
+            return error_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "invalid_request_error",
+                &format!("cannot read the request body (at most {MAX_REQUEST_BYTES} bytes): {e}"),
+            );
+        }
+        Err(_) => {
+            s.stats().rejected += 1;
+            return error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                "invalid_request_error",
+                "the request body did not arrive in time",
+            );
+        }
+    };
     let wire: CreateChatCompletionRequest = match serde_json::from_slice(&body) {
         Ok(w) => w,
         Err(e) => {
@@ -355,7 +449,11 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
             Some(f) => *st.faults.entry(f.name().to_string()).or_insert(0) += 1,
             None => st.ok += 1,
         }
-        st.sequence.push(fault.map(MockFault::name).unwrap_or("ok").to_string());
+        st.sequence.push_back(fault.map(MockFault::name).unwrap_or("ok").to_string());
+        while st.sequence.len() > s.cfg.sequence_cap {
+            st.sequence.pop_front();
+            st.sequence_dropped += 1;
+        }
     }
     tracing::info!(request = n, fault = fault.map(MockFault::name).unwrap_or("none"), "mock chat completion");
     if fault == Some(MockFault::Hang) {
@@ -444,7 +542,7 @@ fn completion(
         usage: Some(CompletionUsage {
             prompt_tokens: prompt_tokens.min(u64::from(u32::MAX)) as u32,
             completion_tokens: completion_tokens.min(u64::from(u32::MAX)) as u32,
-            total_tokens: (prompt_tokens + completion_tokens).min(u64::from(u32::MAX)) as u32,
+            total_tokens: prompt_tokens.saturating_add(completion_tokens).min(u64::from(u32::MAX)) as u32,
             prompt_tokens_details: None,
             completion_tokens_details: None,
         }),

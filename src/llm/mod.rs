@@ -7,6 +7,7 @@ pub mod http;
 pub mod mock_server;
 pub mod record;
 pub mod replay;
+pub mod scrub;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -109,10 +110,11 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Adds another exchange's counts to these.
+    /// Adds another reply's counts. Counts come from servers (untrusted), so the sum
+    /// saturates at `u64::MAX` instead of wrapping or panicking.
     pub fn add(&mut self, o: Usage) {
-        self.prompt_tokens += o.prompt_tokens;
-        self.completion_tokens += o.completion_tokens;
+        self.prompt_tokens = self.prompt_tokens.saturating_add(o.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(o.completion_tokens);
     }
 }
 
@@ -170,6 +172,25 @@ pub enum LlmError {
         /// Every attempt's fault, the unusable reply's last.
         faults: Vec<Fault>,
     },
+    /// The server refused the request with a status no retry can fix (400, 401, 403,
+    /// 404, 413, 422, ...): the key, the model name, the base URL or the request itself
+    /// is wrong, and every later request of the run would be refused the same way.
+    #[error(
+        "the model server refused the request (HTTP {status}{}) at {url}: {message} ({})",
+        status_reason(*.status).map(|r| format!(" {r}")).unwrap_or_default(),
+        refusal_hint(*.status)
+    )]
+    Refused {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint, without any credentials in it.
+        url: String,
+        /// The server's error text (its `error.message` when it sent OpenAI's error
+        /// object), with secrets removed.
+        message: String,
+        /// Every attempt's fault (one: a refusal is not retried).
+        faults: Vec<Fault>,
+    },
     /// A replayed request that is not in the recording.
     #[error("replay miss: {0}")]
     ReplayMiss(String),
@@ -182,9 +203,37 @@ impl LlmError {
     /// The faults recorded along the way (empty for configuration errors).
     pub fn faults(&self) -> &[Fault] {
         match self {
-            LlmError::Unreachable { faults } | LlmError::BadReply { faults, .. } => faults,
+            LlmError::Unreachable { faults } | LlmError::BadReply { faults, .. } | LlmError::Refused { faults, .. } => {
+                faults
+            }
             _ => &[],
         }
+    }
+
+    /// Whether the error condemns the whole run, not just this request: the server
+    /// refused the configuration ([`LlmError::Refused`]) or the backend is misconfigured
+    /// ([`LlmError::Config`]). Callers stop at once instead of counting a failure, so a
+    /// wrong key or model name never turns into a run of zero scores.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, LlmError::Refused { .. } | LlmError::Config(_))
+    }
+}
+
+/// The reason phrase of an HTTP status ("Unauthorized"), if it has a standard one.
+fn status_reason(status: u16) -> Option<&'static str> {
+    reqwest::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason())
+}
+
+/// What a refusal most likely means, for the error message.
+pub fn refusal_hint(status: u16) -> &'static str {
+    match status {
+        401 => "check the API key in $OPENAI_API_KEY",
+        403 => "the API key may not use this model or endpoint",
+        404 => "check --model and --base-url: the endpoint or the model does not exist there",
+        400 | 413 | 422 => {
+            "the server rejected the request itself, e.g. a prompt longer than the model's context or a sampling setting it does not accept"
+        }
+        _ => "a configuration error that no retry can fix",
     }
 }
 
@@ -219,6 +268,24 @@ mod tests {
         let mut d = a.clone();
         d.sampling.temperature = 0.5;
         assert_ne!(a.canonical_hash(), d.canonical_hash());
+    }
+
+    #[test]
+    fn usage_sums_saturate() {
+        let mut u = Usage { prompt_tokens: u64::MAX - 1, completion_tokens: 5 };
+        u.add(Usage { prompt_tokens: 10, completion_tokens: u64::MAX });
+        assert_eq!(u, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX });
+    }
+
+    #[test]
+    fn only_refusals_and_configuration_errors_are_fatal() {
+        let refused = LlmError::Refused { status: 404, url: "u".into(), message: "m".into(), faults: vec![] };
+        assert!(refused.is_fatal());
+        assert!(refused.to_string().contains("HTTP 404 Not Found"), "{refused}");
+        assert!(LlmError::Config("c".into()).is_fatal());
+        assert!(!LlmError::Unreachable { faults: vec![] }.is_fatal());
+        assert!(!LlmError::BadReply { reason: "r".into(), raw: String::new(), faults: vec![] }.is_fatal());
+        assert!(!LlmError::ReplayMiss("x".into()).is_fatal());
     }
 
     #[test]

@@ -2,8 +2,21 @@
 //! transcript, keyed by the sha256 of the canonical request, and never calls a
 //! live model. A request that is not in the recording is a loud error that says
 //! where the run left the recorded path and how the request differs.
+//!
+//! Recordings are scrubbed before they are hashed: a prompt that held a secret
+//! (an API key, a `*_TOKEN` value) is stored, and hashed, with `[REDACTED]` in its
+//! place. A re-run builds the same prompt with the secret in it again, so the
+//! replayer scrubs every live request with its [`Scrubber`] (set with
+//! [`ReplayModel::with_scrubber`]) before looking it up: with the same secrets
+//! known, the live request scrubs to exactly the recorded text and matches. Without
+//! them (the variable unset at replay time) the request misses, and the miss says
+//! that the recording holds a scrubbed secret at that place.
+//!
+//! After the first miss nothing more is looked up: every later request gets a one-line
+//! error pointing back to it, and [`ReplayModel::first_miss`] lets a runner stop.
 
 use super::record::Exchange;
+use super::scrub::{REDACTED, Scrubber};
 use super::{ChatRequest, ChatResponse, LanguageModel, LlmError, Message};
 use async_trait::async_trait;
 use std::collections::{HashMap, VecDeque};
@@ -17,6 +30,8 @@ pub struct ReplayModel {
     source: String,
     /// The name the model reports (the recorded model's, so an agent names itself as in the recording).
     name: String,
+    /// Applied to every live request before lookup, as the recorder did before hashing.
+    scrubber: Scrubber,
     state: Mutex<ReplayState>,
 }
 
@@ -27,6 +42,8 @@ struct ReplayState {
     served: Vec<bool>,
     /// The first exchange not served yet: what a faithful re-run asks next.
     next: usize,
+    /// The error of the first request that was not in the recording.
+    first_miss: Option<String>,
 }
 
 impl ReplayModel {
@@ -40,13 +57,21 @@ impl ReplayModel {
         ReplayModel {
             source: source.into(),
             name: "replay".into(),
-            state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0 }),
+            scrubber: Scrubber::new(),
+            state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0, first_miss: None }),
         }
     }
 
     /// The same replayer reporting `name` as its model name (default "replay").
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
+        self
+    }
+
+    /// The same replayer scrubbing live requests with `scrubber` before looking them up
+    /// (see the module doc); give it the secrets the recorder knew.
+    pub fn with_scrubber(mut self, scrubber: Scrubber) -> Self {
+        self.scrubber = scrubber;
         self
     }
 
@@ -66,6 +91,12 @@ impl ReplayModel {
         st.exchanges.iter().zip(&st.served).filter(|(_, s)| !**s).map(|(e, _)| (e.seq, e.t, e.kind.clone())).collect()
     }
 
+    /// The message of the first request that was not in the recording, if any: once
+    /// a run has left the recorded path, nothing after it can match.
+    pub fn first_miss(&self) -> Option<String> {
+        self.lock().first_miss.clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
         // A panic elsewhere while holding the lock leaves the state consistent (every
         // update is a single assignment), so a poisoned lock is still usable.
@@ -80,18 +111,23 @@ impl LanguageModel for ReplayModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let mut request = request.clone();
+        self.scrubber.scrub_request(&mut request);
+        let request = &request;
         let hash = request.canonical_hash();
         let mut st = self.lock();
+        if st.first_miss.is_some() {
+            return Err(LlmError::ReplayMiss(format!(
+                "not looked up: an earlier request already left the recording {}",
+                self.source
+            )));
+        }
         let hit = st.by_hash.get_mut(&hash).and_then(|q| q.pop_front());
         let Some(i) = hit else {
             let expected = st.exchanges.get(st.next);
-            return Err(LlmError::ReplayMiss(describe_miss(
-                &self.source,
-                expected,
-                st.exchanges.len(),
-                request,
-                &hash,
-            )));
+            let message = describe_miss(&self.source, expected, st.exchanges.len(), request, &hash);
+            st.first_miss = Some(message.clone());
+            return Err(LlmError::ReplayMiss(message));
         };
         st.served[i] = true;
         while st.next < st.served.len() && st.served[st.next] {
@@ -170,8 +206,16 @@ fn describe_text_diff(i: usize, e: &Message, a: &Message) -> String {
         }
         s
     };
+    let redacted: Vec<char> = REDACTED.chars().collect();
+    let scrubbed_here = ec[at..].starts_with(&redacted);
+    let hint = if scrubbed_here {
+        " (the recording holds a scrubbed secret here: replay scrubs the request with the secrets this \
+         environment knows — OPENAI_API_KEY, *_API_KEY, *_TOKEN, ... — so set the variable that held it)"
+    } else {
+        ""
+    };
     format!(
-        "message {i} ({}) differs at character {at} (line {line}): recorded {:?}, now {:?}",
+        "message {i} ({}) differs at character {at} (line {line}): recorded {:?}, now {:?}{hint}",
         role_name(e),
         window(&ec),
         window(&ac)
@@ -238,6 +282,35 @@ mod tests {
         assert!(msg.contains("#1 at t=42 (plan)"), "{msg}");
         assert!(msg.contains("message 1 (user) differs at character 0"), "{msg}");
         assert!(msg.contains(r#"recorded "x", now "y""#), "{msg}");
+    }
+
+    #[tokio::test]
+    async fn live_requests_are_scrubbed_like_the_recording() {
+        let canary = "hf-canary-replay-5150";
+        // What a recorder wrote: the request scrubbed before hashing.
+        let mut recorded = ex(0, 3, &format!("my token is {canary}"), ok("A"));
+        assert_eq!(recorded.scrub(&Scrubber::new().with(canary)), 1);
+        assert_eq!(recorded.request.messages[1].content, "my token is [REDACTED]");
+        let live = req(&format!("my token is {canary}"));
+        let m = ReplayModel::new("rec.jsonl", vec![recorded.clone()]).with_scrubber(Scrubber::new().with(canary));
+        assert_eq!(m.chat(&live).await.unwrap().text, "A");
+        // Without the secret known, the miss says why.
+        let m = ReplayModel::new("rec.jsonl", vec![recorded]);
+        let e = m.chat(&live).await.unwrap_err().to_string();
+        assert!(e.contains("scrubbed secret"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn after_the_first_miss_nothing_is_looked_up() {
+        let m = ReplayModel::new("rec.jsonl", vec![ex(0, 0, "a", ok("A")), ex(1, 1, "b", ok("B"))]);
+        assert_eq!(m.first_miss(), None);
+        let first = m.chat(&req("zzz")).await.unwrap_err().to_string();
+        assert!(first.contains("#0 at t=0"), "{first}");
+        assert_eq!(m.first_miss().map(|s| format!("replay miss: {s}")), Some(first));
+        // Even a recorded request is not served any more: the run is off the recorded path.
+        let later = m.chat(&req("a")).await.unwrap_err().to_string();
+        assert!(later.contains("an earlier request already left the recording rec.jsonl"), "{later}");
+        assert_eq!(m.served(), 0);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::controller::{Goal, Kitchen, Navigator};
 use crate::env::motion::interact_spots;
 use crate::env::{Action, Layout, ObjKind, Pos, State};
 use crate::policy::derive_seed;
-use crate::policy::{Agent, Observation};
+use crate::policy::{Agent, AgentError, Observation};
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -108,8 +108,8 @@ impl Agent for CourierPartner {
         self.delivered = 0;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Action {
-        self.decide(obs.state)
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(self.decide(obs.state))
     }
 
     fn metrics(&self) -> serde_json::Value {

@@ -17,7 +17,7 @@
 use crate::controller::Kitchen;
 use crate::env::motion::first_step;
 use crate::env::{Action, Dir, Layout, ObjKind, Object, Pos, State};
-use crate::policy::{Agent, Observation};
+use crate::policy::{Agent, AgentError, Observation};
 use async_trait::async_trait;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -131,8 +131,8 @@ impl Agent for GreedyPartner {
         self.unstuck_moves = 0;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Action {
-        self.decide(obs.state)
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(self.decide(obs.state))
     }
 
     fn metrics(&self) -> serde_json::Value {

@@ -12,7 +12,7 @@
 use crate::controller::{Controller, Kitchen, PotPhase, SkillStatus};
 use crate::env::{Action, DEFAULT_HORIZON, Layout, ObjKind, Pos, State};
 use crate::policy::derive_seed;
-use crate::policy::{Agent, Observation, SkillEvent, SkillOutcome};
+use crate::policy::{Agent, AgentError, Observation, SeatStatus, SkillEvent, SkillOutcome};
 use crate::skills::Skill;
 use crate::skills::facts::{Access, PotFact, PotStatus, SkillFacts, Steps};
 use crate::skills::rules::choose_skill;
@@ -275,12 +275,20 @@ impl Agent for ScriptedPartner {
         self.failed = 0;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Action {
-        self.decide(obs.state)
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(self.decide(obs.state))
     }
 
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
         std::mem::take(&mut self.events)
+    }
+
+    fn status(&self) -> SeatStatus {
+        SeatStatus {
+            skill: self.ctrl.skill().map(|s| s.to_string()),
+            intention: self.partner_skill.map(|s| s.to_string()),
+            analysis: None,
+        }
     }
 
     fn metrics(&self) -> serde_json::Value {

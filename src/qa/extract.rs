@@ -13,7 +13,7 @@
 //! into a letter.
 
 use super::data::{QaOption, Question};
-use super::fuzzy::{extract_one, py_isspace, py_strip};
+use super::fuzzy::{best_choice, py_isspace, py_strip};
 use serde::{Deserialize, Serialize};
 
 /// Which scorer reads the replies.
@@ -444,7 +444,7 @@ pub fn extract_compat(reply: &str, q: &Question) -> Extraction {
         None => py_strip(compat_drop_letter_prefix(answer_text)),
         Some(i) => py_strip(compat_drop_letter_prefix(py_strip(&answer_text[i + 7..]))),
     };
-    match extract_one(query, &choices) {
+    match best_choice(query, &choices) {
         Some((idx, score)) => match char::from_u32(65 + idx as u32) {
             Some(c) => Extraction { letter: Some(c), method: Method::CompatFuzzy, score: Some(score as f64) },
             None => Extraction { letter: None, method: Method::CompatError, score: None },

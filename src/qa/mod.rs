@@ -43,6 +43,10 @@ pub struct RunConfig {
     pub sampling: Sampling,
     /// Which scorer reads the replies (default, or `--compat` for the original's rules).
     pub mode: Mode,
+    /// Stop the run once this many requests in a row have failed after their retries
+    /// (`None`: never). A server that is down fails every request the same way, so
+    /// asking the remaining hundreds of questions would only add minutes of backoff.
+    pub max_failures_in_a_row: Option<u32>,
 }
 
 /// Why a QA run stopped before every question was answered.
@@ -51,7 +55,8 @@ pub enum RunError {
     /// A prompt template failed to render, before any request was sent.
     #[error(transparent)]
     Prompt(#[from] PromptError),
-    /// A fault that makes the rest of the run meaningless (a replay miss, a misconfigured model).
+    /// A fault that makes the rest of the run meaningless (a replay miss, a misconfigured
+    /// model, a server that refuses the configuration: see [`stops_run`]).
     #[error("question {id}, trial {trial}: {error}")]
     Fatal {
         /// The question's id, e.g. `50-EC`.
@@ -61,12 +66,31 @@ pub enum RunError {
         /// The backend's error.
         error: LlmError,
     },
+    /// `max_failures_in_a_row` requests in a row failed: the model is unreachable.
+    #[error("{count} requests in a row failed (the last: question {id}, trial {trial}: {error}); stopping the run")]
+    FailuresInARow {
+        /// How many failed in a row.
+        count: u32,
+        /// The last failed question's id.
+        id: String,
+        /// Its trial.
+        trial: u32,
+        /// Its error.
+        error: LlmError,
+    },
     /// `on_exchange` refused an exchange: the transcript could not be written.
     #[error("writing the exchange: {0}")]
     Sink(#[source] transcript::TranscriptError),
     /// A request task panicked or was cancelled, or exchanges went missing.
     #[error("a request task stopped unexpectedly: {0}")]
     Task(String),
+}
+
+/// Whether a request's error ends the QA run: a replay miss (the recording does not
+/// match the run) or an error that condemns every request ([`LlmError::is_fatal`]: the
+/// server refused the configuration, or the backend is misconfigured).
+pub fn stops_run(e: &LlmError) -> bool {
+    e.is_fatal() || matches!(e, LlmError::ReplayMiss(_))
 }
 
 /// The chat request for each question.
@@ -154,7 +178,12 @@ pub async fn run(
                 let res = model.chat(&req).await;
                 drop(permit);
                 let ms = start.elapsed().as_secs_f64() * 1000.0;
-                let fatal = matches!(res, Err(LlmError::ReplayMiss(_) | LlmError::Config(_)));
+                let fatal = res.as_ref().is_err_and(stops_run);
+                if fatal {
+                    // No request that has not started yet will start: every one would
+                    // fail the same way.
+                    sem.close();
+                }
                 if tx.send((i, t, res, ms)).is_err() || fatal {
                     return;
                 }
@@ -163,18 +192,32 @@ pub async fn run(
     }
     drop(tx);
     let mut out = Vec::with_capacity(reqs.len() * cfg.trials as usize);
+    let mut in_a_row = 0u32;
     while let Some((i, t, res, ms)) = rx.recv().await {
         let q = &questions[i];
-        if let Err(e @ (LlmError::ReplayMiss(_) | LlmError::Config(_))) = res {
-            tasks.abort_all();
-            return Err(RunError::Fatal { id: q.id.clone(), trial: t, error: e });
-        }
+        let res = match res {
+            Err(e) if stops_run(&e) => {
+                tasks.abort_all();
+                return Err(RunError::Fatal { id: q.id.clone(), trial: t, error: e });
+            }
+            other => other,
+        };
         let x = score_exchange(q, t, &reqs[i], &res, ms, cfg.mode);
         if let Err(e) = on_exchange(&x) {
             tasks.abort_all();
             return Err(RunError::Sink(e));
         }
         out.push(x);
+        match res {
+            Ok(_) => in_a_row = 0,
+            Err(error) => {
+                in_a_row += 1;
+                if cfg.max_failures_in_a_row.is_some_and(|max| in_a_row >= max) {
+                    tasks.abort_all();
+                    return Err(RunError::FailuresInARow { count: in_a_row, id: q.id.clone(), trial: t, error });
+                }
+            }
+        }
     }
     while let Some(j) = tasks.join_next().await {
         if let Err(e) = j {

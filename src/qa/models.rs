@@ -208,6 +208,116 @@ impl LanguageModel for Delayed {
     }
 }
 
+/// How the mock server answers a CoordinationQA question (`mock-server --qa-answer`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QaAnswer {
+    /// The answer key's letter (a question the mock cannot find in the benchmark is
+    /// answered at random): `qa` should then score what `--model oracle` scores.
+    Key,
+    /// A letter drawn uniformly from the printed options, seeded by the request.
+    Random,
+    /// Always this letter, printed or not.
+    Letter(char),
+}
+
+/// A `--qa-answer` value that is none of `key`, `random` or a letter A–Z.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a QA answer policy (key, random, or one letter A-Z)")]
+pub struct BadQaAnswer(pub String);
+
+impl std::str::FromStr for QaAnswer {
+    type Err = BadQaAnswer;
+    fn from_str(s: &str) -> Result<Self, BadQaAnswer> {
+        let t = s.trim();
+        match t.to_ascii_lowercase().as_str() {
+            "key" => return Ok(QaAnswer::Key),
+            "random" => return Ok(QaAnswer::Random),
+            _ => {}
+        }
+        let mut chars = t.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => Ok(QaAnswer::Letter(c.to_ascii_uppercase())),
+            _ => Err(BadQaAnswer(s.to_string())),
+        }
+    }
+}
+
+/// The responder of `proagent mock-server`: CoordinationQA questions (a last user
+/// message with an `Available Answers:` / `Available Actions:` list) are answered by a
+/// [`QaAnswer`] policy, recognised in the benchmark by their question text; every other
+/// request goes to `other` (the agent's scripted planner), so one mock serves both
+/// `qa` and `play`.
+pub struct MockResponder {
+    policy: QaAnswer,
+    seed: u64,
+    questions: Vec<Question>,
+    other: Arc<dyn LanguageModel>,
+}
+
+impl MockResponder {
+    /// A responder answering `questions` (the benchmark) by `policy`; `seed` seeds the random answers.
+    pub fn new(policy: QaAnswer, seed: u64, questions: Vec<Question>, other: Arc<dyn LanguageModel>) -> Self {
+        MockResponder { policy, seed, questions, other }
+    }
+
+    /// The benchmark question a prompt asks: the one whose text is the prompt, else the
+    /// longest one the prompt contains (custom templates wrap the question in more text).
+    fn find(&self, prompt: &str) -> Option<&Question> {
+        let p = prompt.trim();
+        self.questions.iter().find(|q| q.question.trim() == p).or_else(|| {
+            self.questions.iter().filter(|q| p.contains(q.question.trim())).max_by_key(|q| q.question.len())
+        })
+    }
+
+    fn random_letter(&self, request: &ChatRequest, letters: &[char]) -> char {
+        let seed = sha256_hex(format!("{}:{}", self.seed, request.canonical_hash()).as_bytes());
+        let mut bytes = [0u8; 32];
+        if let Ok(b) = hex::decode(&seed) {
+            bytes.copy_from_slice(&b[..32]);
+        }
+        letters[ChaCha8Rng::from_seed(bytes).random_range(0..letters.len())]
+    }
+}
+
+#[async_trait]
+impl LanguageModel for MockResponder {
+    fn name(&self) -> String {
+        "mock".into()
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let prompt = last_user(request);
+        let Ok(options) = parse_options(prompt) else { return self.other.chat(request).await };
+        let letters: Vec<char> = options.iter().map(|o| o.letter).collect();
+        let letter = match self.policy {
+            QaAnswer::Letter(c) => c,
+            QaAnswer::Random => self.random_letter(request, &letters),
+            QaAnswer::Key => match self.find(prompt) {
+                Some(q) => q.accepted.iter().copied().find(|&c| q.has_option(c)).or(q.accepted.first().copied()),
+                None => {
+                    tracing::warn!("mock: a CoordinationQA question not in the benchmark; answering at random");
+                    None
+                }
+            }
+            .unwrap_or_else(|| self.random_letter(request, &letters)),
+        };
+        let reply = match options.iter().find(|o| o.letter == letter) {
+            Some(o) => format!("Explanation: mock reply ({}).\nAnswer: {letter}. {}", self.policy_name(), o.text),
+            None => format!("Explanation: mock reply ({}).\nAnswer: {letter}.", self.policy_name()),
+        };
+        Ok(ChatResponse::simple(reply.clone(), usage_for(request, &reply)))
+    }
+}
+
+impl MockResponder {
+    fn policy_name(&self) -> String {
+        match self.policy {
+            QaAnswer::Key => "the answer key".into(),
+            QaAnswer::Random => "a random option".into(),
+            QaAnswer::Letter(c) => format!("always {c}"),
+        }
+    }
+}
+
 /// The built-in model for a `--model` name, or `None` when the name is not a built-in
 /// (the caller then asks the other backends).
 pub fn builtin_model(

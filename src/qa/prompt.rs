@@ -60,8 +60,9 @@ impl Prompts {
         for (name, embedded) in TEMPLATES {
             let path = dir.join(name);
             if path.is_file() {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| PromptError::Read { path: path.display().to_string(), message: e.to_string() })?;
+                let text =
+                    crate::limits::read_file_text(&path, crate::limits::MAX_PROMPT_FILE_BYTES, "prompt templates")
+                        .map_err(|e| PromptError::Read { path: path.display().to_string(), message: e.to_string() })?;
                 items.push((name.to_string(), text, path.display().to_string()));
             } else {
                 items.push((name.to_string(), embedded.to_string(), "embedded".to_string()));

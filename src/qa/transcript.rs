@@ -202,8 +202,8 @@ pub struct Transcript {
 /// Reads a QA transcript; every exchange's stored hash is checked against its request.
 pub fn read(path: &Path) -> Result<Transcript, TranscriptError> {
     let p = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| TranscriptError::Io { path: p.clone(), message: e.to_string() })?;
+    let text = crate::limits::read_file_text(path, crate::limits::MAX_TRANSCRIPT_BYTES, "transcripts")
+        .map_err(|e| TranscriptError::Io { path: p.clone(), message: e.to_string() })?;
     let mut header = None;
     let mut exchanges = Vec::new();
     for (i, line) in text.lines().enumerate() {

@@ -7,7 +7,7 @@ use super::obs::LayoutEncoder;
 use super::rollout::sample_action;
 use super::train::Algo;
 use crate::env::{Action, Layout, Tile};
-use crate::policy::{Agent, Observation};
+use crate::policy::{Agent, AgentError, Observation};
 use async_trait::async_trait;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -123,8 +123,8 @@ impl Agent for RlAgent {
         self.encoder_for(l);
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Action {
-        self.choose(obs.layout, obs.state, obs.seat)
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(self.choose(obs.layout, obs.state, obs.seat))
     }
 
     fn metrics(&self) -> serde_json::Value {

@@ -274,6 +274,13 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!("coordination_ring", Sp, "coordination_ring_sp"),
     shipped!("forced_coordination", Sp, "forced_coordination_sp"),
     shipped!("counter_circuit", Sp, "counter_circuit_sp"),
+    shipped!("cramped_room", Pbt, "cramped_room_pbt"),
+    shipped!("asymmetric_advantages", Pbt, "asymmetric_advantages_pbt"),
+    shipped!("coordination_ring", Pbt, "coordination_ring_pbt"),
+    shipped!("cramped_room", Fcp, "cramped_room_fcp"),
+    shipped!("asymmetric_advantages", Fcp, "asymmetric_advantages_fcp"),
+    shipped!("cramped_room", Mep, "cramped_room_mep"),
+    shipped!("asymmetric_advantages", Mep, "asymmetric_advantages_mep"),
 ];
 
 /// Why a partner's model could not be found or read.

@@ -1,10 +1,16 @@
 //! One seeded episode of two seats: every joint action, reward and state is
 //! recorded, with each player's skill events, belief corrections and model use,
 //! and turned into the reference trajectory schema and a one-line summary.
+//!
+//! An episode whose model failed is never passed off as a played one: when a seat's
+//! agent cannot go on (its model refused the configuration), or the seats' model
+//! calls failed after every retry more often than [`EpisodeOptions::max_llm_failures`]
+//! allows, the episode stops at once and [`play_episode`] returns an
+//! [`EpisodeFailed`] holding what was played, never a score.
 
 use crate::env::trace::state_json;
 use crate::env::{Action, Event, Layout, State, StepOutcome};
-use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use crate::policy::{Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -27,6 +33,10 @@ pub struct StepView<'a> {
     pub skill_events: &'a [SkillEvent],
     /// Belief corrections the agents made this step (see `Agent::drain_belief_events`).
     pub beliefs: &'a [BeliefCorrection],
+    /// Team score so far, this step's reward included.
+    pub score: u32,
+    /// The seats, by player, for what they are doing (`Agent::status`, `Agent::llm_usage`).
+    pub agents: [&'a dyn Agent; 2],
 }
 
 impl StepView<'_> {
@@ -42,14 +52,122 @@ impl StepView<'_> {
     }
 }
 
+/// The seat of a [`StepView`] built outside [`play_episode`] (a browser game, a Python
+/// loop): the real seats live elsewhere, and whoever reads the view (the transcript
+/// recorder) needs nothing of them. It names itself "" and stays put.
+pub struct Unseen;
+
+#[async_trait::async_trait]
+impl Agent for Unseen {
+    fn name(&self) -> String {
+        String::new()
+    }
+    fn reset(&mut self, _layout: &Layout, _seat: usize, _seed: u64) {}
+    async fn act(&mut self, _obs: &Observation<'_>) -> Result<Action, crate::policy::AgentError> {
+        Ok(Action::Stay)
+    }
+}
+
 /// A callback run after every step.
 pub type StepObserver<'a> = Box<dyn FnMut(&StepView<'_>) + Send + 'a>;
 
+/// A check run after every step: `true` ends the episode there.
+pub type StopCheck<'a> = Box<dyn Fn() -> bool + Send + 'a>;
+
+/// How many model calls of an episode may fail after every retry before the episode
+/// counts as failed: none. A call that exhausted its retries means the model was not
+/// there for that decision, and the agent's fallback (`wait(1)`) is not its play.
+pub const DEFAULT_MAX_LLM_FAILURES: u64 = 0;
+
 /// Options of one episode.
-#[derive(Default)]
 pub struct EpisodeOptions<'a> {
     /// Called after every step (e.g. the CLI's `--render`).
     pub on_step: Option<StepObserver<'a>>,
+    /// Asked after every step (after `on_step`); `true` ends the episode early, with
+    /// fewer steps than the horizon (e.g. `replay` after the first request that is not
+    /// in the recording: nothing after it can match).
+    pub stop: Option<StopCheck<'a>>,
+    /// The most model calls (both seats together) that may fail after every retry;
+    /// one more stops the episode as failed. `None`: no limit (e.g. replaying a
+    /// recording). Default [`DEFAULT_MAX_LLM_FAILURES`].
+    pub max_llm_failures: Option<u64>,
+}
+
+impl Default for EpisodeOptions<'_> {
+    fn default() -> Self {
+        EpisodeOptions { on_step: None, stop: None, max_llm_failures: Some(DEFAULT_MAX_LLM_FAILURES) }
+    }
+}
+
+/// Why an episode stopped before its horizon.
+#[derive(Debug, thiserror::Error)]
+pub enum EpisodeAbort {
+    /// A seat's agent cannot go on: its model refused the run's configuration.
+    #[error("player {player} ({agent}) stopped at t={t}: {error}")]
+    Agent {
+        /// The timestep being decided.
+        t: u32,
+        /// The player whose agent stopped.
+        player: usize,
+        /// That agent's name.
+        agent: String,
+        /// Why.
+        error: AgentError,
+    },
+    /// The seats' model calls failed after every retry more often than allowed.
+    #[error(
+        "{failures} model call(s) failed after every retry by t={t}, more than the {limit} allowed (--max-llm-failures); last failure: {}",
+        last.as_deref().unwrap_or("unknown")
+    )]
+    LlmFailures {
+        /// The timestep being decided.
+        t: u32,
+        /// Failed calls so far, both seats.
+        failures: u64,
+        /// The limit that was passed.
+        limit: u64,
+        /// The last failure's message.
+        last: Option<String>,
+    },
+}
+
+impl EpisodeAbort {
+    /// Whether the whole run must stop: every other episode would fail the same way.
+    pub fn stops_run(&self) -> bool {
+        matches!(self, EpisodeAbort::Agent { .. })
+    }
+
+    /// The timestep at which the episode stopped.
+    pub fn t(&self) -> u32 {
+        match self {
+            EpisodeAbort::Agent { t, .. } | EpisodeAbort::LlmFailures { t, .. } => *t,
+        }
+    }
+}
+
+/// An episode that stopped before its horizon, with what was played until then.
+#[derive(Debug, thiserror::Error)]
+#[error("{abort}")]
+pub struct EpisodeFailed {
+    /// Why it stopped.
+    pub abort: EpisodeAbort,
+    /// The steps played before it stopped (its score is no result).
+    pub partial: Box<EpisodeResult>,
+}
+
+impl EpisodeFailed {
+    /// The summary of the partial episode, marked `"failed": true` with the `error`
+    /// and the timestep it `failed_at` (the footer of a failed transcript).
+    pub fn summary_json(&self, seat: usize) -> Value {
+        let mut v = self.partial.summary_json(seat);
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("failed".into(), json!(true));
+            obj.insert("error".into(), json!(self.abort.to_string()));
+            obj.insert("failed_at".into(), json!(self.abort.t()));
+            obj.insert("stops_run".into(), json!(self.abort.stops_run()));
+        }
+        v
+    }
 }
 
 /// One recorded step.
@@ -95,14 +213,16 @@ pub struct EpisodeResult {
 }
 
 /// Plays one episode. `agents[i]` controls player `i`; each is reset with a
-/// seed derived from `seed`, so the same seed gives the same episode.
+/// seed derived from `seed`, so the same seed gives the same episode. Fails (with
+/// the steps played so far) when a seat's agent cannot go on or the model calls
+/// failed more often than `options.max_llm_failures` allows.
 pub async fn play_episode(
     layout: Arc<Layout>,
     mut agents: [Box<dyn Agent>; 2],
     seed: u64,
     horizon: u32,
     mut options: EpisodeOptions<'_>,
-) -> EpisodeResult {
+) -> Result<EpisodeResult, EpisodeFailed> {
     for (i, a) in agents.iter_mut().enumerate() {
         a.reset(&layout, i, seat_seed(seed, i));
     }
@@ -115,9 +235,36 @@ pub async fn play_episode(
     let (mut score, mut deliveries, mut stuck, mut tail) = (0u32, 0u32, 0u32, 0u32);
     for t in 0..horizon {
         let mut joint = [Action::Stay; 2];
-        for (i, a) in agents.iter_mut().enumerate() {
+        for i in 0..2 {
             let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
-            joint[i] = a.act(&obs).await;
+            let abort = match agents[i].act(&obs).await {
+                Ok(action) => {
+                    joint[i] = action;
+                    too_many_failures(&agents, i, t, options.max_llm_failures)
+                }
+                Err(error) => Some(EpisodeAbort::Agent { t, player: i, agent: agents[i].name(), error }),
+            };
+            if let Some(abort) = abort {
+                for a in agents.iter_mut() {
+                    skill_events.extend(a.drain_skill_events());
+                }
+                let partial = EpisodeResult {
+                    agents: [agents[0].name(), agents[1].name()],
+                    metrics: [agents[0].metrics(), agents[1].metrics()],
+                    llm: [agents[0].llm_usage(), agents[1].llm_usage()],
+                    layout,
+                    seed,
+                    horizon,
+                    start,
+                    steps,
+                    skill_events,
+                    score,
+                    deliveries,
+                    stuck_steps: stuck,
+                    idle_tail: tail,
+                };
+                return Err(EpisodeFailed { abort, partial: Box::new(partial) });
+            }
         }
         let before = [state.players[0].pos, state.players[1].pos];
         let outcome = layout.step(&mut state, joint);
@@ -146,13 +293,18 @@ pub async fn play_episode(
                 outcome: &outcome,
                 skill_events: &skill_events[first_event..],
                 beliefs: &beliefs,
+                score,
+                agents: [&*agents[0], &*agents[1]],
             });
         }
         last_joint = Some(joint);
         last_events = outcome.events;
         steps.push(StepRecord { joint, outcome, state: state.clone() });
+        if options.stop.as_ref().is_some_and(|stop| stop()) {
+            break;
+        }
     }
-    EpisodeResult {
+    Ok(EpisodeResult {
         agents: [agents[0].name(), agents[1].name()],
         metrics: [agents[0].metrics(), agents[1].metrics()],
         llm: [agents[0].llm_usage(), agents[1].llm_usage()],
@@ -166,7 +318,20 @@ pub async fn play_episode(
         deliveries,
         stuck_steps: stuck,
         idle_tail: tail,
-    }
+    })
+}
+
+/// The abort for an episode whose seats' failed model calls passed `limit` once player
+/// `i` acted, if they did.
+fn too_many_failures(agents: &[Box<dyn Agent>; 2], i: usize, t: u32, limit: Option<u64>) -> Option<EpisodeAbort> {
+    let limit = limit?;
+    let failures = agents[0].llm_usage().failures.saturating_add(agents[1].llm_usage().failures);
+    (failures > limit).then(|| EpisodeAbort::LlmFailures {
+        t,
+        failures,
+        limit,
+        last: agents[i].last_llm_failure().or_else(|| agents[1 - i].last_llm_failure()),
+    })
 }
 
 impl EpisodeResult {
@@ -283,7 +448,7 @@ mod tests {
         let k = Kitchen::shared(Layout::builtin(layout).unwrap());
         let agents = [build(a, &k).unwrap(), build(b, &k).unwrap()];
         let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, horizon, EpisodeOptions::default()))
+        rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, horizon, EpisodeOptions::default())).unwrap()
     }
 
     #[test]

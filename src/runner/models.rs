@@ -7,7 +7,7 @@ use crate::agent::scripted_model::ScriptedModel;
 use crate::llm::LanguageModel;
 use crate::llm::LlmError;
 use crate::llm::http::{HttpConfig, OpenAiModel};
-use crate::transcript::{Transcript, TranscriptError};
+use crate::transcript::{Scrubber, Transcript, TranscriptError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -47,13 +47,25 @@ pub struct ModelSpec {
     pub name: String,
     /// Address, key, time-outs and retries of the HTTP backend.
     pub http: HttpConfig,
+    /// Secret values of the run besides the HTTP backend's own (the command line sets
+    /// the `*_API_KEY` / `*_TOKEN` environment values here); see [`ModelSpec::scrubber`].
+    pub secrets: Scrubber,
 }
 
 impl ModelSpec {
-    /// A spec with the HTTP defaults.
+    /// A spec with the HTTP defaults and no extra secrets.
     pub fn new(name: impl Into<String>) -> Self {
         let name = name.into();
-        ModelSpec { http: HttpConfig::new(name.clone()), name }
+        ModelSpec { http: HttpConfig::new(name.clone()), name, secrets: Scrubber::new() }
+    }
+
+    /// Everything secret in this run: [`ModelSpec::secrets`], the API key and the base
+    /// URL's credentials. Transcript writers scrub with it, and a `replay:FILE` model
+    /// scrubs live requests with it before looking them up.
+    pub fn scrubber(&self) -> Scrubber {
+        let mut s = self.secrets.clone();
+        s.merge(&self.http.secrets());
+        s
     }
 }
 
@@ -61,7 +73,10 @@ impl ModelSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     /// The name is a CoordinationQA built-in, which the agent cannot use.
-    #[error("model {0:?} is not available here: use scripted, replay:FILE or a served model name")]
+    #[error(
+        "model {0:?} is a CoordinationQA built-in (for `proagent qa`); a ProAgent seat takes scripted, \
+         replay:FILE or a model name an OpenAI-compatible server serves"
+    )]
     NotForTheAgent(String),
     /// `replay:` without a file.
     #[error("replay: needs a transcript file, e.g. replay:transcripts/run.jsonl")]
@@ -77,10 +92,12 @@ pub enum ModelError {
     Http(#[from] LlmError),
 }
 
-/// Reads a transcript file and serves its replies. A transcript without a footer is
-/// accepted (replaying the prefix of an interrupted run is useful); malformed lines are errors.
-pub fn open_replay(path: &Path) -> Result<crate::llm::replay::ReplayModel, TranscriptError> {
-    Ok(Transcript::read(path)?.replayer())
+/// Reads a transcript file and serves its replies, scrubbing live requests with
+/// `scrubber` first (the recording was scrubbed before it was hashed). A transcript
+/// without a footer is accepted (replaying the prefix of an interrupted run is
+/// useful); malformed lines are errors.
+pub fn open_replay(path: &Path, scrubber: Scrubber) -> Result<crate::llm::replay::ReplayModel, TranscriptError> {
+    Ok(Transcript::read(path)?.replayer(scrubber))
 }
 
 /// Builds the backend a spec names: `scripted`, `replay:FILE` or a served model.
@@ -92,7 +109,7 @@ pub fn build_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, ModelErro
             if path.as_os_str().is_empty() {
                 return Err(ModelError::NoReplayFile);
             }
-            Ok(Arc::new(open_replay(&path)?))
+            Ok(Arc::new(open_replay(&path, spec.scrubber())?))
         }
         ModelChoice::Http(name) => {
             if name.trim().is_empty() {
@@ -101,6 +118,27 @@ pub fn build_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, ModelErro
             let mut cfg = spec.http.clone();
             cfg.model = name;
             Ok(Arc::new(OpenAiModel::new(cfg)?))
+        }
+    }
+}
+
+/// What identifies the model behind a spec beyond its name, for eval keys: nothing for
+/// the built-in models (the code version covers them), the sha256 of a `replay:` file,
+/// and a served model's entry in the server's model list
+/// ([`OpenAiModel::server_identity`]).
+pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
+    match classify_model(spec.name.trim()) {
+        ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),
+        ModelChoice::Replay(path) => {
+            let bytes = std::fs::read(&path).map_err(|source| {
+                ModelError::Replay(TranscriptError::Io { path: path.display().to_string(), source })
+            })?;
+            Ok(serde_json::json!({ "replay_sha256": crate::llm::sha256_hex(&bytes) }))
+        }
+        ModelChoice::Http(name) => {
+            let mut cfg = spec.http.clone();
+            cfg.model = name;
+            Ok(OpenAiModel::new(cfg)?.server_identity().await?)
         }
     }
 }

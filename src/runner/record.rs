@@ -6,6 +6,7 @@
 use super::episode::StepView;
 use crate::agent::log::drain_sink;
 use crate::agent::{AgentSettings, ExchangeSink, ModelSettings};
+use crate::limits::{MAX_HORIZON, RangeError, check_int};
 use crate::transcript::{Header, TranscriptError, TranscriptWriter};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -40,6 +41,37 @@ pub struct RunConfig {
     pub proagent: AgentSettings,
     /// The model of every `proagent` seat.
     pub model: ModelSettings,
+    /// Each player's own ProAgent configuration (`None` for other agents). Transcripts
+    /// written before seats could differ have none: every `proagent` seat then used
+    /// `proagent` and `model`.
+    #[serde(default, skip_serializing_if = "no_seats")]
+    pub seats: [Option<SeatConfig>; 2],
+}
+
+/// One ProAgent seat as a transcript header records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatConfig {
+    /// The seat's name (`agent::config::label`).
+    pub label: String,
+    /// Its switches.
+    pub proagent: AgentSettings,
+    /// Its model.
+    pub model: ModelSettings,
+}
+
+fn no_seats(s: &[Option<SeatConfig>; 2]) -> bool {
+    s.iter().all(Option::is_none)
+}
+
+impl RunConfig {
+    /// The recorded configuration of player `player`'s ProAgent seat: its own, or (older
+    /// transcripts) the shared one.
+    pub fn seat(&self, player: usize) -> SeatConfig {
+        match self.seats.get(player).cloned().flatten() {
+            Some(s) => s,
+            None => SeatConfig { label: String::new(), proagent: self.proagent.clone(), model: self.model.clone() },
+        }
+    }
 }
 
 impl RunConfig {
@@ -50,28 +82,53 @@ impl RunConfig {
         Ok(Header::new(config, prompt_hashes))
     }
 
-    /// Reads the run configuration back from a header; `file` names it in errors.
-    pub fn from_header(header: &Header, file: &str) -> Result<RunConfig, TranscriptError> {
-        let cfg: RunConfig = serde_json::from_value(header.config.clone()).map_err(|e| TranscriptError::Bad {
-            path: file.to_string(),
-            line: 1,
-            message: format!("the header's config is not an episode's: {e}"),
-        })?;
+    /// Reads the run configuration back from a header at `line` of `file` (both name
+    /// it in errors). Every number is range-checked ([`RunConfig::check`]), so a
+    /// hand-edited or corrupt header is an error, never a huge allocation.
+    pub fn from_header(header: &Header, file: &str, line: usize) -> Result<RunConfig, TranscriptError> {
+        let bad = |message: String| TranscriptError::Bad { path: file.to_string(), line, message };
+        let cfg: RunConfig = serde_json::from_value(header.config.clone())
+            .map_err(|e| bad(format!("the header's config is not an episode's: {e}")))?;
         if cfg.command != PLAY_COMMAND {
-            return Err(TranscriptError::Bad {
-                path: file.to_string(),
-                line: 1,
-                message: format!("not a `proagent play` transcript (config.command is {:?})", cfg.command),
-            });
+            return Err(bad(format!("not a `proagent play` transcript (config.command is {:?})", cfg.command)));
+        }
+        cfg.check().map_err(|e| bad(format!("{}", e.within("config"))))?;
+        // The shared settings repeat the main ProAgent seat's (the agent's, else the
+        // partner's); a header where they disagree was edited by hand, and which to trust is unclear.
+        let main = [cfg.seat.min(1), 1 - cfg.seat.min(1)].into_iter().find_map(|p| cfg.seats[p].as_ref());
+        if let Some(m) = main
+            && (m.proagent != cfg.proagent || m.model != cfg.model)
+        {
+            return Err(bad(format!(
+                "the header's config.proagent/config.model disagree with the seat they repeat (config.seats, {})",
+                m.label
+            )));
         }
         Ok(cfg)
+    }
+
+    /// Checks every number against its limit: the seat, the horizon (1 to
+    /// [`MAX_HORIZON`]), the agent's switches and the model's settings.
+    pub fn check(&self) -> Result<(), RangeError> {
+        check_int("seat", self.seat, 0, 1)?;
+        check_int("horizon", self.horizon, 1, MAX_HORIZON)?;
+        self.proagent.check().map_err(|e| e.within("proagent"))?;
+        self.model.check().map_err(|e| e.within("model"))?;
+        for (i, seat) in self.seats.iter().enumerate() {
+            if let Some(s) = seat {
+                s.proagent.check().map_err(|e| e.within(&format!("seats[{i}].proagent")))?;
+                s.model.check().map_err(|e| e.within(&format!("seats[{i}].model")))?;
+            }
+        }
+        Ok(())
     }
 }
 
 /// Writes one episode's transcript as it is played.
 pub struct EpisodeRecorder {
     writer: TranscriptWriter,
-    sinks: Vec<ExchangeSink>,
+    /// Each sink with the seat its exchanges are stamped with (`None`: not stamped).
+    sinks: Vec<(Option<u8>, ExchangeSink)>,
     error: Option<TranscriptError>,
     /// For a file written under a temporary name: (temporary, final).
     rename: Option<(PathBuf, PathBuf)>,
@@ -103,12 +160,26 @@ impl EpisodeRecorder {
 
     /// The exchange lists of the seats, in player order.
     pub fn set_sinks(&mut self, sinks: Vec<ExchangeSink>) {
-        self.sinks = sinks;
+        self.sinks = sinks.into_iter().map(|s| (None, s)).collect();
+    }
+
+    /// The exchange lists of the two seats (`None` for a seat that asks no model). When
+    /// both seats ask, every exchange is stamped with its seat, so a transcript of two
+    /// ProAgents says who asked what; with one asking seat nothing is stamped (the
+    /// seat is in the header).
+    pub fn set_seat_sinks(&mut self, sinks: [Option<ExchangeSink>; 2]) {
+        let both = sinks.iter().all(Option::is_some);
+        self.sinks = sinks
+            .into_iter()
+            .enumerate()
+            .filter_map(|(player, s)| s.map(|s| (both.then_some(player as u8), s)))
+            .collect();
     }
 
     fn drain(&mut self) -> Result<(), TranscriptError> {
-        for sink in &self.sinks {
-            for ex in drain_sink(sink) {
+        for (seat, sink) in &self.sinks {
+            for mut ex in drain_sink(sink) {
+                ex.seat = *seat;
                 self.writer.write_exchange(&ex)?;
             }
         }
@@ -125,6 +196,22 @@ impl EpisodeRecorder {
         if let Err(e) = self.drain().and_then(|_| self.writer.write_step(v.t, step)) {
             self.error = Some(e);
         }
+    }
+
+    /// Writes what is left and the footer of a failed episode (its summary says
+    /// `"failed": true`, see [`crate::runner::EpisodeFailed::summary_json`]). A file
+    /// started with [`EpisodeRecorder::start_file`] keeps its `.partial` name, so it is
+    /// never taken for a finished episode; returns the file's path, if any.
+    pub fn finish_failed(mut self, summary: Value) -> Result<Option<PathBuf>, TranscriptError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.drain()?;
+        self.writer.write_footer(summary)?;
+        Ok(match self.rename.take() {
+            Some((tmp, _)) => Some(tmp),
+            None => self.writer.path().map(PathBuf::from),
+        })
     }
 
     /// Writes what is left and the footer (the episode summary); returns the file's path,

@@ -104,6 +104,12 @@ mod tests {
         for e in [
             LlmError::Unreachable { faults: faults.clone() },
             LlmError::BadReply { reason: "r".into(), raw: "raw".into(), faults: faults.clone() },
+            LlmError::Refused {
+                status: 401,
+                url: "http://127.0.0.1:9/v1/chat/completions".into(),
+                message: "Incorrect API key provided.".into(),
+                faults: faults.clone(),
+            },
             LlmError::ReplayMiss("m".into()),
             LlmError::Config("c".into()),
         ] {
@@ -208,6 +214,49 @@ mod tests {
         assert!(text.contains("Bearer [REDACTED]"));
         assert!(text.contains(r#""api_key":"[REDACTED]""#));
         assert_eq!(Scrubber::new().with("short").scrub("short"), "short", "short values are not secrets");
+    }
+
+    #[test]
+    fn secrets_in_prompts_are_scrubbed_before_hashing() {
+        let canary = "hf-canary-9e1d77aa";
+        let opts = WriterOptions { scrubber: Scrubber::new().with(canary), wall_clock: false };
+        let (mut w, buf) = TranscriptWriter::in_memory("mem", opts);
+        w.write_header(&Header::new(serde_json::json!({"note": canary}), BTreeMap::new())).unwrap();
+        let sys = format!("You hold the token {canary}.");
+        let ok: Result<ChatResponse, LlmError> = Ok(ChatResponse::simple(format!("echo {canary}"), Usage::default()));
+        for t in 0..2 {
+            let req = request(&sys, &format!("state {t}: {canary} {canary}"));
+            w.write_exchange(&Exchange::new(t, "plan", req, &ok, Duration::ZERO)).unwrap();
+        }
+        w.write_step(0, serde_json::json!({"k": canary})).unwrap();
+        w.write_footer(serde_json::json!({"score": 0})).unwrap();
+        let text = buf.text();
+        assert!(!text.contains(canary), "{text}");
+        // The file passes its own hash checks: every hash is that of the scrubbed text.
+        let t = Transcript::parse(&text, "mem").unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains(r#""scrubbed":1"#), "{}", lines[0]);
+        // system + 2 in the user message + 1 in the reply
+        assert!(lines[1].contains(r#""scrubbed":4"#), "{}", lines[1]);
+        assert_eq!(t.exchanges[0].scrubbed, 4);
+        // The system prompt is deduplicated by the hash of its scrubbed text.
+        assert!(!lines[2].contains("You hold the token"), "{}", lines[2]);
+        assert!(lines[2].contains(&sha256_hex(b"You hold the token [REDACTED].")), "{}", lines[2]);
+        assert_eq!(t.exchanges[1].request.messages[0].content, "You hold the token [REDACTED].");
+        assert_eq!(t.exchanges[1].request.messages[1].content, "state 1: [REDACTED] [REDACTED]");
+        assert_eq!(t.exchanges[1].reply_text(), Some("echo [REDACTED]"));
+        assert!(lines[3].contains(r#""scrubbed":1"#), "{}", lines[3]);
+        assert!(!lines[4].contains("scrubbed"), "nothing to scrub, no count: {}", lines[4]);
+        // Replaying with the secret known matches the live (secret-holding) request.
+        let replayer = t.replayer(Scrubber::new().with(canary));
+        let live = request(&sys, &format!("state 1: {canary} {canary}"));
+        let reply = block_on(crate::llm::LanguageModel::chat(&replayer, &live));
+        assert_eq!(reply.unwrap().text, "echo [REDACTED]");
+    }
+
+    /// Runs a future to completion on a fresh single-threaded runtime.
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
     }
 
     #[test]

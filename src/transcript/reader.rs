@@ -3,6 +3,8 @@
 //! file and line of the first problem.
 
 use super::schema::{FORMAT_VERSION, Footer, Header, Record, StepRecord, TranscriptError};
+use super::scrub::Scrubber;
+use crate::limits::{MAX_TRANSCRIPT_BYTES, read_file};
 use crate::llm::record::Exchange;
 use crate::llm::{ChatRequest, Message, sha256_hex};
 use std::collections::HashMap;
@@ -14,23 +16,26 @@ use std::time::Duration;
 pub struct Transcript {
     /// The file it came from (for messages).
     pub source: String,
-    /// The header record, format version checked.
+    /// The first record.
     pub header: Header,
-    /// Every exchange in `seq` order, system prompts restored to full text and request hashes checked.
+    /// Every exchange, with system prompts restored and hashes checked.
     pub exchanges: Vec<Exchange>,
-    /// Every step record, in file order.
+    /// Every step record, in order.
     pub steps: Vec<StepRecord>,
-    /// The footer (counts checked), or `None` when the run did not finish writing the file.
+    /// The last record; `None` when the run did not finish writing.
     pub footer: Option<Footer>,
     /// Number of lines read.
     pub lines: usize,
+    /// The 1-based line of the header record.
+    pub header_line: usize,
 }
 
 impl Transcript {
-    /// Reads and checks the file at `path`; errors name the file and the line.
+    /// Reads and checks a transcript file (see [`Transcript::parse`]).
     pub fn read(path: &Path) -> Result<Self, TranscriptError> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| TranscriptError::Io { path: name.clone(), source })?;
+        let bytes = read_file(path, MAX_TRANSCRIPT_BYTES, "transcripts")
+            .map_err(|source| TranscriptError::Io { path: name.clone(), source })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
             let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -43,6 +48,7 @@ impl Transcript {
     pub fn parse(text: &str, name: &str) -> Result<Self, TranscriptError> {
         let bad = |line: usize, message: String| TranscriptError::Bad { path: name.to_string(), line, message };
         let mut header: Option<Header> = None;
+        let mut header_line = 1;
         let mut exchanges = Vec::new();
         let mut steps = Vec::new();
         let mut footer: Option<(usize, Footer)> = None;
@@ -83,6 +89,7 @@ impl Transcript {
                         ));
                     }
                     header = Some(h);
+                    header_line = n;
                 }
                 other if header.is_none() => {
                     let kind = match other {
@@ -140,6 +147,8 @@ impl Transcript {
                         parsed: r.parsed,
                         parse_error: r.parse_error,
                         latency: r.wall.and_then(|w| w.latency_ms).map(Duration::from_millis),
+                        scrubbed: r.scrubbed,
+                        seat: r.seat,
                     });
                 }
                 Record::Step(s) => steps.push(s),
@@ -173,6 +182,7 @@ impl Transcript {
             steps,
             footer: footer.map(|(_, f)| f),
             lines: last_line,
+            header_line,
         })
     }
 
@@ -190,7 +200,10 @@ impl Transcript {
 
 impl Transcript {
     /// A model that serves this transcript's recorded replies, named after the file.
-    pub fn replayer(&self) -> crate::llm::replay::ReplayModel {
-        crate::llm::replay::ReplayModel::new(self.source.clone(), self.exchanges.clone())
+    /// Live requests are scrubbed with `scrubber` before they are looked up, as the
+    /// writer scrubbed them before hashing (see [`super::scrub`]): give it the secrets
+    /// the recording run knew, usually [`Scrubber::from_env`].
+    pub fn replayer(&self, scrubber: Scrubber) -> crate::llm::replay::ReplayModel {
+        crate::llm::replay::ReplayModel::new(self.source.clone(), self.exchanges.clone()).with_scrubber(scrubber)
     }
 }

@@ -24,28 +24,36 @@ pub struct Wall {
 /// The first record: enough to re-run the episode.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Header {
-    /// The format version the file was written in ([`FORMAT_VERSION`] for this build).
+    /// The transcript format ([`FORMAT_VERSION`] when written by this build).
     pub format_version: u32,
-    /// The version of proagent that wrote the file.
+    /// The proagent version that wrote the file.
     pub proagent_version: String,
     /// The full run config (layout, seat, partner, model, seed, horizon, switches, ...).
     pub config: Value,
     /// Template name → sha256 of its text.
     #[serde(default)]
     pub prompt_hashes: BTreeMap<String, String>,
-    /// When the run started (only when the writer records wall-clock values).
+    /// How many secrets were replaced by `[REDACTED]` in this record (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scrubbed: u64,
+    /// When the run started (absent without the wall clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall: Option<Wall>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl Header {
-    /// A header of this build's format and proagent version; the writer fills in `wall`.
+    /// A header of this build's format and version.
     pub fn new(config: Value, prompt_hashes: BTreeMap<String, String>) -> Self {
         Header {
             format_version: FORMAT_VERSION,
             proagent_version: env!("CARGO_PKG_VERSION").to_string(),
             config,
             prompt_hashes,
+            scrubbed: 0,
             wall: None,
         }
     }
@@ -56,20 +64,20 @@ impl Header {
 pub struct StoredMessage {
     /// Who wrote the message.
     pub role: Role,
-    /// The full text; omitted for a system prompt already stored in full on an earlier line.
+    /// The text (absent for a system prompt already stored on an earlier line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    /// sha256 (hex) of the text; set for system prompts only, the key later lines refer to them by.
+    /// sha256 of the text (system prompts only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
 }
 
-/// A chat request as stored: its messages (system prompts possibly by hash) and the sampling.
+/// A request as stored: its messages and, flattened, its sampling settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoredRequest {
-    /// The messages in order.
+    /// The messages, system prompts possibly by hash only.
     pub messages: Vec<StoredMessage>,
-    /// The sampling settings, flattened into the record as in [`crate::llm::ChatRequest`].
+    /// Temperature, top_p, max_tokens, stop.
     #[serde(flatten)]
     pub sampling: Sampling,
 }
@@ -77,25 +85,33 @@ pub struct StoredRequest {
 /// An exchange as stored on one line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExchangeRecord {
-    /// 0-based position among the file's exchanges; the reader requires 0, 1, 2, ... in order.
+    /// 0-based position among the exchanges.
     pub seq: u64,
-    /// The game timestep the request was made at.
+    /// The game timestep of the request.
     pub t: u32,
-    /// What the request was for: "planner", "verificator", ...
+    /// What the request was for (`planner`, `verificator`, `chat`, ...).
     pub kind: String,
     /// sha256 of the canonical full request: the key replay serves replies by.
     pub request_hash: String,
-    /// The request, system prompts after their first use stored by hash.
+    /// The request.
     pub request: StoredRequest,
-    /// The reply (with attempts and faults) or the recorded error.
+    /// The reply or the error.
     pub outcome: Outcome,
-    /// What the caller read from the reply (e.g. the plan), scrubbed of secret-named keys.
+    /// What the caller read from the reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parsed: Option<Value>,
-    /// Why the reply could not be read, if it could not; the reply text stays in `outcome`.
+    /// Why the reply did not parse.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<String>,
-    /// When it was written and how long it took (only when the writer records wall-clock values).
+    /// How many secrets were replaced by `[REDACTED]` in this exchange before its
+    /// hashes were computed (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scrubbed: u64,
+    /// The player whose agent asked, when both seats talk to a model (absent otherwise,
+    /// and in transcripts written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
+    /// When it was written and how long it took (absent without the wall clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall: Option<Wall>,
 }
@@ -103,22 +119,28 @@ pub struct ExchangeRecord {
 /// One game step; the payload is up to the runner (joint action, reward, skill events, belief, ...).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
-    /// The game timestep.
+    /// The timestep.
     pub t: u32,
-    /// The step's payload as the runner built it.
+    /// The runner's payload.
     pub data: Value,
+    /// How many secrets were replaced by `[REDACTED]` in this record (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scrubbed: u64,
 }
 
 /// The last record: the result (score, the `--json` metrics) and the record counts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Footer {
-    /// Exchange records in the file; the reader checks it.
+    /// Exchange records in the file.
     pub exchanges: u64,
-    /// Step records in the file; the reader checks it.
+    /// Step records in the file.
     pub steps: u64,
-    /// The run's result, as the runner built it (score, `--json` metrics).
+    /// The result: score and metrics.
     pub data: Value,
-    /// When it was written and how long the run took (only when the writer records wall-clock values).
+    /// How many secrets were replaced by `[REDACTED]` in this record (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scrubbed: u64,
+    /// When the run ended and how long it took (absent without the wall clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall: Option<Wall>,
 }
@@ -127,47 +149,47 @@ pub struct Footer {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
-    /// The first record.
+    /// The first line.
     Header(Header),
     /// One model exchange.
     Exchange(ExchangeRecord),
     /// One game step.
     Step(StepRecord),
-    /// The last record, written when the run completes.
+    /// The last line.
     Footer(Footer),
 }
 
-/// Why a transcript could not be written or read; every variant names the file.
+/// Why a transcript could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum TranscriptError {
-    /// The file could not be created, written or read.
+    /// The file could not be read or written.
     #[error("{path}: {source}")]
     Io {
-        /// The file (or the in-memory writer's name).
+        /// The file.
         path: String,
-        /// The operating system's error.
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
-    /// A line is malformed or breaks the format's rules (order, sequence, hashes, counts).
+    /// A line is malformed or fails a check.
     #[error("{path}:{line}: {message}")]
     Bad {
-        /// The file's path.
+        /// The file.
         path: String,
-        /// 1-based line number of the first problem.
+        /// 1-based line number.
         line: usize,
-        /// What is wrong with that line.
+        /// What is wrong.
         message: String,
     },
-    /// The file holds no header, or (when a complete transcript is required) no footer.
+    /// The file is empty or ends before its footer.
     #[error("{path}: {message}")]
     Incomplete {
-        /// The file's path.
+        /// The file.
         path: String,
         /// What is missing.
         message: String,
     },
-    /// The writer was misused (a record before the header or after the footer, a second header), or a record could not be serialised.
+    /// Records written in the wrong order, or a record that cannot be serialised.
     #[error("transcript writer: {0}")]
     Usage(String),
 }

@@ -1,10 +1,12 @@
 //! The transcript writer: append-only, one record per line, each line flushed
 //! as written; system prompts are stored in full once and by sha256 after.
+//! Everything is scrubbed of secrets before it is hashed or written (see
+//! [`super::scrub`]), so every stored hash is that of the stored text.
 
 use super::schema::{
     ExchangeRecord, Footer, Header, Record, StepRecord, StoredMessage, StoredRequest, TranscriptError, Wall,
 };
-use super::scrub::Scrubber;
+use super::scrub::{Scrubber, scrub_payload};
 use crate::llm::record::Exchange;
 use crate::llm::{Role, sha256_hex};
 use serde_json::Value;
@@ -16,7 +18,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// How a writer behaves.
 #[derive(Clone, Debug)]
 pub struct WriterOptions {
-    /// What is redacted from every record before it is written.
+    /// The secrets kept out of the file (see [`super::scrub`]).
     pub scrubber: Scrubber,
     /// Record start times and latencies (in `"wall"` objects). Off gives files that are
     /// byte-identical across runs of the same command and seed.
@@ -85,17 +87,17 @@ impl TranscriptWriter {
         }
     }
 
-    /// The file written to; `None` for a writer over memory or another sink.
+    /// The file written, for a writer made by [`TranscriptWriter::create`].
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
 
-    /// Exchange records written so far (also the next exchange's `seq`).
+    /// How many exchange records were written.
     pub fn exchanges_written(&self) -> u64 {
         self.exchanges
     }
 
-    /// Step records written so far.
+    /// How many step records were written.
     pub fn steps_written(&self) -> u64 {
         self.steps
     }
@@ -116,22 +118,24 @@ impl TranscriptWriter {
             let why = if is_header { "a second header" } else { "a record before the header" };
             return Err(TranscriptError::Usage(format!("{}: {why}", self.name)));
         }
-        // Free-form payloads may hold secret-named keys; everything else is scrubbed as
-        // text, which keeps the records' field order (a JSON Value would sort the keys).
+        // Exchanges were scrubbed before they were hashed (write_exchange); the other
+        // records' payloads are scrubbed here, field by field, so the count is exact.
         let scrubber = &self.opts.scrubber;
-        match &mut record {
-            Record::Header(h) => scrubber.scrub_value(&mut h.config),
-            Record::Exchange(e) => {
-                if let Some(p) = e.parsed.as_mut() {
-                    scrubber.scrub_value(p);
-                }
-            }
-            Record::Step(s) => scrubber.scrub_value(&mut s.data),
-            Record::Footer(f) => scrubber.scrub_value(&mut f.data),
-        }
+        scrub_payload(scrubber, &mut record);
         let line = serde_json::to_string(&record)
             .map_err(|e| TranscriptError::Usage(format!("{}: cannot serialise a record: {e}", self.name)))?;
-        let mut line = scrubber.scrub(&line).into_owned();
+        let mut line = match scrubber.scrub_counted(&line) {
+            (clean, 0) => clean.into_owned(),
+            (clean, n) => {
+                // Only a secret that matches JSON escape sequences gets here; never writing
+                // it matters more than this line's hashes.
+                tracing::warn!(
+                    "{}: {n} secret(s) found only in the serialised record; scrubbed as text, so its hashes may not verify",
+                    self.name
+                );
+                clean.into_owned()
+            }
+        };
         line.push('\n');
         let io = |source| TranscriptError::Io { path: self.name.clone(), source };
         self.out.write_all(line.as_bytes()).map_err(io)?;
@@ -140,16 +144,19 @@ impl TranscriptWriter {
         Ok(())
     }
 
-    /// Writes the header; it must be the writer's first record, and comes only once.
+    /// Writes the header (the first record), scrubbed, with the wall clock if enabled.
     pub fn write_header(&mut self, header: &Header) -> Result<(), TranscriptError> {
         let mut h = header.clone();
         h.wall = self.wall(None);
         self.write_record(Record::Header(h))
     }
 
-    /// Writes an exchange and returns the sequence number it was given.
+    /// Writes an exchange and returns the sequence number it was given. The exchange is
+    /// scrubbed first; its hashes are those of the scrubbed text.
     pub fn write_exchange(&mut self, ex: &Exchange) -> Result<u64, TranscriptError> {
         let seq = self.exchanges;
+        let mut ex = ex.clone();
+        ex.scrub(&self.opts.scrubber);
         let mut new_system = Vec::new();
         let messages = ex
             .request
@@ -174,9 +181,11 @@ impl TranscriptWriter {
             kind: ex.kind.clone(),
             request_hash: ex.request.canonical_hash(),
             request: StoredRequest { messages, sampling: ex.request.sampling.clone() },
-            outcome: ex.outcome.clone(),
-            parsed: ex.parsed.clone(),
-            parse_error: ex.parse_error.clone(),
+            outcome: ex.outcome,
+            parsed: ex.parsed,
+            parse_error: ex.parse_error,
+            scrubbed: ex.scrubbed,
+            seat: ex.seat,
             wall: self.wall(ex.latency),
         };
         self.write_record(Record::Exchange(record))?;
@@ -186,17 +195,18 @@ impl TranscriptWriter {
         Ok(seq)
     }
 
-    /// Writes one step record (`data` scrubbed of secret-named keys and secrets).
+    /// Writes one step record (its payload scrubbed).
     pub fn write_step(&mut self, t: u32, data: Value) -> Result<(), TranscriptError> {
-        self.write_record(Record::Step(StepRecord { t, data }))?;
+        self.write_record(Record::Step(StepRecord { t, data, scrubbed: 0 }))?;
         self.steps += 1;
         Ok(())
     }
 
-    /// Writes the footer with the record counts; the writer accepts nothing after it.
+    /// Writes the footer (the last record) with the record counts.
     pub fn write_footer(&mut self, data: Value) -> Result<(), TranscriptError> {
         let elapsed = self.started.elapsed();
-        let footer = Footer { exchanges: self.exchanges, steps: self.steps, data, wall: self.wall(Some(elapsed)) };
+        let footer =
+            Footer { exchanges: self.exchanges, steps: self.steps, data, scrubbed: 0, wall: self.wall(Some(elapsed)) };
         self.write_record(Record::Footer(footer))?;
         self.footer_written = true;
         Ok(())

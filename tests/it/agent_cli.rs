@@ -4,7 +4,7 @@
 use std::process::Command;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_proagent"))
+    crate::support::bin()
 }
 
 fn json_lines(out: &std::process::Output) -> Vec<serde_json::Value> {
@@ -66,6 +66,15 @@ fn options_are_honoured() {
         assert!(!bad.status.success());
         assert!(String::from_utf8_lossy(&bad.stderr).contains(model.trim_start_matches("replay:")));
     }
+    let bad = bin().args(["play", "--model", "oracle"]).output().unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("CoordinationQA built-in") && err.contains("scripted, replay:FILE"), "{err}");
+    // chat has no default model that it would then refuse.
+    let bad = bin().args(["chat", "hello"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--model <MODEL>"));
+    let bad = bin().args(["chat", "--model", "scripted", "hello"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("built in"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_proagent"))
+    crate::support::bin()
 }
 
 fn ok(out: &Output) -> String {
@@ -115,6 +115,11 @@ fn small_sweep_writes_results_and_reports_and_a_rerun_plays_nothing() {
     }
     let svg = std::fs::read_to_string(out.join("heatmap-cramped_room.svg")).unwrap();
     assert!(svg.contains("scripted") && svg.contains("stay") && svg.contains("±"), "{svg}");
+    // Both seats, one panel each, with the episode counts and a labelled colour bar.
+    assert!(svg.contains("agent as player 0 × partner as player 1"), "{svg}");
+    assert!(svg.contains("agent as player 1 × partner as player 0"), "{svg}");
+    assert_eq!(svg.matches("\nn=2\n").count(), 8, "2 agents × 2 partners × 2 seats, 2 episodes each");
+    assert!(svg.contains("mean score"), "{svg}");
 
     let o = bin().args(sweep_args(&out, 2, 0, 4)).output().unwrap();
     ok(&o);
@@ -352,7 +357,7 @@ fn bad_arguments_are_rejected_before_anything_runs() {
     assert!(stderr(&o).contains("i must be smaller than n"), "{}", stderr(&o));
     let o = run(&["--seats", "2"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--seats takes 0 and/or 1"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("'--seats <SEATS>': 2 is not in 0..=1"), "{}", stderr(&o));
     let o = run(&["--layouts", "no_such_kitchen"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown layout \"no_such_kitchen\""), "{}", stderr(&o));
@@ -408,7 +413,7 @@ fn real_episodes_with_scripted_partners_match_play() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("unknown partner \"grredy\""), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--partners: unknown agent \"grredy\""), "{}", stderr(&o));
 }
 
 #[test]
@@ -459,12 +464,19 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     assert!(!md.contains("Warning"), "{md}");
     let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let pa = recs.iter().find(|r| r["agent"] == "proagent").unwrap();
+    // A ProAgent is named by its model in every record.
+    let pa = recs.iter().find(|r| r["agent"] == "proagent[scripted]").unwrap();
     let sc = recs.iter().find(|r| r["agent"] == "scripted").unwrap();
     assert!(pa["llm_calls"].as_u64().unwrap() > 0 && pa["prompt_tokens"].as_u64().unwrap() > 0, "{pa}");
     assert_eq!(pa["runner_config"].as_str().unwrap().len(), 64);
-    assert_eq!(sc["runner_config"], "");
+    // Every real episode's key covers the code version, so a non-LLM one has a fingerprint too.
+    assert_eq!(sc["runner_config"].as_str().unwrap().len(), 64);
+    assert_ne!(sc["runner_config"], pa["runner_config"]);
     assert_eq!(sc["llm_calls"], 0);
+    assert_eq!(pa["agent_settings"]["model"]["model"], "scripted");
+    assert_eq!(pa["agent_settings"]["settings"]["memory_k"], 1);
+    assert!(pa["agent_settings"]["code"].as_str().unwrap().starts_with("0.1.0+"));
+    assert_eq!(sc["partner_settings"]["code"], pa["agent_settings"]["code"]);
     // The same episode as `proagent play`.
     let p = bin()
         .args(["play", "--json", "--layout", "cramped_room", "--agent", "proagent", "--partner", "greedy"])
@@ -474,18 +486,50 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     let play: Value = serde_json::from_str(ok(&p).trim()).unwrap();
     assert_eq!(play, pa["metrics"]);
 
-    // Another ProAgent setting: only the ProAgent episode is played again.
+    // Another ProAgent setting: only the ProAgent episode is played again, under its own name.
     let o = sweep(&["--memory-k", "2"]);
+    let md = ok(&o);
+    assert!(stderr(&o).contains("already finished: 1; to play: 1"), "{}", stderr(&o));
+    assert!(md.contains("| proagent[scripted,memory_k=2] |"), "{md}");
+    // The same switch as an option of the spec is the same seat: nothing to play.
+    let o = bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "proagent[memory_k=2],scripted",
+            "--partners",
+            "greedy",
+        ])
+        .args(["--seats", "0", "--episodes", "1", "--horizon", "100", "--concurrency", "2", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(stderr(&o).contains("already finished: 2; to play: 0"), "{}", stderr(&o));
+    // An edited template in the same prompts directory: same name, new key, replayed,
+    // and the two settings pooled in one directory are flagged by `eval report`.
+    let prompts = dir.path().join("prompts");
+    std::fs::create_dir_all(prompts.join("agent")).unwrap();
+    let scene = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/prompts/agent/scene.j2")).unwrap();
+    std::fs::write(prompts.join("agent/scene.j2"), format!("{scene}{{# version 1 #}}")).unwrap();
+    let flag = ["--prompts", prompts.to_str().unwrap()];
+    ok(&sweep(&flag));
+    std::fs::write(prompts.join("agent/scene.j2"), format!("{scene}{{# version 2 #}}")).unwrap();
+    let o = sweep(&flag);
     ok(&o);
     assert!(stderr(&o).contains("already finished: 1; to play: 1"), "{}", stderr(&o));
-    // Pooled in one directory, the two settings are flagged by `eval report`.
     let o = bin().args(["eval", "report"]).arg(&out).output().unwrap();
     ok(&o);
+    let label = format!("proagent[scripted,prompts={}]", prompts.display());
     assert!(
-        stderr(&o).contains("cramped_room proagent × greedy seat 0: 2 episodes pool 2 different settings"),
+        stderr(&o).contains(&format!("cramped_room {label} × greedy seat 0: 2 episodes pool 2 different settings")),
         "{}",
         stderr(&o)
     );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(v["settings"][&label].as_array().unwrap().len(), 2, "both settings are on record");
     // A bad ProAgent flag is refused up front.
     let o = sweep(&["--max-replans", "99"]);
     assert_eq!(o.status.code(), Some(2));
@@ -515,4 +559,107 @@ fn proagent_episodes_write_transcripts_that_replay() {
         replayed += 1;
     }
     assert_eq!(replayed, 8);
+}
+
+#[test]
+fn sweeps_over_models_and_switches_name_every_row_and_pair_two_proagents() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("models");
+    let o = bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents"])
+        .arg("proagent[model=scripted],proagent[scripted,memory_k=3,verificator=rules]")
+        .args(["--agents", "scripted", "--partners", "greedy,proagent[belief=off]", "--seats", "0,1"])
+        .args(["--horizon", "40", "--concurrency", "4", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let md = ok(&o);
+    assert!(stderr(&o).contains("plan: 12 episodes"), "3 agents × 2 partners × 2 seats: {}", stderr(&o));
+    let names = ["proagent[scripted]", "proagent[scripted,memory_k=3,verificator=rules]", "scripted"];
+    for name in names {
+        assert!(md.contains(&format!("| {name} |")), "row {name}: {md}");
+    }
+    assert!(md.contains("| agent \\ partner | greedy | proagent[scripted,belief=off] |"), "{md}");
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let keys: std::collections::HashSet<&str> = recs.iter().map(|r| r["config_hash"].as_str().unwrap()).collect();
+    assert_eq!(keys.len(), 12, "every row and seat keyed separately");
+    // Two ProAgents together: both seats talk to their model, each with its own settings.
+    let pair = recs
+        .iter()
+        .find(|r| r["agent"] == names[1] && r["partner"] == "proagent[scripted,belief=off]" && r["seat"] == 1)
+        .unwrap();
+    assert_eq!(pair["agent_settings"]["settings"]["verificator"], "rules");
+    assert_eq!(pair["partner_settings"]["settings"]["belief"], "off");
+    assert_eq!(pair["metrics"]["agent"], names[1]);
+    assert_eq!(pair["metrics"]["partner"], "proagent[scripted,belief=off]");
+    // The transcript records each seat's settings and replays.
+    let t = out.join(pair["transcript"].as_str().unwrap());
+    let replay = bin().arg("replay").arg(&t).output().unwrap();
+    assert!(ok(&replay).starts_with("identical"));
+    // Every exchange says which seat asked.
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&t).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let seats: std::collections::BTreeSet<u64> = lines
+        .iter()
+        .filter(|l| l["type"] == "exchange")
+        .map(|x| x["seat"].as_u64().unwrap_or_else(|| panic!("no seat: {x}")))
+        .collect();
+    assert_eq!(seats.into_iter().collect::<Vec<_>>(), vec![0, 1]);
+    // report.json carries the full settings of every name; the heatmap names the models.
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let s = &v["settings"][names[1]][0];
+    assert_eq!((s["settings"]["memory_k"].as_u64(), s["model"]["model"].as_str()), (Some(3), Some("scripted")));
+    assert!(s["prompts_sha256"].as_str().is_some_and(|h| h.len() == 64), "{s}");
+    assert_eq!(v["settings"]["greedy"][0]["code"], s["code"]);
+    assert_eq!(v["horizons"], serde_json::json!([40]));
+    let svg = std::fs::read_to_string(out.join("heatmap-cramped_room.svg")).unwrap();
+    assert!(svg.contains("proagent[scripted,memory_k=3,verificator=rules]"), "{svg}");
+    // A list whose brackets do not close is refused, naming the spec.
+    let o = bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent[model=a,memory_k=3", "--partners"])
+        .args(["greedy", "--out"])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--agents: \"proagent[model=a,memory_k=3\""), "{}", stderr(&o));
+}
+
+#[test]
+fn plain_progress_lines_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = sweep_args(&dir.path().join("p"), 2, 40, 1);
+    args.retain(|a| a != "--quiet");
+    let o = bin().args(&args).args(["--progress-every", "0.1", "--no-report"]).output().unwrap();
+    ok(&o);
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("progress: ")).collect();
+    // 16 episodes of 40 ms one at a time: about 0.64 s, a line every 0.1 s.
+    assert!(lines.len() >= 3, "{err}");
+    assert!(lines.iter().all(|l| l.contains("/16 episodes (0 failed, ") && l.contains(" elapsed")), "{err}");
+    assert!(!err.contains('\u{1b}'), "no terminal codes: {err:?}");
+    let o = bin().args(sweep_args(&dir.path().join("q"), 2, 40, 1)).args(["--progress-every", "0.1"]).output().unwrap();
+    assert!(!stderr(&ok_status(o)).contains("progress: "), "--quiet means none");
+}
+
+fn ok_status(o: Output) -> Output {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+#[test]
+fn an_os_error_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    // results.jsonl is a directory: opening it fails with the OS's message.
+    std::fs::create_dir_all(out.join("results.jsonl")).unwrap();
+    let o = bin().args(sweep_args(&out, 1, 0, 1)).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let line = err.lines().find(|l| l.starts_with("error: ")).unwrap();
+    assert!(line.contains("results.jsonl"), "{err}");
+    let os = line.rsplit(": ").next().unwrap();
+    assert!(os.contains("os error"), "{line}");
+    assert_eq!(line.matches(os).count(), 1, "the OS message once: {line}");
 }

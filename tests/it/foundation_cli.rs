@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_proagent"))
+    crate::support::bin()
 }
 
 fn fixtures() -> Vec<PathBuf> {

@@ -9,10 +9,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
-    // The tests decide which key, if any, the child sees.
-    c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL");
-    c
+    crate::support::bin()
 }
 
 async fn run(mut cmd: Command) -> Output {
@@ -72,7 +69,8 @@ fn mock_server_command_prints_its_address_and_serves() {
 fn mock_server_rejects_bad_arguments() {
     let out = bin().args(["mock-server", "--fault-rate", "1.5"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("--fault-rate must be in [0, 1]"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--fault-rate <FAULT_RATE>': 1.5 is not in [0, 1]"), "{}", text(&out.stderr));
     let out = bin().args(["mock-server", "--faults", "rate_limited,gremlins"]).output().unwrap();
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("unknown fault \"gremlins\""), "{}", text(&out.stderr));
@@ -109,9 +107,9 @@ async fn api_key_canary_reaches_the_server_and_nothing_else() {
     let mut cmd = chat(&s.base_url(), "Plan for Player 1:", &dir.path().join("wrong.jsonl"));
     cmd.env("OPENAI_API_KEY", wrong).env("RUST_LOG", "trace");
     let out = run(cmd).await;
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a refused key is a configuration error");
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("status_401"), "{stderr}");
+    assert!(stderr.contains("status_401") && stderr.contains("HTTP 401 Unauthorized"), "{stderr}");
     let transcript = std::fs::read_to_string(dir.path().join("wrong.jsonl")).unwrap();
     for s in [&text(&out.stdout), &stderr, &transcript] {
         assert!(!s.contains(wrong) && !s.contains("0000111122223333"));
@@ -183,7 +181,8 @@ fn chat_refuses_built_in_models_and_bad_settings() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("built in"), "{}", text(&out.stderr));
     let out = bin().args(["chat", "--model", "m", "--top-p", "0", "hi"]).output().unwrap();
-    assert!(text(&out.stderr).contains("--top-p must be in (0, 1]"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("'--top-p <TOP_P>': 0 is not in (0, 1]"), "{}", text(&out.stderr));
     let out = bin().args(["chat", "--model", "m", "--base-url", "ftp://x", "hi"]).output().unwrap();
     assert!(text(&out.stderr).contains("must start with http"), "{}", text(&out.stderr));
 }

@@ -160,9 +160,16 @@ async fn wrong_key_is_not_retried_and_right_key_works() {
     let mut c = client_cfg(&s);
     c.api_key = ApiKey::new("sk-wrong-key-456");
     let err = OpenAiModel::new(c.clone()).unwrap().chat(&request(8)).await.unwrap_err();
-    let LlmError::Unreachable { faults } = &err else { panic!("{err:?}") };
+    let LlmError::Refused { status, message, faults, .. } = &err else { panic!("{err:?}") };
     assert_eq!(faults.len(), 1, "a 401 is not retried");
     assert_eq!(faults[0].kind, "status_401");
+    assert_eq!(*status, 401);
+    assert_eq!(message, "Incorrect API key provided.", "the server's error.message");
+    assert!(err.is_fatal(), "a refused configuration stops the run");
+    let shown = err.to_string();
+    assert!(shown.contains("HTTP 401 Unauthorized") && shown.contains("OPENAI_API_KEY"), "{shown}");
+    assert!(!shown.contains("sk-wrong-key-456"), "{shown}");
+    assert_eq!(s.stats().requests, 0, "a rejected key never reaches the model");
     c.api_key = ApiKey::new("sk-right-key-123");
     assert!(OpenAiModel::new(c).unwrap().chat(&request(8)).await.is_ok());
     s.shutdown().await;
@@ -212,7 +219,7 @@ async fn seeded_fault_injection_is_fully_recorded() {
         eprintln!("seed {seed}: injected {:?}, {failures} requests failed after all retries", st.faults);
         assert_eq!(recorded, injected, "every injected fault is recorded by the client");
         assert!(st.faults.values().sum::<u64>() >= 5, "a 0.3 fault rate over 40+ requests injects faults: {st:?}");
-        (st.sequence, recorded, failures)
+        (st.sequence.into(), recorded, failures)
     }
     let ((seq_a, rec_a, fail_a), (seq_b, rec_b, fail_b)) = tokio::join!(run(11), run(11));
     assert_eq!(seq_a, seq_b, "same seed, same faults");
@@ -249,8 +256,74 @@ async fn concurrent_requests_overlap() {
 #[tokio::test]
 async fn models_endpoint_lists_the_mock() {
     let s = server(MockConfig::default()).await;
+    proagent::llm::http::install_tls_provider();
     let body = reqwest::get(format!("{}/models", s.base_url())).await.unwrap().text().await.unwrap();
     let v: async_openai::types::models::ListModelResponse = serde_json::from_str(&body).unwrap();
     assert_eq!(v.data[0].id, "proagent-mock");
     s.shutdown().await;
+}
+
+/// A server that answers every request with HTTP 400 and the request itself (line,
+/// headers, body) as the body: the worst case of a proxy echoing what it got.
+async fn echo_server() -> (u16, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let task = tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let mut buf = vec![0u8; 65536];
+            let n = sock.read(&mut buf).await.unwrap_or(0);
+            let body = String::from_utf8_lossy(&buf[..n]).replace("\r\n", " | ");
+            let reply = format!(
+                "HTTP/1.1 400 Bad Request\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = sock.write_all(reply.as_bytes()).await;
+        }
+    });
+    (port, task)
+}
+
+#[tokio::test]
+async fn url_credentials_and_keys_stay_out_of_errors_faults_and_logs() {
+    let password = "canarypass-h77";
+    let query_key = "querycanary-h42";
+    let api_key = "sk-canary-http-91";
+    let basic = "dXNlcjpjYW5hcnlwYXNzLWg3Nw=="; // base64("user:canarypass-h77")
+    // A real server behind a URL with credentials: the query stays after the endpoint path.
+    let s = server(plan(&[Some(MockFault::ServerError)])).await;
+    let mut cfg = client_cfg(&s);
+    cfg.base_url = s.base_url().replacen("http://", &format!("http://user:{password}@"), 1) + "?api_key=" + query_key;
+    let model = OpenAiModel::new(cfg.clone()).unwrap();
+    let reply = model.chat(&request(1)).await.unwrap();
+    assert_eq!(reply.attempts, 2, "the 500 was retried, the retry reached the endpoint");
+    let mut seen = format!("{reply:?} {cfg:?} {}", model.url());
+    s.shutdown().await;
+
+    // A server echoing the request (path with the query key, Authorization header) into its error.
+    let (port, task) = echo_server().await;
+    for key in [None, Some(api_key)] {
+        let mut cfg = HttpConfig::new("m");
+        cfg.base_url = format!("http://user:{password}@127.0.0.1:{port}/v1?api_key={query_key}");
+        cfg.api_key = key.and_then(ApiKey::new);
+        cfg.max_retries = 0;
+        let err = OpenAiModel::new(cfg).unwrap().chat(&request(2)).await.unwrap_err();
+        // A 400 is a refusal of the run's configuration (never retried).
+        let LlmError::Refused { faults, .. } = &err else { panic!("{err:?}") };
+        assert_eq!(faults[0].kind, "status_400");
+        let echo = &faults[0].detail;
+        assert!(echo.contains("POST /v1/chat/completions?api_key=") && echo.contains("authorization:"), "{echo}");
+        seen.push_str(&format!("{err} {err:?}"));
+    }
+    task.abort();
+    // Nothing listening: the connect error.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut cfg = HttpConfig::new("m");
+    cfg.base_url = format!("http://user:{password}@127.0.0.1:{closed}/v1?key={query_key}");
+    cfg.max_retries = 0;
+    let err = OpenAiModel::new(cfg).unwrap().chat(&request(3)).await.unwrap_err();
+    seen.push_str(&format!("{err} {err:?}"));
+    for c in [password, query_key, api_key, basic] {
+        assert!(!seen.contains(c), "{c} leaked: {seen}");
+    }
 }

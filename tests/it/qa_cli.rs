@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_proagent"))
+    crate::support::bin()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -200,7 +200,8 @@ fn bad_input_gets_clear_errors() {
     let out = run(&["qa", "--no-progress"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--model is required"));
-    // A served model whose server is down: every request fails fast, is counted, and the exit is non-zero.
+    // A served model whose server is down, with the breaker set above the number of
+    // questions: every request fails fast, is counted, and the exit is non-zero.
     let out = run(&[
         "qa",
         "--model",
@@ -209,6 +210,8 @@ fn bad_input_gets_clear_errors() {
         "http://127.0.0.1:9/v1",
         "--retries",
         "0",
+        "--max-failures-in-a-row",
+        "100",
         "--filter",
         "game=Hanabi,category=EC",
         "--trials",
@@ -255,4 +258,143 @@ fn bench_qa_reports_a_time() {
     assert_eq!(v["requests"], 198);
     assert_eq!(v["correct"], 196);
     assert!(v["seconds"].as_f64().unwrap() > 0.0);
+}
+
+/// A running `proagent mock-server` with these extra flags; killed on drop.
+struct Mock {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Mock {
+    fn start(extra: &[&str]) -> Mock {
+        use std::io::BufRead;
+        let mut child = bin()
+            .args(["mock-server", "--addr", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
+        Mock { child, url: format!("{addr}/v1") }
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn qa_against(m: &Mock, extra: &[&str]) -> Output {
+    bin()
+        .args(["qa", "--model", "any-served-name", "--base-url", &m.url, "--json", "--no-progress", "--no-transcript"])
+        .args(["--backoff-ms", "5"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_mock_server_answers_coordination_qa_by_its_policy() {
+    // The answer key: the pipeline through HTTP scores exactly what the oracle scores.
+    let key = Mock::start(&[]);
+    let v = json_of(&qa_against(&key, &["--trials", "1"]));
+    let oracle =
+        json_of(&run(&["qa", "--model", "oracle", "--json", "--no-progress", "--no-transcript", "--trials", "1"]));
+    assert_eq!((v["correct"].as_u64(), v["answered"].as_u64()), (oracle["correct"].as_u64(), Some(198)));
+    assert_eq!(v["by_category"], oracle["by_category"]);
+    // A fixed letter: every reply is read as that letter.
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("b.jsonl");
+    let fixed = Mock::start(&["--qa-answer", "B"]);
+    let out = bin()
+        .args(["qa", "--model", "m", "--base-url", &fixed.url, "--json", "--no-progress", "--trials", "1"])
+        .arg("--transcript")
+        .arg(&t)
+        .output()
+        .unwrap();
+    json_of(&out);
+    let letters: Vec<Value> =
+        read_lines(&t).into_iter().filter(|l| l["type"] == "exchange").map(|l| l["extracted"].clone()).collect();
+    assert_eq!(letters.len(), 198);
+    assert!(letters.iter().all(|l| l == "B"), "{letters:?}");
+    // Random: seeded, so two servers with the same seed agree, and it is not the key.
+    let r1 = json_of(&qa_against(&Mock::start(&["--qa-answer", "random", "--seed", "4"]), &["--trials", "1"]));
+    let r2 = json_of(&qa_against(&Mock::start(&["--qa-answer", "random", "--seed", "4"]), &["--trials", "1"]));
+    assert_eq!(r1["correct"], r2["correct"]);
+    assert!(r1["correct"].as_u64().unwrap() < oracle["correct"].as_u64().unwrap() / 2, "{}", r1["correct"]);
+    assert_eq!(r1["answered"], 198);
+    // A bad policy is refused.
+    let o = run(&["mock-server", "--qa-answer", "maybe"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a QA answer policy"));
+}
+
+#[test]
+fn qa_fails_loudly_when_no_reply_names_a_letter() {
+    // Every reply is prose (as from a server that is not running a chat model).
+    let prose = Mock::start(&["--fault-rate", "1", "--faults", "prose"]);
+    let o = qa_against(&prose, &["--trials", "1", "--filter", "game=Hanabi"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("error: none of the") && err.contains("replies named an option letter"), "{err}");
+    assert!(err.contains("Honestly, I am not sure"), "shows a reply: {err}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["answered"].as_u64(), v["failed"].as_u64()), (Some(0), Some(0)));
+}
+
+#[test]
+fn qa_names_what_it_takes_instead_of_leaking_internal_messages() {
+    let o = run(&["qa", "--model", "scripted", "--no-transcript"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--model scripted") && err.contains("oracle, random, random-original, replay:FILE"), "{err}");
+    assert!(!err.contains("not available here"), "{err}");
+    // qa takes the same HTTP flags as play.
+    let o = run(&["qa", "--model", "m", "--connect-timeout", "0", "--no-transcript"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--connect-timeout"));
+}
+
+#[test]
+fn an_existing_transcript_is_never_replaced_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("qa.jsonl");
+    std::fs::write(&t, "precious\n").unwrap();
+    let ts = t.to_str().unwrap();
+    let args = ["qa", "--model", "oracle", "--json", "--no-progress", "--trials", "1", "--transcript", ts];
+    let out = run(&args);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("already exists") && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&t).unwrap(), "precious\n");
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    json_of(&run(&forced));
+    assert!(read_lines(&t).len() > 100);
+}
+
+#[test]
+fn an_unreachable_server_stops_the_run_after_failures_in_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("qa.jsonl");
+    let url = format!("http://127.0.0.1:{}/v1", crate::fake_server::dead_port());
+    let out = bin()
+        .args(["qa", "--model", "m", "--base-url", &url, "--no-progress", "--retries", "0"])
+        .args(["--concurrency", "1", "--max-failures-in-a-row", "3", "--transcript"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("3 requests in a row failed"), "{err}");
+    // What was asked before the stop is kept: the header and the three failed exchanges.
+    let lines = read_lines(&t);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[1..].iter().all(|l| l["type"] == "exchange" && !l["failure"].is_null()), "{lines:?}");
 }

@@ -157,7 +157,13 @@ fn styles_through_the_runner() {
     let model =
         Arc::new(StyleModel { by_question: d.questions.iter().map(|q| (q.question.clone(), q.clone())).collect() });
     let prompts = Prompts::embedded().unwrap();
-    let cfg = RunConfig { trials: 2, concurrency: 16, sampling: qa::default_sampling(), mode: Mode::Default };
+    let cfg = RunConfig {
+        trials: 2,
+        concurrency: 16,
+        sampling: qa::default_sampling(),
+        mode: Mode::Default,
+        max_failures_in_a_row: None,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let recs = rt.block_on(qa::run(&d.questions, &prompts, model, &cfg, &mut |_| Ok(()))).unwrap();
     for x in &recs {
@@ -201,7 +207,7 @@ fn styles_through_the_http_backend() {
     let t = dir.path().join("http.jsonl");
     let (args, env) = http_model_args(&url);
     let started = std::time::Instant::now();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_proagent"))
+    let out = crate::support::bin()
         .args(["qa", "--json", "--no-progress", "--concurrency", "16", "--trials", "3", "--transcript"])
         .arg(&t)
         .args(&args)
@@ -219,7 +225,7 @@ fn styles_through_the_http_backend() {
     assert_eq!(v["failed"], 3 * f);
     assert!(server.requests.load(Ordering::SeqCst) >= 594);
     // The transcript replays offline to the same report (failures included).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_proagent"))
+    let out = crate::support::bin()
         .args(["qa", "--json", "--no-progress", "--no-transcript", "--model"])
         .arg(format!("replay:{}", t.display()))
         .output()
@@ -237,6 +243,7 @@ fn the_test_server_speaks_the_openai_shape() {
         let (url, server) = start_server(Duration::ZERO).await;
         let d = data::embedded().unwrap();
         let prompts = Prompts::embedded().unwrap();
+        proagent::llm::http::install_tls_provider();
         let ask = |q: &Question| {
             let body = json!({"model": "m", "messages": prompts.messages(q).unwrap()});
             reqwest::Client::new().post(format!("{url}/chat/completions")).json(&body).send()

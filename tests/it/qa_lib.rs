@@ -243,7 +243,8 @@ async fn run_model(
     mode: Mode,
 ) -> Vec<transcript::Exchange> {
     let prompts = Prompts::embedded().unwrap();
-    let cfg = RunConfig { trials, concurrency: 16, sampling: qa::default_sampling(), mode };
+    let cfg =
+        RunConfig { trials, concurrency: 16, sampling: qa::default_sampling(), mode, max_failures_in_a_row: None };
     qa::run(questions, &prompts, model, &cfg, &mut |_| Ok(())).await.unwrap()
 }
 
@@ -360,7 +361,13 @@ fn transcripts_replay_exactly_and_misses_are_loud() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
     let prompts = Prompts::embedded().unwrap();
-    let cfg = RunConfig { trials: 2, concurrency: 4, sampling: qa::default_sampling(), mode: Mode::Default };
+    let cfg = RunConfig {
+        trials: 2,
+        concurrency: 4,
+        sampling: qa::default_sampling(),
+        mode: Mode::Default,
+        max_failures_in_a_row: None,
+    };
     let mut w = transcript::Writer::create(&path).unwrap();
     w.write(&Line::Header(Box::new(transcript::Header {
         kind: transcript::KIND.into(),
@@ -452,4 +459,33 @@ fn arbitrary_replies_never_panic() {
             }
         }
     }
+}
+
+#[tokio::test]
+async fn mock_responder_recognises_qa_prompts_even_in_custom_templates_and_passes_the_rest_on() {
+    use proagent::qa::models::{MockResponder, QaAnswer};
+    struct Other;
+    #[async_trait::async_trait]
+    impl LanguageModel for Other {
+        fn name(&self) -> String {
+            "other".into()
+        }
+        async fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            Ok(ChatResponse::simple("Plan for Player 0: \"wait(1)\"", Default::default()))
+        }
+    }
+    assert_eq!("key".parse::<QaAnswer>().unwrap(), QaAnswer::Key);
+    assert_eq!(" c ".parse::<QaAnswer>().unwrap(), QaAnswer::Letter('C'));
+    assert!("AB".parse::<QaAnswer>().is_err() && "".parse::<QaAnswer>().is_err());
+    let ds = data::embedded().unwrap();
+    let q = ds.questions.iter().find(|q| q.accepted.len() == 1 && q.has_option(q.accepted[0])).unwrap();
+    let m = MockResponder::new(QaAnswer::Key, 0, ds.questions.clone(), Arc::new(Other));
+    let ask = |text: String| ChatRequest::new(vec![proagent::llm::Message::user(text)], Default::default());
+    let reply = m.chat(&ask(q.question.clone())).await.unwrap().text;
+    assert_eq!(extract(&reply, q).letter, Some(q.accepted[0]), "{reply}");
+    // Wrapped in other text by a custom template: still found.
+    let wrapped = format!("Please think carefully.\n{}", q.question);
+    assert_eq!(extract(&m.chat(&ask(wrapped)).await.unwrap().text, q).letter, Some(q.accepted[0]));
+    // Not a QA prompt: the other model answers.
+    assert!(m.chat(&ask("Scene 3: <Player 0> holds nothing.".into())).await.unwrap().text.starts_with("Plan for"));
 }

@@ -3,10 +3,10 @@
 
 use proagent::rl::model::load_file;
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proagent")).args(args).output().unwrap()
+    crate::support::bin().args(args).output().unwrap()
 }
 
 fn ok(o: &Output) -> String {

@@ -11,9 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
-    c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL").env_remove("RUST_LOG");
-    c
+    crate::support::bin()
 }
 
 async fn run(mut cmd: Command) -> Output {
@@ -100,12 +98,19 @@ fn replay_misses_and_broken_files_are_loud() {
 
     // A changed switch: the re-run asks for something that was never recorded.
     let switched = dir.path().join("switched.jsonl");
-    std::fs::write(&switched, original.replacen("\"memory_k\":1", "\"memory_k\":3", 1)).unwrap();
+    // (The header holds each seat's settings and repeats the agent's as the shared ones.)
+    std::fs::write(&switched, original.replace("\"memory_k\":1", "\"memory_k\":3")).unwrap();
     let out = replay(&switched);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let err = text(&out.stderr);
     assert!(err.contains("replay miss at t="), "{err}");
     assert!(err.contains("differs at character"), "names the first differing message: {err}");
+    // Editing only one of the two copies is refused.
+    let half = dir.path().join("half.jsonl");
+    std::fs::write(&half, original.replacen("\"memory_k\":1", "\"memory_k\":3", 1)).unwrap();
+    let out = replay(&half);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("half.jsonl:1: the header's config.proagent"), "{}", text(&out.stderr));
 
     // An edited recorded request (the first exchange's prompt) is caught when reading.
     let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
@@ -223,4 +228,148 @@ fn step_records_carry_belief_corrections() {
         }
     }
     assert!(corrections > 0, "a 60-step ProAgent episode resolves some predictions");
+}
+
+/// Every file under `dir`, with its text.
+fn files_under(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            let bytes = std::fs::read(&path).unwrap();
+            out.push((path.display().to_string(), String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    out
+}
+
+/// A prompts folder whose planner system prompt carries `secret` (the way a key pasted
+/// into a template would reach the model).
+fn prompts_with_secret(dir: &Path, secret: &str) -> std::path::PathBuf {
+    let root = dir.join("prompts");
+    std::fs::create_dir_all(root.join("agent")).unwrap();
+    let system =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts/agent/system.j2")).unwrap();
+    std::fs::write(root.join("agent/system.j2"), format!("{system}\nDeployment note: key {secret}.\n")).unwrap();
+    root
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn canaries_reach_no_output_file_and_no_log_line() {
+    let api_key = "sk-canary-e2e-31b7c9d2";
+    let hf_token = "hf-canary-e2e-8a6f0e14";
+    let password = "canarypass-55c3";
+    let query_key = "querycanary-90ab";
+    // What an HTTP client would send for the URL's user-info (base64 of user:password).
+    let basic = "dXNlcjpjYW5hcnlwYXNzLTU1YzM=";
+    let canaries = [api_key, hf_token, password, query_key, basic, "e2e-31b7", "e2e-8a6f"];
+    let cfg = MockConfig { api_key: Some(api_key.to_string()), ..MockConfig::default() };
+    let s = MockServer::start_local(Arc::new(ScriptedModel::new()), cfg).await.unwrap();
+    let url =
+        s.base_url().replacen("http://", &format!("http://user:{password}@"), 1) + &format!("?api_key={query_key}");
+    let dir = tempfile::tempdir().unwrap();
+    let prompts = prompts_with_secret(dir.path(), hf_token);
+    let prompts = prompts.to_str().unwrap();
+    let with_env = |mut c: Command| {
+        c.env("OPENAI_API_KEY", api_key).env("HF_TOKEN", hf_token).env("RUST_LOG", "trace");
+        c
+    };
+    let model = ["--model", "mock-model", "--base-url", &url, "--prompts", prompts];
+    let mut logs = Vec::new();
+
+    // play: transcript, trajectory, stdout, stderr.
+    let a = dir.path().join("out/play.jsonl");
+    std::fs::create_dir_all(dir.path().join("out")).unwrap();
+    let mut cmd = play(&a, &model);
+    cmd.arg("--trajectory").arg(dir.path().join("out/trajectory.jsonl"));
+    let out = run(with_env(cmd)).await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["llm_failures"], 0, "the key and the URL reached the server: {stderr}");
+    assert!(stderr.contains("TRACE") || stderr.contains("DEBUG"), "logging was on");
+    assert!(stderr.contains("chat request") && stderr.contains("127.0.0.1"), "URLs are logged, cleaned");
+    logs.push(("play", text(&out.stdout), stderr));
+
+    // The prompt held a secret: the transcript holds [REDACTED], says so, and passes its own checks.
+    let t = Transcript::read(&a).unwrap();
+    assert!(!t.exchanges.is_empty());
+    assert!(t.exchanges.iter().all(|e| e.scrubbed >= 1), "each planner prompt carried the key");
+    assert!(t.exchanges[0].request.messages[0].content.contains("Deployment note: key [REDACTED]."));
+    assert!(t.header.config["model"]["base_url"].as_str().unwrap().ends_with("/v1?api_key=REDACTED"));
+
+    // Replay with the same secrets known: the live prompts scrub to the recorded ones.
+    let out = run(with_env(bin_with(&["replay"], &a))).await;
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("identical"), "{}", text(&out.stdout));
+    logs.push(("replay", text(&out.stdout), text(&out.stderr)));
+    // Without the variable that held the secret, the miss says why.
+    let mut cmd = bin_with(&["replay"], &a);
+    cmd.env("OPENAI_API_KEY", api_key);
+    let out = run(cmd).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("scrubbed secret"), "{}", text(&out.stderr));
+
+    // eval: results.jsonl, reports, per-episode transcripts.
+    let mut cmd = bin();
+    cmd.args(["eval", "--layouts", "cramped_room", "--agents", "proagent", "--partners", "greedy", "--seats", "0"])
+        .args(["--episodes", "1", "--horizon", "20", "--quiet", "--out"])
+        .arg(dir.path().join("out/sweep"))
+        .args(model);
+    let out = run(with_env(cmd)).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    logs.push(("eval", text(&out.stdout), text(&out.stderr)));
+
+    // chat: a prompt carrying the secret, recorded, then replayed from the recording.
+    let c = dir.path().join("out/chat.jsonl");
+    let prompt = format!("Plan for Player 1: my token is {hf_token}");
+    let mut cmd = bin();
+    cmd.args(["chat", "--model", "mock-model", "--base-url", &url, "--json", "--transcript"]).arg(&c).arg(&prompt);
+    let out = run(with_env(cmd)).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let live: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    logs.push(("chat", text(&out.stdout), text(&out.stderr)));
+    let mut cmd = bin();
+    cmd.args(["chat", "--json", "--model"]).arg(format!("replay:{}", c.display())).arg(&prompt);
+    let out = run(with_env(cmd)).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let replayed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(replayed["text"], live["text"]);
+    logs.push(("chat replay", text(&out.stdout), text(&out.stderr)));
+
+    // CoordinationQA through the same server: transcript and report.
+    let mut cmd = bin();
+    cmd.args(["qa", "--json", "--no-progress", "--trials", "1", "--filter", "game=Hanabi", "--transcript"])
+        .arg(dir.path().join("out/qa.jsonl"))
+        .args(["--model", "mock-model", "--base-url", &url]);
+    let out = run(with_env(cmd)).await;
+    logs.push(("qa", text(&out.stdout), text(&out.stderr)));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The scripted responder answers with plans, not letters: unmatched, but not failed.
+    assert!(report["exchanges"].as_u64().unwrap_or(0) > 0 && report["failed"] == 0, "{report}");
+    s.shutdown().await;
+
+    let files = files_under(&dir.path().join("out"));
+    let names: Vec<&str> = files.iter().map(|(p, _)| p.rsplit('/').next().unwrap()).collect();
+    let written =
+        ["play.jsonl", "trajectory.jsonl", "results.jsonl", "report.json", "report.csv", "chat.jsonl", "qa.jsonl"];
+    for want in written {
+        assert!(names.contains(&want), "{want} was written: {names:?}");
+    }
+    assert!(files.iter().filter(|(p, _)| p.contains("/sweep/") && p.ends_with(".jsonl")).count() >= 2, "{names:?}");
+    let outputs = files.iter().map(|(p, t)| (p.clone(), t.clone()));
+    let streams = logs.into_iter().flat_map(|(cmd, o, e)| [(format!("{cmd} stdout"), o), (format!("{cmd} stderr"), e)]);
+    for (what, content) in outputs.chain(streams) {
+        for c in canaries {
+            assert!(!content.contains(c), "{c} leaked into {what}");
+        }
+    }
+}
+
+fn bin_with(args: &[&str], file: &Path) -> Command {
+    let mut c = bin();
+    c.args(args).arg(file);
+    c
 }

@@ -20,7 +20,7 @@ pub mod train;
 
 use crate::env::motion::MotionTable;
 use crate::env::{Action, Dir, Layout, Pos, State, Tile, layout};
-use crate::policy::{Agent, Observation};
+use crate::policy::{Agent, AgentError, Observation};
 use async_trait::async_trait;
 use model::{BcModel, ModelError, NUM_ACTIONS};
 use rand::{Rng, SeedableRng};
@@ -189,7 +189,8 @@ pub fn load_model(spec: &BcSpec, l: &Layout) -> Result<BcModel, BcError> {
         BcSpec::Shipped(split) => shipped_model(l, *split),
         BcSpec::File(path) => {
             let shown = path.display().to_string();
-            let bytes = std::fs::read(path).map_err(|error| BcError::Read { path: shown.clone(), error })?;
+            let bytes = crate::limits::read_file(path, crate::limits::MAX_WEIGHTS_BYTES, "BC weights files")
+                .map_err(|error| BcError::Read { path: shown.clone(), error })?;
             Ok(BcModel::from_safetensors(&bytes, &shown)?)
         }
     }
@@ -337,8 +338,8 @@ impl Agent for BcAgent {
         self.motion_for(l);
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Action {
-        self.choose(obs.layout, obs.state, obs.seat)
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        Ok(self.choose(obs.layout, obs.state, obs.seat))
     }
 
     fn metrics(&self) -> serde_json::Value {

@@ -80,7 +80,7 @@ fn the_async_act_matches_choose() {
     let mut s = l.start_state();
     for _ in 0..40 {
         let obs = Observation { layout: &l, state: &s, seat: 1, last_joint: None, last_events: [None, None] };
-        let a = rt.block_on(via_trait.act(&obs));
+        let a = rt.block_on(via_trait.act(&obs)).unwrap();
         assert_eq!(a, direct.choose(&l, &s, 1));
         l.step(&mut s, [Action::Stay, a]);
     }

@@ -125,6 +125,7 @@ fn play(layout: &str, a: &str, b: &str, seed: u64, horizon: u32) -> crate::runne
         horizon,
         crate::runner::EpisodeOptions::default(),
     ))
+    .unwrap()
 }
 
 #[test]

@@ -1,0 +1,270 @@
+"""proagent: the Overcooked-AI simulator (old dynamics), its partners and the ProAgent
+LLM agent, implemented in Rust and driven from Python.
+
+The Rust library is the single source of truth; this package is a thin layer over the
+native module ``proagent._native``:
+
+- :class:`Env` - one episode; states are dicts in overcooked_ai's ``OvercookedState.to_dict()``
+  shape; observations as numpy arrays (:meth:`Env.lossless`, :meth:`Env.features`).
+- :class:`VecEnv` - n episodes stepped in one call from numpy actions, auto-reset.
+- :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies
+  with ``.act(state)``.
+- :func:`play` - one episode in the Rust runner (any seat may be a Python callable);
+  returns the ``proagent play --json`` summary as a dict and can write the transcript.
+- :func:`analyze` - interdependence (teamwork) metrics of a trajectory.
+- :mod:`proagent.qa` - CoordinationQA questions and scoring.
+- :mod:`proagent.gym` / :mod:`proagent.pettingzoo` - Gymnasium and PettingZoo adapters
+  (imported on demand, so neither package is required).
+
+Actions are ints 0..6 in the order north, south, east, west, stay, interact (the order of
+overcooked_ai's ``Action.ALL_ACTIONS``); names ("north", "interact") and overcooked_ai's
+``(dx, dy)`` tuples are accepted wherever a single action is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, Union
+
+from ._native import Env, Policy, VecEnv, __version__
+from ._native import analyze as _analyze
+from ._native import partner as _partner
+from ._native import play as _play
+
+__all__ = [
+    "ACTIONS",
+    "Env",
+    "Policy",
+    "VecEnv",
+    "__version__",
+    "agent",
+    "analyze",
+    "from_overcooked",
+    "partner",
+    "play",
+    "to_overcooked",
+]
+
+#: Action names by index, the order of every action array.
+ACTIONS = ("north", "south", "east", "west", "stay", "interact")
+
+#: The partner kinds ``partner()`` builds ("bc:PATH" loads a BC model file, "rl:PATH" a
+#: PPO model file written by ``proagent rl train``).
+PARTNERS = (
+    "greedy", "random", "random4", "stay", "courier", "scripted", "bc", "bc:train",
+    "sp", "pbt", "fcp", "mep", "proagent",
+)
+
+
+def _proagent_options(
+    model: str,
+    base_url: Optional[str],
+    temperature: float,
+    top_p: float,
+    max_tokens: int,
+    memory_k: int,
+    max_replans: int,
+    verificator: str,
+    belief: str,
+    analysis: bool,
+    intention: bool,
+    align: str,
+    prompts: Optional[str],
+    wait_interrupt: bool,
+    connect_timeout: float,
+    request_timeout: float,
+    retries: int,
+    backoff_ms: int,
+    backoff_max_ms: int,
+) -> Dict[str, Any]:
+    return {
+        "model": model,
+        "base_url": base_url,
+        "temperature": float(temperature),
+        "top_p": float(top_p),
+        "max_tokens": int(max_tokens),
+        "memory_k": int(memory_k),
+        "max_replans": int(max_replans),
+        "verificator": verificator,
+        "belief": belief,
+        "analysis": bool(analysis),
+        "intention": bool(intention),
+        "align": align,
+        "prompts": None if prompts is None else str(prompts),
+        "wait_interrupt": bool(wait_interrupt),
+        "connect_timeout": float(connect_timeout),
+        "request_timeout": float(request_timeout),
+        "retries": int(retries),
+        "backoff_ms": int(backoff_ms),
+        "backoff_max_ms": int(backoff_max_ms),
+    }
+
+
+def partner(
+    kind: str,
+    seat: int = 1,
+    seed: int = 0,
+    layout: Union[str, Env] = "cramped_room",
+    horizon: Optional[int] = None,
+) -> Policy:
+    """A built-in partner as a policy: ``greedy``, ``random``, ``stay``, ``courier``,
+    ``scripted``, ``bc`` (the shipped BC model trained on the test split), ``bc:train``,
+    ``bc:PATH`` (a model file), ``sp``, ``pbt``, ``fcp``, ``mep`` (the shipped PPO-trained
+    partners of that algorithm for the layout), ``rl:PATH`` (a model file written by
+    ``proagent rl train``), or ``proagent`` (the ProAgent agent with its defaults and
+    the built-in scripted model; use :func:`agent` for other options).
+
+    ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.
+    ``policy.act(state)`` takes an :class:`Env` (preferred: the agent also sees the last
+    step's events) or a state dict, and returns the action index for ``seat``. ``horizon``
+    defaults to the Env's, else 400.
+    """
+    return _partner(kind, seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon))
+
+
+def _horizon(layout: Union[str, Env], horizon: Optional[int]) -> int:
+    if horizon is not None:
+        return int(horizon)
+    return layout.horizon if isinstance(layout, Env) else 400
+
+
+def agent(
+    layout: Union[str, Env] = "cramped_room",
+    seat: int = 0,
+    seed: int = 0,
+    horizon: Optional[int] = None,
+    *,
+    model: str = "scripted",
+    base_url: Optional[str] = None,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    max_tokens: int = 256,
+    memory_k: int = 1,
+    max_replans: int = 3,
+    verificator: str = "llm",
+    belief: str = "replace",
+    analysis: bool = True,
+    intention: bool = True,
+    align: str = "proagent",
+    prompts: Optional[str] = None,
+    wait_interrupt: bool = True,
+    connect_timeout: float = 10.0,
+    request_timeout: float = 120.0,
+    retries: int = 4,
+    backoff_ms: int = 500,
+    backoff_max_ms: int = 30000,
+    transcript: Optional[str] = None,
+    no_wall_clock: bool = False,
+) -> Policy:
+    """The ProAgent agent as a policy, with the options of ``proagent play``:
+
+    ``model`` ("scripted" built in, "replay:FILE", or a served model's name with
+    ``base_url``; the key comes from ``$OPENAI_API_KEY``), sampling (``temperature``,
+    ``top_p``, ``max_tokens``), ``memory_k``, ``max_replans``, ``verificator``
+    ("llm", "rules", "off"), ``belief`` ("replace", "annotate", "off"), ``analysis``,
+    ``intention``, ``align`` ("proagent", "coordination"), ``prompts`` (a templates
+    folder), ``wait_interrupt`` and the HTTP time-outs and retries.
+
+    ``transcript=PATH`` writes the episode's transcript from your own loop: pass the
+    :class:`Env` to ``act`` (each call records the step that led to its state), then call
+    ``policy.finish(env)``, which writes the last step and the footer and renames
+    ``PATH.partial`` to ``PATH``. Its steps and model exchanges are those :func:`play` writes
+    for the same episode; the header names the other seat ``python``, so ``proagent replay``
+    cannot rebuild it. Without a transcript, ``policy.exchanges()`` returns the exchanges.
+    """
+    opts = _proagent_options(
+        model, base_url, temperature, top_p, max_tokens, memory_k, max_replans, verificator, belief,
+        analysis, intention, align, prompts, wait_interrupt, connect_timeout, request_timeout, retries,
+        backoff_ms, backoff_max_ms,
+    )
+    return _partner(
+        "proagent", seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon), options=opts,
+        transcript=None if transcript is None else str(transcript), no_wall_clock=no_wall_clock,
+    )
+
+
+SeatLike = Union[str, Policy, Callable[[Dict[str, Any], int], Any]]
+
+
+def play(
+    layout: Union[str, Env] = "cramped_room",
+    agent: SeatLike = "proagent",
+    partner: SeatLike = "greedy",
+    seat: int = 0,
+    seed: int = 0,
+    horizon: int = 400,
+    *,
+    transcript: Optional[str] = None,
+    no_wall_clock: bool = False,
+    trajectory: bool = False,
+    model: str = "scripted",
+    base_url: Optional[str] = None,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    max_tokens: int = 256,
+    memory_k: int = 1,
+    max_replans: int = 3,
+    verificator: str = "llm",
+    belief: str = "replace",
+    analysis: bool = True,
+    intention: bool = True,
+    align: str = "proagent",
+    prompts: Optional[str] = None,
+    wait_interrupt: bool = True,
+    connect_timeout: float = 10.0,
+    request_timeout: float = 120.0,
+    retries: int = 4,
+    backoff_ms: int = 500,
+    backoff_max_ms: int = 30000,
+) -> Dict[str, Any]:
+    """One seeded episode in the Rust runner; returns the summary ``proagent play --json``
+    prints, as a dict (the same command and seed give the same summary).
+
+    ``agent`` (player ``seat``) and ``partner`` (the other player) are each a spec string
+    (as on the command line), a :class:`Policy`, or a Python callable ``f(state, seat)``
+    returning an action (an object with an ``act(state, seat)`` method also works). The
+    interpreter is released while Rust plays and re-taken only for Python seats; an
+    exception raised by a Python seat is re-raised after the episode.
+
+    ``transcript=PATH`` writes the episode's JSONL transcript (needs a ProAgent seat;
+    ``no_wall_clock`` leaves times out so reruns are byte-identical). ``trajectory=True``
+    adds the trajectory (reference-trace schema) under ``"trajectory"``; feed it to
+    :func:`analyze`. The remaining keywords configure ``proagent`` seats, as in :func:`agent`.
+    """
+    opts = _proagent_options(
+        model, base_url, temperature, top_p, max_tokens, memory_k, max_replans, verificator, belief,
+        analysis, intention, align, prompts, wait_interrupt, connect_timeout, request_timeout, retries,
+        backoff_ms, backoff_max_ms,
+    )
+    return _play(
+        layout=layout, agent=agent, partner=partner, seat=seat, seed=seed, horizon=horizon, options=opts,
+        transcript=None if transcript is None else str(transcript), no_wall_clock=no_wall_clock,
+        trajectory=trajectory,
+    )
+
+
+def analyze(trajectory: Union[Dict[str, Any], str], detail: bool = False) -> Any:
+    """Interdependence (teamwork) metrics, as ``proagent analyze --json``.
+
+    A trajectory dict (reference-trace schema, e.g. ``play(..., trajectory=True)["trajectory"]``)
+    gives one report dict; a file path (reference traces, our episodes, human games; gzip
+    or not) gives a list of reports. ``detail=True`` lists every interdependence.
+    """
+    if not isinstance(trajectory, dict):
+        trajectory = str(trajectory)
+    return _analyze(trajectory, detail=detail)
+
+
+def to_overcooked(state: Dict[str, Any]) -> Any:
+    """The overcooked_ai ``OvercookedState`` of a state dict (needs ``overcooked_ai``)."""
+    from overcooked_ai_py.mdp.overcooked_mdp import OvercookedState, Recipe
+
+    if not getattr(Recipe, "_configured", False):
+        Recipe.configure({})
+    return OvercookedState.from_dict(state)
+
+
+def from_overcooked(state: Any) -> Dict[str, Any]:
+    """The state dict of an overcooked_ai ``OvercookedState`` (or of its ``to_dict()``),
+    ready for :meth:`Env.set_state`."""
+    d = state if isinstance(state, dict) else state.to_dict()
+    return d

@@ -1,0 +1,298 @@
+//! `proagent.Env`: one episode of the old-dynamics simulator, stepped from Python.
+
+use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
+use numpy::{PyArray, PyArrayMethods};
+use proagent::controller::Kitchen;
+use proagent::env::encoding::Encoder;
+use proagent::env::render::render;
+use proagent::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome, layout};
+use proagent::partners::bc::features::{NUM_FEATURES, featurize};
+use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A layout by built-in name or alias, or a path to a `.layout` / plain grid file.
+pub fn load_layout(spec: &str) -> PyResult<Layout> {
+    if let Some(l) = Layout::builtin(spec) {
+        return Ok(l);
+    }
+    let path = Path::new(spec);
+    if !path.exists() {
+        let names: Vec<&str> = layout::BUILTIN.iter().map(|(n, _)| *n).collect();
+        return Err(PyFileNotFoundError::new_err(format!(
+            "unknown layout {spec:?}: not a built-in name ({}) nor an existing file",
+            names.join(", ")
+        )));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PyFileNotFoundError::new_err(format!("reading layout file {}: {e}", path.display())))?;
+    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
+    Layout::parse(&name, &text, &path.display().to_string()).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Checks a horizon the way the CLI does.
+pub fn check_horizon(horizon: u32) -> PyResult<u32> {
+    if horizon == 0 || horizon > 100_000 {
+        return Err(PyValueError::new_err(format!("horizon must be in 1..=100000, got {horizon}")));
+    }
+    Ok(horizon)
+}
+
+/// Either a layout spec (name or path) or an `Env` whose layout to share.
+pub fn kitchen_of(layout: &Bound<'_, PyAny>) -> PyResult<Arc<Kitchen>> {
+    if let Ok(env) = layout.cast::<Env>() {
+        return Ok(Arc::clone(&env.borrow().kitchen));
+    }
+    let spec: String = layout.extract().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err("layout must be a built-in name, a layout file path or an Env")
+    })?;
+    Ok(Arc::new(Kitchen::new(Arc::new(load_layout(&spec)?))))
+}
+
+/// One episode of the Overcooked-AI simulator with the old dynamics (the ProAgent era's).
+///
+/// `Env(layout="cramped_room", horizon=400)`: `layout` is a built-in name
+/// (cramped_room, asymmetric_advantages, coordination_ring, forced_coordination,
+/// counter_circuit, or their 2019 aliases) or the path of a `.layout` / plain grid file.
+#[pyclass(module = "proagent._native")]
+pub struct Env {
+    pub(crate) kitchen: Arc<Kitchen>,
+    pub(crate) encoder: Encoder,
+    pub(crate) state: State,
+    pub(crate) horizon: u32,
+    pub(crate) last_joint: Option<[Action; 2]>,
+    pub(crate) last_outcome: StepOutcome,
+    pub(crate) score: u32,
+}
+
+impl Env {
+    /// The kitchen (layout and motion table) this episode is played in.
+    pub fn kitchen(&self) -> &Arc<Kitchen> {
+        &self.kitchen
+    }
+}
+
+#[pymethods]
+impl Env {
+    #[new]
+    #[pyo3(signature = (layout = "cramped_room", horizon = DEFAULT_HORIZON))]
+    fn new(layout: &str, horizon: u32) -> PyResult<Env> {
+        let l = Arc::new(load_layout(layout)?);
+        let kitchen = Arc::new(Kitchen::new(l));
+        let encoder = Encoder::new(&kitchen.layout);
+        let state = kitchen.layout.start_state();
+        Ok(Env {
+            kitchen,
+            encoder,
+            state,
+            horizon: check_horizon(horizon)?,
+            last_joint: None,
+            last_outcome: StepOutcome::default(),
+            score: 0,
+        })
+    }
+
+    /// Puts the episode back to the start state and returns it (a dict). The old-dynamics
+    /// start state is fixed, so `seed` changes nothing here; it is accepted for the
+    /// Gymnasium / PettingZoo conventions.
+    #[pyo3(signature = (seed = None))]
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+        let _ = seed;
+        self.state = self.kitchen.layout.start_state();
+        self.last_joint = None;
+        self.last_outcome = StepOutcome::default();
+        self.score = 0;
+        state_to_dict(py, &self.kitchen.layout, &self.state)
+    }
+
+    /// Advances one tick by `joint_action` (player 0's, player 1's action; each an int
+    /// 0..6 in the order N, S, E, W, stay, interact, a name, or an overcooked_ai
+    /// (dx, dy) / "interact"). Returns `(state, reward, done, info)`: the new state dict,
+    /// the sparse team reward, whether the horizon is reached, and `info` with
+    /// `sparse_r_by_agent` and `shaped_r_by_agent` (as overcooked_ai's env_info).
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        joint_action: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyDict>, u32, bool, Bound<'py, PyDict>)> {
+        let joint = joint_from_py(joint_action)?;
+        if self.state.timestep >= self.horizon {
+            return Err(PyValueError::new_err(format!(
+                "the episode is over (timestep {} = horizon); call reset()",
+                self.state.timestep
+            )));
+        }
+        let out = self.kitchen.layout.step(&mut self.state, joint);
+        self.last_joint = Some(joint);
+        self.last_outcome = out;
+        self.score += out.reward;
+        let info = PyDict::new(py);
+        info.set_item(intern!(py, "sparse_r_by_agent"), PyList::new(py, out.sparse_by_player)?)?;
+        info.set_item(intern!(py, "shaped_r_by_agent"), PyList::new(py, out.shaped_by_player)?)?;
+        let state = state_to_dict(py, &self.kitchen.layout, &self.state)?;
+        Ok((state, out.reward, self.state.timestep >= self.horizon, info))
+    }
+
+    /// Steps without building the state dict: returns `(reward, done)`. For loops that
+    /// read observations with `lossless()` / `features()` instead of dicts.
+    fn step_fast(&mut self, a0: usize, a1: usize) -> PyResult<(u32, bool)> {
+        let get =
+            |i: usize| Action::from_index(i).ok_or_else(|| PyValueError::new_err(format!("action {i} is not in 0..6")));
+        let joint = [get(a0)?, get(a1)?];
+        if self.state.timestep >= self.horizon {
+            return Err(PyValueError::new_err("the episode is over; call reset()"));
+        }
+        let out = self.kitchen.layout.step(&mut self.state, joint);
+        self.last_joint = Some(joint);
+        self.last_outcome = out;
+        self.score += out.reward;
+        Ok((out.reward, self.state.timestep >= self.horizon))
+    }
+
+    /// The current state as a dict in overcooked_ai's `OvercookedState.to_dict()` shape.
+    #[getter]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        state_to_dict(py, &self.kitchen.layout, &self.state)
+    }
+
+    /// Replaces the current state with a dict (overcooked_ai's shape or the trace schema);
+    /// every field is checked against the layout.
+    fn set_state(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.state = state_from_dict(&self.kitchen.layout, state)?;
+        self.last_joint = None;
+        self.last_outcome = StepOutcome::default();
+        Ok(())
+    }
+
+    /// The lossless grid encoding, float32: shape (2, width, height, channels) for both
+    /// players (each from its own point of view), or (width, height, channels) for `seat`.
+    #[pyo3(signature = (seat = None))]
+    fn lossless<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
+        let [w, h, c] = self.encoder.shape();
+        let n = self.encoder.len();
+        match seat {
+            Some(s) => {
+                let seat = check_seat(s)?;
+                let mut buf = vec![0f32; n];
+                self.encoder.encode(&self.state, seat, &mut buf).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                Ok(PyArray::from_vec(py, buf).reshape([w, h, c])?.into_any())
+            }
+            None => {
+                let mut buf = vec![0f32; 2 * n];
+                for (seat, chunk) in buf.chunks_mut(n).enumerate() {
+                    self.encoder.encode(&self.state, seat, chunk).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                }
+                Ok(PyArray::from_vec(py, buf).reshape([2, w, h, c])?.into_any())
+            }
+        }
+    }
+
+    /// The 62 BC features (float32) of the BC partners: shape (2, 62), or (62,) for `seat`.
+    #[pyo3(signature = (seat = None))]
+    fn features<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
+        let k = &self.kitchen;
+        match seat {
+            Some(s) => {
+                let f = featurize(&k.layout, &k.motion, &self.state, check_seat(s)?);
+                Ok(PyArray::from_slice(py, &f).into_any())
+            }
+            None => {
+                let mut buf = Vec::with_capacity(2 * NUM_FEATURES);
+                for seat in 0..2 {
+                    buf.extend_from_slice(&featurize(&k.layout, &k.motion, &self.state, seat));
+                }
+                Ok(PyArray::from_vec(py, buf).reshape([2, NUM_FEATURES])?.into_any())
+            }
+        }
+    }
+
+    /// The shape of one player's lossless encoding: (width, height, channels).
+    #[getter]
+    fn lossless_shape(&self) -> (usize, usize, usize) {
+        let [w, h, c] = self.encoder.shape();
+        (w, h, c)
+    }
+
+    /// The names of the lossless encoding's channels, in order.
+    #[getter]
+    fn channel_names(&self) -> Vec<&'static str> {
+        self.encoder.channel_names()
+    }
+
+    /// The interact events of the last step, one per player (None where nothing happened).
+    #[getter]
+    fn last_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_to_py(py, &self.last_outcome.events)
+    }
+
+    /// The ASCII board of the current state.
+    fn render(&self) -> String {
+        render(&self.kitchen.layout, &self.state)
+    }
+
+    /// Ticks played so far.
+    #[getter]
+    fn timestep(&self) -> u32 {
+        self.state.timestep
+    }
+
+    /// Episode length in ticks.
+    #[getter]
+    fn horizon(&self) -> u32 {
+        self.horizon
+    }
+
+    /// True once the horizon is reached.
+    #[getter]
+    fn done(&self) -> bool {
+        self.state.timestep >= self.horizon
+    }
+
+    /// Sum of the sparse rewards since the last reset.
+    #[getter]
+    fn score(&self) -> u32 {
+        self.score
+    }
+
+    /// The layout's canonical name.
+    #[getter]
+    fn layout_name(&self) -> String {
+        self.kitchen.layout.name.clone()
+    }
+
+    /// The layout grid rows (start digits 1 and 2 kept).
+    #[getter]
+    fn grid(&self) -> Vec<String> {
+        self.kitchen.layout.grid.clone()
+    }
+
+    /// Grid width (columns).
+    #[getter]
+    fn width(&self) -> usize {
+        self.kitchen.layout.width
+    }
+
+    /// Grid height (rows).
+    #[getter]
+    fn height(&self) -> usize {
+        self.kitchen.layout.height
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Env(layout={:?}, horizon={}, timestep={})",
+            self.kitchen.layout.name, self.horizon, self.state.timestep
+        )
+    }
+}
+
+/// A seat index, checked.
+pub fn check_seat(seat: usize) -> PyResult<usize> {
+    if seat > 1 {
+        return Err(PyValueError::new_err(format!("seat must be 0 or 1, got {seat}")));
+    }
+    Ok(seat)
+}

@@ -1,0 +1,27 @@
+//! The Python extension module `proagent._native`: thin bindings over the `proagent`
+//! library (the single source of truth). The pure-Python package `proagent` wraps it
+//! with Gymnasium / PettingZoo adapters, type stubs and docstrings.
+
+mod convert;
+mod env;
+mod options;
+mod policy;
+mod run;
+mod vec_env;
+
+use pyo3::prelude::*;
+
+/// The native half of the `proagent` package.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<env::Env>()?;
+    m.add_class::<vec_env::VecEnv>()?;
+    m.add_class::<policy::Policy>()?;
+    m.add_function(wrap_pyfunction!(policy::partner, m)?)?;
+    m.add_function(wrap_pyfunction!(run::play, m)?)?;
+    m.add_function(wrap_pyfunction!(run::analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(run::qa_questions, m)?)?;
+    m.add_function(wrap_pyfunction!(run::qa_score, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,232 @@
+//! The ProAgent options of the CLI (`--model`, `--base-url`, `--memory-k`, `--belief`, …)
+//! read from a Python dict and turned into the library's one configuration
+//! (`AgentSettings`, `ModelSettings`, a built model), with the CLI's range checks.
+
+use proagent::agent::config::MAX_REPLANS;
+use proagent::agent::names::UnknownName;
+use proagent::agent::preset::Preset;
+use proagent::agent::prompts::PromptLibrary;
+use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
+use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
+use proagent::runner::models::{ModelChoice, ModelSpec, build_model, classify_model};
+use proagent::transcript::Scrubber;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The option names understood, as the CLI's flags with `_` for `-`.
+pub const KNOWN: [&str; 19] = [
+    "model",
+    "base_url",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "connect_timeout",
+    "request_timeout",
+    "retries",
+    "backoff_ms",
+    "backoff_max_ms",
+    "memory_k",
+    "max_replans",
+    "verificator",
+    "belief",
+    "analysis",
+    "intention",
+    "align",
+    "prompts",
+    "wait_interrupt",
+];
+
+/// A checked set of ProAgent options.
+#[derive(Clone, Debug)]
+pub struct AgentOptions {
+    /// The agent's switches, as a transcript header records them.
+    pub settings: AgentSettings,
+    /// The model as a header records it (no key, no password).
+    pub model: ModelSettings,
+    spec: ModelSpec,
+}
+
+fn err(name: &str, msg: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!("{name}: {msg}"))
+}
+
+fn secs(name: &str, v: f64) -> PyResult<Duration> {
+    if !v.is_finite() || v <= 0.0 || v > 86_400.0 {
+        return Err(err(name, format!("must be a number of seconds in (0, 86400], got {v}")));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+/// A URL with any password replaced, for the header (the key never goes there).
+fn without_password(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else { return url.to_string() };
+    let rest = &url[scheme_end + 3..];
+    let host_end = rest.find('/').unwrap_or(rest.len());
+    let Some(at) = rest[..host_end].rfind('@') else { return url.to_string() };
+    match rest[..at].find(':') {
+        Some(colon) => format!("{}{}:[REDACTED]{}", &url[..scheme_end + 3], &rest[..colon], &rest[at..]),
+        None => url.to_string(),
+    }
+}
+
+impl AgentOptions {
+    /// Reads options from a JSON object (a Python dict); missing keys take the CLI's
+    /// defaults, unknown keys and out-of-range values are errors naming the option.
+    pub fn from_json(v: &Value) -> PyResult<AgentOptions> {
+        let empty = serde_json::Map::new();
+        let m = match v {
+            Value::Null => &empty,
+            Value::Object(m) => m,
+            _ => return Err(PyTypeError::new_err("the ProAgent options must be a dict")),
+        };
+        for k in m.keys() {
+            if !KNOWN.contains(&k.as_str()) {
+                return Err(err(k, format!("unknown ProAgent option (known: {})", KNOWN.join(", "))));
+            }
+        }
+        let get = |k: &str| m.get(k).filter(|v| !v.is_null());
+        let f = |k: &str, d: f64| -> PyResult<f64> {
+            get(k).map_or(Ok(d), |v| v.as_f64().ok_or_else(|| err(k, format!("must be a number, got {v}"))))
+        };
+        let u = |k: &str, d: u64| -> PyResult<u64> {
+            get(k)
+                .map_or(Ok(d), |v| v.as_u64().ok_or_else(|| err(k, format!("must be a non-negative integer, got {v}"))))
+        };
+        let b = |k: &str, d: bool| -> PyResult<bool> {
+            get(k).map_or(Ok(d), |v| v.as_bool().ok_or_else(|| err(k, format!("must be True or False, got {v}"))))
+        };
+        let s = |k: &str, d: &str| -> PyResult<String> {
+            get(k).map_or(Ok(d.to_string()), |v| {
+                v.as_str().map(str::to_string).ok_or_else(|| err(k, format!("must be a string, got {v}")))
+            })
+        };
+        let model = s("model", "scripted")?.trim().to_string();
+        let temperature = f("temperature", 0.0)? as f32;
+        if !(temperature.is_finite() && (0.0..=2.0).contains(&temperature)) {
+            return Err(err("temperature", format!("must be in [0, 2], got {temperature}")));
+        }
+        let top_p = f("top_p", 1.0)? as f32;
+        if !(top_p.is_finite() && top_p > 0.0 && top_p <= 1.0) {
+            return Err(err("top_p", format!("must be in (0, 1], got {top_p}")));
+        }
+        let max_tokens = u("max_tokens", 256)?;
+        if max_tokens == 0 || max_tokens > u32::MAX as u64 {
+            return Err(err("max_tokens", "must be at least 1"));
+        }
+        let connect_timeout = f("connect_timeout", 10.0)?;
+        let request_timeout = f("request_timeout", 120.0)?;
+        let retries = u("retries", 4)?.min(u32::MAX as u64) as u32;
+        let backoff_ms = u("backoff_ms", 500)?;
+        let backoff_max_ms = u("backoff_max_ms", 30_000)?;
+        let max_replans = u("max_replans", u64::from(AgentSettings::for_preset(Preset::Default).max_replans))?;
+        if max_replans > MAX_REPLANS as u64 {
+            return Err(err("max_replans", format!("must be at most {MAX_REPLANS}")));
+        }
+        let parse = |k: &str, d: &str| -> PyResult<String> { s(k, d) };
+        let preset: Preset =
+            parse("preset", "default")?.parse().map_err(|e: UnknownName| err("preset", e.to_string()))?;
+        let base = AgentSettings::for_preset(preset);
+        let settings = AgentSettings {
+            preset,
+            memory_k: u("memory_k", base.memory_k as u64)? as usize,
+            max_replans: max_replans as u32,
+            verificator: match get("verificator") {
+                Some(v) => v
+                    .as_str()
+                    .ok_or_else(|| err("verificator", "must be a string"))?
+                    .parse()
+                    .map_err(|e: UnknownName| err("verificator", e.to_string()))?,
+                None => base.verificator,
+            },
+            belief: match get("belief") {
+                Some(v) => v
+                    .as_str()
+                    .ok_or_else(|| err("belief", "must be a string"))?
+                    .parse()
+                    .map_err(|e: UnknownName| err("belief", e.to_string()))?,
+                None => base.belief,
+            },
+            analysis: b("analysis", base.analysis)?,
+            intention: b("intention", base.intention)?,
+            align: match get("align") {
+                Some(v) => v
+                    .as_str()
+                    .ok_or_else(|| err("align", "must be a string"))?
+                    .parse()
+                    .map_err(|e: UnknownName| err("align", e.to_string()))?,
+                None => base.align,
+            },
+            prompts: get("prompts")
+                .map(|v| v.as_str().map(PathBuf::from).ok_or_else(|| err("prompts", "must be a path")))
+                .transpose()?,
+            wait_interrupt: b("wait_interrupt", base.wait_interrupt)?,
+        };
+        let mut spec = ModelSpec::new(model.clone());
+        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
+        spec.http.base_url = get("base_url")
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| err("base_url", "must be a URL string")))
+            .transpose()?
+            .or(env_url)
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
+        spec.http.connect_timeout = secs("connect_timeout", connect_timeout)?;
+        spec.http.request_timeout = secs("request_timeout", request_timeout)?;
+        spec.http.max_retries = retries;
+        spec.http.backoff_base = Duration::from_millis(backoff_ms);
+        spec.http.backoff_max = Duration::from_millis(backoff_max_ms.max(backoff_ms));
+        let mut ms = ModelSettings::new(model.clone());
+        ms.temperature = temperature;
+        ms.top_p = top_p;
+        ms.max_tokens = max_tokens as u32;
+        if matches!(classify_model(&model), ModelChoice::Http(_)) {
+            ms.base_url = Some(without_password(&spec.http.base_url));
+            ms.connect_timeout_s = Some(connect_timeout);
+            ms.request_timeout_s = Some(request_timeout);
+            ms.retries = Some(retries);
+            ms.backoff_ms = Some(backoff_ms);
+            ms.backoff_max_ms = Some(backoff_max_ms);
+        }
+        Ok(AgentOptions { settings, model: ms, spec })
+    }
+
+    /// The agent configuration: the model is built (a replay file is read, an HTTP client
+    /// made) and the prompts loaded; `seed` seeds an HTTP backend's retry jitter.
+    pub fn config(&self, horizon: u32, seed: u64) -> PyResult<ProAgentConfig> {
+        let mut spec = self.spec.clone();
+        spec.http.seed = seed;
+        let model = build_model(&spec).map_err(|e| err("model", e))?;
+        let prompts =
+            PromptLibrary::load_or_embedded(self.settings.prompts.as_deref()).map_err(|e| err("prompts", e))?;
+        let mut cfg = ProAgentConfig::new(model);
+        cfg.sampling = self.model.sampling();
+        cfg.settings = self.settings.clone();
+        cfg.prompts = Arc::new(prompts);
+        cfg.horizon = horizon;
+        Ok(cfg)
+    }
+
+    /// Everything that must never reach a transcript: the API key and the usual env secrets.
+    pub fn scrubber(&self) -> Scrubber {
+        let mut s = Scrubber::from_env();
+        if let Some(k) = &self.spec.http.api_key {
+            s.add(k.expose());
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(without_password("http://u:pw@h:8/v1"), "http://u:[REDACTED]@h:8/v1");
+        assert_eq!(without_password("http://h:8/v1"), "http://h:8/v1");
+        assert_eq!(without_password("http://u@h/v1"), "http://u@h/v1");
+    }
+}

@@ -1,0 +1,460 @@
+//! Seats from Python: the built-in partners and the ProAgent agent as `Policy` objects
+//! with `.act(state)`, and Python callables as seats inside the Rust episode runner.
+//!
+//! GIL handling: a `Policy` releases the interpreter while its agent thinks (a ProAgent
+//! may wait seconds for a model); a Python callable seat re-attaches only for its own
+//! call. An exception raised by a callable is kept and re-raised once the episode ends;
+//! from then on the seat stays put (action "stay") so the episode can finish cleanly.
+
+use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
+use crate::env::{Env, check_horizon, check_seat, kitchen_of};
+use crate::options::AgentOptions;
+use async_trait::async_trait;
+use proagent::agent::ExchangeSink;
+use proagent::controller::Kitchen;
+use proagent::env::{Action, Event, Layout, State};
+use proagent::policy::{Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use proagent::runner::StepView;
+use proagent::runner::episode::Unseen;
+use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
+use proagent::runner::seats::{SeatFactory, build_partner};
+use proagent::transcript::WriterOptions;
+use pyo3::exceptions::{PyIOError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// A seat's agent shared between a `Policy` object and the episodes it is lent to.
+pub type SharedAgent = Arc<tokio::sync::Mutex<Box<dyn Agent>>>;
+
+/// A current-thread runtime for driving one agent's `act`.
+pub fn runtime() -> PyResult<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the async runtime: {e}")))
+}
+
+/// Lends a `Policy`'s agent to an episode: every call goes to the shared agent.
+pub struct Lent(pub SharedAgent);
+
+#[async_trait]
+impl Agent for Lent {
+    fn name(&self) -> String {
+        self.0.try_lock().map(|a| a.name()).unwrap_or_else(|_| "policy".into())
+    }
+    fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+        if let Ok(mut a) = self.0.try_lock() {
+            a.reset(layout, seat, seed);
+        }
+    }
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        self.0.lock().await.act(obs).await
+    }
+    fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
+        self.0.try_lock().map(|mut a| a.drain_skill_events()).unwrap_or_default()
+    }
+    fn drain_belief_events(&mut self) -> Vec<BeliefCorrection> {
+        self.0.try_lock().map(|mut a| a.drain_belief_events()).unwrap_or_default()
+    }
+    fn metrics(&self) -> serde_json::Value {
+        self.0.try_lock().map(|a| a.metrics()).unwrap_or_default()
+    }
+    fn llm_usage(&self) -> LlmUsage {
+        self.0.try_lock().map(|a| a.llm_usage()).unwrap_or_default()
+    }
+}
+
+/// A Python callable (or an object with an `act` method) in a seat of a Rust episode.
+/// It is called as `f(state, seat)` with the state dict and returns an action.
+pub struct PyCallableAgent {
+    func: Py<PyAny>,
+    label: String,
+    seat: usize,
+    /// The first exception the callable raised (or a bad action it returned).
+    pub error: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl PyCallableAgent {
+    /// Wraps `func`; `label` names the seat in summaries.
+    pub fn new(func: Py<PyAny>, label: String) -> PyCallableAgent {
+        PyCallableAgent { func, label, seat: 0, error: Arc::default() }
+    }
+
+    fn call(&self, layout: &Layout, state: &State) -> PyResult<Action> {
+        Python::attach(|py| {
+            let f = self.func.bind(py);
+            let d = state_to_dict(py, layout, state)?;
+            let target = if f.hasattr("act")? && !f.is_callable() { f.getattr("act")? } else { f.clone() };
+            let a = target.call1((d, self.seat))?;
+            action_from_py(&a)
+        })
+    }
+}
+
+#[async_trait]
+impl Agent for PyCallableAgent {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+    fn reset(&mut self, _layout: &Layout, seat: usize, _seed: u64) {
+        self.seat = seat;
+    }
+    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+        let failed = self.error.lock().map(|e| e.is_some()).unwrap_or(true);
+        if failed {
+            return Ok(Action::Stay);
+        }
+        // A Python exception is kept and re-raised after the episode; the seat stays put.
+        Ok(match self.call(obs.layout, obs.state) {
+            Ok(a) => a,
+            Err(e) => {
+                if let Ok(mut slot) = self.error.lock() {
+                    *slot = Some(e);
+                }
+                Action::Stay
+            }
+        })
+    }
+}
+
+/// A built-in partner or the ProAgent agent, playing one seat of one layout.
+///
+/// Made by `proagent.partner(...)` / `proagent.agent(...)`; `act(state)` returns the
+/// action index (0..6: N, S, E, W, stay, interact) for the seat.
+#[pyclass(module = "proagent._native")]
+pub struct Policy {
+    agent: SharedAgent,
+    kitchen: Arc<Kitchen>,
+    seat: usize,
+    seed: u64,
+    spec: String,
+    /// A ProAgent's finished model exchanges (None for the partners).
+    sink: Option<ExchangeSink>,
+    rt: tokio::runtime::Runtime,
+    name: String,
+    /// The transcript being written, for a ProAgent made with `transcript=`.
+    recorder: Mutex<Option<Recording>>,
+}
+
+/// A transcript written from a Python loop: steps are recorded as `act` sees them.
+struct Recording {
+    recorder: EpisodeRecorder,
+    /// The last step written (`None` before the first).
+    last_t: Option<u32>,
+    path: PathBuf,
+}
+
+impl Policy {
+    fn recording(&self) -> bool {
+        self.recorder.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+
+    /// Writes the step that led to `env`'s current state, once, with the agent's skill
+    /// events and belief corrections since the previous call (as the runner does after
+    /// each step).
+    fn record_previous_step(&self, py: Python<'_>, env: &Env) -> PyResult<()> {
+        let mut guard = self.recorder.lock().map_err(|_| PyRuntimeError::new_err("transcript lock poisoned"))?;
+        let Some(rec) = guard.as_mut() else { return Ok(()) };
+        let (Some(joint), Some(t)) = (env.last_joint, env.state.timestep.checked_sub(1)) else { return Ok(()) };
+        if rec.last_t.is_some_and(|last| t <= last) {
+            return Ok(());
+        }
+        let (skills, beliefs) = py.detach(|| {
+            self.rt.block_on(async {
+                let mut a = self.agent.lock().await;
+                (a.drain_skill_events(), a.drain_belief_events())
+            })
+        });
+        let view = StepView {
+            t,
+            layout: &self.kitchen.layout,
+            state: &env.state,
+            joint,
+            outcome: &env.last_outcome,
+            skill_events: &skills,
+            beliefs: &beliefs,
+            score: env.score,
+            agents: [&Unseen, &Unseen],
+        };
+        rec.recorder.on_step(&view);
+        rec.last_t = Some(t);
+        Ok(())
+    }
+
+    /// The agent, to lend to an episode.
+    pub fn shared(&self) -> SharedAgent {
+        Arc::clone(&self.agent)
+    }
+    /// The spec it was built from (`greedy`, `proagent`, …).
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+    /// Where a ProAgent's exchanges go (for transcripts).
+    pub fn sink(&self) -> Option<ExchangeSink> {
+        self.sink.clone()
+    }
+    /// The layout this policy plays.
+    pub fn kitchen(&self) -> &Arc<Kitchen> {
+        &self.kitchen
+    }
+}
+
+/// Builds a seat from a spec; a `proagent` seat gets `options`.
+pub fn build_seat(
+    spec: &str,
+    kitchen: &Arc<Kitchen>,
+    options: Option<&AgentOptions>,
+    horizon: u32,
+    seed: u64,
+    seat: usize,
+) -> PyResult<(Box<dyn Agent>, Option<ExchangeSink>)> {
+    let factory = match options {
+        Some(o) => SeatFactory::new(Some(o.config(horizon, seed)?)),
+        None => SeatFactory::new(None),
+    };
+    factory.check(spec, kitchen, seat).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let s = factory.build(spec, kitchen).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((s.agent, s.exchanges))
+}
+
+#[pymethods]
+impl Policy {
+    /// The action for the current state of `state`: an `Env` (its state and last step are
+    /// used, as inside the runner) or a state dict (then the previous step's events are
+    /// unknown to the agent).
+    fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
+            let e = env.borrow();
+            if e.kitchen().layout.grid != self.kitchen.layout.grid {
+                return Err(PyValueError::new_err(format!(
+                    "this policy plays {}, the Env is {}",
+                    self.kitchen.layout.name,
+                    e.kitchen().layout.name
+                )));
+            }
+            self.record_previous_step(py, &e)?;
+            (e.state.clone(), e.last_joint, e.last_outcome.events)
+        } else {
+            if self.recording() {
+                return Err(PyValueError::new_err(
+                    "a policy writing a transcript must be given the Env (act(env)), which knows the last step",
+                ));
+            }
+            (state_from_dict(&self.kitchen.layout, state)?, None, [None; 2])
+        };
+        let (agent, layout, seat) = (&self.agent, &self.kitchen.layout, self.seat);
+        let a = py.detach(|| {
+            self.rt.block_on(async {
+                let obs = Observation {
+                    layout,
+                    state: &st,
+                    seat,
+                    last_joint,
+                    last_events: last_events as [Option<Event>; 2],
+                };
+                agent.lock().await.act(&obs).await
+            })
+        });
+        Ok(a.map_err(|e| PyRuntimeError::new_err(e.to_string()))?.index())
+    }
+
+    /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
+    /// the one given at construction).
+    #[pyo3(signature = (seed = None))]
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) {
+        if let Some(s) = seed {
+            self.seed = s;
+        }
+        let (agent, layout, seat) = (&self.agent, &self.kitchen.layout, self.seat);
+        let seed = seat_seed(self.seed, seat);
+        py.detach(|| self.rt.block_on(async { agent.lock().await.reset(layout, seat, seed) }));
+    }
+
+    /// The agent's name for reports (e.g. `greedy`, `proagent[scripted]`).
+    #[getter]
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// The seat (player index) this policy plays.
+    #[getter]
+    fn seat(&self) -> usize {
+        self.seat
+    }
+
+    /// Agent-specific metrics so far (replans, skills, belief accuracy, …) as a dict.
+    fn metrics(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let m = py.detach(|| self.rt.block_on(async { self.agent.lock().await.metrics() }));
+        json_to_py(py, &m)
+    }
+
+    /// Language-model use so far: calls, failures, tokens, wait time.
+    fn llm_usage(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let u = py.detach(|| self.rt.block_on(async { self.agent.lock().await.llm_usage() }));
+        json_to_py(py, &u)
+    }
+
+    /// Skill events since the last call (empty for agents without skills).
+    fn skill_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let ev = py.detach(|| self.rt.block_on(async { self.agent.lock().await.drain_skill_events() }));
+        json_to_py(py, &ev)
+    }
+
+    /// A ProAgent's model exchanges since the last call (prompt, reply, parse), as dicts.
+    fn exchanges(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let ex = match &self.sink {
+            Some(s) => proagent::agent::log::drain_sink(s),
+            None => Vec::new(),
+        };
+        let rows: Vec<serde_json::Value> = ex
+            .iter()
+            .map(|x| {
+                serde_json::json!({
+                    "t": x.t,
+                    "kind": x.kind,
+                    "request": x.request,
+                    "outcome": x.outcome,
+                    "parsed": x.parsed,
+                    "parse_error": x.parse_error,
+                })
+            })
+            .collect();
+        json_to_py(py, &rows)
+    }
+
+    /// Ends the transcript of a ProAgent made with `transcript=`: writes the last step of
+    /// `env` (if not written yet) and the footer (score, steps, the agent's metrics and
+    /// model use), renames `PATH.partial` to `PATH` and returns the path.
+    #[pyo3(signature = (env = None))]
+    fn finish(&self, py: Python<'_>, env: Option<PyRef<'_, Env>>) -> PyResult<PathBuf> {
+        if let Some(e) = &env {
+            self.record_previous_step(py, e)?;
+        }
+        let rec = self
+            .recorder
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("transcript lock poisoned"))?
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this policy writes no transcript (or it was finished)"))?;
+        let (metrics, usage) = py.detach(|| {
+            self.rt.block_on(async {
+                let a = self.agent.lock().await;
+                (a.metrics(), a.llm_usage())
+            })
+        });
+        let mut summary = serde_json::json!({
+            "layout": self.kitchen.layout.name,
+            "agent": self.name,
+            "partner": "python",
+            "seat": self.seat,
+            "seed": self.seed,
+            "steps": rec.last_t.map_or(0, |t| t + 1),
+            "llm": usage,
+        });
+        if let Some(e) = &env {
+            summary["score"] = serde_json::json!(e.score);
+        }
+        if let (Some(obj), serde_json::Value::Object(m)) = (summary.as_object_mut(), metrics) {
+            for (k, v) in m {
+                obj.entry(k).or_insert(v);
+            }
+        }
+        rec.recorder.finish(summary).map_err(|e| PyIOError::new_err(e.to_string()))?;
+        Ok(rec.path)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.kitchen.layout.name, self.seat)
+    }
+}
+
+/// `proagent.partner(kind, seat, seed, layout, horizon, options)`: a built-in partner or
+/// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict).
+#[pyfunction]
+#[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent::env::DEFAULT_HORIZON,
+    options = None, transcript = None, no_wall_clock = false))]
+#[allow(clippy::too_many_arguments)]
+pub fn partner(
+    kind: &str,
+    seat: usize,
+    seed: u64,
+    layout: Option<&Bound<'_, PyAny>>,
+    horizon: u32,
+    options: Option<&Bound<'_, PyAny>>,
+    transcript: Option<PathBuf>,
+    no_wall_clock: bool,
+) -> PyResult<Policy> {
+    let seat = check_seat(seat)?;
+    let horizon = check_horizon(horizon)?;
+    let kitchen = match layout {
+        Some(l) => kitchen_of(l)?,
+        None => Arc::new(Kitchen::new(Arc::new(crate::env::load_layout("cramped_room")?))),
+    };
+    let opts = match options {
+        Some(o) if !o.is_none() => Some(AgentOptions::from_json(&crate::convert::to_json(o)?)?),
+        _ => None,
+    };
+    let is_pa = proagent::runner::seats::is_proagent(kind);
+    if opts.is_some() && !is_pa {
+        return Err(PyValueError::new_err(format!("options are for the \"proagent\" agent, not {kind:?}")));
+    }
+    let opts = if is_pa { Some(opts.unwrap_or(AgentOptions::from_json(&serde_json::Value::Null)?)) } else { None };
+    let (mut agent, sink) = if is_pa {
+        build_seat(kind, &kitchen, opts.as_ref(), horizon, seed, seat)?
+    } else {
+        (build_partner(kind, &kitchen).map_err(|e| PyValueError::new_err(e.to_string()))?, None)
+    };
+    // The same derived seed the runner gives this seat for episode `seed`, so a Python
+    // loop and `play` with the same seed play the same episode.
+    agent.reset(&kitchen.layout, seat, seat_seed(seed, seat));
+    let name = agent.name();
+    let recorder = match (transcript, &opts) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(PyValueError::new_err("transcript is for the \"proagent\" agent (only it talks to a model)"));
+        }
+        (Some(path), Some(o)) => {
+            let layout_spec: String =
+                layout.and_then(|l| l.extract().ok()).unwrap_or_else(|| kitchen.layout.name.clone());
+            let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
+                std::fs::read_to_string(&layout_spec).ok()
+            } else {
+                None
+            };
+            let run = RunConfig {
+                command: PLAY_COMMAND.into(),
+                layout: kitchen.layout.name.clone(),
+                layout_spec,
+                layout_file,
+                agent: kind.trim().to_string(),
+                partner: "python".into(),
+                seat,
+                seed,
+                horizon,
+                proagent: o.settings.clone(),
+                model: o.model.clone(),
+
+                seats: Default::default(),
+            };
+            let prompts = o.config(horizon, seed)?.prompt_hashes();
+            let header = run.header(prompts).map_err(|e| PyIOError::new_err(e.to_string()))?;
+            let wopts = WriterOptions { scrubber: o.scrubber(), wall_clock: !no_wall_clock };
+            let mut r = EpisodeRecorder::start_file(path.clone(), wopts, &header)
+                .map_err(|e| PyIOError::new_err(e.to_string()))?;
+            r.set_sinks(sink.iter().cloned().collect());
+            Some(Recording { recorder: r, last_t: None, path })
+        }
+    };
+    Ok(Policy {
+        agent: Arc::new(tokio::sync::Mutex::new(agent)),
+        kitchen,
+        seat,
+        seed,
+        spec: kind.trim().to_string(),
+        sink,
+        rt: runtime()?,
+        name,
+        recorder: Mutex::new(recorder),
+    })
+}

@@ -1,0 +1,221 @@
+"""Partners and the ProAgent agent as policies, Python seats inside Rust episodes,
+play/analyze/qa from Python, and a ProAgent run against `proagent mock-server`."""
+
+import json
+import subprocess
+
+import pytest
+
+import proagent
+import proagent.qa
+
+
+def test_partners_act_on_an_env_and_on_a_dict():
+    env = proagent.Env("cramped_room")
+    env.reset()
+    for kind in ["greedy", "scripted", "courier", "random", "stay", "bc", "proagent"]:
+        p = proagent.partner(kind, seat=1, seed=3, layout=env)
+        a = p.act(env)
+        assert 0 <= a < 6, kind
+        assert isinstance(p.name, str) and p.seat == 1
+    g1 = proagent.partner("greedy", seat=1, layout=env)
+    g2 = proagent.partner("greedy", seat=1, layout=env)
+    assert g1.act(env) == g2.act(env.state)
+    with pytest.raises(ValueError, match="unknown agent"):
+        proagent.partner("telepath", layout=env)
+    with pytest.raises(ValueError, match="seat must be 0 or 1"):
+        proagent.partner("greedy", seat=2)
+
+
+def test_greedy_partners_play_a_python_loop_like_the_runner():
+    env = proagent.Env("cramped_room", horizon=200)
+    env.reset()
+    p0 = proagent.partner("scripted", seat=0, seed=0, layout=env)
+    p1 = proagent.partner("greedy", seat=1, seed=0, layout=env)
+    while not env.done:
+        env.step((p0.act(env), p1.act(env)))
+    summary = proagent.play("cramped_room", agent="scripted", partner="greedy", seed=0, horizon=200)
+    assert env.score == summary["score"] > 0
+
+
+def test_learned_partners_play_from_python():
+    # The shipped self-play PPO model cooks with itself; a Python loop with two `sp`
+    # policies plays the runner's episode, seeded the same way.
+    summary = proagent.play("cramped_room", agent="sp", partner="sp", seed=5, horizon=400)
+    assert summary["score"] >= 100 and summary["agent"].startswith("sp")
+    env = proagent.Env("cramped_room", horizon=400)
+    env.reset()
+    p0 = proagent.partner("sp", seat=0, seed=5, layout=env)
+    p1 = proagent.partner("sp", seat=1, seed=5, layout=env)
+    while not env.done:
+        env.step((p0.act(env), p1.act(env)))
+    assert env.score == summary["score"]
+    with pytest.raises(ValueError, match="reading RL model /no/such.safetensors"):
+        proagent.partner("rl:/no/such.safetensors", layout=env)
+
+
+def test_play_summary_matches_the_cli_shape_and_is_deterministic():
+    a = proagent.play("cramped_room", agent="proagent", partner="greedy", seed=2, horizon=80)
+    b = proagent.play("cramped_room", agent="proagent", partner="greedy", seed=2, horizon=80)
+    assert a == b
+    for key in ["layout", "agent", "partner", "seat", "seed", "score", "deliveries", "steps", "teamwork"]:
+        assert key in a
+    assert a["steps"] == 80 and a["agent"].startswith("proagent")
+
+
+def test_the_summary_equals_play_json_of_the_binary(binary):
+    out = subprocess.run(
+        [str(binary), "play", "--agent", "scripted", "--partner", "greedy", "--seed", "4", "--horizon", "60", "--json"],
+        check=True, capture_output=True, text=True,
+    )
+    cli = json.loads(out.stdout.splitlines()[0])
+    py = proagent.play("cramped_room", agent="scripted", partner="greedy", seed=4, horizon=60)
+    assert py == cli
+
+
+def test_a_python_callable_plays_a_seat_in_a_rust_episode():
+    calls = []
+
+    def my_policy(state, seat):
+        calls.append((state["timestep"], seat))
+        assert set(state) >= {"players", "objects", "timestep"}
+        return "interact" if state["timestep"] % 2 else 4
+
+    s = proagent.play("cramped_room", agent="scripted", partner=my_policy, seat=0, seed=1, horizon=50)
+    assert s["partner"] == "python:my_policy"
+    assert calls == [(t, 1) for t in range(50)]
+
+    class Obj:
+        def act(self, state, seat):
+            return 0
+
+    s = proagent.play("cramped_room", agent=Obj(), partner="greedy", seat=1, horizon=10, trajectory=True)
+    steps = s["trajectory"]["steps"]
+    assert [st["actions"][1] for st in steps] == ["N"] * 10
+
+
+def test_an_exception_in_a_python_seat_is_raised_after_the_episode():
+    def broken(state, seat):
+        if state["timestep"] == 3:
+            raise KeyError("boom")
+        return 4
+
+    with pytest.raises(KeyError, match="boom"):
+        proagent.play("cramped_room", agent=broken, partner="greedy", horizon=20)
+
+    def bad_action(state, seat):
+        return 42
+
+    with pytest.raises(ValueError, match="not in 0..6"):
+        proagent.play("cramped_room", agent=bad_action, partner="greedy", horizon=5)
+
+
+def test_a_policy_object_can_be_lent_to_play():
+    pol = proagent.partner("greedy", seat=1, seed=0)
+    s = proagent.play("cramped_room", agent="scripted", partner=pol, seed=0, horizon=60)
+    t = proagent.play("cramped_room", agent="scripted", partner="greedy", seed=0, horizon=60)
+    assert s["score"] == t["score"]
+
+
+def test_analyze_a_played_trajectory_and_a_trace_file():
+    s = proagent.play("forced_coordination", agent="scripted", partner="courier", horizon=200, trajectory=True)
+    r = proagent.analyze(s["trajectory"])
+    assert r["deliveries"] == s["deliveries"]
+    assert r["constructive"] == s["teamwork"]["constructive"]
+    from conftest import TRACES
+
+    reports = proagent.analyze(TRACES / "forced_coordination.jsonl")
+    assert len(reports) == 3
+
+
+def test_qa_questions_and_scoring():
+    qs = proagent.qa.questions(filter="game=Overcooked")
+    assert qs and all(q["game"] == "Overcooked" for q in qs)
+    assert qs[0]["messages"][-1]["content"]
+    q = qs[0]
+    right = q["accepted"][0]
+    wrong = next(o["letter"] for o in q["options"] if o["letter"] not in q["accepted"])
+    rep = proagent.qa.score({q["id"]: [f"Answer: {right}", f"Answer: {wrong}", None]}, filter="game=Overcooked")
+    assert [x["correct"] for x in rep["exchanges"]] == [True, False, False]
+    with pytest.raises(ValueError, match="no question"):
+        proagent.qa.score({"nope": "A"})
+
+
+def test_proagent_options_are_checked():
+    with pytest.raises(ValueError, match="temperature"):
+        proagent.agent(temperature=5.0)
+    with pytest.raises(ValueError, match="belief"):
+        proagent.agent(belief="sometimes")
+    with pytest.raises(ValueError, match="max_replans"):
+        proagent.agent(max_replans=99)
+    a = proagent.agent(memory_k=3, belief="annotate", verificator="rules", seat=0)
+    assert a.act(proagent.Env("cramped_room")) in range(6)
+
+
+@pytest.fixture
+def mock_server(binary):
+    proc = subprocess.Popen(
+        [str(binary), "mock-server", "--addr", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        line = proc.stdout.readline().strip()
+        assert line.startswith("listening on http://127.0.0.1:"), line
+        yield line.removeprefix("listening on ") + "/v1"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_proagent_against_the_mock_server_writes_a_transcript(mock_server, tmp_path, binary):
+    path = tmp_path / "run.jsonl"
+    s = proagent.play(
+        "cramped_room", agent="proagent", partner="greedy", seed=0, horizon=40,
+        model="mock-model", base_url=mock_server, memory_k=2, transcript=str(path), no_wall_clock=True,
+    )
+    assert s["agent"] == "proagent[mock-model]"
+    assert s["llm_calls"] > 0 and s["llm_failures"] == 0
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    header, footer = lines[0], lines[-1]
+    assert header["type"] == "header" and footer["type"] == "footer"
+    assert header["config"]["model"]["model"] == "mock-model"
+    assert header["config"]["model"]["base_url"] == mock_server
+    assert header["config"]["proagent"]["memory_k"] == 2
+    assert sum(1 for x in lines if x["type"] == "step") == 40
+    assert sum(1 for x in lines if x["type"] == "exchange") == s["llm_calls"]
+    assert footer["data"]["score"] == s["score"]
+    # The binary replays the Python-written transcript offline and finds no divergence.
+    out = subprocess.run([str(binary), "replay", str(path)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    # The agent as a Policy object talks to the server too.
+    agent = proagent.agent("cramped_room", seat=0, model="mock-model", base_url=mock_server)
+    env = proagent.Env("cramped_room")
+    env.reset()
+    assert agent.act(env) in range(6)
+    ex = agent.exchanges()
+    assert ex and ex[0]["kind"] == "planner" and ex[0]["outcome"]["status"] == "reply"
+    assert agent.llm_usage()["calls"] >= 1
+
+
+def test_a_proagent_policy_writes_the_runners_transcript_from_a_python_loop(tmp_path):
+    path = tmp_path / "loop.jsonl"
+    env = proagent.Env("cramped_room", horizon=60)
+    env.reset()
+    pa = proagent.agent(env, seat=0, seed=5, transcript=str(path), no_wall_clock=True)
+    mate = proagent.partner("greedy", seat=1, seed=5, layout=env)
+    while not env.done:
+        env.step((pa.act(env), mate.act(env)))
+    assert not path.exists() and (tmp_path / "loop.jsonl.partial").exists()
+    assert str(pa.finish(env)) == str(path)
+    loop = [json.loads(x) for x in path.read_text().splitlines()]
+    assert loop[-1]["type"] == "footer" and loop[-1]["data"]["score"] == env.score
+    with pytest.raises(ValueError, match="no transcript"):
+        pa.finish(env)
+
+    ran = tmp_path / "play.jsonl"
+    proagent.play("cramped_room", agent="proagent", partner="greedy", seed=5, horizon=60,
+                  transcript=str(ran), no_wall_clock=True)
+    run = [json.loads(x) for x in ran.read_text().splitlines()]
+    body = lambda lines: [x for x in lines if x["type"] in ("step", "exchange")]  # noqa: E731
+    assert len(body(loop)) > 60
+    assert body(loop) == body(run)

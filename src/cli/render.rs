@@ -1,0 +1,101 @@
+//! `proagent render`: pictures of an episode with the viewer's drawing — one frame as
+//! SVG or PNG, or the whole episode (or a range) as an animated GIF.
+
+use anyhow::{Context, Result, bail};
+use proagent::runner::files::read_episode_file;
+use proagent::web::board::{self, CELL_RANGE, DEFAULT_CELL};
+use proagent::web::view::EpisodeView;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct RenderArgs {
+    /// A transcript, trajectory file or human-game file.
+    file: PathBuf,
+    /// Output file; its extension picks the format: .svg or .png (one frame), .gif (animation).
+    #[arg(long)]
+    out: PathBuf,
+    /// The frame of an .svg/.png (0 = start state; default: the last frame), or the first
+    /// frame of a .gif (default 0).
+    #[arg(long)]
+    step: Option<usize>,
+    /// Last frame of a .gif (default: the last frame of the episode).
+    #[arg(long)]
+    to: Option<usize>,
+    /// Frames per second of a .gif.
+    #[arg(long, default_value_t = 8.0)]
+    fps: f64,
+    /// Which episode of a file that holds several (0-based).
+    #[arg(long, default_value_t = 0)]
+    index: usize,
+    /// Pixels per grid cell.
+    #[arg(long, default_value_t = DEFAULT_CELL)]
+    cell: u32,
+    /// Leave out the status line (timestep and score) above the grid.
+    #[arg(long)]
+    no_status: bool,
+}
+
+enum Format {
+    Svg,
+    Png,
+    Gif,
+}
+
+pub fn run(a: RenderArgs) -> Result<ExitCode> {
+    let name = a.out.display().to_string().to_ascii_lowercase();
+    let format = if name.ends_with(".svg") {
+        Format::Svg
+    } else if name.ends_with(".png") {
+        Format::Png
+    } else if name.ends_with(".gif") {
+        Format::Gif
+    } else {
+        bail!("--out {}: the extension must be .svg, .png or .gif", a.out.display());
+    };
+    if !(CELL_RANGE.0..=CELL_RANGE.1).contains(&a.cell) {
+        bail!("--cell must be {}..={}, got {}", CELL_RANGE.0, CELL_RANGE.1, a.cell);
+    }
+    if !(a.fps.is_finite() && (0.1..=100.0).contains(&a.fps)) {
+        bail!("--fps must be between 0.1 and 100, got {}", a.fps);
+    }
+    let file = read_episode_file(&a.file)?;
+    let view = EpisodeView::new(String::new(), file, a.index)?;
+    let last = view.frames() - 1;
+    let status = !a.no_status;
+    let check = |flag: &str, f: usize| -> Result<usize> {
+        if f > last {
+            bail!("{flag} {f}: the episode has frames 0..={last}");
+        }
+        Ok(f)
+    };
+    let layout = &view.traj.layout;
+    match format {
+        Format::Svg | Format::Png => {
+            if a.to.is_some() {
+                bail!("--to is for .gif output");
+            }
+            let f = check("--step", a.step.unwrap_or(last))?;
+            let overlay = view.overlay(f, status);
+            if let Format::Svg = format {
+                let svg = board::svg(layout, &view.traj.states[f], &overlay, a.cell)?;
+                std::fs::write(&a.out, svg).with_context(|| format!("writing {}", a.out.display()))?;
+            } else {
+                board::write_png(&a.out, layout, &view.traj.states[f], &overlay, a.cell)?;
+            }
+            println!("{}: frame {f} of {}", a.out.display(), a.file.display());
+        }
+        Format::Gif => {
+            let from = check("--step", a.step.unwrap_or(0))?;
+            let to = check("--to", a.to.unwrap_or(last))?;
+            if to < from {
+                bail!("--to {to} is before --step {from}");
+            }
+            let delay = (1000.0 / a.fps).round() as u32;
+            let frames = (from..=to).map(|f| (&view.traj.states[f], view.overlay(f, status)));
+            let n = board::write_gif(&a.out, layout, frames, a.cell, delay)?;
+            println!("{}: {n} frames ({from}..={to}) of {} at {} fps", a.out.display(), a.file.display(), a.fps);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,391 @@
+// proagent viewer and human play. Plain JS, no framework, nothing loaded from elsewhere.
+// The board pictures come from the server (/api/board/...), drawn by the same Rust code
+// as `proagent render`.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+
+function say(text) { $("message").textContent = text || ""; }
+
+async function api(url, opts) {
+  const r = await fetch(url, opts);
+  let body = null;
+  try { body = await r.json(); } catch (_) { /* not JSON */ }
+  if (!r.ok) throw new Error((body && body.error) || `${r.status} ${r.statusText}`);
+  return body;
+}
+
+// ---------- tabs ----------
+let tab = "view";
+function showTab(name) {
+  tab = name;
+  for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.tab === name);
+  $("page-view").classList.toggle("hidden", name !== "view");
+  $("page-play").classList.toggle("hidden", name !== "play");
+  if (name === "play") loadPlayOptions();
+}
+for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => showTab(b.dataset.tab));
+
+// ---------- viewer ----------
+const V = { ep: null, frame: 0, timer: null, cache: new Map(), pending: new Map() };
+
+async function loadFiles() {
+  try {
+    const d = await api("/api/files");
+    const out = [];
+    for (const r of d.roots) {
+      if (r.kind === "file") out.push(`<a data-path="${esc(r.path)}" data-kind="file">${esc(r.path)}</a>`);
+      else if (r.kind === "eval") out.push(`<a class="eval" data-path="${esc(r.path)}" data-kind="eval">${esc(r.path)}</a>`);
+      else {
+        out.push(`<div class="root">${esc(r.path)}/</div>`);
+        for (const e of r.entries) {
+          const cls = e.kind === "eval" ? "eval" : "";
+          out.push(`<a class="${cls}" data-path="${esc(e.path)}" data-kind="${esc(e.kind)}">${esc(e.path.slice(r.path.length + 1) || e.path)}</a>`);
+        }
+        if (!r.entries.length) out.push(`<div class="hint">(no episode files)</div>`);
+      }
+    }
+    $("file-list").innerHTML = out.join("") || "<div class='hint'>Start the server with files or directories to list them here.</div>";
+  } catch (e) { $("file-list").textContent = e.message; }
+}
+
+document.addEventListener("click", (ev) => {
+  const a = ev.target.closest("a[data-path]");
+  if (!a) return;
+  ev.preventDefault();
+  if (a.dataset.kind === "eval") openEval(a.dataset.path);
+  else openPath(a.dataset.path, Number(a.dataset.index || 0));
+});
+
+async function openEval(path) {
+  say("");
+  try {
+    const d = await api(`/api/eval?path=${encodeURIComponent(path)}`);
+    const rows = [];
+    for (const c of d.cells) {
+      rows.push(`<tr><th colspan="3">${esc(c.layout)} · ${esc(c.agent)} + ${esc(c.partner)} · seat ${c.seat} · mean ${c.mean_score.toFixed(1)}</th></tr>`);
+      for (const e of c.episodes) {
+        const file = e.transcript || e.trajectory;
+        const link = file ? `<a data-path="${esc(file)}" data-kind="file">open</a>` : `<span class="hint">no file kept</span>`;
+        rows.push(`<tr><td>seed ${e.seed}</td><td>score ${e.score}</td><td>${link}</td></tr>`);
+      }
+    }
+    $("eval-table").innerHTML = `<h2>${esc(d.path)} (${d.records} episodes)</h2><table>${rows.join("")}</table>`;
+  } catch (e) { say(e.message); }
+}
+
+async function openPath(path, index) {
+  say("");
+  try {
+    const ep = await api(`/api/episode?path=${encodeURIComponent(path)}&index=${index || 0}`);
+    showEpisode(ep);
+    history.replaceState(null, "", `#open=${encodeURIComponent(path)}&index=${index || 0}`);
+  } catch (e) { say(e.message); }
+}
+
+$("upload").addEventListener("change", async () => {
+  const f = $("upload").files[0];
+  if (!f) return;
+  say("");
+  try {
+    const ep = await api(`/api/upload?name=${encodeURIComponent(f.name)}`, { method: "POST", body: await f.arrayBuffer() });
+    showEpisode(ep);
+  } catch (e) { say(e.message); }
+});
+
+function showEpisode(ep) {
+  pause();
+  V.ep = ep;
+  V.cache = new Map();
+  V.pending = new Map();
+  V.byFrame = new Map();
+  for (const e of ep.events) {
+    if (!V.byFrame.has(e.t)) V.byFrame.set(e.t, []);
+    V.byFrame.get(e.t).push(e);
+  }
+  V.plans = ep.events.filter((e) => e.type === "exchange" && e.kind === "planner");
+  const who = ep.agents ? ` · ${ep.agents[0]} (P0) + ${ep.agents[1]} (P1)` : "";
+  const more = ep.count > 1 ? ` · episode ${ep.index + 1} of ${ep.count}` : "";
+  $("episode-title").textContent = `${ep.source} · ${ep.kind} · ${ep.layout.name}${who}${more}`;
+  if (ep.count > 1) {
+    const links = [];
+    for (let i = 0; i < Math.min(ep.count, 200); i++) {
+      links.push(`<a style="display:inline" data-path="${esc(ep.source)}" data-index="${i}" data-kind="file">${i}</a>`);
+    }
+    $("episode-title").insertAdjacentHTML("beforeend", `<div class="hint">episodes: ${links.join(" ")}</div>`);
+  }
+  $("scrubber").max = String(ep.frames - 1);
+  const tw = ep.teamwork || {};
+  const sum = ep.summary || {};
+  const lines = [`final score ${ep.score[ep.score.length - 1]} in ${ep.steps} steps`];
+  if (tw.error) lines.push(`teamwork: ${tw.error}`);
+  else lines.push(`deliveries ${tw.deliveries}, hand-overs: ${tw.constructive} constructive, ${tw.non_constructive} other; shared-pot links ${tw.pot_links ? tw.pot_links.constructive : 0}`);
+  if (sum.llm_calls !== undefined) lines.push(`model calls ${sum.llm_calls}, re-plans ${sum.replans ?? 0}, failed skills ${sum.skills_failed ?? 0}, belief accuracy ${sum.belief_accuracy ?? "-"}`);
+  $("summary").textContent = lines.join("\n");
+  drawChart();
+  seek(0);
+}
+
+// Cells sized so the board is about 560 px wide.
+function frameUrl(f) {
+  const cell = Math.max(24, Math.min(112, Math.floor(560 / V.ep.layout.width)));
+  return `/api/board/${V.ep.id}/${f}?cell=${cell}`;
+}
+
+function fetchFrame(f) {
+  if (V.cache.has(f)) return Promise.resolve(V.cache.get(f));
+  if (V.pending.has(f)) return V.pending.get(f);
+  const p = fetch(frameUrl(f)).then((r) => (r.ok ? r.text() : r.json().then((b) => { throw new Error(b.error); })))
+    .then((svg) => { V.cache.set(f, svg); V.pending.delete(f); return svg; });
+  V.pending.set(f, p);
+  return p;
+}
+
+async function seek(f) {
+  if (!V.ep) return;
+  f = Math.max(0, Math.min(V.ep.frames - 1, f));
+  V.frame = f;
+  $("scrubber").value = String(f);
+  $("frame-label").textContent = `t = ${f} / ${V.ep.frames - 1} · score ${V.ep.score[f]}`;
+  renderPanel(f);
+  moveCursor(f);
+  try {
+    const svg = await fetchFrame(f);
+    if (V.frame === f) $("board").innerHTML = svg;
+  } catch (e) { say(e.message); }
+  for (let k = 1; k <= 8; k++) if (f + k < V.ep.frames) fetchFrame(f + k).catch(() => {});
+}
+
+function play() {
+  if (!V.ep) return;
+  if (V.frame >= V.ep.frames - 1) seek(0);
+  const fps = Number($("speed").value);
+  V.timer = setInterval(() => {
+    if (V.frame >= V.ep.frames - 1) { pause(); return; }
+    seek(V.frame + 1);
+  }, 1000 / fps);
+  $("playpause").textContent = "pause";
+}
+function pause() {
+  if (V.timer) clearInterval(V.timer);
+  V.timer = null;
+  $("playpause").textContent = "play";
+}
+function toggle() { if (V.timer) pause(); else play(); }
+
+$("first").onclick = () => { pause(); seek(0); };
+$("prev").onclick = () => { pause(); seek(V.frame - 1); };
+$("next").onclick = () => { pause(); seek(V.frame + 1); };
+$("last").onclick = () => { pause(); if (V.ep) seek(V.ep.frames - 1); };
+$("playpause").onclick = toggle;
+$("scrubber").oninput = () => { pause(); seek(Number($("scrubber").value)); };
+$("speed").onchange = () => { if (V.timer) { pause(); play(); } };
+
+document.addEventListener("keydown", (ev) => {
+  if (tab === "play") { playKey(ev); return; }
+  if (ev.target.closest("input, select, textarea")) return;
+  if (!V.ep) return;
+  const k = ev.key;
+  if (k === "ArrowRight") { pause(); seek(V.frame + 1); }
+  else if (k === "ArrowLeft") { pause(); seek(V.frame - 1); }
+  else if (k === " ") toggle();
+  else if (k === "Home") { pause(); seek(0); }
+  else if (k === "End") { pause(); seek(V.ep.frames - 1); }
+  else return;
+  ev.preventDefault();
+});
+
+function drawChart() {
+  const ep = V.ep;
+  const n = Math.max(1, ep.frames - 1);
+  const max = Math.max(20, ...ep.score);
+  const x = (f) => (f / n) * 600;
+  const y = (s) => 85 - (s / max) * 75;
+  const pts = ep.score.map((s, f) => `${x(f).toFixed(1)},${y(s).toFixed(1)}`).join(" ");
+  const marks = [];
+  for (const e of ep.events) {
+    let color = null;
+    if (e.type === "exchange" && e.replan) color = "#e07b39";
+    else if (e.type === "exchange" && e.kind === "verificator") color = "#8e44ad";
+    else if (e.type === "skill" && e.outcome === "failed") color = "#d93b2b";
+    else if (e.type === "handover" && e.phase === "receive") color = e.constructive ? "#d81b60" : "#f09abb";
+    if (color) marks.push(`<line x1="${x(e.t)}" x2="${x(e.t)}" y1="0" y2="10" stroke="${color}" stroke-width="2"/>`);
+  }
+  $("score-chart").innerHTML =
+    `<polyline points="${pts}" fill="none" stroke="#2f6bd8" stroke-width="2" vector-effect="non-scaling-stroke"/>` +
+    marks.join("") + `<line id="cursor" x1="0" x2="0" y1="0" y2="90" stroke="#262b33" stroke-width="1" vector-effect="non-scaling-stroke"/>` +
+    `<text x="4" y="22" font-size="11" fill="#6a737d">score (max ${max})</text>`;
+}
+function moveCursor(f) {
+  const c = document.getElementById("cursor");
+  if (!c || !V.ep) return;
+  const xx = (f / Math.max(1, V.ep.frames - 1)) * 600;
+  c.setAttribute("x1", xx); c.setAttribute("x2", xx);
+}
+$("score-chart").addEventListener("click", (ev) => {
+  if (!V.ep) return;
+  const r = $("score-chart").getBoundingClientRect();
+  pause();
+  seek(Math.round(((ev.clientX - r.left) / r.width) * (V.ep.frames - 1)));
+});
+
+const ACTION = { N: "↑ north", S: "↓ south", E: "→ east", W: "← west", X: "· stay", I: "interact" };
+
+function field(name, value) {
+  return value ? `<div class="field"><b>${esc(name)}:</b> ${esc(value)}</div>` : "";
+}
+
+function exchangeCard(e, current) {
+  let cls = e.kind;
+  let title = e.kind === "planner" ? "Plan" : "Verificator";
+  if (e.replan) { cls = "replan"; title = "Re-plan"; }
+  if (current) { cls = "current"; title = `Current plan (decided at t = ${e.t})`; }
+  const prompt = (e.prompt || []).map((m) => `<b>${esc(m.role)}</b><pre>${esc(m.content)}</pre>`).join("");
+  const lastUser = [...(e.prompt || [])].reverse().find((m) => m.role === "user");
+  let body = "";
+  if (e.kind === "planner") {
+    body += field("Analysis", e.analysis) + field("Intention for teammate", e.intention) + field("Plan", e.plan);
+    if (e.reply_error) body += field("Reply not readable", e.reply_error);
+  } else {
+    body += `<div class="field"><b>Asked:</b></div><pre>${esc(lastUser ? lastUser.content : "")}</pre>`;
+    body += `<div class="field"><b>Answer:</b></div><pre>${esc(e.reply)}</pre>`;
+  }
+  if (e.error) body += field("Model error", e.error);
+  if (e.parse_error) body += field("Parse error", e.parse_error);
+  const details = current ? "" :
+    `<details><summary>reply text</summary><pre>${esc(e.reply)}</pre></details>` +
+    `<details><summary>prompt (${(e.prompt || []).length} messages)</summary>${prompt}</details>`;
+  return `<div class="card ${cls}"><h3>${title} <span class="badge">#${e.seq}</span></h3>${body}${details}</div>`;
+}
+
+function renderPanel(f) {
+  const ep = V.ep;
+  const out = [];
+  const j = ep.joint[f];
+  out.push(`<div class="card"><h3>Step t = ${f}</h3>` +
+    (j ? `<div class="field"><b>P0</b> ${esc(ACTION[j[0]] || j[0])} · <b>P1</b> ${esc(ACTION[j[1]] || j[1])} · reward ${ep.rewards[f] ?? 0}</div>`
+       : `<div class="field">the final state</div>`) + `</div>`);
+  const here = V.byFrame.get(f) || [];
+  const hasPlanHere = here.some((e) => e.type === "exchange" && e.kind === "planner");
+  if (!hasPlanHere && V.plans.length) {
+    let cur = null;
+    for (const p of V.plans) { if (p.t <= f) cur = p; else break; }
+    if (cur) out.push(exchangeCard(cur, true));
+  }
+  for (const e of here) {
+    if (e.type === "exchange") out.push(exchangeCard(e, false));
+    else if (e.type === "skill") {
+      const failed = e.outcome === "failed";
+      out.push(`<div class="card skill${failed ? " skill-failed" : ""}"><h3>Skill ${esc(e.outcome)}` +
+        `<span class="badge ${failed ? "bad" : e.outcome === "succeeded" ? "good" : ""}">player ${e.player}</span></h3>` +
+        field("Skill", e.skill) + field("Reason", e.reason) + `</div>`);
+    } else if (e.type === "belief") {
+      out.push(`<div class="card belief"><h3>Belief correction <span class="badge ${e.correct ? "good" : "bad"}">${e.correct ? "prediction right" : "prediction wrong"}</span></h3>` +
+        field("Predicted at t = " + e.predicted_at, e.predicted) + field("Seen at t = " + e.real_at, e.real) + field("Mode", e.correction) + `</div>`);
+    } else if (e.type === "handover") {
+      const verb = e.phase === "give" ? `player ${e.giver} puts down` : `player ${e.receiver} picks up`;
+      out.push(`<div class="card handover"><h3>Hand-over: ${esc(verb)} ${esc(e.object)} <span class="badge ${e.constructive ? "good" : ""}">${e.constructive ? "constructive" : "not constructive"}</span></h3>` +
+        field("Counter", e.at ? `(${e.at[0]}, ${e.at[1]})` : "") + field("Given at / taken at", `t = ${e.t_give} / t = ${e.t_receive}`) + `</div>`);
+    }
+  }
+  $("step-panel").innerHTML = out.join("");
+}
+
+// ---------- human play ----------
+const P = { id: null, poll: null, options: null, last: null };
+
+async function loadPlayOptions() {
+  if (P.options) return;
+  try {
+    const o = await api("/api/play/options");
+    P.options = o;
+    $("pf-layout").innerHTML = o.layouts.map((l) => `<option>${esc(l)}</option>`).join("");
+    $("pf-partner").innerHTML = o.partners.filter((p) => !p.endsWith(":PATH")).map((p) => `<option ${p === "greedy" ? "selected" : ""}>${esc(p)}</option>`).join("");
+    $("pf-model").innerHTML = o.models.map((m) => `<option>${esc(m)}</option>`).join("");
+    $("pf-horizon").value = o.horizon;
+    $("pf-step").value = o.step_ms;
+    $("pf-step").min = o.step_ms_range[0];
+    $("pf-step").max = o.step_ms_range[1];
+  } catch (e) { say(e.message); }
+}
+
+async function startGame() {
+  say("");
+  const spec = $("pf-spec").value.trim();
+  const body = {
+    layout: $("pf-layout").value,
+    partner: spec || $("pf-partner").value,
+    model: $("pf-model").value || undefined,
+    human_seat: Number($("pf-seat").value),
+    horizon: Number($("pf-horizon").value),
+    seed: Number($("pf-seed").value),
+    step_ms: Number($("pf-step").value),
+    turn_based: $("pf-turn").checked,
+    llm: $("pf-llm").value,
+  };
+  try {
+    const s = await api("/api/play", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    P.id = s.id;
+    $("play-files").innerHTML = "";
+    $("play-stop").disabled = false;
+    showGame(s);
+    $("play-board").focus();
+    if (P.poll) clearInterval(P.poll);
+    const every = Math.max(40, Math.min(250, Math.floor(body.step_ms / 2)));
+    P.poll = setInterval(pollGame, every);
+  } catch (e) { say(e.message); }
+}
+
+async function pollGame() {
+  if (!P.id) return;
+  try { showGame(await api(`/api/play/${P.id}`)); } catch (e) { say(e.message); clearInterval(P.poll); P.poll = null; }
+}
+
+function showGame(s) {
+  P.last = s;
+  $("play-board").innerHTML = s.svg;
+  const you = `you are player ${s.human_seat} (${s.human_seat === 0 ? "blue" : "green"}), with ${s.partner}`;
+  $("play-status").textContent = `${s.done ? "Game over" : s.thinking ? "Waiting for the other seat…" : "Playing"} · t = ${s.t} / ${s.horizon} · score ${s.score} · ${you}`;
+  $("play-events").innerHTML = s.events.map((e) => `<div>t = ${e.t}: player ${e.player} ${esc(e.skill)} ${esc(e.outcome)}${e.reason ? " (" + esc(e.reason) + ")" : ""}</div>`).join("");
+  if (s.done) {
+    if (P.poll) { clearInterval(P.poll); P.poll = null; }
+    $("play-stop").disabled = true;
+    const f = s.files || {};
+    const items = [];
+    for (const k of ["trajectory", "human", "transcript"]) {
+      if (f[k]) items.push(`<div>${esc(k)}: <a data-path="${esc(f[k])}" data-kind="file" class="saved-${k}">${esc(f[k])}</a></div>`);
+    }
+    $("play-files").innerHTML = `<b>Saved</b>${items.join("")}${s.error ? `<div class="hint">${esc(s.error)}</div>` : ""}`;
+  }
+}
+
+const KEYS = { ArrowUp: "N", ArrowDown: "S", ArrowRight: "E", ArrowLeft: "W", " ": "I", Spacebar: "I" };
+function playKey(ev) {
+  if (ev.target.closest("input, select, textarea")) return;
+  const a = KEYS[ev.key];
+  if (!a || !P.id || (P.last && P.last.done)) return;
+  ev.preventDefault();
+  fetch(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: a }) })
+    .then(() => { if (P.last && P.last.t === 0 || $("pf-turn").checked) setTimeout(pollGame, 30); })
+    .catch((e) => say(e.message));
+}
+
+// Space must not also press a focused button (e.g. Start) while playing.
+document.addEventListener("keyup", (ev) => { if (tab === "play" && KEYS[ev.key] && P.id) ev.preventDefault(); });
+
+$("play-start").onclick = startGame;
+$("play-stop").onclick = () => { if (P.id) fetch(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
+document.addEventListener("click", (ev) => {
+  // A saved game's link opens it in the viewer.
+  if (ev.target.closest("#play-files a[data-path]")) showTab("view");
+}, true);
+
+// ---------- start ----------
+loadFiles();
+(function fromHash() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.get("open")) openPath(h.get("open"), Number(h.get("index") || 0)).then(() => { if (h.get("t")) seek(Number(h.get("t"))); });
+  else if (h.get("eval")) openEval(h.get("eval"));
+  if (h.get("tab") === "play") showTab("play");
+})();

@@ -1,0 +1,54 @@
+//! What every CLI test shares: the binary, started in a scratch working directory, so
+//! that whatever it writes by default (`transcripts/`, `qa` transcripts, ...) never lands
+//! in the repository. The directory is per test process, under cargo's
+//! `CARGO_TARGET_TMPDIR` (inside the target directory, removed by `cargo clean`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The scratch working directory of this test process (created on first use; those of
+/// earlier runs are removed).
+pub fn scratch() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let mine = format!("cli-cwd-{}", std::process::id());
+        if let Ok(entries) = std::fs::read_dir(root) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let stale = e.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+                if name.starts_with("cli-cwd-") && name != mine && stale.is_some_and(|a| a.as_secs() > 3600) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let dir = root.join(mine);
+        std::fs::create_dir_all(&dir).expect("creating the scratch working directory");
+        dir
+    })
+}
+
+/// The `proagent` binary, to run in [`scratch`], with no model server or key from the
+/// environment (each test decides those).
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_proagent"));
+    c.current_dir(scratch()).env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL").env_remove("RUST_LOG");
+    c
+}
+
+#[test]
+fn cli_tests_start_the_binary_only_through_support() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "support.rs" || !name.ends_with(".rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        assert!(
+            !text.contains("Command::new(env!(\"CARGO_BIN_EXE_proagent\"))"),
+            "{name} starts the binary itself; use support::bin(), which runs it outside the repository"
+        );
+    }
+}

@@ -1,0 +1,302 @@
+//! The viewer and human play in a real browser: headless Chromium driven over the
+//! DevTools protocol (a websocket on loopback). It opens a committed transcript, steps
+//! through it with the keyboard, reads the model's analysis shown at step 12, takes a
+//! screenshot and checks it is not blank, then plays a short turn-based game with key
+//! presses and checks the saved trajectory with `proagent verify-trace`.
+//!
+//! Needs Debian's `chromium` (or `PROAGENT_CHROMIUM=/path/to/chrome`); without it the test
+//! says so and skips. `PROAGENT_VIEWER_SCREENSHOT=FILE` keeps the screenshot.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TRANSCRIPT: &str = "transcripts/committed/cramped_room.jsonl";
+
+fn find_chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PROAGENT_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Kills the processes this test started when it ends, however it ends.
+struct Killer(Vec<Child>);
+
+impl Drop for Killer {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A DevTools protocol client on the browser's websocket, talking to one page through a
+/// flattened session.
+struct Cdp {
+    ws: tungstenite::WebSocket<TcpStream>,
+    next: u64,
+    session: Option<String>,
+}
+
+impl Cdp {
+    fn connect(port: u16, path: &str) -> Cdp {
+        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let (ws, _) = tungstenite::client(format!("ws://127.0.0.1:{port}{path}"), stream).unwrap();
+        let mut cdp = Cdp { ws, next: 1, session: None };
+        let target = cdp.call("Target.createTarget", json!({"url": "about:blank"}));
+        let attached = cdp.call("Target.attachToTarget", json!({"targetId": target["targetId"], "flatten": true}));
+        cdp.session = Some(attached["sessionId"].as_str().unwrap().to_string());
+        cdp
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = &self.session {
+            msg["sessionId"] = json!(s);
+        }
+        let msg = msg.to_string();
+        self.ws.send(tungstenite::Message::text(msg)).unwrap();
+        loop {
+            let m = self.ws.read().unwrap_or_else(|e| panic!("{method}: {e}"));
+            let tungstenite::Message::Text(t) = m else { continue };
+            let v: Value = serde_json::from_str(t.as_str()).unwrap();
+            if v["id"] == id {
+                if let Some(e) = v.get("error") {
+                    panic!("{method}: {e}");
+                }
+                return v["result"].clone();
+            }
+        }
+    }
+
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call("Runtime.evaluate", json!({"expression": expr, "returnByValue": true, "awaitPromise": true}));
+        if let Some(e) = r.get("exceptionDetails") {
+            panic!("{expr}: {e}");
+        }
+        r["result"]["value"].clone()
+    }
+
+    /// Waits until `expr` is truthy (an exception counts as not yet: the page may still be
+    /// loading); panics with `what` after 20 s.
+    fn wait(&mut self, expr: &str, what: &str) -> Value {
+        let t0 = Instant::now();
+        let guarded = format!("(() => {{ try {{ return ({expr}); }} catch (e) {{ return null; }} }})()");
+        loop {
+            let v = self.eval(&guarded);
+            if !(v.is_null() || v == false || v == "") {
+                return v;
+            }
+            if t0.elapsed() > Duration::from_secs(20) {
+                let page = self.eval("document.body.innerText.slice(0, 2000)");
+                panic!("timed out waiting for {what} ({expr}); the page says:\n{page}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn key(&mut self, key: &str, code: &str, vk: u32) {
+        for kind in ["keyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": kind, "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}),
+            );
+        }
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => (c - b'A') as u32,
+            b'a'..=b'z' => (c - b'a' + 26) as u32,
+            b'0'..=b'9' => (c - b'0' + 52) as u32,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        }
+    };
+    let bytes: Vec<u8> = s.bytes().filter(|&c| c != b'=' && !c.is_ascii_whitespace()).collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c) << (18 - 6 * i);
+        }
+        let take = chunk.len() - 1;
+        for i in 0..take {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
+}
+
+/// The share of pixels that differ from the most common colour, and how many colours there are.
+fn picture_stats(png_bytes: &[u8]) -> (f64, usize, (u32, u32)) {
+    let decoder = png::Decoder::new(png_bytes);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let mut counts = std::collections::HashMap::new();
+    for px in buf[..info.buffer_size()].chunks(channels) {
+        *counts.entry(px[..3.min(channels)].to_vec()).or_insert(0usize) += 1;
+    }
+    let total: usize = counts.values().sum();
+    let top = counts.values().max().copied().unwrap_or(0);
+    (1.0 - top as f64 / total as f64, counts.len(), (info.width, info.height))
+}
+
+#[test]
+fn viewer_and_human_play_in_headless_chromium() {
+    let Some(chromium) = find_chromium() else {
+        eprintln!(
+            "SKIPPED web_browser: no Chromium found (apt-get install -y chromium, or set PROAGENT_CHROMIUM); \
+             the viewer's browser test did not run"
+        );
+        return;
+    };
+    let t0 = Instant::now();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let games = tmp.path().join("games");
+    let mut procs = Killer(Vec::new());
+
+    let mut server = crate::support::bin()
+        .args(["serve", "--addr", "127.0.0.1:0", "--games-dir"])
+        .arg(&games)
+        .arg("transcripts/committed")
+        .current_dir(repo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = server.stdout.take().unwrap();
+    procs.0.push(server);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let base = line.trim().strip_prefix("serving ").unwrap_or_else(|| panic!("server said {line:?}")).to_string();
+
+    let profile = tmp.path().join("profile");
+    let browser = Command::new(&chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--remote-debugging-port=0",
+            "--window-size=1400,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", chromium.display()));
+    procs.0.push(browser);
+    let port_file = profile.join("DevToolsActivePort");
+    // Its first line is the port, its second the browser's websocket path.
+    let (port, path): (u16, String) = loop {
+        if let Ok(text) = std::fs::read_to_string(&port_file) {
+            let mut lines = text.lines();
+            if let (Some(Ok(p)), Some(path)) = (lines.next().map(|l| l.trim().parse()), lines.next()) {
+                break (p, path.trim().to_string());
+            }
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "Chromium wrote no DevToolsActivePort");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut cdp = Cdp::connect(port, &path);
+    cdp.call("Page.enable", json!({}));
+
+    // The viewer on a committed transcript.
+    cdp.call("Page.navigate", json!({"url": format!("{base}#open={TRANSCRIPT}")}));
+    cdp.wait("document.getElementById('frame-label').textContent.startsWith('t = 0 / 60')", "the transcript to open");
+    cdp.wait("document.querySelector('#board svg') !== null", "the board");
+    for _ in 0..12 {
+        cdp.key("ArrowRight", "ArrowRight", 39);
+    }
+    cdp.wait("document.getElementById('frame-label').textContent.startsWith('t = 12 / 60')", "step 12");
+    let panel = cdp.eval("document.getElementById('step-panel').innerText").as_str().unwrap().to_string();
+    assert!(panel.contains("<Pot 0> is cooking (18 timesteps left)"), "{panel}");
+    assert!(panel.contains("Plan: fill_dish_with_soup()"), "{panel}");
+    assert!(panel.contains("Skill succeeded"), "{panel}");
+    cdp.key("ArrowLeft", "ArrowLeft", 37);
+    cdp.wait("document.getElementById('frame-label').textContent.startsWith('t = 11 / 60')", "step 11");
+    cdp.key("ArrowRight", "ArrowRight", 39);
+    cdp.wait("document.getElementById('frame-label').textContent.startsWith('t = 12 / 60')", "step 12 again");
+    // The board of frame 12 is in the page before the picture is taken.
+    cdp.wait("document.querySelector('#board svg') !== null", "the board of step 12");
+    std::thread::sleep(Duration::from_millis(200));
+    let shot = cdp.call("Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64_decode(shot["data"].as_str().unwrap());
+    let (busy, colours, (w, h)) = picture_stats(&png);
+    assert!(w >= 800 && h >= 600, "{w}x{h}");
+    assert!(busy > 0.05 && colours > 50, "the screenshot looks blank: {busy:.3} non-background, {colours} colours");
+    if let Some(p) = std::env::var_os("PROAGENT_VIEWER_SCREENSHOT") {
+        std::fs::write(&p, &png).unwrap();
+    }
+
+    // A short turn-based human game against greedy.
+    cdp.eval("document.getElementById('tab-play').click()");
+    cdp.wait("document.getElementById('pf-layout').options.length > 0", "the game options");
+    cdp.eval(
+        "(() => { const g = (i) => document.getElementById(i); g('pf-partner').value = 'greedy'; \
+         g('pf-horizon').value = '8'; g('pf-turn').checked = true; g('play-start').click(); return true; })()",
+    );
+    cdp.wait("document.getElementById('play-status').textContent.startsWith('Playing')", "the game to start");
+    let keys = [
+        ("ArrowLeft", "ArrowLeft", 37),
+        ("ArrowUp", "ArrowUp", 38),
+        (" ", "Space", 32),
+        ("ArrowRight", "ArrowRight", 39),
+        ("ArrowDown", "ArrowDown", 40),
+        (" ", "Space", 32),
+        ("ArrowUp", "ArrowUp", 38),
+        ("ArrowLeft", "ArrowLeft", 37),
+    ];
+    for (k, (key, code, vk)) in keys.iter().enumerate() {
+        cdp.key(key, code, *vk);
+        cdp.wait(
+            &format!("document.getElementById('play-status').textContent.includes('t = {} / 8')", k + 1),
+            "a step",
+        );
+    }
+    cdp.wait("document.getElementById('play-status').textContent.startsWith('Game over')", "the end of the game");
+    let traj =
+        cdp.wait("(document.querySelector('#play-files .saved-trajectory') || {}).textContent", "the saved files");
+    let human = cdp.eval("document.querySelector('#play-files .saved-human').textContent");
+    let traj = traj.as_str().unwrap();
+    let out = crate::support::bin().args(["verify-trace", traj]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && said.contains("PASS") && said.contains("(8 steps"), "{said}");
+    let out = crate::support::bin().args(["analyze", human.as_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("8 steps"));
+    // The human moved as told: the first key turned player 0 west.
+    let t: Value = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
+    assert_eq!(t["steps"][0]["actions"][0], "W");
+    assert_eq!(t["steps"][2]["actions"][0], "I");
+    eprintln!("web_browser: viewer and game checked in Chromium in {:.1} s", t0.elapsed().as_secs_f64());
+}

@@ -1,0 +1,429 @@
+//! The `proagent serve` HTTP API, endpoint by endpoint, on an in-process server bound to
+//! loopback: the page, files, episodes of every kind (and bad files: a clear error, never
+//! a crash), board pictures, eval directories, and human games (several at once).
+
+use proagent::agent::scripted_model::ScriptedModel;
+use proagent::agent::{ModelSettings, ProAgentConfig};
+use proagent::env::trace::{Trajectory, verify};
+use proagent::env::{Action, Layout};
+use proagent::partners::bc::data::{parse as parse_demo, step_line};
+use proagent::runner::files::{EpisodeKind, read_episode_file};
+use proagent::transcript::Scrubber;
+use proagent::web::play::{GameModel, PlayConfig, PlayLimits};
+use proagent::web::{ServeConfig, serve};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/transcripts/committed");
+
+struct Server {
+    base: String,
+    http: reqwest::Client,
+    dir: tempfile::TempDir,
+}
+
+impl Server {
+    async fn start(max_running: usize) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let files = dir.path().join("files");
+        std::fs::create_dir_all(&files).unwrap();
+        let model = Arc::new(ScriptedModel::new());
+        let cfg = ServeConfig {
+            roots: vec![PathBuf::from(COMMITTED), files],
+            play: PlayConfig {
+                games_dir: dir.path().join("games"),
+                proagent: ProAgentConfig::new(model.clone()),
+                models: vec![GameModel { name: "scripted".into(), model, settings: ModelSettings::new("scripted") }],
+                scrubber: Scrubber::new(),
+                limits: PlayLimits { max_running, idle: Duration::from_secs(30), default_step_ms: 154 },
+            },
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(serve(listener, cfg, std::future::pending()));
+        proagent::llm::http::install_tls_provider();
+        Server { base, http: reqwest::Client::new(), dir }
+    }
+
+    fn file(&self, name: &str, text: &str) -> String {
+        let p = self.dir.path().join("files").join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+
+    async fn get(&self, path: &str) -> (u16, String, String) {
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        let status = r.status().as_u16();
+        let ct = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+        (status, ct, r.text().await.unwrap())
+    }
+
+    async fn get_json(&self, path: &str) -> (u16, Value) {
+        let (s, _, body) = self.get(path).await;
+        (s, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))
+    }
+
+    async fn post(&self, path: &str, body: impl Into<reqwest::Body>) -> (u16, Value) {
+        let r = self.http.post(format!("{}{path}", self.base)).body(body).send().await.unwrap();
+        let s = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        (s, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {text}")))
+    }
+
+    /// `GET /api/episode` for a path, URL-encoded.
+    async fn episode(&self, path: &str, index: usize) -> (u16, Value) {
+        let q = reqwest::Url::parse_with_params("http://x/", &[("path", path), ("index", &index.to_string())]).unwrap();
+        self.get_json(&format!("/api/episode?{}", q.query().unwrap())).await
+    }
+}
+
+fn err(v: &Value) -> &str {
+    v["error"].as_str().unwrap_or_else(|| panic!("no error message in {v}"))
+}
+
+fn committed(name: &str) -> String {
+    format!("{COMMITTED}/{name}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_and_its_assets_are_embedded() {
+    let s = Server::start(4).await;
+    let (st, ct, html) = s.get("/").await;
+    assert_eq!((st, ct.as_str()), (200, "text/html; charset=utf-8"));
+    assert!(html.contains("<script src=\"/app.js\">") && !html.contains("http://") && !html.contains("https://"));
+    let (st, ct, js) = s.get("/app.js").await;
+    assert_eq!(st, 200);
+    assert!(ct.starts_with("text/javascript") && js.contains("/api/episode"), "{ct}");
+    let (st, ct, _) = s.get("/app.css").await;
+    assert!(st == 200 && ct.starts_with("text/css"));
+    let (st, v) = s.get_json("/nope").await;
+    assert_eq!(st, 404);
+    assert!(err(&v).contains("no such page"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_lists_the_roots_and_only_they_can_be_opened() {
+    let s = Server::start(4).await;
+    s.file("a.jsonl", "{}\n");
+    let (st, v) = s.get_json("/api/files").await;
+    assert_eq!(st, 200);
+    let roots = v["roots"].as_array().unwrap();
+    assert_eq!(roots.len(), 3, "committed, files, games: {v}");
+    let entries: Vec<&str> =
+        roots[0]["entries"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    assert!(entries.iter().any(|p| p.ends_with("cramped_room.jsonl")), "{entries:?}");
+    // Outside the roots: refused, with a reason.
+    let (st, v) = s.episode(&format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR")), 0).await;
+    assert_eq!(st, 403);
+    assert!(err(&v).contains("not under a file or directory this server was started with"));
+    let (st, v) = s.episode(&format!("{COMMITTED}/../../Cargo.toml"), 0).await;
+    assert_eq!(st, 403, "{v}");
+    let (st, v) = s.episode(&committed("missing.jsonl"), 0).await;
+    assert_eq!(st, 404);
+    assert!(err(&v).contains("missing.jsonl"));
+    let (st, v) = s.episode("", 0).await;
+    assert_eq!((st, err(&v)), (400, "path: missing"));
+    let (st, v) = s.episode(COMMITTED, 0).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("a directory"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transcript_shows_what_the_model_thought_at_each_step() {
+    let s = Server::start(4).await;
+    let path = committed("cramped_room.jsonl");
+    let (st, v) = s.episode(&path, 0).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["kind"], "transcript");
+    assert_eq!(v["frames"], 61);
+    assert_eq!(v["agents"], json!(["proagent", "greedy"]));
+    assert_eq!(v["score"][60], 20);
+    assert_eq!(v["summary"]["score"], 20);
+    let events = v["events"].as_array().unwrap();
+    let plan12 = events.iter().find(|e| e["type"] == "exchange" && e["t"] == 12).unwrap();
+    assert_eq!(plan12["plan"], "fill_dish_with_soup()");
+    assert_eq!(plan12["intention"], "pickup(onion)");
+    assert!(plan12["analysis"].as_str().unwrap().contains("<Pot 0> is cooking (18 timesteps left)"));
+    assert_eq!(plan12["prompt"].as_array().unwrap().len(), 2, "system and user messages");
+    assert!(events.iter().any(|e| e["type"] == "skill" && e["outcome"] == "succeeded" && e["t"] == 12));
+    assert!(events.iter().any(|e| e["type"] == "belief" && e["correct"] == true));
+    // The board of a frame, and its errors.
+    let id = v["id"].as_str().unwrap();
+    let (st, ct, svg) = s.get(&format!("/api/board/{id}/12")).await;
+    assert_eq!((st, ct.as_str()), (200, "image/svg+xml"));
+    assert!(svg.starts_with("<svg") && svg.contains("width=\"240\""), "{}", &svg[..80]);
+    let (_, _, with_status) = s.get(&format!("/api/board/{id}/12?status=1&cell=20")).await;
+    assert!(with_status.contains("width=\"100\"") && with_status != svg);
+    let (st, v) = s.get_json(&format!("/api/board/{id}/61")).await;
+    assert_eq!(st, 404);
+    assert!(err(&v).contains("frames 0..=60"));
+    let (st, v) = s.get_json(&format!("/api/board/{id}/x")).await;
+    assert_eq!(st, 400, "{v}");
+    let (st, v) = s.get_json(&format!("/api/board/{id}/1?cell=9999")).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).starts_with("cell:"));
+    let (st, v) = s.get_json("/api/board/e999/0").await;
+    assert_eq!(st, 404);
+    assert!(err(&v).contains("not open"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trajectories_and_human_games_open_with_their_hand_overs() {
+    let s = Server::start(4).await;
+    // A trajectory of our own (reference-trace schema); the courier hands onions over the
+    // counter in forced coordination.
+    let out = crate::support::bin()
+        .args(["play", "--layout", "forced_coordination", "--agent", "scripted", "--partner", "courier"])
+        .args(["--horizon", "120", "--episodes", "2", "--trajectory"])
+        .arg(s.dir.path().join("files/fc.jsonl"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fc = s.dir.path().join("files/fc.jsonl").display().to_string();
+    let (st, v) = s.episode(&fc, 1).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        (v["kind"].as_str(), v["count"].as_u64(), v["index"].as_u64()),
+        (Some("reference trace"), Some(2), Some(1))
+    );
+    assert_eq!(v["frames"], 121);
+    let handovers = v["handovers"].as_array().unwrap();
+    assert!(!handovers.is_empty(), "the courier hands onions over the counter");
+    assert!(handovers[0]["at"].is_array());
+    let (st, v) = s.episode(&fc, 2).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("episode 2 does not exist (the file holds 2)"), "{v}");
+
+    // A human-game file in the 2019 schema.
+    let l = Layout::builtin("cramped_room").unwrap();
+    let mut st0 = l.start_state();
+    let mut lines = String::new();
+    for (t, joint) in
+        [[Action::West, Action::East], [Action::North, Action::Interact], [Action::Interact, Action::Stay]]
+            .into_iter()
+            .enumerate()
+    {
+        lines.push_str(&step_line("trial-a", &l, &st0, joint, 0, 0));
+        lines.push('\n');
+        l.step(&mut st0, joint);
+        assert_eq!(st0.timestep as usize, t + 1);
+    }
+    let hg = s.file("hg.jsonl", &lines);
+    let (st, v) = s.episode(&hg, 0).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(
+        (v["kind"].as_str(), v["frames"].as_u64(), v["name"].as_str()),
+        (Some("human games"), Some(4), Some("trial-a"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_files_get_a_clear_error_and_the_server_goes_on() {
+    let s = Server::start(4).await;
+    let transcript = std::fs::read_to_string(committed("cramped_room.jsonl")).unwrap();
+    let mut half = transcript.len() / 2;
+    while !transcript.is_char_boundary(half) {
+        half += 1;
+    }
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("empty.jsonl", String::new(), "the file is empty"),
+        ("garbage.jsonl", "hello\n".into(), "line 1"),
+        ("other.jsonl", "{\"a\": 1}\n".into(), "unrecognised record"),
+        ("torn.jsonl", transcript[..half].to_string(), "truncated record"),
+        (
+            "cheat.jsonl",
+            transcript.replace(r#""joint":["I","W"],"reward":20"#, r#""joint":["S","W"],"reward":20"#),
+            "records reward 20, but the simulator gives 0",
+        ),
+        ("badjson.jsonl", transcript.replacen("\"type\":\"step\"", "\"type\":\"stp\"", 1), ":"),
+    ];
+    for (name, text, want) in &cases {
+        let p = s.file(name, text);
+        let (st, v) = s.episode(&p, 0).await;
+        assert_eq!(st, 400, "{name}: {v}");
+        let e = err(&v);
+        assert!(e.contains(name) && e.contains(want), "{name}: {e}");
+    }
+    let p = s.dir.path().join("files/bin.jsonl");
+    std::fs::write(&p, [b'{', 0xff, 0xfe, b'\n']).unwrap();
+    let (st, v) = s.episode(&p.display().to_string(), 0).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("not valid UTF-8"), "{v}");
+    // Uploads: the same file reader, named by the upload's name.
+    let (st, v) = s.post("/api/upload?name=mine.jsonl", transcript.clone()).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["source"], "mine.jsonl");
+    let (st, v) = s.post("/api/upload?name=junk.jsonl", "not json").await;
+    assert_eq!(st, 400);
+    assert!(err(&v).starts_with("junk.jsonl: "), "{v}");
+    // Still serving.
+    let (st, _) = s.episode(&committed("counter_circuit.jsonl"), 0).await;
+    assert_eq!(st, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eval_directories_list_episodes_by_cell_with_kept_trajectories() {
+    let s = Server::start(4).await;
+    let out_dir = s.dir.path().join("files/sweep");
+    let out = crate::support::bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent,scripted", "--partners", "greedy"])
+        .args(["--seats", "0", "--episodes", "2", "--horizon", "30", "--quiet", "--no-report", "--keep-trajectories"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (st, files) = s.get_json("/api/files").await;
+    assert_eq!(st, 200);
+    assert!(files.to_string().contains("\"kind\":\"eval\""), "{files}");
+    let q = reqwest::Url::parse_with_params("http://x/", &[("path", out_dir.display().to_string())]).unwrap();
+    let (st, v) = s.get_json(&format!("/api/eval?{}", q.query().unwrap())).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["records"], 4);
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    for c in cells {
+        let eps = c["episodes"].as_array().unwrap();
+        assert_eq!(eps.len(), 2);
+        let traj = eps[0]["trajectory"].as_str().expect("trajectory kept");
+        let t: Trajectory = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
+        assert!(verify(&t).unwrap().passed);
+        let with_transcript = c["agent"].as_str().is_some_and(|a| a.starts_with("proagent"));
+        assert_eq!(eps[0]["transcript"].is_string(), with_transcript, "{c}");
+        let open = eps[0]["transcript"].as_str().unwrap_or(traj);
+        let (st, ep) = s.episode(open, 0).await;
+        assert_eq!(st, 200, "{ep}");
+        assert_eq!(ep["frames"], 31);
+    }
+    // Not eval directories.
+    let q = reqwest::Url::parse_with_params("http://x/", &[("path", COMMITTED)]).unwrap();
+    let (st, v) = s.get_json(&format!("/api/eval?{}", q.query().unwrap())).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("no results.jsonl here"), "{v}");
+    let q = reqwest::Url::parse_with_params("http://x/", &[("path", committed("cramped_room.jsonl"))]).unwrap();
+    let (st, _) = s.get_json(&format!("/api/eval?{}", q.query().unwrap())).await;
+    assert_eq!(st, 400);
+}
+
+async fn wait_done(s: &Server, id: &str) -> Value {
+    for _ in 0..400 {
+        let (st, v) = s.get_json(&format!("/api/play/{id}")).await;
+        assert_eq!(st, 200, "{v}");
+        if v["done"] == true {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("game {id} did not end");
+}
+
+async fn wait_t(s: &Server, id: &str, t: u64) {
+    for _ in 0..400 {
+        let (_, v) = s.get_json(&format!("/api/play/{id}")).await;
+        if v["t"].as_u64() >= Some(t) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("game {id} did not reach t = {t}");
+}
+
+fn check_saved_game(files: &Value, steps: usize, transcript: bool) {
+    let traj = files["trajectory"].as_str().unwrap();
+    let t: Trajectory = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
+    let report = verify(&t).unwrap();
+    assert!(report.passed, "{report:?}");
+    assert_eq!(t.steps.len(), steps);
+    let human = files["human"].as_str().unwrap();
+    let f = read_episode_file(Path::new(human)).unwrap();
+    assert_eq!(f.kind, EpisodeKind::HumanGames);
+    assert_eq!(f.trajectories[0].joint_actions.len(), steps);
+    let demo = parse_demo(&std::fs::read_to_string(human).unwrap(), &Layout::builtin(&t.layout).unwrap()).unwrap();
+    assert_eq!(demo.len(), steps, "bc train reads every step");
+    assert_eq!(files["transcript"].is_string(), transcript);
+    if transcript {
+        let f = read_episode_file(Path::new(files["transcript"].as_str().unwrap())).unwrap();
+        assert_eq!(f.trajectories[0].joint_actions.len(), steps);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn human_games_turn_based_real_time_and_several_at_once() {
+    let s = Server::start(2).await;
+    let (st, o) = s.get_json("/api/play/options").await;
+    assert_eq!(st, 200);
+    assert_eq!(o["step_ms"], 154);
+    assert!(o["partners"].as_array().unwrap().iter().any(|p| p == "proagent"));
+    assert!(o["partners"].as_array().unwrap().iter().any(|p| p == "sp"));
+    assert_eq!(o["models"], json!(["scripted"]));
+    // Bad requests name the field.
+    for (body, want) in [
+        (json!({"human_seat": 2}), "human_seat: must be 0 or 1"),
+        (json!({"horizon": 0}), "horizon: must be"),
+        (json!({"step_ms": 1}), "step_ms: must be"),
+        (json!({"partner": "wizard"}), "partner: unknown agent \"wizard\""),
+        (json!({"partner": "proagent", "model": "gpt-9"}), "model: unknown model"),
+        (json!({"layout": "atlantis"}), "layout: not a built-in layout"),
+        (json!({"speed": 3}), "unknown field `speed`"),
+    ] {
+        let (st, v) = s.post("/api/play", body.to_string()).await;
+        assert_eq!(st, 400, "{body}: {v}");
+        assert!(err(&v).contains(want), "{body}: {v}");
+    }
+    let (st, v) = s.post("/api/play", "{").await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("not valid"));
+
+    // Two games at once: a turn-based one against ProAgent (scripted model), a real-time
+    // one against the shipped self-play PPO partner; separate ids and states.
+    let tb =
+        json!({"layout": "cramped_room", "partner": "proagent", "turn_based": true, "horizon": 6, "human_seat": 1});
+    let (st, a) = s.post("/api/play", tb.to_string()).await;
+    assert_eq!(st, 200, "{a}");
+    let rt = json!({"layout": "coordination_ring", "partner": "sp", "step_ms": 30, "horizon": 2000});
+    let (st, b) = s.post("/api/play", rt.to_string()).await;
+    assert_eq!(st, 200, "{b}");
+    let (ida, idb) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());
+    assert_ne!(ida, idb);
+    assert!(a["svg"].as_str().unwrap().starts_with("<svg"));
+    // A third is too many for this server.
+    let (st, v) = s.post("/api/play", json!({"turn_based": true}).to_string()).await;
+    assert_eq!(st, 429, "{v}");
+
+    let (st, v) = s.post(&format!("/api/play/{ida}/key"), json!({"action": "jump"}).to_string()).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("unknown action \"jump\""));
+    let (st, _) = s.post("/api/play/nope/key", json!({"action": "N"}).to_string()).await;
+    assert_eq!(st, 404);
+    let (st, _) = s.get_json("/api/play/nope").await;
+    assert_eq!(st, 404);
+    // Turn-based: nothing moves without a key; each key is one step.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(s.get_json(&format!("/api/play/{ida}")).await.1["t"], 0);
+    for (k, key) in ["W", "N", "I", "E", "X", "I"].iter().enumerate() {
+        let (st, _) = s.post(&format!("/api/play/{ida}/key"), json!({"action": key}).to_string()).await;
+        assert_eq!(st, 200);
+        wait_t(&s, ida, k as u64 + 1).await;
+    }
+    let done = wait_done(&s, ida).await;
+    assert_eq!(done["t"], 6);
+    assert_eq!(done["partner"], "proagent[scripted]");
+    check_saved_game(&done["files"], 6, true);
+    // The game's transcript re-runs exactly with `replay` (the human's keys take their seat).
+    let out = crate::support::bin().arg("replay").arg(done["files"]["transcript"].as_str().unwrap()).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+
+    // Real time: it moves by itself; stop ends it and saves what was played.
+    wait_t(&s, idb, 5).await;
+    let (st, _) = s.post(&format!("/api/play/{idb}/stop"), "").await;
+    assert_eq!(st, 200);
+    let done = wait_done(&s, idb).await;
+    let t = done["t"].as_u64().unwrap() as usize;
+    assert!((5..2000).contains(&t), "{t}");
+    check_saved_game(&done["files"], t, false);
+    // Both finished: a new game may start.
+    let (st, _) = s.post("/api/play", json!({"turn_based": true, "horizon": 1}).to_string()).await;
+    assert_eq!(st, 200);
+}
