@@ -277,6 +277,7 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!("cramped_room", Pbt, "cramped_room_pbt"),
     shipped!("asymmetric_advantages", Pbt, "asymmetric_advantages_pbt"),
     shipped!("coordination_ring", Pbt, "coordination_ring_pbt"),
+    shipped!("counter_circuit", Pbt, "counter_circuit_pbt"),
     shipped!("cramped_room", Fcp, "cramped_room_fcp"),
     shipped!("asymmetric_advantages", Fcp, "asymmetric_advantages_fcp"),
     shipped!("coordination_ring", Fcp, "coordination_ring_fcp"),
