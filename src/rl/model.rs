@@ -283,6 +283,7 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!("coordination_ring", Fcp, "coordination_ring_fcp"),
     shipped!("cramped_room", Mep, "cramped_room_mep"),
     shipped!("asymmetric_advantages", Mep, "asymmetric_advantages_mep"),
+    shipped!("coordination_ring", Mep, "coordination_ring_mep"),
 ];
 
 /// Why a partner's model could not be found or read.
