@@ -220,6 +220,23 @@ mod tests {
     }
 
     #[test]
+    fn each_command_keeps_its_own_default_episode_count() {
+        let cmd = Cli::command();
+        let default_of = |path: &[&str]| {
+            let mut c = &cmd;
+            for p in path {
+                c = c.find_subcommand(p).unwrap();
+            }
+            let a = c.get_arguments().find(|a| a.get_id() == "episodes").unwrap();
+            a.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect::<Vec<_>>()
+        };
+        assert_eq!(default_of(&["play"]), ["1"]);
+        assert_eq!(default_of(&["bench", "partners"]), ["10"]);
+        assert_eq!(default_of(&["bench", "agent"]), ["20"]);
+        assert_eq!(default_of(&["rl", "eval"]), ["100"]);
+    }
+
+    #[test]
     fn an_error_says_each_cause_once() {
         let os = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
         // A library error that prints its source and also exposes it as its source.
