@@ -282,6 +282,7 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!("cramped_room", Fcp, "cramped_room_fcp"),
     shipped!("asymmetric_advantages", Fcp, "asymmetric_advantages_fcp"),
     shipped!("coordination_ring", Fcp, "coordination_ring_fcp"),
+    shipped!("forced_coordination", Fcp, "forced_coordination_fcp"),
     shipped!("counter_circuit", Fcp, "counter_circuit_fcp"),
     shipped!("cramped_room", Mep, "cramped_room_mep"),
     shipped!("asymmetric_advantages", Mep, "asymmetric_advantages_mep"),
