@@ -287,6 +287,7 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!("cramped_room", Mep, "cramped_room_mep"),
     shipped!("asymmetric_advantages", Mep, "asymmetric_advantages_mep"),
     shipped!("coordination_ring", Mep, "coordination_ring_mep"),
+    shipped!("forced_coordination", Mep, "forced_coordination_mep"),
 ];
 
 /// Why a partner's model could not be found or read.

@@ -3,8 +3,8 @@
 //! An encoder is named in every model file, so a policy is always fed the encoding it
 //! was trained on (loading a model trained on another encoder is an error). Today there
 //! is one: the 62 hand-made features of Carroll et al. (2019) that the BC models use
-//! ([`crate::partners::bc::features`]). The 2019 lossless per-cell grid encoding is being
-//! added to the library separately (`env::encoding`); it plugs in here as a second
+//! ([`crate::partners::bc::features`]). The 2019 lossless per-cell grid encoding is in
+//! the library (`env::encoding`) but no policy is trained on it yet; it plugs in here as a second
 //! [`ObsEncoder`] variant whose input size is the layout's `width × height × channels`
 //! (the MLP takes any input size; a convolutional trunk would be a separate network).
 //!
