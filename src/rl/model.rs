@@ -288,6 +288,7 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!("asymmetric_advantages", Mep, "asymmetric_advantages_mep"),
     shipped!("coordination_ring", Mep, "coordination_ring_mep"),
     shipped!("forced_coordination", Mep, "forced_coordination_mep"),
+    shipped!("counter_circuit", Mep, "counter_circuit_mep"),
 ];
 
 /// Why a partner's model could not be found or read.
