@@ -21,6 +21,7 @@ pub mod llm;
 pub mod partners;
 pub mod policy;
 pub mod qa;
+pub mod rl;
 pub mod runner;
 pub mod skills;
 pub mod transcript;

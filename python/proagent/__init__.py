@@ -50,8 +50,12 @@ __all__ = [
 #: Action names by index, the order of every action array.
 ACTIONS = ("north", "south", "east", "west", "stay", "interact")
 
-#: The partner kinds ``partner()`` builds ("bc:PATH" loads a BC model file).
-PARTNERS = ("greedy", "random", "stay", "courier", "scripted", "bc", "bc:train", "proagent")
+#: The partner kinds ``partner()`` builds ("bc:PATH" loads a BC model file, "rl:PATH" a
+#: PPO model file written by ``proagent rl train``).
+PARTNERS = (
+    "greedy", "random", "random4", "stay", "courier", "scripted", "bc", "bc:train",
+    "sp", "pbt", "fcp", "mep", "proagent",
+)
 
 
 def _proagent_options(
@@ -107,7 +111,9 @@ def partner(
 ) -> Policy:
     """A built-in partner as a policy: ``greedy``, ``random``, ``stay``, ``courier``,
     ``scripted``, ``bc`` (the shipped BC model trained on the test split), ``bc:train``,
-    ``bc:PATH`` (a model file), or ``proagent`` (the ProAgent agent with its defaults and
+    ``bc:PATH`` (a model file), ``sp``, ``pbt``, ``fcp``, ``mep`` (the shipped PPO-trained
+    partners of that algorithm for the layout), ``rl:PATH`` (a model file written by
+    ``proagent rl train``), or ``proagent`` (the ProAgent agent with its defaults and
     the built-in scripted model; use :func:`agent` for other options).
 
     ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.

@@ -38,6 +38,22 @@ def test_greedy_partners_play_a_python_loop_like_the_runner():
     assert env.score == summary["score"] > 0
 
 
+def test_learned_partners_play_from_python():
+    # The shipped self-play PPO model cooks with itself; a Python loop with two `sp`
+    # policies plays the runner's episode, seeded the same way.
+    summary = proagent.play("cramped_room", agent="sp", partner="sp", seed=5, horizon=400)
+    assert summary["score"] >= 100 and summary["agent"].startswith("sp")
+    env = proagent.Env("cramped_room", horizon=400)
+    env.reset()
+    p0 = proagent.partner("sp", seat=0, seed=5, layout=env)
+    p1 = proagent.partner("sp", seat=1, seed=5, layout=env)
+    while not env.done:
+        env.step((p0.act(env), p1.act(env)))
+    assert env.score == summary["score"]
+    with pytest.raises(ValueError, match="reading RL model /no/such.safetensors"):
+        proagent.partner("rl:/no/such.safetensors", layout=env)
+
+
 def test_play_summary_matches_the_cli_shape_and_is_deterministic():
     a = proagent.play("cramped_room", agent="proagent", partner="greedy", seed=2, horizon=80)
     b = proagent.play("cramped_room", agent="proagent", partner="greedy", seed=2, horizon=80)

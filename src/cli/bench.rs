@@ -23,6 +23,8 @@ pub enum BenchCommand {
     Controller(ControllerBenchArgs),
     /// Mean scores of an agent with the greedy partner (both seats) and in self-play, per layout.
     Partners(super::bench_partners::PartnersBenchArgs),
+    /// PPO training speed: rollout env steps/s and update samples/s (plain Rust vs candle).
+    Rl(super::bench_rl::RlBenchArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -84,6 +86,7 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Agent(a) => super::bench_agent::run(a),
         BenchCommand::Controller(a) => super::bench_controller::run(a.episodes, a.repeats, a.seed, a.json),
         BenchCommand::Partners(a) => super::bench_partners::run(a),
+        BenchCommand::Rl(a) => super::bench_rl::run(a),
     }
 }
 

@@ -12,15 +12,8 @@ use serde_json::{Value, json};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// ProAgent (GPT-3.5), Table 1 of Zhang et al.: the mean over five learned partners (SP,
-/// PBT, FCP, MEP, COLE), as (P0, P1). Published figures, not measured here.
-const PROAGENT_GPT35: [(&str, f64, f64); 5] = [
-    ("cramped_room", 197.3, 194.2),
-    ("asymmetric_advantages", 228.7, 229.8),
-    ("coordination_ring", 175.3, 183.0),
-    ("forced_coordination", 49.7, 31.0),
-    ("counter_circuit", 126.3, 128.5),
-];
+/// ProAgent (GPT-3.5), Table 1 of Zhang et al. (published, not measured here).
+use proagent::eval::report::PROAGENT_TABLE1_GPT35 as PROAGENT_GPT35;
 
 /// PPO self-play of Carroll et al. (2019), same layout order.
 const PPO_SELF_PLAY: [f64; 5] = [199.0, 167.0, 191.0, 152.0, 122.0];

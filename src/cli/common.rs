@@ -44,7 +44,10 @@ pub use proagent::limits::{MAX_EPISODES, MAX_HORIZON};
 #[derive(clap::Args, Debug, Clone)]
 pub struct EpisodeArgs<const DEFAULT: u32> {
     /// Episodes to play; episode i uses seed + i.
-    #[arg(long, default_value_t = DEFAULT, value_parser = clap::value_parser!(u32).range(1..=MAX_EPISODES as i64))]
+    // Not `default_value_t = DEFAULT`: clap caches that default's text in a static inside a
+    // generic function, which every `DEFAULT` shares, so all commands showed and used the
+    // first one built.
+    #[arg(long, default_value = default_episodes(DEFAULT), value_parser = clap::value_parser!(u32).range(1..=MAX_EPISODES as i64))]
     pub episodes: u32,
     /// Seed of the first episode.
     #[arg(long, default_value_t = 0)]
@@ -53,6 +56,18 @@ pub struct EpisodeArgs<const DEFAULT: u32> {
     #[arg(long, default_value_t = proagent::env::DEFAULT_HORIZON,
           value_parser = clap::value_parser!(u32).range(1..=MAX_HORIZON as i64))]
     pub horizon: u32,
+}
+
+/// The text of an `EpisodeArgs` default episode count.
+fn default_episodes(n: u32) -> &'static str {
+    match n {
+        1 => "1",
+        10 => "10",
+        20 => "20",
+        100 => "100",
+        // A new default: its text lives as long as the command line does.
+        other => Box::leak(other.to_string().into_boxed_str()),
+    }
 }
 
 impl<const DEFAULT: u32> EpisodeArgs<DEFAULT> {

@@ -40,9 +40,15 @@ enum EvalCommand {
 
 #[derive(clap::Args, Debug)]
 struct SweepArgs {
+    /// A published protocol: `table1` is ProAgent's Table 1 — every agent with each of the
+    /// partners sp, pbt, fcp, mep (the shipped RL partners; override with --partners), both
+    /// seats, 10 episodes each, all five layouts unless --layouts is given; the report adds
+    /// the paper-shaped table with the published ProAgent figures beside ours.
+    #[arg(long, value_parser = ["table1"])]
+    protocol: Option<String>,
     /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`;
     /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts.
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',', required_unless_present = "protocol")]
     layouts: Vec<String>,
     /// Agents to evaluate, comma-separated (commas inside [...] do not split; the flag may
     /// be repeated): the specs of `play --agent`, e.g.
@@ -51,7 +57,7 @@ struct SweepArgs {
     #[arg(long, required = true)]
     agents: Vec<String>,
     /// Partners to pair each agent with, comma-separated like --agents (ProAgents included).
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "protocol")]
     partners: Vec<String>,
     /// Seats the evaluated agent plays (0 = player 0).
     #[arg(long, value_delimiter = ',', default_value = "0,1", value_parser = clap::value_parser!(u8).range(0..=1))]
@@ -105,6 +111,9 @@ struct ReportArgs {
     /// Where to write the report files (default: the input directory when there is one).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Also print and write the paper-shaped table of a protocol (`table1`).
+    #[arg(long, value_parser = ["table1"])]
+    protocol: Option<String>,
 }
 
 pub fn run(a: EvalArgs) -> Result<ExitCode> {
@@ -268,7 +277,34 @@ fn report_torn(torn: &[TornTail]) {
     }
 }
 
+/// Fills in what a protocol fixes; errors name the flag that conflicts with it.
+fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
+    let Some(p) = a.protocol.as_deref() else { return Ok(a) };
+    debug_assert_eq!(p, "table1");
+    use proagent::eval::report::{TABLE1_EPISODES, TABLE1_PARTNERS};
+    if a.layouts.is_empty() {
+        a.layouts = vec!["all".into()];
+    }
+    if a.partners.is_empty() {
+        a.partners = TABLE1_PARTNERS.iter().map(|s| s.to_string()).collect();
+    }
+    let mut seats = a.seats.clone();
+    seats.sort_unstable();
+    seats.dedup();
+    if seats != [0, 1] {
+        bail!("--seats: the table1 protocol plays both seats (leave --seats out)");
+    }
+    if a.run.episodes != 1 && a.run.episodes != TABLE1_EPISODES {
+        bail!(
+            "--episodes: the table1 protocol plays {TABLE1_EPISODES} episodes per pairing and seat (leave --episodes out)"
+        );
+    }
+    a.run.episodes = TABLE1_EPISODES;
+    Ok(a)
+}
+
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
+    let a = apply_protocol(a)?;
     let out = a.out.clone().context("--out is required")?;
     if a.concurrency == 0 || a.concurrency > 4096 {
         bail!("--concurrency must be between 1 and 4096, got {}", a.concurrency);
@@ -402,7 +438,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             if mine.is_empty() {
                 eprintln!("no finished episodes: no report written");
             } else {
-                write_report(&mine, &out)?;
+                write_report(&mine, &out, a.protocol.is_some())?;
             }
         }
     }
@@ -416,13 +452,20 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path) -> Result<()> {
+fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path, table1: bool) -> Result<()> {
     let report = Report::build(records);
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
     print!("{}", report.markdown());
-    let files = proagent::eval::write_report_files(&report, out)?;
+    let mut files = proagent::eval::write_report_files(&report, out)?;
+    if table1 {
+        let md = report.table1_paper_markdown();
+        println!("\n{md}");
+        let path = out.join("table1-paper.md");
+        proagent::eval::write_atomic(&path, md.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+        files.push(path);
+    }
     for f in files {
         eprintln!("wrote {}", f.display());
     }
@@ -452,7 +495,7 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
     if set.duplicates > 0 {
         eprintln!("{} identical duplicate episodes counted once", set.duplicates);
     }
-    write_report(set.records(), &out)?;
+    write_report(set.records(), &out, a.protocol.is_some())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -8,6 +8,7 @@ mod bench;
 mod bench_agent;
 mod bench_controller;
 mod bench_partners;
+mod bench_rl;
 mod bench_v2;
 mod board;
 mod chat;
@@ -20,6 +21,7 @@ mod progress;
 mod qa;
 mod render;
 mod replay;
+mod rl;
 mod serve;
 mod show;
 mod verify;
@@ -59,6 +61,9 @@ enum Command {
     /// Behaviour-cloned human proxies: train, evaluate, self-play.
     #[command(subcommand)]
     Bc(bc::BcCommand),
+    /// Reinforcement-learned partners (SP, PBT, FCP, MEP): train with PPO, evaluate.
+    #[command(subcommand)]
+    Rl(rl::RlCommand),
     /// Re-run a recorded `play` transcript offline and check it matches exactly.
     Replay(replay::ReplayArgs),
     /// The browser viewer (transcripts, trajectories, eval directories) and human play.
@@ -91,6 +96,7 @@ pub fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Qa(a) => qa::run(a),
         Command::Bc(b) => bc::run(b),
+        Command::Rl(c) => rl::run(c),
         Command::Replay(a) => replay::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Render(a) => render::run(a),
@@ -212,6 +218,23 @@ mod tests {
             assert!(qa.iter().any(|f| f == flag), "qa --{flag}");
             assert!(chat.iter().any(|f| f == flag), "chat --{flag}");
         }
+    }
+
+    #[test]
+    fn each_command_keeps_its_own_default_episode_count() {
+        let cmd = Cli::command();
+        let default_of = |path: &[&str]| {
+            let mut c = &cmd;
+            for p in path {
+                c = c.find_subcommand(p).unwrap();
+            }
+            let a = c.get_arguments().find(|a| a.get_id() == "episodes").unwrap();
+            a.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect::<Vec<_>>()
+        };
+        assert_eq!(default_of(&["play"]), ["1"]);
+        assert_eq!(default_of(&["bench", "partners"]), ["10"]);
+        assert_eq!(default_of(&["bench", "agent"]), ["20"]);
+        assert_eq!(default_of(&["rl", "eval"]), ["100"]);
     }
 
     #[test]

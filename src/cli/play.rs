@@ -33,7 +33,7 @@ pub struct PlayArgs {
     layout: String,
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
     /// its own model or switches), scripted, greedy, random, stay, courier, bc, bc:test,
-    /// bc:train or bc:PATH.
+    /// bc:train, bc:PATH, sp, pbt, fcp, mep or rl:PATH.
     #[arg(long, default_value = "proagent")]
     agent: String,
     /// The partner in the other seat (same choices; two ProAgents can play together).

@@ -13,6 +13,24 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// ProAgent (GPT-3.5) in Table 1 of Zhang et al.: the mean over five learned partners (SP,
+/// PBT, FCP, MEP, COLE), as (layout, agent as player 0, agent as player 1). Published
+/// figures, not measured here.
+pub const PROAGENT_TABLE1_GPT35: [(&str, f64, f64); 5] = [
+    ("cramped_room", 197.3, 194.2),
+    ("asymmetric_advantages", 228.7, 229.8),
+    ("coordination_ring", 175.3, 183.0),
+    ("forced_coordination", 49.7, 31.0),
+    ("counter_circuit", 126.3, 128.5),
+];
+
+/// The partners of the Table 1 protocol here: the shipped RL partners (the paper's COLE is
+/// not trained by this project).
+pub const TABLE1_PARTNERS: [&str; 4] = ["sp", "pbt", "fcp", "mep"];
+
+/// Episodes per agent × partner × seat × layout in the Table 1 protocol.
+pub const TABLE1_EPISODES: u32 = 10;
+
 /// Mean, sample standard deviation and standard error of a sample.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Stat {
@@ -402,6 +420,67 @@ impl Report {
         s
     }
 
+    /// The Table 1 view in the paper's shape: one table per seat of the agent under test,
+    /// a row per agent and a column per layout, each cell the mean ± standard error over all
+    /// its partners' episodes, and below them the published ProAgent (GPT-3.5) row, labelled.
+    pub fn table1_paper_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# Table 1 protocol\n");
+        let lo = self.cells.iter().map(|c| c.score.n).min().unwrap_or(0);
+        let hi = self.cells.iter().map(|c| c.score.n).max().unwrap_or(0);
+        let per = if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") };
+        let _ = writeln!(
+            s,
+            "Each agent with each partner ({}), {per} episodes per pairing and seat; mean ± standard error \
+             over all pairings' episodes per layout and seat (the paper's Table 1 statistic).\n",
+            self.partners.join(", "),
+        );
+        for w in &self.warnings {
+            let _ = writeln!(s, "**Warning:** {w}\n");
+        }
+        let layouts: Vec<&String> = self.layouts.iter().collect();
+        for &seat in &self.seats {
+            let _ = writeln!(s, "## Agent as player {seat}\n");
+            let _ = writeln!(s, "| agent | {} |", layouts.iter().map(|l| l.as_str()).collect::<Vec<_>>().join(" | "));
+            let _ = writeln!(s, "|---|{}", "---|".repeat(layouts.len()));
+            for agent in &self.agents {
+                let row: Vec<String> = layouts
+                    .iter()
+                    .map(|l| {
+                        self.table1_entry(l, seat, agent)
+                            .map(|e| format!("{} (n={}, {} partners)", e.score.show(), e.score.n, e.partners))
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                if row.iter().any(|c| !c.is_empty()) {
+                    let _ = writeln!(s, "| ours: {agent} | {} |", row.join(" | "));
+                }
+            }
+            let published: Vec<String> = layouts
+                .iter()
+                .map(|l| {
+                    PROAGENT_TABLE1_GPT35
+                        .iter()
+                        .find(|(n, _, _)| n == l)
+                        .map(|(_, p0, p1)| format!("{:.1}", if seat == 0 { *p0 } else { *p1 }))
+                        .unwrap_or_else(|| "–".into())
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "| published: ProAgent, GPT-3.5, mean over SP/PBT/FCP/MEP/COLE (paper's partners) | {} |\n",
+                published.join(" | ")
+            );
+        }
+        let _ = writeln!(
+            s,
+            "The published row is copied from Zhang et al. (Table 1), not measured here: another \
+             language model, the authors' own trained partners (including COLE, which this project \
+             does not train) and their settings."
+        );
+        s
+    }
+
     /// The cells as CSV (`report.csv`).
     pub fn cells_csv(&self) -> Result<String, csv::Error> {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -585,6 +664,27 @@ mod tests {
         assert!(csv.contains("cramped_room,a,p,0,2,120,28.284271247461902,20"), "{csv}");
         let v: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
         assert_eq!(v["table1"][0]["mean"], 65.0);
+    }
+
+    #[test]
+    fn table1_paper_shape_puts_the_published_row_under_ours() {
+        let records = vec![
+            rec("cramped_room", "proagent", "sp", 0, 0, 100.0, 0),
+            rec("cramped_room", "proagent", "pbt", 0, 0, 60.0, 0),
+            rec("cramped_room", "proagent", "sp", 1, 0, 40.0, 0),
+            rec("forced_coordination", "proagent", "sp", 1, 0, 20.0, 0),
+        ];
+        let md = Report::build(&records).table1_paper_markdown();
+        assert!(md.contains("## Agent as player 0\n\n| agent | cramped_room | forced_coordination |"), "{md}");
+        assert!(md.contains("| ours: proagent | 80.0 ± 20.0 (n=2, 2 partners) |  |"), "{md}");
+        assert!(
+            md.contains(
+                "| published: ProAgent, GPT-3.5, mean over SP/PBT/FCP/MEP/COLE (paper's partners) | 197.3 | 49.7 |"
+            ),
+            "{md}"
+        );
+        assert!(md.contains("| ours: proagent | 40.0 ± – (n=1, 1 partners) | 20.0 ± – (n=1, 1 partners) |"), "{md}");
+        assert!(md.contains("| 194.2 | 31.0 |"), "{md}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Seats: a spec from the command line (`greedy`, `scripted`, `bc:train`,
-//! `proagent`, ...) → a boxed [`Agent`]. This is the one place that knows every
+//! Seats: a spec from the command line (`greedy`, `scripted`, `bc:train`, `sp`,
+//! `rl:PATH`, `proagent`, ...) → a boxed [`Agent`]. This is the one place that knows every
 //! kind of seat; `play`, `eval`, `replay` and the benches all build their agents
 //! here, so a spec means the same thing everywhere.
 
@@ -9,11 +9,12 @@ use crate::agent::{ExchangeSink, ProAgent, ProAgentConfig};
 use crate::controller::Kitchen;
 use crate::partners::{basic, bc, courier, greedy, scripted};
 use crate::policy::Agent;
+use crate::rl::{RlAgent, RlSpec};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The specs a seat understands.
-pub const KNOWN_SPECS: [&str; 12] = [
+pub const KNOWN_SPECS: [&str; 17] = [
     "greedy",
     "random",
     "random4",
@@ -26,6 +27,11 @@ pub const KNOWN_SPECS: [&str; 12] = [
     "bc:test",
     "bc:train",
     "bc:PATH",
+    "sp",
+    "pbt",
+    "fcp",
+    "mep",
+    "rl:PATH",
 ];
 
 /// Why a seat could not be built.
@@ -56,6 +62,9 @@ pub enum SeatError {
     /// A BC model that could not be loaded.
     #[error(transparent)]
     Bc(#[from] bc::BcError),
+    /// An RL policy that could not be loaded.
+    #[error(transparent)]
+    Rl(#[from] crate::rl::model::LoadError),
     /// A prompt template that does not render for this layout and seat.
     #[error("prompt templates for {layout}, seat {seat}: {source}")]
     Prompts {
@@ -259,6 +268,7 @@ pub fn build_partner(spec: &str, kitchen: &Arc<Kitchen>) -> Result<Box<dyn Agent
         "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
         "proagent" => Box::new(ProAgent::new(ProAgentConfig::new(Arc::new(ScriptedModel::new()))).with_kitchen(k)),
         other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &kitchen.layout)?),
+        other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, &kitchen.layout)?),
         // A configured ProAgent needs its model built by the caller (`SeatFactory::with_seat`).
         other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
         other => return Err(unknown(other)),

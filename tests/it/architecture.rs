@@ -24,6 +24,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("v2", &["env", "env_v2", "policy", "llm", "agent", "analysis", "limits"]),
     ("analysis", &["env"]),
     ("qa", &["llm", "limits"]),
+    ("rl", &["env", "policy", "partners", "limits"]),
     (
         "runner",
         &[
@@ -33,6 +34,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "controller",
             "policy",
             "partners",
+            "rl",
             "llm",
             "agent",
             "transcript",
@@ -50,6 +52,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "controller",
             "policy",
             "partners",
+            "rl",
             "llm",
             "agent",
             "transcript",
@@ -68,6 +71,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "controller",
             "policy",
             "partners",
+            "rl",
             "llm",
             "agent",
             "transcript",

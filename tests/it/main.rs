@@ -21,6 +21,7 @@ mod qa_cli;
 mod qa_http;
 mod qa_lib;
 mod reply_corpus;
+mod rl_cli;
 mod support;
 mod tls;
 mod transcript_cli;

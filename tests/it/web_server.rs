@@ -356,6 +356,7 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
     assert_eq!(st, 200);
     assert_eq!(o["step_ms"], 154);
     assert!(o["partners"].as_array().unwrap().iter().any(|p| p == "proagent"));
+    assert!(o["partners"].as_array().unwrap().iter().any(|p| p == "sp"));
     assert_eq!(o["models"], json!(["scripted"]));
     // Bad requests name the field.
     for (body, want) in [
@@ -376,12 +377,12 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
     assert!(err(&v).contains("not valid"));
 
     // Two games at once: a turn-based one against ProAgent (scripted model), a real-time
-    // one against greedy; separate ids and states.
+    // one against the shipped self-play PPO partner; separate ids and states.
     let tb =
         json!({"layout": "cramped_room", "partner": "proagent", "turn_based": true, "horizon": 6, "human_seat": 1});
     let (st, a) = s.post("/api/play", tb.to_string()).await;
     assert_eq!(st, 200, "{a}");
-    let rt = json!({"layout": "coordination_ring", "partner": "greedy", "step_ms": 30, "horizon": 2000});
+    let rt = json!({"layout": "coordination_ring", "partner": "sp", "step_ms": 30, "horizon": 2000});
     let (st, b) = s.post("/api/play", rt.to_string()).await;
     assert_eq!(st, 200, "{b}");
     let (ida, idb) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());

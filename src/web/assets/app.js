@@ -301,7 +301,7 @@ async function loadPlayOptions() {
     const o = await api("/api/play/options");
     P.options = o;
     $("pf-layout").innerHTML = o.layouts.map((l) => `<option>${esc(l)}</option>`).join("");
-    $("pf-partner").innerHTML = o.partners.filter((p) => p !== "bc:PATH").map((p) => `<option ${p === "greedy" ? "selected" : ""}>${esc(p)}</option>`).join("");
+    $("pf-partner").innerHTML = o.partners.filter((p) => !p.endsWith(":PATH")).map((p) => `<option ${p === "greedy" ? "selected" : ""}>${esc(p)}</option>`).join("");
     $("pf-model").innerHTML = o.models.map((m) => `<option>${esc(m)}</option>`).join("");
     $("pf-horizon").value = o.horizon;
     $("pf-step").value = o.step_ms;

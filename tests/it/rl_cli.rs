@@ -1,0 +1,160 @@
+//! End-to-end checks of `proagent rl …` with tiny trainings (seconds in a debug build),
+//! of `rl:PATH` seats in `play` and `eval`, and of the table1 protocol's flag handling.
+
+use proagent::rl::model::load_file;
+use serde_json::Value;
+use std::process::Output;
+
+fn run(args: &[&str]) -> Output {
+    crate::support::bin().args(args).output().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const TINY: [&str; 14] = [
+    "--steps",
+    "800",
+    "--envs",
+    "4",
+    "--horizon",
+    "100",
+    "--hidden",
+    "16",
+    "--eval-episodes",
+    "2",
+    "--quiet",
+    "--json",
+    "--seed",
+    "3",
+];
+
+fn train(algo: &str, out: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["rl", "train", "--algo", algo, "--layout", "cramped_room", "--out", out];
+    args.extend_from_slice(&TINY);
+    args.extend_from_slice(extra);
+    serde_json::from_str(&ok(&run(&args))).unwrap()
+}
+
+#[test]
+fn train_writes_weights_and_metadata_deterministically_and_the_model_plays_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.safetensors");
+    let b = dir.path().join("b.safetensors");
+    let (a_s, b_s) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let summary = train("sp", a_s, &[]);
+    train("sp", b_s, &["--threads", "2"]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap(), "same command, same bytes");
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.json")).unwrap()).unwrap();
+    let cmd = meta["command"].as_str().unwrap();
+    assert!(cmd.starts_with("proagent rl train --algo sp --layout cramped_room --seed 3 --steps 800"), "{cmd}");
+    assert_eq!(meta["config"]["envs"], 4);
+    assert_eq!(meta["env_steps"], 800);
+    assert_eq!(meta["history"]["score"].as_array().unwrap().len(), 2);
+    assert_eq!(meta["evaluations"][0]["partner"], "self");
+    assert_eq!(meta["evaluations"][0]["scores"].as_array().unwrap().len(), 2);
+    assert!(meta["rollout_steps_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(summary["self_play"]["episodes"], 2);
+    let m = load_file(&a).unwrap();
+    assert_eq!(m.net.sizes, vec![62, 16, 7]);
+    assert_eq!(m.checkpoints.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(), ["early", "middle"]);
+
+    // The file is a seat in play (either seat) and in rl eval.
+    let spec = format!("rl:{a_s}");
+    let out = ok(&run(&["play", "--agent", &spec, "--partner", "greedy", "--seat", "1", "--horizon", "50", "--json"]));
+    let v: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!((v["agent"].as_str(), v["seat"].as_u64()), (Some(spec.as_str()), Some(1)), "{v}");
+    assert_eq!(v["decisions"], 50, "{v}");
+    let out = ok(&run(&[
+        "rl",
+        "eval",
+        "--model",
+        a_s,
+        "--partner",
+        "stay",
+        "--layout",
+        "cramped_room",
+        "--episodes",
+        "2",
+        "--horizon",
+        "30",
+        "--json",
+    ]));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 2, "both seats");
+
+    // FCP reuses SP files as its pool: their early, middle and final weights.
+    let f = dir.path().join("f.safetensors");
+    let fcp = train("fcp", f.to_str().unwrap(), &["--pool", &format!("{a_s},{b_s}")]);
+    let partners: Vec<&str> =
+        fcp["evaluations"].as_array().unwrap().iter().filter_map(|e| e["partner"].as_str()).collect();
+    assert!(partners.contains(&"a.middle") && partners.contains(&"b.final"), "{partners:?}");
+}
+
+#[test]
+fn bad_flags_and_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.safetensors");
+    let o =
+        run(&["rl", "train", "--algo", "sp", "--layout", "cramped_room", "--out", out.to_str().unwrap(), "--lr", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--lr"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["rl", "train", "--algo", "sp", "--layout", "cramped_room", "--out", "x.json"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must not end in .json"));
+    let o = run(&["rl", "train", "--algo", "sp", "--layout", "cramped_room", "--out", "x.st", "--pool", "a"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--pool is only used by --algo fcp"));
+    std::fs::write(&out, b"not weights").unwrap();
+    let spec = format!("rl:{}", out.display());
+    let o = run(&["play", "--agent", &spec, "--partner", "greedy", "--horizon", "5"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("m.safetensors") && err.contains("not a safetensors file"), "{err}");
+    // A layout no model is shipped for.
+    let grid = dir.path().join("tiny.layout");
+    std::fs::write(&grid, "XXPXX\nO1 2O\nXDXSX\n").unwrap();
+    let o =
+        run(&["play", "--layout", grid.to_str().unwrap(), "--agent", "mep", "--partner", "greedy", "--horizon", "5"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no shipped mep model"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn table1_protocol_fixes_seats_and_episodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = run(&["eval", "--protocol", "table1", "--agents", "greedy", "--seats", "0", "--out", d]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--seats"));
+    let o = run(&["eval", "--protocol", "table1", "--agents", "greedy", "--episodes", "3", "--out", d]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--episodes"));
+    // With explicit partners (no shipped models needed), the paper-shaped table is written.
+    let o = run(&[
+        "eval",
+        "--protocol",
+        "table1",
+        "--agents",
+        "greedy",
+        "--partners",
+        "stay,random",
+        "--layouts",
+        "cramped_room",
+        "--horizon",
+        "20",
+        "--quiet",
+        "--out",
+        d,
+    ]);
+    let text = ok(&o);
+    assert!(text.contains("## Agent as player 1"), "{text}");
+    assert!(
+        text.contains("| published: ProAgent, GPT-3.5, mean over SP/PBT/FCP/MEP/COLE (paper's partners) | 197.3 |")
+    );
+    assert!(text.contains("(n=20, 2 partners)"), "{text}");
+    assert!(dir.path().join("table1-paper.md").is_file());
+}
