@@ -51,6 +51,9 @@ pub struct TrainArgs {
     /// Where to write the weights (safetensors); the metadata goes next to it as `.json`.
     #[arg(long)]
     out: PathBuf,
+    /// Overwrite an existing --out file and its metadata.
+    #[arg(long)]
+    force: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -175,6 +178,7 @@ fn sidecar(out: &Path) -> PathBuf {
 }
 
 fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
+    super::common::refuse_to_replace_model(&a.out, a.force)?;
     let name = layout::canonical_name(&a.layout)
         .ok_or_else(|| anyhow!("--layout {:?} is not one of the five 2019 layouts", a.layout))?;
     let split = Split::parse(&a.split).ok_or_else(|| anyhow!("--split must be train or test"))?;

@@ -191,3 +191,18 @@ pub fn fraction(s: &str) -> Result<f64, String> {
     let v = number(s)?;
     if (0.0..=1.0).contains(&v) { Ok(v) } else { Err(format!("{v} is not in [0, 1]")) }
 }
+
+/// Refuses to replace existing model files (`FILE` and its `.json` metadata) unless
+/// `--force` was given, before any training starts: a re-run never silently destroys a
+/// model that took minutes to make.
+pub fn refuse_to_replace_model(out: &std::path::Path, force: bool) -> anyhow::Result<()> {
+    if force {
+        return Ok(());
+    }
+    for p in [out.to_path_buf(), out.with_extension("json")] {
+        if p.exists() {
+            anyhow::bail!("--out: {} already exists; pass --force to overwrite it", p.display());
+        }
+    }
+    Ok(())
+}

@@ -41,6 +41,9 @@ pub struct TrainArgs {
     /// Where to write the weights (safetensors); the metadata goes next to it as `.json`.
     #[arg(long)]
     out: PathBuf,
+    /// Overwrite an existing --out file and its metadata.
+    #[arg(long)]
+    force: bool,
     /// Environment steps of the final policy's training (per member for pbt).
     #[arg(long, default_value_t = 3_000_000)]
     steps: u64,
@@ -328,6 +331,7 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
     if sidecar(&a.out) == a.out {
         bail!("--out {} must not end in .json (the metadata is written there)", a.out.display());
     }
+    super::common::refuse_to_replace_model(&a.out, a.force)?;
     let encoder = ObsEncoder::Features62;
     let pool = if a.pool.is_empty() { None } else { Some(load_pool(&a.pool, encoder.dim(&layout))?) };
     let total = cfg.total_steps(pool.is_some());

@@ -124,6 +124,11 @@ fn train_eval_and_determinism_on_made_up_demonstrations() {
     let o = run(&[&args[..], &["--out", out2.to_str().unwrap()]].concat());
     assert!(o.status.success());
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&out2).unwrap());
+    // The same --out again is refused (nothing trained) unless --force is given.
+    let o = run(&[&args[..], &["--out", out2.to_str().unwrap()]].concat());
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("pass --force"));
+    let o = run(&[&args[..], &["--out", out2.to_str().unwrap(), "--force"]].concat());
+    assert!(o.status.success());
 
     // `bc eval` on the other split agrees with the held-out figure.
     let test_file = data.join("cramped_room_test.jsonl.gz");

@@ -158,3 +158,20 @@ fn table1_protocol_fixes_seats_and_episodes() {
     assert!(text.contains("(n=20, 2 partners)"), "{text}");
     assert!(dir.path().join("table1-paper.md").is_file());
 }
+
+#[test]
+fn an_existing_model_is_never_replaced_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.safetensors");
+    std::fs::write(dir.path().join("m.json"), "{}").unwrap();
+    let mut args = vec!["rl", "train", "--algo", "sp", "--layout", "cramped_room", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(&TINY);
+    let o = run(&args);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("m.json already exists") && err.contains("--force"), "{err}");
+    assert!(!out.exists(), "nothing trained, nothing written");
+    args.push("--force");
+    ok(&run(&args));
+    assert!(out.exists());
+}
