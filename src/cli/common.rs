@@ -192,17 +192,18 @@ pub fn fraction(s: &str) -> Result<f64, String> {
     if (0.0..=1.0).contains(&v) { Ok(v) } else { Err(format!("{v} is not in [0, 1]")) }
 }
 
-/// Refuses to replace existing model files (`FILE` and its `.json` metadata) unless
-/// `--force` was given, before any training starts: a re-run never silently destroys a
-/// model that took minutes to make.
-pub fn refuse_to_replace_model(out: &std::path::Path, force: bool) -> anyhow::Result<()> {
-    if force {
-        return Ok(());
-    }
-    for p in [out.to_path_buf(), out.with_extension("json")] {
-        if p.exists() {
-            anyhow::bail!("--out: {} already exists; pass --force to overwrite it", p.display());
-        }
+/// Refuses to replace the existing file `path` (given by `flag`) unless `--force` was
+/// given: an output a run made is never lost to the next run by accident.
+pub fn refuse_overwrite(path: &std::path::Path, flag: &str, force: bool) -> anyhow::Result<()> {
+    if path.exists() && !force {
+        anyhow::bail!("{flag} {} already exists; pass --force to overwrite it", path.display());
     }
     Ok(())
+}
+
+/// [`refuse_overwrite`] for a model file and its `.json` metadata, called before any
+/// training starts, so a refused run has not spent minutes first.
+pub fn refuse_to_replace_model(out: &std::path::Path, force: bool) -> anyhow::Result<()> {
+    refuse_overwrite(out, "--out", force)?;
+    refuse_overwrite(&out.with_extension("json"), "--out's metadata", force)
 }

@@ -103,13 +103,6 @@ fn transcript_paths(a: &PlayArgs, layout: &str, names: &[String; 2]) -> Vec<Path
         .collect()
 }
 
-fn refuse_overwrite(path: &Path, flag: &str, force: bool) -> Result<()> {
-    if path.exists() && !force {
-        bail!("{flag} {} already exists; pass --force to overwrite it", path.display());
-    }
-    Ok(())
-}
-
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
     if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
         let spec = spec.to_string();
@@ -147,11 +140,11 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
     let want_transcript = has_proagent && !a.no_transcript;
     let paths = if want_transcript { transcript_paths(&a, &kitchen.layout.name, &names) } else { Vec::new() };
     for p in &paths {
-        refuse_overwrite(p, "--transcript", a.force)?;
+        super::common::refuse_overwrite(p, "--transcript", a.force)?;
     }
     let mut traj_out = match &a.trajectory {
         Some(p) => {
-            refuse_overwrite(p, "--trajectory", a.force)?;
+            super::common::refuse_overwrite(p, "--trajectory", a.force)?;
             Some(std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
             ))
@@ -271,12 +264,8 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
                 if result.deadlocked() { ", ended in a deadlock" } else { "" }
             )
         };
-        match writeln!(std::io::stdout().lock(), "{line}") {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-            other => other.context("writing to stdout")?,
-        }
-        if let Some(p) = written {
-            eprintln!("transcript: {}", p.display());
+        if !print_episode(&line, written.as_deref())? {
+            return Ok(ExitCode::SUCCESS);
         }
     }
     if let Some(mut w) = traj_out {
@@ -293,14 +282,32 @@ pub fn run(a: PlayArgs) -> Result<ExitCode> {
             a.run.seed,
             a.run.seed_of(a.run.episodes - 1)
         );
-        // With --json stdout holds one object per episode; the summary goes beside it.
-        if a.out.json {
-            eprintln!("{line}");
-        } else {
-            let _ = writeln!(std::io::stdout().lock(), "{line}");
-        }
+        print_mean(&line, a.out.json);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints one episode's line and where its transcript went; `false` when stdout was
+/// closed (e.g. piped into `head`), which ends the run quietly.
+fn print_episode(line: &str, transcript: Option<&Path>) -> Result<bool> {
+    match writeln!(std::io::stdout().lock(), "{line}") {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(false),
+        other => other.context("writing to stdout")?,
+    }
+    if let Some(p) = transcript {
+        eprintln!("transcript: {}", p.display());
+    }
+    Ok(true)
+}
+
+/// Prints the mean over episodes: with --json stdout holds one object per episode, so the
+/// summary goes beside it on stderr.
+fn print_mean(line: &str, json: bool) {
+    if json {
+        eprintln!("{line}");
+    } else {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    }
 }
 
 /// `--render`: the step's actions, skill events, and the board with its side panel.
@@ -361,11 +368,11 @@ fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
     let pair = [names[0].clone(), names.get(1).cloned().unwrap_or_else(|| other.clone())];
     let paths = if want_transcript { transcript_paths(&a, &label, &pair) } else { Vec::new() };
     for p in &paths {
-        refuse_overwrite(p, "--transcript", a.force)?;
+        super::common::refuse_overwrite(p, "--transcript", a.force)?;
     }
     let mut traj_out = match &a.trajectory {
         Some(p) => {
-            refuse_overwrite(p, "--trajectory", a.force)?;
+            super::common::refuse_overwrite(p, "--trajectory", a.force)?;
             Some(std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
             ))
@@ -464,12 +471,8 @@ fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
                 if result.deadlocked() { ", ended in a deadlock" } else { "" }
             )
         };
-        match writeln!(std::io::stdout().lock(), "{line}") {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-            other => other.context("writing to stdout")?,
-        }
-        if let Some(p) = written {
-            eprintln!("transcript: {}", p.display());
+        if !print_episode(&line, written.as_deref())? {
+            return Ok(ExitCode::SUCCESS);
         }
     }
     if let Some(mut w) = traj_out {
@@ -486,11 +489,7 @@ fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
             a.run.seed,
             a.run.seed_of(a.run.episodes - 1)
         );
-        if a.out.json {
-            eprintln!("{line}");
-        } else {
-            let _ = writeln!(std::io::stdout().lock(), "{line}");
-        }
+        print_mean(&line, a.out.json);
     }
     Ok(ExitCode::SUCCESS)
 }

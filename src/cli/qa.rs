@@ -278,11 +278,8 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
             bail!("--transcript {} is the recording being replayed; choose another path", out.display());
         }
     }
-    if let Some(p) = transcript_path.as_ref().filter(|p| p.exists() && !a.force) {
-        bail!(
-            "transcript {} already exists; pass --force to overwrite it, or choose another path with --transcript",
-            p.display()
-        );
+    if let Some(p) = &transcript_path {
+        super::common::refuse_overwrite(p, "--transcript", a.force)?;
     }
     let mut writer = match &transcript_path {
         Some(p) => Some(transcript::Writer::create(p)?),
