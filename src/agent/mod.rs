@@ -1023,13 +1023,7 @@ impl Agent for ProAgent {
     }
 
     fn llm_usage(&self) -> LlmUsage {
-        LlmUsage {
-            calls: self.metrics.llm_calls.into(),
-            failures: self.metrics.llm_failures.into(),
-            prompt_tokens: self.metrics.prompt_tokens,
-            completion_tokens: self.metrics.completion_tokens,
-            wait_us: u64::try_from(self.llm_wait.as_micros()).unwrap_or(u64::MAX),
-        }
+        self.metrics.usage(self.llm_wait)
     }
 
     fn last_llm_failure(&self) -> Option<String> {
