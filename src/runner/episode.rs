@@ -10,7 +10,7 @@
 
 use crate::env::trace::state_json;
 use crate::env::{Action, Event, Layout, State, StepOutcome};
-use crate::policy::{Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -99,51 +99,7 @@ impl Default for EpisodeOptions<'_> {
     }
 }
 
-/// Why an episode stopped before its horizon.
-#[derive(Debug, thiserror::Error)]
-pub enum EpisodeAbort {
-    /// A seat's agent cannot go on: its model refused the run's configuration.
-    #[error("player {player} ({agent}) stopped at t={t}: {error}")]
-    Agent {
-        /// The timestep being decided.
-        t: u32,
-        /// The player whose agent stopped.
-        player: usize,
-        /// That agent's name.
-        agent: String,
-        /// Why.
-        error: AgentError,
-    },
-    /// The seats' model calls failed after every retry more often than allowed.
-    #[error(
-        "{failures} model call(s) failed after every retry by t={t}, more than the {limit} allowed (--max-llm-failures); last failure: {}",
-        last.as_deref().unwrap_or("unknown")
-    )]
-    LlmFailures {
-        /// The timestep being decided.
-        t: u32,
-        /// Failed calls so far, both seats.
-        failures: u64,
-        /// The limit that was passed.
-        limit: u64,
-        /// The last failure's message.
-        last: Option<String>,
-    },
-}
-
-impl EpisodeAbort {
-    /// Whether the whole run must stop: every other episode would fail the same way.
-    pub fn stops_run(&self) -> bool {
-        matches!(self, EpisodeAbort::Agent { .. })
-    }
-
-    /// The timestep at which the episode stopped.
-    pub fn t(&self) -> u32 {
-        match self {
-            EpisodeAbort::Agent { t, .. } | EpisodeAbort::LlmFailures { t, .. } => *t,
-        }
-    }
-}
+pub use crate::policy::EpisodeAbort;
 
 /// An episode that stopped before its horizon, with what was played until then.
 #[derive(Debug, thiserror::Error)]

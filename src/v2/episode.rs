@@ -11,7 +11,7 @@ use super::analysis::{TeamworkV2, teamwork};
 use crate::env::Action;
 use crate::env_v2::trace::trace_state;
 use crate::env_v2::{Event, Layout, Settings, State, StepOutcome};
-use crate::policy::{AgentError, BeliefCorrection, LlmUsage, SkillEvent, derive_seed, seat_seed};
+use crate::policy::{AgentError, BeliefCorrection, EpisodeAbort, LlmUsage, SkillEvent, derive_seed, seat_seed};
 use async_trait::async_trait;
 use rand::SeedableRng;
 use serde_json::{Value, json};
@@ -75,59 +75,13 @@ pub trait V2Agent: Send {
     }
 }
 
-/// Why a V2 episode stopped before its horizon.
-#[derive(Debug, thiserror::Error)]
-pub enum V2Abort {
-    /// A seat's agent cannot go on: its model refused the run's configuration.
-    #[error("player {player} ({agent}) stopped at t={t}: {error}")]
-    Agent {
-        /// The timestep being decided.
-        t: u32,
-        /// The player whose agent stopped.
-        player: usize,
-        /// That agent's name.
-        agent: String,
-        /// Why.
-        error: AgentError,
-    },
-    /// The seats' model calls failed after every retry more often than allowed.
-    #[error(
-        "{failures} model call(s) failed after every retry by t={t}, more than the {limit} allowed (--max-llm-failures); last failure: {}",
-        last.as_deref().unwrap_or("unknown")
-    )]
-    LlmFailures {
-        /// The timestep being decided.
-        t: u32,
-        /// Failed calls so far, all seats.
-        failures: u64,
-        /// The limit that was passed.
-        limit: u64,
-        /// The last failure's message.
-        last: Option<String>,
-    },
-}
-
-impl V2Abort {
-    /// Whether the whole run must stop: every other episode would fail the same way.
-    pub fn stops_run(&self) -> bool {
-        matches!(self, V2Abort::Agent { .. })
-    }
-
-    /// The timestep at which the episode stopped.
-    pub fn t(&self) -> u32 {
-        match self {
-            V2Abort::Agent { t, .. } | V2Abort::LlmFailures { t, .. } => *t,
-        }
-    }
-}
-
 /// A V2 episode that stopped before its horizon, with what was played until then (never
 /// a score).
 #[derive(Debug, thiserror::Error)]
 #[error("{abort}")]
 pub struct V2EpisodeFailed {
     /// Why it stopped.
-    pub abort: V2Abort,
+    pub abort: EpisodeAbort,
     /// The steps played before it stopped.
     pub partial: Box<V2EpisodeResult>,
 }
@@ -275,7 +229,7 @@ pub async fn play_episode(
                 last_events: &last_events,
             };
             actions[i] = a.act(&obs).await;
-            let abort = a.take_failure().map(|error| V2Abort::Agent { t, player: i, agent: a.name(), error });
+            let abort = a.take_failure().map(|error| EpisodeAbort::Agent { t, player: i, agent: a.name(), error });
             if let Some(abort) = abort.or_else(|| too_many_failures(&agents, i, t, max_llm_failures)) {
                 for a in agents.iter_mut() {
                     skill_events.extend(a.drain_skill_events());
@@ -359,10 +313,10 @@ pub async fn play_episode(
     })
 }
 
-fn too_many_failures(agents: &[Box<dyn V2Agent>], i: usize, t: u32, limit: Option<u64>) -> Option<V2Abort> {
+fn too_many_failures(agents: &[Box<dyn V2Agent>], i: usize, t: u32, limit: Option<u64>) -> Option<EpisodeAbort> {
     let limit = limit?;
     let failures = agents.iter().fold(0u64, |n, a| n.saturating_add(a.llm_usage().failures));
-    (failures > limit).then(|| V2Abort::LlmFailures {
+    (failures > limit).then(|| EpisodeAbort::LlmFailures {
         t,
         failures,
         limit,
