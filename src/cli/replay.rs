@@ -12,7 +12,7 @@ use proagent::env::Layout;
 use proagent::llm::LanguageModel;
 use proagent::policy::{Agent, Observation};
 use proagent::runner::files::{EpisodeKind, looks_like_transcript, read_episode_text, read_text_maybe_gz};
-use proagent::runner::record::{EpisodeRecorder, RunConfig};
+use proagent::runner::record::{EpisodeRecorder, RunConfig, SeatConfig};
 use proagent::runner::seats::{SeatFactory, is_proagent};
 use proagent::runner::{EpisodeOptions, StepView, play_episode, play_seated_with};
 use proagent::transcript::{Header, Outcome, Scrubber, Transcript, TranscriptWriter, WriterOptions, first_divergence};
@@ -85,26 +85,7 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
         if !is_proagent(spec) {
             continue;
         }
-        let recorded = cfg.seat(player);
-        let prompts = PromptLibrary::load_or_embedded(recorded.proagent.prompts.as_deref())
-            .with_context(|| format!("{file}: the recorded prompts directory"))?;
-        // Older transcripts have no label: the agent named itself after its model (an
-        // HTTP model's name is the model id), so the replayer takes the recorded name.
-        let model: Arc<dyn LanguageModel> = if recorded.label.is_empty() {
-            let name = match recorded.model.model.as_str() {
-                n if n.starts_with("replay:") => "replay".to_string(),
-                n => n.to_string(),
-            };
-            Arc::new(Named { inner: replayer.clone(), name })
-        } else {
-            replayer.clone()
-        };
-        let mut pa = ProAgentConfig::new(model);
-        pa.sampling = recorded.model.sampling();
-        pa.settings = recorded.proagent.clone();
-        pa.prompts = Arc::new(prompts);
-        pa.horizon = cfg.horizon;
-        pa.label = (!recorded.label.is_empty()).then(|| recorded.label.clone());
+        let pa = recorded_seat(file.as_str(), &cfg.seat(player), Family::Classic, cfg.horizon, &replayer)?;
         hashes.get_or_insert_with(|| pa.prompt_hashes());
         factory = factory.with_seat(spec, pa);
     }
@@ -158,6 +139,37 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
     compare(&a, &file, &rec, &replayer, i64::from(result.score), &buf.text())
 }
 
+/// A ProAgent seat as recorded in `file` (its settings, sampling, prompts of `family` and
+/// label), served the recording.
+fn recorded_seat(
+    file: &str,
+    recorded: &SeatConfig,
+    family: Family,
+    horizon: u32,
+    replayer: &Arc<proagent::llm::replay::ReplayModel>,
+) -> Result<ProAgentConfig> {
+    let prompts = PromptLibrary::load_or_embedded_family(recorded.proagent.prompts.as_deref(), family)
+        .with_context(|| format!("{file}: the recorded prompts directory"))?;
+    // Older transcripts have no label: the agent named itself after its model (an HTTP
+    // model's name is the model id), so the replayer takes the recorded name.
+    let model: Arc<dyn LanguageModel> = if recorded.label.is_empty() {
+        let name = match recorded.model.model.as_str() {
+            n if n.starts_with("replay:") => "replay".to_string(),
+            n => n.to_string(),
+        };
+        Arc::new(Named { inner: replayer.clone(), name })
+    } else {
+        replayer.clone()
+    };
+    let mut pa = ProAgentConfig::new(model);
+    pa.sampling = recorded.model.sampling();
+    pa.settings = recorded.proagent.clone();
+    pa.prompts = Arc::new(prompts);
+    pa.horizon = horizon;
+    pa.label = (!recorded.label.is_empty()).then(|| recorded.label.clone());
+    Ok(pa)
+}
+
 /// Re-runs a recorded OvercookedV2 episode (every ProAgent seat with its recorded settings,
 /// the V2 prompts, served the recording); returns the score and the re-run's transcript.
 fn rerun_v2(
@@ -189,23 +201,7 @@ fn rerun_v2(
         }
         // The header records two seats: the agent's, and the partner's for every other player.
         let recorded = cfg.seat(if player == seat { seat.min(1) } else { 1 - seat.min(1) });
-        let prompts = PromptLibrary::load_or_embedded_family(recorded.proagent.prompts.as_deref(), Family::V2)
-            .with_context(|| format!("{file}: the recorded prompts directory"))?;
-        let model: Arc<dyn LanguageModel> = if recorded.label.is_empty() {
-            let name = match recorded.model.model.as_str() {
-                n if n.starts_with("replay:") => "replay".to_string(),
-                n => n.to_string(),
-            };
-            Arc::new(Named { inner: replayer.clone(), name })
-        } else {
-            replayer.clone()
-        };
-        let mut pa = ProAgentConfig::new(model);
-        pa.sampling = recorded.model.sampling();
-        pa.settings = recorded.proagent.clone();
-        pa.prompts = Arc::new(prompts);
-        pa.horizon = cfg.horizon;
-        pa.label = (!recorded.label.is_empty()).then(|| recorded.label.clone());
+        let pa = recorded_seat(file, &recorded, Family::V2, cfg.horizon, replayer)?;
         hashes.get_or_insert_with(|| pa.prompt_hashes());
         factory = factory.with_seat(spec, pa);
     }
