@@ -1,29 +1,24 @@
-//! proagent: a Rust runtime for LLM-driven cooperative agents — the ProAgent
-//! agent (Zhang et al.) on the Overcooked-AI game, with CoordinationQA scoring,
-//! behaviour-cloned partners and teamwork metrics.
+//! proagent: a Rust runtime for LLM-driven cooperative agents. This package is the top of
+//! the crate graph (docs/architecture.md): the `proagent` binary (the command line), the
+//! web viewer and human play ([`web`]) and the mock model server ([`mock_server`]). It holds
+//! no run logic; episodes, seats, transcripts and sweeps come from `proagent-eval`.
 //!
-//! Layering (a line means "uses"; nothing knows what sits above it):
-//! `cli` → `web` (the viewer and human play of `proagent serve`) → `eval` → `runner` →
-//! `agent` (planner, verificator, belief, memory, align, llm, controller) and `partners`
-//! → `controller` → `skills` → `env`.
+//! The crates below are re-exported under the names the command line and the tests use.
 
 #![warn(missing_docs)]
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
-pub mod agent;
-pub mod analysis;
-pub mod controller;
-pub mod env;
-pub mod env_v2;
-pub mod eval;
-pub mod limits;
-pub mod llm;
-pub mod partners;
-pub mod policy;
-pub mod qa;
-pub mod rl;
-pub mod runner;
-pub mod skills;
-pub mod transcript;
-pub mod v2;
+pub use proagent_agent as agent;
+pub use proagent_analysis as analysis;
+pub use proagent_core::{game, limits, seat};
+pub use proagent_eval::{runner, sweep as eval, transcript};
+pub use proagent_llm as llm;
+pub use proagent_overcooked::{controller, env, policy, skills};
+pub use proagent_overcooked_v2 as overcooked_v2;
+pub use proagent_overcooked_v2::env as env_v2;
+pub use proagent_partners as partners;
+pub use proagent_partners::rl;
+pub use proagent_qa as qa;
+
+pub mod mock_server;
 pub mod web;

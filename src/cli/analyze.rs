@@ -1,11 +1,11 @@
 //! `proagent analyze`: interdependence analysis of recorded trajectories.
 
 use anyhow::{Context, Result, bail};
+use proagent::analysis::v2::{Handovers, TeamworkV2, V2LayoutSummary, events_of_trajectory};
 use proagent::analysis::{self, Distribution, LayoutSummary, Report};
 use proagent::runner::files::{looks_like_transcript, looks_like_v2_trajectory, read_episode_text, read_text_maybe_gz};
 use proagent::runner::record::RunConfig;
 use proagent::transcript::Transcript;
-use proagent::v2::analysis::{Handovers, TeamworkV2, V2LayoutSummary, events_of_trajectory};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -115,7 +115,7 @@ fn v2_trajectories(source: &str, text: &str) -> Result<Vec<V2Episode>> {
         let layout_text = v.get("layout_text").and_then(|t| t.as_str()).unwrap_or("");
         let layout = proagent::env_v2::Layout::parse(layout_text, &format!("{at} layout_text"))?;
         let events = events_of_trajectory(&v).with_context(|| at.clone())?;
-        let teamwork = proagent::v2::analysis::teamwork(&layout, &events);
+        let teamwork = proagent::analysis::v2::teamwork(&layout, &events);
         let seed = v.get("seed").cloned().unwrap_or_default();
         out.push(V2Episode { at, layout: format!("v2:{}", layout.name), seed, steps: events.len(), teamwork });
     }
@@ -143,7 +143,7 @@ fn v2_transcript(source: &str, t: &Transcript, cfg: &RunConfig) -> Result<V2Epis
                 .with_context(|| format!("{source}: step t = {k}: `data.events`"))?;
         events.push(e);
     }
-    let teamwork = proagent::v2::analysis::teamwork(&layout, &events);
+    let teamwork = proagent::analysis::v2::teamwork(&layout, &events);
     if let Some(f) = &t.footer {
         let recorded = |k: &str| f.data.get(k).and_then(serde_json::Value::as_u64);
         let (c, w) = (recorded("deliveries"), recorded("wrong_deliveries"));
@@ -283,7 +283,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
             }
         }
         let v2: Vec<(String, TeamworkV2)> = v2_episodes.into_iter().map(|e| (e.layout, e.teamwork)).collect();
-        for s in proagent::v2::analysis::summarize(&v2) {
+        for s in proagent::analysis::v2::summarize(&v2) {
             if a.json {
                 let mut v = json!(s);
                 v["kind"] = json!("overcooked_v2");

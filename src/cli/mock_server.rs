@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 use proagent::agent::scripted_model::ScriptedModel;
 use proagent::limits::{MAX_MILLIS, MAX_RETRY_AFTER_SECS};
 use proagent::llm::LanguageModel;
-use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
+use proagent::mock_server::{MockConfig, MockFault, MockServer};
 use proagent::qa::models::{MockResponder, QaAnswer};
 use std::io::Write;
 use std::net::SocketAddr;

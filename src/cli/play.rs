@@ -331,7 +331,7 @@ fn print_step(v: &StepView<'_>, names: &[String; 2], delay: Option<Duration>) {
 /// game, with the V2 prompts and the V2 `scripted` model.
 fn run_v2(a: PlayArgs, spec: &str) -> Result<ExitCode> {
     use proagent::runner::v2::{V2SeatFactory, play_seated_v2};
-    use proagent::v2::episode::{V2StepObserver, V2StepView};
+    use proagent::runner::v2_episode::{V2StepObserver, V2StepView};
     let (layout, layout_file) = load_v2_layout(spec).context("--layout")?;
     let layout = Arc::new(layout);
     let settings = a.v2.settings(a.run.horizon);

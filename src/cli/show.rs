@@ -278,7 +278,7 @@ fn print_v2(file: &str, saved: &SavedV2, only: Option<u32>, delay: Option<std::t
     {
         bail!("--step {n}: the episode has {} steps (0 is the start)", saved.steps.len());
     }
-    let mut chance = proagent::v2::episode::env_chance(saved.seed);
+    let mut chance = proagent::runner::v2_episode::env_chance(saved.seed);
     let mut state = saved.layout.start_state(&saved.settings, &mut chance);
     let frame = |text: String| {
         print!("{text}");

@@ -19,16 +19,16 @@
 
 use super::play::{GameRequest, PlayConfig, PlayError, Sessions};
 use super::view::EpisodeView;
-use crate::env::{Action, Layout};
-use crate::eval::store::{ResultSet, results_files_in};
-use crate::runner::files::{read_episode_file, read_episode_text, text_of_bytes};
-use crate::runner::seats::KNOWN_SPECS;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use proagent_eval::runner::files::{read_episode_file, read_episode_text, text_of_bytes};
+use proagent_eval::runner::seats::KNOWN_SPECS;
+use proagent_eval::sweep::store::{ResultSet, results_files_in};
+use proagent_overcooked::env::{Action, Layout};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -358,7 +358,7 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult
         let mut cells: BTreeMap<(String, String, String, u8), Vec<Value>> = BTreeMap::new();
         for r in set.records() {
             let transcript = r.transcript.as_ref().map(|t| shown.join(t).display().to_string());
-            let traj_rel = crate::eval::scheduler::trajectory_path(Path::new(""), &r.config_hash);
+            let traj_rel = proagent_eval::sweep::scheduler::trajectory_path(Path::new(""), &r.config_hash);
             let trajectory =
                 canon.join(&traj_rel).is_file().then(|| shown.join(&traj_rel).display().to_string());
             cells.entry((r.layout.clone(), r.agent.clone(), r.partner.clone(), r.seat)).or_default().push(json!({
@@ -382,7 +382,7 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult
 }
 
 async fn play_options(State(st): Shared) -> axum::Json<Value> {
-    let layouts: Vec<&str> = crate::env::layout::BUILTIN.iter().map(|(n, _)| *n).collect();
+    let layouts: Vec<&str> = proagent_overcooked::env::layout::BUILTIN.iter().map(|(n, _)| *n).collect();
     let models: Vec<&str> = st.play.models.iter().map(|m| m.name.as_str()).collect();
     axum::Json(json!({
         "layouts": layouts,
@@ -390,7 +390,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
         "models": models,
         "step_ms": st.play.limits.default_step_ms,
         "step_ms_range": super::play::STEP_MS_RANGE,
-        "horizon": crate::env::DEFAULT_HORIZON,
+        "horizon": proagent_overcooked::env::DEFAULT_HORIZON,
         "max_horizon": super::play::MAX_HORIZON,
         "llm": ["wait", "proceed"],
     }))

@@ -5,9 +5,9 @@
 //! No text is drawn with fonts (bitmap backends would need a font file at run time):
 //! the few numbers (timestep, score, player index) use a small built-in pixel font.
 
-use crate::env::{Dir, Ingredient, Layout, Object, Player, Pos, State, Tile};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use proagent_overcooked::env::{Dir, Ingredient, Layout, Object, Player, Pos, State, Tile};
 use std::path::Path;
 
 /// Pixels per grid cell unless asked otherwise.
@@ -430,7 +430,7 @@ fn pixel_text<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::Action;
+    use proagent_overcooked::env::Action;
 
     #[test]
     fn svg_is_deterministic_and_shows_what_changes() {

@@ -14,16 +14,16 @@
 //! `analyze`) and, with a `proagent` seat, `<stem>.transcript.jsonl`.
 
 use super::board::{self, Overlay, Status};
-use crate::agent::{ModelSettings, ProAgentConfig};
-use crate::controller::Kitchen;
-use crate::env::{Action, Event, Layout, State};
-use crate::llm::LanguageModel;
-use crate::partners::bc::data::step_line;
-use crate::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
-use crate::runner::episode::{EpisodeResult, StepRecord, StepView, Unseen};
-use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
-use crate::runner::seats::SeatFactory;
-use crate::transcript::{Scrubber, WriterOptions};
+use proagent_agent::{ModelSettings, ProAgentConfig};
+use proagent_eval::runner::episode::{EpisodeResult, StepRecord, StepView, Unseen};
+use proagent_eval::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
+use proagent_eval::runner::seats::SeatFactory;
+use proagent_eval::transcript::{Scrubber, WriterOptions};
+use proagent_llm::LanguageModel;
+use proagent_overcooked::controller::Kitchen;
+use proagent_overcooked::env::{Action, Event, Layout, State};
+use proagent_overcooked::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use proagent_partners::bc::data::step_line;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -135,7 +135,7 @@ fn default_partner() -> String {
     "greedy".into()
 }
 fn default_horizon() -> u32 {
-    crate::env::DEFAULT_HORIZON
+    proagent_overcooked::env::DEFAULT_HORIZON
 }
 
 /// Why a game could not be started or driven.
@@ -299,7 +299,7 @@ impl Sessions {
     fn new_id(&self) -> String {
         let n = self.counter.fetch_add(1, Ordering::SeqCst);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let digest = crate::llm::sha256_hex(format!("{nanos}-{n}-{}", std::process::id()).as_bytes());
+        let digest = proagent_llm::sha256_hex(format!("{nanos}-{n}-{}", std::process::id()).as_bytes());
         digest[..12].to_string()
     }
 
@@ -371,7 +371,7 @@ impl Sessions {
                     seats: Default::default(),
                 };
                 let path = cfg.games_dir.join(format!("{stem}.transcript.jsonl"));
-                let io = |e: crate::transcript::TranscriptError| PlayError::Io {
+                let io = |e: proagent_eval::transcript::TranscriptError| PlayError::Io {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 };

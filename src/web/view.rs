@@ -5,12 +5,12 @@
 //! board. Built once per opened file; pure apart from holding the data.
 
 use super::board::{self, DrawError, Highlight, Overlay, Status};
-use crate::agent::planner::parse_reply;
-use crate::analysis::{self, Report, Trajectory};
-use crate::llm::record::Outcome;
-use crate::runner::files::{EpisodeFile, EpisodeKind};
-use crate::runner::record::RunConfig;
-use crate::transcript::Transcript;
+use proagent_agent::planner::parse_reply;
+use proagent_analysis::{self as analysis, Report, Trajectory};
+use proagent_eval::runner::files::{EpisodeFile, EpisodeKind};
+use proagent_eval::runner::record::RunConfig;
+use proagent_eval::transcript::Transcript;
+use proagent_llm::record::Outcome;
 use serde_json::{Value, json};
 
 /// Why an episode could not be opened for viewing.
@@ -39,7 +39,7 @@ pub enum ViewError {
 /// A marked hand-over: where, between which frames, and whether it was constructive.
 #[derive(Clone, Debug)]
 struct HandOver {
-    at: crate::env::Pos,
+    at: proagent_overcooked::env::Pos,
     first_frame: usize,
     last_frame: usize,
     constructive: bool,
@@ -66,7 +66,7 @@ pub struct EpisodeView {
 }
 
 impl EpisodeView {
-    /// Opens episode `index` of a file read by [`crate::runner::files`].
+    /// Opens episode `index` of a file read by [`proagent_eval::runner::files`].
     pub fn new(id: String, file: EpisodeFile, index: usize) -> Result<EpisodeView, ViewError> {
         let count = file.trajectories.len();
         let source = file.source.clone();
@@ -151,7 +151,7 @@ impl EpisodeView {
                 let seat = c.seat.min(1);
                 let mut a = [c.partner.clone(), c.partner.clone()];
                 a[seat] = c.agent.clone();
-                let model_seat = if crate::runner::seats::is_proagent(&c.agent) { seat } else { 1 - seat };
+                let model_seat = if proagent_eval::runner::seats::is_proagent(&c.agent) { seat } else { 1 - seat };
                 (json!(a), Some(model_seat))
             }
             None => (Value::Null, None),
@@ -243,7 +243,7 @@ impl EpisodeView {
     }
 }
 
-fn exchange_json(ex: &crate::llm::record::Exchange, replan: bool, seat: usize) -> Value {
+fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize) -> Value {
     let prompt: Vec<Value> =
         ex.request.messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
     let (reply, error, tokens) = match &ex.outcome {
@@ -281,12 +281,12 @@ fn exchange_json(ex: &crate::llm::record::Exchange, replan: bool, seat: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{AgentSettings, ModelSettings};
-    use crate::llm::record::Exchange;
-    use crate::llm::{ChatRequest, ChatResponse, Message, Sampling, Usage};
-    use crate::runner::files::read_episode_text;
-    use crate::runner::record::{PLAY_COMMAND, RunConfig};
-    use crate::transcript::{Scrubber, TranscriptWriter, WriterOptions};
+    use proagent_agent::{AgentSettings, ModelSettings};
+    use proagent_eval::runner::files::read_episode_text;
+    use proagent_eval::runner::record::{PLAY_COMMAND, RunConfig};
+    use proagent_eval::transcript::{Scrubber, TranscriptWriter, WriterOptions};
+    use proagent_llm::record::Exchange;
+    use proagent_llm::{ChatRequest, ChatResponse, Message, Sampling, Usage};
     use std::collections::BTreeMap;
     use std::time::Duration;
 

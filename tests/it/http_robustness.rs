@@ -4,8 +4,8 @@
 
 use crate::fake_server::{Body, Canned, CannedServer};
 use proagent::llm::http::{HttpConfig, MAX_REPLY_BYTES, OpenAiModel};
-use proagent::llm::mock_server::{EchoPlanner, MockConfig, MockServer};
 use proagent::llm::{ChatRequest, LanguageModel, LlmError, Message, Sampling};
+use proagent::mock_server::{EchoPlanner, MockConfig, MockServer};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

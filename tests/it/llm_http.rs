@@ -3,8 +3,8 @@
 //! Retry-After, timeouts, exhaustion, concurrency, and the API-key canary.
 
 use proagent::llm::http::{ApiKey, HttpConfig, OpenAiModel};
-use proagent::llm::mock_server::{EchoPlanner, MockConfig, MockFault, MockServer, PROSE_REPLY};
 use proagent::llm::{ChatRequest, LanguageModel, LlmError, Message, Sampling};
+use proagent::mock_server::{EchoPlanner, MockConfig, MockFault, MockServer, PROSE_REPLY};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

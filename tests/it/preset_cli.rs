@@ -4,7 +4,7 @@
 //! preset in transcript headers; exact replay of a paper-preset transcript.
 
 use proagent::agent::scripted_model::ScriptedModel;
-use proagent::llm::mock_server::{MockConfig, MockServer};
+use proagent::mock_server::{MockConfig, MockServer};
 use proagent::transcript::Transcript;
 use std::process::{Command, Output};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! `proagent replay` re-runs them offline and reports the first divergence.
 
 use proagent::agent::scripted_model::ScriptedModel;
-use proagent::llm::mock_server::{MockConfig, MockFault, MockServer};
+use proagent::mock_server::{MockConfig, MockFault, MockServer};
 use proagent::transcript::{Transcript, without_wall_clock};
 use std::path::Path;
 use std::process::{Command, Output};

@@ -1,0 +1,511 @@
+//! One configuration for a ProAgent seat. [`AgentSettings`] (the switches) and
+//! [`ModelSettings`] (which model, how it samples, how it is reached) are plain
+//! serde records: the CLI fills them, the transcript header stores them as they
+//! are, `proagent replay` reads them back, and the eval key hashes them
+//! ([`fingerprint`]). [`ProAgentConfig`] adds what cannot be written down (the
+//! model object, the loaded prompts, the exchange sink).
+
+use super::align::AlignStyle;
+use super::belief::BeliefMode;
+use super::log::ExchangeSink;
+use super::planner::PromptLevel;
+use super::preset::Preset;
+use super::prompts::PromptLibrary;
+use super::verificator::VerificatorMode;
+use proagent_core::limits::{MAX_MEMORY_K, MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
+use proagent_llm::{LanguageModel, Sampling, sha256_hex};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The most re-plans a configuration may ask for.
+pub const MAX_REPLANS: u32 = 20;
+
+/// The agent's switches: which loop runs (the preset), what the planner sees and
+/// how rejected plans and teammate predictions are handled. The defaults are this
+/// runtime's (analysis + intention + plan, LLM verificator, belief replacement,
+/// K = 1); [`AgentSettings::for_preset`] gives the paper's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentSettings {
+    /// The loop's mechanics and knowledge library (headers written before presets existed are `default`).
+    #[serde(default)]
+    pub preset: Preset,
+    /// How many recent trajectory entries the planner sees.
+    pub memory_k: usize,
+    /// Re-plans after a rejected skill before falling back to wait(1).
+    pub max_replans: u32,
+    /// How a rejected skill is explained.
+    pub verificator: VerificatorMode,
+    /// What belief correction does with a wrong teammate prediction.
+    pub belief: BeliefMode,
+    /// Ask the planner for an analysis.
+    pub analysis: bool,
+    /// Ask the planner for the teammate's intention.
+    pub intention: bool,
+    /// The scene description style.
+    pub align: AlignStyle,
+    /// Prompt templates directory (`None`: ./prompts if it has agent/, else the embedded copies).
+    pub prompts: Option<PathBuf>,
+    /// End a wait(n) early when the kitchen changes (a hand, a pot, a counter), and say so in the rules.
+    pub wait_interrupt: bool,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings::for_preset(Preset::Default)
+    }
+}
+
+impl AgentSettings {
+    /// Checks the numbers against their limits ([`MAX_MEMORY_K`], [`MAX_REPLANS`]);
+    /// the error names the field.
+    pub fn check(&self) -> Result<(), RangeError> {
+        check_int("memory_k", self.memory_k, 0, MAX_MEMORY_K)?;
+        check_int("max_replans", self.max_replans, 0, MAX_REPLANS)
+    }
+
+    /// The switches a preset starts from. Paper: analysis + plan without intention and
+    /// without belief revision, K = 1, the explainer as verificator, four re-plans, waits
+    /// that always run their n steps (the published runs' settings).
+    pub fn for_preset(preset: Preset) -> AgentSettings {
+        match preset {
+            Preset::Default => AgentSettings {
+                preset,
+                memory_k: 1,
+                max_replans: 3,
+                verificator: VerificatorMode::Llm,
+                belief: BeliefMode::Replace,
+                analysis: true,
+                intention: true,
+                align: AlignStyle::ProAgent,
+                prompts: None,
+                wait_interrupt: true,
+            },
+            Preset::Paper => AgentSettings {
+                preset,
+                memory_k: 1,
+                max_replans: 4,
+                verificator: VerificatorMode::Llm,
+                belief: BeliefMode::Off,
+                analysis: true,
+                intention: false,
+                align: AlignStyle::ProAgent,
+                prompts: None,
+                wait_interrupt: false,
+            },
+        }
+    }
+
+    /// The prompt level these switches ask for.
+    pub fn level(&self) -> PromptLevel {
+        PromptLevel { analysis: self.analysis, intention: self.intention }
+    }
+}
+
+/// Which model a seat talks to and how: the name, the sampling, and for a served
+/// model its address, time-outs and retries (never the key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelSettings {
+    /// `scripted`, `replay:FILE` or a served model's name.
+    pub model: String,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// Nucleus sampling.
+    pub top_p: f32,
+    /// Maximum tokens per reply.
+    pub max_tokens: u32,
+    /// Base URL of a served model, without any password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Seconds allowed to open a connection (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_timeout_s: Option<f64>,
+    /// Seconds allowed for one request attempt (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout_s: Option<f64>,
+    /// Retries after a failed attempt (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
+    /// First retry backoff in milliseconds (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_ms: Option<u64>,
+    /// Longest backoff in milliseconds (served models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_max_ms: Option<u64>,
+}
+
+impl ModelSettings {
+    /// A model with the paper's sampling (temperature 0, top_p 1, 256 tokens).
+    pub fn new(model: impl Into<String>) -> Self {
+        let s = Sampling::default();
+        ModelSettings {
+            model: model.into(),
+            temperature: s.temperature,
+            top_p: s.top_p,
+            max_tokens: s.max_tokens,
+            base_url: None,
+            connect_timeout_s: None,
+            request_timeout_s: None,
+            retries: None,
+            backoff_ms: None,
+            backoff_max_ms: None,
+        }
+    }
+
+    /// Checks the numbers against their limits (sampling ranges, [`MAX_TOKENS`],
+    /// time-outs up to a day, [`MAX_RETRIES`], backoffs up to [`MAX_MILLIS`]); the
+    /// error names the field.
+    pub fn check(&self) -> Result<(), RangeError> {
+        check_float("temperature", f64::from(self.temperature), 0.0, 2.0, false)?;
+        check_float("top_p", f64::from(self.top_p), 0.0, 1.0, true)?;
+        check_int("max_tokens", self.max_tokens, 1, MAX_TOKENS)?;
+        for (field, v) in [("connect_timeout_s", self.connect_timeout_s), ("request_timeout_s", self.request_timeout_s)]
+        {
+            if let Some(v) = v {
+                check_float(field, v, 0.0, 86_400.0, true)?;
+            }
+        }
+        if let Some(r) = self.retries {
+            check_int("retries", r, 0, MAX_RETRIES)?;
+        }
+        for (field, v) in [("backoff_ms", self.backoff_ms), ("backoff_max_ms", self.backoff_max_ms)] {
+            if let Some(v) = v {
+                check_int(field, v, 0, MAX_MILLIS)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The sampling settings of every request.
+    pub fn sampling(&self) -> Sampling {
+        Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() }
+    }
+}
+
+/// sha256 of everything that makes a ProAgent seat behave differently: the model
+/// name and sampling, the switches (the preset among them), and the text of every
+/// prompt template of the preset's folder.
+/// The model's address and time-outs are left out (the same model behind another
+/// URL plays the same episodes), and so is the prompts directory's path (its
+/// templates' text counts instead).
+pub fn fingerprint(settings: &AgentSettings, model: &ModelSettings, prompts: &PromptLibrary) -> String {
+    let mut settings = settings.clone();
+    settings.prompts = None;
+    let v = serde_json::json!({
+        "model": model.model.trim(),
+        "temperature": model.temperature,
+        "top_p": model.top_p,
+        "max_tokens": model.max_tokens,
+        "settings": settings,
+        "prompts": prompts.hashes_under(settings.preset.template_dir()),
+    });
+    sha256_hex(v.to_string().as_bytes())
+}
+
+/// The options a `proagent[...]` seat spec may set, in the order labels list them.
+pub const SEAT_OPTIONS: [&str; 13] = [
+    "model",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "memory_k",
+    "max_replans",
+    "verificator",
+    "belief",
+    "analysis",
+    "intention",
+    "align",
+    "prompts",
+    "wait_interrupt",
+];
+
+/// A `key=value` of a `proagent[...]` spec that cannot be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// A key that is not one of [`SEAT_OPTIONS`].
+    #[error("unknown option {key:?} (known: {})", SEAT_OPTIONS.join(", "))]
+    Unknown {
+        /// The key as given.
+        key: String,
+    },
+    /// A value the option does not take.
+    #[error("{key}={value:?}: {expected}")]
+    BadValue {
+        /// The option.
+        key: String,
+        /// The value as given.
+        value: String,
+        /// What the option takes.
+        expected: String,
+    },
+}
+
+fn bool_value(key: &str, value: &str) -> Result<bool, OptionError> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" | "1" => Ok(true),
+        "false" | "off" | "no" | "0" => Ok(false),
+        _ => Err(OptionError::BadValue { key: key.into(), value: value.into(), expected: "true or false".into() }),
+    }
+}
+
+fn number<T: std::str::FromStr>(
+    key: &str,
+    value: &str,
+    ok: impl Fn(&T) -> bool,
+    expected: &str,
+) -> Result<T, OptionError> {
+    value.trim().parse::<T>().ok().filter(|v| ok(v)).ok_or_else(|| OptionError::BadValue {
+        key: key.into(),
+        value: value.into(),
+        expected: expected.into(),
+    })
+}
+
+/// Sets one option of a seat: the model and its sampling in `model`, the switches in
+/// `settings`. Values are range-checked as the matching command-line flags are.
+pub fn apply_option(
+    settings: &mut AgentSettings,
+    model: &mut ModelSettings,
+    key: &str,
+    value: &str,
+) -> Result<(), OptionError> {
+    let value = value.trim();
+    let parsed = |r: Result<(), crate::names::UnknownName>| {
+        r.map_err(|e| OptionError::BadValue { key: key.into(), value: value.into(), expected: e.expected.into() })
+    };
+    match key.trim() {
+        "model" => {
+            if value.is_empty() {
+                return Err(OptionError::BadValue {
+                    key: key.into(),
+                    value: value.into(),
+                    expected: "a model name".into(),
+                });
+            }
+            model.model = value.to_string();
+        }
+        "temperature" => {
+            model.temperature = number(key, value, |t: &f32| (0.0..=2.0).contains(t), "a number in [0, 2]")?;
+        }
+        "top_p" => model.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?,
+        "max_tokens" => model.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?,
+        "memory_k" => {
+            settings.memory_k =
+                number(key, value, |k: &usize| *k <= MAX_MEMORY_K, &format!("a whole number in [0, {MAX_MEMORY_K}]"))?
+        }
+        "max_replans" => {
+            settings.max_replans =
+                number(key, value, |k: &u32| *k <= MAX_REPLANS, &format!("a whole number in [0, {MAX_REPLANS}]"))?
+        }
+        "verificator" => parsed(value.parse().map(|v| settings.verificator = v))?,
+        "belief" => parsed(value.parse().map(|v| settings.belief = v))?,
+        "align" => parsed(value.parse().map(|v| settings.align = v))?,
+        "analysis" => settings.analysis = bool_value(key, value)?,
+        "intention" => settings.intention = bool_value(key, value)?,
+        "wait_interrupt" => settings.wait_interrupt = bool_value(key, value)?,
+        "prompts" => settings.prompts = (!value.is_empty()).then(|| PathBuf::from(value)),
+        other => return Err(OptionError::Unknown { key: other.to_string() }),
+    }
+    Ok(())
+}
+
+/// An enum setting as it is written on the command line (its serde name).
+fn word<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// Every option of a seat that differs from the defaults, as `(key, value)` in
+/// [`SEAT_OPTIONS`] order (the model is always listed first).
+pub fn options(settings: &AgentSettings, model: &ModelSettings) -> Vec<(&'static str, String)> {
+    let d = AgentSettings::default();
+    let m = ModelSettings::new("");
+    let mut out = vec![("model", model.model.trim().to_string())];
+    let mut put = |key: &'static str, differs: bool, value: String| {
+        if differs {
+            out.push((key, value));
+        }
+    };
+    put("temperature", model.temperature != m.temperature, model.temperature.to_string());
+    put("top_p", model.top_p != m.top_p, model.top_p.to_string());
+    put("max_tokens", model.max_tokens != m.max_tokens, model.max_tokens.to_string());
+    put("memory_k", settings.memory_k != d.memory_k, settings.memory_k.to_string());
+    put("max_replans", settings.max_replans != d.max_replans, settings.max_replans.to_string());
+    put("verificator", settings.verificator != d.verificator, word(&settings.verificator));
+    put("belief", settings.belief != d.belief, word(&settings.belief));
+    put("analysis", settings.analysis != d.analysis, settings.analysis.to_string());
+    put("intention", settings.intention != d.intention, settings.intention.to_string());
+    put("align", settings.align != d.align, word(&settings.align));
+    put(
+        "prompts",
+        settings.prompts != d.prompts,
+        settings.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+    );
+    put("wait_interrupt", settings.wait_interrupt != d.wait_interrupt, settings.wait_interrupt.to_string());
+    out
+}
+
+/// The name a ProAgent seat goes by in every report, results record, `play` line and
+/// heatmap: `proagent[MODEL]`, followed by each option that differs from the defaults,
+/// e.g. `proagent[llama3.1:8b,memory_k=3]`. A label is itself a seat spec that
+/// rebuilds these settings from the defaults, so two seats share a label exactly when
+/// they share their settings (the served model's address and time-outs aside, and the
+/// prompts directory's contents, which the episode key hashes instead).
+///
+/// A named preset is meant to go in as one more `key=value` after the model, with
+/// the options then listed against the preset's values instead of the defaults.
+pub fn label(settings: &AgentSettings, model: &ModelSettings) -> String {
+    let parts: Vec<String> =
+        options(settings, model).into_iter().map(|(k, v)| if k == "model" { v } else { format!("{k}={v}") }).collect();
+    format!("proagent[{}]", parts.join(","))
+}
+
+/// Everything that configures a running ProAgent.
+#[derive(Clone)]
+pub struct ProAgentConfig {
+    /// The language model every planner and verificator call goes to.
+    pub model: Arc<dyn LanguageModel>,
+    /// Sampling settings of every request.
+    pub sampling: Sampling,
+    /// The switches.
+    pub settings: AgentSettings,
+    /// The knowledge library and message templates.
+    pub prompts: Arc<PromptLibrary>,
+    /// Episode length, for the "time left" of the scene text.
+    pub horizon: u32,
+    /// Keep every model exchange in memory (for transcripts).
+    pub log_exchanges: bool,
+    /// Where finished exchanges are also appended (with their parse results), so the builder
+    /// of the agent can read them after a runner has consumed the boxed agent (transcripts).
+    pub exchange_sink: Option<ExchangeSink>,
+    /// The seat's name ([`label`]); `None`: `proagent[<the model's name>]`.
+    pub label: Option<String>,
+}
+
+impl ProAgentConfig {
+    /// The default switches, the embedded prompts and the paper's sampling.
+    pub fn new(model: Arc<dyn LanguageModel>) -> ProAgentConfig {
+        ProAgentConfig {
+            model,
+            sampling: Sampling::default(),
+            settings: AgentSettings::default(),
+            prompts: Arc::new(PromptLibrary::embedded()),
+            horizon: proagent_overcooked::env::DEFAULT_HORIZON,
+            log_exchanges: true,
+            exchange_sink: None,
+            label: None,
+        }
+    }
+
+    /// The prompt level of the switches.
+    pub fn level(&self) -> PromptLevel {
+        self.settings.level()
+    }
+
+    /// The same configuration running `preset` with that preset's switches.
+    pub fn with_preset(mut self, preset: Preset) -> ProAgentConfig {
+        self.settings = AgentSettings::for_preset(preset);
+        self
+    }
+
+    /// sha256 of each template of the preset's folder, for transcript headers.
+    pub fn prompt_hashes(&self) -> std::collections::BTreeMap<String, String> {
+        self.prompts.hashes_under(self.settings.preset.template_dir())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_are_recorded_as_the_header_always_had_them() {
+        let v = serde_json::to_value(AgentSettings::default()).unwrap();
+        assert_eq!(
+            v.to_string(),
+            r#"{"align":"proagent","analysis":true,"belief":"replace","intention":true,"max_replans":3,"memory_k":1,"preset":"default","prompts":null,"verificator":"llm","wait_interrupt":true}"#
+        );
+        let back: AgentSettings = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(back, AgentSettings::default());
+        // Headers written before presets existed read back as the default preset.
+        let mut old = v;
+        old.as_object_mut().unwrap().remove("preset");
+        assert_eq!(serde_json::from_value::<AgentSettings>(old).unwrap(), AgentSettings::default());
+        let paper = serde_json::to_value(AgentSettings::for_preset(Preset::Paper)).unwrap();
+        assert_eq!(
+            paper.to_string(),
+            r#"{"align":"proagent","analysis":true,"belief":"off","intention":false,"max_replans":4,"memory_k":1,"preset":"paper","prompts":null,"verificator":"llm","wait_interrupt":false}"#
+        );
+        let m = serde_json::to_value(ModelSettings::new("scripted")).unwrap();
+        assert_eq!(m.to_string(), r#"{"max_tokens":256,"model":"scripted","temperature":0.0,"top_p":1.0}"#);
+    }
+
+    #[test]
+    fn labels_name_the_model_and_every_changed_option_and_parse_back() {
+        let s = AgentSettings::default();
+        assert_eq!(label(&s, &ModelSettings::new("gpt-4o")), "proagent[gpt-4o]");
+        let (mut s2, mut m2) = (s.clone(), ModelSettings::new("x"));
+        for (k, v) in [
+            ("model", "llama3.1:8b"),
+            ("memory_k", "3"),
+            ("temperature", "0.7"),
+            ("verificator", "rules"),
+            ("analysis", "off"),
+            ("align", "coordination"),
+        ] {
+            apply_option(&mut s2, &mut m2, k, v).unwrap();
+        }
+        let l = label(&s2, &m2);
+        assert_eq!(
+            l,
+            "proagent[llama3.1:8b,temperature=0.7,memory_k=3,verificator=rules,analysis=false,align=coordination]"
+        );
+        // The label's options rebuild the same settings from the defaults.
+        let (mut s3, mut m3) = (AgentSettings::default(), ModelSettings::new("?"));
+        let inner = &l["proagent[".len()..l.len() - 1];
+        for (i, part) in inner.split(',').enumerate() {
+            let (k, v) = part.split_once('=').unwrap_or(("model", part));
+            assert!(i == 0 || k != "model");
+            apply_option(&mut s3, &mut m3, k, v).unwrap();
+        }
+        assert_eq!((s3, m3), (s2, m2));
+    }
+
+    #[test]
+    fn options_are_range_checked_and_named() {
+        let (mut s, mut m) = (AgentSettings::default(), ModelSettings::new("x"));
+        for (k, v, needle) in [
+            ("memory_k", "-1", "memory_k=\"-1\""),
+            ("max_replans", "99", "[0, 20]"),
+            ("temperature", "3", "[0, 2]"),
+            ("top_p", "0", "(0, 1]"),
+            ("max_tokens", "0", "at least 1"),
+            ("analysis", "maybe", "true or false"),
+            ("verificator", "maybe", "verificator"),
+            ("model", "", "a model name"),
+            ("colour", "red", "unknown option \"colour\""),
+        ] {
+            let e = apply_option(&mut s, &mut m, k, v).unwrap_err().to_string();
+            assert!(e.contains(needle), "{k}={v}: {e}");
+        }
+        assert_eq!((s, m), (AgentSettings::default(), ModelSettings::new("x")), "a refused option changes nothing");
+    }
+
+    #[test]
+    fn fingerprint_follows_behaviour_not_addresses() {
+        let lib = PromptLibrary::embedded();
+        let s = AgentSettings::default();
+        let m = ModelSettings::new("gpt-4o");
+        let base = fingerprint(&s, &m, &lib);
+        let mut elsewhere = m.clone();
+        elsewhere.base_url = Some("http://other:8000/v1".into());
+        assert_eq!(fingerprint(&s, &elsewhere, &lib), base);
+        let mut k3 = s.clone();
+        k3.memory_k = 3;
+        assert_ne!(fingerprint(&k3, &m, &lib), base);
+        assert_ne!(fingerprint(&s, &ModelSettings::new("llama3.1:8b"), &lib), base);
+        // The preset is part of it, even with every shared switch equal.
+        let mut paper = s.clone();
+        paper.preset = Preset::Paper;
+        assert_ne!(fingerprint(&paper, &m, &lib), base);
+    }
+}

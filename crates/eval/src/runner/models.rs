@@ -1,0 +1,164 @@
+//! `--model NAME` → a backend: `scripted` (the agent's built-in rule-based
+//! stand-in), `replay:FILE` (a recorded transcript served offline) or any other
+//! name (the OpenAI-compatible HTTP backend). The other built-in names
+//! (`oracle`, `random`) belong to CoordinationQA and are resolved there.
+
+use crate::transcript::{Scrubber, Transcript, TranscriptError};
+use proagent_agent::scripted_model::ScriptedModel;
+use proagent_llm::LanguageModel;
+use proagent_llm::LlmError;
+use proagent_llm::http::{HttpConfig, OpenAiModel};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Model names served in-process, never over HTTP.
+pub const BUILTIN_MODELS: &[&str] = &["scripted", "oracle", "random"];
+
+/// The prefix that selects the replay backend.
+pub const REPLAY_PREFIX: &str = "replay:";
+
+/// What a `--model` value means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// A model served in-process (`scripted`, `oracle`, `random`).
+    Builtin(String),
+    /// A recorded transcript served offline.
+    Replay(PathBuf),
+    /// A model name an OpenAI-compatible server knows.
+    Http(String),
+}
+
+/// Reads a `--model` value.
+pub fn classify_model(name: &str) -> ModelChoice {
+    if BUILTIN_MODELS.contains(&name) {
+        ModelChoice::Builtin(name.to_string())
+    } else if let Some(path) = name.strip_prefix(REPLAY_PREFIX) {
+        ModelChoice::Replay(PathBuf::from(path))
+    } else {
+        ModelChoice::Http(name.to_string())
+    }
+}
+
+/// A `--model` value with everything needed to build it; `http.model` is ignored
+/// (the name is the model).
+#[derive(Clone, Debug)]
+pub struct ModelSpec {
+    /// The `--model` value.
+    pub name: String,
+    /// Address, key, time-outs and retries of the HTTP backend.
+    pub http: HttpConfig,
+    /// Secret values of the run besides the HTTP backend's own (the command line sets
+    /// the `*_API_KEY` / `*_TOKEN` environment values here); see [`ModelSpec::scrubber`].
+    pub secrets: Scrubber,
+}
+
+impl ModelSpec {
+    /// A spec with the HTTP defaults and no extra secrets.
+    pub fn new(name: impl Into<String>) -> Self {
+        let name = name.into();
+        ModelSpec { http: HttpConfig::new(name.clone()), name, secrets: Scrubber::new() }
+    }
+
+    /// Everything secret in this run: [`ModelSpec::secrets`], the API key and the base
+    /// URL's credentials. Transcript writers scrub with it, and a `replay:FILE` model
+    /// scrubs live requests with it before looking them up.
+    pub fn scrubber(&self) -> Scrubber {
+        let mut s = self.secrets.clone();
+        s.merge(&self.http.secrets());
+        s
+    }
+}
+
+/// Why a model could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The name is a CoordinationQA built-in, which the agent cannot use.
+    #[error(
+        "model {0:?} is a CoordinationQA built-in (for `proagent qa`); a ProAgent seat takes scripted, \
+         replay:FILE or a model name an OpenAI-compatible server serves"
+    )]
+    NotForTheAgent(String),
+    /// `replay:` without a file.
+    #[error("replay: needs a transcript file, e.g. replay:transcripts/run.jsonl")]
+    NoReplayFile,
+    /// The recording could not be read.
+    #[error("cannot replay: {0}")]
+    Replay(#[from] TranscriptError),
+    /// An empty name.
+    #[error("empty model name")]
+    EmptyName,
+    /// The HTTP backend refused its configuration.
+    #[error(transparent)]
+    Http(#[from] LlmError),
+}
+
+/// Reads a transcript file and serves its replies, scrubbing live requests with
+/// `scrubber` first (the recording was scrubbed before it was hashed). A transcript
+/// without a footer is accepted (replaying the prefix of an interrupted run is
+/// useful); malformed lines are errors.
+pub fn open_replay(path: &Path, scrubber: Scrubber) -> Result<proagent_llm::replay::ReplayModel, TranscriptError> {
+    Ok(Transcript::read(path)?.replayer(scrubber))
+}
+
+/// Builds the backend a spec names: `scripted`, `replay:FILE` or a served model.
+pub fn build_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, ModelError> {
+    match classify_model(spec.name.trim()) {
+        ModelChoice::Builtin(n) if n == "scripted" => Ok(Arc::new(ScriptedModel::new())),
+        ModelChoice::Builtin(n) => Err(ModelError::NotForTheAgent(n)),
+        ModelChoice::Replay(path) => {
+            if path.as_os_str().is_empty() {
+                return Err(ModelError::NoReplayFile);
+            }
+            Ok(Arc::new(open_replay(&path, spec.scrubber())?))
+        }
+        ModelChoice::Http(name) => {
+            if name.trim().is_empty() {
+                return Err(ModelError::EmptyName);
+            }
+            let mut cfg = spec.http.clone();
+            cfg.model = name;
+            Ok(Arc::new(OpenAiModel::new(cfg)?))
+        }
+    }
+}
+
+/// What identifies the model behind a spec beyond its name, for eval keys: nothing for
+/// the built-in models (the code version covers them), the sha256 of a `replay:` file,
+/// and a served model's entry in the server's model list
+/// ([`OpenAiModel::server_identity`]).
+pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
+    match classify_model(spec.name.trim()) {
+        ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),
+        ModelChoice::Replay(path) => {
+            let bytes = std::fs::read(&path).map_err(|source| {
+                ModelError::Replay(TranscriptError::Io { path: path.display().to_string(), source })
+            })?;
+            Ok(serde_json::json!({ "replay_sha256": proagent_llm::sha256_hex(&bytes) }))
+        }
+        ModelChoice::Http(name) => {
+            let mut cfg = spec.http.clone();
+            cfg.model = name;
+            Ok(OpenAiModel::new(cfg)?.server_identity().await?)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_map_to_backends() {
+        assert_eq!(classify_model("scripted"), ModelChoice::Builtin("scripted".into()));
+        assert_eq!(classify_model("replay:a/b.jsonl"), ModelChoice::Replay("a/b.jsonl".into()));
+        assert_eq!(classify_model("gpt-4o"), ModelChoice::Http("gpt-4o".into()));
+        assert_eq!(classify_model("llama3.1:8b"), ModelChoice::Http("llama3.1:8b".into()));
+        assert!(matches!(build_model(&ModelSpec::new("oracle")), Err(ModelError::NotForTheAgent(_))));
+        assert!(matches!(build_model(&ModelSpec::new("replay:")), Err(ModelError::NoReplayFile)));
+        let e = build_model(&ModelSpec::new("replay:/nonexistent/x.jsonl")).err().unwrap().to_string();
+        assert!(e.contains("/nonexistent/x.jsonl"), "{e}");
+        assert_eq!(build_model(&ModelSpec::new("scripted")).unwrap().name(), "scripted");
+        let m = build_model(&ModelSpec::new("my-local-model")).unwrap();
+        assert_eq!(m.name(), "my-local-model");
+    }
+}

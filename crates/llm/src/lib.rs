@@ -1,0 +1,299 @@
+//! The language-model interface. Every backend — the built-in scripted model,
+//! the OpenAI-compatible HTTP client, the transcript replayer — implements
+//! [`LanguageModel`], so the planner, the verificator and the QA runner never
+//! know which one they talk to.
+
+#![warn(missing_docs)]
+#![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
+
+pub mod http;
+pub mod record;
+pub mod replay;
+pub mod scrub;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Who wrote a chat message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions that frame the whole chat (the knowledge library, the QA system prompt).
+    System,
+    /// The caller's turn: scene, question, re-plan or double-check request.
+    User,
+    /// A model's earlier reply, sent back as context in multi-round chats (re-plans, verificator).
+    Assistant,
+}
+
+/// One chat message, as sent on the wire (the OpenAI `messages` entry).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// The message text, verbatim.
+    pub content: String,
+}
+
+impl Message {
+    /// A system message with text `s`, verbatim.
+    pub fn system(s: impl Into<String>) -> Self {
+        Message { role: Role::System, content: s.into() }
+    }
+    /// A user message with text `s`, verbatim.
+    pub fn user(s: impl Into<String>) -> Self {
+        Message { role: Role::User, content: s.into() }
+    }
+    /// An assistant message: an earlier reply, sent back as context.
+    pub fn assistant(s: impl Into<String>) -> Self {
+        Message { role: Role::Assistant, content: s.into() }
+    }
+}
+
+/// Sampling settings. The defaults are the ProAgent paper's (temperature 0, top_p 1, 256 tokens).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// Sampling temperature; 0 is greedy (the default).
+    pub temperature: f32,
+    /// Nucleus-sampling mass in (0, 1]; 1 keeps every token (the default).
+    pub top_p: f32,
+    /// Upper bound on the reply's length in tokens (sent as `max_tokens`).
+    pub max_tokens: u32,
+    /// Stop sequences; empty (the default) sends none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling { temperature: 0.0, top_p: 1.0, max_tokens: 256, stop: Vec::new() }
+    }
+}
+
+/// One chat request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    /// The chat so far, in order (usually system first).
+    pub messages: Vec<Message>,
+    /// Sampling settings (flattened into the request's JSON, so they are part of the hash).
+    #[serde(flatten)]
+    pub sampling: Sampling,
+}
+
+impl ChatRequest {
+    /// A request from messages and sampling settings.
+    pub fn new(messages: Vec<Message>, sampling: Sampling) -> Self {
+        ChatRequest { messages, sampling }
+    }
+
+    /// sha256 (hex) of the canonical JSON of the request: the key replay looks replies up by.
+    /// The model name is deliberately not part of it, so a recording can be replayed by any backend.
+    pub fn canonical_hash(&self) -> String {
+        // serde_json writes struct fields in declaration order and floats in a fixed form,
+        // so this text is stable for equal requests.
+        let text = serde_json::to_string(self).unwrap_or_default();
+        sha256_hex(text.as_bytes())
+    }
+}
+
+/// sha256 of bytes, as lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Token counts, from the server or (for built-in models) a deterministic estimate.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens in the whole request (every message), as the server counts them.
+    pub prompt_tokens: u64,
+    /// Tokens in the reply text.
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another reply's counts. Counts come from servers (untrusted), so the sum
+    /// saturates at `u64::MAX` instead of wrapping or panicking.
+    pub fn add(&mut self, o: Usage) {
+        self.prompt_tokens = self.prompt_tokens.saturating_add(o.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(o.completion_tokens);
+    }
+}
+
+/// A fault seen on one attempt of a request that was retried.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// Short kind: "status_429", "status_500", "timeout", "connect", "bad_body", "empty_choices", ...
+    pub kind: String,
+    /// One line for humans: HTTP status, an excerpt of the body, the retry delay (API key redacted).
+    pub detail: String,
+}
+
+/// A model's reply.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    /// The reply's message content, verbatim; it is untrusted text for callers to parse.
+    pub text: String,
+    /// Token counts: the server's, or [`estimate_tokens`] when it reports none.
+    pub usage: Usage,
+    /// How many attempts the backend made (1 when the first one worked).
+    pub attempts: u32,
+    /// Faults of the failed attempts before the one that worked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
+    /// The finish reason reported by the server, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+}
+
+impl ChatResponse {
+    /// A first-attempt reply with finish reason "stop" and no faults (built-in models).
+    pub fn simple(text: impl Into<String>, usage: Usage) -> Self {
+        ChatResponse { text: text.into(), usage, attempts: 1, faults: Vec::new(), finish_reason: Some("stop".into()) }
+    }
+}
+
+/// Why a request produced no usable reply.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    /// The server could not be reached or kept failing; every attempt's fault is kept.
+    #[error("model unreachable after {} attempts: {}", .faults.len(), .faults.last().map(|f| f.detail.as_str()).unwrap_or("no attempt made"))]
+    Unreachable {
+        /// One per attempt, in order; empty when no attempt could be made.
+        faults: Vec<Fault>,
+    },
+    /// The server answered, but not with a usable reply (no content, unknown finish reason, ...).
+    #[error("unusable reply: {reason}")]
+    BadReply {
+        /// What was wrong with it, one line (the last attempt's fault detail).
+        reason: String,
+        /// The reply body as received (API key redacted), for diagnosis and transcripts.
+        raw: String,
+        /// Every attempt's fault, the unusable reply's last.
+        faults: Vec<Fault>,
+    },
+    /// The server refused the request with a status no retry can fix (400, 401, 403,
+    /// 404, 413, 422, ...): the key, the model name, the base URL or the request itself
+    /// is wrong, and every later request of the run would be refused the same way.
+    #[error(
+        "the model server refused the request (HTTP {status}{}) at {url}: {message} ({})",
+        status_reason(*.status).map(|r| format!(" {r}")).unwrap_or_default(),
+        refusal_hint(*.status)
+    )]
+    Refused {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint, without any credentials in it.
+        url: String,
+        /// The server's error text (its `error.message` when it sent OpenAI's error
+        /// object), with secrets removed.
+        message: String,
+        /// Every attempt's fault (one: a refusal is not retried).
+        faults: Vec<Fault>,
+    },
+    /// A replayed request that is not in the recording.
+    #[error("replay miss: {0}")]
+    ReplayMiss(String),
+    /// A misconfiguration found before any request was sent.
+    #[error("model configuration: {0}")]
+    Config(String),
+}
+
+impl LlmError {
+    /// The faults recorded along the way (empty for configuration errors).
+    pub fn faults(&self) -> &[Fault] {
+        match self {
+            LlmError::Unreachable { faults } | LlmError::BadReply { faults, .. } | LlmError::Refused { faults, .. } => {
+                faults
+            }
+            _ => &[],
+        }
+    }
+
+    /// Whether the error condemns the whole run, not just this request: the server
+    /// refused the configuration ([`LlmError::Refused`]) or the backend is misconfigured
+    /// ([`LlmError::Config`]). Callers stop at once instead of counting a failure, so a
+    /// wrong key or model name never turns into a run of zero scores.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, LlmError::Refused { .. } | LlmError::Config(_))
+    }
+}
+
+/// The reason phrase of an HTTP status ("Unauthorized"), if it has a standard one.
+fn status_reason(status: u16) -> Option<&'static str> {
+    reqwest::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason())
+}
+
+/// What a refusal most likely means, for the error message.
+pub fn refusal_hint(status: u16) -> &'static str {
+    match status {
+        401 => "check the API key in $OPENAI_API_KEY",
+        403 => "the API key may not use this model or endpoint",
+        404 => "check --model and --base-url: the endpoint or the model does not exist there",
+        400 | 413 | 422 => {
+            "the server rejected the request itself, e.g. a prompt longer than the model's context or a sampling setting it does not accept"
+        }
+        _ => "a configuration error that no retry can fix",
+    }
+}
+
+/// One interface for every backend.
+#[async_trait]
+pub trait LanguageModel: Send + Sync {
+    /// A short name for reports and transcripts (e.g. "scripted", "gpt-4o", "replay").
+    fn name(&self) -> String;
+    /// Sends one chat request and returns the reply.
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
+}
+
+/// A rough, deterministic token estimate (about 4 characters a token) for models
+/// that have no tokenizer of their own.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_hash_is_stable_and_sensitive() {
+        let a = ChatRequest::new(vec![Message::system("s"), Message::user("u")], Sampling::default());
+        let b = a.clone();
+        assert_eq!(a.canonical_hash(), b.canonical_hash());
+        assert_eq!(a.canonical_hash().len(), 64);
+        let mut c = a.clone();
+        c.messages[1].content.push('!');
+        assert_ne!(a.canonical_hash(), c.canonical_hash());
+        let mut d = a.clone();
+        d.sampling.temperature = 0.5;
+        assert_ne!(a.canonical_hash(), d.canonical_hash());
+    }
+
+    #[test]
+    fn usage_sums_saturate() {
+        let mut u = Usage { prompt_tokens: u64::MAX - 1, completion_tokens: 5 };
+        u.add(Usage { prompt_tokens: 10, completion_tokens: u64::MAX });
+        assert_eq!(u, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX });
+    }
+
+    #[test]
+    fn only_refusals_and_configuration_errors_are_fatal() {
+        let refused = LlmError::Refused { status: 404, url: "u".into(), message: "m".into(), faults: vec![] };
+        assert!(refused.is_fatal());
+        assert!(refused.to_string().contains("HTTP 404 Not Found"), "{refused}");
+        assert!(LlmError::Config("c".into()).is_fatal());
+        assert!(!LlmError::Unreachable { faults: vec![] }.is_fatal());
+        assert!(!LlmError::BadReply { reason: "r".into(), raw: String::new(), faults: vec![] }.is_fatal());
+        assert!(!LlmError::ReplayMiss("x".into()).is_fatal());
+    }
+
+    #[test]
+    fn token_estimate() {
+        assert_eq!(estimate_tokens(""), 0);
+        assert_eq!(estimate_tokens("abcd"), 1);
+        assert_eq!(estimate_tokens("abcde"), 2);
+    }
+}
