@@ -11,9 +11,9 @@
 pub use proagent_agent as agent;
 pub use proagent_analysis as analysis;
 pub use proagent_core::{game, limits, seat};
-pub use proagent_eval::{runner, sweep as eval, transcript};
+pub use proagent_eval::{games, on_game, replay, run, runner, sweep as eval, transcript};
 pub use proagent_llm as llm;
-pub use proagent_overcooked::{controller, env, policy, skills};
+pub use proagent_overcooked::{controller, env, game as overcooked_game, skills};
 pub use proagent_overcooked_v2 as overcooked_v2;
 pub use proagent_overcooked_v2::env as env_v2;
 pub use proagent_partners as partners;

@@ -96,7 +96,7 @@ impl EnvV2 {
             sample_recipe_on_delivery: resample_recipe,
             indicate_successful_delivery: indicate_delivery,
         };
-        let mut chance = Box::new(proagent::runner::v2_episode::env_chance(0));
+        let mut chance = Box::new(proagent::runner::env_chance(0));
         let state = layout.start_state(&settings, &mut *chance);
         Ok(EnvV2 { layout, settings, state, chance, score: 0, correct: 0, wrong: 0 })
     }
@@ -105,7 +105,7 @@ impl EnvV2 {
     /// observation tensor (int32, height × width × channels), in player order.
     #[pyo3(signature = (seed = None))]
     fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
-        self.chance = Box::new(proagent::runner::v2_episode::env_chance(seed.unwrap_or(0)));
+        self.chance = Box::new(proagent::runner::env_chance(seed.unwrap_or(0)));
         self.state = self.layout.start_state(&self.settings, &mut *self.chance);
         self.score = 0;
         self.correct = 0;

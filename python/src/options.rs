@@ -5,16 +5,15 @@
 use proagent::agent::config::MAX_REPLANS;
 use proagent::agent::names::UnknownName;
 use proagent::agent::preset::Preset;
-use proagent::agent::prompts::PromptLibrary;
-use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
+use proagent::agent::{AgentSettings, ModelSettings};
 use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
-use proagent::runner::models::{ModelChoice, ModelSpec, build_model, classify_model};
+use proagent::runner::models::{ModelChoice, ModelSpec, classify_model};
+use proagent::runner::seats::ProAgentSeat;
 use proagent::transcript::Scrubber;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The option names understood, as the CLI's flags with `_` for `-`.
@@ -193,20 +192,17 @@ impl AgentOptions {
         Ok(AgentOptions { settings, model: ms, spec })
     }
 
-    /// The agent configuration: the model is built (a replay file is read, an HTTP client
-    /// made) and the prompts loaded; `seed` seeds an HTTP backend's retry jitter.
-    pub fn config(&self, horizon: u32, seed: u64) -> PyResult<ProAgentConfig> {
-        let mut spec = self.spec.clone();
-        spec.http.seed = seed;
-        let model = build_model(&spec).map_err(|e| err("model", e))?;
-        let prompts =
-            PromptLibrary::load_or_embedded(self.settings.prompts.as_deref()).map_err(|e| err("prompts", e))?;
-        let mut cfg = ProAgentConfig::new(model);
-        cfg.sampling = self.model.sampling();
-        cfg.settings = self.settings.clone();
-        cfg.prompts = Arc::new(prompts);
-        cfg.horizon = horizon;
-        Ok(cfg)
+    /// The seat these options describe, for the seat factory (`seed` seeds an HTTP
+    /// backend's retry jitter); it is named like the CLI names it.
+    pub fn seat(&self, seed: u64) -> ProAgentSeat {
+        let mut backend = self.spec.clone();
+        backend.http.seed = seed;
+        ProAgentSeat {
+            label: proagent::agent::config::label(&self.settings, &self.model),
+            settings: self.settings.clone(),
+            model: self.model.clone(),
+            backend,
+        }
     }
 
     /// Everything that must never reach a transcript: the API key and the usual env secrets.

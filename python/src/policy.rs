@@ -13,11 +13,13 @@ use async_trait::async_trait;
 use proagent::agent::ExchangeSink;
 use proagent::controller::Kitchen;
 use proagent::env::{Action, Event, Layout, State};
-use proagent::policy::{Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use proagent::games::Playable;
+use proagent::overcooked_game::Overcooked;
+use proagent::run::{Run, TranscriptTarget};
 use proagent::runner::StepView;
-use proagent::runner::episode::Unseen;
-use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
-use proagent::runner::seats::{SeatFactory, build_partner};
+use proagent::runner::record::EpisodeRecorder;
+use proagent::runner::seats::SeatFactory;
+use proagent::seat::{AgentError, BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
 use proagent::transcript::WriterOptions;
 use pyo3::exceptions::{PyIOError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -25,7 +27,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// A seat's agent shared between a `Policy` object and the episodes it is lent to.
-pub type SharedAgent = Arc<tokio::sync::Mutex<Box<dyn Agent>>>;
+pub type SharedAgent = Arc<tokio::sync::Mutex<Box<dyn Seat<Overcooked>>>>;
 
 /// A current-thread runtime for driving one agent's `act`.
 pub fn runtime() -> PyResult<tokio::runtime::Runtime> {
@@ -39,16 +41,16 @@ pub fn runtime() -> PyResult<tokio::runtime::Runtime> {
 pub struct Lent(pub SharedAgent);
 
 #[async_trait]
-impl Agent for Lent {
+impl Seat<Overcooked> for Lent {
     fn name(&self) -> String {
         self.0.try_lock().map(|a| a.name()).unwrap_or_else(|_| "policy".into())
     }
-    fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
         if let Ok(mut a) = self.0.try_lock() {
-            a.reset(layout, seat, seed);
+            a.reset(game, seat, seed);
         }
     }
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
         self.0.lock().await.act(obs).await
     }
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
@@ -93,20 +95,20 @@ impl PyCallableAgent {
 }
 
 #[async_trait]
-impl Agent for PyCallableAgent {
+impl Seat<Overcooked> for PyCallableAgent {
     fn name(&self) -> String {
         self.label.clone()
     }
-    fn reset(&mut self, _layout: &Layout, seat: usize, _seed: u64) {
+    fn reset(&mut self, _game: &Overcooked, seat: usize, _seed: u64) {
         self.seat = seat;
     }
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
         let failed = self.error.lock().map(|e| e.is_some()).unwrap_or(true);
         if failed {
             return Ok(Action::Stay);
         }
         // A Python exception is kept and re-raised after the episode; the seat stays put.
-        Ok(match self.call(obs.layout, obs.state) {
+        Ok(match self.call(&obs.game.layout, obs.view) {
             Ok(a) => a,
             Err(e) => {
                 if let Ok(mut slot) = self.error.lock() {
@@ -125,7 +127,7 @@ impl Agent for PyCallableAgent {
 #[pyclass(module = "proagent._native")]
 pub struct Policy {
     agent: SharedAgent,
-    kitchen: Arc<Kitchen>,
+    game: Arc<Overcooked>,
     seat: usize,
     seed: u64,
     spec: String,
@@ -168,14 +170,14 @@ impl Policy {
         });
         let view = StepView {
             t,
-            layout: &self.kitchen.layout,
+            game: &*self.game,
             state: &env.state,
-            joint,
+            actions: &joint.map(Some),
             outcome: &env.last_outcome,
             skill_events: &skills,
             beliefs: &beliefs,
-            score: env.score,
-            agents: [&Unseen, &Unseen],
+            score: i64::from(env.score),
+            seats: &[],
         };
         rec.recorder.on_step(&view);
         rec.last_t = Some(t);
@@ -194,28 +196,32 @@ impl Policy {
     pub fn sink(&self) -> Option<ExchangeSink> {
         self.sink.clone()
     }
-    /// The layout this policy plays.
-    pub fn kitchen(&self) -> &Arc<Kitchen> {
-        &self.kitchen
+    /// The game this policy plays.
+    pub fn game(&self) -> &Arc<Overcooked> {
+        &self.game
     }
 }
 
 /// Builds a seat from a spec; a `proagent` seat gets `options`.
 pub fn build_seat(
     spec: &str,
-    kitchen: &Arc<Kitchen>,
+    game: &Arc<Overcooked>,
     options: Option<&AgentOptions>,
-    horizon: u32,
     seed: u64,
     seat: usize,
-) -> PyResult<(Box<dyn Agent>, Option<ExchangeSink>)> {
-    let factory = match options {
-        Some(o) => SeatFactory::new(Some(o.config(horizon, seed)?)),
+) -> PyResult<(Box<dyn Seat<Overcooked>>, Option<ExchangeSink>)> {
+    let factory = factory_of(options, seed);
+    factory.check(spec, &**game, seat).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let s = factory.build(spec, &**game).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((s.seat, s.exchanges))
+}
+
+/// The seat factory of a run from Python: `proagent` seats get `options` (the CLI's flags).
+pub fn factory_of(options: Option<&AgentOptions>, seed: u64) -> SeatFactory {
+    match options {
+        Some(o) => SeatFactory::new(Some(o.seat(seed))),
         None => SeatFactory::new(None),
-    };
-    factory.check(spec, kitchen, seat).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let s = factory.build(spec, kitchen).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok((s.agent, s.exchanges))
+    }
 }
 
 #[pymethods]
@@ -226,10 +232,10 @@ impl Policy {
     fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
         let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
             let e = env.borrow();
-            if e.kitchen().layout.grid != self.kitchen.layout.grid {
+            if e.kitchen().layout.grid != self.game.layout.grid {
                 return Err(PyValueError::new_err(format!(
                     "this policy plays {}, the Env is {}",
-                    self.kitchen.layout.name,
+                    self.game.layout.name,
                     e.kitchen().layout.name
                 )));
             }
@@ -241,17 +247,18 @@ impl Policy {
                     "a policy writing a transcript must be given the Env (act(env)), which knows the last step",
                 ));
             }
-            (state_from_dict(&self.kitchen.layout, state)?, None, [None; 2])
+            (state_from_dict(&self.game.layout, state)?, None, [None; 2])
         };
-        let (agent, layout, seat) = (&self.agent, &self.kitchen.layout, self.seat);
+        let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
         let a = py.detach(|| {
             self.rt.block_on(async {
+                let last_actions: Vec<Option<Action>> =
+                    last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
+                let last_events: [Option<Event>; 2] = last_events;
                 let obs = Observation {
-                    layout,
-                    state: &st,
-                    seat,
-                    last_joint,
-                    last_events: last_events as [Option<Event>; 2],
+                    last_actions: &last_actions,
+                    last_events: &last_events,
+                    ..Observation::new(game, &st, seat, st.timestep)
                 };
                 agent.lock().await.act(&obs).await
             })
@@ -266,9 +273,9 @@ impl Policy {
         if let Some(s) = seed {
             self.seed = s;
         }
-        let (agent, layout, seat) = (&self.agent, &self.kitchen.layout, self.seat);
+        let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
         let seed = seat_seed(self.seed, seat);
-        py.detach(|| self.rt.block_on(async { agent.lock().await.reset(layout, seat, seed) }));
+        py.detach(|| self.rt.block_on(async { agent.lock().await.reset(game, seat, seed) }));
     }
 
     /// The agent's name for reports (e.g. `greedy`, `proagent[scripted]`).
@@ -344,7 +351,7 @@ impl Policy {
             })
         });
         let mut summary = serde_json::json!({
-            "layout": self.kitchen.layout.name,
+            "layout": self.game.layout.name,
             "agent": self.name,
             "partner": "python",
             "seat": self.seat,
@@ -365,7 +372,7 @@ impl Policy {
     }
 
     fn __repr__(&self) -> String {
-        format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.kitchen.layout.name, self.seat)
+        format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.game.layout.name, self.seat)
     }
 }
 
@@ -391,6 +398,7 @@ pub fn partner(
         Some(l) => kitchen_of(l)?,
         None => Arc::new(Kitchen::new(Arc::new(crate::env::load_layout("cramped_room")?))),
     };
+    let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
     let opts = match options {
         Some(o) if !o.is_none() => Some(AgentOptions::from_json(&crate::convert::to_json(o)?)?),
         _ => None,
@@ -401,13 +409,13 @@ pub fn partner(
     }
     let opts = if is_pa { Some(opts.unwrap_or(AgentOptions::from_json(&serde_json::Value::Null)?)) } else { None };
     let (mut agent, sink) = if is_pa {
-        build_seat(kind, &kitchen, opts.as_ref(), horizon, seed, seat)?
+        build_seat(kind, &game, opts.as_ref(), seed, seat)?
     } else {
-        (build_partner(kind, &kitchen).map_err(|e| PyValueError::new_err(e.to_string()))?, None)
+        (game.partner(kind).map_err(|e| PyValueError::new_err(e.to_string()))?, None)
     };
     // The same derived seed the runner gives this seat for episode `seed`, so a Python
     // loop and `play` with the same seed play the same episode.
-    agent.reset(&kitchen.layout, seat, seat_seed(seed, seat));
+    agent.reset(&game, seat, seat_seed(seed, seat));
     let name = agent.name();
     let recorder = match (transcript, &opts) {
         (None, _) => None,
@@ -422,34 +430,27 @@ pub fn partner(
             } else {
                 None
             };
-            let run = RunConfig {
-                command: PLAY_COMMAND.into(),
-                layout: kitchen.layout.name.clone(),
-                layout_spec,
-                layout_file,
-                agent: kind.trim().to_string(),
-                partner: "python".into(),
-                seat,
-                seed,
-                horizon,
-                proagent: o.settings.clone(),
-                model: o.model.clone(),
-
-                v2: None,
-                seats: Default::default(),
+            // The Python loop's own seat is named `python` in the header; the run never builds it.
+            let run = Run::new(Arc::clone(&game), kind, "python", seat, factory_of(Some(o), seed))
+                .with_layout(&layout_spec, layout_file);
+            let target = TranscriptTarget {
+                path: path.clone(),
+                options: WriterOptions { scrubber: o.scrubber(), wall_clock: !no_wall_clock },
+                partial_until_done: true,
             };
-            let prompts = o.config(horizon, seed)?.prompt_hashes();
-            let header = run.header(prompts).map_err(|e| PyIOError::new_err(e.to_string()))?;
-            let wopts = WriterOptions { scrubber: o.scrubber(), wall_clock: !no_wall_clock };
-            let mut r = EpisodeRecorder::start_file(path.clone(), wopts, &header)
-                .map_err(|e| PyIOError::new_err(e.to_string()))?;
-            r.set_sinks(sink.iter().cloned().collect());
+            let mut r = run
+                .recorder(seed, &target)
+                .map_err(|e| PyIOError::new_err(e.to_string()))?
+                .ok_or_else(|| PyValueError::new_err("transcript is for the \"proagent\" agent"))?;
+            let mut sinks = vec![None, None];
+            sinks[seat.min(1)] = sink.clone();
+            r.set_seat_sinks(sinks);
             Some(Recording { recorder: r, last_t: None, path })
         }
     };
     Ok(Policy {
         agent: Arc::new(tokio::sync::Mutex::new(agent)),
-        kitchen,
+        game,
         seat,
         seed,
         spec: kind.trim().to_string(),

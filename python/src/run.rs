@@ -8,16 +8,19 @@ use crate::policy::{Lent, Policy, PyCallableAgent, build_seat, runtime};
 use proagent::agent::ExchangeSink;
 use proagent::analysis::{self, readers};
 use proagent::env::trace;
+use proagent::games::Playable;
 use proagent::llm::{ChatResponse, LlmError, Usage};
-use proagent::policy::Agent;
+use proagent::overcooked_game::Overcooked;
 use proagent::qa::data::{self, Filter};
 use proagent::qa::prompt::Prompts;
 use proagent::qa::score::build_report;
 use proagent::qa::{Mode, default_sampling, requests, score_exchange};
-use proagent::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
+use proagent::run::{Run, TranscriptTarget};
 use proagent::runner::seats::is_proagent;
+use proagent::runner::summary::summary_json;
 use proagent::runner::{EpisodeOptions, StepView, play_episode};
-use proagent::transcript::{TranscriptWriter, WriterOptions};
+use proagent::seat::Seat;
+use proagent::transcript::WriterOptions;
 use pyo3::exceptions::{PyIOError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -106,9 +109,10 @@ pub fn play<'py>(
         _ => AgentOptions::from_json(&serde_json::Value::Null)?,
     };
     let labels = [label_of(py, &agent), label_of(py, &partner)];
+    let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
     let mut by_player = if seat == 0 { [agent, partner] } else { [partner, agent] };
-    let mut agents: Vec<Box<dyn Agent>> = Vec::new();
-    let mut sinks: Vec<ExchangeSink> = Vec::new();
+    let mut agents: Vec<Box<dyn Seat<Overcooked>>> = Vec::new();
+    let mut sinks: Vec<Option<ExchangeSink>> = Vec::new();
     let mut errors: Vec<Arc<Mutex<Option<PyErr>>>> = Vec::new();
     let mut has_proagent = false;
     for (player, a) in by_player.iter_mut().enumerate() {
@@ -116,33 +120,32 @@ pub fn play<'py>(
             SeatArg::Spec(spec) => {
                 let pa = is_proagent(spec);
                 has_proagent |= pa;
-                let (agent, sink) =
-                    build_seat(spec, &kitchen, pa.then_some(&opts), horizon, seed, player).map_err(|e| {
-                        let flag = if player == seat { "agent" } else { "partner" };
-                        PyValueError::new_err(format!("{flag}: {e}"))
-                    })?;
-                sinks.extend(sink);
+                let (agent, sink) = build_seat(spec, &game, pa.then_some(&opts), seed, player).map_err(|e| {
+                    let flag = if player == seat { "agent" } else { "partner" };
+                    PyValueError::new_err(format!("{flag}: {e}"))
+                })?;
+                sinks.push(sink);
                 agents.push(agent);
             }
             SeatArg::Policy(p) => {
                 let p = p.borrow(py);
-                if p.kitchen().layout.grid != kitchen.layout.grid {
+                if p.game().layout.grid != kitchen.layout.grid {
                     return Err(PyValueError::new_err(format!(
                         "a policy built for {} cannot play {}",
-                        p.kitchen().layout.name,
+                        p.game().layout.name,
                         kitchen.layout.name
                     )));
                 }
-                if let Some(s) = p.sink() {
-                    has_proagent = true;
-                    sinks.push(s);
-                }
+                let sink = p.sink();
+                has_proagent |= sink.is_some();
+                sinks.push(sink);
                 agents.push(Box::new(Lent(p.shared())));
             }
             SeatArg::Callable(f) => {
                 let label = label_of(py, &SeatArg::Callable(f.clone_ref(py)));
                 let c = PyCallableAgent::new(f.clone_ref(py), label);
                 errors.push(Arc::clone(&c.error));
+                sinks.push(None);
                 agents.push(Box::new(c));
             }
         }
@@ -152,42 +155,34 @@ pub fn play<'py>(
     }
     let mut recorder = match &transcript {
         Some(path) => {
-            let wopts = WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock };
-            let run = RunConfig {
-                command: PLAY_COMMAND.into(),
-                layout: kitchen.layout.name.clone(),
-                layout_spec: layout_spec.clone(),
-                layout_file,
-                agent: labels[0].clone(),
-                partner: labels[1].clone(),
-                seat,
-                seed,
-                horizon,
-                proagent: opts.settings.clone(),
-                model: opts.model.clone(),
-
-                v2: None,
-                seats: Default::default(),
+            // The header names each seat as given from Python; ProAgent seats built from
+            // specs are recorded with their options.
+            let mut run =
+                Run::new(Arc::clone(&game), &labels[0], &labels[1], seat, crate::policy::factory_of(Some(&opts), seed))
+                    .with_layout(&layout_spec, layout_file);
+            run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
+            let target = TranscriptTarget {
+                path: path.clone(),
+                options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock },
+                partial_until_done: false,
             };
-            let prompts = opts.config(horizon, seed)?.prompt_hashes();
-            let header = run.header(prompts).map_err(|e| PyIOError::new_err(e.to_string()))?;
-            let w = TranscriptWriter::create(path, wopts).map_err(|e| PyIOError::new_err(e.to_string()))?;
-            let mut r = EpisodeRecorder::start(w, &header).map_err(|e| PyIOError::new_err(e.to_string()))?;
-            r.set_sinks(sinks.clone());
+            let mut r = run
+                .recorder(seed, &target)
+                .map_err(|e| PyIOError::new_err(e.to_string()))?
+                .ok_or_else(|| PyValueError::new_err("transcript needs a proagent seat"))?;
+            r.set_seat_sinks(sinks.clone());
             Some(r)
         }
         None => None,
     };
-    let [a0, a1]: [Box<dyn Agent>; 2] =
-        agents.try_into().map_err(|_| PyValueError::new_err("internal: two seats expected"))?;
     let rt = runtime()?;
-    let layout_arc = Arc::clone(&kitchen.layout);
+    let played = Arc::clone(&game);
     let result = py.detach(|| {
         let mut options = EpisodeOptions::default();
         if let Some(r) = recorder.as_mut() {
-            options.on_step = Some(Box::new(move |v: &StepView<'_>| r.on_step(v)));
+            options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
         }
-        rt.block_on(play_episode(layout_arc, [a0, a1], seed, horizon, options))
+        rt.block_on(play_episode(played, agents, seed, options))
     });
     for e in &errors {
         if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
@@ -195,12 +190,12 @@ pub fn play<'py>(
         }
     }
     let result = result.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-    let mut summary = result.summary_json(seat);
+    let mut summary = summary_json(&result, seat);
     if let Some(r) = recorder {
         r.finish(summary.clone()).map_err(|e| PyIOError::new_err(e.to_string()))?;
     }
     if trajectory {
-        summary["trajectory"] = result.to_trajectory_json();
+        summary["trajectory"] = game.trajectory_json(&result);
     }
     if let Some(p) = &transcript {
         summary["transcript"] = serde_json::json!(p.display().to_string());

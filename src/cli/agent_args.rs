@@ -9,15 +9,13 @@ use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
 use proagent::agent::config::{self, MAX_REPLANS};
 use proagent::agent::preset::Preset;
-use proagent::agent::prompts::{Family, PromptLibrary};
 use proagent::agent::verificator::VerificatorMode;
-use proagent::agent::{AgentSettings, ModelSettings, ProAgentConfig};
+use proagent::agent::{AgentSettings, ModelSettings};
 use proagent::limits::MAX_MEMORY_K;
-use proagent::runner::models::{ModelChoice, build_model, classify_model};
-use proagent::runner::seats::proagent_options;
+use proagent::runner::models::{ModelChoice, classify_model};
+use proagent::runner::seats::{ProAgentSeat, SeatFactory, is_proagent, proagent_options};
 use proagent::transcript::Scrubber;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// What `--model` means wherever a ProAgent is seated.
 pub const AGENT_MODEL_HELP: &str = "The language model of every `proagent` seat: `scripted` (the built-in \
@@ -168,36 +166,23 @@ impl ProAgentArgs {
         Ok(SeatSetup { spec: spec.to_string(), label: config::label(&settings, &model), settings, model })
     }
 
-    /// The model and prompts of a resolved seat, loaded; `seed` seeds an HTTP backend's
-    /// retry jitter. Bad prompts and unusable model names are reported here.
-    pub fn build(&self, seat: &SeatSetup, horizon: u32, seed: u64) -> Result<ProAgentConfig> {
-        let spec = self.llm.http.model_spec(&seat.model.model, seed)?;
-        let model = build_model(&spec).with_context(|| format!("{}: --model", seat.label))?;
-        let prompts = PromptLibrary::load_or_embedded(seat.settings.prompts.as_deref()).context("--prompts")?;
-        let mut cfg = ProAgentConfig::new(model);
-        cfg.sampling = seat.model.sampling();
-        cfg.settings = seat.settings.clone();
-        cfg.prompts = Arc::new(prompts);
-        cfg.horizon = horizon;
-        cfg.label = Some(seat.label.clone());
-        Ok(cfg)
+    /// A ProAgent spec resolved against these flags into the seat every game builds from
+    /// (`seed` seeds an HTTP backend's retry jitter); errors name the spec.
+    pub fn seat(&self, spec: &str, seed: u64) -> Result<ProAgentSeat> {
+        let setup = self.resolve(spec)?;
+        let backend = self.llm.http.model_spec(&setup.model.model, seed)?;
+        Ok(ProAgentSeat { label: setup.label, settings: setup.settings, model: setup.model, backend })
     }
 
-    /// Like [`ProAgentArgs::build`] for OvercookedV2: the model through
-    /// `runner::v2::v2_model` (whose `scripted` model reads V2 prompts) and the `prompts/v2`
-    /// templates.
-    pub fn build_v2(&self, seat: &SeatSetup, horizon: u32, seed: u64) -> Result<ProAgentConfig> {
-        let spec = self.llm.http.model_spec(&seat.model.model, seed)?;
-        let model = proagent::runner::v2::v2_model(&spec).with_context(|| format!("{}: --model", seat.label))?;
-        let prompts = PromptLibrary::load_or_embedded_family(seat.settings.prompts.as_deref(), Family::V2)
-            .context("--prompts")?;
-        let mut cfg = ProAgentConfig::new(model);
-        cfg.sampling = seat.model.sampling();
-        cfg.settings = seat.settings.clone();
-        cfg.prompts = Arc::new(prompts);
-        cfg.horizon = horizon;
-        cfg.label = Some(seat.label.clone());
-        Ok(cfg)
+    /// Registers every ProAgent spec of `specs` in `factory` (resolved against these flags);
+    /// errors name the flag that gave the spec.
+    pub fn register(&self, mut factory: SeatFactory, specs: &[(&str, &str)], seed: u64) -> Result<SeatFactory> {
+        for (flag, spec) in specs {
+            if is_proagent(spec) {
+                factory = factory.with_seat(spec, self.seat(spec, seed).context(flag.to_string())?);
+            }
+        }
+        Ok(factory)
     }
 
     /// Everything that must never reach a transcript: the API key, the base URL's

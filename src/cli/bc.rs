@@ -367,7 +367,8 @@ fn selfplay_cmd(a: SelfplayArgs) -> Result<ExitCode> {
     for ep in 0..episodes {
         let seed = a.run.seed_of(ep);
         for (k, s) in seats.iter_mut().enumerate() {
-            proagent::policy::Agent::reset(s, &layout, k, seed);
+            let game = proagent::overcooked_game::Overcooked::new(Arc::new(layout.clone()), horizon);
+            proagent::seat::Seat::reset(s, &game, k, seed);
         }
         let mut state = layout.start_state();
         let mut total = 0u32;

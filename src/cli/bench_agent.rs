@@ -6,11 +6,11 @@ use super::agent_args::ProAgentArgs;
 use super::common::{EpisodeArgs, JsonArg, load_layout};
 use anyhow::{Context, Result, bail};
 use proagent::agent::ProAgent;
-use proagent::controller::Kitchen;
 use proagent::env::{Action, Event};
-use proagent::policy::{Agent, Observation};
+use proagent::overcooked_game::Overcooked;
 use proagent::runner::seat_seed;
-use proagent::runner::seats::build_partner;
+use proagent::runner::seats::SeatFactory;
+use proagent::seat::{Observation, Seat};
 use serde_json::json;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -37,34 +37,40 @@ pub struct AgentBenchArgs {
 
 pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let layout = load_layout(&a.layout)?;
-    let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
+    let game = Arc::new(Overcooked::new(Arc::new(layout), a.run.horizon));
     let seat = a.seat as usize;
-    let setup = a.proagent.resolve("proagent")?;
-    let cfg = a.proagent.build(&setup, a.run.horizon, 0)?;
-    ProAgent::check_prompts(&cfg, &kitchen.layout, seat).context("prompt templates")?;
-    build_partner(&a.partner, &kitchen).context("--partner")?;
+    let pa = a.proagent.seat("proagent", 0)?;
+    let label = pa.label.clone();
+    let factory = SeatFactory::new(Some(pa));
+    factory.check("proagent", &*game, seat).context("prompt templates")?;
+    factory.check(&a.partner, &*game, 1 - seat).context("--partner")?;
+    let cfg = factory.config_of("proagent", &*game)?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let layout = Arc::clone(&kitchen.layout);
+    let layout = Arc::clone(&game.layout);
     let cpu0 = process_cpu_seconds();
     let (mut agent_time, mut llm_time, mut episode_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut worst_episode = Duration::ZERO;
     let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
     for e in 0..a.run.episodes {
         let seed = a.run.seed_of(e);
-        let mut agent = ProAgent::new(cfg.clone()).with_kitchen(Arc::clone(&kitchen));
-        let mut partner = build_partner(&a.partner, &kitchen)?;
+        let mut agent = ProAgent::new(cfg.clone()).with_kitchen(game.kitchen());
+        let mut partner = factory.build(&a.partner, &*game)?.seat;
         let t_episode = Instant::now();
         let t_reset = Instant::now();
-        agent.reset(&layout, seat, seat_seed(seed, seat));
+        agent.reset(&game, seat, seat_seed(seed, seat));
         let mut this_agent = t_reset.elapsed();
-        partner.reset(&layout, 1 - seat, seat_seed(seed, 1 - seat));
+        partner.reset(&game, 1 - seat, seat_seed(seed, 1 - seat));
         let mut state = layout.start_state();
-        let mut last_joint = None;
+        let mut last_joint: Vec<Option<Action>> = Vec::new();
         let mut last_events: [Option<Event>; 2] = [None, None];
-        for _ in 0..a.run.horizon {
+        for t in 0..a.run.horizon {
             let mut joint = [Action::Stay; 2];
             for (i, slot) in joint.iter_mut().enumerate() {
-                let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
+                let obs = Observation {
+                    last_actions: &last_joint,
+                    last_events: &last_events,
+                    ..Observation::new(&*game, &state, i, t)
+                };
                 if i == seat {
                     let t0 = Instant::now();
                     *slot = rt.block_on(agent.act(&obs))?;
@@ -84,7 +90,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
             }
             let out = layout.step(&mut state, joint);
             score += out.reward as u64;
-            last_joint = Some(joint);
+            last_joint = joint.map(Some).to_vec();
             last_events = out.events;
         }
         let this_episode = t_episode.elapsed();
@@ -106,7 +112,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         "layout": layout.name,
         "partner": a.partner,
         "seat": seat,
-        "agent": setup.label,
+        "agent": label,
         "model": a.proagent.llm.model,
         "episodes": a.run.episodes,
         "horizon": a.run.horizon,

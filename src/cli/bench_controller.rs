@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use proagent::controller::{Controller, Kitchen};
 use proagent::env::{Action, DEFAULT_HORIZON, Layout, layout::BUILTIN};
 use proagent::partners::scripted::facts_from_state;
-use proagent::policy::derive_seed;
+use proagent::seat::derive_seed;
 use proagent::skills::rules::choose_skill;
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;

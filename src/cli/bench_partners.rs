@@ -4,10 +4,10 @@
 
 use super::common::{EpisodeArgs, JsonArg};
 use anyhow::{Context, Result, bail};
-use proagent::controller::Kitchen;
 use proagent::env::{Layout, layout::BUILTIN};
-use proagent::runner::seats::build_partner as build;
-use proagent::runner::{EpisodeOptions, EpisodeResult, play_episode};
+use proagent::overcooked_game::Overcooked;
+use proagent::runner::seats::SeatFactory;
+use proagent::runner::{EpisodeOptions, EpisodeResult, play_seated};
 use serde_json::{Value, json};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -36,12 +36,12 @@ pub struct PartnersBenchArgs {
 
 struct Cell {
     mean: f64,
-    min: u32,
-    max: u32,
+    min: i64,
+    max: i64,
     deadlocks: usize,
 }
 
-fn cell(results: &[EpisodeResult]) -> Cell {
+fn cell(results: &[EpisodeResult<Overcooked>]) -> Cell {
     let n = results.len().max(1) as f64;
     Cell {
         mean: results.iter().map(|r| r.score as f64).sum::<f64>() / n,
@@ -60,19 +60,17 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
     let mut rows = Vec::new();
     for (i, (name, _)) in BUILTIN.iter().enumerate() {
         let Some(layout) = Layout::builtin(name) else { bail!("built-in layout {name} does not parse") };
-        let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
-        let play = |seat: Option<usize>| -> Result<Vec<EpisodeResult>> {
+        let game = Arc::new(Overcooked::new(Arc::new(layout), a.run.horizon));
+        let factory = SeatFactory::default();
+        factory.check(&a.agent, &*game, 0).context("--agent")?;
+        factory.check(&a.partner, &*game, 1).context("--partner")?;
+        let play = |seat: Option<usize>| -> Result<Vec<EpisodeResult<Overcooked>>> {
             let mut out = Vec::new();
             for e in 0..a.run.episodes {
-                let agent = build(&a.agent, &kitchen).context("--agent")?;
-                let other = match seat {
-                    Some(_) => build(&a.partner, &kitchen).context("--partner")?,
-                    None => build(&a.agent, &kitchen).context("--agent")?,
-                };
-                let agents = if seat == Some(1) { [other, agent] } else { [agent, other] };
+                let other = if seat.is_some() { a.partner.as_str() } else { a.agent.as_str() };
+                let specs = if seat == Some(1) { [other, a.agent.as_str()] } else { [a.agent.as_str(), other] };
                 let seed = a.run.seed_of(e);
-                let layout = Arc::clone(&kitchen.layout);
-                out.push(rt.block_on(play_episode(layout, agents, seed, a.run.horizon, EpisodeOptions::default()))?);
+                out.push(rt.block_on(play_seated(&game, &factory, &specs, seed, None, EpisodeOptions::default()))?);
             }
             Ok(out)
         };

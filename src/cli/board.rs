@@ -1,10 +1,9 @@
-//! The ASCII board of `play --render` and `show --trajectory`: the board with a
-//! side panel (score, each seat's name, current skill and plan), a legend, and an
-//! optional delay between frames.
+//! The ASCII board of `play --render` and `show`: any game's board with a side panel
+//! (score, each seat's name, current skill and plan), a legend, and an optional delay
+//! between frames.
 
-use proagent::env::render::{LEGEND, beside, render};
-use proagent::env::{Layout, State};
-use proagent::policy::SeatStatus;
+use proagent::env::render::beside;
+use proagent::seat::SeatStatus;
 use std::io::Write;
 use std::time::Duration;
 
@@ -23,7 +22,7 @@ pub struct SeatLine<'a> {
 }
 
 /// The side panel: score and LLM calls, then per player its name, skill and plan.
-pub fn panel(score: u32, llm_calls: Option<u64>, seats: &[SeatLine<'_>; 2]) -> Vec<String> {
+pub fn panel(score: i64, llm_calls: Option<u64>, seats: &[SeatLine<'_>]) -> Vec<String> {
     let mut lines = vec![match llm_calls {
         Some(n) => format!("score {score} · LLM calls {n}"),
         None => format!("score {score}"),
@@ -34,7 +33,10 @@ pub fn panel(score: u32, llm_calls: Option<u64>, seats: &[SeatLine<'_>; 2]) -> V
             lines.push(format!("   skill: {skill}"));
         }
         if let Some(int) = &s.status.intention {
-            lines.push(format!("   expects P{}: {int}", 1 - i));
+            match seats.len() {
+                2 => lines.push(format!("   expects P{}: {int}", 1 - i)),
+                _ => lines.push(format!("   expects: {int}")),
+            }
         }
         if let Some(a) = &s.status.analysis {
             let mut short: String = a.chars().take(ANALYSIS_CHARS).collect();
@@ -47,20 +49,20 @@ pub fn panel(score: u32, llm_calls: Option<u64>, seats: &[SeatLine<'_>; 2]) -> V
     lines
 }
 
-/// Prints one frame on stdout: `header` lines, then the board with the panel beside
-/// it; then waits `delay`. A closed pipe (e.g. `| head`) is not an error for a board printout.
-pub fn print_frame(layout: &Layout, state: &State, header: &str, panel: &[String], delay: Option<Duration>) {
+/// Prints one frame on stdout: `header` lines, then `board` with the panel beside it;
+/// then waits `delay`. A closed pipe (e.g. `| head`) is not an error for a board printout.
+pub fn print_frame(board: &str, header: &str, panel: &[String], delay: Option<Duration>) {
     let mut text = String::from(header);
-    text.push_str(&beside(&render(layout, state), panel));
+    text.push_str(&beside(board, panel));
     let _ = writeln!(std::io::stdout().lock(), "{text}");
     if let Some(d) = delay {
         std::thread::sleep(d);
     }
 }
 
-/// Prints the legend once, before the first frame.
-pub fn print_legend() {
-    let _ = writeln!(std::io::stdout().lock(), "{LEGEND}\n");
+/// Prints a legend once, before the first frame.
+pub fn print_legend(legend: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{legend}\n");
 }
 
 /// `--render-delay-ms`, checked.

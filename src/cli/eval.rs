@@ -9,11 +9,14 @@ use proagent::env::layout::{BUILTIN, canonical_name};
 use proagent::eval::scheduler::{self, SweepSummary};
 use proagent::eval::store::{self, TornTail};
 use proagent::eval::{
-    EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, ProAgentSeats, Report, ResultWriter, SchedulerOptions, Shard,
-    SweepSpec, V2Sweep, cross_product,
+    EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, Report, ResultWriter, SchedulerOptions, Shard, SweepGame,
+    SweepSeat, SweepSpec, cross_product,
 };
+use proagent::games::AnyGame;
 use proagent::limits::{MAX_BENCH_LLM_CALLS, MAX_CONCURRENCY, MAX_EPISODES, MAX_MILLIS, MAX_SWEEP_EPISODES};
 use proagent::llm::sha256_hex;
+use proagent::overcooked_game::Overcooked;
+use proagent::overcooked_v2::game::OvercookedV2;
 use proagent::runner::models::model_identity;
 use proagent::runner::seats::{is_proagent, split_specs};
 use std::collections::HashMap;
@@ -123,20 +126,25 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
     }
 }
 
+/// A layout of the sweep: its key reference, the parsed layout, and how it was given (the
+/// spec and, for a file, its text).
+type Resolved<L> = (LayoutRef, Arc<L>, String, Option<String>);
+
 /// The sha256 of a layout's source text and the parsed layout.
-fn resolve_layout(spec: &str) -> Result<(LayoutRef, Layout)> {
+fn resolve_layout(spec: &str) -> Result<Resolved<Layout>> {
     if let Some(name) = canonical_name(spec) {
         let text = BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).unwrap_or_default();
         let layout = Layout::builtin(name).with_context(|| format!("built-in layout {name} does not parse"))?;
-        return Ok((LayoutRef { name: name.to_string(), sha256: sha256_hex(text.as_bytes()) }, layout));
+        let r = LayoutRef { name: name.to_string(), sha256: sha256_hex(text.as_bytes()) };
+        return Ok((r, Arc::new(layout), name.to_string(), None));
     }
     let (layout, text) = super::common::load_layout_with_text(spec)?;
-    let sha256 = sha256_hex(text.unwrap_or_default().as_bytes());
-    Ok((LayoutRef { name: layout.name.clone(), sha256 }, layout))
+    let sha256 = sha256_hex(text.clone().unwrap_or_default().as_bytes());
+    Ok((LayoutRef { name: layout.name.clone(), sha256 }, Arc::new(layout), spec.to_string(), text))
 }
 
 /// The OvercookedV2 layouts of `--layouts`, by report name `v2:NAME`.
-type V2Layouts = Vec<(LayoutRef, Arc<proagent::env_v2::Layout>)>;
+type V2Layouts = Vec<Resolved<proagent::env_v2::Layout>>;
 
 /// Splits `--layouts` into the classic layouts and the OvercookedV2 ones. A V2 layout's
 /// key hashes its text and the V2 switches, so changing either never reuses old results.
@@ -154,16 +162,18 @@ fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Resul
     let settings = serde_json::to_string(&v2.settings(horizon))?;
     let mut out: V2Layouts = Vec::new();
     for n in names {
-        let (layout, _) = super::common::load_v2_layout(&n).context("--layouts")?;
+        let (layout, text) = super::common::load_v2_layout(&n).context("--layouts")?;
         let name = format!("v2:{}", layout.name);
         let sha = sha256_hex(format!("{}\n{settings}", layout.to_text()).as_bytes());
-        if let Some((other, _)) = out.iter().find(|(o, _)| o.name == name) {
+        if let Some((other, ..)) = out.iter().find(|(o, ..)| o.name == name) {
             if other.sha256 != sha {
                 bail!("two different layouts are both named {name:?} (rename one of the files)");
             }
             continue;
         }
-        out.push((LayoutRef { name, sha256: sha }, Arc::new(layout)));
+        // Headers keep a file layout's text, so its transcripts replay anywhere.
+        let file = text.map(|_| layout.to_text());
+        out.push((LayoutRef { name: name.clone(), sha256: sha }, Arc::new(layout), name, file));
     }
     if out.is_empty() {
         v2.require_v2("the classic layouts of --layouts")?;
@@ -171,7 +181,7 @@ fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Resul
     Ok((classic, out))
 }
 
-fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
+fn resolve_layouts(specs: &[String]) -> Result<Vec<Resolved<Layout>>> {
     let mut names: Vec<String> = Vec::new();
     for s in specs {
         let s = s.trim();
@@ -184,16 +194,16 @@ fn resolve_layouts(specs: &[String]) -> Result<Vec<(LayoutRef, Arc<Layout>)>> {
     if names.is_empty() {
         return Ok(Vec::new());
     }
-    let mut out: Vec<(LayoutRef, Arc<Layout>)> = Vec::new();
+    let mut out: Vec<Resolved<Layout>> = Vec::new();
     for n in names {
-        let (r, l) = resolve_layout(&n)?;
-        if let Some((other, _)) = out.iter().find(|(o, _)| o.name == r.name) {
+        let (r, l, spec, file) = resolve_layout(&n)?;
+        if let Some((other, ..)) = out.iter().find(|(o, ..)| o.name == r.name) {
             if other.sha256 != r.sha256 {
                 bail!("two different layouts are both named {:?} (rename one of the files)", r.name);
             }
             continue;
         }
-        out.push((r, Arc::new(l)));
+        out.push((r, l, spec, file));
     }
     Ok(out)
 }
@@ -219,55 +229,35 @@ fn seat_list(flag: &str, v: &[String], a: &SweepArgs, seats: &mut Vec<SeatSetup>
     Ok(out)
 }
 
-/// The episode runner for this command line: ProAgent seats built, their models'
+/// The episode runner for this command line: ProAgent seats resolved, their models'
 /// servers identified (part of the episode keys).
 fn make_runner(
     a: &SweepArgs,
-    layouts: &HashMap<String, Arc<Layout>>,
-    v2_layouts: &V2Layouts,
+    games: HashMap<String, SweepGame>,
     seats: &[SeatSetup],
     rt: &tokio::runtime::Runtime,
 ) -> Result<Arc<dyn EpisodeRunner>> {
     if let Some(ms) = a.fake_episode_ms {
         return Ok(Arc::new(FakeRunner { episode_ms: ms }));
     }
-    let mut proagent = HashMap::new();
-    let mut proagent_v2 = HashMap::new();
-    for seat in seats {
-        let config = a.proagent.build(seat, a.run.horizon, a.run.seed)?;
-        let spec = a.proagent.llm.http.model_spec(&seat.model.model, a.run.seed)?;
-        let server = match rt.block_on(model_identity(&spec)) {
+    let mut sweep_seats = HashMap::new();
+    for setup in seats {
+        let seat = a.proagent.seat(&setup.spec, a.run.seed)?;
+        let server = match rt.block_on(model_identity(&seat.backend)) {
             Ok(v) => v,
             Err(e) => {
                 eprintln!(
                     "warning: {}: {e}; its episode keys name the model but not the server, so results \
                      from another server under the same model name would be reused",
-                    seat.label
+                    setup.label
                 );
                 serde_json::Value::Null
             }
         };
-        let seats = ProAgentSeats {
-            config,
-            model: seat.model.clone(),
-            scrubber: a.proagent.scrubber(),
-            server,
-            max_llm_failures: Some(a.proagent.max_llm_failures),
-        };
-        if !v2_layouts.is_empty() {
-            let config = a.proagent.build_v2(seat, a.run.horizon, a.run.seed)?;
-            proagent_v2.insert(seat.label.clone(), ProAgentSeats { config, ..seats.clone() });
-        }
-        proagent.insert(seat.label.clone(), seats);
+        sweep_seats.insert(setup.label.clone(), SweepSeat { seat, server });
     }
-    let mut runner = PlayRunner::new(layouts, proagent).keep_trajectories(a.keep_trajectories);
-    if !v2_layouts.is_empty() {
-        runner = runner.with_v2(V2Sweep {
-            layouts: v2_layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect(),
-            settings: a.v2.settings(a.run.horizon),
-            proagent: proagent_v2,
-        });
-    }
+    let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
+        .keep_trajectories(a.keep_trajectories);
     Ok(Arc::new(runner))
 }
 
@@ -332,8 +322,18 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             cells.map(|n| n.to_string()).join(" x ")
         );
     }
-    let layout_map: HashMap<String, Arc<Layout>> =
-        layouts.iter().map(|(r, l)| (r.name.clone(), Arc::clone(l))).collect();
+    let horizon = a.run.horizon;
+    let mut games: HashMap<String, SweepGame> = layouts
+        .iter()
+        .map(|(r, l, spec, file)| {
+            let game = AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::clone(l), horizon)));
+            (r.name.clone(), SweepGame { game, spec: spec.clone(), file: file.clone() })
+        })
+        .collect();
+    for (r, l, spec, file) in &v2_layouts {
+        let game = AnyGame::V2(Arc::new(OvercookedV2::new(Arc::clone(l), a.v2.settings(horizon))));
+        games.insert(r.name.clone(), SweepGame { game, spec: spec.clone(), file: file.clone() });
+    }
     let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -341,7 +341,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let runner = make_runner(&a, &layout_map, &v2_layouts, &setups, &rt)?;
+    let runner = make_runner(&a, games, &setups, &rt)?;
     for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
         for s in list {
             runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
@@ -351,7 +351,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
 
     let spec = SweepSpec {
-        layouts: layouts.iter().map(|(r, _)| r.clone()).chain(v2_layouts.iter().map(|(r, _)| r.clone())).collect(),
+        layouts: layouts.iter().map(|(r, ..)| r.clone()).chain(v2_layouts.iter().map(|(r, ..)| r.clone())).collect(),
         agents,
         partners,
         seats: a.seats.clone(),

@@ -3,6 +3,7 @@
 //! batch logs (Slurm, CI) show that a long LLM episode is alive and where it is.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proagent::game::Game;
 use proagent::runner::StepView;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -32,7 +33,7 @@ enum Mode {
 pub struct EpisodeProgress {
     mode: Mode,
     horizon: u32,
-    names: [String; 2],
+    names: Vec<String>,
     prefix: String,
     /// When the bar's message was last rebuilt (it is throttled: fast episodes take microseconds a step).
     drawn: Option<Instant>,
@@ -40,7 +41,7 @@ pub struct EpisodeProgress {
 
 impl EpisodeProgress {
     /// `show`: progress wanted at all; `every`: the interval of plain lines (stderr not a terminal).
-    pub fn new(show: bool, every: Duration, horizon: u32, names: [String; 2]) -> EpisodeProgress {
+    pub fn new(show: bool, every: Duration, horizon: u32, names: Vec<String>) -> EpisodeProgress {
         let mode = if !show {
             Mode::Off
         } else if std::io::stderr().is_terminal() {
@@ -70,19 +71,20 @@ impl EpisodeProgress {
     }
 
     /// The status after one step: step, score, LLM calls, each seat's current skill.
-    fn message(&self, v: &StepView<'_>) -> String {
-        let calls: u64 = v.agents.iter().map(|a| a.llm_usage().calls).sum();
+    fn message<G: Game>(&self, v: &StepView<'_, G>) -> String {
+        let calls: u64 = v.seats.iter().map(|a| a.llm_usage().calls).sum();
         let mut parts = vec![format!("score {}", v.score), format!("LLM calls {calls}")];
-        for (i, a) in v.agents.iter().enumerate() {
+        for (i, a) in v.seats.iter().enumerate() {
             if let Some(skill) = a.status().skill {
-                parts.push(format!("P{i} {}: {skill}", self.names[i]));
+                let name = self.names.get(i).map_or("?", String::as_str);
+                parts.push(format!("P{i} {name}: {skill}"));
             }
         }
         parts.join(" · ")
     }
 
     /// Called after every step.
-    pub fn on_step(&mut self, v: &StepView<'_>) {
+    pub fn on_step<G: Game>(&mut self, v: &StepView<'_, G>) {
         match &self.mode {
             Mode::Off | Mode::Bar(None) => {}
             Mode::Bar(Some(bar)) => {

@@ -3,14 +3,14 @@
 use super::common::{EpisodeArgs, load_layout};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use proagent::controller::Kitchen;
 use proagent::env::layout;
+use proagent::overcooked_game::Overcooked;
 use proagent::rl::model::{RlModel, load_file};
 use proagent::rl::obs::ObsEncoder;
 use proagent::rl::ppo::PpoConfig;
 use proagent::rl::train::{self, Algo, IterRecord, PoolEntry, TrainConfig};
-use proagent::runner::seats::build_partner;
-use proagent::runner::{EpisodeOptions, play_episode};
+use proagent::runner::seats::SeatFactory;
+use proagent::runner::{EpisodeOptions, play_seated};
 use serde_json::{Value, json};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -448,11 +448,12 @@ fn model_spec(s: &str) -> String {
 
 fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
     let layout = Arc::new(load_layout(&a.layout)?);
-    let kitchen = Arc::new(Kitchen::new(Arc::clone(&layout)));
+    let game = Arc::new(Overcooked::new(Arc::clone(&layout), a.run.horizon));
+    let factory = SeatFactory::default();
     let model = model_spec(&a.model);
     let partner = a.partner.clone().unwrap_or_else(|| model.clone());
-    build_partner(&model, &kitchen).context("--model")?;
-    build_partner(&partner, &kitchen).context("--partner")?;
+    factory.check(&model, &*game, 0).context("--model")?;
+    factory.check(&partner, &*game, 1).context("--partner")?;
     let self_play = a.partner.is_none();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let seats: Vec<usize> = if self_play { vec![0] } else { vec![0, 1] };
@@ -460,19 +461,11 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
     for seat in seats {
         let mut scores = Vec::new();
         for e in 0..a.run.episodes {
-            let m = build_partner(&model, &kitchen)?;
-            let p = build_partner(&partner, &kitchen)?;
-            let agents = if seat == 0 { [m, p] } else { [p, m] };
+            let specs = if seat == 0 { [model.as_str(), partner.as_str()] } else { [partner.as_str(), model.as_str()] };
             let r = rt
-                .block_on(play_episode(
-                    Arc::clone(&layout),
-                    agents,
-                    a.run.seed_of(e),
-                    a.run.horizon,
-                    EpisodeOptions::default(),
-                ))
-                .map_err(|f| anyhow::anyhow!("episode {e} (seat {seat}) failed: {}", f.abort))?;
-            scores.push(r.score);
+                .block_on(play_seated(&game, &factory, &specs, a.run.seed_of(e), None, EpisodeOptions::default()))
+                .map_err(|f| anyhow::anyhow!("episode {e} (seat {seat}) failed: {f}"))?;
+            scores.push(u32::try_from(r.score).unwrap_or(0));
         }
         let (mean, se) = train::mean_se(&scores);
         rows.push((seat, scores, mean, se));

@@ -52,8 +52,13 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
             bail!("{}: no such file or directory", f.display());
         }
     }
-    let seat = a.proagent.resolve("proagent")?;
-    let proagent = a.proagent.build(&seat, proagent::env::DEFAULT_HORIZON, 0)?;
+    let seat = a.proagent.seat("proagent", 0)?;
+    // The viewer's games are classic ones: their ProAgent reads the classic prompts.
+    let game = proagent::overcooked_game::Overcooked::new(
+        Arc::new(proagent::env::Layout::builtin("cramped_room").context("the built-in layouts")?),
+        proagent::env::DEFAULT_HORIZON,
+    );
+    let proagent = seat.config(&game)?;
     let mut models = vec![GameModel {
         name: a.proagent.llm.model.trim().to_string(),
         model: Arc::clone(&proagent.model),

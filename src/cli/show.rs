@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use proagent::env::render::render;
 use proagent::env::trace::{parse_trace_file, player_from_json, state_from_json};
 use proagent::env::{Action, Layout, State};
-use proagent::policy::SeatStatus;
 use proagent::runner::record::RunConfig;
+use proagent::seat::SeatStatus;
 use proagent::transcript::Transcript;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -278,7 +278,7 @@ fn print_v2(file: &str, saved: &SavedV2, only: Option<u32>, delay: Option<std::t
     {
         bail!("--step {n}: the episode has {} steps (0 is the start)", saved.steps.len());
     }
-    let mut chance = proagent::runner::v2_episode::env_chance(saved.seed);
+    let mut chance = proagent::runner::env_chance(saved.seed);
     let mut state = saved.layout.start_state(&saved.settings, &mut chance);
     let frame = |text: String| {
         print!("{text}");
@@ -372,7 +372,7 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
         bail!("--step {n}: the episode has {} steps (0 is the start)", saved.steps.len());
     }
     let delay = board::delay(a.render_delay_ms)?;
-    board::print_legend();
+    board::print_legend(proagent::env::render::LEGEND);
     let mut skills: [Option<String>; 2] = [None, None];
     let mut score = 0;
     let seats = |skills: &[Option<String>; 2]| -> [SeatLine<'_>; 2] {
@@ -384,7 +384,8 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
     if a.step.is_none_or(|n| n == 0) {
         let seed = saved.seed.map(|s| format!(" seed {s}")).unwrap_or_default();
         let header = format!("{}{seed}, t=0 (start)\n", saved.layout.name);
-        board::print_frame(&saved.layout, &saved.start, &header, &board::panel(0, None, &seats(&skills)), delay);
+        let text = proagent::env::render::render(&saved.layout, &saved.start);
+        board::print_frame(&text, &header, &board::panel(0, None, &seats(&skills)), delay);
     }
     for (k, s) in saved.steps.iter().enumerate() {
         score += s.reward;
@@ -399,7 +400,8 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
             }
         }
         if a.step.is_none_or(|n| n as usize == k + 1) {
-            board::print_frame(&saved.layout, &s.state, &header, &board::panel(score, None, &seats(&skills)), delay);
+            let text = proagent::env::render::render(&saved.layout, &s.state);
+            board::print_frame(&text, &header, &board::panel(i64::from(score), None, &seats(&skills)), delay);
         }
     }
     Ok(ExitCode::SUCCESS)

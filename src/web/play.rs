@@ -15,14 +15,17 @@
 
 use super::board::{self, Overlay, Status};
 use proagent_agent::{ModelSettings, ProAgentConfig};
-use proagent_eval::runner::episode::{EpisodeResult, StepRecord, StepView, Unseen};
-use proagent_eval::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig};
+use proagent_core::episode::{EpisodeResult, StepRecord, StepView};
+use proagent_core::seat::{BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
+use proagent_eval::games::Playable;
+use proagent_eval::run::{Run, TranscriptTarget};
+use proagent_eval::runner::record::EpisodeRecorder;
 use proagent_eval::runner::seats::SeatFactory;
+use proagent_eval::runner::summary::summary_json;
 use proagent_eval::transcript::{Scrubber, WriterOptions};
 use proagent_llm::LanguageModel;
-use proagent_overcooked::controller::Kitchen;
 use proagent_overcooked::env::{Action, Event, Layout, State};
-use proagent_overcooked::policy::{Agent, BeliefCorrection, LlmUsage, Observation, SkillEvent, seat_seed};
+use proagent_overcooked::game::{Overcooked, Tally};
 use proagent_partners::bc::data::step_line;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -338,13 +341,13 @@ impl Sessions {
         })?
         .clone();
         let ai_seat = 1 - req.human_seat;
-        let kitchen = Arc::new(Kitchen::new(Arc::new(layout)));
+        let game = Arc::new(Overcooked::new(Arc::new(layout), req.horizon));
         let mut pa = cfg.proagent.clone();
         pa.model = Arc::clone(&game_model.model);
         pa.horizon = req.horizon;
-        let factory = SeatFactory::new(Some(pa));
-        factory.check(&req.partner, &kitchen, ai_seat).map_err(|e| field("partner", e.to_string()))?;
-        let seat = factory.build(&req.partner, &kitchen).map_err(|e| field("partner", e.to_string()))?;
+        let factory = SeatFactory::with_default_config(pa, game_model.settings.clone());
+        factory.check(&req.partner, &*game, ai_seat).map_err(|e| field("partner", e.to_string()))?;
+        let seat = factory.build(&req.partner, &*game).map_err(|e| field("partner", e.to_string()))?;
 
         std::fs::create_dir_all(&cfg.games_dir).map_err(|e| PlayError::Io {
             path: cfg.games_dir.display().to_string(),
@@ -352,41 +355,36 @@ impl Sessions {
         })?;
         let id = self.new_id();
         let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let stem = format!("game-{unix}-{}-{}-{id}", kitchen.layout.name, file_safe(&req.partner));
+        let stem = format!("game-{unix}-{}-{}-{id}", game.layout.name, file_safe(&req.partner));
         let recorder = match seat.exchanges.clone() {
             Some(sink) => {
-                let run = RunConfig {
-                    command: PLAY_COMMAND.into(),
-                    layout: kitchen.layout.name.clone(),
-                    layout_spec: req.layout.clone(),
-                    layout_file: layout_text,
-                    agent: req.partner.clone(),
-                    partner: HUMAN.into(),
-                    seat: ai_seat,
-                    seed: req.seed,
-                    horizon: req.horizon,
-                    proagent: cfg.proagent.settings.clone(),
-                    model: game_model.settings.clone(),
-                    v2: None,
-                    seats: Default::default(),
-                };
+                // The human's seat is named `human` in the header; the run never builds it.
+                let run = Run::new(Arc::clone(&game), &req.partner, HUMAN, ai_seat, factory.clone())
+                    .with_layout(&req.layout, layout_text);
                 let path = cfg.games_dir.join(format!("{stem}.transcript.jsonl"));
+                let target = TranscriptTarget {
+                    path: path.clone(),
+                    options: WriterOptions { scrubber: cfg.scrubber.clone(), wall_clock: true },
+                    partial_until_done: true,
+                };
                 let io = |e: proagent_eval::transcript::TranscriptError| PlayError::Io {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 };
-                let header = run.header(cfg.proagent.prompt_hashes()).map_err(io)?;
-                let opts = WriterOptions { scrubber: cfg.scrubber.clone(), wall_clock: true };
-                let mut r = EpisodeRecorder::start_file(path.clone(), opts, &header).map_err(io)?;
-                r.set_sinks(vec![sink]);
-                Some(r)
+                let mut r = run.recorder(req.seed, &target).map_err(io)?;
+                if let Some(r) = r.as_mut() {
+                    let mut sinks = vec![None, None];
+                    sinks[ai_seat] = Some(sink);
+                    r.set_seat_sinks(sinks);
+                }
+                r
             }
             None => None,
         };
-        let start = kitchen.layout.start_state();
+        let start = game.layout.start_state();
         let session = Arc::new(Session {
             id: id.clone(),
-            layout: Arc::clone(&kitchen.layout),
+            layout: Arc::clone(&game.layout),
             horizon: req.horizon,
             human_seat: req.human_seat,
             turn_based: req.turn_based,
@@ -401,7 +399,7 @@ impl Sessions {
                 events: Vec::new(),
                 files: None,
                 error: None,
-                partner_name: seat.agent.name(),
+                partner_name: seat.seat.name(),
             }),
             key_pressed: Notify::new(),
             stop: AtomicBool::new(false),
@@ -409,7 +407,8 @@ impl Sessions {
         self.lock().insert(id, Arc::clone(&session));
         let game = Game {
             session: Arc::clone(&session),
-            agent: seat.agent,
+            agent: seat.seat,
+            game,
             ai_seat,
             seed: req.seed,
             step: Duration::from_millis(step_ms as u64),
@@ -425,7 +424,7 @@ impl Sessions {
 }
 
 /// The name of the human seat in files.
-pub const HUMAN: &str = "human";
+pub use proagent_eval::replay::HUMAN;
 
 fn file_safe(s: &str) -> String {
     let t: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
@@ -446,7 +445,8 @@ struct AgentReply {
 
 struct Game {
     session: Arc<Session>,
-    agent: Box<dyn Agent>,
+    agent: Box<dyn Seat<Overcooked>>,
+    game: Arc<Overcooked>,
     ai_seat: usize,
     seed: u64,
     step: Duration,
@@ -459,20 +459,19 @@ struct Game {
 
 impl Game {
     async fn run(self) {
-        let Game { session, mut agent, ai_seat, seed, step, timing, idle, mut recorder, out, start } = self;
+        let Game { session, mut agent, game, ai_seat, seed, step, timing, idle, mut recorder, out, start } = self;
         let layout = Arc::clone(&session.layout);
         let (req_tx, mut req_rx) = mpsc::channel::<AgentRequest>(1);
         let (rep_tx, mut rep_rx) = mpsc::channel::<AgentReply>(1);
-        let agent_layout = Arc::clone(&layout);
+        let agent_game = Arc::clone(&game);
         let agent_task = tokio::spawn(async move {
-            agent.reset(&agent_layout, ai_seat, seat_seed(seed, ai_seat));
+            agent.reset(&agent_game, ai_seat, seat_seed(seed, ai_seat));
             while let Some(r) = req_rx.recv().await {
+                let last_actions: Vec<Option<Action>> = r.last_joint.map(|j| j.map(Some).to_vec()).unwrap_or_default();
                 let obs = Observation {
-                    layout: &agent_layout,
-                    state: &r.state,
-                    seat: ai_seat,
-                    last_joint: r.last_joint,
-                    last_events: r.last_events,
+                    last_actions: &last_actions,
+                    last_events: &r.last_events,
+                    ..Observation::new(&*agent_game, &r.state, ai_seat, r.state.timestep)
                 };
                 let action = match agent.act(&obs).await {
                     Ok(a) => a,
@@ -493,7 +492,7 @@ impl Game {
         });
 
         let mut state = start.clone();
-        let mut steps: Vec<StepRecord> = Vec::new();
+        let mut steps: Vec<StepRecord<Overcooked>> = Vec::new();
         let mut skill_events = Vec::new();
         let (mut score, mut deliveries, mut stuck, mut tail) = (0u32, 0u32, 0u32, 0u32);
         let mut last_joint = None;
@@ -573,14 +572,14 @@ impl Game {
             if let Some(r) = recorder.as_mut() {
                 r.on_step(&StepView {
                     t,
-                    layout: &layout,
+                    game: &*game,
                     state: &state,
-                    joint,
+                    actions: &joint.map(Some),
                     outcome: &outcome,
                     skill_events: &skills,
                     beliefs: &beliefs,
-                    score,
-                    agents: [&Unseen, &Unseen],
+                    score: i64::from(score),
+                    seats: &[],
                 });
             }
             {
@@ -600,7 +599,7 @@ impl Game {
             skill_events.extend(skills);
             last_joint = Some(joint);
             last_events = outcome.events;
-            steps.push(StepRecord { joint, outcome, state: state.clone() });
+            steps.push(StepRecord { actions: joint.map(Some).to_vec(), outcome, state: state.clone() });
         }
         drop(req_tx);
         // The other seat may be mid-reply (proceed mode); its last action is not played.
@@ -609,24 +608,25 @@ impl Game {
             Ok(x) => x,
             Err(e) => (String::from("?"), json!({"error": e.to_string()}), LlmUsage::default()),
         };
-        let mut agents = [HUMAN.to_string(), HUMAN.to_string()];
+        let mut agents = vec![HUMAN.to_string(), HUMAN.to_string()];
         agents[ai_seat] = name;
-        let mut all_metrics = [Value::Null, Value::Null];
+        let mut all_metrics = vec![Value::Null, Value::Null];
         all_metrics[ai_seat] = metrics;
-        let mut all_llm = [LlmUsage::default(), LlmUsage::default()];
+        let mut all_llm = vec![LlmUsage::default(), LlmUsage::default()];
         all_llm[ai_seat] = llm;
+        // The summary's horizon is the steps actually played (a game can end early).
+        let played = Arc::new(Overcooked::with_kitchen(game.kitchen(), steps.len() as u32));
         let result = EpisodeResult {
-            layout: Arc::clone(&layout),
+            game: played,
             agents,
             seed,
-            horizon: steps.len() as u32,
             start,
             steps,
             skill_events,
             metrics: all_metrics,
             llm: all_llm,
-            score,
-            deliveries,
+            score: i64::from(score),
+            tally: Tally { deliveries },
             stuck_steps: stuck,
             idle_tail: tail,
         };
@@ -655,7 +655,7 @@ fn with_suffix(out: &Path, suffix: &str) -> PathBuf {
 
 /// Writes the game's files; returns their paths as JSON.
 fn save(
-    r: &EpisodeResult,
+    r: &EpisodeResult<Overcooked>,
     out: &Path,
     recorder: Option<EpisodeRecorder>,
     ai_seat: usize,
@@ -663,14 +663,14 @@ fn save(
 ) -> Result<Value, PlayError> {
     let io = |path: &Path, e: String| PlayError::Io { path: path.display().to_string(), message: e };
     let transcript = match recorder {
-        Some(rec) => rec.finish(r.summary_json(ai_seat)).map_err(|e| io(out, e.to_string()))?,
+        Some(rec) => rec.finish(summary_json(r, ai_seat)).map_err(|e| io(out, e.to_string()))?,
         None => None,
     };
     if r.steps.is_empty() {
         return Ok(json!({"trajectory": null, "human": null, "transcript": transcript, "note": "no step was played"}));
     }
     let traj_path = with_suffix(out, ".trajectory.jsonl");
-    let mut traj = r.to_trajectory_json();
+    let mut traj = r.game.trajectory_json(r);
     traj["policy"]["human_seat"] = json!(human_seat);
     std::fs::write(&traj_path, format!("{traj}\n")).map_err(|e| io(&traj_path, e.to_string()))?;
     let human_path = with_suffix(out, ".human.jsonl");
@@ -680,7 +680,8 @@ fn save(
     let mut score = 0;
     for s in &r.steps {
         score += s.outcome.reward;
-        lines.push_str(&step_line(&trial, &r.layout, &state, s.joint, s.outcome.reward, score));
+        let a = |i: usize| s.actions.get(i).copied().flatten().unwrap_or(Action::Stay);
+        lines.push_str(&step_line(&trial, &r.game.layout, &state, [a(0), a(1)], s.outcome.reward, score));
         lines.push('\n');
         state = s.state.clone();
     }

@@ -385,15 +385,18 @@ fn fuzz_eval_results_reader() {
 /// Two short recorded episodes in the reference trace schema (what `play --trajectory`
 /// writes and `analyze` reads).
 fn trajectory_seed() -> Vec<u8> {
-    use proagent::runner::seats::build_partner;
-    use proagent::runner::{EpisodeOptions, play_episode};
+    use proagent::games::Playable;
+    use proagent::overcooked_game::Overcooked;
+    use proagent::runner::seats::SeatFactory;
+    use proagent::runner::{EpisodeOptions, play_seated};
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let mut text = String::new();
     for (layout, seed) in [("cramped_room", 1), ("forced_coordination", 2)] {
-        let k = Kitchen::shared(Layout::builtin(layout).unwrap());
-        let agents = [build_partner("scripted", &k).unwrap(), build_partner("greedy", &k).unwrap()];
-        let r = rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, 60, EpisodeOptions::default())).unwrap();
-        text.push_str(&r.to_trajectory_json().to_string());
+        let g = Arc::new(Overcooked::new(Arc::new(Layout::builtin(layout).unwrap()), 60));
+        let f = SeatFactory::default();
+        let r =
+            rt.block_on(play_seated(&g, &f, &["scripted", "greedy"], seed, None, EpisodeOptions::default())).unwrap();
+        text.push_str(&g.trajectory_json(&r).to_string());
         text.push('\n');
     }
     text.into_bytes()

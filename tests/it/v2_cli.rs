@@ -184,7 +184,10 @@ fn v2_flags_and_specs_are_checked_before_anything_runs() {
     let cases: &[(&[&str], &str)] = &[
         (&["play", "--layout", "cramped_room", "--negative-rewards"], "--negative-rewards applies to OvercookedV2"),
         (&["play", "--layout", "v2:nowhere"], "unknown OvercookedV2 layout"),
-        (&["play", "--layout", "v2:cramped_room_v2", "--partner", "greedy"], "unknown OvercookedV2 seat"),
+        (
+            &["play", "--layout", "v2:cramped_room_v2", "--partner", "greedy"],
+            "unknown agent \"greedy\" for v2:cramped_room_v2",
+        ),
         (&["play", "--layout", "v2:long_room", "--seat", "1"], "has 1 player"),
         (&["play", "--layout", "v2:cramped_room_v2", "--view-radius", "99"], "--view-radius"),
     ];

@@ -38,13 +38,12 @@ pub use config::{AgentSettings, ModelSettings, ProAgentConfig};
 pub use log::{AgentMetrics, ExchangeSink};
 use memory::{EntryOutcome, Memory, MemoryEntry};
 use preset::{LoopRules, Preset, ReplanCap};
+use proagent_core::{AgentError, BeliefCorrection, LlmUsage, Observation, Seat, SeatStatus, SkillEvent, SkillOutcome};
 use proagent_llm::record::{Exchange, Outcome};
 use proagent_llm::{ChatRequest, LlmError, Message};
 use proagent_overcooked::controller::{Controller, ControllerOptions, Kitchen, SkillStatus, WaitMoves};
 use proagent_overcooked::env::{Action, Layout, State};
-use proagent_overcooked::policy::{
-    Agent, AgentError, BeliefCorrection, LlmUsage, Observation, SeatStatus, SkillEvent, SkillOutcome,
-};
+use proagent_overcooked::game::Overcooked;
 use proagent_overcooked::skills::{Reach, Skill, check_preconditions};
 use prompts::PromptError;
 use std::sync::Arc;
@@ -412,8 +411,8 @@ impl ProAgent {
 
     /// One planning round: prompt, parse, validate, verify, re-plan; leaves a skill set,
     /// unless the model cannot serve the run at all (then that error).
-    async fn plan(&mut self, obs: &Observation<'_>) -> Result<(), LlmError> {
-        let state = obs.state;
+    async fn plan(&mut self, obs: &Observation<'_, Overcooked>) -> Result<(), LlmError> {
+        let state = obs.view;
         let t = state.timestep;
         let Some(ep) = self.ep.as_ref() else { return Ok(()) };
         let me = ep.me;
@@ -528,8 +527,8 @@ impl ProAgent {
 
     /// One step of the default preset: plan at skill boundaries, end waits early when the
     /// kitchen changes, let the controller fail a skill that stalls.
-    async fn step_default(&mut self, obs: &Observation<'_>) -> Result<Action, LlmError> {
-        let state = obs.state;
+    async fn step_default(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, LlmError> {
+        let state = obs.view;
         let mut action = Action::Stay;
         // A skill can end and the next one start within the same step; two rounds are enough
         // (a fresh skill that ends at once is retried at the next step).
@@ -608,8 +607,8 @@ impl ProAgent {
     /// skill and plan the next one; then re-check the current skill's preconditions (every
     /// step, also midway through a skill) and, while they fail, explain and re-plan, forcing
     /// `wait(1)` once `max_replans` re-plans were made; then the controller moves.
-    async fn step_paper(&mut self, obs: &Observation<'_>) -> Result<Action, LlmError> {
-        let state = obs.state;
+    async fn step_paper(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, LlmError> {
+        let state = obs.view;
         let t = state.timestep;
         let Some(ep) = self.ep.as_ref() else { return Ok(Action::Stay) };
         let me = ep.me;
@@ -745,8 +744,8 @@ impl ProAgent {
     /// a re-plan also sends the last K dialogue messages and asks to plan again. The reply
     /// always yields a skill ([`paper::read_plan`]); the dialogue keeps what the published
     /// agent keeps.
-    async fn paper_plan(&mut self, obs: &Observation<'_>, replan: bool) -> Result<Candidate, LlmError> {
-        let state = obs.state;
+    async fn paper_plan(&mut self, obs: &Observation<'_, Overcooked>, replan: bool) -> Result<Candidate, LlmError> {
+        let state = obs.view;
         let t = state.timestep;
         let scene = self.scene_now(state);
         let Some(ep) = self.ep.as_ref() else {
@@ -841,12 +840,17 @@ impl ProAgent {
         Ok(text)
     }
 
-    fn observe_teammate(&mut self, obs: &Observation<'_>) {
+    fn observe_teammate(&mut self, obs: &Observation<'_, Overcooked>) {
         let Some(ep) = self.ep.as_mut() else { return };
         let mate = 1 - ep.me;
-        let real =
-            belief::observe_step(obs.layout, ep.prev_state.as_ref(), obs.state, obs.last_events[mate].as_ref(), mate);
-        let t = obs.state.timestep;
+        let real = belief::observe_step(
+            &obs.game.layout,
+            ep.prev_state.as_ref(),
+            obs.view,
+            obs.last_events.get(mate).and_then(Option::as_ref),
+            mate,
+        );
+        let t = obs.view.timestep;
         let resolved = ep.belief.observe(t, real);
         if resolved.is_empty() {
             return;
@@ -941,7 +945,7 @@ fn controller_options(rules: &LoopRules) -> ControllerOptions {
 }
 
 #[async_trait]
-impl Agent for ProAgent {
+impl Seat<Overcooked> for ProAgent {
     fn name(&self) -> String {
         match &self.cfg.label {
             Some(l) => l.clone(),
@@ -949,7 +953,8 @@ impl Agent for ProAgent {
         }
     }
 
-    fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
+        let layout: &Layout = &game.layout;
         self.belief_events.clear();
         let kitchen = self.kitchen_for(layout);
         let info = SceneInfo::new(layout, &kitchen.motion);
@@ -979,9 +984,9 @@ impl Agent for ProAgent {
         self.last_failure = None;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
         if self.ep.is_none() {
-            self.reset(obs.layout, obs.seat, 0);
+            self.reset(obs.game, obs.seat, 0);
         }
         self.observe_teammate(obs);
         let action = match self.cfg.settings.preset {
@@ -999,8 +1004,8 @@ impl Agent for ProAgent {
         self.flush_sink();
         if let Some(ep) = self.ep.as_mut() {
             match &mut ep.prev_state {
-                Some(p) => p.clone_from(obs.state),
-                None => ep.prev_state = Some(obs.state.clone()),
+                Some(p) => p.clone_from(obs.view),
+                None => ep.prev_state = Some(obs.view.clone()),
             }
         }
         Ok(action)

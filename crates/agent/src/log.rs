@@ -63,8 +63,8 @@ pub struct AgentMetrics {
 impl AgentMetrics {
     /// The episode's model use as the runner sums it, with `wait` the time spent waiting
     /// for replies.
-    pub fn usage(&self, wait: std::time::Duration) -> proagent_overcooked::policy::LlmUsage {
-        proagent_overcooked::policy::LlmUsage {
+    pub fn usage(&self, wait: std::time::Duration) -> proagent_core::LlmUsage {
+        proagent_core::LlmUsage {
             calls: self.llm_calls.into(),
             failures: self.llm_failures.into(),
             prompt_tokens: self.prompt_tokens,

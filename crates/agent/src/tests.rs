@@ -1,10 +1,10 @@
 use super::*;
 use crate::align::AlignStyle;
 use crate::scripted_model::ScriptedModel;
-use proagent_eval::runner::seats::build_partner as build;
-use proagent_eval::runner::{EpisodeOptions, EpisodeResult, play_episode};
+use proagent_core::episode::{EpisodeOptions, EpisodeResult, play_episode};
 use proagent_llm::{ChatResponse, Fault, LanguageModel, LlmError, Role, Usage};
 use proagent_overcooked::env::Layout;
+use proagent_partners::basic::{RandomSeat, StaySeat, random4};
 use std::sync::Mutex;
 
 type ReplyFn = dyn Fn(&ChatRequest, usize) -> Result<String, LlmError> + Send + Sync;
@@ -36,42 +36,78 @@ impl LanguageModel for FnModel {
     }
 }
 
+/// The classic game on `l` (the agent tests' episodes are 400 steps unless they say).
+fn game(l: &Layout) -> Overcooked {
+    Overcooked::new(Arc::new(l.clone()), 400)
+}
+
+/// A partner seat by spec, built as the runner's seat factory builds it.
+fn build(spec: &str, k: &Arc<Kitchen>) -> Result<Box<dyn Seat<Overcooked>>, String> {
+    Ok(match spec {
+        "greedy" => Box::new(proagent_partners::greedy::GreedyPartner::new(Arc::clone(k))),
+        "scripted" => Box::new(proagent_partners::scripted::ScriptedPartner::new(Arc::clone(k))),
+        "courier" => Box::new(proagent_partners::courier::CourierPartner::new(Arc::clone(k))),
+        "random" => Box::new(RandomSeat::<Overcooked>::new()),
+        "random4" => Box::new(random4::<Overcooked>()),
+        "stay" => Box::new(StaySeat),
+        other => return Err(format!("no test partner {other}")),
+    })
+}
+
+/// What an episode did, step by step: the actions and the states they led to.
+fn trajectory(r: &EpisodeResult<Overcooked>) -> Vec<(Vec<Option<Action>>, State)> {
+    r.steps.iter().map(|s| (s.actions.clone(), s.state.clone())).collect()
+}
+
 fn scripted_cfg() -> ProAgentConfig {
     ProAgentConfig::new(Arc::new(ScriptedModel::new()))
 }
 
-fn episode(layout: &str, cfg: ProAgentConfig, partner: &str, seat: usize, seed: u64, horizon: u32) -> EpisodeResult {
+fn episode(
+    layout: &str,
+    cfg: ProAgentConfig,
+    partner: &str,
+    seat: usize,
+    seed: u64,
+    horizon: u32,
+) -> EpisodeResult<Overcooked> {
     let k = Kitchen::shared(Layout::builtin(layout).unwrap());
     let mut cfg = cfg;
     cfg.horizon = horizon;
-    let agent: Box<dyn Agent> = Box::new(ProAgent::new(cfg).with_kitchen(Arc::clone(&k)));
+    let agent: Box<dyn Seat<Overcooked>> = Box::new(ProAgent::new(cfg).with_kitchen(Arc::clone(&k)));
     let other = build(partner, &k).unwrap();
-    let agents = if seat == 0 { [agent, other] } else { [other, agent] };
+    let agents = if seat == 0 { vec![agent, other] } else { vec![other, agent] };
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(play_episode(Arc::clone(&k.layout), agents, seed, horizon, EpisodeOptions::default())).unwrap()
+    let g = Arc::new(Overcooked::with_kitchen(k, horizon));
+    rt.block_on(play_episode(g, agents, seed, EpisodeOptions::default())).unwrap()
 }
 
 /// Runs the agent directly (not boxed) so its exchange log can be inspected.
 fn drive(layout: &str, agent: &mut ProAgent, partner: &str, seat: usize, seed: u64, steps: u32) -> u32 {
     let k = Kitchen::shared(Layout::builtin(layout).unwrap());
     let mut other = build(partner, &k).unwrap();
+    let g = Overcooked::with_kitchen(Arc::clone(&k), 400);
     let layout = Arc::clone(&k.layout);
-    agent.reset(&layout, seat, seed);
-    other.reset(&layout, 1 - seat, seed + 1);
+    agent.reset(&g, seat, seed);
+    other.reset(&g, 1 - seat, seed + 1);
     let mut state = layout.start_state();
-    let mut last_joint = None;
+    let mut last_joint: Vec<Option<Action>> = Vec::new();
     let mut last_events = [None, None];
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let mut score = 0;
-    for _ in 0..steps {
+    for t in 0..steps {
         let mut joint = [Action::Stay; 2];
         for (i, slot) in joint.iter_mut().enumerate() {
-            let obs = Observation { layout: &layout, state: &state, seat: i, last_joint, last_events };
+            let obs = Observation {
+                last_actions: &last_joint,
+                last_events: &last_events,
+                ..Observation::new(&g, &state, i, t)
+            };
             *slot = if i == seat { rt.block_on(agent.act(&obs)) } else { rt.block_on(other.act(&obs)) }.unwrap();
         }
         let out = layout.step(&mut state, joint);
         score += out.reward;
-        last_joint = Some(joint);
+        last_joint = joint.map(Some).to_vec();
         last_events = out.events;
     }
     score
@@ -122,7 +158,7 @@ fn same_seed_same_episode() {
         cfg.settings.align = style;
         let a = episode("coordination_ring", cfg.clone(), "greedy", 1, 7, 200);
         let b = episode("coordination_ring", cfg, "greedy", 1, 7, 200);
-        assert_eq!(a.to_trajectory_json(), b.to_trajectory_json());
+        assert_eq!(trajectory(&a), trajectory(&b));
         assert_eq!(a.metrics, b.metrics);
     }
     let mut x = ProAgent::new(scripted_cfg());
@@ -300,9 +336,10 @@ fn refused() -> LlmError {
 
 fn first_act(agent: &mut ProAgent) -> Result<Action, AgentError> {
     let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
-    agent.reset(&k.layout, 0, 0);
+    let g = game(&k.layout);
+    agent.reset(&g, 0, 0);
     let state = k.layout.start_state();
-    let obs = Observation { layout: &k.layout, state: &state, seat: 0, last_joint: None, last_events: [None, None] };
+    let obs = Observation::new(&g, &state, 0, 0);
     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(agent.act(&obs))
 }
 
@@ -312,7 +349,7 @@ fn a_refused_configuration_stops_the_agent_with_the_typed_error() {
     let mut cfg = ProAgentConfig::new(failing(refused()));
     cfg.exchange_sink = Some(Arc::clone(&sink));
     let mut agent = ProAgent::new(cfg);
-    let AgentError::ModelUnusable(e) = first_act(&mut agent).unwrap_err();
+    let AgentError::ModelUnusable(e) = first_act(&mut agent).unwrap_err() else { panic!("not a model error") };
     let llm = e.downcast_ref::<LlmError>().expect("the LlmError itself");
     assert!(matches!(llm, LlmError::Refused { status: 401, .. }), "{llm:?}");
     assert_eq!(agent.agent_metrics().llm_failures, 1);
@@ -335,34 +372,30 @@ fn episodes_stop_at_the_failure_limit_and_keep_what_was_played() {
     let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let play = |model: Arc<FnModel>, limit: Option<u64>| {
-        let agent: Box<dyn Agent> = Box::new(ProAgent::new(ProAgentConfig::new(model)).with_kitchen(Arc::clone(&k)));
+        let agent: Box<dyn Seat<Overcooked>> =
+            Box::new(ProAgent::new(ProAgentConfig::new(model)).with_kitchen(Arc::clone(&k)));
         let options = EpisodeOptions { max_llm_failures: limit, ..EpisodeOptions::default() };
-        rt.block_on(play_episode(Arc::clone(&k.layout), [agent, build("greedy", &k).unwrap()], 0, 20, options))
+        let g = Arc::new(Overcooked::with_kitchen(Arc::clone(&k), 20));
+        rt.block_on(play_episode(g, vec![agent, build("greedy", &k).unwrap()], 0, options))
     };
     // Default limit 0: the first failed call ends the episode, before the step is played.
     let f = play(failing(unreachable()), Some(0)).unwrap_err();
-    assert!(
-        matches!(f.abort, proagent_eval::runner::EpisodeAbort::LlmFailures { t: 0, failures: 1, limit: 0, .. }),
-        "{f}"
-    );
+    assert!(matches!(f.abort, proagent_core::EpisodeAbort::LlmFailures { t: 0, failures: 1, limit: 0, .. }), "{f}");
     assert!(!f.abort.stops_run());
     assert!(f.partial.steps.is_empty());
-    let s = f.summary_json(0);
-    assert_eq!(
-        (s["failed"].as_bool(), s["llm_failures"].as_u64(), s["failed_at"].as_u64()),
-        (Some(true), Some(1), Some(0))
-    );
-    assert!(s["error"].as_str().unwrap().contains("refused"), "{s}");
+    assert_eq!((f.partial.llm[0].failures, f.abort.t()), (1, 0));
+    assert_eq!(f.partial.metrics[0]["llm_failures"], 1);
+    assert!(f.abort.to_string().contains("refused"), "{f}");
     // Limit 3: the fourth failed call (one per fallback wait) ends it, mid-episode.
     let f = play(failing(unreachable()), Some(3)).unwrap_err();
-    assert!(matches!(f.abort, proagent_eval::runner::EpisodeAbort::LlmFailures { failures: 4, limit: 3, .. }), "{f}");
+    assert!(matches!(f.abort, proagent_core::EpisodeAbort::LlmFailures { failures: 4, limit: 3, .. }), "{f}");
     assert_eq!(f.partial.steps.len(), 3);
     // No limit: the old degradation (every call failed, the episode is played out).
     let r = play(failing(unreachable()), None).unwrap();
     assert_eq!((r.steps.len(), r.llm[0].failures), (20, 20));
     // A refusal stops the episode and the run, whatever the limit.
     let f = play(failing(refused()), None).unwrap_err();
-    assert!(matches!(f.abort, proagent_eval::runner::EpisodeAbort::Agent { t: 0, player: 0, .. }), "{f}");
+    assert!(matches!(f.abort, proagent_core::EpisodeAbort::Agent { t: 0, player: 0, .. }), "{f}");
     assert!(f.abort.stops_run());
     assert!(f.to_string().contains("HTTP 401 Unauthorized"), "{f}");
 }
@@ -457,7 +490,8 @@ fn paper(model: Arc<dyn LanguageModel>) -> ProAgentConfig {
 /// One `act` on a hand-made state.
 fn act_on(agent: &mut ProAgent, layout: &Layout, state: &State, seat: usize) -> Action {
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let obs = Observation { layout, state, seat, last_joint: None, last_events: [None, None] };
+    let g = game(layout);
+    let obs = Observation::new(&g, state, seat, state.timestep);
     rt.block_on(agent.act(&obs)).unwrap()
 }
 
@@ -500,7 +534,7 @@ fn onion_states() -> (Layout, State, State) {
 fn paper_revalidates_the_running_skill_every_step_and_replans_with_the_explanation() {
     let (l, s0, s1) = onion_states();
     let mut agent = ProAgent::new(paper(onion_model("Analysis: fill the pot.\nPlan for Player 0: put_onion_in_pot()")));
-    agent.reset(&l, 0, 1);
+    agent.reset(&game(&l), 0, 1);
     act_on(&mut agent, &l, &s0, 0);
     assert_eq!(kinds(&agent), ["planner"]);
     // Midway, the pot starts cooking: the running put_onion_in_pot() is no longer valid.
@@ -534,7 +568,7 @@ fn paper_revalidates_the_running_skill_every_step_and_replans_with_the_explanati
     let mut agent = ProAgent::new(ProAgentConfig::new(onion_model(
         "Analysis: fill the pot.\nIntention for Player 1: \"pickup(onion)\".\nPlan for Player 0: put_onion_in_pot()",
     )));
-    agent.reset(&l, 0, 1);
+    agent.reset(&game(&l), 0, 1);
     act_on(&mut agent, &l, &s0, 0);
     act_on(&mut agent, &l, &s1, 0);
     assert_eq!(kinds(&agent), ["planner", "planner"]);
@@ -548,7 +582,7 @@ fn paper_history_is_the_last_k_dialogue_messages_and_only_on_replans() {
         let mut cfg = paper(onion_model(first));
         cfg.settings.memory_k = 3;
         let mut agent = ProAgent::new(cfg);
-        agent.reset(&l, 0, 1);
+        agent.reset(&game(&l), 0, 1);
         act_on(&mut agent, &l, &s0, 0);
         act_on(&mut agent, &l, &s1, 0);
         let replan = agent.exchanges()[2].request.messages.clone();
@@ -606,7 +640,7 @@ fn paper_forces_wait_after_four_replans_whatever_the_fourth_says() {
 /// Runs `steps` steps with a stay partner; returns the agent's actions and the states before them.
 fn run_actions(layout: &str, agent: &mut ProAgent, seat: usize, seed: u64, steps: u32) -> Vec<(State, Action)> {
     let l = Layout::builtin(layout).unwrap();
-    agent.reset(&l, seat, seed);
+    agent.reset(&game(&l), seat, seed);
     let mut state = l.start_state();
     let mut out = Vec::new();
     for _ in 0..steps {
@@ -716,7 +750,7 @@ fn paper_preset_plays_every_layout_and_seat_with_the_scripted_model() {
     // The same seed gives the same episode.
     let a = episode("coordination_ring", paper(Arc::new(ScriptedModel::new())), "greedy", 1, 7, 120);
     let b = episode("coordination_ring", paper(Arc::new(ScriptedModel::new())), "greedy", 1, 7, 120);
-    assert_eq!(a.to_trajectory_json(), b.to_trajectory_json());
+    assert_eq!(trajectory(&a), trajectory(&b));
 }
 
 /// Every "Time left: N" of a text, as signed numbers.

@@ -99,8 +99,9 @@ pub trait Game: Send + Sync + 'static {
     fn initial_state(&self, chance: &mut dyn Chance) -> Self::State;
     /// Who moves in `state`.
     fn turn(&self, state: &Self::State) -> Turn;
-    /// The actions `player` may take in `state` (empty when it is not that player's turn).
-    fn legal_actions(&self, state: &Self::State, player: usize) -> Vec<Self::Action>;
+    /// The actions `player` may take, from what it sees (empty when it is not that
+    /// player's turn). A view always holds enough to know them.
+    fn legal_actions(&self, view: Self::View<'_>, player: usize) -> Vec<Self::Action>;
     /// Applies one slot per player (`None`: that player does not move) and advances time.
     fn step(&self, state: &mut Self::State, actions: &[Option<Self::Action>], chance: &mut dyn Chance)
     -> Self::Outcome;
@@ -121,6 +122,12 @@ pub trait Game: Send + Sync + 'static {
 
     /// What `player` may see of `state`.
     fn view<'a>(&'a self, state: &'a Self::State, player: usize) -> Self::View<'a>;
+
+    /// The action that does nothing, if the game has one (Overcooked's stay; Hanabi has
+    /// none): the `stay` baseline plays it, and stand-ins use it while they wait.
+    fn idle_action(&self) -> Option<Self::Action> {
+        None
+    }
 
     /// An action as one short token for transcripts and trajectories (`N`, `I`, `P3`, `H1R`).
     fn action_token(&self, action: Self::Action) -> String;

@@ -4,6 +4,7 @@
 
 #![warn(missing_docs)]
 
+pub mod episode;
 pub mod game;
 pub mod limits;
 pub mod seat;

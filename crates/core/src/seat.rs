@@ -24,8 +24,24 @@ pub struct Observation<'a, G: Game> {
     /// The previous step's actions by player (`None` for a player who did not move);
     /// empty before the first step.
     pub last_actions: &'a [Option<G::Action>],
-    /// What each player's action did in the previous step (all `None` before the first).
+    /// What each player's action did in the previous step, by player (all `None`, or
+    /// empty, before the first): read it with `get`.
     pub last_events: &'a [Option<G::Event>],
+}
+
+impl<'a, G: Game> Observation<'a, G> {
+    /// What `seat` sees of `view` at step `t` with nothing known of a previous step (the
+    /// start of an episode, or a caller outside the runner).
+    pub fn new(game: &'a G, view: G::View<'a>, seat: usize, t: u32) -> Self {
+        Observation { game, view, seat, t, last_actions: &[], last_events: &[] }
+    }
+}
+
+impl<G: Game> Observation<'_, G> {
+    /// The actions this seat may take now ([`Game::legal_actions`] of its view).
+    pub fn legal_actions(&self) -> Vec<G::Action> {
+        self.game.legal_actions(self.view, self.seat)
+    }
 }
 
 impl<G: Game> Clone for Observation<'_, G> {
@@ -121,6 +137,10 @@ pub enum AgentError {
     /// The error itself (an `llm::LlmError`) is kept and can be downcast.
     #[error(transparent)]
     ModelUnusable(Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// The seat was asked to act in a state where its player has no legal action (a
+    /// caller outside the episode runner asked out of turn).
+    #[error("player {0} has no legal action here")]
+    NoLegalAction(usize),
 }
 
 /// What a seat is doing right now, for progress lines and `--render`. Agents without

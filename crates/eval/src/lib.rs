@@ -6,6 +6,9 @@
 #![warn(missing_docs)]
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
+pub mod games;
+pub mod replay;
+pub mod run;
 pub mod runner;
 pub mod sweep;
 pub mod transcript;

@@ -9,8 +9,8 @@
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
 pub mod env;
+pub mod game;
 pub mod knowledge;
 pub mod nav;
-pub mod policy;
 pub mod rules;
 pub mod skills;

@@ -8,5 +8,5 @@
 
 pub mod controller;
 pub mod env;
-pub mod policy;
+pub mod game;
 pub mod skills;

@@ -1,121 +1,134 @@
-//! The baselines: uniformly random actions (`random`: all six; `random4`: the four
-//! moves only, like the original ProAgent's Random partner), and standing still.
-//! The random ones draw from a ChaCha8 stream seeded at reset, so a seed fixes their episode.
+//! The baselines, for every game: uniformly random legal actions (`random`; on the
+//! Overcooked games `random4` draws from the four moves only, like the original ProAgent's
+//! Random partner), and standing still (`stay`). The random ones draw from a ChaCha8 stream
+//! seeded at reset, so a seed fixes their episode.
 
 use async_trait::async_trait;
-use proagent_overcooked::env::{Action, Layout};
-use proagent_overcooked::policy::{Agent, AgentError, Observation};
+use proagent_core::{AgentError, Game, Observation, Seat};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Uniform over a fixed set of actions: all six (`random`), or the four moves (`random4`).
-pub struct RandomPartner {
+/// Uniform over the legal actions that pass a filter (all of them for `random`).
+pub struct RandomSeat<G: Game> {
     rng: ChaCha8Rng,
-    choices: &'static [Action],
+    name: &'static str,
+    keep: fn(&G::Action) -> bool,
 }
 
-impl RandomPartner {
-    /// Uniform over all six actions, seeded with 0; [`Agent::reset`] reseeds it from the episode seed.
-    pub fn new() -> RandomPartner {
-        RandomPartner { rng: ChaCha8Rng::seed_from_u64(0), choices: &Action::ALL }
+impl<G: Game> RandomSeat<G> {
+    /// Uniform over every legal action, seeded with 0; [`Seat::reset`] reseeds it.
+    pub fn new() -> Self {
+        RandomSeat { rng: ChaCha8Rng::seed_from_u64(0), name: "random", keep: |_| true }
     }
 
-    /// Uniform over north, south, east and west only (never stays, never interacts):
-    /// the Random partner of the original ProAgent experiments.
-    pub fn moves_only() -> RandomPartner {
-        RandomPartner { rng: ChaCha8Rng::seed_from_u64(0), choices: &Action::MOVES }
+    /// Uniform over the legal actions `keep` accepts, reported as `name`.
+    pub fn filtered(name: &'static str, keep: fn(&G::Action) -> bool) -> Self {
+        RandomSeat { rng: ChaCha8Rng::seed_from_u64(0), name, keep }
     }
 }
 
-impl Default for RandomPartner {
+impl<G: Game> Default for RandomSeat<G> {
     fn default() -> Self {
-        RandomPartner::new()
+        RandomSeat::new()
     }
 }
 
 #[async_trait]
-impl Agent for RandomPartner {
+impl<G: Game> Seat<G> for RandomSeat<G> {
     fn name(&self) -> String {
-        if self.choices.len() == Action::MOVES.len() { "random4".into() } else { "random".into() }
+        self.name.into()
     }
 
-    fn reset(&mut self, _layout: &Layout, _seat: usize, seed: u64) {
+    fn reset(&mut self, _game: &G, _seat: usize, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
-    async fn act(&mut self, _obs: &Observation<'_>) -> Result<Action, AgentError> {
-        Ok(self.choices[self.rng.random_range(0..self.choices.len())])
+    async fn act(&mut self, obs: &Observation<'_, G>) -> Result<G::Action, AgentError> {
+        let mut legal = obs.legal_actions();
+        legal.retain(|a| (self.keep)(a));
+        if legal.is_empty() {
+            return Err(AgentError::NoLegalAction(obs.seat));
+        }
+        Ok(legal[self.rng.random_range(0..legal.len())])
     }
 }
 
-/// Always stays.
-pub struct StayPartner;
+/// `random4` on the Overcooked games: north, south, east and west only (never stays,
+/// never interacts).
+pub fn random4<G: Game<Action = proagent_overcooked::env::Action>>() -> RandomSeat<G> {
+    RandomSeat::filtered("random4", |a: &proagent_overcooked::env::Action| a.dir().is_some())
+}
+
+/// Does nothing: the game's idle action (Overcooked's stay), or in a game without one the
+/// first legal action.
+pub struct StaySeat;
 
 #[async_trait]
-impl Agent for StayPartner {
+impl<G: Game> Seat<G> for StaySeat {
     fn name(&self) -> String {
         "stay".into()
     }
 
-    fn reset(&mut self, _layout: &Layout, _seat: usize, _seed: u64) {}
+    fn reset(&mut self, _game: &G, _seat: usize, _seed: u64) {}
 
-    async fn act(&mut self, _obs: &Observation<'_>) -> Result<Action, AgentError> {
-        Ok(Action::Stay)
+    async fn act(&mut self, obs: &Observation<'_, G>) -> Result<G::Action, AgentError> {
+        match obs.game.idle_action() {
+            Some(a) => Ok(a),
+            None => obs.legal_actions().first().copied().ok_or(AgentError::NoLegalAction(obs.seat)),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proagent_overcooked::env::Layout;
+    use proagent_overcooked::env::{Action, Layout};
+    use proagent_overcooked::game::Overcooked;
+    use std::sync::Arc;
+
+    fn game() -> Overcooked {
+        Overcooked::new(Arc::new(Layout::builtin("cramped_room").unwrap()), 400)
+    }
+
+    fn draws(r: &mut RandomSeat<Overcooked>, g: &Overcooked, seat: usize, seed: u64, n: usize) -> Vec<Action> {
+        let s = g.layout.start_state();
+        let obs = Observation::new(g, &s, seat, 0);
+        r.reset(g, seat, seed);
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {
+            let mut v = Vec::new();
+            for _ in 0..n {
+                v.push(r.act(&obs).await.unwrap());
+            }
+            v
+        })
+    }
 
     #[test]
     fn random_is_seeded_and_uses_all_actions_and_stay_stays() {
-        let l = Layout::builtin("cramped_room").unwrap();
-        let s = l.start_state();
-        let obs = Observation { layout: &l, state: &s, seat: 0, last_joint: None, last_events: [None, None] };
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let draw = |seed| {
-            let mut r = RandomPartner::new();
-            r.reset(&l, 0, seed);
-            rt.block_on(async {
-                let mut v = Vec::new();
-                for _ in 0..200 {
-                    v.push(r.act(&obs).await.unwrap());
-                }
-                v
-            })
-        };
-        let a = draw(1);
-        assert_eq!(a, draw(1));
-        assert_ne!(a, draw(2));
+        let g = game();
+        let mut r = RandomSeat::new();
+        let a = draws(&mut r, &g, 0, 1, 200);
+        assert_eq!(a, draws(&mut r, &g, 0, 1, 200));
+        assert_ne!(a, draws(&mut r, &g, 0, 2, 200));
         for action in Action::ALL {
             assert!(a.contains(&action), "{action:?}");
         }
-        let mut st = StayPartner;
-        assert_eq!(rt.block_on(st.act(&obs)).unwrap(), Action::Stay);
+        let s = g.layout.start_state();
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        assert_eq!(
+            rt.block_on(Seat::<Overcooked>::act(&mut StaySeat, &Observation::new(&g, &s, 0, 0))).unwrap(),
+            Action::Stay
+        );
     }
 
     #[test]
     fn random4_moves_only_and_uniformly() {
-        let l = Layout::builtin("cramped_room").unwrap();
-        let s = l.start_state();
-        let obs = Observation { layout: &l, state: &s, seat: 1, last_joint: None, last_events: [None, None] };
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let draw = |seed| {
-            let mut r = RandomPartner::moves_only();
-            r.reset(&l, 1, seed);
-            assert_eq!(r.name(), "random4");
-            rt.block_on(async {
-                let mut v = Vec::new();
-                for _ in 0..4000 {
-                    v.push(r.act(&obs).await.unwrap());
-                }
-                v
-            })
-        };
-        let a = draw(9);
-        assert_eq!(a, draw(9), "seeded");
+        let g = game();
+        let mut r = random4::<Overcooked>();
+        assert_eq!(Seat::<Overcooked>::name(&r), "random4");
+        let a = draws(&mut r, &g, 1, 9, 4000);
+        assert_eq!(a, draws(&mut r, &g, 1, 9, 4000), "seeded");
         assert!(!a.contains(&Action::Stay) && !a.contains(&Action::Interact));
         for m in Action::MOVES {
             // 4000 draws: each move about 1000 times; 850 is more than 5 standard deviations below.

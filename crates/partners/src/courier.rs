@@ -7,11 +7,12 @@
 //! the next one in hand.
 
 use async_trait::async_trait;
+use proagent_core::derive_seed;
+use proagent_core::{AgentError, Observation, Seat};
 use proagent_overcooked::controller::{Goal, Kitchen, Navigator};
 use proagent_overcooked::env::motion::interact_spots;
 use proagent_overcooked::env::{Action, Layout, ObjKind, Pos, State};
-use proagent_overcooked::policy::derive_seed;
-use proagent_overcooked::policy::{Agent, AgentError, Observation};
+use proagent_overcooked::game::Overcooked;
 use std::sync::Arc;
 
 /// The onion courier of the interdependence study (see the module doc); plays the seat given at reset.
@@ -96,20 +97,21 @@ impl CourierPartner {
 }
 
 #[async_trait]
-impl Agent for CourierPartner {
+impl Seat<Overcooked> for CourierPartner {
     fn name(&self) -> String {
         "courier".into()
     }
 
-    fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
+        let layout: &Layout = &game.layout;
         self.kitchen = Kitchen::reuse_or_build(Some(&self.kitchen), layout);
         self.seat = seat;
         self.nav = Navigator::new(Arc::clone(&self.kitchen), seat, derive_seed(seed, 2));
         self.delivered = 0;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
-        Ok(self.decide(obs.state))
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
+        Ok(self.decide(obs.view))
     }
 
     fn metrics(&self) -> serde_json::Value {
@@ -125,7 +127,7 @@ mod tests {
     fn on_counter_circuit_it_feeds_the_middle_island() {
         let k = Kitchen::shared(Layout::builtin("counter_circuit").unwrap());
         let mut c = CourierPartner::new(Arc::clone(&k));
-        c.reset(&k.layout.clone(), 0, 3);
+        c.reset(&Overcooked::with_kitchen(Arc::clone(&k), 400), 0, 3);
         let mut s = k.layout.start_state();
         let targets = c.drop_targets(&s);
         // The island counters right under the pots come first.

@@ -15,10 +15,11 @@
 //! move it if the partner stayed (the original's "stuck" hack).
 
 use async_trait::async_trait;
+use proagent_core::{AgentError, Observation, Seat};
 use proagent_overcooked::controller::Kitchen;
 use proagent_overcooked::env::motion::first_step;
 use proagent_overcooked::env::{Action, Dir, Layout, ObjKind, Object, Pos, State};
-use proagent_overcooked::policy::{Agent, AgentError, Observation};
+use proagent_overcooked::game::Overcooked;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -118,12 +119,13 @@ impl GreedyPartner {
 }
 
 #[async_trait]
-impl Agent for GreedyPartner {
+impl Seat<Overcooked> for GreedyPartner {
     fn name(&self) -> String {
         "greedy".into()
     }
 
-    fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
+        let layout: &Layout = &game.layout;
         self.kitchen = Kitchen::reuse_or_build(Some(&self.kitchen), layout);
         self.seat = seat;
         self.rng = ChaCha8Rng::seed_from_u64(seed);
@@ -131,8 +133,8 @@ impl Agent for GreedyPartner {
         self.unstuck_moves = 0;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
-        Ok(self.decide(obs.state))
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
+        Ok(self.decide(obs.view))
     }
 
     fn metrics(&self) -> serde_json::Value {
@@ -149,7 +151,7 @@ mod tests {
         let k = Kitchen::shared(Layout::builtin(name).unwrap());
         let s = k.layout.start_state();
         let mut g = GreedyPartner::new(Arc::clone(&k));
-        g.reset(&k.layout.clone(), seat, 5);
+        g.reset(&Overcooked::with_kitchen(Arc::clone(&k), 400), seat, 5);
         (g, s)
     }
 

@@ -1,7 +1,7 @@
 //! Partners: the scripted, greedy, random, stay, courier and BC policies that
 //! sit in the other seat (or in either seat).
 //!
-//! Every partner implements [`proagent_overcooked::policy::Agent`], is seeded through
+//! Every partner implements [`proagent_core::seat::Agent`], is seeded through
 //! `Agent::reset`, and is deterministic for a given seed. Turning a spec from
 //! the command line into an agent is the runner's job (`runner::seats`).
 

@@ -10,10 +10,11 @@
 //! [`Controller`].
 
 use async_trait::async_trait;
+use proagent_core::derive_seed;
+use proagent_core::{AgentError, Observation, Seat, SeatStatus, SkillEvent, SkillOutcome};
 use proagent_overcooked::controller::{Controller, Kitchen, PotPhase, SkillStatus};
 use proagent_overcooked::env::{Action, DEFAULT_HORIZON, Layout, ObjKind, Pos, State};
-use proagent_overcooked::policy::derive_seed;
-use proagent_overcooked::policy::{Agent, AgentError, Observation, SeatStatus, SkillEvent, SkillOutcome};
+use proagent_overcooked::game::Overcooked;
 use proagent_overcooked::skills::Skill;
 use proagent_overcooked::skills::facts::{Access, PotFact, PotStatus, SkillFacts, Steps};
 use proagent_overcooked::skills::rules::choose_skill;
@@ -256,12 +257,13 @@ impl ScriptedPartner {
 }
 
 #[async_trait]
-impl Agent for ScriptedPartner {
+impl Seat<Overcooked> for ScriptedPartner {
     fn name(&self) -> String {
         "scripted".into()
     }
 
-    fn reset(&mut self, layout: &Layout, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
+        let layout: &Layout = &game.layout;
         self.kitchen = Kitchen::reuse_or_build(Some(&self.kitchen), layout);
         self.seat = seat;
         self.ctrl = Controller::new(Arc::clone(&self.kitchen), seat, derive_seed(seed, 1));
@@ -275,8 +277,8 @@ impl Agent for ScriptedPartner {
         self.failed = 0;
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
-        Ok(self.decide(obs.state))
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
+        Ok(self.decide(obs.view))
     }
 
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {

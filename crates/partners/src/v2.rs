@@ -1,16 +1,14 @@
-//! Seats for OvercookedV2 that need no model: `scripted` (the rule-based cook of
-//! [`proagent_overcooked_v2::rules`] on what it sees, grounded by [`proagent_overcooked_v2::nav`]), `random` and `stay`.
+//! The OvercookedV2 `scripted` seat: the rule-based cook of [`proagent_overcooked_v2::rules`]
+//! on what it sees, grounded by [`proagent_overcooked_v2::nav`]. (`random` and `stay` are the
+//! generic baselines of [`crate::basic`].)
 
 use async_trait::async_trait;
+use proagent_core::{AgentError, Observation, Seat, SkillEvent, SkillOutcome};
 use proagent_overcooked::env::Action;
-use proagent_overcooked::policy::{SkillEvent, SkillOutcome};
-use proagent_overcooked_v2::env::{Layout, Settings};
+use proagent_overcooked_v2::game::OvercookedV2;
 use proagent_overcooked_v2::knowledge::{Knowledge, Recall};
 use proagent_overcooked_v2::nav::{Nav, Status};
-use proagent_overcooked_v2::policy::{V2Agent, V2Observation};
 use proagent_overcooked_v2::rules::choose;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// The rule-based V2 cook. It sees only its view radius and remembers the last recipe it saw.
 pub struct ScriptedV2 {
@@ -36,17 +34,17 @@ impl ScriptedV2 {
 }
 
 #[async_trait]
-impl V2Agent for ScriptedV2 {
+impl Seat<OvercookedV2> for ScriptedV2 {
     fn name(&self) -> String {
         "scripted".into()
     }
 
-    fn reset(&mut self, _layout: &Layout, _settings: &Settings, seat: usize, seed: u64) {
+    fn reset(&mut self, _game: &OvercookedV2, seat: usize, seed: u64) {
         *self = ScriptedV2 { nav: Nav::new(seed), me: seat, ..ScriptedV2::new() };
     }
 
-    async fn act(&mut self, obs: &V2Observation<'_>) -> Action {
-        let (layout, settings, state) = (obs.layout, obs.settings, obs.state);
+    async fn act(&mut self, obs: &Observation<'_, OvercookedV2>) -> Result<Action, AgentError> {
+        let (layout, settings, state) = (&*obs.game.layout, &obs.game.settings, obs.view);
         let me = self.me;
         self.recall.update(layout, settings, state, me, obs.last_events);
         let k = Knowledge::observe(layout, settings, state, me, &mut self.recall);
@@ -65,7 +63,7 @@ impl V2Agent for ScriptedV2 {
             }
             let running = self.nav.skill().map(|s| s.text(&k.names)).unwrap_or_default();
             match self.nav.step(layout, settings, &k, last) {
-                Status::Running(a) => return a,
+                Status::Running(a) => return Ok(a),
                 Status::Succeeded => self.events.push(SkillEvent {
                     t: state.step,
                     player: me,
@@ -85,7 +83,7 @@ impl V2Agent for ScriptedV2 {
             // The event that ended the skill must not end the next one too.
             last = None;
         }
-        Action::Stay
+        Ok(Action::Stay)
     }
 
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
@@ -94,47 +92,5 @@ impl V2Agent for ScriptedV2 {
 
     fn metrics(&self) -> serde_json::Value {
         serde_json::json!({ "skills_started": self.skills, "skills_failed": self.failed })
-    }
-}
-
-/// Uniformly random actions (seeded per seat).
-pub struct RandomV2 {
-    rng: ChaCha8Rng,
-}
-
-impl Default for RandomV2 {
-    fn default() -> Self {
-        RandomV2 { rng: ChaCha8Rng::seed_from_u64(0) }
-    }
-}
-
-#[async_trait]
-impl V2Agent for RandomV2 {
-    fn name(&self) -> String {
-        "random".into()
-    }
-
-    fn reset(&mut self, _layout: &Layout, _settings: &Settings, _seat: usize, seed: u64) {
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
-    }
-
-    async fn act(&mut self, _obs: &V2Observation<'_>) -> Action {
-        Action::ALL[self.rng.random_range(0..Action::ALL.len())]
-    }
-}
-
-/// Never moves.
-pub struct StayV2;
-
-#[async_trait]
-impl V2Agent for StayV2 {
-    fn name(&self) -> String {
-        "stay".into()
-    }
-
-    fn reset(&mut self, _layout: &Layout, _settings: &Settings, _seat: usize, _seed: u64) {}
-
-    async fn act(&mut self, _obs: &V2Observation<'_>) -> Action {
-        Action::Stay
     }
 }

@@ -18,16 +18,16 @@ use crate::prompts::{PromptError, PromptLibrary};
 use crate::verificator::{VerificatorMode, extract_failed_condition};
 use async_trait::async_trait;
 use minijinja::{Value, context};
+use proagent_core::{AgentError, BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, SkillOutcome};
 use proagent_llm::record::{Exchange, Outcome};
 use proagent_llm::{ChatRequest, Message};
 use proagent_overcooked::env::{Action, Pos};
-use proagent_overcooked::policy::{AgentError, BeliefCorrection, LlmUsage, SkillEvent, SkillOutcome};
 use proagent_overcooked_v2::env::{
     BUTTON_COST, BUTTON_TIME, COOK_TIME, DELIVERY_REWARD, Event, Item, Layout, Settings, Tile,
 };
+use proagent_overcooked_v2::game::OvercookedV2;
 use proagent_overcooked_v2::knowledge::{Knowledge, PotSeen, Recall, reach_text, scene_text};
 use proagent_overcooked_v2::nav::{Nav, Status};
-use proagent_overcooked_v2::policy::{V2Agent, V2Observation};
 use proagent_overcooked_v2::skills::{self, Skill, Target};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -528,13 +528,15 @@ impl ProAgentV2 {
     }
 
     /// Belief correction: a teammate seen interacting resolves the oldest open prediction.
-    fn observe_teammates(&mut self, obs: &V2Observation<'_>) {
+    fn observe_teammates(&mut self, obs: &Observation<'_, OvercookedV2>) {
         let Some(ep) = self.ep.as_mut() else { return };
-        let me_pos = obs.state.agents[ep.me].pos;
-        let t = obs.state.step;
+        let me_pos = obs.view.agents[ep.me].pos;
+        let t = obs.view.step;
         for (i, e) in obs.last_events.iter().enumerate() {
             let Some(e) = e else { continue };
-            if i == ep.me || !proagent_overcooked_v2::env::obs::visible(obs.settings, me_pos, obs.state.agents[i].pos) {
+            if i == ep.me
+                || !proagent_overcooked_v2::env::obs::visible(&obs.game.settings, me_pos, obs.view.agents[i].pos)
+            {
                 continue;
             }
             let real = skill_of_event(e);
@@ -565,7 +567,7 @@ impl ProAgentV2 {
 }
 
 #[async_trait]
-impl V2Agent for ProAgentV2 {
+impl Seat<OvercookedV2> for ProAgentV2 {
     fn name(&self) -> String {
         match &self.cfg.label {
             Some(l) => l.clone(),
@@ -573,7 +575,8 @@ impl V2Agent for ProAgentV2 {
         }
     }
 
-    fn reset(&mut self, layout: &Layout, settings: &Settings, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &OvercookedV2, seat: usize, seed: u64) {
+        let (layout, settings) = (&*game.layout, &game.settings);
         self.last_failure = None;
         self.fatal = None;
         let system = render_systems(&self.cfg, layout, settings, seat).inspect_err(|e| tracing::error!("{e}"));
@@ -596,15 +599,16 @@ impl V2Agent for ProAgentV2 {
         self.llm_wait = Duration::ZERO;
     }
 
-    async fn act(&mut self, obs: &V2Observation<'_>) -> Action {
+    async fn act(&mut self, obs: &Observation<'_, OvercookedV2>) -> Result<Action, AgentError> {
         if self.ep.is_none() {
-            self.reset(obs.layout, obs.settings, obs.seat, 0);
+            self.reset(obs.game, obs.seat, 0);
         }
         self.observe_teammates(obs);
         let k = {
-            let Some(ep) = self.ep.as_mut() else { return Action::Stay };
-            ep.recall.update(obs.layout, obs.settings, obs.state, ep.me, obs.last_events);
-            Knowledge::observe(obs.layout, obs.settings, obs.state, ep.me, &mut ep.recall)
+            let Some(ep) = self.ep.as_mut() else { return Ok(Action::Stay) };
+            let (layout, settings) = (&*obs.game.layout, &obs.game.settings);
+            ep.recall.update(layout, settings, obs.view, ep.me, obs.last_events);
+            Knowledge::observe(layout, settings, obs.view, ep.me, &mut ep.recall)
         };
         let mut last = self.ep.as_ref().and_then(|ep| obs.last_events.get(ep.me).and_then(|e| e.as_ref()));
         let mut action = Action::Stay;
@@ -674,7 +678,12 @@ impl V2Agent for ProAgentV2 {
             last = None;
         }
         self.flush_sink();
-        action
+        // A model that refused the run's configuration ends the episode (after its exchange
+        // reached the transcript).
+        match self.fatal.take() {
+            Some(e) => Err(AgentError::ModelUnusable(Box::new(e))),
+            None => Ok(action),
+        }
     }
 
     fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
@@ -695,9 +704,5 @@ impl V2Agent for ProAgentV2 {
 
     fn last_llm_failure(&self) -> Option<String> {
         self.last_failure.clone()
-    }
-
-    fn take_failure(&mut self) -> Option<AgentError> {
-        self.fatal.take().map(|e| AgentError::ModelUnusable(Box::new(e)))
     }
 }

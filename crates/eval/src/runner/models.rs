@@ -100,10 +100,20 @@ pub fn open_replay(path: &Path, scrubber: Scrubber) -> Result<proagent_llm::repl
     Ok(Transcript::read(path)?.replayer(scrubber))
 }
 
-/// Builds the backend a spec names: `scripted`, `replay:FILE` or a served model.
+/// Builds the backend a spec names for the classic game: `scripted`, `replay:FILE` or a
+/// served model.
 pub fn build_model(spec: &ModelSpec) -> Result<Arc<dyn LanguageModel>, ModelError> {
+    build_model_with(spec, || Arc::new(ScriptedModel::new()))
+}
+
+/// Builds the backend a spec names: `scripted` (the stand-in `scripted` returns: each
+/// game has its own, since it reads that game's prompts), `replay:FILE` or a served model.
+pub fn build_model_with(
+    spec: &ModelSpec,
+    scripted: impl FnOnce() -> Arc<dyn LanguageModel>,
+) -> Result<Arc<dyn LanguageModel>, ModelError> {
     match classify_model(spec.name.trim()) {
-        ModelChoice::Builtin(n) if n == "scripted" => Ok(Arc::new(ScriptedModel::new())),
+        ModelChoice::Builtin(n) if n == "scripted" => Ok(scripted()),
         ModelChoice::Builtin(n) => Err(ModelError::NotForTheAgent(n)),
         ModelChoice::Replay(path) => {
             if path.as_os_str().is_empty() {

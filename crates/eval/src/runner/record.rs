@@ -3,10 +3,11 @@
 //! that writes, after every step, the model exchanges the seats made during it
 //! (in player order) and then the step itself, and at the end the footer.
 
-use super::episode::StepView;
+use crate::games::Playable;
 use crate::transcript::{Header, TranscriptError, TranscriptWriter};
 use proagent_agent::log::drain_sink;
 use proagent_agent::{AgentSettings, ExchangeSink, ModelSettings};
+use proagent_core::episode::StepView;
 use proagent_core::limits::{MAX_HORIZON, RangeError, check_int};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -45,11 +46,11 @@ pub struct RunConfig {
     /// Absent for the classic game, so classic headers are unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub v2: Option<proagent_overcooked_v2::env::Settings>,
-    /// Each player's own ProAgent configuration (`None` for other agents). Transcripts
-    /// written before seats could differ have none: every `proagent` seat then used
-    /// `proagent` and `model`.
+    /// Each player's own ProAgent configuration (`None` for other seats), one entry per
+    /// player. Transcripts written before seats could differ have none: every `proagent`
+    /// seat then used `proagent` and `model`.
     #[serde(default, skip_serializing_if = "no_seats")]
-    pub seats: [Option<SeatConfig>; 2],
+    pub seats: Vec<Option<SeatConfig>>,
 }
 
 /// One ProAgent seat as a transcript header records it.
@@ -63,7 +64,7 @@ pub struct SeatConfig {
     pub model: ModelSettings,
 }
 
-fn no_seats(s: &[Option<SeatConfig>; 2]) -> bool {
+fn no_seats(s: &[Option<SeatConfig>]) -> bool {
     s.iter().all(Option::is_none)
 }
 
@@ -99,7 +100,7 @@ impl RunConfig {
         cfg.check().map_err(|e| bad(format!("{}", e.within("config"))))?;
         // The shared settings repeat the main ProAgent seat's (the agent's, else the
         // partner's); a header where they disagree was edited by hand, and which to trust is unclear.
-        let main = [cfg.seat.min(1), 1 - cfg.seat.min(1)].into_iter().find_map(|p| cfg.seats[p].as_ref());
+        let main = cfg.seats.get(cfg.seat).into_iter().chain(cfg.seats.iter()).find_map(Option::as_ref);
         if let Some(m) = main
             && (m.proagent != cfg.proagent || m.model != cfg.model)
         {
@@ -114,7 +115,7 @@ impl RunConfig {
     /// Checks every number against its limit: the seat, the horizon (1 to
     /// [`MAX_HORIZON`]), the agent's switches and the model's settings.
     pub fn check(&self) -> Result<(), RangeError> {
-        check_int("seat", self.seat, 0, 1)?;
+        check_int("seat", self.seat, 0, proagent_overcooked_v2::env::MAX_AGENTS - 1)?;
         check_int("horizon", self.horizon, 1, MAX_HORIZON)?;
         self.proagent.check().map_err(|e| e.within("proagent"))?;
         self.model.check().map_err(|e| e.within("model"))?;
@@ -162,21 +163,16 @@ impl EpisodeRecorder {
         Ok(r)
     }
 
-    /// The exchange lists of the seats, in player order.
-    pub fn set_sinks(&mut self, sinks: Vec<ExchangeSink>) {
-        self.sinks = sinks.into_iter().map(|s| (None, s)).collect();
-    }
-
-    /// The exchange lists of the two seats (`None` for a seat that asks no model). When
-    /// both seats ask, every exchange is stamped with its seat, so a transcript of two
-    /// ProAgents says who asked what; with one asking seat nothing is stamped (the
-    /// seat is in the header).
-    pub fn set_seat_sinks(&mut self, sinks: [Option<ExchangeSink>; 2]) {
-        let both = sinks.iter().all(Option::is_some);
+    /// The exchange lists of the seats by player (`None` for a seat that asks no model).
+    /// When more than one seat asks, every exchange is stamped with its seat, so a
+    /// transcript of two ProAgents says who asked what; with one asking seat nothing is
+    /// stamped (the seat is in the header).
+    pub fn set_seat_sinks(&mut self, sinks: Vec<Option<ExchangeSink>>) {
+        let several = sinks.iter().filter(|s| s.is_some()).count() > 1;
         self.sinks = sinks
             .into_iter()
             .enumerate()
-            .filter_map(|(player, s)| s.map(|s| (both.then_some(player as u8), s)))
+            .filter_map(|(player, s)| s.map(|s| (several.then_some(player as u8), s)))
             .collect();
     }
 
@@ -190,20 +186,15 @@ impl EpisodeRecorder {
         Ok(())
     }
 
-    /// Writes the exchanges made during this step, then the step. A write error is kept
-    /// and reported by [`EpisodeRecorder::finish`]; nothing more is written after it.
-    pub fn on_step(&mut self, v: &StepView<'_>) {
-        if self.error.is_some() {
-            return;
-        }
-        let step = v.transcript_json();
-        if let Err(e) = self.drain().and_then(|_| self.writer.write_step(v.t, step)) {
-            self.error = Some(e);
-        }
+    /// Writes the exchanges made during this step, then the step ([`step_json`]). A write
+    /// error is kept and reported by [`EpisodeRecorder::finish`]; nothing more is written
+    /// after it.
+    pub fn on_step<G: Playable>(&mut self, v: &StepView<'_, G>) {
+        self.on_step_value(v.t, step_json(v));
     }
 
-    /// Like [`EpisodeRecorder::on_step`] for a step body built by the caller (OvercookedV2
-    /// episodes, whose steps have any number of players).
+    /// Like [`EpisodeRecorder::on_step`] for a step body built by the caller (a browser
+    /// game, a Python loop).
     pub fn on_step_value(&mut self, t: u32, step: Value) {
         if self.error.is_some() {
             return;
@@ -246,4 +237,20 @@ impl EpisodeRecorder {
             None => Ok(self.writer.path().map(PathBuf::from)),
         }
     }
+}
+
+/// The body of a transcript step record: the action tokens by player (`null` for a player
+/// who did not move), the reward, this step's skill events and belief corrections, and the
+/// game's own fields ([`Playable::step_fields`]).
+pub fn step_json<G: Playable>(v: &StepView<'_, G>) -> Value {
+    let mut step = serde_json::json!({
+        "joint": proagent_core::game::action_tokens(v.game, v.actions),
+        "reward": v.game.reward(v.outcome),
+        "skill_events": v.skill_events,
+        "belief": v.beliefs,
+    });
+    if let Some(obj) = step.as_object_mut() {
+        obj.extend(v.game.step_fields(v.outcome));
+    }
+    step
 }

@@ -1,47 +1,29 @@
 //! Seats: a spec from the command line (`greedy`, `scripted`, `bc:train`, `sp`,
-//! `rl:PATH`, `proagent`, ...) → a boxed [`Agent`]. This is the one place that knows every
-//! kind of seat; `play`, `eval`, `replay` and the benches all build their agents
-//! here, so a spec means the same thing everywhere.
+//! `rl:PATH`, `proagent`, `proagent[model=NAME,key=value,...]`, ...) → a boxed
+//! [`Seat`] of any game. This is the one place that builds seats: `play`, `eval`,
+//! `replay`, the viewer, the benches and the Python bindings all come here, so a spec means
+//! the same thing everywhere. Which partners a game knows is the game's
+//! ([`Playable::partner`]); how a ProAgent seat is configured is written down once
+//! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
-use proagent_agent::prompts::PromptError;
-use proagent_agent::scripted_model::ScriptedModel;
-use proagent_agent::{ExchangeSink, ProAgent, ProAgentConfig};
-use proagent_overcooked::controller::Kitchen;
-use proagent_overcooked::policy::Agent;
-use proagent_partners::rl::{RlAgent, RlSpec};
-use proagent_partners::{basic, bc, courier, greedy, scripted};
+use super::models::{ModelError, ModelSpec, build_model_with};
+use crate::games::Playable;
+use proagent_agent::prompts::{PromptError, PromptLibrary};
+use proagent_agent::{AgentSettings, ExchangeSink, ModelSettings, ProAgentConfig};
+use proagent_core::Seat;
 use std::collections::HashMap;
-use std::sync::Arc;
-
-/// The specs a seat understands.
-pub const KNOWN_SPECS: [&str; 17] = [
-    "greedy",
-    "random",
-    "random4",
-    "stay",
-    "courier",
-    "scripted",
-    "proagent",
-    "proagent[model=NAME,key=value,...]",
-    "bc",
-    "bc:test",
-    "bc:train",
-    "bc:PATH",
-    "sp",
-    "pbt",
-    "fcp",
-    "mep",
-    "rl:PATH",
-];
+use std::sync::{Arc, Mutex};
 
 /// Why a seat could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum SeatError {
-    /// A spec no seat answers to.
-    #[error("unknown agent {spec:?} (known: {known}){hint}")]
+    /// A spec no seat of this game answers to.
+    #[error("unknown agent {spec:?} for {game} (known: {known}){hint}")]
     Unknown {
         /// The spec as given.
         spec: String,
+        /// The game's report name.
+        game: String,
         /// The specs that exist.
         known: String,
         /// A hint when the spec looks like a model name.
@@ -61,14 +43,23 @@ pub enum SeatError {
     Unresolved(String),
     /// A BC model that could not be loaded.
     #[error(transparent)]
-    Bc(#[from] bc::BcError),
+    Bc(#[from] proagent_partners::bc::BcError),
     /// An RL policy that could not be loaded.
     #[error(transparent)]
     Rl(#[from] proagent_partners::rl::model::LoadError),
-    /// A prompt template that does not render for this layout and seat.
+    /// The ProAgent's model could not be built.
+    #[error("{label}: --model: {source}")]
+    Model {
+        /// The seat's name.
+        label: String,
+        /// Why.
+        #[source]
+        source: ModelError,
+    },
+    /// A prompt template that does not render (or load) for this game and seat.
     #[error("prompt templates for {layout}, seat {seat}: {source}")]
     Prompts {
-        /// The layout's name.
+        /// The game's report name.
         layout: String,
         /// The seat (player index).
         seat: usize,
@@ -76,6 +67,21 @@ pub enum SeatError {
         #[source]
         source: PromptError,
     },
+}
+
+/// The error for a spec no seat of `game` answers to, with a hint when it looks like a
+/// model name.
+pub fn unknown_spec(spec: &str, game: &str, known: &[&str]) -> SeatError {
+    let looks_like_a_model = ["gpt", "llama", "qwen", "mistral", "claude", "gemma", "phi", "o1", "o3", "deepseek"]
+        .iter()
+        .any(|m| spec.to_ascii_lowercase().starts_with(m))
+        || spec.contains(':') && !spec.starts_with("bc") && !spec.starts_with("rl");
+    let hint = if looks_like_a_model {
+        format!("; to seat a language model, use proagent[model={spec}] (or proagent with --model {spec})")
+    } else {
+        String::new()
+    };
+    SeatError::Unknown { spec: spec.to_string(), game: game.to_string(), known: known.join(", "), hint }
 }
 
 /// Whether a spec seats the ProAgent agent: `proagent`, or `proagent[...]` with options.
@@ -143,24 +149,94 @@ pub fn split_specs(list: &str) -> Vec<String> {
     out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
-/// A built seat: the agent, and for a ProAgent the list its model exchanges go to.
-pub struct Seat {
-    /// The agent.
-    pub agent: Box<dyn Agent>,
-    /// Where a ProAgent's finished exchanges are appended (`None` for other agents).
+/// One ProAgent seat of a run, whatever the game: its name, its switches and its model.
+/// This is what a transcript header records of it, what an eval key hashes, and all the
+/// seat factory needs to build it on any game.
+#[derive(Clone, Debug)]
+pub struct ProAgentSeat {
+    /// The seat's name in every output ([`proagent_agent::config::label`]).
+    pub label: String,
+    /// The switches.
+    pub settings: AgentSettings,
+    /// The model as recorded: its name, sampling and (served models) address and time-outs.
+    pub model: ModelSettings,
+    /// How the model is reached (the key, the replay file) and what must be scrubbed.
+    pub backend: ModelSpec,
+}
+
+impl ProAgentSeat {
+    /// A seat with the default switches and model `name` (no HTTP settings beyond the defaults).
+    pub fn new(name: &str) -> Self {
+        let model = ModelSettings::new(name);
+        let settings = AgentSettings::default();
+        ProAgentSeat {
+            label: proagent_agent::config::label(&settings, &model),
+            settings,
+            model,
+            backend: ModelSpec::new(name),
+        }
+    }
+
+    /// The running configuration of this seat on `game`: the model built (the game's own
+    /// `scripted` stand-in for `scripted`), the game's prompt templates loaded, the
+    /// horizon the game's episode length.
+    pub fn config<G: Playable>(&self, game: &G) -> Result<ProAgentConfig, SeatError> {
+        let model = build_model_with(&self.backend, || game.scripted_model())
+            .map_err(|source| SeatError::Model { label: self.label.clone(), source })?;
+        let prompts = PromptLibrary::load_or_embedded_family(self.settings.prompts.as_deref(), game.prompt_family())
+            .map_err(|source| SeatError::Prompts { layout: game.report_name(), seat: 0, source })?;
+        let mut cfg = ProAgentConfig::new(model);
+        cfg.sampling = self.model.sampling();
+        cfg.settings = self.settings.clone();
+        cfg.prompts = Arc::new(prompts);
+        cfg.horizon = game.max_steps();
+        cfg.label = Some(self.label.clone());
+        Ok(cfg)
+    }
+}
+
+/// What a transcript header and an eval record keep of a ProAgent seat.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProAgentRecord {
+    /// The seat's name.
+    pub label: String,
+    /// Its switches.
+    pub settings: AgentSettings,
+    /// Its model.
+    pub model: ModelSettings,
+}
+
+/// How a ProAgent spec is configured in a factory.
+#[derive(Clone)]
+enum Configured {
+    /// Written down: built for each game on first use.
+    Seat(ProAgentSeat),
+    /// Built by the caller (a test's model, a Python callable, the viewer's model list):
+    /// used as it is on any game, recorded with the model settings given.
+    Config(ProAgentConfig, ModelSettings),
+}
+
+/// A built seat: the seat, and for a ProAgent the list its model exchanges go to.
+pub struct BuiltSeat<G> {
+    /// The seat.
+    pub seat: Box<dyn Seat<G>>,
+    /// Where a ProAgent's finished exchanges are appended (`None` for other seats).
     pub exchanges: Option<ExchangeSink>,
 }
 
-/// Builds the agents of a run. A ProAgent spec registered with
-/// [`SeatFactory::with_seat`] gets its own configuration; plain `proagent` gets the
-/// configuration given to [`SeatFactory::new`] (or, without one, the defaults with the
-/// built-in scripted model). Each seat gets its own exchange sink. The factory also
-/// carries how many of the seats' model calls may fail in an episode.
+/// Builds the seats of a run on any game. A ProAgent spec registered with
+/// [`SeatFactory::with_seat`] (or [`SeatFactory::with_config`]) gets its own
+/// configuration; plain `proagent` gets the one given to [`SeatFactory::new`] (or, without
+/// one, the defaults with the game's built-in scripted model). Each seat gets its own
+/// exchange sink. The factory also carries how many of the seats' model calls may fail in
+/// an episode.
 #[derive(Clone)]
 pub struct SeatFactory {
-    proagent: Option<ProAgentConfig>,
-    seats: HashMap<String, ProAgentConfig>,
+    proagent: Option<Configured>,
+    seats: HashMap<String, Configured>,
     max_llm_failures: Option<u64>,
+    /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
+    built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
 }
 
 impl Default for SeatFactory {
@@ -170,17 +246,25 @@ impl Default for SeatFactory {
 }
 
 impl SeatFactory {
-    /// A factory whose `proagent` seats use `proagent` (`None`: the defaults), with
-    /// the default failure limit ([`crate::runner::episode::DEFAULT_MAX_LLM_FAILURES`]).
-    pub fn new(proagent: Option<ProAgentConfig>) -> Self {
+    /// A factory whose `proagent` seats are `proagent` (`None`: the defaults with the
+    /// game's scripted model), with the default failure limit
+    /// ([`proagent_core::episode::DEFAULT_MAX_LLM_FAILURES`]).
+    pub fn new(proagent: Option<ProAgentSeat>) -> Self {
         SeatFactory {
-            proagent,
+            proagent: proagent.map(Configured::Seat),
             seats: HashMap::new(),
-            max_llm_failures: Some(crate::runner::episode::DEFAULT_MAX_LLM_FAILURES),
+            max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
+            built: Arc::default(),
         }
     }
 
-    /// Sets how many model calls of an episode (both seats) may fail after every retry
+    /// A factory whose `proagent` seats use a configuration built by the caller (recorded
+    /// in transcript headers with the model settings `model`).
+    pub fn with_default_config(cfg: ProAgentConfig, model: ModelSettings) -> Self {
+        SeatFactory { proagent: Some(Configured::Config(cfg, model)), ..SeatFactory::new(None) }
+    }
+
+    /// Sets how many model calls of an episode (all seats) may fail after every retry
     /// before the episode fails; `None`: no limit.
     pub fn with_max_llm_failures(mut self, limit: Option<u64>) -> Self {
         self.max_llm_failures = limit;
@@ -192,20 +276,52 @@ impl SeatFactory {
         self.max_llm_failures
     }
 
-    /// Seats `spec` (e.g. `proagent[gpt-4o,memory_k=3]`) with `cfg`.
-    pub fn with_seat(mut self, spec: &str, cfg: ProAgentConfig) -> Self {
-        self.seats.insert(spec.trim().to_string(), cfg);
+    /// Seats `spec` (e.g. `proagent[gpt-4o,memory_k=3]`, or a seat's label) as `seat`.
+    pub fn with_seat(mut self, spec: &str, seat: ProAgentSeat) -> Self {
+        self.seats.insert(spec.trim().to_string(), Configured::Seat(seat));
         self
     }
 
-    /// The configuration of plain `proagent` seats, if one was given.
-    pub fn proagent_config(&self) -> Option<&ProAgentConfig> {
-        self.proagent.as_ref()
+    /// Seats `spec` with a configuration built by the caller (used as it is on any game),
+    /// recorded in transcript headers with the model settings `model`.
+    pub fn with_config(mut self, spec: &str, cfg: ProAgentConfig, model: ModelSettings) -> Self {
+        self.seats.insert(spec.trim().to_string(), Configured::Config(cfg, model));
+        self
     }
 
-    /// The configuration a ProAgent spec gets (`None` for the defaults); an error for a
-    /// `proagent[...]` spec that was not registered.
-    pub fn config_of(&self, spec: &str) -> Result<Option<&ProAgentConfig>, SeatError> {
+    /// What a transcript header records of the ProAgent seat `spec`: its label, switches
+    /// and model (`None` for a spec that is no ProAgent).
+    pub fn record_of(&self, spec: &str) -> Option<ProAgentRecord> {
+        if !is_proagent(spec) {
+            return None;
+        }
+        Some(match self.configured(spec).ok().flatten() {
+            Some(Configured::Seat(s)) => {
+                ProAgentRecord { label: s.label.clone(), settings: s.settings.clone(), model: s.model.clone() }
+            }
+            Some(Configured::Config(c, m)) => ProAgentRecord {
+                label: c.label.clone().unwrap_or_else(|| format!("proagent[{}]", c.model.name())),
+                settings: c.settings.clone(),
+                model: m.clone(),
+            },
+            None => {
+                let model = ModelSettings::new("scripted");
+                let settings = AgentSettings::default();
+                ProAgentRecord { label: proagent_agent::config::label(&settings, &model), settings, model }
+            }
+        })
+    }
+
+    /// The written-down seat a ProAgent spec gets, if it has one (`None` for the
+    /// defaults, or a configuration built by the caller).
+    pub fn seat_of(&self, spec: &str) -> Option<&ProAgentSeat> {
+        match self.configured(spec) {
+            Ok(Some(Configured::Seat(s))) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn configured(&self, spec: &str) -> Result<Option<&Configured>, SeatError> {
         let spec = spec.trim();
         match self.seats.get(spec) {
             Some(c) => Ok(Some(c)),
@@ -217,81 +333,60 @@ impl SeatFactory {
         }
     }
 
-    /// Builds the seat a spec names on `kitchen`'s layout.
-    pub fn build(&self, spec: &str, kitchen: &Arc<Kitchen>) -> Result<Seat, SeatError> {
-        if !is_proagent(spec) {
-            return Ok(Seat { agent: build_partner(spec, kitchen)?, exchanges: None });
+    /// The configuration a ProAgent spec gets on `game`.
+    pub fn config_of<G: Playable>(&self, spec: &str, game: &G) -> Result<ProAgentConfig, SeatError> {
+        let spec = spec.trim();
+        match self.configured(spec)? {
+            Some(Configured::Config(c, _)) => Ok(c.clone()),
+            Some(Configured::Seat(s)) => {
+                let key = (game.kind(), spec.to_string());
+                let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(c) = built.get(&key) {
+                    let mut c = c.clone();
+                    c.horizon = game.max_steps();
+                    return Ok(c);
+                }
+                let c = s.config(game)?;
+                built.insert(key, c.clone());
+                Ok(c)
+            }
+            None => {
+                let mut cfg = ProAgentConfig::new(game.scripted_model());
+                cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
+                cfg.horizon = game.max_steps();
+                Ok(cfg)
+            }
         }
-        let mut cfg = match self.config_of(spec)? {
-            Some(c) => c.clone(),
-            None => ProAgentConfig::new(Arc::new(ScriptedModel::new())),
-        };
+    }
+
+    /// Builds the seat a spec names on `game`.
+    pub fn build<G: Playable>(&self, spec: &str, game: &G) -> Result<BuiltSeat<G>, SeatError> {
+        if !is_proagent(spec) {
+            return Ok(BuiltSeat { seat: game.partner(spec)?, exchanges: None });
+        }
+        let mut cfg = self.config_of(spec, game)?;
         let sink: ExchangeSink = Arc::default();
         cfg.exchange_sink = Some(Arc::clone(&sink));
-        let agent = ProAgent::new(cfg).with_kitchen(Arc::clone(kitchen));
-        Ok(Seat { agent: Box::new(agent), exchanges: Some(sink) })
+        Ok(BuiltSeat { seat: game.proagent(cfg), exchanges: Some(sink) })
     }
 
-    /// Checks, before anything runs, that `spec` can be built on this layout in
-    /// `seat` (for a ProAgent: that every prompt template renders).
-    pub fn check(&self, spec: &str, kitchen: &Arc<Kitchen>, seat: usize) -> Result<(), SeatError> {
+    /// Checks, before anything runs, that `spec` can be built on `game` in `seat` (for a
+    /// ProAgent: that every prompt template renders).
+    pub fn check<G: Playable>(&self, spec: &str, game: &G, seat: usize) -> Result<(), SeatError> {
         if !is_proagent(spec) {
-            build_partner(spec, kitchen)?;
+            game.partner(spec)?;
             return Ok(());
         }
-        let default;
-        let cfg = match self.config_of(spec)? {
-            Some(c) => c,
-            None => {
-                default = ProAgentConfig::new(Arc::new(ScriptedModel::new()));
-                &default
-            }
-        };
-        ProAgent::check_prompts(cfg, &kitchen.layout, seat).map_err(|source| SeatError::Prompts {
-            layout: kitchen.layout.name.clone(),
-            seat,
-            source,
-        })
+        let cfg = self.config_of(spec, game)?;
+        game.check_prompts(&cfg, seat).map_err(|source| SeatError::Prompts { layout: game.report_name(), seat, source })
     }
-}
-
-/// Builds a seat that talks to no model: the partners, and `proagent` with its
-/// defaults and the built-in scripted model.
-pub fn build_partner(spec: &str, kitchen: &Arc<Kitchen>) -> Result<Box<dyn Agent>, SeatError> {
-    let k = Arc::clone(kitchen);
-    Ok(match spec.trim() {
-        "greedy" => Box::new(greedy::GreedyPartner::new(k)),
-        "random" => Box::new(basic::RandomPartner::new()),
-        "random4" => Box::new(basic::RandomPartner::moves_only()),
-        "stay" => Box::new(basic::StayPartner),
-        "courier" => Box::new(courier::CourierPartner::new(k)),
-        "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
-        "proagent" => Box::new(ProAgent::new(ProAgentConfig::new(Arc::new(ScriptedModel::new()))).with_kitchen(k)),
-        other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &kitchen.layout)?),
-        other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, &kitchen.layout)?),
-        // A configured ProAgent needs its model built by the caller (`SeatFactory::with_seat`).
-        other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
-        other => return Err(unknown(other)),
-    })
-}
-
-/// The error for a spec no seat answers to, with a hint when it looks like a model name.
-fn unknown(spec: &str) -> SeatError {
-    let looks_like_a_model = ["gpt", "llama", "qwen", "mistral", "claude", "gemma", "phi", "o1", "o3", "deepseek"]
-        .iter()
-        .any(|m| spec.to_ascii_lowercase().starts_with(m))
-        || spec.contains(':') && !spec.starts_with("bc");
-    let hint = if looks_like_a_model {
-        format!("; to seat a language model, use proagent[model={spec}] (or proagent with --model {spec})")
-    } else {
-        String::new()
-    };
-    SeatError::Unknown { spec: spec.to_string(), known: KNOWN_SPECS.join(", "), hint }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proagent_overcooked::env::Layout;
+    use proagent_overcooked::game::Overcooked;
 
     #[test]
     fn proagent_specs_parse() {
@@ -317,13 +412,13 @@ mod tests {
 
     #[test]
     fn unknown_specs_say_agent_and_hint_at_models() {
-        let k = Kitchen::shared(proagent_overcooked::env::Layout::builtin("cramped_room").unwrap());
-        let e = build_partner("gpt4", &k).err().unwrap().to_string();
+        let g = Overcooked::new(Arc::new(Layout::builtin("cramped_room").unwrap()), 400);
+        let e = g.partner("gpt4").err().unwrap().to_string();
         assert!(e.starts_with("unknown agent \"gpt4\"") && e.contains("proagent[model=gpt4]"), "{e}");
-        let e = build_partner("nobody", &k).err().unwrap().to_string();
+        let e = g.partner("nobody").err().unwrap().to_string();
         assert!(!e.contains("partner") && !e.contains("to seat a language model"), "{e}");
         let f = SeatFactory::new(None);
-        assert!(matches!(f.build("proagent[gpt-4o]", &k), Err(SeatError::Unresolved(_))));
-        assert!(matches!(build_partner("proagent[gpt-4o]", &k), Err(SeatError::Unresolved(_))));
+        assert!(matches!(f.build("proagent[gpt-4o]", &g), Err(SeatError::Unresolved(_))));
+        assert!(matches!(g.partner("proagent[gpt-4o]"), Err(SeatError::Unresolved(_))));
     }
 }

@@ -1,23 +1,32 @@
-use crate::runner::v2_episode::{V2EpisodeResult, play_episode};
+//! The runner on OvercookedV2: partial view reaches no prompt, every layout and seat
+//! delivers, seeds fix episodes.
+
+use crate::games::Playable;
+use crate::runner::summary::summary_json;
 use proagent_agent::ProAgentConfig;
 use proagent_agent::prompts::{Family, PromptLibrary};
 use proagent_agent::v2::agent::ProAgentV2;
 use proagent_agent::v2::model::ScriptedV2Model;
+use proagent_core::episode::{EpisodeOptions, EpisodeResult, play_episode};
+use proagent_core::{Observation, Seat};
 use proagent_overcooked_v2::env::{Layout, Settings};
-use proagent_overcooked_v2::policy::V2Agent;
+use proagent_overcooked_v2::game::OvercookedV2;
 use proagent_partners::v2::ScriptedV2;
 use std::sync::Arc;
 
-pub(crate) fn proagent() -> Box<dyn V2Agent> {
+type V2Seat = Box<dyn Seat<OvercookedV2>>;
+
+pub(crate) fn proagent() -> V2Seat {
     let mut cfg = ProAgentConfig::new(Arc::new(ScriptedV2Model));
     cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::V2));
     Box::new(ProAgentV2::new(cfg))
 }
 
-pub(crate) fn run(layout: &str, seats: Vec<Box<dyn V2Agent>>, seed: u64, settings: Settings) -> V2EpisodeResult {
-    let l = Arc::new(Layout::builtin(layout).unwrap());
+pub(crate) fn run(layout: &str, seats: Vec<V2Seat>, seed: u64, settings: Settings) -> EpisodeResult<OvercookedV2> {
+    let g = Arc::new(OvercookedV2::new(Arc::new(Layout::builtin(layout).unwrap()), settings));
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(play_episode(l, settings, seats, seed, None, Some(0))).unwrap()
+    let options = EpisodeOptions { max_llm_failures: Some(0), ..EpisodeOptions::default() };
+    rt.block_on(play_episode(g, seats, seed, options)).unwrap()
 }
 
 /// A model that records every request and answers like the scripted one.
@@ -56,17 +65,12 @@ fn first_prompt(view_radius: Option<u8>) -> (String, proagent_overcooked::env::P
     let mut cfg = ProAgentConfig::new(spy.clone());
     cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::V2));
     let mut agent = ProAgentV2::new(cfg);
-    agent.reset(&layout, &settings, 0, 1);
+    let game = OvercookedV2::new(Arc::new(layout.clone()), settings);
+    agent.reset(&game, 0, 1);
     let events = vec![None; layout.num_agents()];
-    let obs = proagent_overcooked_v2::policy::V2Observation {
-        layout: &layout,
-        settings: &settings,
-        state: &state,
-        seat: 0,
-        last_events: &events,
-    };
+    let obs = Observation { last_events: &events, ..Observation::new(&game, &state, 0, 0) };
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(agent.act(&obs));
+    rt.block_on(agent.act(&obs)).unwrap();
     let reqs = spy.0.lock().unwrap();
     let user =
         reqs[0].messages.iter().filter(|m| m.role == proagent_llm::Role::User).map(|m| m.content.clone()).collect();
@@ -105,15 +109,16 @@ fn every_layout_gets_correct_dishes_from_scripted_and_proagent_in_every_seat() {
     let settings = Settings { max_steps: 250, ..Settings::default() };
     for name in Layout::builtin_names() {
         let n = Layout::builtin(name).unwrap().num_agents();
-        let scripted: Vec<Box<dyn V2Agent>> = (0..n).map(|_| Box::new(ScriptedV2::new()) as Box<dyn V2Agent>).collect();
+        let scripted: Vec<V2Seat> = (0..n).map(|_| Box::new(ScriptedV2::new()) as V2Seat).collect();
         let r = run(name, scripted, 3, settings.clone());
-        assert!(r.correct > 0 && r.wrong == 0, "{name}: scripted {} correct, {} wrong", r.correct, r.wrong);
+        let t = r.tally;
+        assert!(t.correct > 0 && t.wrong == 0, "{name}: scripted {} correct, {} wrong", t.correct, t.wrong);
         for seat in 0..n {
-            let seats: Vec<Box<dyn V2Agent>> = (0..n)
-                .map(|i| if i == seat { proagent() } else { Box::new(ScriptedV2::new()) as Box<dyn V2Agent> })
-                .collect();
+            let seats: Vec<V2Seat> =
+                (0..n).map(|i| if i == seat { proagent() } else { Box::new(ScriptedV2::new()) as V2Seat }).collect();
             let r = run(name, seats, 3, settings.clone());
-            assert!(r.correct > 0, "{name}: proagent in seat {seat}: {} correct, {} wrong", r.correct, r.wrong);
+            let t = r.tally;
+            assert!(t.correct > 0, "{name}: proagent in seat {seat}: {} correct, {} wrong", t.correct, t.wrong);
             assert!(r.llm_total().calls > 0);
         }
     }
@@ -129,8 +134,8 @@ fn same_seed_same_episode() {
     };
     let a = run("two_rooms", vec![proagent(), Box::new(ScriptedV2::new())], 9, settings.clone());
     let b = run("two_rooms", vec![proagent(), Box::new(ScriptedV2::new())], 9, settings.clone());
-    assert_eq!(a.to_trajectory_json(), b.to_trajectory_json());
-    assert_eq!(a.summary_json(0), b.summary_json(0));
+    assert_eq!(a.game.trajectory_json(&a), b.game.trajectory_json(&b));
+    assert_eq!(summary_json(&a, 0), summary_json(&b, 0));
     let c = run("two_rooms", vec![proagent(), Box::new(ScriptedV2::new())], 10, settings);
     assert_ne!(a.start, c.start, "random starts follow the seed");
 }

@@ -16,7 +16,7 @@ pub mod scheduler;
 pub mod store;
 
 pub use plan::{EpisodeSpec, LayoutRef, PlannedEpisode, Shard, SweepSpec, cross_product};
-pub use play_runner::{PlayRunner, ProAgentSeats, V2Sweep};
+pub use play_runner::{PlayRunner, SweepGame, SweepSeat};
 pub use report::Report;
 pub use scheduler::{ChatRunner, EpisodeContext, EpisodeError, EpisodeRunner, FakeRunner, SchedulerOptions};
 pub use store::{EpisodeOutcome, EpisodeRecord, ResultSet, ResultWriter, StoreError};

@@ -1,260 +1,125 @@
-//! The episode runner of real sweeps: seats built by [`crate::runner::seats`],
-//! episodes played by [`crate::runner::play_seated`], and for every episode
-//! with a ProAgent seat a transcript in the format of `proagent play` (so
-//! `proagent replay` re-runs it), written as the episode is played.
+//! The episode runner of real sweeps: every episode is a [`Run`] of its cell (the game,
+//! the agent in its seat, the partner in the others), played with the sweep's seat
+//! factory, and for every episode with a ProAgent seat a transcript in the format of
+//! `proagent play` (so `proagent replay` re-runs it), written as the episode is played.
+//! Every game goes through the same code.
 //!
-//! An episode whose model failed (more failed calls than
-//! [`ProAgentSeats::max_llm_failures`] allows) is an [`EpisodeError::Failed`]: not
-//! recorded, retried by the next run; its transcript stays under the `.partial` name
-//! with a footer saying why. A model that refuses the configuration (wrong key,
-//! unknown model, ...) is an [`EpisodeError::Fatal`], which stops the sweep.
+//! An episode whose model failed (more failed calls than the factory allows) is an
+//! [`EpisodeError::Failed`]: not recorded, retried by the next run; its transcript stays
+//! under the `.partial` name with a footer saying why. A model that refuses the
+//! configuration (wrong key, unknown model, ...) is an [`EpisodeError::Fatal`], which
+//! stops the sweep.
 //!
 //! On request it also writes every episode's trajectory (`eval --keep-trajectories`).
 //!
 //! Every seat's key fingerprint covers what decides its play: the code version
 //! ([`CODE_VERSION`]) for all, plus a ProAgent's model, sampling, switches, prompt
-//! texts and server identity, or a `bc:PATH` file's sha256.
-//!
-//! Layouts named `v2:NAME` are OvercookedV2 kitchens, played through
-//! [`crate::runner::v2`] with the sweep's V2 switches; when a sweep has any, a ProAgent
-//! seat's fingerprint also covers its V2 templates and those switches.
+//! texts and server identity, or a `bc:PATH` file's sha256. When a sweep has
+//! OvercookedV2 layouts, a ProAgent seat's fingerprint also covers its V2 templates and
+//! the V2 switches (sweeps without them keep their keys).
 
 use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
 use super::store::EpisodeOutcome;
-use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig, SeatConfig};
-use crate::runner::seats::{SeatFactory, is_proagent};
-use crate::runner::v2::{V2RunError, V2SeatFactory, play_seated_v2};
-use crate::runner::{CODE_VERSION, EpisodeResult, RunError, play_seated};
+use crate::games::{AnyGame, Playable};
+use crate::on_game;
+use crate::run::{PlayFailure, Run, TranscriptTarget};
+use crate::runner::CODE_VERSION;
+use crate::runner::seats::{ProAgentSeat, SeatFactory};
 use crate::transcript::{Scrubber, WriterOptions};
 use async_trait::async_trait;
-use proagent_agent::{ModelSettings, ProAgentConfig};
-use proagent_analysis::TeamworkTotals;
+use proagent_agent::prompts::{Family, PromptLibrary};
+use proagent_core::Game;
+use proagent_core::episode::EpisodeOptions;
 use proagent_llm::sha256_hex;
-use proagent_overcooked::controller::Kitchen;
-use proagent_overcooked::env::Layout;
 use proagent_partners::bc::BcSpec;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// One ProAgent seat of a sweep: how it is configured, recorded and identified.
+/// One ProAgent seat of a sweep: how it is configured and what identifies its model.
 #[derive(Clone)]
-pub struct ProAgentSeats {
-    /// The seat's configuration (its `label` is the seat's name in the sweep).
-    pub config: ProAgentConfig,
-    /// The model as a transcript header records it.
-    pub model: ModelSettings,
-    /// Secrets kept out of the transcripts.
-    pub scrubber: Scrubber,
-    /// How many model calls of an episode may fail after every retry before the
-    /// episode fails (`None`: no limit).
-    pub max_llm_failures: Option<u64>,
+pub struct SweepSeat {
+    /// The seat (its `label` is the seat's name in the sweep).
+    pub seat: ProAgentSeat,
     /// What identifies the model beyond its name (see `runner::models::model_identity`):
     /// part of the key of every episode with this seat.
     pub server: serde_json::Value,
 }
 
-/// The OvercookedV2 part of a sweep: its layouts (by report name `v2:NAME`), the switches
-/// every V2 episode uses, and the ProAgent seats' configurations with the V2 prompts.
-#[derive(Clone)]
-pub struct V2Sweep {
-    /// Layouts by report name (`v2:NAME`).
-    pub layouts: HashMap<String, Arc<proagent_overcooked_v2::env::Layout>>,
-    /// The environment switches (`max_steps` is replaced by each episode's horizon).
-    pub settings: proagent_overcooked_v2::env::Settings,
-    /// ProAgent seats on V2 layouts, by label (prompts from `prompts/v2`).
-    pub proagent: HashMap<String, ProAgentSeats>,
+/// One layout of a sweep: its game and how the command line named it.
+#[derive(Clone, Debug)]
+pub struct SweepGame {
+    /// The game (its horizon is replaced by each episode's).
+    pub game: AnyGame,
+    /// The layout as given (`cramped_room`, a path, `v2:NAME`).
+    pub spec: String,
+    /// The layout file's text for a layout that is not built in.
+    pub file: Option<String>,
 }
 
 /// Plays real episodes. ProAgent seats are named by their labels
 /// (`agent::config::label`), each with its own configuration; other specs are built as
 /// `play` builds them.
 pub struct PlayRunner {
-    kitchens: HashMap<String, Arc<Kitchen>>,
+    games: HashMap<String, SweepGame>,
     factory: SeatFactory,
-    proagent: HashMap<String, ProAgentSeats>,
+    seats: HashMap<String, SweepSeat>,
+    scrubber: Scrubber,
     /// Per spec: the fingerprint that goes into the key, and the settings records keep.
     known: Mutex<HashMap<String, (String, serde_json::Value)>>,
     keep_trajectories: bool,
-    v2: Option<(V2Sweep, V2SeatFactory)>,
 }
 
 impl PlayRunner {
-    /// A runner for these layouts (by name) and ProAgent seats (by label); one kitchen
-    /// (motion tables etc.) per layout is shared by all its episodes.
-    pub fn new(layouts: &HashMap<String, Arc<Layout>>, proagent: HashMap<String, ProAgentSeats>) -> PlayRunner {
-        let kitchens = layouts.iter().map(|(name, l)| (name.clone(), Arc::new(Kitchen::new(Arc::clone(l))))).collect();
-        let limit = proagent
-            .values()
-            .map(|p| p.max_llm_failures)
-            .next()
-            .unwrap_or(Some(crate::runner::DEFAULT_MAX_LLM_FAILURES));
-        let mut factory = SeatFactory::new(None).with_max_llm_failures(limit);
-        for (label, seat) in &proagent {
-            factory = factory.with_seat(label, seat.config.clone());
+    /// A runner for these games (by report name) and ProAgent seats (by label), with at
+    /// most `max_llm_failures` failed model calls per episode; transcripts are scrubbed
+    /// with `scrubber`.
+    pub fn new(
+        games: HashMap<String, SweepGame>,
+        seats: HashMap<String, SweepSeat>,
+        max_llm_failures: Option<u64>,
+        scrubber: Scrubber,
+    ) -> PlayRunner {
+        let mut factory = SeatFactory::new(None).with_max_llm_failures(max_llm_failures);
+        for (label, s) in &seats {
+            factory = factory.with_seat(label, s.seat.clone());
         }
-        PlayRunner {
-            kitchens,
-            factory,
-            proagent,
-            known: Mutex::new(HashMap::new()),
-            keep_trajectories: false,
-            v2: None,
-        }
+        PlayRunner { games, factory, seats, scrubber, known: Mutex::new(HashMap::new()), keep_trajectories: false }
     }
 
-    /// Also write every episode's trajectory (reference-trace schema, one line) to its
+    /// Also write every episode's trajectory (one JSON line) to its
     /// [`EpisodeContext::trajectory_path`], for `verify-trace`, `analyze` and the viewer.
     pub fn keep_trajectories(mut self, keep: bool) -> Self {
         self.keep_trajectories = keep;
         self
     }
 
-    /// Adds OvercookedV2 layouts (sweeps without them keep their keys).
-    pub fn with_v2(mut self, v2: V2Sweep) -> PlayRunner {
-        let limit = v2
-            .proagent
-            .values()
-            .map(|p| p.max_llm_failures)
-            .next()
-            .unwrap_or(Some(crate::runner::DEFAULT_MAX_LLM_FAILURES));
-        let mut factory = V2SeatFactory::new(None).with_max_llm_failures(limit);
-        for (label, seat) in &v2.proagent {
-            factory = factory.with_seat(label, seat.config.clone());
-        }
-        self.v2 = Some((v2, factory));
-        self
+    fn game(&self, layout: &str) -> Result<&SweepGame, EpisodeError> {
+        self.games.get(layout).ok_or_else(|| EpisodeError::Failed(format!("layout {layout} is not part of this sweep")))
     }
 
-    /// One V2 episode: the agent in `spec.seat` (clamped to the layout's players), the
-    /// partner spec in every other seat.
-    async fn run_v2(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
-        let missing = || EpisodeError::Failed(format!("layout {} is not part of this sweep", spec.layout));
-        let (v2, factory) = self.v2.as_ref().ok_or_else(missing)?;
-        let layout = v2.layouts.get(&spec.layout).ok_or_else(missing)?;
-        let settings = proagent_overcooked_v2::env::Settings { max_steps: spec.horizon, ..v2.settings.clone() };
-        let n = layout.num_agents();
-        let seat = (spec.seat as usize).min(n.saturating_sub(1));
-        let specs: Vec<String> =
-            (0..n).map(|i| if i == seat { spec.agent.clone() } else { spec.partner.clone() }).collect();
-        let fail = |e: crate::transcript::TranscriptError| {
-            EpisodeError::Failed(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
-        };
-        let main = v2.proagent.get(spec.agent.trim()).or_else(|| v2.proagent.get(spec.partner.trim()));
-        let mut recorder = match main {
-            Some(p) if specs.iter().any(|s| is_proagent(s)) => {
-                let seat_of = |s: &str| {
-                    v2.proagent.get(s.trim()).map(|p| SeatConfig {
-                        label: p.config.label.clone().unwrap_or_default(),
-                        proagent: p.config.settings.clone(),
-                        model: p.model.clone(),
-                    })
-                };
-                // Transcript headers name two seats: the agent's and (every other) partner's.
-                let seats = if seat == 0 {
-                    [seat_of(&spec.agent), seat_of(&spec.partner)]
-                } else {
-                    [seat_of(&spec.partner), seat_of(&spec.agent)]
-                };
-                let run = RunConfig {
-                    command: PLAY_COMMAND.into(),
-                    layout: spec.layout.clone(),
-                    layout_spec: spec.layout.clone(),
-                    layout_file: (!proagent_overcooked_v2::env::Layout::builtin_names()
-                        .any(|b| format!("v2:{b}") == spec.layout))
-                    .then(|| layout.to_text()),
-                    agent: spec.agent.clone(),
-                    partner: spec.partner.clone(),
-                    seat,
-                    seed: spec.seed,
-                    horizon: spec.horizon,
-                    proagent: p.config.settings.clone(),
-                    model: p.model.clone(),
-                    v2: Some(settings.clone()),
-                    seats,
-                };
-                let header = run.header(p.config.prompt_hashes()).map_err(fail)?;
-                let opts = WriterOptions { scrubber: p.scrubber.clone(), wall_clock: true };
-                Some(EpisodeRecorder::start_file(ctx.transcript_path.clone(), opts, &header).map_err(fail)?)
-            }
-            _ => None,
-        };
-        let r = match play_seated_v2(layout, &settings, factory, &specs, spec.seed, recorder.as_mut(), None).await {
-            Ok(r) => r,
-            Err(V2RunError::Failed(failed)) => {
-                let mut message = failed.to_string();
-                if let Some(rec) = recorder {
-                    match rec.finish_failed(failed.summary_json(seat)) {
-                        Ok(Some(path)) => message.push_str(&format!(" (transcript: {})", path.display())),
-                        Ok(None) => {}
-                        Err(e) => message.push_str(&format!("; writing the transcript failed too: {e}")),
-                    }
-                }
-                return Err(if failed.abort.stops_run() {
-                    EpisodeError::Fatal(message)
-                } else {
-                    EpisodeError::Failed(message)
-                });
-            }
-            Err(e) => return Err(EpisodeError::Failed(e.to_string())),
-        };
-        let llm = r.llm_total();
-        let teamwork = r.teamwork();
-        let mut metrics = r.summary_json(seat);
-        metrics["teamwork"] = serde_json::json!(teamwork);
-        let mut out = EpisodeOutcome {
-            score: f64::from(r.score),
-            deliveries: r.correct,
-            steps: r.steps.len() as u32,
-            llm_calls: llm.calls,
-            prompt_tokens: llm.prompt_tokens,
-            completion_tokens: llm.completion_tokens,
-            llm_wall_s: llm.wait_us as f64 / 1e6,
-            metrics,
-            teamwork: Some(TeamworkTotals {
-                deliveries: r.correct as usize,
-                constructive: teamwork.constructive_total(),
-                non_constructive: teamwork.non_constructive_total(),
-            }),
-            transcript: None,
-        };
-        if self.keep_trajectories {
-            write_json_line(&r.to_trajectory_json(), &ctx.trajectory_path)?;
-        }
-        if let Some(rec) = recorder {
-            out.transcript = rec.finish(out.metrics.clone()).map_err(fail)?;
-        }
-        Ok(out)
-    }
-
-    fn kitchen(&self, layout: &str) -> Result<&Arc<Kitchen>, EpisodeError> {
-        self.kitchens
-            .get(layout)
-            .ok_or_else(|| EpisodeError::Failed(format!("layout {layout} is not part of this sweep")))
-    }
-
-    /// Checks a spec in both seats on every layout (prompt templates included).
+    /// Checks a spec in every seat of every layout (prompt templates included).
     pub fn check_seats(&self, spec: &str) -> Result<(), EpisodeError> {
-        let mut names: Vec<&String> = self.kitchens.keys().collect();
+        let mut names: Vec<&String> = self.games.keys().collect();
         names.sort();
         for name in names {
-            for seat in 0..2 {
-                self.factory
-                    .check(spec, &self.kitchens[name], seat)
-                    .map_err(|e| EpisodeError::Failed(e.to_string()))?;
-            }
-        }
-        if let Some((v2, factory)) = &self.v2 {
-            let mut names: Vec<&String> = v2.layouts.keys().collect();
-            names.sort();
-            for name in names {
-                let layout = &v2.layouts[name];
-                for seat in 0..layout.num_agents() {
-                    factory.check(spec, layout, &v2.settings, seat).map_err(|e| EpisodeError::Failed(e.to_string()))?;
+            on_game!(&self.games[name].game, |g| {
+                for seat in 0..g.num_players() {
+                    self.factory.check(spec, &**g, seat).map_err(|e| EpisodeError::Failed(e.to_string()))?;
                 }
-            }
+            });
         }
         Ok(())
+    }
+
+    /// The V2 switches of the sweep, if it has OvercookedV2 layouts.
+    fn v2_settings(&self) -> Option<serde_json::Value> {
+        let mut names: Vec<&String> = self.games.keys().collect();
+        names.sort();
+        names.into_iter().find_map(|n| match &self.games[n].game {
+            AnyGame::V2(g) => Some(serde_json::json!(g.settings)),
+            _ => None,
+        })
     }
 
     /// The settings of a spec as records keep them, and the key fingerprint (their sha256).
@@ -264,22 +129,25 @@ impl PlayRunner {
         if let Some(d) = known.get(spec) {
             return d.clone();
         }
-        let settings = match self.proagent.get(spec) {
+        let prompts_sha = |s: &ProAgentSeat, family: Family| {
+            let hashes = PromptLibrary::load_or_embedded_family(s.settings.prompts.as_deref(), family)
+                .map(|l| l.hashes())
+                .unwrap_or_default();
+            // One hash over every template's sha256 (the transcripts list them one by one).
+            sha256_hex(serde_json::to_string(&hashes).unwrap_or_default().as_bytes())
+        };
+        let settings = match self.seats.get(spec) {
             Some(p) => {
                 let mut v = serde_json::json!({
                     "code": CODE_VERSION,
-                    "model": p.model,
-                    "settings": p.config.settings,
-                    // One hash over every template's sha256 (the transcripts list them one by one).
-                    "prompts_sha256": sha256_hex(serde_json::to_string(&p.config.prompts.hashes()).unwrap_or_default().as_bytes()),
+                    "model": p.seat.model,
+                    "settings": p.seat.settings,
+                    "prompts_sha256": prompts_sha(&p.seat, Family::Classic),
                     "server": p.server,
                 });
                 // Only sweeps with V2 layouts add this, so classic sweeps keep their keys.
-                if let Some(q) = self.v2.as_ref().and_then(|(v2, _)| v2.proagent.get(spec).map(|q| (v2, q))) {
-                    v["v2"] = serde_json::json!({
-                        "prompts_sha256": sha256_hex(serde_json::to_string(&q.1.config.prompts.hashes()).unwrap_or_default().as_bytes()),
-                        "env": q.0.settings,
-                    });
+                if let Some(env) = self.v2_settings() {
+                    v["v2"] = serde_json::json!({ "prompts_sha256": prompts_sha(&p.seat, Family::V2), "env": env });
                 }
                 v
             }
@@ -305,54 +173,50 @@ impl PlayRunner {
         d
     }
 
-    /// The recorder of an episode whose seats include a ProAgent.
-    fn recorder(
+    /// Plays one episode of `game` (its horizon set to the episode's).
+    async fn run_game<G: Playable>(
         &self,
+        game: Arc<G>,
+        layout: &SweepGame,
         spec: &EpisodeSpec,
-        k: &Kitchen,
         ctx: &EpisodeContext,
-    ) -> Result<Option<EpisodeRecorder>, EpisodeError> {
-        let seat = spec.seat.min(1) as usize;
-        let by_player = if seat == 0 { [&spec.agent, &spec.partner] } else { [&spec.partner, &spec.agent] };
-        let seats: [Option<&ProAgentSeats>; 2] = by_player.map(|s| self.proagent.get(s.trim()));
-        let Some(main) = seats[seat].or(seats[1 - seat]) else { return Ok(None) };
-        let run = RunConfig {
-            command: PLAY_COMMAND.into(),
-            layout: k.layout.name.clone(),
-            layout_spec: spec.layout.clone(),
-            layout_file: None,
-            agent: spec.agent.clone(),
-            partner: spec.partner.clone(),
-            seat,
-            seed: spec.seed,
-            horizon: spec.horizon,
-            proagent: main.config.settings.clone(),
-            model: main.model.clone(),
-            v2: None,
-            seats: seats.map(|s| {
-                s.map(|p| SeatConfig {
-                    label: p.config.label.clone().unwrap_or_default(),
-                    proagent: p.config.settings.clone(),
-                    model: p.model.clone(),
-                })
-            }),
+    ) -> Result<EpisodeOutcome, EpisodeError> {
+        let seat = (spec.seat as usize).min(game.num_players().saturating_sub(1));
+        let run = Run::new(game, &spec.agent, &spec.partner, seat, self.factory.clone())
+            .with_layout(&layout.spec, layout.file.clone());
+        let target = TranscriptTarget {
+            path: ctx.transcript_path.clone(),
+            options: WriterOptions { scrubber: self.scrubber.clone(), wall_clock: true },
+            partial_until_done: true,
         };
-        let fail = |e: crate::transcript::TranscriptError| {
-            EpisodeError::Failed(format!("writing the transcript {}: {e}", ctx.transcript_path.display()))
+        let played = match run.play(spec.seed, Some(&target), EpisodeOptions::default()).await {
+            Ok(p) => p,
+            Err(e @ PlayFailure::Failed { .. }) if !e.stops_run() => return Err(EpisodeError::Failed(e.to_string())),
+            Err(e @ PlayFailure::Failed { .. }) => return Err(EpisodeError::Fatal(e.to_string())),
+            Err(PlayFailure::Setup(m)) => return Err(EpisodeError::Failed(m)),
         };
-        let header = run.header(main.config.prompt_hashes()).map_err(fail)?;
-        let opts = WriterOptions { scrubber: main.scrubber.clone(), wall_clock: true };
-        EpisodeRecorder::start_file(ctx.transcript_path.clone(), opts, &header).map(Some).map_err(fail)
+        let r = &played.result;
+        if self.keep_trajectories {
+            write_json_line(&r.game.trajectory_json(r), &ctx.trajectory_path)?;
+        }
+        let llm = r.llm_total();
+        Ok(EpisodeOutcome {
+            score: r.score as f64,
+            deliveries: r.game.deliveries(r),
+            steps: r.steps.len() as u32,
+            llm_calls: llm.calls,
+            prompt_tokens: llm.prompt_tokens,
+            completion_tokens: llm.completion_tokens,
+            llm_wall_s: llm.wait_us as f64 / 1e6,
+            metrics: played.summary,
+            teamwork: played.teamwork.totals,
+            transcript: played.transcript,
+        })
     }
 }
 
-/// Writes the trajectory under a temporary name first, so an interrupted write never
-/// leaves a file that looks complete.
-fn write_trajectory(r: &EpisodeResult, path: &std::path::Path) -> Result<(), EpisodeError> {
-    write_json_line(&r.to_trajectory_json(), path)
-}
-
-/// Writes one JSON line to `path` under a temporary name first.
+/// Writes one JSON line to `path` under a temporary name first, so an interrupted write
+/// never leaves a file that looks complete.
 fn write_json_line(v: &serde_json::Value, path: &std::path::Path) -> Result<(), EpisodeError> {
     let fail = |e: std::io::Error| EpisodeError::Failed(format!("writing the trajectory {}: {e}", path.display()));
     if let Some(dir) = path.parent() {
@@ -362,24 +226,6 @@ fn write_json_line(v: &serde_json::Value, path: &std::path::Path) -> Result<(), 
     tmp.push(".partial");
     std::fs::write(&tmp, format!("{v}\n")).map_err(fail)?;
     std::fs::rename(&tmp, path).map_err(fail)
-}
-
-/// What the sweep records of a played episode.
-fn outcome(r: &EpisodeResult, seat: usize) -> EpisodeOutcome {
-    let llm = r.llm[0].plus(r.llm[1]);
-    let teamwork = r.teamwork();
-    EpisodeOutcome {
-        score: r.score as f64,
-        deliveries: r.deliveries,
-        steps: r.steps.len() as u32,
-        llm_calls: llm.calls,
-        prompt_tokens: llm.prompt_tokens,
-        completion_tokens: llm.completion_tokens,
-        llm_wall_s: llm.wait_us as f64 / 1e6,
-        metrics: r.summary_with(seat, &teamwork),
-        teamwork: teamwork.as_ref().ok().map(TeamworkTotals::from),
-        transcript: None,
-    }
 }
 
 #[async_trait]
@@ -401,43 +247,8 @@ impl EpisodeRunner for PlayRunner {
     }
 
     async fn run(&self, spec: &EpisodeSpec, ctx: &EpisodeContext) -> Result<EpisodeOutcome, EpisodeError> {
-        if spec.layout.starts_with("v2:") {
-            return self.run_v2(spec, ctx).await;
-        }
-        let k = self.kitchen(&spec.layout)?;
-        let seat = spec.seat.min(1) as usize;
-        let specs = if seat == 0 { [&*spec.agent, &*spec.partner] } else { [&*spec.partner, &*spec.agent] };
-        let mut recorder = self.recorder(spec, k, ctx)?;
-        let played = play_seated(k, &self.factory, specs, spec.seed, spec.horizon, recorder.as_mut(), None).await;
-        let transcript_error = |e: crate::transcript::TranscriptError| {
-            format!("writing the transcript {}: {e}", ctx.transcript_path.display())
-        };
-        let r = match played {
-            Ok(r) => r,
-            Err(RunError::Failed(failed)) => {
-                let mut message = failed.to_string();
-                if let Some(rec) = recorder {
-                    match rec.finish_failed(failed.summary_json(seat)) {
-                        Ok(Some(path)) => message.push_str(&format!(" (transcript: {})", path.display())),
-                        Ok(None) => {}
-                        Err(e) => message.push_str(&format!("; {}", transcript_error(e))),
-                    }
-                }
-                return Err(if failed.abort.stops_run() {
-                    EpisodeError::Fatal(message)
-                } else {
-                    EpisodeError::Failed(message)
-                });
-            }
-            Err(e) => return Err(EpisodeError::Failed(e.to_string())),
-        };
-        if self.keep_trajectories {
-            write_trajectory(&r, &ctx.trajectory_path)?;
-        }
-        let mut out = outcome(&r, seat);
-        if let Some(rec) = recorder {
-            out.transcript = rec.finish(out.metrics.clone()).map_err(|e| EpisodeError::Failed(transcript_error(e)))?;
-        }
-        Ok(out)
+        let layout = self.game(&spec.layout)?;
+        let game = layout.game.with_horizon(spec.horizon);
+        on_game!(game, |g| self.run_game(g, layout, spec, ctx).await)
     }
 }

@@ -80,18 +80,8 @@ impl Default for Settings {
     }
 }
 
-/// Where the simulator's random choices come from.
-pub trait Chance {
-    /// A uniform index in `0..n` (`n` ≥ 1).
-    fn pick(&mut self, n: usize) -> usize;
-}
-
-impl Chance for rand_chacha::ChaCha8Rng {
-    fn pick(&mut self, n: usize) -> usize {
-        use rand::Rng;
-        self.random_range(0..n.max(1))
-    }
-}
+/// Where the simulator's random choices come from (the game interface's chance).
+pub use proagent_core::game::Chance;
 
 /// One agent.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]

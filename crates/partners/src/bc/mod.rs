@@ -20,9 +20,10 @@ pub mod train;
 
 use async_trait::async_trait;
 use model::{BcModel, ModelError, NUM_ACTIONS};
+use proagent_core::{AgentError, Observation, Seat};
 use proagent_overcooked::env::motion::MotionTable;
 use proagent_overcooked::env::{Action, Dir, Layout, Pos, State, Tile, layout};
-use proagent_overcooked::policy::{Agent, AgentError, Observation};
+use proagent_overcooked::game::Overcooked;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -324,12 +325,13 @@ pub fn remove_and_renormalise(mut probs: [f64; NUM_ACTIONS], removed: &[Action])
 }
 
 #[async_trait]
-impl Agent for BcAgent {
+impl Seat<Overcooked> for BcAgent {
     fn name(&self) -> String {
         self.label.clone()
     }
 
-    fn reset(&mut self, l: &Layout, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
+        let l: &Layout = &game.layout;
         // Each seat gets its own stream, so two BC agents given the same seed differ.
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.rng.set_stream(seat as u64);
@@ -339,8 +341,8 @@ impl Agent for BcAgent {
         self.motion_for(l);
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
-        Ok(self.choose(obs.layout, obs.state, obs.seat))
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
+        Ok(self.choose(&obs.game.layout, obs.view, obs.seat))
     }
 
     fn metrics(&self) -> serde_json::Value {

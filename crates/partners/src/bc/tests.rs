@@ -1,6 +1,11 @@
 use super::model::{BcModel, Dense};
 use super::*;
 use proagent_overcooked::env::{Layout, Player};
+use proagent_overcooked::game::Overcooked;
+
+fn game(l: &Layout) -> Overcooked {
+    Overcooked::new(Arc::new(l.clone()), 400)
+}
 
 #[test]
 fn spec_parsing() {
@@ -48,7 +53,7 @@ fn play(spec: &str, layout: &str, seed: u64, steps: usize) -> (Vec<[Action; 2]>,
     let l = Layout::builtin(layout).unwrap();
     let mut seats = [BcAgent::from_spec(spec, &l).unwrap(), BcAgent::from_spec(spec, &l).unwrap()];
     for (k, a) in seats.iter_mut().enumerate() {
-        a.reset(&l, k, seed);
+        a.reset(&game(&l), k, seed);
     }
     let mut s = l.start_state();
     let (mut log, mut score) = (Vec::new(), 0);
@@ -75,11 +80,12 @@ fn the_async_act_matches_choose() {
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let mut via_trait = BcAgent::from_spec("bc:train", &l).unwrap();
     let mut direct = BcAgent::from_spec("bc:train", &l).unwrap();
-    via_trait.reset(&l, 1, 9);
-    direct.reset(&l, 1, 9);
+    let g = game(&l);
+    via_trait.reset(&g, 1, 9);
+    direct.reset(&g, 1, 9);
     let mut s = l.start_state();
     for _ in 0..40 {
-        let obs = Observation { layout: &l, state: &s, seat: 1, last_joint: None, last_events: [None, None] };
+        let obs = Observation::new(&g, &s, 1, s.timestep);
         let a = rt.block_on(via_trait.act(&obs)).unwrap();
         assert_eq!(a, direct.choose(&l, &s, 1));
         l.step(&mut s, [Action::Stay, a]);
@@ -104,7 +110,7 @@ fn biased(favourite: Action) -> BcModel {
 fn unstuck_rule_removes_the_last_actions_after_three_still_steps() {
     let l = Layout::builtin("cramped_room").unwrap();
     let mut agent = BcAgent::new(Arc::new(biased(Action::Stay)), "biased");
-    agent.reset(&l, 0, 1);
+    agent.reset(&game(&l), 0, 1);
     let mut s = l.start_state();
     let mut actions = Vec::new();
     for _ in 0..5 {
@@ -120,7 +126,7 @@ fn unstuck_rule_removes_the_last_actions_after_three_still_steps() {
 
     // Interact-happy agent facing a wall: interacting with nothing keeps it still.
     let mut agent = BcAgent::new(Arc::new(biased(Action::Interact)), "biased");
-    agent.reset(&l, 1, 2);
+    agent.reset(&game(&l), 1, 2);
     let mut s = l.start_state();
     s.players[1] = Player { pos: Pos::new(2, 2), dir: Dir::South, held: None };
     let first: Vec<Action> = (0..4).map(|_| agent.choose(&l, &s, 1)).collect();

@@ -7,8 +7,9 @@ use super::obs::LayoutEncoder;
 use super::rollout::sample_action;
 use super::train::Algo;
 use async_trait::async_trait;
+use proagent_core::{AgentError, Observation, Seat};
 use proagent_overcooked::env::{Action, Layout, Tile};
-use proagent_overcooked::policy::{Agent, AgentError, Observation};
+use proagent_overcooked::game::Overcooked;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
@@ -111,20 +112,21 @@ impl RlAgent {
 }
 
 #[async_trait]
-impl Agent for RlAgent {
+impl Seat<Overcooked> for RlAgent {
     fn name(&self) -> String {
         self.label.clone()
     }
 
-    fn reset(&mut self, l: &Layout, seat: usize, seed: u64) {
+    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
+        let l: &Layout = &game.layout;
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.rng.set_stream(seat as u64);
         self.decisions = 0;
         self.encoder_for(l);
     }
 
-    async fn act(&mut self, obs: &Observation<'_>) -> Result<Action, AgentError> {
-        Ok(self.choose(obs.layout, obs.state, obs.seat))
+    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
+        Ok(self.choose(&obs.game.layout, obs.view, obs.seat))
     }
 
     fn metrics(&self) -> serde_json::Value {
@@ -160,7 +162,7 @@ mod tests {
         });
         let run = |seed: u64| {
             let mut a = RlAgent::new(Arc::clone(&m), "t");
-            a.reset(&l, 0, seed);
+            a.reset(&Overcooked::new(Arc::new(l.clone()), 400), 0, seed);
             let s = l.start_state();
             (0..50).map(|_| a.choose(&l, &s, 0)).collect::<Vec<_>>()
         };

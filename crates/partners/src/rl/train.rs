@@ -26,15 +26,15 @@
 //! from 1 to 0 over `shaping_horizon` environment steps of the policy being trained.
 //!
 //! Determinism: every random choice comes from a seed derived from `seed`
-//! ([`proagent_overcooked::policy::derive_seed`]), and rollouts and updates do not depend on the thread
+//! ([`proagent_core::seat::derive_seed`]), and rollouts and updates do not depend on the thread
 //! count, so the same configuration gives bit-identical weights.
 
 use super::net::{Adam, HEAD_OUTPUTS, Net, Workspace, log_softmax};
 use super::obs::{LayoutEncoder, ObsEncoder};
 use super::ppo::{self, Batch, PpoConfig, UpdateStats};
 use super::rollout::{EnvSlot, Rollout, SeatPolicy, collect_parallel};
+use proagent_core::seat::derive_seed;
 use proagent_overcooked::env::Layout;
-use proagent_overcooked::policy::derive_seed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};

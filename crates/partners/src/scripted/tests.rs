@@ -1,5 +1,7 @@
 use super::*;
+use proagent_core::episode::{EpisodeOptions, EpisodeResult, play_episode};
 use proagent_overcooked::env::{Dir, Ingredient, Object, Player, Soup};
+use proagent_overcooked::game::Overcooked;
 
 fn kitchen(name: &str) -> Arc<Kitchen> {
     Kitchen::shared(Layout::builtin(name).unwrap())
@@ -113,21 +115,19 @@ fn a_blocked_planner_yields() {
     assert!(matches!(choose_skill(&f), Skill::Wait(_)));
 }
 
-fn play(layout: &str, a: &str, b: &str, seed: u64, horizon: u32) -> proagent_eval::runner::EpisodeResult {
-    let k = kitchen(layout);
-    let agents = [
-        proagent_eval::runner::seats::build_partner(a, &k).unwrap(),
-        proagent_eval::runner::seats::build_partner(b, &k).unwrap(),
-    ];
+fn play(layout: &str, a: &str, b: &str, seed: u64, horizon: u32) -> EpisodeResult<Overcooked> {
+    let g = Arc::new(Overcooked::with_kitchen(kitchen(layout), horizon));
+    let seat = |spec: &str| -> Box<dyn Seat<Overcooked>> {
+        match spec {
+            "scripted" => Box::new(ScriptedPartner::new(g.kitchen())),
+            "greedy" => Box::new(crate::greedy::GreedyPartner::new(g.kitchen())),
+            "courier" => Box::new(crate::courier::CourierPartner::new(g.kitchen())),
+            other => panic!("no such test seat {other}"),
+        }
+    };
+    let seats = vec![seat(a), seat(b)];
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    rt.block_on(proagent_eval::runner::play_episode(
-        Arc::clone(&k.layout),
-        agents,
-        seed,
-        horizon,
-        proagent_eval::runner::EpisodeOptions::default(),
-    ))
-    .unwrap()
+    rt.block_on(play_episode(Arc::clone(&g), seats, seed, EpisodeOptions::default())).unwrap()
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn self_play_serves_on_every_layout_without_deadlock() {
     for name in ["cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
     {
         let r = play(name, "scripted", "scripted", 1, 150);
-        assert!(r.deliveries >= 2, "{name}: {} deliveries", r.deliveries);
+        assert!(r.tally.deliveries >= 2, "{name}: {} deliveries", r.tally.deliveries);
         assert!(!r.deadlocked(), "{name}");
         // Both players take part.
         for p in 0..2 {
@@ -148,5 +148,5 @@ fn self_play_serves_on_every_layout_without_deadlock() {
 fn hands_over_to_greedy_on_forced_coordination() {
     // Greedy on the right (player 0) cooks with what the scripted player 1 passes over.
     let r = play("forced_coordination", "greedy", "scripted", 2, 200);
-    assert!(r.deliveries >= 2, "{} deliveries", r.deliveries);
+    assert!(r.tally.deliveries >= 2, "{} deliveries", r.tally.deliveries);
 }
