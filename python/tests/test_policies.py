@@ -173,7 +173,8 @@ def test_proagent_against_the_mock_server_writes_a_transcript(mock_server, tmp_p
         "cramped_room", agent="proagent", partner="greedy", seed=0, horizon=40,
         model="mock-model", base_url=mock_server, memory_k=2, transcript=str(path), no_wall_clock=True,
     )
-    assert s["agent"] == "proagent[mock-model]"
+    # Named as the CLI names a seat: its model and every option that differs from the defaults.
+    assert s["agent"] == "proagent[mock-model,memory_k=2]"
     assert s["llm_calls"] > 0 and s["llm_failures"] == 0
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     header, footer = lines[0], lines[-1]

@@ -243,7 +243,7 @@ fn make_runner(
     let mut sweep_seats = HashMap::new();
     for setup in seats {
         let seat = a.proagent.seat(&setup.spec, a.run.seed)?;
-        let server = match rt.block_on(model_identity(&seat.backend)) {
+        let server = match rt.block_on(model_identity(&seat.model)) {
             Ok(v) => v,
             Err(e) => {
                 eprintln!(
@@ -618,9 +618,9 @@ async fn bench_llm(a: &BenchEvalArgs) -> Result<ExitCode> {
             url
         }
     };
-    let mut cfg = HttpConfig::new("bench");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = base_url.clone();
-    let model = Arc::new(OpenAiModel::new(cfg)?);
+    let model = Arc::new(OpenAiModel::new("bench", cfg)?);
     let runner: Arc<dyn EpisodeRunner> = Arc::new(proagent::eval::ChatRunner { model, calls: a.llm_calls });
     let one = bench_sweep(Arc::clone(&runner), 1, 1).await?;
     let many = bench_sweep(runner, a.episodes, a.concurrency).await?;

@@ -1,7 +1,7 @@
 //! `proagent serve`: the browser viewer and human play (see docs/viewer.md).
 
 use anyhow::{Context, Result, bail};
-use proagent::agent::ModelSettings;
+use proagent::agent::ModelSpec;
 use proagent::web::ServeConfig;
 use proagent::web::play::{DEFAULT_STEP_MS, GameModel, PlayConfig, PlayLimits, STEP_MS_RANGE};
 use std::net::SocketAddr;
@@ -68,7 +68,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         models.push(GameModel {
             name: "scripted".into(),
             model: Arc::new(proagent::agent::scripted_model::ScriptedModel::new()),
-            settings: ModelSettings::new("scripted"),
+            settings: ModelSpec::new("scripted"),
         });
     }
     let cfg = ServeConfig {

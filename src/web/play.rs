@@ -14,7 +14,7 @@
 //! `analyze`) and, with a `proagent` seat, `<stem>.transcript.jsonl`.
 
 use super::board::{self, Overlay, Status};
-use proagent_agent::{ModelSettings, ProAgentConfig};
+use proagent_agent::{ModelSpec, ProAgentConfig};
 use proagent_core::episode::{EpisodeResult, StepRecord, StepView};
 use proagent_core::seat::{BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
 use proagent_eval::games::Playable;
@@ -63,7 +63,7 @@ pub struct GameModel {
     /// The backend.
     pub model: Arc<dyn LanguageModel>,
     /// How a transcript header records it.
-    pub settings: ModelSettings,
+    pub settings: ModelSpec,
 }
 
 /// Limits and defaults of the games a server runs.

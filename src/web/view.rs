@@ -281,7 +281,7 @@ fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proagent_agent::{AgentSettings, ModelSettings};
+    use proagent_agent::{AgentSettings, ModelSpec};
     use proagent_eval::runner::files::read_episode_text;
     use proagent_eval::runner::record::{PLAY_COMMAND, RunConfig};
     use proagent_eval::transcript::{Scrubber, TranscriptWriter, WriterOptions};
@@ -303,7 +303,7 @@ mod tests {
             seed: 0,
             horizon: 3,
             proagent: AgentSettings::default(),
-            model: ModelSettings::new("scripted"),
+            model: ModelSpec::new("scripted"),
             v2: None,
             seats: Default::default(),
         };

@@ -547,11 +547,11 @@ async fn fuzz_http_reply_reader() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    let mut cfg = HttpConfig::new("fuzz-model");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = format!("http://{addr}/v1");
     cfg.max_retries = 0;
     cfg.request_timeout = std::time::Duration::from_secs(20);
-    let model = OpenAiModel::new(cfg).unwrap();
+    let model = OpenAiModel::new("fuzz-model", cfg).unwrap();
     let req = ChatRequest::new(vec![Message::system("s"), Message::user("u")], Sampling::default());
 
     let seeds = reply_bodies();

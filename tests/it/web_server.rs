@@ -3,7 +3,7 @@
 //! a crash), board pictures, eval directories, and human games (several at once).
 
 use proagent::agent::scripted_model::ScriptedModel;
-use proagent::agent::{ModelSettings, ProAgentConfig};
+use proagent::agent::{ModelSpec, ProAgentConfig};
 use proagent::env::trace::{Trajectory, verify};
 use proagent::env::{Action, Layout};
 use proagent::partners::bc::data::{parse as parse_demo, step_line};
@@ -35,7 +35,7 @@ impl Server {
             play: PlayConfig {
                 games_dir: dir.path().join("games"),
                 proagent: ProAgentConfig::new(model.clone()),
-                models: vec![GameModel { name: "scripted".into(), model, settings: ModelSettings::new("scripted") }],
+                models: vec![GameModel { name: "scripted".into(), model, settings: ModelSpec::new("scripted") }],
                 scrubber: Scrubber::new(),
                 limits: PlayLimits { max_running, idle: Duration::from_secs(30), default_step_ms: 154 },
             },

@@ -6,10 +6,10 @@
 //! ([`Playable::partner`]); how a ProAgent seat is configured is written down once
 //! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
-use super::models::{ModelError, ModelSpec, build_model_with};
+use super::models::{ModelError, build_model_with};
 use crate::games::Playable;
 use proagent_agent::prompts::{PromptError, PromptLibrary};
-use proagent_agent::{AgentSettings, ExchangeSink, ModelSettings, ProAgentConfig};
+use proagent_agent::{AgentSettings, ExchangeSink, ModelSpec, ProAgentConfig};
 use proagent_core::Seat;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -158,30 +158,23 @@ pub struct ProAgentSeat {
     pub label: String,
     /// The switches.
     pub settings: AgentSettings,
-    /// The model as recorded: its name, sampling and (served models) address and time-outs.
-    pub model: ModelSettings,
-    /// How the model is reached (the key, the replay file) and what must be scrubbed.
-    pub backend: ModelSpec,
+    /// The model: its name, sampling and (served models) address, time-outs and key.
+    pub model: ModelSpec,
 }
 
 impl ProAgentSeat {
     /// A seat with the default switches and model `name` (no HTTP settings beyond the defaults).
     pub fn new(name: &str) -> Self {
-        let model = ModelSettings::new(name);
+        let model = ModelSpec::new(name);
         let settings = AgentSettings::default();
-        ProAgentSeat {
-            label: proagent_agent::config::label(&settings, &model),
-            settings,
-            model,
-            backend: ModelSpec::new(name),
-        }
+        ProAgentSeat { label: proagent_agent::config::label(&settings, &model), settings, model }
     }
 
     /// The running configuration of this seat on `game`: the model built (the game's own
     /// `scripted` stand-in for `scripted`), the game's prompt templates loaded, the
     /// horizon the game's episode length.
     pub fn config<G: Playable>(&self, game: &G) -> Result<ProAgentConfig, SeatError> {
-        let model = build_model_with(&self.backend, || game.scripted_model())
+        let model = build_model_with(&self.model, || game.scripted_model())
             .map_err(|source| SeatError::Model { label: self.label.clone(), source })?;
         let prompts = PromptLibrary::load_or_embedded_family(self.settings.prompts.as_deref(), game.prompt_family())
             .map_err(|source| SeatError::Prompts { layout: game.report_name(), seat: 0, source })?;
@@ -203,7 +196,7 @@ pub struct ProAgentRecord {
     /// Its switches.
     pub settings: AgentSettings,
     /// Its model.
-    pub model: ModelSettings,
+    pub model: ModelSpec,
 }
 
 /// How a ProAgent spec is configured in a factory.
@@ -213,7 +206,7 @@ enum Configured {
     Seat(ProAgentSeat),
     /// Built by the caller (a test's model, a Python callable, the viewer's model list):
     /// used as it is on any game, recorded with the model settings given.
-    Config(ProAgentConfig, ModelSettings),
+    Config(ProAgentConfig, ModelSpec),
 }
 
 /// A built seat: the seat, and for a ProAgent the list its model exchanges go to.
@@ -260,7 +253,7 @@ impl SeatFactory {
 
     /// A factory whose `proagent` seats use a configuration built by the caller (recorded
     /// in transcript headers with the model settings `model`).
-    pub fn with_default_config(cfg: ProAgentConfig, model: ModelSettings) -> Self {
+    pub fn with_default_config(cfg: ProAgentConfig, model: ModelSpec) -> Self {
         SeatFactory { proagent: Some(Configured::Config(cfg, model)), ..SeatFactory::new(None) }
     }
 
@@ -284,7 +277,7 @@ impl SeatFactory {
 
     /// Seats `spec` with a configuration built by the caller (used as it is on any game),
     /// recorded in transcript headers with the model settings `model`.
-    pub fn with_config(mut self, spec: &str, cfg: ProAgentConfig, model: ModelSettings) -> Self {
+    pub fn with_config(mut self, spec: &str, cfg: ProAgentConfig, model: ModelSpec) -> Self {
         self.seats.insert(spec.trim().to_string(), Configured::Config(cfg, model));
         self
     }
@@ -305,7 +298,7 @@ impl SeatFactory {
                 model: m.clone(),
             },
             None => {
-                let model = ModelSettings::new("scripted");
+                let model = ModelSpec::new("scripted");
                 let settings = AgentSettings::default();
                 ProAgentRecord { label: proagent_agent::config::label(&settings, &model), settings, model }
             }
