@@ -211,11 +211,6 @@ impl AttemptFailure {
 }
 
 impl OpenAiModel {
-    /// The backend of `spec`'s model (see [`crate::spec::ModelSpec::http`]).
-    pub fn from_spec(spec: &crate::spec::ModelSpec) -> Result<Self, LlmError> {
-        OpenAiModel::new(spec.model.trim(), spec.http())
-    }
-
     /// Builds the HTTP client for model `model` (the name sent to the server). Fails
     /// (before any request) on a malformed base URL or key.
     pub fn new(model: impl Into<String>, cfg: HttpConfig) -> Result<Self, LlmError> {

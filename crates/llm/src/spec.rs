@@ -7,8 +7,9 @@
 //! recorded without its password. A header read back gives a spec that builds the same
 //! model (its key comes from the environment again).
 
+use crate::LlmError;
 use crate::Sampling;
-use crate::http::{ApiKey, DEFAULT_BASE_URL, HttpConfig};
+use crate::http::{ApiKey, DEFAULT_BASE_URL, HttpConfig, OpenAiModel};
 use crate::scrub::{Scrubber, redact_url};
 use proagent_core::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
 use serde::{Deserialize, Serialize, Serializer};
@@ -177,6 +178,11 @@ impl ModelSpec {
         }
         c.seed = self.seed;
         c
+    }
+
+    /// The HTTP backend of this model (see [`ModelSpec::http`]).
+    pub fn open_ai(&self) -> Result<OpenAiModel, LlmError> {
+        OpenAiModel::new(self.model.trim(), self.http())
     }
 
     /// Everything secret in this run: [`ModelSpec::secrets`], the API key and the base

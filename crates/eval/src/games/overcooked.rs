@@ -2,8 +2,7 @@
 //! RL partners, the ProAgent agent), its summaries, reference-schema trajectories and the
 //! interdependence analysis of its episodes.
 
-use super::{GameError, Playable, Teamwork};
-use crate::runner::seats::{SeatError, unknown_spec};
+use super::playable::{GameError, Playable, SeatError, Teamwork, unknown_spec};
 use proagent_agent::prompts::{Family, PromptError};
 use proagent_agent::scripted_model::ScriptedModel;
 use proagent_agent::{ProAgent, ProAgentConfig};

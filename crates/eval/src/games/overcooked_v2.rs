@@ -2,8 +2,7 @@
 //! ProAgent agent with the V2 prompts), its summaries, trajectories (JaxMARL-style states)
 //! and the hand-over analysis of its episodes.
 
-use super::{GameError, Playable, Teamwork};
-use crate::runner::seats::{SeatError, unknown_spec};
+use super::playable::{GameError, Playable, SeatError, Teamwork, unknown_spec};
 use proagent_agent::prompts::{Family, PromptError};
 use proagent_agent::v2::agent::ProAgentV2;
 use proagent_agent::v2::model::ScriptedV2Model;

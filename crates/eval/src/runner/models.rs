@@ -7,7 +7,6 @@ use crate::transcript::{Scrubber, Transcript, TranscriptError};
 use proagent_agent::scripted_model::ScriptedModel;
 use proagent_llm::LanguageModel;
 use proagent_llm::LlmError;
-use proagent_llm::http::OpenAiModel;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -69,7 +68,7 @@ pub fn build_model_with(
             if name.trim().is_empty() {
                 return Err(ModelError::EmptyName);
             }
-            Ok(Arc::new(OpenAiModel::from_spec(spec)?))
+            Ok(Arc::new(spec.open_ai()?))
         }
     }
 }
@@ -77,7 +76,7 @@ pub fn build_model_with(
 /// What identifies the model behind a spec beyond its name, for eval keys: nothing for
 /// the built-in models (the code version covers them), the sha256 of a `replay:` file,
 /// and a served model's entry in the server's model list
-/// ([`OpenAiModel::server_identity`]).
+/// ([`proagent_llm::http::OpenAiModel::server_identity`]).
 pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
     match spec.choice() {
         ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),
@@ -87,7 +86,7 @@ pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, Model
             })?;
             Ok(serde_json::json!({ "replay_sha256": proagent_llm::sha256_hex(&bytes) }))
         }
-        ModelChoice::Http(_) => Ok(OpenAiModel::from_spec(spec)?.server_identity().await?),
+        ModelChoice::Http(_) => Ok(spec.open_ai()?.server_identity().await?),
     }
 }
 

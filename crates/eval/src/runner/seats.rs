@@ -6,83 +6,13 @@
 //! ([`Playable::partner`]); how a ProAgent seat is configured is written down once
 //! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
-use super::models::{ModelError, build_model_with};
-use crate::games::Playable;
-use proagent_agent::prompts::{PromptError, PromptLibrary};
+use super::models::build_model_with;
+pub use crate::games::{Playable, SeatError, unknown_spec};
+use proagent_agent::prompts::PromptLibrary;
 use proagent_agent::{AgentSettings, ExchangeSink, ModelSpec, ProAgentConfig};
 use proagent_core::Seat;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-/// Why a seat could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum SeatError {
-    /// A spec no seat of this game answers to.
-    #[error("unknown agent {spec:?} for {game} (known: {known}){hint}")]
-    Unknown {
-        /// The spec as given.
-        spec: String,
-        /// The game's report name.
-        game: String,
-        /// The specs that exist.
-        known: String,
-        /// A hint when the spec looks like a model name.
-        hint: String,
-    },
-    /// A `proagent[...]` spec that does not parse.
-    #[error("{spec:?}: {message}")]
-    BadProAgentSpec {
-        /// The spec as given.
-        spec: String,
-        /// What is wrong with it.
-        message: String,
-    },
-    /// A `proagent[...]` seat whose settings were not resolved by the caller (a
-    /// programming error: the caller must register every such spec).
-    #[error("{0:?}: this command cannot seat a configured ProAgent here")]
-    Unresolved(String),
-    /// A BC model that could not be loaded.
-    #[error(transparent)]
-    Bc(#[from] proagent_partners::bc::BcError),
-    /// An RL policy that could not be loaded.
-    #[error(transparent)]
-    Rl(#[from] proagent_partners::rl::model::LoadError),
-    /// The ProAgent's model could not be built.
-    #[error("{label}: --model: {source}")]
-    Model {
-        /// The seat's name.
-        label: String,
-        /// Why.
-        #[source]
-        source: ModelError,
-    },
-    /// A prompt template that does not render (or load) for this game and seat.
-    #[error("prompt templates for {layout}, seat {seat}: {source}")]
-    Prompts {
-        /// The game's report name.
-        layout: String,
-        /// The seat (player index).
-        seat: usize,
-        /// What went wrong.
-        #[source]
-        source: PromptError,
-    },
-}
-
-/// The error for a spec no seat of `game` answers to, with a hint when it looks like a
-/// model name.
-pub fn unknown_spec(spec: &str, game: &str, known: &[&str]) -> SeatError {
-    let looks_like_a_model = ["gpt", "llama", "qwen", "mistral", "claude", "gemma", "phi", "o1", "o3", "deepseek"]
-        .iter()
-        .any(|m| spec.to_ascii_lowercase().starts_with(m))
-        || spec.contains(':') && !spec.starts_with("bc") && !spec.starts_with("rl");
-    let hint = if looks_like_a_model {
-        format!("; to seat a language model, use proagent[model={spec}] (or proagent with --model {spec})")
-    } else {
-        String::new()
-    };
-    SeatError::Unknown { spec: spec.to_string(), game: game.to_string(), known: known.join(", "), hint }
-}
 
 /// Whether a spec seats the ProAgent agent: `proagent`, or `proagent[...]` with options.
 pub fn is_proagent(spec: &str) -> bool {
