@@ -129,7 +129,11 @@ pub fn recorded_game(file: &str, cfg: &RunConfig) -> Result<AnyGame, ReplayError
             } else {
                 cfg.layout_spec.clone()
             };
-            AnyGame::load(&spec, &options).map(|(g, _)| g).map_err(game_err)
+            // A layout named by a file that is gone may still be a built-in one by name.
+            AnyGame::load(&spec, &options)
+                .or_else(|e| AnyGame::load(&cfg.layout, &options).map_err(|_| e))
+                .map(|(g, _)| g)
+                .map_err(game_err)
         }
     }
 }
