@@ -604,23 +604,32 @@ async fn a_person_plays_v2_layouts_against_v2_seats() {
     let out = crate::support::bin().arg("replay").arg(transcript).output().unwrap();
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 
-    // Real time against the scripted cook, stopped after a few steps: saved as played.
-    let (st, g) = s
-        .post(
-            "/api/play",
-            json!({"layout": "v2:cramped_room_v2", "step_ms": 30, "horizon": 2000, "human_seat": 1}).to_string(),
-        )
-        .await;
-    assert_eq!(st, 200, "{g}");
-    let id = g["id"].as_str().unwrap();
-    wait_t(&s, id, 5).await;
-    s.post(&format!("/api/play/{id}/stop"), "").await;
-    let done = wait_done(&s, id).await;
-    assert_eq!(done["partner"], "scripted");
-    let t = done["t"].as_u64().unwrap() as usize;
-    let f = read_episode_file(Path::new(done["files"]["trajectory"].as_str().unwrap())).unwrap();
-    assert_eq!(f.episodes[0].steps(), t);
-    assert!(done["files"]["transcript"].is_null());
+    // Real time, stopped after a few steps: saved as played. Against the scripted cook, and
+    // against the ProAgent with the game going on while it thinks (`proceed`).
+    for (partner, llm) in [("scripted", "wait"), ("proagent", "proceed")] {
+        let req = json!({
+            "layout": "v2:cramped_room_v2", "partner": partner, "llm": llm, "step_ms": 30, "horizon": 2000,
+            "human_seat": 1,
+        });
+        let (st, g) = s.post("/api/play", req.to_string()).await;
+        assert_eq!(st, 200, "{g}");
+        let id = g["id"].as_str().unwrap();
+        wait_t(&s, id, 5).await;
+        s.post(&format!("/api/play/{id}/stop"), "").await;
+        let done = wait_done(&s, id).await;
+        assert!(done["partner"].as_str().unwrap().starts_with(partner), "{done}");
+        assert!(done["error"].is_null(), "stopped by the person: {done}");
+        let t = done["t"].as_u64().unwrap() as usize;
+        let f = read_episode_file(Path::new(done["files"]["trajectory"].as_str().unwrap())).unwrap();
+        assert_eq!(f.episodes[0].steps(), t);
+        match done["files"]["transcript"].as_str() {
+            Some(transcript) => {
+                let f = read_episode_file(Path::new(transcript)).unwrap();
+                assert_eq!((partner, f.episodes[0].steps()), ("proagent", t));
+            }
+            None => assert_eq!(partner, "scripted"),
+        }
+    }
 
     // A one-player layout: the person alone.
     let (st, g) =

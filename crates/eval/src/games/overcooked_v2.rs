@@ -58,6 +58,59 @@ pub fn load_v2_layout(spec: &str) -> Result<(Layout, Option<String>), GameError>
     Ok((layout, Some(text)))
 }
 
+/// The episodes of a V2 reference-trace file recorded from JaxMARL
+/// (`tests/fixtures/v2_traces`, schema `proagent-v2-trace/1`), for the viewer and
+/// `show`: each trajectory is first checked step for step as `verify-trace` checks it (a
+/// divergence is an error naming its line and step), then re-played from its recorded
+/// start with its recorded recipe draws.
+pub fn read_reference_traces(source: &str, text: &str) -> Result<Vec<SavedEpisode<OvercookedV2>>, String> {
+    use proagent_overcooked_v2::env::trace::{self, action_from_id};
+    /// Serves the step's recorded draw.
+    struct Recorded(Option<usize>);
+    impl proagent_core::game::Chance for Recorded {
+        fn pick(&mut self, _n: usize) -> usize {
+            self.0.take().unwrap_or(0)
+        }
+    }
+    let trajectories = trace::parse_v2_trace_file(text).map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(trajectories.len());
+    for traj in &trajectories {
+        let at = |m: String| format!("line {}: {m}", traj.line);
+        let report = trace::verify(traj);
+        if let Some(d) = report.divergence {
+            let step = d.t.map_or_else(|| "the start".to_string(), |t| format!("step {t}"));
+            return Err(at(format!(
+                "{step}: {} differs from the simulator's: recorded {}, simulated {}",
+                d.field, d.expected, d.got
+            )));
+        }
+        let h = &traj.header;
+        let layout = trace::layout_for(h).map_err(|d| at(format!("{}: {}", d.field, d.got)))?;
+        let start = trace::start_state(&layout, h).map_err(|d| at(format!("{}: {}", d.field, d.got)))?;
+        let settings = h.settings.to_settings();
+        let game = Arc::new(OvercookedV2::new(Arc::new(layout), settings));
+        let mut state = start.clone();
+        let mut steps = Vec::with_capacity(traj.steps.len());
+        for s in &traj.steps {
+            let actions: Vec<Option<Action>> = s.actions.iter().map(|&id| action_from_id(id)).collect();
+            let outcome = game.step(&mut state, &actions, &mut Recorded(s.draw));
+            steps.push(SavedStep {
+                actions,
+                reward: i64::from(outcome.reward),
+                outcome: Some(outcome),
+                state: state.clone(),
+                skill_events: Vec::new(),
+                beliefs: Vec::new(),
+            });
+        }
+        let policy = h.policy.get("kind").and_then(Value::as_str).unwrap_or("?").to_string();
+        let name = format!("{source}:{} {} {policy}", traj.line, game.report_name());
+        let agents = vec![format!("jaxmarl {policy}"); game.num_players()];
+        out.push(SavedEpisode { game, name, line: Some(traj.line), agents, seed: None, start, steps });
+    }
+    Ok(out)
+}
+
 /// The interact events of the players of a V2 step (the outcome has room for more agents).
 fn events<'o>(game: &OvercookedV2, outcome: &'o StepOutcome) -> &'o [Option<Event>] {
     let n = game.layout.num_agents().min(outcome.events.len());

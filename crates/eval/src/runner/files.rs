@@ -11,6 +11,8 @@
 //!   --keep-trajectories`, `verify-trace` fixtures; the recorded states are used as they
 //!   are), and OvercookedV2 trajectories (re-played from their seed, and every recorded
 //!   state and reward checked);
+//! - OvercookedV2 reference traces recorded from JaxMARL (`tests/fixtures/v2_traces`):
+//!   checked as `verify-trace` checks them, re-played with their recorded draws;
 //! - classic human-game files (the 2019 schema, and games played in `proagent serve`).
 //!
 //! The kind is told from the content, never from the file name; gzipped files are
@@ -34,7 +36,8 @@ use std::sync::Arc;
 pub enum EpisodeKind {
     /// A `proagent play` / `eval` transcript (header, exchanges, steps, footer).
     Transcript,
-    /// Classic trajectories in the reference-trace schema, one per line.
+    /// Reference trajectories: classic ones in the reference-trace schema, one per line
+    /// (also our own `play --trajectory` files), or OvercookedV2 traces recorded from JaxMARL.
     ReferenceTrace,
     /// Trajectories in a game's own schema (OvercookedV2), one per line.
     Trajectory,
@@ -337,6 +340,17 @@ pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileEr
             transcript: Some(t),
         });
     }
+    if proagent_overcooked_v2::env::trace::is_v2_trace(text) {
+        let episodes = crate::games::overcooked_v2::read_reference_traces(source, text)
+            .map_err(|message| FileError::Episode { path: source.to_string(), message })?;
+        let episodes = episodes.into_iter().map(AnyEpisode::from).collect();
+        return Ok(EpisodeFile {
+            kind: EpisodeKind::ReferenceTrace,
+            source: source.to_string(),
+            episodes,
+            transcript: None,
+        });
+    }
     if let Some(game) = trajectory_game(text) {
         let bad = |message: String| FileError::Episode { path: source.to_string(), message };
         if game != "overcooked_v2" {
@@ -540,6 +554,20 @@ mod tests {
         assert_ne!(bad, TRANSCRIPT);
         let e = read_episode_text("cr.jsonl", &bad).unwrap_err().to_string();
         assert!(e.contains("the footer records score 40, but the re-played steps give 20"), "{e}");
+    }
+
+    #[test]
+    fn jaxmarl_v2_traces_are_read_with_their_draws() {
+        let text = include_str!("../../../../tests/fixtures/v2_traces/two_rooms.jsonl");
+        let f = read_episode_text("two_rooms.jsonl", text).unwrap();
+        assert_eq!(f.kind, EpisodeKind::ReferenceTrace);
+        assert_eq!(f.episodes.len(), 2);
+        let AnyEpisode::V2(e) = &f.episodes[1] else { panic!("not V2") };
+        assert!(e.steps.len() > 100 && e.result().is_some());
+        // A tampered reward is a divergence naming the line and step.
+        let bad = text.replacen("\"reward\":0,", "\"reward\":7,", 1);
+        let e = read_episode_text("t.jsonl", &bad).unwrap_err().to_string();
+        assert!(e.starts_with("t.jsonl: line 1: step ") && e.contains("reward"), "{e}");
     }
 
     #[test]
