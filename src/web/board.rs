@@ -651,22 +651,20 @@ fn v2_item<DB: DrawingBackend>(
     at: (i32, i32),
     r: i32,
 ) -> Drawn<DB> {
-    {
-        if item.is_empty() {
-            return Ok(());
-        }
-        let colors = colors_of(game, item.contents());
-        if item.has_plate() {
-            disc(area, at, r, &DISH, Some(&DISH_EDGE))?;
-        }
-        if item.is_cooked() {
-            disc(area, at, r * 2 / 3, &SOUP, None)?;
-        }
-        match colors.as_slice() {
-            [] => Ok(()),
-            [one] if !item.has_plate() && !item.is_cooked() => disc(area, at, r * 3 / 4, &one.0, Some(&one.1)),
-            many => dots(area, at, (r / 3).max(1), many),
-        }
+    if item.is_empty() {
+        return Ok(());
+    }
+    let colors = colors_of(game, item.contents());
+    if item.has_plate() {
+        disc(area, at, r, &DISH, Some(&DISH_EDGE))?;
+    }
+    if item.is_cooked() {
+        disc(area, at, r * 2 / 3, &SOUP, None)?;
+    }
+    match colors.as_slice() {
+        [] => Ok(()),
+        [one] if !item.has_plate() && !item.is_cooked() => disc(area, at, r * 3 / 4, &one.0, Some(&one.1)),
+        many => dots(area, at, (r / 3).max(1), many),
     }
 }
 
