@@ -33,8 +33,8 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
                  conversation. Measure it with `proagent analyze {file}`, watch it with \
                  `proagent serve {file}`{}",
                 f.kind.name(),
-                f.trajectories.len(),
-                if f.trajectories.len() == 1 { "" } else { "s" },
+                f.episodes.len(),
+                if f.episodes.len() == 1 { "" } else { "s" },
                 if f.kind == EpisodeKind::ReferenceTrace {
                     format!(", or check its states with `proagent verify-trace {file}`")
                 } else {

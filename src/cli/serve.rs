@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use proagent::agent::ModelSpec;
+use proagent::runner::seats::ProAgentSeat;
 use proagent::web::ServeConfig;
 use proagent::web::play::{DEFAULT_STEP_MS, GameModel, PlayConfig, PlayLimits, STEP_MS_RANGE};
 use std::net::SocketAddr;
@@ -53,29 +54,29 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         }
     }
     let seat = a.proagent.seat("proagent", 0)?;
-    // The viewer's games are classic ones: their ProAgent reads the classic prompts.
+    // The model must build before the server listens (each game builds the seat again, on
+    // its own game's prompts and, for `scripted`, its own stand-in model).
     let game = proagent::overcooked_game::Overcooked::new(
         Arc::new(proagent::env::Layout::builtin("cramped_room").context("the built-in layouts")?),
         proagent::env::DEFAULT_HORIZON,
     );
-    let proagent = seat.config(&game)?;
-    let mut models = vec![GameModel {
-        name: a.proagent.llm.model.trim().to_string(),
-        model: Arc::clone(&proagent.model),
-        settings: seat.model.clone(),
-    }];
+    seat.config(&game)?;
+    let mut models = vec![GameModel { name: a.proagent.llm.model.trim().to_string(), seat: seat.clone() }];
     if models[0].name != "scripted" {
+        let model = ModelSpec::new("scripted");
         models.push(GameModel {
             name: "scripted".into(),
-            model: Arc::new(proagent::agent::scripted_model::ScriptedModel::new()),
-            settings: ModelSpec::new("scripted"),
+            seat: ProAgentSeat {
+                label: proagent::agent::config::label(&seat.settings, &model),
+                settings: seat.settings.clone(),
+                model,
+            },
         });
     }
     let cfg = ServeConfig {
         roots: a.files.clone(),
         play: PlayConfig {
             games_dir: a.games_dir.clone(),
-            proagent,
             models,
             scrubber: a.proagent.scrubber(),
             limits: PlayLimits {

@@ -9,7 +9,7 @@
 //! | GET | `/api/files` | the roots and the episode files and eval directories under them |
 //! | GET | `/api/episode?path=P&index=I` | open episode I of file P: the step-by-step view |
 //! | POST | `/api/upload?name=N&index=I` | the same for a file's text sent as the body |
-//! | GET | `/api/board/{id}/{frame}?status=1&cell=48` | a frame of an opened episode, SVG |
+//! | GET | `/api/board/{id}/{frame}?status=1&cell=48&view=P` | a frame of an opened episode, SVG (`view`: shade what player P does not see, for games with a view radius) |
 //! | GET | `/api/eval?path=DIR` | an eval directory's episodes grouped by cell |
 //! | GET | `/api/play/options` | layouts, seats, models and defaults for a new game |
 //! | POST | `/api/play` | start a game (JSON [`GameRequest`]) |
@@ -25,10 +25,9 @@ use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use proagent_eval::games::overcooked::KNOWN_SPECS;
+use proagent_eval::games::{AnyGame, GameOptions, V2_PREFIX};
 use proagent_eval::runner::files::{read_episode_file, read_episode_text, text_of_bytes};
 use proagent_eval::sweep::store::{ResultSet, results_files_in};
-use proagent_overcooked::env::{Action, Layout};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -311,6 +310,8 @@ struct BoardQuery {
     status: Option<u8>,
     #[serde(default)]
     cell: Option<u32>,
+    #[serde(default)]
+    view: Option<usize>,
 }
 
 async fn board(
@@ -334,8 +335,13 @@ async fn board(
     if !(lo..=hi).contains(&cell) {
         return Err(ApiError::bad(format!("cell: must be {lo}..={hi}, not {cell}")));
     }
+    if let Some(p) = q.view
+        && p >= view.players()
+    {
+        return Err(ApiError::bad(format!("view: player {p} does not exist (the episode has {})", view.players())));
+    }
     let svg = view
-        .svg(f, q.status.unwrap_or(0) != 0, cell)
+        .svg(f, q.status.unwrap_or(0) != 0, q.view, cell)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "max-age=3600")], svg).into_response())
 }
@@ -382,11 +388,19 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult
 }
 
 async fn play_options(State(st): Shared) -> axum::Json<Value> {
-    let layouts: Vec<&str> = proagent_overcooked::env::layout::BUILTIN.iter().map(|(n, _)| *n).collect();
+    let mut layouts: Vec<String> =
+        proagent_overcooked::env::layout::BUILTIN.iter().map(|(n, _)| n.to_string()).collect();
+    layouts.extend(proagent_overcooked_v2::env::Layout::builtin_names().map(|n| format!("{V2_PREFIX}{n}")));
     let models: Vec<&str> = st.play.models.iter().map(|m| m.name.as_str()).collect();
     axum::Json(json!({
         "layouts": layouts,
-        "partners": KNOWN_SPECS,
+        "partners": proagent_eval::games::overcooked::KNOWN_SPECS,
+        "partners_by_game": {
+            "overcooked": proagent_eval::games::overcooked::KNOWN_SPECS,
+            "overcooked_v2": proagent_eval::games::overcooked_v2::KNOWN_SPECS,
+        },
+        "default_partner": {"overcooked": "greedy", "overcooked_v2": "scripted"},
+        "v2_settings": proagent_overcooked_v2::env::Settings::default(),
         "models": models,
         "step_ms": st.play.limits.default_step_ms,
         "step_ms_range": super::play::STEP_MS_RANGE,
@@ -396,27 +410,40 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
     }))
 }
 
+/// The game a request's `layout` names: a built-in layout (`cramped_room`, `v2:two_rooms`)
+/// or a layout file under the server's roots (`PATH`, `v2:PATH`), with the file's text.
+fn requested_game(st: &AppState, req: &GameRequest) -> ApiResult<(AnyGame, Option<String>)> {
+    let options = GameOptions { horizon: req.horizon, v2: req.v2.clone().unwrap_or_default() };
+    let bad = |e: String| ApiError::bad(format!("layout: {e}"));
+    let v2 = proagent_overcooked_v2::env::layout::strip_v2_prefix(&req.layout);
+    let builtin = match v2 {
+        Some(name) => proagent_overcooked_v2::env::Layout::builtin(name).is_some(),
+        None => proagent_overcooked::env::Layout::builtin(&req.layout).is_some(),
+    };
+    if builtin {
+        return AnyGame::load(&req.layout, &options).map_err(|e| bad(e.to_string()));
+    }
+    let path = v2.unwrap_or(&req.layout);
+    let canon = st.allowed(path).map_err(|e| {
+        ApiError::bad(format!("layout: not a built-in layout, nor a file this server may read ({})", e.message))
+    })?;
+    let spec = match v2 {
+        Some(_) => format!("{V2_PREFIX}{}", canon.display()),
+        None => canon.display().to_string(),
+    };
+    AnyGame::load(&spec, &options).map_err(|e| bad(e.to_string()))
+}
+
 async fn play_start(State(st): Shared, body: Bytes) -> ApiResult<axum::Json<Value>> {
     let req: GameRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::bad(format!("the game request is not valid: {e}")))?;
-    let (layout, text) = match Layout::builtin(&req.layout) {
-        Some(l) => (l, None),
-        None => {
-            let canon = st.allowed(&req.layout).map_err(|e| {
-                ApiError::bad(format!("layout: not a built-in layout, nor a file this server may read ({})", e.message))
-            })?;
-            let text = std::fs::read_to_string(&canon).map_err(|e| ApiError::bad(format!("layout: {e}")))?;
-            let name = canon.file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-            let l = Layout::parse(&name, &text, &req.layout).map_err(|e| ApiError::bad(format!("layout: {e}")))?;
-            (l, Some(text))
-        }
-    };
+    let (game, text) = requested_game(&st, &req)?;
     let st2 = Arc::clone(&st);
     // Building a seat may load a BC model from disk.
     let session = tokio::task::spawn_blocking(move || {
         let handle = tokio::runtime::Handle::current();
         let _guard = handle.enter();
-        st2.sessions.start(&st2.play, req, layout, text)
+        st2.sessions.start(&st2.play, req, game, text)
     })
     .await
     .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
@@ -436,13 +463,7 @@ async fn play_key(State(st): Shared, UrlPath(id): UrlPath<String>, body: Bytes) 
     let session = st.sessions.get(&id)?;
     let k: KeyBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad(format!("expected {{\"action\": \"N\"|\"S\"|\"E\"|\"W\"|\"I\"|\"X\"}}: {e}")))?;
-    let mut chars = k.action.chars();
-    let a = match (chars.next(), chars.next()) {
-        (Some(c), None) => Action::from_letter(c.to_ascii_uppercase()),
-        _ => Action::parse(&k.action),
-    }
-    .ok_or_else(|| ApiError::bad(format!("action: unknown action {:?} (N, S, E, W, I or X for stay)", k.action)))?;
-    session.key(a);
+    session.key(&k.action)?;
     Ok(axum::Json(json!({"ok": true})))
 }
 

@@ -2,18 +2,16 @@
 //! loopback: the page, files, episodes of every kind (and bad files: a clear error, never
 //! a crash), board pictures, eval directories, and human games (several at once).
 
-use proagent::agent::scripted_model::ScriptedModel;
-use proagent::agent::{ModelSpec, ProAgentConfig};
 use proagent::env::trace::{Trajectory, verify};
 use proagent::env::{Action, Layout};
 use proagent::partners::bc::data::{parse as parse_demo, step_line};
 use proagent::runner::files::{EpisodeKind, read_episode_file};
+use proagent::runner::seats::ProAgentSeat;
 use proagent::transcript::Scrubber;
 use proagent::web::play::{GameModel, PlayConfig, PlayLimits};
 use proagent::web::{ServeConfig, serve};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/transcripts/committed");
@@ -29,13 +27,11 @@ impl Server {
         let dir = tempfile::tempdir().unwrap();
         let files = dir.path().join("files");
         std::fs::create_dir_all(&files).unwrap();
-        let model = Arc::new(ScriptedModel::new());
         let cfg = ServeConfig {
             roots: vec![PathBuf::from(COMMITTED), files],
             play: PlayConfig {
                 games_dir: dir.path().join("games"),
-                proagent: ProAgentConfig::new(model.clone()),
-                models: vec![GameModel { name: "scripted".into(), model, settings: ModelSpec::new("scripted") }],
+                models: vec![GameModel { name: "scripted".into(), seat: ProAgentSeat::new("scripted") }],
                 scrubber: Scrubber::new(),
                 limits: PlayLimits { max_running, idle: Duration::from_secs(30), default_step_ms: 154 },
             },
@@ -339,13 +335,13 @@ fn check_saved_game(files: &Value, steps: usize, transcript: bool) {
     let human = files["human"].as_str().unwrap();
     let f = read_episode_file(Path::new(human)).unwrap();
     assert_eq!(f.kind, EpisodeKind::HumanGames);
-    assert_eq!(f.trajectories[0].joint_actions.len(), steps);
+    assert_eq!(f.episodes[0].steps(), steps);
     let demo = parse_demo(&std::fs::read_to_string(human).unwrap(), &Layout::builtin(&t.layout).unwrap()).unwrap();
     assert_eq!(demo.len(), steps, "bc train reads every step");
     assert_eq!(files["transcript"].is_string(), transcript);
     if transcript {
         let f = read_episode_file(Path::new(files["transcript"].as_str().unwrap())).unwrap();
-        assert_eq!(f.trajectories[0].joint_actions.len(), steps);
+        assert_eq!(f.episodes[0].steps(), steps);
     }
 }
 
@@ -426,4 +422,226 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
     // Both finished: a new game may start.
     let (st, _) = s.post("/api/play", json!({"turn_based": true, "horizon": 1}).to_string()).await;
     assert_eq!(st, 200);
+}
+
+/// Runs `proagent ARGS` and checks it succeeded.
+fn run_ok(args: &[&str]) {
+    let out = crate::support::bin().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v2_transcripts_trajectories_and_eval_directories_open_and_draw() {
+    let s = Server::start(4).await;
+    let files = s.dir.path().join("files");
+    let (t, traj) = (files.join("v2t.jsonl"), files.join("v2traj.jsonl"));
+    run_ok(&[
+        "play",
+        "--layout",
+        "v2:grounded_coord_simple",
+        "--agent",
+        "proagent",
+        "--partner",
+        "scripted",
+        "--view-radius",
+        "2",
+        "--horizon",
+        "40",
+        "--seed",
+        "1",
+        "--transcript",
+        t.to_str().unwrap(),
+        "--trajectory",
+        traj.to_str().unwrap(),
+    ]);
+    let (st, v) = s.episode(t.to_str().unwrap(), 0).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!((v["kind"].as_str(), v["game"].as_str()), (Some("transcript"), Some("overcooked_v2")));
+    assert_eq!((v["frames"].as_u64(), v["players"].as_u64()), (Some(41), Some(2)));
+    assert_eq!(v["layout"]["name"], "v2:grounded_coord_simple");
+    assert_eq!(v["agents"], json!(["proagent[scripted]", "scripted"]));
+    assert_eq!(v["partial_view"], true, "played with a view radius");
+    assert!(v["captions"][0].as_str().unwrap().starts_with("recipe: "), "{}", v["captions"]);
+    assert!(
+        v["teamwork"]["correct_dishes"].is_u64() && v["teamwork_line"].as_str().unwrap().contains("button presses")
+    );
+    let events = v["events"].as_array().unwrap();
+    let plan = events.iter().find(|e| e["type"] == "exchange" && e["kind"] == "planner").expect("a planner exchange");
+    assert!(plan["plan"].is_string() && plan["analysis"].is_string(), "{plan}");
+    assert!(events.iter().any(|e| e["type"] == "skill"));
+    // Frames: plain, with the status rows, with player 0's view shaded; bad views refused.
+    let id = v["id"].as_str().unwrap();
+    let (st, ct, plain) = s.get(&format!("/api/board/{id}/10?cell=20")).await;
+    assert_eq!((st, ct.as_str()), (200, "image/svg+xml"));
+    assert!(plain.contains("width=\"160\"") && plain.contains("height=\"100\""), "{}", &plain[..120]);
+    let (_, _, status) = s.get(&format!("/api/board/{id}/10?cell=20&status=1")).await;
+    assert!(status.contains("height=\"120\""), "two status rows");
+    let (_, _, viewed) = s.get(&format!("/api/board/{id}/10?cell=20&view=0")).await;
+    assert!(viewed != plain && viewed.contains("opacity=\"0.45\""));
+    let (st, e) = s.get_json(&format!("/api/board/{id}/10?view=2")).await;
+    assert_eq!(st, 400);
+    assert!(err(&e).contains("view: player 2 does not exist"), "{e}");
+    // The trajectory of the same episode: the same frames and score.
+    let (st, w) = s.episode(traj.to_str().unwrap(), 0).await;
+    assert_eq!(st, 200, "{w}");
+    assert_eq!((w["kind"].as_str(), w["game"].as_str()), (Some("trajectory"), Some("overcooked_v2")));
+    assert_eq!((&w["frames"], &w["score"], &w["joint"]), (&v["frames"], &v["score"], &v["joint"]));
+    let wid = w["id"].as_str().unwrap();
+    assert_eq!(s.get(&format!("/api/board/{wid}/10?cell=20")).await.2, plain, "drawn alike");
+    // An upload of the transcript opens the same way.
+    let (st, u) = s.post("/api/upload?name=mine.jsonl", std::fs::read(&t).unwrap()).await;
+    assert_eq!(st, 200, "{u}");
+    assert_eq!((u["game"].as_str(), u["frames"].as_u64()), (Some("overcooked_v2"), Some(41)));
+    // A tampered V2 transcript: a clear error naming the step.
+    let text = std::fs::read_to_string(&t).unwrap().replacen("\"reward\":0", "\"reward\":20", 1);
+    let bad = s.file("bad-v2.jsonl", &text);
+    let (st, e) = s.episode(&bad, 0).await;
+    assert_eq!(st, 400);
+    assert!(err(&e).contains("bad-v2.jsonl: step t = 0 records reward 20"), "{e}");
+
+    // Hand-overs over the counter of two_rooms are marked, in an eval directory's kept trajectory.
+    let sweep = files.join("sweep");
+    run_ok(&[
+        "eval",
+        "--layouts",
+        "v2:two_rooms",
+        "--agents",
+        "scripted",
+        "--partners",
+        "scripted",
+        "--seats",
+        "0",
+        "--episodes",
+        "1",
+        "--horizon",
+        "120",
+        "--quiet",
+        "--no-report",
+        "--keep-trajectories",
+        "--out",
+        sweep.to_str().unwrap(),
+    ]);
+    let q = reqwest::Url::parse_with_params("http://x/", &[("path", sweep.display().to_string())]).unwrap();
+    let (st, ev) = s.get_json(&format!("/api/eval?{}", q.query().unwrap())).await;
+    assert_eq!(st, 200, "{ev}");
+    let ep = &ev["cells"][0]["episodes"][0];
+    assert_eq!(ev["cells"][0]["layout"], "v2:two_rooms");
+    let (st, h) = s.episode(ep["trajectory"].as_str().expect("kept"), 0).await;
+    assert_eq!(st, 200, "{h}");
+    assert_eq!(h["score"].as_array().unwrap().last().and_then(Value::as_f64), ep["score"].as_f64());
+    let handovers = h["handovers"].as_array().unwrap();
+    assert!(!handovers.is_empty(), "two_rooms is played over the middle counter: {}", h["teamwork"]);
+    let first = &handovers[0];
+    assert!(first["at"].is_array() && first["giver"] != first["receiver"], "{first}");
+    // Its counter is outlined on the board while the item lies there.
+    let hid = h["id"].as_str().unwrap();
+    let f = first["t_receive"].as_u64().unwrap();
+    let (_, _, marked) = s.get(&format!("/api/board/{hid}/{f}")).await;
+    assert!(
+        marked.contains("#D81B60")
+            || marked.contains("#d81b60")
+            || marked.contains("#F09ABB")
+            || marked.contains("#f09abb")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_plays_v2_layouts_against_v2_seats() {
+    let s = Server::start(4).await;
+    let (_, o) = s.get_json("/api/play/options").await;
+    let layouts = o["layouts"].as_array().unwrap();
+    assert!(layouts.iter().any(|l| l == "cramped_room") && layouts.iter().any(|l| l == "v2:two_rooms"));
+    assert!(o["partners_by_game"]["overcooked_v2"].as_array().unwrap().iter().any(|p| p == "scripted"));
+    for (body, want) in [
+        (json!({"layout": "v2:atlantis"}), "layout: not a built-in layout"),
+        (json!({"layout": "v2:two_rooms", "partner": "greedy"}), "partner: unknown agent \"greedy\" for v2:two_rooms"),
+        (json!({"layout": "v2:long_room", "human_seat": 1}), "human_seat: must be 0, not 1"),
+        (json!({"layout": "v2:two_rooms", "v2": {"view_radius": 2, "fog": true}}), "unknown field `fog`"),
+    ] {
+        let (st, v) = s.post("/api/play", body.to_string()).await;
+        assert_eq!(st, 400, "{body}: {v}");
+        assert!(err(&v).contains(want), "{body}: {v}");
+    }
+    // Turn-based against the V2 ProAgent (its built-in scripted model), with a view radius:
+    // the person's board hides what their player cannot see.
+    let req = json!({
+        "layout": "v2:two_rooms", "partner": "proagent", "turn_based": true, "horizon": 6, "human_seat": 0,
+        "seed": 2, "v2": {"view_radius": 1},
+    });
+    let (st, g) = s.post("/api/play", req.to_string()).await;
+    assert_eq!(st, 200, "{g}");
+    assert_eq!((g["layout"].as_str(), g["players"].as_u64()), (Some("v2:two_rooms"), Some(2)));
+    assert!(g["svg"].as_str().unwrap().contains("fill=\"#10141C\"") || g["svg"].as_str().unwrap().contains("#10141c"));
+    let id = g["id"].as_str().unwrap();
+    let (st, v) = s.post(&format!("/api/play/{id}/key"), json!({"action": "jump"}).to_string()).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("unknown action \"jump\""));
+    for (k, key) in ["N", "E", "I", "w", "X", "S"].iter().enumerate() {
+        let (st, _) = s.post(&format!("/api/play/{id}/key"), json!({"action": key}).to_string()).await;
+        assert_eq!(st, 200);
+        wait_t(&s, id, k as u64 + 1).await;
+    }
+    let done = wait_done(&s, id).await;
+    assert_eq!((done["t"].as_u64(), done["partner"].as_str()), (Some(6), Some("proagent[scripted]")));
+    assert!(done["error"].is_null(), "{done}");
+    let files = &done["files"];
+    assert!(files["human"].is_null(), "V2 has no human-data schema");
+    let traj = files["trajectory"].as_str().unwrap();
+    let f = read_episode_file(Path::new(traj)).unwrap();
+    assert_eq!((f.kind, f.episodes[0].steps()), (EpisodeKind::Trajectory, 6));
+    let v: Value = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
+    assert_eq!(v["policy"]["human_seat"], 0);
+    assert_eq!(v["steps"][0]["actions"][0], "N");
+    assert_eq!(v["steps"][3]["actions"][0], "W", "a lower-case key is read");
+    assert_eq!(v["settings"]["view_radius"], 1);
+    let transcript = files["transcript"].as_str().unwrap();
+    let f = read_episode_file(Path::new(transcript)).unwrap();
+    assert_eq!(f.episodes[0].steps(), 6);
+    // It opens in the viewer, and re-runs exactly with `replay` (the person's keys take their seat).
+    let (st, ep) = s.episode(transcript, 0).await;
+    assert_eq!(st, 200, "{ep}");
+    assert_eq!(ep["agents"], json!(["human", "proagent[scripted]"]));
+    let out = crate::support::bin().arg("replay").arg(transcript).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+
+    // Real time, stopped after a few steps: saved as played. Against the scripted cook, and
+    // against the ProAgent with the game going on while it thinks (`proceed`).
+    for (partner, llm) in [("scripted", "wait"), ("proagent", "proceed")] {
+        let req = json!({
+            "layout": "v2:cramped_room_v2", "partner": partner, "llm": llm, "step_ms": 30, "horizon": 2000,
+            "human_seat": 1,
+        });
+        let (st, g) = s.post("/api/play", req.to_string()).await;
+        assert_eq!(st, 200, "{g}");
+        let id = g["id"].as_str().unwrap();
+        wait_t(&s, id, 5).await;
+        s.post(&format!("/api/play/{id}/stop"), "").await;
+        let done = wait_done(&s, id).await;
+        assert!(done["partner"].as_str().unwrap().starts_with(partner), "{done}");
+        assert!(done["error"].is_null(), "stopped by the person: {done}");
+        let t = done["t"].as_u64().unwrap() as usize;
+        let f = read_episode_file(Path::new(done["files"]["trajectory"].as_str().unwrap())).unwrap();
+        assert_eq!(f.episodes[0].steps(), t);
+        match done["files"]["transcript"].as_str() {
+            Some(transcript) => {
+                let f = read_episode_file(Path::new(transcript)).unwrap();
+                assert_eq!((partner, f.episodes[0].steps()), ("proagent", t));
+            }
+            None => assert_eq!(partner, "scripted"),
+        }
+    }
+
+    // A one-player layout: the person alone.
+    let (st, g) =
+        s.post("/api/play", json!({"layout": "v2:long_room", "turn_based": true, "horizon": 2}).to_string()).await;
+    assert_eq!(st, 200, "{g}");
+    assert_eq!((g["players"].as_u64(), g["partner"].as_str()), (Some(1), Some("")));
+    let id = g["id"].as_str().unwrap();
+    for (k, key) in ["E", "E"].iter().enumerate() {
+        s.post(&format!("/api/play/{id}/key"), json!({"action": key}).to_string()).await;
+        wait_t(&s, id, k as u64 + 1).await;
+    }
+    let done = wait_done(&s, id).await;
+    let f = read_episode_file(Path::new(done["files"]["trajectory"].as_str().unwrap())).unwrap();
+    assert_eq!(f.episodes[0].steps(), 2);
 }

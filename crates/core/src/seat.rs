@@ -141,6 +141,10 @@ pub enum AgentError {
     /// caller outside the episode runner asked out of turn).
     #[error("player {0} has no legal action here")]
     NoLegalAction(usize),
+    /// The seat's player left the game (a person pressed Stop, or their page went quiet):
+    /// the episode ends before this step, with what was played.
+    #[error("{0}")]
+    Withdrew(String),
 }
 
 /// What a seat is doing right now, for progress lines and `--render`. Agents without

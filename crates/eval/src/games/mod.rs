@@ -11,6 +11,7 @@
 pub mod overcooked;
 pub mod overcooked_v2;
 pub mod playable;
+pub mod saved;
 
 use proagent_core::Game;
 use proagent_overcooked::game::Overcooked;
@@ -19,7 +20,7 @@ use std::sync::Arc;
 
 pub use overcooked::load_layout;
 pub use overcooked_v2::{V2_PREFIX, load_v2_layout};
-pub use playable::{GameError, GameOptions, Playable, SeatError, Teamwork, unknown_spec};
+pub use playable::{GameError, GameOptions, HandOverMark, Playable, SavedTeamwork, SeatError, Teamwork, unknown_spec};
 
 /// A game chosen on the command line (or from Python, or in a transcript header).
 #[derive(Clone, Debug)]
@@ -98,5 +99,15 @@ impl AnyGame {
             let mut chance = proagent_core::episode::env_chance(0);
             g.render_text(&g.initial_state(&mut chance))
         })
+    }
+}
+
+impl saved::AnyEpisode {
+    /// The game it was played in.
+    pub fn game(&self) -> AnyGame {
+        match self {
+            saved::AnyEpisode::Overcooked(e) => AnyGame::Overcooked(Arc::clone(&e.game)),
+            saved::AnyEpisode::V2(e) => AnyGame::V2(Arc::clone(&e.game)),
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! What the evaluation layer needs of a game ([`Playable`]), the errors of building its
 //! seats ([`SeatError`]) and of loading it ([`GameError`]), and its options.
 
+use super::saved::SavedEpisode;
 use proagent_agent::ProAgentConfig;
 use proagent_agent::prompts::{Family, PromptError};
 use proagent_core::episode::EpisodeResult;
@@ -17,6 +18,51 @@ pub struct Teamwork {
     /// Deliveries, constructive and non-constructive interdependencies, for eval reports
     /// (`None` when the analysis failed).
     pub totals: Option<proagent_analysis::TeamworkTotals>,
+}
+
+/// Why a recorded episode (a trajectory record, a reference trace) could not be read back:
+/// what is wrong with it (the caller adds the file and line).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RecordError(pub String);
+
+impl From<String> for RecordError {
+    fn from(s: String) -> Self {
+        RecordError(s)
+    }
+}
+
+impl From<&str> for RecordError {
+    fn from(s: &str) -> Self {
+        RecordError(s.to_string())
+    }
+}
+
+/// Teamwork of a saved episode as the viewer shows it: the game's teamwork record, a line
+/// of text, and every hand-over with the cell to mark on the board.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedTeamwork {
+    /// The game's teamwork record (or `{"error": ...}` when it could not be computed).
+    pub json: Value,
+    /// The figures in one line ("deliveries 2, hand-overs: 3 constructive, 1 other").
+    pub line: String,
+    /// The hand-overs, in the order they were completed.
+    pub handovers: Vec<HandOverMark>,
+}
+
+/// One hand-over of a saved episode: an item put down by one player and picked up by another.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandOverMark {
+    /// The counter.
+    pub at: proagent_overcooked::env::Pos,
+    /// The step in which it was put down (`None`: it lay there from the start).
+    pub t_give: Option<u32>,
+    /// The step in which it was picked up.
+    pub t_receive: u32,
+    /// The item ended in a delivery that counted.
+    pub constructive: bool,
+    /// Everything the viewer lists about it (`giver`, `receiver`, `object`, `link`, ...).
+    pub json: Value,
 }
 
 /// What the evaluation layer needs of a game. Implemented once per game; every command,
@@ -59,6 +105,23 @@ pub trait Playable: Game + Sized {
     fn legend(&self) -> &'static str;
     /// The episode's outcome in words for a `play` line (`12 deliveries`).
     fn outcome_text(&self, result: &EpisodeResult<Self>) -> String;
+    /// Reads an action as people and files write it: [`Game::parse_action`]'s tokens, and
+    /// whatever else the game accepts (Overcooked: `n`, `north`, `INTERACT`, ...).
+    fn read_action(&self, token: &str) -> Option<Self::Action> {
+        self.parse_action(token)
+    }
+    /// Reads back one record written by [`Playable::trajectory_json`] (line `line` of
+    /// `source`): the game it was played in and its episode. Errors say what is wrong
+    /// (the caller adds the file and line).
+    fn read_trajectory(source: &str, line: usize, record: &Value) -> Result<SavedEpisode<Self>, RecordError>;
+    /// The teamwork of a saved episode with its hand-overs, for the viewer.
+    fn saved_teamwork(&self, episode: &SavedEpisode<Self>) -> SavedTeamwork;
+    /// The episode in the game's human-data schema, one line per step (classic
+    /// Overcooked: the 2019 study's, read by `bc train` and `analyze`), for games played by a
+    /// person in `proagent serve`; `None` for games without one. `trial` names the game.
+    fn human_game_lines(&self, _result: &EpisodeResult<Self>, _trial: &str) -> Option<String> {
+        None
+    }
 }
 
 /// Why a seat could not be built.
