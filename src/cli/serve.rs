@@ -67,7 +67,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
     if models[0].name != "scripted" {
         models.push(GameModel {
             name: "scripted".into(),
-            model: Arc::new(proagent::agent::scripted_model::ScriptedModel::new()),
+            model: Arc::new(proagent::agent::grounding::overcooked::scripted::ScriptedModel::new()),
             settings: ModelSpec::new("scripted"),
         });
     }

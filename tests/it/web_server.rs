@@ -2,7 +2,7 @@
 //! loopback: the page, files, episodes of every kind (and bad files: a clear error, never
 //! a crash), board pictures, eval directories, and human games (several at once).
 
-use proagent::agent::scripted_model::ScriptedModel;
+use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::agent::{ModelSpec, ProAgentConfig};
 use proagent::env::trace::{Trajectory, verify};
 use proagent::env::{Action, Layout};

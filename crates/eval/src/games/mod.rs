@@ -12,8 +12,8 @@ pub mod overcooked;
 pub mod overcooked_v2;
 
 use crate::runner::seats::SeatError;
-use proagent_agent::ProAgentConfig;
 use proagent_agent::prompts::{Family, PromptError};
+use proagent_agent::{Grounding, ProAgent, ProAgentConfig};
 use proagent_core::episode::EpisodeResult;
 use proagent_core::{Game, Seat};
 use proagent_llm::LanguageModel;
@@ -38,6 +38,10 @@ pub struct Teamwork {
 /// What the evaluation layer needs of a game. Implemented once per game; every command,
 /// the sweeps, transcripts and the Python bindings go through it.
 pub trait Playable: Game + Sized {
+    /// How the ProAgent agent plays this game (its scene text, skills, controller,
+    /// templates and `scripted` stand-in): the one loop, [`ProAgent`], runs over it.
+    type Grounding: Grounding<Game = Self> + Default;
+
     /// The game's name in reports and transcript headers (`cramped_room`, `v2:two_rooms`).
     fn report_name(&self) -> String;
     /// The partner a command seats when none is named.
@@ -46,14 +50,23 @@ pub trait Playable: Game + Sized {
     fn known_specs(&self) -> &'static [&'static str];
     /// A seat that talks to no model, from its spec (`greedy`, `random`, `bc:train`, ...).
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Self>>, SeatError>;
-    /// The prompt templates a ProAgent reads on this game.
-    fn prompt_family(&self) -> Family;
-    /// The built-in `scripted` stand-in model for this game's prompts.
-    fn scripted_model(&self) -> Arc<dyn LanguageModel>;
+    /// The prompt templates a ProAgent reads on this game (the grounding's).
+    fn prompt_family(&self) -> Family {
+        <Self::Grounding as Grounding>::FAMILY
+    }
+    /// The built-in `scripted` stand-in model for this game's prompts (the grounding's).
+    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
+        Self::Grounding::default().scripted_model()
+    }
     /// A ProAgent seat with `cfg` (its prompts are this game's family).
-    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>>;
-    /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs.
-    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError>;
+    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>> {
+        Box::new(ProAgent::<Self::Grounding>::new(cfg))
+    }
+    /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs;
+    /// refuses a preset the game has no templates for.
+    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
+        ProAgent::<Self::Grounding>::check_prompts(cfg, self, seat)
+    }
     /// The game's own fields of an episode summary (the layout, deliveries, ...), merged
     /// into the common ones by [`crate::runner::summary`].
     fn summary_fields(&self, result: &EpisodeResult<Self>) -> Map<String, Value>;

@@ -84,6 +84,16 @@ pub fn unknown_spec(spec: &str, game: &str, known: &[&str]) -> SeatError {
     SeatError::Unknown { spec: spec.to_string(), game: game.to_string(), known: known.join(", "), hint }
 }
 
+/// The configuration plain `proagent` gets on `game` when nothing else is configured: the
+/// default switches, the game's `scripted` stand-in model, its embedded templates, its
+/// episode length.
+pub fn default_proagent_config<G: Playable>(game: &G) -> ProAgentConfig {
+    let mut cfg = ProAgentConfig::new(game.scripted_model());
+    cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
+    cfg.horizon = game.max_steps();
+    cfg
+}
+
 /// Whether a spec seats the ProAgent agent: `proagent`, or `proagent[...]` with options.
 pub fn is_proagent(spec: &str) -> bool {
     let s = spec.trim();
@@ -343,12 +353,7 @@ impl SeatFactory {
                 built.insert(key, c.clone());
                 Ok(c)
             }
-            None => {
-                let mut cfg = ProAgentConfig::new(game.scripted_model());
-                cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
-                cfg.horizon = game.max_steps();
-                Ok(cfg)
-            }
+            None => Ok(default_proagent_config(game)),
         }
     }
 
