@@ -5,9 +5,9 @@
 
 use super::llm_args::LlmArgs;
 use anyhow::{Context, Result, anyhow, bail};
-use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
 use proagent::agent::config::{self, MAX_REPLANS};
+use proagent::agent::grounding::overcooked::align::AlignStyle;
 use proagent::agent::preset::Preset;
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSpec};

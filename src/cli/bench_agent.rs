@@ -5,7 +5,7 @@
 use super::agent_args::ProAgentArgs;
 use super::common::{EpisodeArgs, JsonArg, load_layout};
 use anyhow::{Context, Result, bail};
-use proagent::agent::ProAgent;
+use proagent::agent::{OvercookedGrounding, ProAgent};
 use proagent::env::{Action, Event};
 use proagent::overcooked_game::Overcooked;
 use proagent::runner::seat_seed;
@@ -53,7 +53,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
     for e in 0..a.run.episodes {
         let seed = a.run.seed_of(e);
-        let mut agent = ProAgent::new(cfg.clone()).with_kitchen(game.kitchen());
+        let mut agent = ProAgent::<OvercookedGrounding>::new(cfg.clone());
         let mut partner = factory.build(&a.partner, &*game)?.seat;
         let t_episode = Instant::now();
         let t_reset = Instant::now();

@@ -123,7 +123,7 @@ async fn keyed_sweep(base_url: &str, bc: &std::path::Path, out: &std::path::Path
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn episode_keys_follow_the_model_server_and_the_bc_weight_file() {
-    use proagent::agent::scripted_model::ScriptedModel;
+    use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
     let serve = |id: &str| {
         let cfg = MockConfig { model_id: id.into(), ..MockConfig::default() };
         MockServer::start_local(Arc::new(ScriptedModel::new()), cfg)

@@ -6,7 +6,7 @@
 //! server plays them.
 
 use crate::fake_server::{Canned, CannedServer, dead_port};
-use proagent::agent::scripted_model::ScriptedModel;
+use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::mock_server::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! the HTTP backend against the in-process mock server, with and without faults),
 //! `proagent replay` re-runs them offline and reports the first divergence.
 
-use proagent::agent::scripted_model::ScriptedModel;
+use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::mock_server::{MockConfig, MockFault, MockServer};
 use proagent::transcript::{Transcript, without_wall_clock};
 use std::path::Path;

@@ -190,6 +190,27 @@ fn v2_flags_and_specs_are_checked_before_anything_runs() {
         ),
         (&["play", "--layout", "v2:long_room", "--seat", "1"], "has 1 player"),
         (&["play", "--layout", "v2:cramped_room_v2", "--view-radius", "99"], "--view-radius"),
+        // The paper preset's knowledge library is classic Overcooked's: refused, not run as another loop.
+        (
+            &["play", "--layout", "v2:cramped_room_v2", "--preset", "paper"],
+            "--preset paper: OvercookedV2 has no knowledge library for this preset (available: default)",
+        ),
+        (
+            &[
+                "eval",
+                "--layouts",
+                "v2:two_rooms",
+                "--agents",
+                "proagent",
+                "--partners",
+                "scripted",
+                "--preset",
+                "paper",
+                "--out",
+                "/nonexistent/x",
+            ],
+            "OvercookedV2 has no knowledge library",
+        ),
     ];
     for (args, want) in cases {
         let out = bin().args(*args).output().unwrap();

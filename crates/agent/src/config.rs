@@ -5,8 +5,8 @@
 //! ([`fingerprint`]). [`ProAgentConfig`] adds what cannot be written down (the
 //! model object, the loaded prompts, the exchange sink).
 
-use super::align::AlignStyle;
 use super::belief::BeliefMode;
+use super::grounding::overcooked::align::AlignStyle;
 use super::log::ExchangeSink;
 use super::planner::PromptLevel;
 use super::preset::Preset;
@@ -117,7 +117,7 @@ pub fn fingerprint(settings: &AgentSettings, model: &ModelSpec, prompts: &Prompt
         "top_p": model.top_p,
         "max_tokens": model.max_tokens,
         "settings": settings,
-        "prompts": prompts.hashes_under(settings.preset.template_dir()),
+        "prompts": prompts.hashes_for(settings.preset),
     });
     sha256_hex(v.to_string().as_bytes())
 }
@@ -327,9 +327,10 @@ impl ProAgentConfig {
         self
     }
 
-    /// sha256 of each template of the preset's folder, for transcript headers.
+    /// sha256 of each template of the preset's folder on the library's game, for
+    /// transcript headers.
     pub fn prompt_hashes(&self) -> std::collections::BTreeMap<String, String> {
-        self.prompts.hashes_under(self.settings.preset.template_dir())
+        self.prompts.hashes_for(self.settings.preset)
     }
 }
 

@@ -3,16 +3,14 @@
 //! interdependence analysis of its episodes.
 
 use super::playable::{
-    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, unknown_spec,
+    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_proagent_config,
+    unknown_spec,
 };
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
-use proagent_agent::prompts::{Family, PromptError};
-use proagent_agent::scripted_model::ScriptedModel;
-use proagent_agent::{ProAgent, ProAgentConfig};
+use proagent_agent::OvercookedGrounding;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::limits::read_file_text;
-use proagent_llm::LanguageModel;
 use proagent_overcooked::env::layout::{self, MAX_LAYOUT_TEXT_BYTES};
 use proagent_overcooked::env::trace::{self, state_json};
 use proagent_overcooked::env::{Action, Layout};
@@ -120,6 +118,8 @@ pub fn load_layout(spec: &str) -> Result<(Layout, Option<String>), GameError> {
 }
 
 impl Playable for Overcooked {
+    type Grounding = OvercookedGrounding;
+
     fn report_name(&self) -> String {
         self.layout.name.clone()
     }
@@ -141,29 +141,13 @@ impl Playable for Overcooked {
             "stay" => Box::new(StaySeat),
             "courier" => Box::new(courier::CourierPartner::new(k)),
             "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
-            "proagent" => Box::new(ProAgent::new(ProAgentConfig::new(self.scripted_model())).with_kitchen(k)),
+            "proagent" => self.proagent(default_proagent_config(self)),
             other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &self.layout)?),
             other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, &self.layout)?),
             // A configured ProAgent needs its model built by the caller (`SeatFactory::with_seat`).
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })
-    }
-
-    fn prompt_family(&self) -> Family {
-        Family::Classic
-    }
-
-    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
-        Arc::new(ScriptedModel::new())
-    }
-
-    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Overcooked>> {
-        Box::new(ProAgent::new(cfg).with_kitchen(self.kitchen()))
-    }
-
-    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
-        ProAgent::check_prompts(cfg, &self.layout, seat)
     }
 
     fn summary_fields(&self, r: &EpisodeResult<Overcooked>) -> Map<String, Value> {

@@ -3,19 +3,16 @@
 //! and the hand-over analysis of its episodes.
 
 use super::playable::{
-    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, unknown_spec,
+    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_proagent_config,
+    unknown_spec,
 };
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
-use proagent_agent::prompts::{Family, PromptError};
-use proagent_agent::v2::agent::ProAgentV2;
-use proagent_agent::v2::model::ScriptedV2Model;
-use proagent_agent::{ProAgentConfig, prompts::PromptLibrary};
+use proagent_agent::OvercookedV2Grounding;
 use proagent_core::Game;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::episode::env_chance;
 use proagent_core::limits::read_file_text;
-use proagent_llm::LanguageModel;
 use proagent_overcooked::env::Action;
 use proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES;
 use proagent_overcooked_v2::env::trace::{TraceState, trace_state};
@@ -119,6 +116,8 @@ fn events<'o>(game: &OvercookedV2, outcome: &'o StepOutcome) -> &'o [Option<Even
 }
 
 impl Playable for OvercookedV2 {
+    type Grounding = OvercookedV2Grounding;
+
     fn report_name(&self) -> String {
         format!("{V2_PREFIX}{}", self.layout.name)
     }
@@ -136,30 +135,10 @@ impl Playable for OvercookedV2 {
             "scripted" => Box::new(ScriptedV2::new()),
             "random" => Box::new(RandomSeat::<OvercookedV2>::new()),
             "stay" => Box::new(StaySeat),
-            "proagent" => {
-                let mut cfg = ProAgentConfig::new(self.scripted_model());
-                cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::V2));
-                self.proagent(cfg)
-            }
+            "proagent" => self.proagent(default_proagent_config(self)),
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })
-    }
-
-    fn prompt_family(&self) -> Family {
-        Family::V2
-    }
-
-    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
-        Arc::new(ScriptedV2Model)
-    }
-
-    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<OvercookedV2>> {
-        Box::new(ProAgentV2::new(cfg))
-    }
-
-    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
-        ProAgentV2::check_prompts(cfg, &self.layout, &self.settings, seat)
     }
 
     fn summary_fields(&self, r: &EpisodeResult<OvercookedV2>) -> Map<String, Value> {

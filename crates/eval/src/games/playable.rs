@@ -2,8 +2,9 @@
 //! seats ([`SeatError`]) and of loading it ([`GameError`]), and its options.
 
 use super::saved::SavedEpisode;
-use proagent_agent::ProAgentConfig;
+use proagent_agent::prompts::PromptLibrary;
 use proagent_agent::prompts::{Family, PromptError};
+use proagent_agent::{Grounding, ProAgent, ProAgentConfig};
 use proagent_core::episode::EpisodeResult;
 use proagent_core::{Game, Seat};
 use proagent_llm::LanguageModel;
@@ -68,6 +69,10 @@ pub struct HandOverMark {
 /// What the evaluation layer needs of a game. Implemented once per game; every command,
 /// the sweeps, transcripts and the Python bindings go through it.
 pub trait Playable: Game + Sized {
+    /// How the ProAgent agent plays this game (its scene text, skills, controller,
+    /// templates and `scripted` stand-in): the one loop, [`ProAgent`], runs over it.
+    type Grounding: Grounding<Game = Self> + Default;
+
     /// The game's name in reports and transcript headers (`cramped_room`, `v2:two_rooms`).
     fn report_name(&self) -> String;
     /// The partner a command seats when none is named.
@@ -76,14 +81,23 @@ pub trait Playable: Game + Sized {
     fn known_specs(&self) -> &'static [&'static str];
     /// A seat that talks to no model, from its spec (`greedy`, `random`, `bc:train`, ...).
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Self>>, SeatError>;
-    /// The prompt templates a ProAgent reads on this game.
-    fn prompt_family(&self) -> Family;
-    /// The built-in `scripted` stand-in model for this game's prompts.
-    fn scripted_model(&self) -> Arc<dyn LanguageModel>;
+    /// The prompt templates a ProAgent reads on this game (the grounding's).
+    fn prompt_family(&self) -> Family {
+        <Self::Grounding as Grounding>::FAMILY
+    }
+    /// The built-in `scripted` stand-in model for this game's prompts (the grounding's).
+    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
+        Self::Grounding::default().scripted_model()
+    }
     /// A ProAgent seat with `cfg` (its prompts are this game's family).
-    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>>;
-    /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs.
-    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError>;
+    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>> {
+        Box::new(ProAgent::<Self::Grounding>::new(cfg))
+    }
+    /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs;
+    /// refuses a preset the game has no templates for.
+    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
+        ProAgent::<Self::Grounding>::check_prompts(cfg, self, seat)
+    }
     /// The game's own fields of an episode summary (the layout, deliveries, ...), merged
     /// into the common ones by [`crate::runner::summary`].
     fn summary_fields(&self, result: &EpisodeResult<Self>) -> Map<String, Value>;
@@ -237,4 +251,14 @@ impl Default for GameOptions {
             v2: proagent_overcooked_v2::env::Settings::default(),
         }
     }
+}
+
+/// The configuration plain `proagent` gets on `game` when nothing else is configured: the
+/// default switches, the game's `scripted` stand-in model, its embedded templates, its
+/// episode length.
+pub fn default_proagent_config<G: Playable>(game: &G) -> ProAgentConfig {
+    let mut cfg = ProAgentConfig::new(game.scripted_model());
+    cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
+    cfg.horizon = game.max_steps();
+    cfg
 }

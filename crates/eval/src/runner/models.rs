@@ -4,7 +4,7 @@
 //! (`oracle`, `random`) belong to CoordinationQA and are resolved there.
 
 use crate::transcript::{Scrubber, Transcript, TranscriptError};
-use proagent_agent::scripted_model::ScriptedModel;
+use proagent_agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent_llm::LanguageModel;
 use proagent_llm::LlmError;
 use std::path::Path;

@@ -7,6 +7,7 @@
 //! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
 use super::models::build_model_with;
+pub use crate::games::playable::default_proagent_config;
 pub use crate::games::{Playable, SeatError, unknown_spec};
 use proagent_agent::prompts::PromptLibrary;
 use proagent_agent::{AgentSettings, ExchangeSink, ModelSpec, ProAgentConfig};
@@ -273,12 +274,7 @@ impl SeatFactory {
                 built.insert(key, c.clone());
                 Ok(c)
             }
-            None => {
-                let mut cfg = ProAgentConfig::new(game.scripted_model());
-                cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
-                cfg.horizon = game.max_steps();
-                Ok(cfg)
-            }
+            None => Ok(default_proagent_config(game)),
         }
     }
 
