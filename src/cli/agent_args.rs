@@ -74,9 +74,25 @@ pub struct ProAgentArgs {
     /// next run. The default 0 tolerates none.
     #[arg(long, value_name = "N", default_value_t = proagent::runner::DEFAULT_MAX_LLM_FAILURES)]
     pub max_llm_failures: u64,
+    /// The largest share (0 to 1) of an episode's model calls whose reply may name no
+    /// usable action (prose, another language, no skill): an episode over it is played to
+    /// its end but counts as failed, not scored, and (in `eval`) is retried by the next
+    /// run. 1 turns the check off.
+    #[arg(long, value_name = "SHARE", default_value_t = proagent::runner::DEFAULT_MAX_PARSE_FAILURE_SHARE,
+          value_parser = share_in_unit)]
+    pub max_parse_failure_share: f64,
     /// End wait(n) early when the kitchen changes (the default preset's way).
     #[arg(long)]
     pub wait_interrupt: bool,
+}
+
+/// A share from 0 to 1.
+fn share_in_unit(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Ok(x) => Err(format!("{x} is not a share from 0 to 1")),
+        Err(e) => Err(format!("{s:?} is not a number: {e}")),
+    }
 }
 
 fn parse_preset(s: &str) -> Result<Preset, String> {

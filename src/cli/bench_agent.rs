@@ -93,6 +93,16 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
             last_joint = joint.map(Some).to_vec();
             last_events = out.events;
         }
+        // Likewise an agent whose replies were mostly not read.
+        let usage = agent.llm_usage();
+        if usage.parse_failure_share().is_some_and(|share| share > a.proagent.max_parse_failure_share) {
+            bail!(
+                "episode seed {seed}: {} of {} model calls named no usable action (--max-parse-failure-share {})",
+                usage.parse_failures,
+                usage.calls,
+                a.proagent.max_parse_failure_share
+            );
+        }
         let this_episode = t_episode.elapsed();
         worst_episode = worst_episode.max(this_episode);
         episode_time += this_episode;

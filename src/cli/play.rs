@@ -124,7 +124,9 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     let delay = board::delay(a.render_delay_ms)?;
     let every = progress::every(a.progress_every)?;
     // Each ProAgent seat resolved (flags + its own options) and checked before anything runs.
-    let factory = SeatFactory::new(None).with_max_llm_failures(Some(a.proagent.max_llm_failures));
+    let factory = SeatFactory::new(None)
+        .with_max_llm_failures(Some(a.proagent.max_llm_failures))
+        .with_max_parse_failure_share(Some(a.proagent.max_parse_failure_share));
     let factory = a.proagent.register(factory, &[("--agent", &a.agent), ("--partner", &partner)], 0)?;
     let run = Run::new(Arc::clone(&game), &a.agent, &partner, seat, factory).with_layout(&a.layout, file);
     run.check().map_err(|(player, e)| anyhow!(e).context(if player == seat { "--agent" } else { "--partner" }))?;

@@ -339,6 +339,7 @@ fn results_seed() -> Vec<u8> {
             deliveries: i as u32,
             steps: 400,
             llm_calls: 3,
+            parse_failures: 0,
             prompt_tokens: 1200,
             completion_tokens: 80,
             llm_wall_s: 0.25,
@@ -354,6 +355,9 @@ fn results_seed() -> Vec<u8> {
 #[test]
 fn fuzz_eval_results_reader() {
     let seed = results_seed();
+    let mut originals = ResultSet::new();
+    assert!(originals.load_bytes(Path::new("seed.jsonl"), &seed).unwrap().is_none());
+    let originals = originals.into_records();
     fuzz("eval results reader", &[seed], 3_000, 3, |input| {
         let lines = input.split(|&b| b == b'\n').count();
         let mut set = ResultSet::new();
@@ -365,6 +369,8 @@ fn fuzz_eval_results_reader() {
                 }
                 for r in set.records() {
                     assert!(r.seat <= 1 && r.score.is_finite() && (1..=100_000).contains(&r.horizon), "{r:?}");
+                    // Checksums: no changed record is ever counted.
+                    assert!(set.unchecked > 0 || originals.contains(r), "a mutated record was read: {r:?}");
                 }
                 true
             }

@@ -158,7 +158,7 @@ fn rerun_game<G: Playable>(
     // Every ProAgent seat gets its recorded settings; all of them are served the recording.
     // A finished recording stayed within its failure limit; the re-run meets the same
     // failures, so it needs none of its own.
-    let mut factory = SeatFactory::new(None).with_max_llm_failures(None);
+    let mut factory = SeatFactory::new(None).with_max_llm_failures(None).with_max_parse_failure_share(None);
     let mut hashes = None;
     let run = Run::new(Arc::clone(game), &cfg.agent, &cfg.partner, seat, SeatFactory::new(None));
     for (player, spec) in run.specs.iter().enumerate() {
@@ -210,6 +210,7 @@ fn rerun_game<G: Playable>(
         on_step: Some(Box::new(|v: &StepView<'_, G>| recorder.on_step(v))),
         stop: Some(Box::new(move || stop_check.first_miss().is_some())),
         max_llm_failures: None,
+        max_parse_failure_share: None,
     };
     let result = rt
         .block_on(play_episode(played_game, seats, cfg.seed, options))

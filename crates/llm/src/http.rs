@@ -124,7 +124,7 @@ impl HttpConfig {
     pub fn secrets(&self) -> Scrubber {
         let mut s = Scrubber::new();
         if let Some(k) = &self.api_key {
-            s.add(k.expose());
+            s.add_credential(k.expose());
         }
         s.add_url_credentials(&self.base_url);
         s

@@ -191,7 +191,7 @@ impl ModelSpec {
     pub fn scrubber(&self) -> Scrubber {
         let mut s = self.secrets.clone();
         if let Some(k) = &self.api_key {
-            s.add(k.expose());
+            s.add_credential(k.expose());
         }
         if let Some(u) = &self.base_url {
             s.add_url_credentials(u);

@@ -153,12 +153,13 @@ pub struct BuiltSeat<G> {
 /// configuration; plain `proagent` gets the one given to [`SeatFactory::new`] (or, without
 /// one, the defaults with the game's built-in scripted model). Each seat gets its own
 /// exchange sink. The factory also carries how many of the seats' model calls may fail in
-/// an episode.
+/// an episode, and what share of them may name no usable action.
 #[derive(Clone)]
 pub struct SeatFactory {
     proagent: Option<Configured>,
     seats: HashMap<String, Configured>,
     max_llm_failures: Option<u64>,
+    max_parse_failure_share: Option<f64>,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
     built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
 }
@@ -178,6 +179,7 @@ impl SeatFactory {
             proagent: proagent.map(Configured::Seat),
             seats: HashMap::new(),
             max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
+            max_parse_failure_share: Some(proagent_core::episode::DEFAULT_MAX_PARSE_FAILURE_SHARE),
             built: Arc::default(),
         }
     }
@@ -198,6 +200,19 @@ impl SeatFactory {
     /// How many model calls of an episode may fail (see [`SeatFactory::with_max_llm_failures`]).
     pub fn max_llm_failures(&self) -> Option<u64> {
         self.max_llm_failures
+    }
+
+    /// Sets the largest share of an episode's model calls (all seats) whose replies may
+    /// name no usable action before the played episode counts as failed; `None`: no limit.
+    pub fn with_max_parse_failure_share(mut self, limit: Option<f64>) -> Self {
+        self.max_parse_failure_share = limit;
+        self
+    }
+
+    /// The share of unread replies an episode may have (see
+    /// [`SeatFactory::with_max_parse_failure_share`]).
+    pub fn max_parse_failure_share(&self) -> Option<f64> {
+        self.max_parse_failure_share
     }
 
     /// Seats `spec` (e.g. `proagent[gpt-4o,memory_k=3]`, or a seat's label) as `seat`.
