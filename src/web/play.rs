@@ -770,7 +770,12 @@ impl<G: Playable + Board> Played<G> {
                 s.events.drain(..k - 64);
             }
         };
-        let options = EpisodeOptions { on_step: Some(Box::new(observe)), stop: None, max_llm_failures: None };
+        let options = EpisodeOptions {
+            on_step: Some(Box::new(observe)),
+            stop: None,
+            max_llm_failures: None,
+            max_parse_failure_share: None,
+        };
         let played = play_episode(Arc::clone(&game), seats, seed, options).await;
         let (mut result, ended) = match played {
             Ok(r) => (r, None),

@@ -119,8 +119,39 @@ fn old_results_files_make_the_same_reports() {
         assert!(out.status.success(), "{d}: {}", String::from_utf8_lossy(&out.stderr));
         let made = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
         let recorded = std::fs::read_to_string(fixture(&format!("{d}/report.md"))).unwrap();
-        assert_eq!(made, recorded, "{d}: report.md");
+        assert_eq!(without_unparsed_column(&made), recorded, "{d}: report.md");
     }
+}
+
+/// A report without the "unparsed replies" column and its note, which reports gained
+/// after these results were written (old records have no parse-failure counts: "–").
+fn without_unparsed_column(report: &str) -> String {
+    let mut out = String::new();
+    let mut in_cost_table = false;
+    for line in report.lines() {
+        if line.starts_with("Unparsed replies:") {
+            continue;
+        }
+        if line.starts_with("| layout | agent | partner | seat |") {
+            in_cost_table = true;
+        } else if !line.starts_with('|') {
+            in_cost_table = false;
+        }
+        if in_cost_table {
+            // Drop the last cell: "| ... | x |" → "| ... |".
+            let trimmed = line.trim_end().trim_end_matches('|');
+            let cut = trimmed.rfind('|').map_or(trimmed, |i| &trimmed[..=i]);
+            out.push_str(cut);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    // The note was a paragraph of its own: drop the blank line it leaves at the end.
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
 }
 
 #[test]

@@ -235,21 +235,23 @@ const CHECKSUM_PREFIX: &str = "sha256:";
 /// Verifies the checksum of a results line whose top-level object has a `checksum`
 /// field: the line must end with that field, and the sha256 of the line without it
 /// must be the one it names.
-fn verify_checksum(text: &[u8], claimed: &serde_json::Value) -> Result<(), String> {
+fn verify_checksum(text: &[u8], claimed: &serde_json::Value) -> Result<(), BadLine> {
     let edited = "the line was edited or damaged after it was written; delete it and the episode is played again";
     let Some(claimed) = claimed.as_str() else {
-        return Err(format!("its {CHECKSUM_FIELD} is not a string: {edited}"));
+        return Err(BadLine::Data(format!("its {CHECKSUM_FIELD} is not a string: {edited}")));
     };
     let text = text.trim_ascii_end();
     let suffix = format!(",\"{CHECKSUM_FIELD}\":{}}}", serde_json::Value::from(claimed));
     let Some(open) = text.strip_suffix(suffix.as_bytes()) else {
-        return Err(format!("its {CHECKSUM_FIELD} is not the last field as written: {edited}"));
+        return Err(BadLine::Data(format!("its {CHECKSUM_FIELD} is not the last field as written: {edited}")));
     };
     let mut body = open.to_vec();
     body.push(b'}');
     let actual = format!("{CHECKSUM_PREFIX}{}", sha256_hex(&body));
     if actual != claimed {
-        return Err(format!("checksum mismatch (recorded {claimed}, the line hashes to {actual}): {edited}"));
+        return Err(BadLine::Data(format!(
+            "checksum mismatch (recorded {claimed}, the line hashes to {actual}): {edited}"
+        )));
     }
     Ok(())
 }
@@ -521,7 +523,7 @@ fn parse_record(text: &[u8]) -> Result<(EpisodeRecord, bool), BadLine> {
     })?;
     let claimed = value.get(CHECKSUM_FIELD);
     if let Some(claimed) = claimed {
-        verify_checksum(text, claimed).map_err(BadLine::Data)?;
+        verify_checksum(text, claimed)?;
     }
     let checked = claimed.is_some();
     let mut rec = EpisodeRecord::deserialize(value).map_err(|e| BadLine::Data(e.to_string()))?;
