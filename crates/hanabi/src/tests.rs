@@ -46,3 +46,171 @@ fn every_fixture_replays_move_for_move() {
     }
     assert!(lost > 0 && out_of_cards > 0 && perfect > 0, "{lost} {out_of_cards} {perfect}");
 }
+
+/// Replays a fixture game, calling `at` with the game and each recorded state and its move.
+fn replay(g: &trace::TraceGame, mut at: impl FnMut(&Hanabi, &State, Move)) {
+    let game = Hanabi::new(g.header.players).expect("players");
+    let deal: Vec<Card> = g.header.deal.iter().map(|c| Card::parse(c).expect("card")).collect();
+    let mut chance = RecordedChance::new(deal_picks(&deal).expect("deal"));
+    let mut s = game.new_game(&mut chance);
+    for (_, m) in &g.moves {
+        let mv = game.move_from_uid(m.uid).expect("uid");
+        at(&game, &s, mv);
+        game.apply(&mut s, mv, &mut chance).expect("legal");
+    }
+}
+
+#[test]
+fn simple_bot_makes_hle_simple_agents_moves() {
+    let mut checked = 0;
+    for (file, g) in fixture_games().iter().filter(|(_, g)| g.header.policy == "simple") {
+        replay(g, |game, s, mv| {
+            let view = crate::view::HanabiView::new(game, s, s.current_player());
+            assert_eq!(crate::bots::SimpleBot::choose(&view), mv, "{file} {} t={}", g.header.game, s.moves());
+            checked += 1;
+        });
+    }
+    assert!(checked > 100, "{checked}");
+}
+
+#[test]
+fn a_view_never_shows_its_own_cards() {
+    let game = Hanabi::new(3).unwrap();
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
+    let s = game.new_game(&mut rng);
+    for p in 0..3 {
+        let v = crate::view::HanabiView::new(&game, &s, p);
+        assert!(v.cards(p).is_none());
+        for q in (0..3).filter(|&q| q != p) {
+            assert_eq!(v.cards(q), Some(s.hand(q).cards()));
+        }
+        // Unseen counts include the observer's own hand: they are not the deck.
+        let unseen: u32 = v.unseen_counts().iter().map(|&x| u32::from(x)).sum();
+        assert_eq!(unseen as usize, s.deck_size() + s.hand(p).len());
+    }
+}
+
+#[test]
+fn move_uids_and_tokens_round_trip() {
+    for n in 2..=5 {
+        let game = Hanabi::new(n).unwrap();
+        assert_eq!(game.max_moves(), 2 * game.hand_size() + (n - 1) * 10);
+        for uid in 0..game.max_moves() {
+            let m = game.move_from_uid(uid).unwrap();
+            assert_eq!(game.move_uid(m), Some(uid));
+            assert_eq!(<Hanabi as proagent_core::Game>::parse_action(&game, &m.token()), Some(m));
+        }
+        assert!(game.move_from_uid(game.max_moves()).is_none());
+    }
+    let g2 = Hanabi::new(2).unwrap();
+    assert_eq!(<Hanabi as proagent_core::Game>::parse_action(&g2, "H2R"), None, "offset 2 in a 2-player game");
+    assert_eq!(<Hanabi as proagent_core::Game>::parse_action(&g2, "X"), None);
+    assert_eq!(Hanabi::from_spec("hanabi:4p").unwrap().players(), 4);
+    assert!(Hanabi::from_spec("hanabi:6p").is_err() && Hanabi::from_spec("hanabi:1p").is_err());
+}
+
+#[test]
+fn legality_follows_hle() {
+    let game = Hanabi::new(2).unwrap();
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(9);
+    let mut s = game.new_game(&mut rng);
+    // 8 tokens: no discard.
+    assert!(!game.is_legal(&s, Move::Discard(0)));
+    assert!(game.is_legal(&s, Move::Play(4)));
+    // A hint must touch a card of the target.
+    let target = s.hand(1).cards().to_vec();
+    let absent = (0..5u8).find(|&c| target.iter().all(|x| x.color != c));
+    if let Some(c) = absent {
+        assert!(!game.is_legal(&s, Move::RevealColor { offset: 1, color: c }));
+    }
+    let present = target[0];
+    assert!(game.is_legal(&s, Move::RevealRank { offset: 1, rank: present.rank }));
+    // Spend every token: no hint at 0.
+    for _ in 0..8 {
+        let cur = s.current_player();
+        let c = s.hand((cur + 1) % 2).cards()[0];
+        game.apply(&mut s, Move::RevealColor { offset: 1, color: c.color }, &mut rng).unwrap();
+    }
+    assert_eq!(s.info_tokens(), 0);
+    assert!(game.legal_moves(&s, s.current_player()).iter().all(|m| !m.is_hint()));
+    let before = s.clone();
+    assert!(game.apply(&mut s, Move::RevealRank { offset: 1, rank: 0 }, &mut rng).is_err());
+    assert_eq!(s, before, "a refused move changes nothing");
+    // Not this player's turn: no moves.
+    assert!(game.legal_moves(&s, 1 - s.current_player()).is_empty());
+}
+
+#[test]
+fn the_verifier_names_the_first_difference() {
+    let (_, g) = fixture_games().into_iter().find(|(_, g)| g.header.policy == "cautious").unwrap();
+    // A knowledge string changed in state 10.
+    let mut bad = g.clone();
+    bad.states[10].1.knowledge[1][0] = "RX|R12345".into();
+    let r = trace::verify(&bad).unwrap();
+    assert!(!r.passed);
+    let d = r.divergence.unwrap();
+    assert_eq!((d.t, d.field.as_str()), (10, "knowledge[1][0]"));
+    // A different deal shows up as a hand.
+    let mut bad = g.clone();
+    bad.header.deal.swap(0, 1);
+    if bad.header.deal[0] != g.header.deal[0] {
+        let r = trace::verify(&bad).unwrap();
+        assert_eq!(r.divergence.unwrap().field, "hands[0]");
+    }
+    // A flipped observation bit is named by player and bit.
+    let mut bad = g.clone();
+    let hex = &mut bad.states[3].1.encoded[0];
+    let first = hex.remove(0);
+    hex.insert(0, if first == '0' { '8' } else { '0' });
+    let r = trace::verify(&bad).unwrap();
+    assert!(r.divergence.unwrap().field.starts_with("encoded[0][bit 0"));
+}
+
+#[test]
+fn malformed_traces_are_errors_with_lines() {
+    let text = std::fs::read_to_string(fixture_dir().join("random_2p.jsonl")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[2] = "{\"type\":\"move\",\"t\":0,\"player\":0}";
+    let e = trace::parse_trace_file(&lines.join("\n")).unwrap_err();
+    assert_eq!(e.line, 3, "{e}");
+    let e = trace::parse_trace_file("{\"type\":\"game\"").unwrap_err();
+    assert_eq!(e.line, 1);
+    let e = trace::parse_trace_file(&text.lines().take(4).collect::<Vec<_>>().join("\n")).unwrap_err();
+    assert!(e.message.contains("no end line"), "{e}");
+    // A deal naming a fourth R1.
+    let mut games = trace::parse_trace_file(&text).unwrap();
+    games[0].header.deal[0] = "B5".into();
+    games[0].header.deal[1] = "B5".into();
+    assert!(trace::verify(&games[0]).is_err());
+    assert!(!trace::is_hanabi_trace("{\"schema\":\"proagent-v2-trace/1\"}"));
+}
+
+#[test]
+fn bots_play_legal_games_and_the_convention_bot_scores_best() {
+    use crate::bots::{ConventionBot, RandomBot, SimpleBot};
+    use crate::selfplay::evaluate;
+    use proagent_core::Seat;
+    let game = Hanabi::new(2).unwrap();
+    let run = |name: &str| {
+        let make = || -> Vec<Box<dyn Seat<Hanabi>>> {
+            (0..2)
+                .map(|_| -> Box<dyn Seat<Hanabi>> {
+                    match name {
+                        "random" => Box::new(RandomBot::default()),
+                        "simple" => Box::new(SimpleBot),
+                        _ => Box::new(ConventionBot),
+                    }
+                })
+                .collect()
+        };
+        evaluate(&game, &make, 40, 1).unwrap()
+    };
+    let (r, s, c) = (run("random"), run("simple"), run("convention"));
+    for x in [&r, &s, &c] {
+        assert_eq!(x.refused, 0, "{}", x.bots);
+    }
+    assert!(c.mean_score > s.mean_score && c.mean_cards_played > s.mean_cards_played, "{c:?} {s:?}");
+    assert!(s.mean_cards_played > r.mean_cards_played, "{s:?} {r:?}");
+    // Same seed, same games.
+    assert_eq!(run("random").mean_cards_played, r.mean_cards_played);
+}
