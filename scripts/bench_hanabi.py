@@ -10,8 +10,13 @@ Two measurements, both with uniformly random legal moves and a new game whenever
             and builds every player's observation (dicts, legal moves, and the canonical
             vectorized encoding)
 
+With --selfplay N it instead plays N self-play games of HLE's own SimpleAgent and of
+uniformly random legal moves through rl_env and prints their mean scores (HLE's score and
+cards played), to stand beside `proagent bench hanabi-bots`.
+
 Needs hanabi-learning-environment==0.0.4. Prints one JSON line.
 Usage: python scripts/bench_hanabi.py --players 2 --moves 200000 --steps 20000
+       python scripts/bench_hanabi.py --players 2 --selfplay 1000
 """
 
 import argparse
@@ -20,6 +25,7 @@ import random
 import time
 
 from hanabi_learning_environment import pyhanabi, rl_env
+from hanabi_learning_environment.agents.simple_agent import SimpleAgent
 
 
 def bench_pyhanabi(players, moves, seed):
@@ -64,13 +70,40 @@ def bench_rl_env(players, steps, seed):
             "vector_len": len(obs["player_observations"][0]["vectorized"])}
 
 
+def selfplay(players, games, seed, policy):
+    rng = random.Random(seed)
+    scores, played = [], []
+    for g in range(games):
+        env = rl_env.HanabiEnv(config={"players": players, "seed": seed + g})
+        agents = [SimpleAgent({"players": players}) for _ in range(players)]
+        obs = env.reset()
+        done = False
+        while not done:
+            cur = obs["current_player"]
+            po = obs["player_observations"][cur]
+            if policy == "simple":
+                action = agents[cur].act(po)
+            else:
+                action = rng.choice(po["legal_moves_as_int"])
+            obs, _, done, _ = env.step(action)
+        scores.append(env.state.score())
+        played.append(sum(env.state.fireworks()))
+    mean = lambda xs: sum(xs) / len(xs)
+    return {"policy": policy, "games": games, "mean_score": mean(scores), "mean_cards_played": mean(played)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--moves", type=int, default=200_000, help="pyhanabi moves to time")
     ap.add_argument("--steps", type=int, default=20_000, help="rl_env steps to time")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--selfplay", type=int, default=0, help="self-play games of SimpleAgent and random instead")
     a = ap.parse_args()
+    if a.selfplay:
+        print(json.dumps({"players": a.players,
+                          "selfplay": [selfplay(a.players, a.selfplay, a.seed, p) for p in ("random", "simple")]}))
+        return
     out = {
         "players": a.players,
         "pyhanabi": bench_pyhanabi(a.players, a.moves, a.seed),
