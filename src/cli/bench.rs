@@ -120,7 +120,9 @@ fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
     }
     if let Some(game) = &a.game {
         if !game.starts_with("hanabi") {
-            bail!("--game {game}: unknown game (hanabi, hanabi:3p, hanabi:4p, hanabi:5p; Overcooked layouts go in --layout)");
+            bail!(
+                "--game {game}: unknown game (hanabi, hanabi:3p, hanabi:4p, hanabi:5p; Overcooked layouts go in --layout)"
+            );
         }
         let c = super::bench_hanabi::HanabiBenchConfig {
             moves: a.steps,

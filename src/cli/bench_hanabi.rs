@@ -108,7 +108,12 @@ fn run_hle(c: &HanabiBenchConfig, python: &PathBuf, players: usize) -> Result<Va
         .output()
         .with_context(|| format!("--hle: running {}", python.display()))?;
     if !out.status.success() {
-        bail!("--hle: {} exited with {}: {}", c.script.display(), out.status, String::from_utf8_lossy(&out.stderr).trim());
+        bail!(
+            "--hle: {} exited with {}: {}",
+            c.script.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or("");

@@ -28,14 +28,20 @@ pub fn run(a: VerifyArgs) -> Result<ExitCode> {
             let games = hanabi_trace::parse_trace_file(&text).with_context(|| format!("{}", path.display()))?;
             for g in games {
                 let report = hanabi_trace::verify(&g).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
-                let name = format!("{}:{} {} {}p {}", path.display(), g.line, report.game, report.players, report.policy);
+                let name =
+                    format!("{}:{} {} {}p {}", path.display(), g.line, report.game, report.players, report.policy);
                 hanabi_states += report.states_matched;
                 if report.passed {
                     passed += 1;
                     if !a.json {
                         println!(
                             "PASS {name} ({} moves, {} states and {} observation vectors matched; HLE score {}, cards played {}, {})",
-                            report.moves, report.states_matched, report.vectors_compared, report.score, report.cards_played, report.status
+                            report.moves,
+                            report.states_matched,
+                            report.vectors_compared,
+                            report.score,
+                            report.cards_played,
+                            report.status
                         );
                     }
                 } else {
@@ -53,7 +59,9 @@ pub fn run(a: VerifyArgs) -> Result<ExitCode> {
                         );
                     }
                 }
-                reports.push(json!({"file": path.display().to_string(), "line": g.line, "hanabi": true, "report": report}));
+                reports.push(
+                    json!({"file": path.display().to_string(), "line": g.line, "hanabi": true, "report": report}),
+                );
             }
             continue;
         }

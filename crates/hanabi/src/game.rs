@@ -243,7 +243,10 @@ pub fn render_text(game: &Hanabi, s: &State) -> String {
     let mut out = String::new();
     let fw: Vec<String> = s.fireworks().iter().enumerate().map(|(c, h)| format!("{}{h}", COLOR_CHARS[c])).collect();
     let status = match s.end_reason() {
-        Some(r) => format!("game over ({})", serde_json::to_value(r).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
+        Some(r) => format!(
+            "game over ({})",
+            serde_json::to_value(r).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+        ),
         None => format!("player {} to move", s.current_player()),
     };
     out.push_str(&format!(
@@ -268,7 +271,10 @@ pub fn render_text(game: &Hanabi, s: &State) -> String {
     if let Some(r) = s.last_move() {
         out.push_str(&format!("last move: player {} {}", r.player, r.mv.hle_string()));
         if let Some(c) = r.card {
-            out.push_str(&format!(" -> {c}{}", if matches!(r.mv, Move::Play(_)) && !r.scored { " (misplay)" } else { "" }));
+            out.push_str(&format!(
+                " -> {c}{}",
+                if matches!(r.mv, Move::Play(_)) && !r.scored { " (misplay)" } else { "" }
+            ));
         }
         out.push('\n');
     }
@@ -277,7 +283,8 @@ pub fn render_text(game: &Hanabi, s: &State) -> String {
 
 /// The knowledge of one card as JSON: hinted colour/rank (or null) and plausible values.
 pub fn knowledge_json(k: &crate::rules::CardKnowledge) -> Value {
-    let colors: String = (0..NUM_COLORS as u8).filter(|&c| k.color_plausible(c)).map(|c| COLOR_CHARS[c as usize]).collect();
+    let colors: String =
+        (0..NUM_COLORS as u8).filter(|&c| k.color_plausible(c)).map(|c| COLOR_CHARS[c as usize]).collect();
     let ranks: String = (0..5u8).filter(|&r| k.rank_plausible(r)).map(|r| char::from(b'1' + r)).collect();
     json!({
         "color": k.color().map(|c| COLOR_CHARS[c as usize % NUM_COLORS].to_string()),

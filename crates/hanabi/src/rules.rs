@@ -558,7 +558,9 @@ impl Hanabi {
         match m {
             Move::Discard(i) if (i as usize) < h => Some(i as usize),
             Move::Play(i) if (i as usize) < h => Some(h + i as usize),
-            Move::RevealColor { offset, color } if (1..n).contains(&(offset as usize)) && (color as usize) < NUM_COLORS => {
+            Move::RevealColor { offset, color }
+                if (1..n).contains(&(offset as usize)) && (color as usize) < NUM_COLORS =>
+            {
                 Some(hints + (offset as usize - 1) * NUM_COLORS + color as usize)
             }
             Move::RevealRank { offset, rank } if (1..n).contains(&(offset as usize)) && (rank as usize) < NUM_RANKS => {
@@ -688,8 +690,15 @@ impl Hanabi {
         if s.deck_size == 0 {
             s.turns_to_play = s.turns_to_play.saturating_sub(1);
         }
-        let mut rec =
-            MoveRecord { player: s.cur, mv: m, card: None, scored: false, info_gained: false, reveal_mask: 0, newly_revealed: 0 };
+        let mut rec = MoveRecord {
+            player: s.cur,
+            mv: m,
+            card: None,
+            scored: false,
+            info_gained: false,
+            reveal_mask: 0,
+            newly_revealed: 0,
+        };
         match m {
             Move::Discard(i) => {
                 let card = s.hands[me].remove(i as usize);

@@ -214,3 +214,74 @@ fn bots_play_legal_games_and_the_convention_bot_scores_best() {
     // Same seed, same games.
     assert_eq!(run("random").mean_cards_played, r.mean_cards_played);
 }
+
+#[test]
+fn the_game_interface_refuses_illegal_moves_and_reports_events() {
+    use proagent_core::{Game, Turn};
+    let game = Hanabi::from_spec("hanabi").unwrap();
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(5);
+    let mut s = game.initial_state(&mut rng);
+    assert_eq!(game.turn(&s), Turn::Player(0));
+    let mut tally = crate::HanabiTally::default();
+    // Discarding at 8 tokens is refused: nothing changes, the step is idle.
+    let before = s.clone();
+    let out = game.step(&mut s, &[Some(Move::Discard(0)), None], &mut rng);
+    assert!(game.idle(&before, &s, &out) && s == before && game.event(&out, 0).is_none());
+    game.tally(&mut tally, &before, &s, &out);
+    assert_eq!(tally.refused, 1);
+    // Player 1's slot is ignored on player 0's turn.
+    let out = game.step(&mut s, &[None, Some(Move::Play(0))], &mut rng);
+    assert!(out.record.is_none());
+    // A hint: the event names the target and the touched cards, not the mover's new card.
+    let c = s.hand(1).cards()[2];
+    let before = s.clone();
+    let out = game.step(&mut s, &[Some(Move::RevealRank { offset: 1, rank: c.rank }), None], &mut rng);
+    game.tally(&mut tally, &before, &s, &out);
+    match game.event(&out, 0) {
+        Some(crate::HanabiEvent::Hint { target, cards, .. }) => {
+            assert_eq!(*target, 1);
+            assert!(cards.contains(&2));
+        }
+        e => panic!("{e:?}"),
+    }
+    assert!(game.event(&out, 1).is_none());
+    assert_eq!((tally.rank_hints, tally.moves, s.info_tokens()), (1, 1, 7));
+    // A play: reward under HLE scoring is the score change.
+    let card = s.hand(1).cards()[0];
+    let out = game.step(&mut s, &[None, Some(Move::Play(0))], &mut rng);
+    let ok = matches!(game.event(&out, 1), Some(crate::HanabiEvent::Play { success: true, .. }));
+    assert_eq!(ok, card.rank == 0);
+    assert_eq!(game.reward(&out), i32::from(ok));
+    assert_eq!(game.action_token(Move::RevealColor { offset: 1, color: 3 }), "H1W");
+    let text = game.render_text(&s);
+    assert!(text.contains("player 0:") && text.contains("fireworks"), "{text}");
+    let j = game.state_json(&s);
+    assert_eq!(j["hands"].as_array().unwrap().len(), 2);
+    assert_eq!(j["info_tokens"], 7);
+}
+
+#[test]
+fn losing_every_life_zeroes_hle_score_but_not_cards_played() {
+    use proagent_core::Game;
+    // The first fixture game of the simple agent plays 8 cards and then loses its lives.
+    let (_, g) = fixture_games().into_iter().find(|(_, g)| g.header.game == "simple_2p_0").unwrap();
+    let hle = Hanabi::new(2).unwrap();
+    let paper = hle.with_scoring(Scoring::CardsPlayed);
+    for (game, want) in [(hle, 0), (paper, 8)] {
+        let deal: Vec<Card> = g.header.deal.iter().map(|c| Card::parse(c).unwrap()).collect();
+        let mut chance = RecordedChance::new(deal_picks(&deal).unwrap());
+        let mut s = game.initial_state(&mut chance);
+        let (mut total, mut tally) = (0, crate::HanabiTally::default());
+        for (_, m) in &g.moves {
+            let before = s.clone();
+            let mut actions = [None, None];
+            actions[s.current_player()] = game.move_from_uid(m.uid);
+            let out = game.step(&mut s, &actions, &mut chance);
+            total += game.reward(&out);
+            game.tally(&mut tally, &before, &s, &out);
+        }
+        assert_eq!(total, want);
+        assert_eq!((tally.score, tally.cards_played, tally.lives_lost), (0, 8, 3));
+        assert_eq!(tally.end, Some(EndReason::OutOfLifeTokens));
+    }
+}

@@ -200,7 +200,13 @@ pub fn parse_trace_file(text: &str) -> Result<Vec<TraceGame>, TraceError> {
                 if g.states.len() != g.moves.len() + 1 {
                     return Err(err(line, "the game does not end with a state"));
                 }
-                games.push(TraceGame { line: g.line, header: g.header, states: g.states, moves: g.moves, end: (line, e) });
+                games.push(TraceGame {
+                    line: g.line,
+                    header: g.header,
+                    states: g.states,
+                    moves: g.moves,
+                    end: (line, e),
+                });
             }
         }
     }
@@ -325,7 +331,11 @@ fn compare(game: &Hanabi, s: &State, want: &TraceState, vectors: &mut usize) -> 
         if got != want.encoded[p] {
             // Name the first differing bit.
             let bit = first_bit_diff(&want.encoded[p], &got);
-            return Some((format!("encoded[{p}][bit {bit}]"), Value::String(want.encoded[p].clone()), Value::String(got)));
+            return Some((
+                format!("encoded[{p}][bit {bit}]"),
+                Value::String(want.encoded[p].clone()),
+                Value::String(got),
+            ));
         }
     }
     None
@@ -350,13 +360,17 @@ pub fn verify(g: &TraceGame) -> Result<TraceReport, TraceError> {
     let h = &g.header;
     let game = Hanabi::new(h.players).map_err(|e| err(g.line, e.to_string()))?;
     if game.hand_size() != h.hand_size {
-        return Err(err(g.line, format!("hand_size {} for {} players (HLE deals {})", h.hand_size, h.players, game.hand_size())));
+        return Err(err(
+            g.line,
+            format!("hand_size {} for {} players (HLE deals {})", h.hand_size, h.players, game.hand_size()),
+        ));
     }
     let mut deal = Vec::with_capacity(h.deal.len());
     for (i, c) in h.deal.iter().enumerate() {
         deal.push(Card::parse(c).ok_or_else(|| err(g.line, format!("deal[{i}]: '{c}' is not a card")))?);
     }
-    let picks = deal_picks(&deal).map_err(|i| err(g.line, format!("deal[{i}]: no copy of {} is left in the deck", h.deal[i])))?;
+    let picks = deal_picks(&deal)
+        .map_err(|i| err(g.line, format!("deal[{i}]: no copy of {} is left in the deck", h.deal[i])))?;
     let mut chance = RecordedChance::new(picks);
     let mut state = game.new_game(&mut chance);
     let mut report = TraceReport {
@@ -386,7 +400,12 @@ pub fn verify(g: &TraceGame) -> Result<TraceReport, TraceError> {
             return Err(err(*mline, format!("uid {} is not a move of a {}-player game", m.uid, h.players)));
         };
         if mv.hle_string() != m.text {
-            diverge(&mut report, k as u32, *mline, ("move".into(), Value::String(m.text.clone()), Value::String(mv.hle_string())));
+            diverge(
+                &mut report,
+                k as u32,
+                *mline,
+                ("move".into(), Value::String(m.text.clone()), Value::String(mv.hle_string())),
+            );
             return Ok(report);
         }
         if m.player != state.current_player() {
@@ -394,7 +413,12 @@ pub fn verify(g: &TraceGame) -> Result<TraceReport, TraceError> {
             return Ok(report);
         }
         if let Err(e) = game.apply(&mut state, mv, &mut chance) {
-            diverge(&mut report, k as u32, *mline, ("legal".into(), Value::String(m.text.clone()), Value::String(e.to_string())));
+            diverge(
+                &mut report,
+                k as u32,
+                *mline,
+                ("legal".into(), Value::String(m.text.clone()), Value::String(e.to_string())),
+            );
             return Ok(report);
         }
     }

@@ -115,20 +115,17 @@ impl ConventionBot {
         let ctx = Ctx { view, unseen: view.unseen_counts(), discarded: discard_counts(view) };
         let legal = |m: Move| view.game().is_legal_for_view(view, m);
         let odds: Vec<(f64, f64)> = view.my_knowledge().iter().map(|k| ctx.own_odds(k)).collect();
-        let best_play = odds
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0)))
-            .map(|(i, o)| (i, o.0));
+        let best_play =
+            odds.iter().enumerate().max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0))).map(|(i, o)| (i, o.0));
         let lives = view.life_tokens();
         let info = view.info_tokens();
 
         // 1. Last round.
-        if view.deck_size() == 0 && lives > 1 {
-            if let Some((i, p)) = best_play.filter(|&(_, p)| p > 0.0) {
-                let _ = p;
-                return Move::Play(i as u8);
-            }
+        if view.deck_size() == 0
+            && lives > 1
+            && let Some((i, _)) = best_play.filter(|&(_, p)| p > 0.0)
+        {
+            return Move::Play(i as u8);
         }
         // 2. Play safe.
         if let Some((i, p)) = best_play {
@@ -141,20 +138,19 @@ impl ConventionBot {
             }
         }
         // 4. Tell about a playable card.
-        if info > 0 {
-            if let Some(m) = Self::tell_playable(&ctx, lives) {
-                if legal(m) {
-                    return m;
-                }
-            }
+        if info > 0
+            && let Some(m) = Self::tell_playable(&ctx, lives)
+            && legal(m)
+        {
+            return m;
         }
         // 5. Tell about a dispensable card.
-        if info > 0 && info < 4 {
-            if let Some(m) = Self::tell_dispensable(&ctx) {
-                if legal(m) {
-                    return m;
-                }
-            }
+        if info > 0
+            && info < 4
+            && let Some(m) = Self::tell_dispensable(&ctx)
+            && legal(m)
+        {
+            return m;
         }
         // 6. Discard useless.
         if info < MAX_INFO_TOKENS && !odds.is_empty() {
@@ -175,10 +171,10 @@ impl ConventionBot {
             return Move::Discard(i as u8);
         }
         // 7. Tell anything.
-        if info > 0 {
-            if let Some(m) = Self::tell_most(&ctx) {
-                return m;
-            }
+        if info > 0
+            && let Some(m) = Self::tell_most(&ctx)
+        {
+            return m;
         }
         fallback(view)
     }
@@ -226,10 +222,10 @@ impl ConventionBot {
                     }
                 }
             }
-            if let Some((s, m)) = best {
-                if s > 0 {
-                    return Some(m);
-                }
+            if let Some((s, m)) = best
+                && s > 0
+            {
+                return Some(m);
             }
         }
         None
