@@ -119,6 +119,10 @@ impl<'a> HanabiView<'a> {
     pub fn legal_mask(&self) -> u64 {
         if self.my_turn() { self.game.legal_mask(self.state) } else { 0 }
     }
+    /// Whether `m` is one of the observer's legal moves now.
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.game.move_uid(m).is_some_and(|uid| self.legal_mask() & (1 << uid) != 0)
+    }
     /// Copies of each card kind not visible to the observer: not on the fireworks, not
     /// discarded, not in another player's hand (so in the deck or the observer's hand).
     pub fn unseen_counts(&self) -> [u8; 25] {

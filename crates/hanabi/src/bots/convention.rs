@@ -113,7 +113,7 @@ impl ConventionBot {
             return fallback(view);
         }
         let ctx = Ctx { view, unseen: view.unseen_counts(), discarded: discard_counts(view) };
-        let legal = |m: Move| view.game().is_legal_for_view(view, m);
+        let legal = |m: Move| view.is_legal(m);
         let odds: Vec<(f64, f64)> = view.my_knowledge().iter().map(|k| ctx.own_odds(k)).collect();
         let best_play =
             odds.iter().enumerate().max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0))).map(|(i, o)| (i, o.0));

@@ -38,14 +38,7 @@ impl SimpleBot {
             }
         }
         let m = if view.info_tokens() < MAX_INFO_TOKENS { Move::Discard(0) } else { Move::Play(0) };
-        if view.game().is_legal_for_view(view, m) { m } else { fallback(view) }
-    }
-}
-
-impl Hanabi {
-    /// Whether `m` is among the view's legal moves.
-    pub fn is_legal_for_view(&self, view: &HanabiView<'_>, m: Move) -> bool {
-        self.move_uid(m).is_some_and(|uid| view.legal_mask() & (1 << uid) != 0)
+        if view.is_legal(m) { m } else { fallback(view) }
     }
 }
 
