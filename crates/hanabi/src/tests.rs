@@ -285,3 +285,65 @@ fn losing_every_life_zeroes_hle_score_but_not_cards_played() {
         assert_eq!(tally.end, Some(EndReason::OutOfLifeTokens));
     }
 }
+
+/// A chance that answers anything, in or out of range.
+struct Wild(u64);
+
+impl proagent_core::Chance for Wild {
+    fn pick(&mut self, _n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 11) as usize
+    }
+}
+
+#[test]
+fn random_games_keep_the_invariants_for_any_chance() {
+    use proagent_core::Game;
+    for n in 2..=5 {
+        let game = Hanabi::new(n).unwrap();
+        for seed in 0..40u64 {
+            let mut chance = Wild(seed);
+            let mut s = game.initial_state(&mut chance);
+            assert_eq!(s.deck_size(), 50 - n * game.hand_size());
+            let mut pick = seed;
+            while !game.is_over(&s) {
+                assert!(game.time(&s) < game.max_steps());
+                let legal = game.legal_actions(&s, s.current_player());
+                assert!(!legal.is_empty());
+                pick = pick.wrapping_mul(2862933555777941757).wrapping_add(3037000493);
+                let m = legal[(pick >> 33) as usize % legal.len()];
+                let mut actions = vec![None; n];
+                actions[s.current_player()] = Some(m);
+                let out = game.step(&mut s, &actions, &mut chance);
+                assert!(out.record.is_some());
+                let held: usize = (0..n).map(|p| s.hand(p).len()).sum();
+                let played = s.cards_played() as usize;
+                assert_eq!(held + s.deck_size() + s.discards().len() + played, 50);
+                assert!(s.info_tokens() <= MAX_INFO_TOKENS && s.life_tokens() <= MAX_LIFE_TOKENS);
+                for p in 0..n {
+                    for (c, k) in s.hand(p).cards().iter().zip(s.hand(p).knowledge()) {
+                        assert!(k.allows(*c), "knowledge must never rule out the real card");
+                    }
+                }
+            }
+            assert!(s.end_reason().is_some());
+        }
+    }
+}
+
+#[test]
+fn an_illegal_recorded_move_is_a_divergence_not_a_panic() {
+    let (_, g) = fixture_games().into_iter().find(|(_, g)| g.header.game == "cheat_2p_0").unwrap();
+    let mut bad = g.clone();
+    // The first move becomes a discard at 8 information tokens.
+    bad.moves[0].1.uid = 0;
+    bad.moves[0].1.text = "(Discard 0)".into();
+    let r = trace::verify(&bad).unwrap();
+    let d = r.divergence.unwrap();
+    assert_eq!((d.t, d.field.as_str()), (0, "legal"));
+    // A uid outside the game is an error naming the line.
+    let mut bad = g.clone();
+    bad.moves[3].1.uid = 999;
+    let e = trace::verify(&bad).unwrap_err();
+    assert_eq!(e.line, bad.moves[3].0);
+}
