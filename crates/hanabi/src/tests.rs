@@ -87,6 +87,12 @@ fn a_view_never_shows_its_own_cards() {
         // Unseen counts include the observer's own hand: they are not the deck.
         let unseen: u32 = v.unseen_counts().iter().map(|&x| u32::from(x)).sum();
         assert_eq!(unseen as usize, s.deck_size() + s.hand(p).len());
+        // Not even through Debug.
+        let shown = format!("{v:?}");
+        for c in s.hand(p).cards() {
+            let other_has = (0..3).any(|q| q != p && s.hand(q).cards().contains(c));
+            assert!(other_has || !shown.contains(&c.to_string()), "{shown}");
+        }
     }
 }
 

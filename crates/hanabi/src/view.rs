@@ -9,12 +9,28 @@
 
 use crate::rules::{Card, CardKnowledge, Hanabi, Move, MoveRecord, NUM_COLORS, State};
 
-/// One player's view of a state.
-#[derive(Copy, Clone, Debug)]
+/// One player's view of a state. Its `Debug` output shows only what the observer sees.
+#[derive(Copy, Clone)]
 pub struct HanabiView<'a> {
     game: &'a Hanabi,
     state: &'a State,
     observer: usize,
+}
+
+impl std::fmt::Debug for HanabiView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hands: Vec<Option<Vec<String>>> = (0..self.num_players())
+            .map(|p| self.cards(p).map(|cs| cs.iter().map(ToString::to_string).collect()))
+            .collect();
+        f.debug_struct("HanabiView")
+            .field("observer", &self.observer)
+            .field("hands", &hands)
+            .field("fireworks", &self.fireworks())
+            .field("info_tokens", &self.info_tokens())
+            .field("life_tokens", &self.life_tokens())
+            .field("deck_size", &self.deck_size())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> HanabiView<'a> {
