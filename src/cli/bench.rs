@@ -10,8 +10,11 @@ use std::time::Instant;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum BenchCommand {
-    /// Simulator steps per second with seeded, interact-heavy random joint actions.
+    /// Simulator steps per second with seeded, interact-heavy random joint actions
+    /// (`--game hanabi[:Np]`: Hanabi random legal moves/s, beside HLE with `--hle`).
     Env(EnvBenchArgs),
+    /// Hanabi: self-play scores of the rule-based bots (random, simple, convention).
+    HanabiBots(super::bench_hanabi::HanabiBotsArgs),
     /// Eval scheduler overhead: N fake episodes of a fixed wait at concurrency C,
     /// compared with the ideal ceil(N/C) x wait.
     Eval(super::eval::BenchEvalArgs),
@@ -76,11 +79,32 @@ pub struct EnvBenchArgs {
     /// OvercookedV2: how far agents see (the observation window).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=30))]
     view_radius: Option<u8>,
+    /// A turn-based game instead of a layout: `hanabi` (2 players) or `hanabi:3p` .. `hanabi:5p`.
+    /// `--steps` then counts random legal moves.
+    #[arg(long)]
+    game: Option<String>,
+    /// Hanabi: observation steps to time (a move, every player's canonical vector, the legal moves).
+    #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_STEPS))]
+    rl_steps: u64,
+    /// Hanabi: also run DeepMind's Hanabi Learning Environment with this Python (one that has
+    /// `hanabi-learning-environment`) through scripts/bench_hanabi.py, and print the ratios.
+    #[arg(long, value_name = "PYTHON")]
+    hle: Option<std::path::PathBuf>,
+    /// The HLE benchmark script.
+    #[arg(long, default_value = "scripts/bench_hanabi.py")]
+    hle_script: std::path::PathBuf,
+    /// Hanabi: pyhanabi moves timed on HLE's side.
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    hle_moves: u64,
+    /// Hanabi: rl_env steps timed on HLE's side.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    hle_steps: u64,
 }
 
 pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
+        BenchCommand::HanabiBots(a) => super::bench_hanabi::run_bots(a),
         BenchCommand::Eval(a) => super::eval::bench(a),
         BenchCommand::Qa(a) => super::qa::bench(a),
         BenchCommand::Agent(a) => super::bench_agent::run(a),
@@ -93,6 +117,27 @@ pub fn run(c: BenchCommand) -> Result<ExitCode> {
 fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
     if a.steps == 0 {
         bail!("--steps must be at least 1");
+    }
+    if let Some(game) = &a.game {
+        if !game.starts_with("hanabi") {
+            bail!(
+                "--game {game}: unknown game (hanabi, hanabi:3p, hanabi:4p, hanabi:5p; Overcooked layouts go in --layout)"
+            );
+        }
+        let c = super::bench_hanabi::HanabiBenchConfig {
+            moves: a.steps,
+            rl_steps: a.rl_steps,
+            seed: a.seed,
+            json: a.json,
+            hle: a.hle.clone(),
+            script: a.hle_script.clone(),
+            hle_moves: a.hle_moves,
+            hle_steps: a.hle_steps,
+        };
+        return super::bench_hanabi::run_env(game, &c);
+    }
+    if a.hle.is_some() {
+        bail!("--hle applies to Hanabi (--game hanabi)");
     }
     if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
         let spec = spec.to_string();

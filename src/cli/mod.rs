@@ -7,6 +7,7 @@ mod bc;
 mod bench;
 mod bench_agent;
 mod bench_controller;
+mod bench_hanabi;
 mod bench_partners;
 mod bench_rl;
 mod bench_v2;

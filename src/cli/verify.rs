@@ -2,14 +2,16 @@ use super::common::read_text;
 use anyhow::{Context, Result};
 use proagent::env::trace::{parse_trace_file, verify};
 use proagent::env_v2::trace as v2trace;
+use proagent::hanabi::trace as hanabi_trace;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// Trace files: classic (JSON Lines, one trajectory per line) or OvercookedV2
-    /// (tests/fixtures/v2_traces/SCHEMA.md; recognised by their header line).
+    /// Trace files: classic (JSON Lines, one trajectory per line), OvercookedV2
+    /// (tests/fixtures/v2_traces/SCHEMA.md) or Hanabi (tests/fixtures/hanabi_traces/SCHEMA.md);
+    /// the latter two are recognised by their header line.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print a machine-readable JSON report instead of text.
@@ -18,10 +20,51 @@ pub struct VerifyArgs {
 }
 
 pub fn run(a: VerifyArgs) -> Result<ExitCode> {
-    let (mut passed, mut failed, mut v2_steps) = (0usize, 0usize, 0usize);
+    let (mut passed, mut failed, mut v2_steps, mut hanabi_states) = (0usize, 0usize, 0usize, 0usize);
     let mut reports = Vec::new();
     for path in &a.files {
         let text = read_text(path)?;
+        if hanabi_trace::is_hanabi_trace(&text) {
+            let games = hanabi_trace::parse_trace_file(&text).with_context(|| format!("{}", path.display()))?;
+            for g in games {
+                let report = hanabi_trace::verify(&g).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
+                let name =
+                    format!("{}:{} {} {}p {}", path.display(), g.line, report.game, report.players, report.policy);
+                hanabi_states += report.states_matched;
+                if report.passed {
+                    passed += 1;
+                    if !a.json {
+                        println!(
+                            "PASS {name} ({} moves, {} states and {} observation vectors matched; HLE score {}, cards played {}, {})",
+                            report.moves,
+                            report.states_matched,
+                            report.vectors_compared,
+                            report.score,
+                            report.cards_played,
+                            report.status
+                        );
+                    }
+                } else {
+                    failed += 1;
+                    if !a.json {
+                        let d = report.divergence.as_ref();
+                        println!(
+                            "FAIL {name}: line {} t={} field={} expected={} got={} ({} states matched)",
+                            d.map_or(0, |d| d.line),
+                            d.map_or(0, |d| d.t),
+                            d.map_or("?", |d| d.field.as_str()),
+                            d.map_or(String::new(), |d| d.expected.to_string()),
+                            d.map_or(String::new(), |d| d.got.to_string()),
+                            report.states_matched,
+                        );
+                    }
+                }
+                reports.push(
+                    json!({"file": path.display().to_string(), "line": g.line, "hanabi": true, "report": report}),
+                );
+            }
+            continue;
+        }
         if v2trace::is_v2_trace(&text) {
             let trajs = v2trace::parse_v2_trace_file(&text).with_context(|| format!("{}", path.display()))?;
             for traj in trajs {
@@ -93,10 +136,17 @@ pub fn run(a: VerifyArgs) -> Result<ExitCode> {
     if a.json {
         println!(
             "{}",
-            json!({"passed": passed, "failed": failed, "v2_steps_matched": v2_steps, "trajectories": reports})
+            json!({"passed": passed, "failed": failed, "v2_steps_matched": v2_steps, "hanabi_states_matched": hanabi_states, "trajectories": reports})
         );
-    } else if v2_steps > 0 {
-        println!("{passed} passed, {failed} failed ({v2_steps} V2 steps matched)");
+    } else if hanabi_states > 0 || v2_steps > 0 {
+        let mut extra = Vec::new();
+        if v2_steps > 0 {
+            extra.push(format!("{v2_steps} V2 steps matched"));
+        }
+        if hanabi_states > 0 {
+            extra.push(format!("{hanabi_states} Hanabi states matched"));
+        }
+        println!("{passed} passed, {failed} failed ({})", extra.join(", "));
     } else {
         println!("{passed} passed, {failed} failed");
     }

@@ -11,6 +11,7 @@ mod eval_http;
 mod fake_server;
 mod foundation_cli;
 mod fuzz;
+mod hanabi_cli;
 mod http_robustness;
 mod limits_cli;
 mod llm_cli;

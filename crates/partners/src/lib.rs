@@ -12,6 +12,7 @@ pub mod basic;
 pub mod bc;
 pub mod courier;
 pub mod greedy;
+pub mod hanabi;
 pub mod rl;
 pub mod scripted;
 pub mod v2;
