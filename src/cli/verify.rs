@@ -1,5 +1,6 @@
 use super::common::read_text;
 use anyhow::{Context, Result};
+use proagent::collab::trace as collab_trace;
 use proagent::env::trace::{parse_trace_file, verify};
 use proagent::env_v2::trace as v2trace;
 use serde_json::json;
@@ -8,8 +9,9 @@ use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// Trace files: classic (JSON Lines, one trajectory per line) or OvercookedV2
-    /// (tests/fixtures/v2_traces/SCHEMA.md; recognised by their header line).
+    /// Trace files: classic (JSON Lines, one trajectory per line), OvercookedV2
+    /// (tests/fixtures/v2_traces/SCHEMA.md) or CollabCapture / CollabEscape
+    /// (tests/fixtures/collab_traces/SCHEMA.md); the last two are recognised by their header line.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print a machine-readable JSON report instead of text.
@@ -18,10 +20,46 @@ pub struct VerifyArgs {
 }
 
 pub fn run(a: VerifyArgs) -> Result<ExitCode> {
-    let (mut passed, mut failed, mut v2_steps) = (0usize, 0usize, 0usize);
+    let (mut passed, mut failed, mut v2_steps, mut collab_steps) = (0usize, 0usize, 0usize, 0usize);
     let mut reports = Vec::new();
     for path in &a.files {
         let text = read_text(path)?;
+        if collab_trace::is_collab_trace(&text) {
+            let rollouts = collab_trace::parse(&text, &path.display().to_string())?;
+            for r in rollouts {
+                let policy = r.header.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
+                let seed = r.header.policy.get("seed").map_or(String::new(), |s| format!(" seed {s}"));
+                let name = format!("{}:{} {} {policy}{seed}", path.display(), r.line, r.header.scenario);
+                let report = collab_trace::verify(&r);
+                collab_steps += report.steps_matched;
+                if report.passed {
+                    passed += 1;
+                    if !a.json {
+                        println!(
+                            "PASS {name} ({} turns, {}, {} killer picks replayed)",
+                            report.steps, report.result, report.draws_replayed
+                        );
+                    }
+                } else {
+                    failed += 1;
+                    if !a.json {
+                        let d = report.divergence.as_ref();
+                        println!(
+                            "FAIL {name}: t={} field={} expected={} got={} ({} turns matched)",
+                            d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
+                            d.map_or("?", |d| d.field.as_str()),
+                            d.map_or(String::new(), |d| d.expected.to_string()),
+                            d.map_or(String::new(), |d| d.got.to_string()),
+                            report.steps_matched,
+                        );
+                    }
+                }
+                reports.push(
+                    json!({"file": path.display().to_string(), "line": r.line, "collab": true, "report": report}),
+                );
+            }
+            continue;
+        }
         if v2trace::is_v2_trace(&text) {
             let trajs = v2trace::parse_v2_trace_file(&text).with_context(|| format!("{}", path.display()))?;
             for traj in trajs {
@@ -93,12 +131,18 @@ pub fn run(a: VerifyArgs) -> Result<ExitCode> {
     if a.json {
         println!(
             "{}",
-            json!({"passed": passed, "failed": failed, "v2_steps_matched": v2_steps, "trajectories": reports})
+            json!({"passed": passed, "failed": failed, "v2_steps_matched": v2_steps, "collab_turns_matched": collab_steps, "trajectories": reports})
         );
-    } else if v2_steps > 0 {
-        println!("{passed} passed, {failed} failed ({v2_steps} V2 steps matched)");
     } else {
-        println!("{passed} passed, {failed} failed");
+        let mut extra = Vec::new();
+        if v2_steps > 0 {
+            extra.push(format!("{v2_steps} V2 steps matched"));
+        }
+        if collab_steps > 0 {
+            extra.push(format!("{collab_steps} collab turns matched"));
+        }
+        let extra = if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(", ")) };
+        println!("{passed} passed, {failed} failed{extra}");
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
