@@ -8,7 +8,8 @@ rooms), loaded the way scripts/collab_traces.py loads them: the language model r
 by a stub that picks a random option among those the game offers (random numbers drawn up
 front), printing, logging and sleeping silenced. Episodes restart when they end or reach
 the turn limit (30 capture, as published; 50 escape, our scenario files' limit, since the
-published loop has none), like the Rust side. Prints one JSON line.
+published loop has none), like the Rust side. Prints one JSON line with wall time and CPU
+time (`time.process_time`).
 
     /tmp/collab-ref/bin/python scripts/bench_collab.py --src /tmp/llm_coordination/src \\
         --game escape --scenario escape:1 --steps 200000
@@ -50,12 +51,12 @@ def bench_capture(src, scenario, steps, seed):
     namespace["Agent"] = Agent
     ct.POLICY["fn"] = act
     turns = episodes = 0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     while turns < steps:
         turns += namespace["game_loop"]("stub-model")
         episodes += 1
     return {"loop": "collab_capture_benchmarking.game_loop", "turns": turns, "episodes": episodes,
-            "seconds": time.perf_counter() - t0}
+            "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
 
 
 def bench_escape(src, scenario, steps, seed):
@@ -87,7 +88,7 @@ def bench_escape(src, scenario, steps, seed):
 
     ct.POLICY["fn"] = act
     turns = episodes = 0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     while turns < steps:
         game = mdp.Game()
         game.alice.current_room = game.rooms[starts[0]]
@@ -101,7 +102,7 @@ def bench_escape(src, scenario, steps, seed):
         turns += n
         episodes += 1
     return {"loop": "CollabEscapeMDP.Game.play", "turns": turns, "episodes": episodes,
-            "seconds": time.perf_counter() - t0}
+            "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
 
 
 def main():
@@ -120,6 +121,7 @@ def main():
     run = bench_capture if args.game == "capture" else bench_escape
     result = run(os.path.abspath(args.src), scenario, args.steps, args.seed)
     result["turns_per_sec"] = result["turns"] / result["seconds"]
+    result["turns_per_cpu_sec"] = result["turns"] / result["cpu_seconds"]
     result.update({"game": args.game, "scenario": scenario, "python": sys.version.split()[0]})
     print(json.dumps(result))
 

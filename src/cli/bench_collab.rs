@@ -42,8 +42,22 @@ pub struct CollabBenchConfig {
 
 struct Run {
     seconds: f64,
+    cpu_seconds: Option<f64>,
     episodes: u64,
     successes: u64,
+}
+
+/// CPU time used by this process so far (user + system), from `/proc/self/stat` in clock
+/// ticks of 1/100 s; `None` where that file does not exist. On a busy machine wall time
+/// depends on the other jobs, CPU time much less, so the benchmark reports both.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) as f64 / 100.0)
 }
 
 /// The legal actions of a player into a reused buffer (no allocation per turn).
@@ -71,6 +85,7 @@ fn rollout<G: LegalInto>(game: &G, steps: u64, seed: u64, success: impl Fn(&G::S
     let mut state = game.initial_state(&mut chance);
     let (mut episodes, mut successes) = (0, 0);
     let mut legal = Vec::new();
+    let cpu0 = cpu_seconds();
     let t0 = Instant::now();
     for i in 0..steps as usize {
         let mut joint = [None, None];
@@ -85,7 +100,9 @@ fn rollout<G: LegalInto>(game: &G, steps: u64, seed: u64, success: impl Fn(&G::S
             state = game.initial_state(&mut chance);
         }
     }
-    Run { seconds: t0.elapsed().as_secs_f64(), episodes, successes }
+    let seconds = t0.elapsed().as_secs_f64();
+    let cpu_seconds = cpu_seconds().zip(cpu0).map(|(b, a)| b - a).filter(|&c| c > 0.0);
+    Run { seconds, cpu_seconds, episodes, successes }
 }
 
 /// Refuses a reference run that cannot start, before anything is timed.
@@ -148,37 +165,50 @@ pub fn run(c: CollabBenchConfig) -> Result<ExitCode> {
         }
     };
     let rate = c.steps as f64 / ours.seconds;
+    let cpu_rate = ours.cpu_seconds.map(|cpu| c.steps as f64 / cpu);
     let reference = match &c.reference {
         Some(python) => Some(run_reference(python, &c, name, &spec)?),
         None => None,
     };
     let theirs = reference.as_ref().and_then(|r| r["turns_per_sec"].as_f64());
+    let theirs_cpu = reference.as_ref().and_then(|r| r["turns_per_cpu_sec"].as_f64());
+    let cpu_ratio = cpu_rate.zip(theirs_cpu).map(|(o, t)| o / t);
     if c.json {
         println!(
             "{}",
             json!({"game": name, "layout": spec, "steps": c.steps, "seed": c.seed, "turn_limit": limit,
-                   "proagent": {"seconds": ours.seconds, "turns_per_sec": rate, "episodes": ours.episodes, "successes": ours.successes},
-                   "reference": reference, "ratio": theirs.map(|t| rate / t)})
+                   "proagent": {"seconds": ours.seconds, "cpu_seconds": ours.cpu_seconds, "turns_per_sec": rate,
+                                "turns_per_cpu_sec": cpu_rate, "episodes": ours.episodes, "successes": ours.successes},
+                   "reference": reference, "ratio": theirs.map(|t| rate / t), "cpu_ratio": cpu_ratio})
         );
         return Ok(ExitCode::SUCCESS);
     }
+    let per_cpu = |r: Option<f64>| r.map_or(String::new(), |r| format!(", {:.3} M per CPU second", r / 1e6));
     println!(
-        "{spec}: {} turns in {:.3} s = {:.3} M turns/s ({} episodes, {} won; random legal actions, turn limit {limit})",
+        "{spec}: {} turns in {:.3} s = {:.3} M turns/s{} ({} episodes, {} won; random legal actions, turn limit {limit})",
         c.steps,
         ours.seconds,
         rate / 1e6,
+        per_cpu(cpu_rate),
         ours.episodes,
         ours.successes
     );
     match (&reference, theirs) {
-        (Some(r), Some(t)) => println!(
-            "  reference (llm_coordination's own loop, {}): {} turns in {:.3} s = {:.0} turns/s; ratio {:.0}x",
-            r["loop"].as_str().unwrap_or("?"),
-            r["turns"],
-            r["seconds"].as_f64().unwrap_or(0.0),
-            t,
-            rate / t
-        ),
+        (Some(r), Some(t)) => {
+            println!(
+                "  reference (llm_coordination's own loop, {}): {} turns in {:.3} s = {:.0} turns/s{}",
+                r["loop"].as_str().unwrap_or("?"),
+                r["turns"],
+                r["seconds"].as_f64().unwrap_or(0.0),
+                t,
+                theirs_cpu.map_or(String::new(), |c| format!(", {c:.0} per CPU second"))
+            );
+            println!(
+                "  ratio {:.0}x (wall){}",
+                rate / t,
+                cpu_ratio.map_or(String::new(), |r| format!(", {r:.0}x (CPU time)"))
+            );
+        }
         _ => println!("  (give --reference PYTHON --reference-src DIR to time llm_coordination's own loop beside it)"),
     }
     Ok(ExitCode::SUCCESS)
