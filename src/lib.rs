@@ -10,6 +10,7 @@
 
 pub use proagent_agent as agent;
 pub use proagent_analysis as analysis;
+pub use proagent_collab as collab;
 pub use proagent_core::{game, limits, seat};
 pub use proagent_eval::{games, on_episode, on_game, replay, run, runner, sweep as eval, transcript};
 pub use proagent_hanabi as hanabi;

@@ -6,6 +6,7 @@ mod analyze;
 mod bc;
 mod bench;
 mod bench_agent;
+mod bench_collab;
 mod bench_controller;
 mod bench_hanabi;
 mod bench_partners;

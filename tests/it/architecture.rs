@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("proagent-core", 0),
     ("proagent-overcooked", 1),
     ("proagent-hanabi", 1),
+    ("proagent-collab", 1),
     ("proagent-overcooked-v2", 2),
     ("proagent-llm", 2),
     ("proagent-analysis", 3),
@@ -27,7 +28,7 @@ const LAYERS: &[(&str, u8)] = &[
 ];
 
 /// The game crates, which must stay free of I/O, clocks and async runtimes.
-const GAMES: &[&str] = &["crates/overcooked", "crates/overcooked-v2", "crates/hanabi"];
+const GAMES: &[&str] = &["crates/overcooked", "crates/overcooked-v2", "crates/hanabi", "crates/collab"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -5,6 +5,7 @@ mod agent_cli;
 mod analyze_cli;
 mod architecture;
 mod bc_cli;
+mod collab_cli;
 mod compat;
 mod eval_cli;
 mod eval_http;

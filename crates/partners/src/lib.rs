@@ -10,6 +10,7 @@
 
 pub mod basic;
 pub mod bc;
+pub mod collab;
 pub mod courier;
 pub mod greedy;
 pub mod hanabi;
