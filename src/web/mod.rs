@@ -1,7 +1,8 @@
 //! The local web app of `proagent serve`: a viewer for episodes (transcripts,
 //! trajectories, eval directories) and human play against any seat.
 //!
-//! - [`board`] draws a state (SVG, PNG, GIF) — the one drawing routine;
+//! - [`board`] draws a state (SVG, PNG, GIF) — the one drawing interface, with classic
+//!   Overcooked and OvercookedV2; [`table`] draws Hanabi and [`rooms`] the maze games;
 //! - [`view`] turns an episode file into what the viewer shows at each step;
 //! - [`api`] is the HTTP server: static assets embedded in the binary, the JSON API;
 //! - [`play`] runs human games (one session per browser, several at once).
@@ -11,6 +12,8 @@
 pub mod api;
 pub mod board;
 pub mod play;
+pub mod rooms;
+pub mod table;
 pub mod view;
 
 pub use api::{ServeConfig, ServeError, router};
