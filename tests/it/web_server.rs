@@ -8,8 +8,9 @@ use proagent::partners::bc::data::{parse as parse_demo, step_line};
 use proagent::runner::files::{EpisodeKind, read_episode_file};
 use proagent::runner::seats::ProAgentSeat;
 use proagent::transcript::Scrubber;
+use proagent::web::guard::TOKEN_HEADER;
 use proagent::web::play::{GameModel, PlayConfig, PlayLimits};
-use proagent::web::{ServeConfig, serve};
+use proagent::web::{ServeConfig, ServeLimits, serve};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,10 +21,22 @@ struct Server {
     base: String,
     http: reqwest::Client,
     dir: tempfile::TempDir,
+    token: String,
+}
+
+/// The token the page of a server start carries.
+async fn page_token(http: &reqwest::Client, base: &str) -> String {
+    let html = http.get(format!("{base}/")).send().await.unwrap().text().await.unwrap();
+    let at = html.find("name=\"proagent-token\" content=\"").expect("the page carries the token") + 31;
+    html[at..at + 32].to_string()
 }
 
 impl Server {
     async fn start(max_running: usize) -> Server {
+        Server::start_with(max_running, ServeLimits::default()).await
+    }
+
+    async fn start_with(max_running: usize, limits: ServeLimits) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let files = dir.path().join("files");
         std::fs::create_dir_all(&files).unwrap();
@@ -35,12 +48,16 @@ impl Server {
                 scrubber: Scrubber::new(),
                 limits: PlayLimits { max_running, idle: Duration::from_secs(30), default_step_ms: 154 },
             },
+            limits,
+            allow_hosts: Vec::new(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(serve(listener, cfg, std::future::pending()));
         proagent::llm::http::install_tls_provider();
-        Server { base, http: reqwest::Client::new(), dir }
+        let http = reqwest::Client::new();
+        let token = page_token(&http, &base).await;
+        Server { base, http, dir, token }
     }
 
     fn file(&self, name: &str, text: &str) -> String {
@@ -50,7 +67,7 @@ impl Server {
     }
 
     async fn get(&self, path: &str) -> (u16, String, String) {
-        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        let r = self.http.get(format!("{}{path}", self.base)).header(TOKEN_HEADER, &self.token).send().await.unwrap();
         let status = r.status().as_u16();
         let ct = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
         (status, ct, r.text().await.unwrap())
@@ -61,8 +78,18 @@ impl Server {
         (s, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))
     }
 
+    /// A POST as the page sends it: the token, and the endpoint's content type.
     async fn post(&self, path: &str, body: impl Into<reqwest::Body>) -> (u16, Value) {
-        let r = self.http.post(format!("{}{path}", self.base)).body(body).send().await.unwrap();
+        let ct = if path.starts_with("/api/upload") { "application/octet-stream" } else { "application/json" };
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header(TOKEN_HEADER, &self.token)
+            .header("content-type", ct)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
         let s = r.status().as_u16();
         let text = r.text().await.unwrap();
         (s, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {text}")))
@@ -111,14 +138,17 @@ async fn files_lists_the_roots_and_only_they_can_be_opened() {
         roots[0]["entries"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
     assert!(entries.iter().any(|p| p.ends_with("cramped_room.jsonl")), "{entries:?}");
     // Outside the roots: refused, with a reason.
-    let (st, v) = s.episode(&format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR")), 0).await;
+    let outside = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
+    let (st, v) = s.episode(&outside, 0).await;
     assert_eq!(st, 403);
-    assert!(err(&v).contains("not under a file or directory this server was started with"));
+    assert!(err(&v).contains("not a file this server may open"), "{v}");
     let (st, v) = s.episode(&format!("{COMMITTED}/../../Cargo.toml"), 0).await;
     assert_eq!(st, 403, "{v}");
-    let (st, v) = s.episode(&committed("missing.jsonl"), 0).await;
-    assert_eq!(st, 404);
-    assert!(err(&v).contains("missing.jsonl"));
+    // A missing path gets the answer a forbidden one gets: a page cannot tell which exist.
+    let missing = committed("missing.jsonl");
+    let (st, w) = s.episode(&missing, 0).await;
+    assert_eq!(st, 403);
+    assert_eq!(err(&w).replace(&missing, "P"), err(&v).replace(&format!("{COMMITTED}/../../Cargo.toml"), "P"));
     let (st, v) = s.episode("", 0).await;
     assert_eq!((st, err(&v)), (400, "path: missing"));
     let (st, v) = s.episode(COMMITTED, 0).await;
@@ -365,7 +395,9 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
         (json!({"speed": 3}), "unknown field `speed`"),
     ] {
         let (st, v) = s.post("/api/play", body.to_string()).await;
-        assert_eq!(st, 400, "{body}: {v}");
+        // An unknown layout name is answered like a file the server may not open.
+        let status = if want.starts_with("layout: not a built-in") { 403 } else { 400 };
+        assert_eq!(st, status, "{body}: {v}");
         assert!(err(&v).contains(want), "{body}: {v}");
     }
     let (st, v) = s.post("/api/play", "{").await;
@@ -559,7 +591,9 @@ async fn a_person_plays_v2_layouts_against_v2_seats() {
         (json!({"layout": "v2:two_rooms", "v2": {"view_radius": 2, "fog": true}}), "unknown field `fog`"),
     ] {
         let (st, v) = s.post("/api/play", body.to_string()).await;
-        assert_eq!(st, 400, "{body}: {v}");
+        // An unknown layout name is answered like a file the server may not open.
+        let status = if want.starts_with("layout: not a built-in") { 403 } else { 400 };
+        assert_eq!(st, status, "{body}: {v}");
         assert!(err(&v).contains(want), "{body}: {v}");
     }
     // Turn-based against the V2 ProAgent (its built-in scripted model), with a view radius:

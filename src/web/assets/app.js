@@ -8,8 +8,17 @@ const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "
 
 function say(text) { $("message").textContent = text || ""; }
 
+// Every API call carries this server start's token (it is in the page's HTML; other
+// pages cannot read it), and JSON bodies say they are JSON.
+const TOKEN = document.querySelector('meta[name="proagent-token"]').content;
+function send(url, opts) {
+  const o = Object.assign({}, opts || {});
+  o.headers = Object.assign({ "x-proagent-token": TOKEN }, o.headers || {});
+  return fetch(url, o);
+}
+
 async function api(url, opts) {
-  const r = await fetch(url, opts);
+  const r = await send(url, opts);
   let body = null;
   try { body = await r.json(); } catch (_) { /* not JSON */ }
   if (!r.ok) throw new Error((body && body.error) || `${r.status} ${r.statusText}`);
@@ -89,7 +98,7 @@ $("upload").addEventListener("change", async () => {
   if (!f) return;
   say("");
   try {
-    const ep = await api(`/api/upload?name=${encodeURIComponent(f.name)}`, { method: "POST", body: await f.arrayBuffer() });
+    const ep = await api(`/api/upload?name=${encodeURIComponent(f.name)}`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: await f.arrayBuffer() });
     showEpisode(ep);
   } catch (e) { say(e.message); }
 });
@@ -149,7 +158,7 @@ $("view-of").onchange = () => {
 function fetchFrame(f) {
   if (V.cache.has(f)) return Promise.resolve(V.cache.get(f));
   if (V.pending.has(f)) return V.pending.get(f);
-  const p = fetch(frameUrl(f)).then((r) => (r.ok ? r.text() : r.json().then((b) => { throw new Error(b.error); })))
+  const p = send(frameUrl(f)).then((r) => (r.ok ? r.text() : r.json().then((b) => { throw new Error(b.error); })))
     .then((svg) => { V.cache.set(f, svg); V.pending.delete(f); return svg; });
   V.pending.set(f, p);
   return p;
@@ -409,7 +418,7 @@ function playKey(ev) {
   const a = KEYS[ev.key];
   if (!a || !P.id || (P.last && P.last.done)) return;
   ev.preventDefault();
-  fetch(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: a }) })
+  send(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: a }) })
     .then(() => { if (P.last && P.last.t === 0 || $("pf-turn").checked) setTimeout(pollGame, 30); })
     .catch((e) => say(e.message));
 }
@@ -418,7 +427,7 @@ function playKey(ev) {
 document.addEventListener("keyup", (ev) => { if (tab === "play" && KEYS[ev.key] && P.id) ev.preventDefault(); });
 
 $("play-start").onclick = startGame;
-$("play-stop").onclick = () => { if (P.id) fetch(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
+$("play-stop").onclick = () => { if (P.id) send(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
 document.addEventListener("click", (ev) => {
   // A saved game's link opens it in the viewer.
   if (ev.target.closest("#play-files a[data-path]")) showTab("view");
