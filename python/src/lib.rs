@@ -5,8 +5,12 @@
 mod convert;
 mod env;
 mod env_v2;
+mod guard;
+mod lanes;
+mod obs;
 mod options;
 mod policy;
+mod render;
 mod run;
 mod vec_env;
 
@@ -18,6 +22,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::Env>()?;
     m.add_class::<env_v2::EnvV2>()?;
     m.add_class::<vec_env::VecEnv>()?;
+    m.add_function(wrap_pyfunction!(vec_env::_restore_vec_env, m)?)?;
+    m.add_function(wrap_pyfunction!(vec_env::obs_kinds, m)?)?;
+    m.add("InternalError", m.py().get_type::<guard::InternalError>())?;
     m.add_class::<policy::Policy>()?;
     m.add_function(wrap_pyfunction!(policy::partner, m)?)?;
     m.add_function(wrap_pyfunction!(run::play, m)?)?;
