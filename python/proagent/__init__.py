@@ -8,15 +8,18 @@ native module ``proagent._native``:
   shape; observations as numpy arrays (:meth:`Env.lossless`, :meth:`Env.features`).
 - :class:`EnvV2` - one OvercookedV2 episode (JaxMARL's dynamics, ``"v2:NAME"`` layouts):
   every agent's observation tensor as a numpy array, view radius, recipes, the button.
-- :class:`VecEnv` - n episodes stepped in one call from numpy actions, auto-reset.
+- :class:`VecEnv` - n episodes of any game stepped in one call from numpy actions, with
+  built-in partner seats, terminated/truncated and Gymnasium 1.x auto-reset.
 - :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies
   with ``.act(state)``.
 - :func:`play` - one episode in the Rust runner (any seat may be a Python callable);
   returns the ``proagent play --json`` summary as a dict and can write the transcript.
 - :func:`analyze` - interdependence (teamwork) metrics of a trajectory.
 - :mod:`proagent.qa` - CoordinationQA questions and scoring.
-- :mod:`proagent.gym` / :mod:`proagent.pettingzoo` - Gymnasium and PettingZoo adapters
-  (imported on demand, so neither package is required).
+- :mod:`proagent.gym` / :mod:`proagent.vector` / :mod:`proagent.pettingzoo` - Gymnasium
+  (single-agent and vector) and PettingZoo adapters (imported on demand, so neither
+  package is required). With gymnasium installed, ``import proagent`` registers the ids
+  ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``.
 
 Actions are ints 0..6 in the order north, south, east, west, stay, interact (the order of
 overcooked_ai's ``Action.ALL_ACTIONS``); names ("north", "interact") and overcooked_ai's
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, EnvV2, Policy, VecEnv, __version__
+from ._native import Env, EnvV2, InternalError, Policy, VecEnv, __version__
 from ._native import analyze as _analyze
 from ._native import partner as _partner
 from ._native import play as _play
@@ -36,6 +39,7 @@ __all__ = [
     "ACTIONS",
     "Env",
     "EnvV2",
+    "InternalError",
     "Policy",
     "VecEnv",
     "__version__",
@@ -271,3 +275,26 @@ def from_overcooked(state: Any) -> Dict[str, Any]:
     ready for :meth:`Env.set_state`."""
     d = state if isinstance(state, dict) else state.to_dict()
     return d
+
+
+def _register_gymnasium_ids() -> None:
+    """Registers the Gymnasium ids when gymnasium is installed (entry points are strings,
+    so nothing else is imported until ``gymnasium.make``)."""
+    try:
+        import gymnasium
+    except ImportError:
+        return
+    from ._ids import CLASSIC_LAYOUTS, V2_LAYOUTS
+
+    for name in CLASSIC_LAYOUTS:
+        env_id = f"proagent/Overcooked-{name}-v0"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv", kwargs={"layout": name})
+    for name in V2_LAYOUTS:
+        env_id = f"proagent/OvercookedV2-{name}-v0"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv",
+                               kwargs={"layout": f"v2:{name}", "partner": "scripted"})
+
+
+_register_gymnasium_ids()

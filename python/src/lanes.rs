@@ -189,8 +189,10 @@ impl<G: PyGame> Lane<G> {
         self.last_events = (0..n).map(|p| game.event(&outcome, p).cloned()).collect();
         self.last_actions = actions;
         self.last_outcome = Some(outcome);
-        out.terminated = game.is_over(&self.state);
-        out.truncated = !out.terminated && game.time(&self.state) >= game.max_steps();
+        // The step limit is a truncation even where a game reports it as its end (V2's
+        // `done` is its step limit): only an end by the game's own rules terminates.
+        out.truncated = game.time(&self.state) >= game.max_steps();
+        out.terminated = !out.truncated && game.is_over(&self.state);
     }
 
     /// One step: `acts[k]` is learner `learners[k]`'s action. With `autoreset`, a finished

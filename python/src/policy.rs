@@ -8,6 +8,7 @@
 
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
 use crate::env::{Env, check_horizon, check_seat, kitchen_of};
+use crate::vec_env::VecEnv;
 use crate::options::AgentOptions;
 use async_trait::async_trait;
 use proagent::agent::ExchangeSink;
@@ -25,6 +26,36 @@ use pyo3::exceptions::{PyIOError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+pyo3::create_exception!(
+    _native,
+    ModelFailure,
+    PyRuntimeError,
+    "The agent's model failed: it refused the run, or more calls failed after every retry than max_llm_failures allows."
+);
+
+/// Drives `fut` to completion on `rt` with the interpreter released, waking every 100 ms
+/// to let Python handle signals: Ctrl-C (or any signal handler that raises) interrupts a
+/// model call or a retry backoff within a fraction of a second, dropping the future.
+pub fn block_interruptible<F: std::future::Future + Send>(
+    py: Python<'_>,
+    rt: &tokio::runtime::Runtime,
+    fut: F,
+) -> PyResult<F::Output>
+where
+    F::Output: Send,
+{
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        let step = py.detach(|| {
+            rt.block_on(async { tokio::time::timeout(std::time::Duration::from_millis(100), fut.as_mut()).await })
+        });
+        match step {
+            Ok(v) => return Ok(v),
+            Err(_) => py.check_signals()?,
+        }
+    }
+}
 
 /// A seat's agent shared between a `Policy` object and the episodes it is lent to.
 pub type SharedAgent = Arc<tokio::sync::Mutex<Box<dyn Seat<Overcooked>>>>;
@@ -137,6 +168,9 @@ pub struct Policy {
     name: String,
     /// The transcript being written, for a ProAgent made with `transcript=`.
     recorder: Mutex<Option<Recording>>,
+    /// How many model calls may fail after every retry before `act` raises (as `play`'s
+    /// `max_llm_failures`; None: no limit).
+    max_llm_failures: Option<u64>,
 }
 
 /// A transcript written from a Python loop: steps are recorded as `act` sees them.
@@ -241,6 +275,23 @@ impl Policy {
             }
             self.record_previous_step(py, &e)?;
             (e.state.clone(), e.last_joint, e.last_outcome.events)
+        } else if let Ok(vec) = state.cast::<VecEnv>() {
+            if self.recording() {
+                return Err(PyValueError::new_err(
+                    "a policy writing a transcript must be given the Env (act(env)), which it records",
+                ));
+            }
+            let v = vec.borrow();
+            let (game, st, joint, events) = v.classic_lane(0).ok_or_else(|| {
+                PyValueError::new_err("this policy plays classic Overcooked; the VecEnv plays another game")
+            })?;
+            if game.layout.grid != self.game.layout.grid {
+                return Err(PyValueError::new_err(format!(
+                    "this policy plays {}, the VecEnv is {}",
+                    self.game.layout.name, game.layout.name
+                )));
+            }
+            (st, joint, events)
         } else {
             if self.recording() {
                 return Err(PyValueError::new_err(
@@ -250,20 +301,30 @@ impl Policy {
             (state_from_dict(&self.game.layout, state)?, None, [None; 2])
         };
         let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
-        let a = py.detach(|| {
-            self.rt.block_on(async {
-                let last_actions: Vec<Option<Action>> =
-                    last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
-                let last_events: [Option<Event>; 2] = last_events;
-                let obs = Observation {
-                    last_actions: &last_actions,
-                    last_events: &last_events,
-                    ..Observation::new(game, &st, seat, st.timestep)
-                };
-                agent.lock().await.act(&obs).await
-            })
-        });
-        Ok(a.map_err(|e| PyRuntimeError::new_err(e.to_string()))?.index())
+        let last_actions: Vec<Option<Action>> = last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
+        let last_events: [Option<Event>; 2] = last_events;
+        let fut = async {
+            let obs = Observation {
+                last_actions: &last_actions,
+                last_events: &last_events,
+                ..Observation::new(game, &st, seat, st.timestep)
+            };
+            let mut a = agent.lock().await;
+            let action = a.act(&obs).await;
+            (action, a.llm_usage().failures, a.last_llm_failure())
+        };
+        let (a, failures, last) = block_interruptible(py, &self.rt, fut)?;
+        let a = a.map_err(|e| ModelFailure::new_err(e.to_string()))?;
+        if let Some(limit) = self.max_llm_failures
+            && failures > limit
+        {
+            return Err(ModelFailure::new_err(format!(
+                "{failures} model call(s) failed after every retry, more than the {limit} allowed \
+                 (max_llm_failures); last failure: {}",
+                last.as_deref().unwrap_or("unknown")
+            )));
+        }
+        Ok(a.index())
     }
 
     /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
@@ -380,7 +441,7 @@ impl Policy {
 /// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict).
 #[pyfunction]
 #[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent::env::DEFAULT_HORIZON,
-    options = None, transcript = None, no_wall_clock = false))]
+    options = None, transcript = None, no_wall_clock = false, max_llm_failures = 0))]
 #[allow(clippy::too_many_arguments)]
 pub fn partner(
     kind: &str,
@@ -391,6 +452,7 @@ pub fn partner(
     options: Option<&Bound<'_, PyAny>>,
     transcript: Option<PathBuf>,
     no_wall_clock: bool,
+    max_llm_failures: i64,
 ) -> PyResult<Policy> {
     let seat = check_seat(seat)?;
     let horizon = check_horizon(horizon)?;
@@ -458,5 +520,6 @@ pub fn partner(
         rt: runtime()?,
         name,
         recorder: Mutex::new(recorder),
+        max_llm_failures: if max_llm_failures < 0 { None } else { Some(max_llm_failures as u64) },
     })
 }

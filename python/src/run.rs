@@ -177,13 +177,12 @@ pub fn play<'py>(
     };
     let rt = runtime()?;
     let played = Arc::clone(&game);
-    let result = py.detach(|| {
-        let mut options = EpisodeOptions::default();
-        if let Some(r) = recorder.as_mut() {
-            options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
-        }
-        rt.block_on(play_episode(played, agents, seed, options))
-    });
+    let mut options = EpisodeOptions::default();
+    if let Some(r) = recorder.as_mut() {
+        options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
+    }
+    // Ctrl-C stops the episode (and any model wait or retry backoff) within 100 ms.
+    let result = crate::policy::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
     for e in &errors {
         if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
             return Err(err);

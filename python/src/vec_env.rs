@@ -786,3 +786,14 @@ pub fn obs_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let _ = int_param;
     Ok(d)
 }
+
+/// The built-in layouts of each game.
+#[pyfunction]
+pub fn builtin_layouts<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let classic: Vec<&str> = proagent::env::layout::BUILTIN.iter().map(|(n, _)| *n).collect();
+    let v2: Vec<&str> = proagent::env_v2::Layout::builtin_names().collect();
+    d.set_item("overcooked", PyList::new(py, classic)?)?;
+    d.set_item("overcooked_v2", PyList::new(py, v2)?)?;
+    Ok(d)
+}
