@@ -20,7 +20,9 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::Env>()?;
+    m.add_function(wrap_pyfunction!(env::_restore_env, m)?)?;
     m.add_class::<env_v2::EnvV2>()?;
+    m.add_function(wrap_pyfunction!(env_v2::_restore_env_v2, m)?)?;
     m.add_class::<vec_env::VecEnv>()?;
     m.add_function(wrap_pyfunction!(vec_env::_restore_vec_env, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::obs_kinds, m)?)?;
