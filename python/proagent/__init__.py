@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, EnvV2, InternalError, Policy, VecEnv, __version__
+from ._native import Env, EnvV2, InternalError, ModelFailure, Policy, VecEnv, __version__
 from ._native import analyze as _analyze
 from ._native import partner as _partner
 from ._native import play as _play
@@ -40,6 +40,7 @@ __all__ = [
     "Env",
     "EnvV2",
     "InternalError",
+    "ModelFailure",
     "Policy",
     "VecEnv",
     "__version__",
@@ -60,6 +61,23 @@ PARTNERS = (
     "greedy", "random", "random4", "stay", "courier", "scripted", "bc", "bc:train",
     "sp", "pbt", "fcp", "mep", "proagent",
 )
+
+
+def _int(name: str, v: Any, lo: int, hi: int) -> int:
+    """An integer parameter, checked: floats, bools and out-of-range values name it."""
+    import numbers
+
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {v!r}")
+    v = int(v)
+    if v < lo:
+        raise ValueError(f"{name} must be ≥ {lo}, got {v}")
+    if v > hi:
+        raise ValueError(f"{name} must be ≤ {hi}, got {v}")
+    return v
+
+
+_U64 = 2**64 - 1
 
 
 def _proagent_options(
@@ -125,7 +143,8 @@ def partner(
     step's events) or a state dict, and returns the action index for ``seat``. ``horizon``
     defaults to the Env's, else 400.
     """
-    return _partner(kind, seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon))
+    return _partner(kind, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
+                    horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000))
 
 
 def _horizon(layout: Union[str, Env], horizon: Optional[int]) -> int:
@@ -161,6 +180,7 @@ def agent(
     backoff_max_ms: int = 30000,
     transcript: Optional[str] = None,
     no_wall_clock: bool = False,
+    max_llm_failures: Optional[int] = 0,
 ) -> Policy:
     """The ProAgent agent as a policy, with the options of ``proagent play``:
 
@@ -177,6 +197,11 @@ def agent(
     ``PATH.partial`` to ``PATH``. Its steps and model exchanges are those :func:`play` writes
     for the same episode; the header names the other seat ``python``, so ``proagent replay``
     cannot rebuild it. Without a transcript, ``policy.exchanges()`` returns the exchanges.
+
+    ``act`` follows ``play``'s failure rules: a model that refuses the run raises
+    :class:`proagent.ModelFailure`, and so does a call that fails after every retry once
+    more than ``max_llm_failures`` have (default 0; ``None``: no limit, the agent's
+    fallback plays on). Ctrl-C interrupts a model wait or a retry backoff at once.
     """
     opts = _proagent_options(
         model, base_url, temperature, top_p, max_tokens, memory_k, max_replans, verificator, belief,
@@ -184,8 +209,10 @@ def agent(
         backoff_ms, backoff_max_ms,
     )
     return _partner(
-        "proagent", seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon), options=opts,
+        "proagent", seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
+        horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000), options=opts,
         transcript=None if transcript is None else str(transcript), no_wall_clock=no_wall_clock,
+        max_llm_failures=-1 if max_llm_failures is None else _int("max_llm_failures", max_llm_failures, 0, 2**62),
     )
 
 
@@ -243,7 +270,8 @@ def play(
         backoff_ms, backoff_max_ms,
     )
     return _play(
-        layout=layout, agent=agent, partner=partner, seat=seat, seed=seed, horizon=horizon, options=opts,
+        layout=layout, agent=agent, partner=partner, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64),
+        horizon=_int("horizon", horizon, 1, 100_000), options=opts,
         transcript=None if transcript is None else str(transcript), no_wall_clock=no_wall_clock,
         trajectory=trajectory,
     )

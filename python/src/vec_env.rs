@@ -177,6 +177,21 @@ impl<G: PyGame> Core<G> {
             }
         }
         let obs = game.make_obs(&spec.obs, spec.order.as_deref())?;
+        // Everything the batch will hold (lanes, their states and the observation arrays
+        // of a step) is reserved once up front: an amount the machine cannot give raises
+        // MemoryError here instead of aborting the process in the middle of the build.
+        // Per lane: three copies of its observations (the step's array, the final
+        // observation, numpy's copy) and about 5 KiB of state, seats and history.
+        let per_lane = obs.len() * learners.len() * 4 * 3 + 5 * 1024;
+        let mut probe: Vec<u8> = Vec::new();
+        probe.try_reserve_exact(per_lane.saturating_mul(spec.n)).map_err(|_| {
+            pyo3::exceptions::PyMemoryError::new_err(format!(
+                "not enough memory for {} environments (about {} MiB)",
+                spec.n,
+                per_lane.saturating_mul(spec.n) >> 20
+            ))
+        })?;
+        drop(probe);
         let mut lanes = Vec::new();
         lanes.try_reserve_exact(spec.n).map_err(|_| {
             pyo3::exceptions::PyMemoryError::new_err(format!("cannot allocate {} environments", spec.n))
