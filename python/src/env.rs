@@ -1,13 +1,13 @@
 //! `proagent.Env`: one episode of the old-dynamics simulator, stepped from Python.
 
 use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
+use crate::guard::{guarded, opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent::controller::Kitchen;
 use proagent::env::encoding::Encoder;
 use proagent::env::render::render;
 use proagent::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome};
 use proagent::partners::bc::features::{NUM_FEATURES, featurize};
-use crate::guard::{guarded, opt_int_param, seed_param};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -169,7 +169,13 @@ impl Env {
         for (k, &p) in seats.iter().enumerate() {
             let out = &mut buf[k * len..(k + 1) * len];
             if counter_goals && obs.kind == crate::obs::ObsKind::Featurize {
-                let f = proagent::env::ai_features::ai_featurize(&self.kitchen.layout, &self.kitchen.motion, &self.state, p, true);
+                let f = proagent::env::ai_features::ai_featurize(
+                    &self.kitchen.layout,
+                    &self.kitchen.motion,
+                    &self.state,
+                    p,
+                    true,
+                );
                 out.copy_from_slice(&f);
             } else {
                 game.encode(&obs, &self.state, p, out);

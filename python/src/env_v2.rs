@@ -15,7 +15,8 @@ use pyo3::types::{PyDict, PyList};
 /// file (read only if it is a regular file under the size limit), through the library's
 /// loader; with the file's text for a layout that is not built in.
 fn load_v2_layout(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    let full = if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() { spec.to_string() } else { format!("v2:{spec}") };
+    let full =
+        if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() { spec.to_string() } else { format!("v2:{spec}") };
     match crate::vec_env::load_game(&full, text, &proagent::games::GameOptions::default())? {
         (proagent::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not an OvercookedV2 layout"))),
@@ -114,7 +115,8 @@ impl EnvV2 {
         start_cooking_on_interact: bool,
         indicate_delivery: bool,
     ) -> PyResult<EnvV2> {
-        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?.unwrap_or(400) as u32;
+        let horizon =
+            opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?.unwrap_or(400) as u32;
         let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
         let settings = Settings {
             max_steps: check_horizon(horizon)?,

@@ -42,9 +42,12 @@ pub fn int_param(v: &Bound<'_, PyAny>, name: &str, lo: u64, hi: u64) -> PyResult
         v.extract().map_err(|_| PyValueError::new_err(format!("{name} is out of range, got {repr}")))?
     } else {
         // numpy integers and other objects with __index__.
-        let idx = v
-            .call_method0("__index__")
-            .map_err(|_| PyTypeError::new_err(format!("{name} must be an integer, got {}", v.repr().map(|r| r.to_string()).unwrap_or_default())))?;
+        let idx = v.call_method0("__index__").map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{name} must be an integer, got {}",
+                v.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        })?;
         idx.extract().map_err(|_| PyValueError::new_err(format!("{name} is out of range")))?
     };
     if i < 0 && lo == 0 {
@@ -73,8 +76,7 @@ pub fn seed_param(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
 /// A vector of `n` copies of `x`, or `MemoryError` when it cannot be allocated.
 pub fn try_vec<T: Clone>(n: usize, x: T, what: &str) -> PyResult<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n)
-        .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {what} ({n} entries)")))?;
+    v.try_reserve_exact(n).map_err(|_| PyMemoryError::new_err(format!("cannot allocate {what} ({n} entries)")))?;
     v.resize(n, x);
     Ok(v)
 }

@@ -35,7 +35,9 @@ fn act_now<G: Game>(seat: &mut Box<dyn Seat<G>>, obs: &Observation<'_, G>) -> Re
     match fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(Ok(a)) => Ok(a),
         Poll::Ready(Err(e)) => Err(format!("partner {name} stopped: {e}")),
-        Poll::Pending => Err(format!("partner {name} waits for a model; built-in partners of an environment must answer at once")),
+        Poll::Pending => {
+            Err(format!("partner {name} waits for a model; built-in partners of an environment must answer at once"))
+        }
     }
 }
 
@@ -245,8 +247,11 @@ impl<G: PyGame> Lane<G> {
             // The partners are asked again so that their own state follows the episode;
             // the recorded actions are the ones played.
             self.joint(game, &[], &[])?;
-            let actions: Vec<Option<Action>> =
-                joint.iter().map(|&i| Action::from_index(i as usize).ok_or("bad action in history")).map(|r| r.map(Some)).collect::<Result<_, _>>()?;
+            let actions: Vec<Option<Action>> = joint
+                .iter()
+                .map(|&i| Action::from_index(i as usize).ok_or("bad action in history"))
+                .map(|r| r.map(Some))
+                .collect::<Result<_, _>>()?;
             let mut out = LaneOut::default();
             self.apply(game, actions, &mut out);
         }

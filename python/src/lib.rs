@@ -27,6 +27,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(vec_env::_restore_vec_env, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::obs_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::builtin_layouts, m)?)?;
+    m.add_function(wrap_pyfunction!(vec_env::build_profile, m)?)?;
     m.add("InternalError", m.py().get_type::<guard::InternalError>())?;
     m.add("ModelFailure", m.py().get_type::<policy::ModelFailure>())?;
     m.add_class::<policy::Policy>()?;

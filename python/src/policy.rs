@@ -8,8 +8,8 @@
 
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
 use crate::env::{Env, check_horizon, check_seat, kitchen_of};
-use crate::vec_env::VecEnv;
 use crate::options::AgentOptions;
+use crate::vec_env::VecEnv;
 use async_trait::async_trait;
 use proagent::agent::ExchangeSink;
 use proagent::controller::Kitchen;
@@ -301,7 +301,8 @@ impl Policy {
             (state_from_dict(&self.game.layout, state)?, None, [None; 2])
         };
         let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
-        let last_actions: Vec<Option<Action>> = last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
+        let last_actions: Vec<Option<Action>> =
+            last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
         let last_events: [Option<Event>; 2] = last_events;
         let fut = async {
             let obs = Observation {

@@ -58,7 +58,13 @@ pub fn v2_rgb(layout: &V2Layout, state: &V2State, cell: u32) -> (Vec<u8>, usize,
         fill(x0, y0, x0 + c, y0 + c, tile_color(layout.tile(p)));
         let item = state.items.get(i).copied().unwrap_or_default();
         if item != proagent::env_v2::Item::EMPTY {
-            let rgb = if item.is_cooked() { [0xe0, 0x7b, 0x39] } else if item.has_plate() { [0xff, 0xff, 0xff] } else { [0xe8, 0xc5, 0x47] };
+            let rgb = if item.is_cooked() {
+                [0xe0, 0x7b, 0x39]
+            } else if item.has_plate() {
+                [0xff, 0xff, 0xff]
+            } else {
+                [0xe8, 0xc5, 0x47]
+            };
             fill(x0 + c / 4, y0 + c / 4, x0 + 3 * c / 4, y0 + 3 * c / 4, rgb);
         }
     }

@@ -36,14 +36,19 @@ pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyRes
     if let Some(text) = text {
         return match v2_rest {
             Some(rest) => {
-                let l = proagent::env_v2::Layout::parse(text, rest).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let l =
+                    proagent::env_v2::Layout::parse(text, rest).map_err(|e| PyValueError::new_err(e.to_string()))?;
                 let settings = proagent::env_v2::Settings { max_steps: options.horizon, ..options.v2.clone() };
                 Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(l), settings))), Some(text.to_string())))
             }
             None => {
                 let name = Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-                let l = proagent::env::Layout::parse(&name, text, spec).map_err(|e| PyValueError::new_err(e.to_string()))?;
-                Ok((AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::new(l), options.horizon))), Some(text.to_string())))
+                let l = proagent::env::Layout::parse(&name, text, spec)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                Ok((
+                    AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::new(l), options.horizon))),
+                    Some(text.to_string()),
+                ))
             }
         };
     }
@@ -200,9 +205,9 @@ impl<G: PyGame> Core<G> {
             let mut partners: Vec<Option<Box<dyn Seat<G>>>> = Vec::with_capacity(np);
             for player in 0..np {
                 partners.push(match (&spec.partner, learners.contains(&player)) {
-                    (Some(p), false) => Some(
-                        factory.build(p, &*game).map_err(|e| PyValueError::new_err(format!("partner: {e}")))?.seat,
-                    ),
+                    (Some(p), false) => {
+                        Some(factory.build(p, &*game).map_err(|e| PyValueError::new_err(format!("partner: {e}")))?.seat)
+                    }
                     _ => None,
                 });
             }
@@ -438,8 +443,8 @@ impl VecEnv {
     ) -> PyResult<VecEnv> {
         guarded(|| {
             let n = opt_int_param(n, "n", 1, MAX_ENVS)?.unwrap_or(1) as usize;
-            let horizon =
-                opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?.unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
+            let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+                .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
             let threads = opt_int_param(threads, "threads", 1, 256)?.unwrap_or(1) as usize;
             let seat = opt_int_param(seat, "seat", 0, 63)?.unwrap_or(0) as usize;
             let seed = seed_param(seed)?.unwrap_or(0);
@@ -811,4 +816,10 @@ pub fn builtin_layouts<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("overcooked", PyList::new(py, classic)?)?;
     d.set_item("overcooked_v2", PyList::new(py, v2)?)?;
     Ok(d)
+}
+
+/// The cargo profile this extension was built with: `release` or `dev` (benchmarks name it).
+#[pyfunction]
+pub fn build_profile() -> &'static str {
+    if cfg!(debug_assertions) { "dev" } else { "release" }
 }

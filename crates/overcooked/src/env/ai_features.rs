@@ -223,7 +223,15 @@ pub fn ai_featurize(
     let mut out = [0f32; AI_NUM_FEATURES];
     let (me, other) = (&state.players[seat], &state.players[1 - seat]);
     player_block(layout, motion, state, &lists, me, counter_goals, &mut out[..AI_PLAYER_FEATURES]);
-    player_block(layout, motion, state, &lists, other, counter_goals, &mut out[AI_PLAYER_FEATURES..2 * AI_PLAYER_FEATURES]);
+    player_block(
+        layout,
+        motion,
+        state,
+        &lists,
+        other,
+        counter_goals,
+        &mut out[AI_PLAYER_FEATURES..2 * AI_PLAYER_FEATURES],
+    );
     let n = 2 * AI_PLAYER_FEATURES;
     (out[n], out[n + 1]) = delta(other.pos, me.pos);
     out[n + 2] = f32::from(me.pos.x);

@@ -25,9 +25,9 @@
 //! per layout ([`AiLossless::new`]); encoding writes into a caller's buffer.
 
 use super::State;
+use super::encoding::BufferSizeError;
 use super::layout::{Layout, Tile};
 use super::pieces::{Ingredient, Object, Pos};
-use super::encoding::BufferSizeError;
 
 /// Layers of the encoding.
 pub const AI_CHANNELS: usize = 26;
