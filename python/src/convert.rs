@@ -227,7 +227,7 @@ pub fn state_from_dict(layout: &Layout, v: &Bound<'_, PyAny>) -> PyResult<State>
         }
     }
     let ts = j.get("timestep").cloned().unwrap_or(json!(0));
-    if !ts.as_u64().is_some_and(|t| t <= u64::from(u32::MAX)) {
+    if ts.as_u64().is_none_or(|t| t > u64::from(u32::MAX)) {
         return Err(bad("state.timestep", &format!("must be a non-negative integer, got {ts}")));
     }
     let t = json!({ "players": tp, "objects": objs, "timestep": ts });

@@ -240,7 +240,7 @@ impl<G: PyGame> Lane<G> {
         self.episode = episode;
         self.start(game, episode_seed(base, episode));
         let n = game.num_players().max(1);
-        if history.len() % n != 0 {
+        if !history.len().is_multiple_of(n) {
             return Err(format!("a recorded history of {} actions is not whole steps of {n}", history.len()));
         }
         for joint in history.chunks(n) {
