@@ -31,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InternalError", m.py().get_type::<guard::InternalError>())?;
     m.add("ModelFailure", m.py().get_type::<policy::ModelFailure>())?;
     m.add_class::<policy::Policy>()?;
+    m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy::partner, m)?)?;
     m.add_function(wrap_pyfunction!(run::play, m)?)?;
     m.add_function(wrap_pyfunction!(run::analyze, m)?)?;

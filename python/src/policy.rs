@@ -22,7 +22,7 @@ use proagent::runner::record::EpisodeRecorder;
 use proagent::runner::seats::SeatFactory;
 use proagent::seat::{AgentError, BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
 use proagent::transcript::WriterOptions;
-use pyo3::exceptions::{PyIOError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyIOError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -171,7 +171,16 @@ pub struct Policy {
     /// How many model calls may fail after every retry before `act` raises (as `play`'s
     /// `max_llm_failures`; None: no limit).
     max_llm_failures: Option<u64>,
+    /// What the policy was built from, for pickling: the layout spec and file text, the
+    /// horizon and the ProAgent options (as given).
+    built_from: (String, Option<String>, u32, Option<serde_json::Value>),
+    /// Every `act` input since the last reset: a copy asks its fresh agent the same
+    /// questions in order, so it ends in the same internal state.
+    log: Mutex<Vec<ActInput>>,
 }
+
+/// One `act` call's input: the state, the last joint action and the last events.
+type ActInput = (State, Option<[Action; 2]>, [Option<Event>; 2]);
 
 /// A transcript written from a Python loop: steps are recorded as `act` sees them.
 struct Recording {
@@ -300,6 +309,9 @@ impl Policy {
             }
             (state_from_dict(&self.game.layout, state)?, None, [None; 2])
         };
+        if let Ok(mut log) = self.log.lock() {
+            log.push((st.clone(), last_joint, last_events));
+        }
         let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
         let last_actions: Vec<Option<Action>> =
             last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
@@ -338,6 +350,43 @@ impl Policy {
         let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
         let seed = seat_seed(self.seed, seat);
         py.detach(|| self.rt.block_on(async { agent.lock().await.reset(game, seat, seed) }));
+        if let Ok(mut log) = self.log.lock() {
+            log.clear();
+        }
+    }
+
+    /// Pickling: the policy is rebuilt from what it was made of and asked the same
+    /// questions again (its answers, and so its internal state, follow). A ProAgent that
+    /// talks to a served model or writes a transcript cannot be copied.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        if self.recording() {
+            return Err(PyTypeError::new_err("a policy writing a transcript cannot be pickled"));
+        }
+        if let Some(o) = &self.built_from.3
+            && o.get("model").and_then(serde_json::Value::as_str).is_some_and(|m| m != "scripted")
+        {
+            return Err(PyTypeError::new_err(
+                "a ProAgent policy talking to a served model cannot be pickled (a copy would ask the model again)",
+            ));
+        }
+        let log = self.log.lock().map_err(|_| PyRuntimeError::new_err("policy log poisoned"))?;
+        let inputs: Vec<serde_json::Value> = log
+            .iter()
+            .map(|(st, joint, ev)| {
+                serde_json::json!({
+                    "state": proagent::env::trace::state_json(&self.game.layout, st),
+                    "joint": joint.map(|j| [j[0].index(), j[1].index()]),
+                    "events": ev,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "kind": self.spec, "seat": self.seat, "seed": self.seed,
+            "layout": self.built_from.0, "text": self.built_from.1, "horizon": self.built_from.2,
+            "options": self.built_from.3, "max_llm_failures": self.max_llm_failures, "inputs": inputs,
+        });
+        let f = py.import("proagent._native")?.getattr("_restore_policy")?;
+        Ok((f, (v.to_string(),)))
     }
 
     /// The agent's name for reports (e.g. `greedy`, `proagent[scripted]`).
@@ -457,10 +506,28 @@ pub fn partner(
 ) -> PyResult<Policy> {
     let seat = check_seat(seat)?;
     let horizon = check_horizon(horizon)?;
-    let kitchen = match layout {
-        Some(l) => kitchen_of(l)?,
-        None => Arc::new(Kitchen::new(Arc::new(crate::env::load_layout("cramped_room")?))),
+    let (kitchen, layout_from) = match layout {
+        Some(l) => {
+            let from = match l.cast::<Env>() {
+                Ok(e) => e.borrow().spec.clone(),
+                Err(_) => {
+                    let spec: String = l.extract().unwrap_or_default();
+                    let text = crate::env::load_layout_text(&spec, None).map(|(_, t)| t).unwrap_or(None);
+                    (spec, text)
+                }
+            };
+            (kitchen_of(l)?, from)
+        }
+        None => (
+            Arc::new(Kitchen::new(Arc::new(crate::env::load_layout("cramped_room")?))),
+            ("cramped_room".to_string(), None),
+        ),
     };
+    let options_json = match options {
+        Some(o) if !o.is_none() => Some(crate::convert::to_json(o)?),
+        _ => None,
+    };
+    let built_from = (layout_from.0, layout_from.1, horizon, options_json);
     let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
     let opts = match options {
         Some(o) if !o.is_none() => Some(AgentOptions::from_json(&crate::convert::to_json(o)?)?),
@@ -522,5 +589,62 @@ pub fn partner(
         name,
         recorder: Mutex::new(recorder),
         max_llm_failures: if max_llm_failures < 0 { None } else { Some(max_llm_failures as u64) },
+        built_from,
+        log: Mutex::new(Vec::new()),
     })
+}
+
+/// Rebuilds a pickled `Policy` (the target of `Policy.__reduce__`).
+#[pyfunction]
+pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled Policy: {e}")))?;
+    let bad = || PyValueError::new_err("not a pickled Policy");
+    let layout = v["layout"].as_str().ok_or_else(bad)?;
+    let env = Env::build(layout, v["text"].as_str(), v["horizon"].as_u64().ok_or_else(bad)? as u32)?;
+    let env = Bound::new(py, env)?;
+    let options = match &v["options"] {
+        serde_json::Value::Null => None,
+        o => Some(crate::convert::from_json(py, o)?),
+    };
+    let max_failures = v["max_llm_failures"].as_i64().unwrap_or(-1);
+    let p = partner(
+        v["kind"].as_str().ok_or_else(bad)?,
+        v["seat"].as_u64().ok_or_else(bad)? as usize,
+        v["seed"].as_u64().ok_or_else(bad)?,
+        Some(env.as_any()),
+        v["horizon"].as_u64().ok_or_else(bad)? as u32,
+        options.as_ref(),
+        None,
+        false,
+        max_failures,
+    )?;
+    for input in v["inputs"].as_array().ok_or_else(bad)? {
+        let st = proagent::env::trace::state_from_json(&p.game.layout, &input["state"])
+            .map_err(|e| PyValueError::new_err(format!("a pickled Policy's state: {e}")))?;
+        let joint = match &input["joint"] {
+            serde_json::Value::Array(a) if a.len() == 2 => {
+                let get =
+                    |x: &serde_json::Value| x.as_u64().and_then(|i| Action::from_index(i as usize)).ok_or_else(bad);
+                Some([get(&a[0])?, get(&a[1])?])
+            }
+            _ => None,
+        };
+        let events: [Option<Event>; 2] = serde_json::from_value(input["events"].clone()).map_err(|_| bad())?;
+        if let Ok(mut log) = p.log.lock() {
+            log.push((st.clone(), joint, events));
+        }
+        let last_actions: Vec<Option<Action>> = joint.map(|j| j.map(Some).to_vec()).unwrap_or_default();
+        let (agent, game, seat) = (&p.agent, &*p.game, p.seat);
+        let fut = async {
+            let obs = Observation {
+                last_actions: &last_actions,
+                last_events: &events,
+                ..Observation::new(game, &st, seat, st.timestep)
+            };
+            let _ = agent.lock().await.act(&obs).await;
+        };
+        block_interruptible(py, &p.rt, fut)?;
+    }
+    Ok(p)
 }
