@@ -69,7 +69,10 @@ pub struct Lane<G: PyGame> {
     pub done: bool,
 }
 
-/// What one lane's step produced.
+/// Most players a lane reports per-player figures for (OvercookedV2's agent limit).
+pub const MAX_PLAYERS: usize = 16;
+
+/// What one lane's step produced (fixed-size: a step allocates nothing).
 #[derive(Clone, Debug, Default)]
 pub struct LaneOut {
     /// The team reward.
@@ -78,12 +81,12 @@ pub struct LaneOut {
     pub terminated: bool,
     /// The episode reached its step limit.
     pub truncated: bool,
-    /// Per player: sparse reward, shaped reward, action index.
-    pub sparse: Vec<f32>,
+    /// Sparse reward per player (the first `players` entries).
+    pub sparse: [f32; MAX_PLAYERS],
     /// Shaped reward per player.
-    pub shaped: Vec<f32>,
+    pub shaped: [f32; MAX_PLAYERS],
     /// The joint action played, by player.
-    pub actions: Vec<u8>,
+    pub actions: [u8; MAX_PLAYERS],
     /// The finished episode's score (set on the step that ends an episode).
     pub final_score: f32,
     /// The finished episode's last observation (auto-reset only).
@@ -149,10 +152,14 @@ impl<G: PyGame> Lane<G> {
     }
 
     /// The joint action of this step: the learners' given, the partners' asked.
-    fn joint(&mut self, game: &G, learners: &[usize], acts: &[Action]) -> Result<Vec<Option<Action>>, String> {
-        let n = game.num_players();
+    fn joint(
+        &mut self,
+        game: &G,
+        learners: &[usize],
+        acts: &[Action],
+    ) -> Result<[Option<Action>; MAX_PLAYERS], String> {
         let turn = game.turn(&self.state);
-        let mut actions: Vec<Option<Action>> = vec![None; n];
+        let mut actions = [None; MAX_PLAYERS];
         for (&p, &a) in learners.iter().zip(acts) {
             if turn.includes(p) {
                 actions[p] = Some(a);
@@ -178,18 +185,23 @@ impl<G: PyGame> Lane<G> {
         Ok(actions)
     }
 
-    fn apply(&mut self, game: &G, actions: Vec<Option<Action>>, out: &mut LaneOut) {
-        let outcome = game.step(&mut self.state, &actions, &mut self.chance as &mut dyn Chance);
-        let n = game.num_players();
+    fn apply(&mut self, game: &G, actions: &[Option<Action>; MAX_PLAYERS], out: &mut LaneOut) {
+        let n = game.num_players().min(MAX_PLAYERS);
+        let outcome = game.step(&mut self.state, &actions[..n], &mut self.chance as &mut dyn Chance);
         let reward = game.reward(&outcome);
         self.score = self.score.saturating_add(i64::from(reward));
         out.reward = reward as f32;
-        out.sparse = (0..n).map(|p| game.sparse(&outcome, p)).collect();
-        out.shaped = (0..n).map(|p| game.shaped(&outcome, p)).collect();
-        out.actions = actions.iter().map(|a| a.map_or(Action::Stay.index(), Action::index) as u8).collect();
-        self.history.extend_from_slice(&out.actions);
-        self.last_events = (0..n).map(|p| game.event(&outcome, p).cloned()).collect();
-        self.last_actions = actions;
+        for p in 0..n {
+            out.sparse[p] = game.sparse(&outcome, p);
+            out.shaped[p] = game.shaped(&outcome, p);
+            out.actions[p] = actions[p].map_or(Action::Stay.index(), Action::index) as u8;
+        }
+        self.history.extend_from_slice(&out.actions[..n]);
+        // Reused buffers: no allocation after the first step.
+        self.last_events.clear();
+        self.last_events.extend((0..n).map(|p| game.event(&outcome, p).cloned()));
+        self.last_actions.clear();
+        self.last_actions.extend_from_slice(&actions[..n]);
         self.last_outcome = Some(outcome);
         // The step limit is a truncation even where a game reports it as its end (V2's
         // `done` is its step limit): only an end by the game's own rules terminates.
@@ -212,7 +224,7 @@ impl<G: PyGame> Lane<G> {
                 return out;
             }
         };
-        self.apply(game, actions, &mut out);
+        self.apply(game, &actions, &mut out);
         if out.terminated || out.truncated {
             out.final_score = self.score as f32;
             if autoreset {
@@ -247,13 +259,12 @@ impl<G: PyGame> Lane<G> {
             // The partners are asked again so that their own state follows the episode;
             // the recorded actions are the ones played.
             self.joint(game, &[], &[])?;
-            let actions: Vec<Option<Action>> = joint
-                .iter()
-                .map(|&i| Action::from_index(i as usize).ok_or("bad action in history"))
-                .map(|r| r.map(Some))
-                .collect::<Result<_, _>>()?;
+            let mut actions = [None; MAX_PLAYERS];
+            for (slot, &i) in actions.iter_mut().zip(joint) {
+                *slot = Some(Action::from_index(i as usize).ok_or("bad action in history")?);
+            }
             let mut out = LaneOut::default();
-            self.apply(game, actions, &mut out);
+            self.apply(game, &actions, &mut out);
         }
         self.done = done;
         Ok(())

@@ -160,6 +160,12 @@ pub struct Core<G: PyGame> {
 impl<G: PyGame> Core<G> {
     fn build(game: Arc<G>, spec: &Spec) -> PyResult<Core<G>> {
         let np = game.num_players();
+        if np > crate::lanes::MAX_PLAYERS {
+            return Err(PyValueError::new_err(format!(
+                "{np} players: a VecEnv takes at most {}",
+                crate::lanes::MAX_PLAYERS
+            )));
+        }
         let learners: Vec<usize> = match &spec.partner {
             None => (0..np).collect(),
             Some(_) => {
@@ -647,7 +653,10 @@ impl VecEnv {
     )> {
         let acts = self.read_actions(py, actions)?;
         let n = self.n();
-        let obs = PyArrayDyn::<f32>::zeros(py, self.batch_shape(n), false);
+        // SAFETY: uninitialised, but every element is written below before the array is
+        // returned (each lane's step encodes all of its learners' observations in full);
+        // on an error the array is dropped unread.
+        let obs = unsafe { PyArrayDyn::<f32>::new(py, self.batch_shape(n), false) };
         let (autoreset, threads) = (self.spec.autoreset, self.spec.threads);
         let outs = guarded(|| {
             // SAFETY: the array was just created here; nothing else refers to it until it is returned.
@@ -666,14 +675,14 @@ impl VecEnv {
         let rewards = PyArray1::from_iter(py, outs.iter().map(|o| o.reward));
         let term = PyArray1::from_iter(py, outs.iter().map(|o| o.terminated));
         let trunc = PyArray1::from_iter(py, outs.iter().map(|o| o.truncated));
-        let grid = |f: &dyn Fn(&LaneOut) -> Vec<f32>| -> PyResult<Bound<'py, PyAny>> {
-            let flat: Vec<f32> = outs.iter().flat_map(f).collect();
+        let grid = |f: &dyn Fn(&LaneOut) -> &[f32]| -> PyResult<Bound<'py, PyAny>> {
+            let flat: Vec<f32> = outs.iter().flat_map(|o| f(o)[..np_players].iter().copied()).collect();
             Ok(PyArray1::from_vec(py, flat).reshape([n, np_players])?.into_any())
         };
         let info = PyDict::new(py);
-        info.set_item(intern!(py, "sparse_r_by_agent"), grid(&|o| o.sparse.clone())?)?;
-        info.set_item(intern!(py, "shaped_r_by_agent"), grid(&|o| o.shaped.clone())?)?;
-        let joint: Vec<i64> = outs.iter().flat_map(|o| o.actions.iter().map(|&a| i64::from(a))).collect();
+        info.set_item(intern!(py, "sparse_r_by_agent"), grid(&|o| &o.sparse)?)?;
+        info.set_item(intern!(py, "shaped_r_by_agent"), grid(&|o| &o.shaped)?)?;
+        let joint: Vec<i64> = outs.iter().flat_map(|o| o.actions[..np_players].iter().map(|&a| i64::from(a))).collect();
         info.set_item(intern!(py, "joint_actions"), PyArray1::from_vec(py, joint).reshape([n, np_players])?)?;
         info.set_item(intern!(py, "score"), PyArray1::from_iter(py, outs.iter().map(|o| o.final_score)))?;
         if outs.iter().any(|o| o.final_obs.is_some()) {
