@@ -191,10 +191,10 @@ impl<G: PyGame> Lane<G> {
         let reward = game.reward(&outcome);
         self.score = self.score.saturating_add(i64::from(reward));
         out.reward = reward as f32;
-        for p in 0..n {
+        for (p, a) in actions[..n].iter().enumerate() {
             out.sparse[p] = game.sparse(&outcome, p);
             out.shaped[p] = game.shaped(&outcome, p);
-            out.actions[p] = actions[p].map_or(Action::Stay.index(), Action::index) as u8;
+            out.actions[p] = a.map_or(Action::Stay.index(), Action::index) as u8;
         }
         self.history.extend_from_slice(&out.actions[..n]);
         // Reused buffers: no allocation after the first step.

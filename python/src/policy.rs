@@ -191,6 +191,74 @@ struct Recording {
 }
 
 impl Policy {
+    fn act_inner(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
+            let e = env.borrow();
+            if e.kitchen().layout.grid != self.game.layout.grid {
+                return Err(PyValueError::new_err(format!(
+                    "this policy plays {}, the Env is {}",
+                    self.game.layout.name,
+                    e.kitchen().layout.name
+                )));
+            }
+            self.record_previous_step(py, &e)?;
+            (e.state.clone(), e.last_joint, e.last_outcome.events)
+        } else if let Ok(vec) = state.cast::<VecEnv>() {
+            if self.recording() {
+                return Err(PyValueError::new_err(
+                    "a policy writing a transcript must be given the Env (act(env)), which it records",
+                ));
+            }
+            let v = vec.borrow();
+            let (game, st, joint, events) = v.classic_lane(0).ok_or_else(|| {
+                PyValueError::new_err("this policy plays classic Overcooked; the VecEnv plays another game")
+            })?;
+            if game.layout.grid != self.game.layout.grid {
+                return Err(PyValueError::new_err(format!(
+                    "this policy plays {}, the VecEnv is {}",
+                    self.game.layout.name, game.layout.name
+                )));
+            }
+            (st, joint, events)
+        } else {
+            if self.recording() {
+                return Err(PyValueError::new_err(
+                    "a policy writing a transcript must be given the Env (act(env)), which knows the last step",
+                ));
+            }
+            (state_from_dict(&self.game.layout, state)?, None, [None; 2])
+        };
+        if let Ok(mut log) = self.log.lock() {
+            log.push((st.clone(), last_joint, last_events));
+        }
+        let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
+        let last_actions: Vec<Option<Action>> =
+            last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
+        let last_events: [Option<Event>; 2] = last_events;
+        let fut = async {
+            let obs = Observation {
+                last_actions: &last_actions,
+                last_events: &last_events,
+                ..Observation::new(game, &st, seat, st.timestep)
+            };
+            let mut a = agent.lock().await;
+            let action = a.act(&obs).await;
+            (action, a.llm_usage().failures, a.last_llm_failure())
+        };
+        let (a, failures, last) = block_interruptible(py, &self.rt, fut)?;
+        let a = a.map_err(|e| ModelFailure::new_err(e.to_string()))?;
+        if let Some(limit) = self.max_llm_failures
+            && failures > limit
+        {
+            return Err(ModelFailure::new_err(format!(
+                "{failures} model call(s) failed after every retry, more than the {limit} allowed \
+                 (max_llm_failures); last failure: {}",
+                last.as_deref().unwrap_or("unknown")
+            )));
+        }
+        Ok(a.index())
+    }
+
     fn recording(&self) -> bool {
         self.recorder.lock().map(|r| r.is_some()).unwrap_or(false)
     }
@@ -273,71 +341,7 @@ impl Policy {
     /// used, as inside the runner) or a state dict (then the previous step's events are
     /// unknown to the agent).
     fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
-            let e = env.borrow();
-            if e.kitchen().layout.grid != self.game.layout.grid {
-                return Err(PyValueError::new_err(format!(
-                    "this policy plays {}, the Env is {}",
-                    self.game.layout.name,
-                    e.kitchen().layout.name
-                )));
-            }
-            self.record_previous_step(py, &e)?;
-            (e.state.clone(), e.last_joint, e.last_outcome.events)
-        } else if let Ok(vec) = state.cast::<VecEnv>() {
-            if self.recording() {
-                return Err(PyValueError::new_err(
-                    "a policy writing a transcript must be given the Env (act(env)), which it records",
-                ));
-            }
-            let v = vec.borrow();
-            let (game, st, joint, events) = v.classic_lane(0).ok_or_else(|| {
-                PyValueError::new_err("this policy plays classic Overcooked; the VecEnv plays another game")
-            })?;
-            if game.layout.grid != self.game.layout.grid {
-                return Err(PyValueError::new_err(format!(
-                    "this policy plays {}, the VecEnv is {}",
-                    self.game.layout.name, game.layout.name
-                )));
-            }
-            (st, joint, events)
-        } else {
-            if self.recording() {
-                return Err(PyValueError::new_err(
-                    "a policy writing a transcript must be given the Env (act(env)), which knows the last step",
-                ));
-            }
-            (state_from_dict(&self.game.layout, state)?, None, [None; 2])
-        };
-        if let Ok(mut log) = self.log.lock() {
-            log.push((st.clone(), last_joint, last_events));
-        }
-        let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
-        let last_actions: Vec<Option<Action>> =
-            last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
-        let last_events: [Option<Event>; 2] = last_events;
-        let fut = async {
-            let obs = Observation {
-                last_actions: &last_actions,
-                last_events: &last_events,
-                ..Observation::new(game, &st, seat, st.timestep)
-            };
-            let mut a = agent.lock().await;
-            let action = a.act(&obs).await;
-            (action, a.llm_usage().failures, a.last_llm_failure())
-        };
-        let (a, failures, last) = block_interruptible(py, &self.rt, fut)?;
-        let a = a.map_err(|e| ModelFailure::new_err(e.to_string()))?;
-        if let Some(limit) = self.max_llm_failures
-            && failures > limit
-        {
-            return Err(ModelFailure::new_err(format!(
-                "{failures} model call(s) failed after every retry, more than the {limit} allowed \
-                 (max_llm_failures); last failure: {}",
-                last.as_deref().unwrap_or("unknown")
-            )));
-        }
-        Ok(a.index())
+        crate::guard::guarded(|| self.act_inner(py, state))
     }
 
     /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
