@@ -38,6 +38,10 @@ def test_gymnasium_env_checker_v2(render_mode):
 
 
 def test_registered_ids_make_working_envs():
+    # Made through its id, the env has a spec: check_env then also re-makes it in the
+    # other render mode and checks that one too.
+    check_env(gymnasium.make("proagent/Overcooked-cramped_room-v0", horizon=20, render_mode="rgb_array").unwrapped)
+    check_env(gymnasium.make("proagent/OvercookedV2-cramped_room_v2-v0", horizon=20, render_mode="ansi").unwrapped)
     env = gymnasium.make("proagent/Overcooked-cramped_room-v0", partner="greedy", horizon=20)
     obs, info = env.reset(seed=0)
     assert obs.shape == (5, 4, 20) and "episode_seed" in info
