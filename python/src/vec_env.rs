@@ -752,8 +752,8 @@ impl VecEnv {
             return Err(PyValueError::new_err(format!("cell must be in 8..=128, got {cell}")));
         }
         let (buf, h, w) = match &self.batch {
-            Batch::Classic(c) => crate::render::classic_rgb(&c.game.layout, &c.lanes[i].state, cell)?,
-            Batch::V2(c) => crate::render::v2_rgb(&c.game.layout, &c.lanes[i].state, cell),
+            Batch::Classic(c) => crate::render::board_rgb(&*c.game, &c.lanes[i].state, cell)?,
+            Batch::V2(c) => crate::render::board_rgb(&*c.game, &c.lanes[i].state, cell)?,
         };
         Ok(PyArray1::from_vec(py, buf).reshape([h, w, 3])?.into_any())
     }
