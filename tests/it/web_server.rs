@@ -679,3 +679,209 @@ async fn a_person_plays_v2_layouts_against_v2_seats() {
     let f = read_episode_file(Path::new(done["files"]["trajectory"].as_str().unwrap())).unwrap();
     assert_eq!(f.episodes[0].steps(), 2);
 }
+
+/// A raw request with exactly these headers (no token unless given), for the attacks below.
+async fn raw(s: &Server, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut r = s.http.request(m, format!("{}{path}", s.base));
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    let r = r.body(body.to_string()).send().await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+fn games_saved(s: &Server) -> usize {
+    std::fs::read_dir(s.dir.path().join("games")).map_or(0, |d| d.count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_that_are_not_the_pages_own_are_refused() {
+    let s = Server::start(4).await;
+    let game = json!({"layout": "cramped_room", "partner": "greedy", "horizon": 2, "step_ms": 30}).to_string();
+    let token = s.token.clone();
+    // A "simple" cross-site POST (text/plain, no token), as any page can send without asking.
+    let (st, body) = raw(&s, "POST", "/api/play", &[("content-type", "text/plain")], &game).await;
+    assert_eq!(st, 403, "{body}");
+    // With the token but as text/plain: not JSON here.
+    let (st, body) =
+        raw(&s, "POST", "/api/play", &[("content-type", "text/plain"), (TOKEN_HEADER, &token)], &game).await;
+    assert_eq!(st, 415, "{body}");
+    // From another page's origin, even with the right token and type.
+    let json_ct = ("content-type", "application/json");
+    let (st, body) =
+        raw(&s, "POST", "/api/play", &[json_ct, (TOKEN_HEADER, &token), ("origin", "http://evil.example")], &game)
+            .await;
+    assert_eq!(st, 403);
+    assert!(body.contains("Origin"), "{body}");
+    let (st, _) = raw(&s, "GET", "/api/files", &[(TOKEN_HEADER, &token), ("sec-fetch-site", "cross-site")], "").await;
+    assert_eq!(st, 403);
+    // DNS rebinding: the page's own host name in the Host header.
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let evil = format!("evil.example:{port}");
+    let (st, body) = raw(&s, "GET", "/", &[("host", &evil)], "").await;
+    assert_eq!(st, 403);
+    assert!(body.contains("does not name this server") && !body.contains("proagent-token"), "{body}");
+    // A wrong token.
+    let (st, _) = raw(&s, "GET", "/api/files", &[(TOKEN_HEADER, "0123456789abcdef0123456789abcdef")], "").await;
+    assert_eq!(st, 403);
+    // None of them started a game: one game of two steps at 30 ms would be saved by now.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(games_saved(&s), 0);
+    // The page's own request does.
+    let (st, v) = s.post("/api/play", game).await;
+    assert_eq!(st, 200, "{v}");
+    wait_done(&s, v["id"].as_str().unwrap()).await;
+    assert!(games_saved(&s) > 0);
+    // A new server start has a new token: the old one is refused there.
+    let t = Server::start(1).await;
+    assert_ne!(t.token, token);
+    assert_eq!(raw(&t, "GET", "/api/files", &[(TOKEN_HEADER, &token)], "").await.0, 403);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paths_in_requests_and_headers_are_allow_listed() {
+    let s = Server::start(4).await;
+    let secret = s.dir.path().join("secret.layout");
+    std::fs::write(&secret, "rX\n").unwrap();
+    let secret = secret.display().to_string();
+    // Seat specs naming files outside the roots: refused before anything is opened.
+    for partner in ["rl:/dev/zero", "bc:/etc/passwd", &format!("bc:{secret}"), "rl:../../../../../../dev/zero"] {
+        let (st, v) = s.post("/api/play", json!({"partner": partner, "horizon": 2}).to_string()).await;
+        assert_eq!(st, 403, "{partner}: {v}");
+        assert!(err(&v).starts_with("partner: ") && err(&v).contains("not a file this server may open"), "{v}");
+    }
+    // ProAgent options that would read files or use another model.
+    for (partner, want) in [
+        ("proagent[prompts=/etc]", "cannot be set from the page"),
+        ("proagent[model=gpt-4o]", "not one this server offers"),
+    ] {
+        let (st, v) = s.post("/api/play", json!({"partner": partner, "horizon": 2}).to_string()).await;
+        assert_eq!(st, 403, "{partner}: {v}");
+        assert!(err(&v).contains(want), "{v}");
+    }
+    // A layout file outside the roots, or a device.
+    for layout in [secret.as_str(), "/dev/zero", "v2:/etc/passwd"] {
+        let (st, v) = s.post("/api/play", json!({"layout": layout}).to_string()).await;
+        assert_eq!(st, 403, "{layout}: {v}");
+        assert!(!err(&v).contains("'r'") && !err(&v).contains("rX"), "nothing of the file: {v}");
+    }
+    // An uploaded transcript whose header names a file outside the roots: refused before
+    // the file is read, nothing of it echoed.
+    let transcript = std::fs::read_to_string(committed("cramped_room.jsonl")).unwrap();
+    let (head, rest) = transcript.split_once('\n').unwrap();
+    let mut h: Value = serde_json::from_str(head).unwrap();
+    h["config"]["layout_spec"] = json!(secret);
+    h["config"]["layout"] = json!("secret");
+    h["config"].as_object_mut().unwrap().remove("layout_file");
+    let crafted = format!("{h}\n{rest}");
+    let (st, v) = s.post("/api/upload?name=crafted.jsonl", crafted.clone()).await;
+    assert_eq!(st, 403, "{v}");
+    assert!(err(&v).contains("names a layout") && !err(&v).contains("rX") && !err(&v).contains("'r'"), "{v}");
+    // The same file on disk under a root: the same refusal.
+    let p = s.file("crafted.jsonl", &crafted);
+    let (st, _) = s.episode(&p, 0).await;
+    assert_eq!(st, 403);
+    // A FIFO under a root, as an episode and as a layout: refused at once, never opened;
+    // the server goes on answering.
+    let fifo = s.dir.path().join("files/pipe.layout");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = fifo.display().to_string();
+    let (st, v) = s.episode(&fifo, 0).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("not a regular file"), "{v}");
+    let (st, v) = s.post("/api/play", json!({"layout": fifo}).to_string()).await;
+    assert_eq!(st, 400, "{v}");
+    let (st, v) = s.post("/api/play", json!({"partner": format!("rl:{fifo}")}).to_string()).await;
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(s.get_json("/api/files").await.0, 200);
+    // /dev/zero and a missing file: the same answer.
+    let (a, va) = s.episode("/dev/zero", 0).await;
+    let (b, vb) = s.episode("/nonexistent/x.jsonl", 0).await;
+    assert_eq!((a, b), (403, 403));
+    assert_eq!(err(&va).replace("/dev/zero", "P"), err(&vb).replace("/nonexistent/x.jsonl", "P"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_bounds_connections_time_and_memory() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut limits = ServeLimits::default();
+    limits.conn.max_connections = 4;
+    limits.conn.header_timeout = Duration::from_millis(500);
+    limits.conn.body_timeout = Duration::from_millis(500);
+    limits.read_budget = 256 << 10;
+    limits.max_upload = 1 << 20;
+    limits.budget_wait = Duration::from_millis(300);
+    let s = Server::start_with(2, limits).await;
+    let addr = s.base.trim_start_matches("http://").to_string();
+    // An idle connection is closed after the header time-out.
+    let mut idle = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut buf = [0u8; 256];
+    let n =
+        tokio::time::timeout(Duration::from_secs(5), idle.read(&mut buf)).await.expect("closed in time").unwrap_or(0);
+    let said = String::from_utf8_lossy(&buf[..n]).to_string();
+    assert!(n == 0 || said.contains("408"), "{said}");
+    // A body that never arrives: 408 after the body time-out.
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /api/play HTTP/1.1\r\nhost: {addr}\r\n{TOKEN_HEADER}: {}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{",
+        s.token
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut out)).await.expect("answered in time");
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.starts_with("HTTP/1.1 408"), "{out}");
+    // The connection cap: four held open, the fifth is told 503.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut c = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        c.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n").await.unwrap();
+        held.push(c);
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut extra = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(2), extra.read_to_end(&mut out)).await;
+    assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 503"), "{}", String::from_utf8_lossy(&out));
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    // Uploads: larger than the largest upload, or than the read budget, are refused
+    // before they are read; the server goes on.
+    let (st, v) = s.post("/api/upload?name=big.jsonl", vec![b' '; 2 << 20]).await;
+    assert_eq!(st, 413, "{v}");
+    let (st, v) = s.post("/api/upload?name=mid.jsonl", vec![b' '; 512 << 10]).await;
+    assert_eq!(st, 413, "{v}");
+    assert!(err(&v).contains("more than this server reads at once"), "{v}");
+    let (st, v) = s.post("/api/upload?name=ok.jsonl", std::fs::read(committed("cramped_room.jsonl")).unwrap()).await;
+    assert_eq!(st, 200, "{v}");
+}
+
+/// `serve` on an address other than loopback needs --allow-remote, and says why.
+#[test]
+fn serve_refuses_a_remote_address_without_allow_remote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args(["serve", "--addr", "0.0.0.0:0", "--games-dir"])
+        .arg(tmp.path().join("g"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("not a loopback address") && e.contains("--allow-remote"), "{e}");
+    // With it: a warning, then it serves.
+    use std::io::BufRead;
+    let mut child = crate::support::bin()
+        .args(["serve", "--addr", "0.0.0.0:0", "--allow-remote", "--games-dir"])
+        .arg(tmp.path().join("g"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    assert!(line.starts_with("serving http://0.0.0.0:"), "{line}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: listening on 0.0.0.0"));
+}
