@@ -187,7 +187,7 @@ impl Access {
         }
         for prefix in ["bc:", "rl:"] {
             if let Some(path) = s.strip_prefix(prefix) {
-                if known.iter().any(|k| *k == s) {
+                if known.contains(&s) {
                     return Ok(s.to_string());
                 }
                 if !known.contains(&&*format!("{prefix}PATH")) {

@@ -181,6 +181,10 @@ pub trait Board: Game {
     fn caption(&self, _state: &Self::State) -> Option<String> {
         None
     }
+    /// An action in words, for the buttons of a person playing (default: its token).
+    fn describe_action(&self, _state: &Self::State, action: Self::Action) -> String {
+        self.action_token(action)
+    }
 }
 
 /// The picture's size in pixels for a cell size.

@@ -21,7 +21,7 @@ use super::board::{
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use proagent_collab::maze::{Maze, Room};
-use proagent_collab::{Capture, CaptureState, Escape, EscapeResult, EscapeState};
+use proagent_collab::{Capture, CaptureAction, CaptureState, Escape, EscapeAction, EscapeResult, EscapeState};
 use std::collections::BTreeSet;
 
 /// Most columns or rows of the layered drawing before the square grid is used instead.
@@ -365,6 +365,14 @@ impl Board for Capture {
         Ok(())
     }
 
+    fn describe_action(&self, _s: &CaptureState, a: CaptureAction) -> String {
+        match a {
+            CaptureAction::Stay => "stay".into(),
+            CaptureAction::Move(r) => format!("move to room {r}"),
+            CaptureAction::Press => "press the button".into(),
+        }
+    }
+
     fn caption(&self, s: &CaptureState) -> Option<String> {
         let maze = self.maze();
         let doors: Vec<String> = maze
@@ -466,6 +474,14 @@ impl Board for Escape {
         Ok(())
     }
 
+    fn describe_action(&self, _s: &EscapeState, a: EscapeAction) -> String {
+        match a {
+            EscapeAction::Wait => "wait".into(),
+            EscapeAction::Move(r) => format!("move to room {r}"),
+            EscapeAction::Fix => "fix the generator".into(),
+        }
+    }
+
     fn caption(&self, s: &EscapeState) -> Option<String> {
         let maze = self.maze();
         let gens: Vec<String> = maze
@@ -506,7 +522,6 @@ impl Board for Escape {
 mod tests {
     use super::*;
     use crate::web::board::{Overlay, svg, write_gif, write_png};
-    use proagent_collab::{CaptureAction, EscapeAction};
     use proagent_core::Game;
     use proagent_core::episode::env_chance;
 

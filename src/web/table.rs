@@ -285,6 +285,18 @@ impl Board for Hanabi {
         true
     }
 
+    fn describe_action(&self, s: &State, m: Move) -> String {
+        let to = |offset: u8| (s.current_player() + offset as usize) % self.players().max(1);
+        match m {
+            Move::Play(i) => format!("play card {i}"),
+            Move::Discard(i) => format!("discard card {i}"),
+            Move::RevealColor { offset, color } => {
+                format!("tell P{} their {} cards", to(offset), COLOR_NAMES[color as usize % NUM_COLORS])
+            }
+            Move::RevealRank { offset, rank } => format!("tell P{} their {}s", to(offset), rank + 1),
+        }
+    }
+
     fn caption(&self, s: &State) -> Option<String> {
         let fw: Vec<String> = s
             .fireworks()
@@ -371,6 +383,9 @@ mod tests {
         assert!(count(&after, fill) > count(&svg(&game, &s, &view(0), 40).unwrap(), fill) - 1);
         let cap = game.caption(&s).unwrap();
         assert!(cap.contains("info 7/8") && cap.contains("last: p0 hint p1"), "{cap}");
+        // The moves a person picks from, in words.
+        assert_eq!(game.describe_action(&s, Move::RevealRank { offset: 1, rank: 2 }), "tell P0 their 3s");
+        assert_eq!(game.describe_action(&s, Move::Play(4)), "play card 4");
         // A discard goes to the discard rows; the move line names it.
         game.step(&mut s, &[None, Some(Move::Discard(0))], &mut chance);
         assert_eq!(s.discards().len(), 1);

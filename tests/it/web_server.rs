@@ -416,6 +416,11 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
     let (ida, idb) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());
     assert_ne!(ida, idb);
     assert!(a["svg"].as_str().unwrap().starts_with("<svg"));
+    // The person's legal moves come with the state (the page shows them as buttons for games
+    // not played with the arrow keys).
+    assert_eq!(a["game"], "overcooked");
+    let moves: Vec<&str> = a["moves"].as_array().unwrap().iter().map(|m| m["token"].as_str().unwrap()).collect();
+    assert!(moves.contains(&"N") && moves.contains(&"I"), "{moves:?}");
     // A third is too many for this server.
     let (st, v) = s.post("/api/play", json!({"turn_based": true}).to_string()).await;
     assert_eq!(st, 429, "{v}");
