@@ -480,7 +480,7 @@ impl Sessions {
             id: id.clone(),
             game: Arc::clone(&game),
             human_seat: req.human_seat,
-            turn_based: req.turn_based,
+            turn_based: req.turn_based || !real_time_game(game.kind()),
             shared: Mutex::new(Shared {
                 state: start.clone(),
                 t: 0,
@@ -500,7 +500,11 @@ impl Sessions {
         let session: Arc<dyn Session> = live.clone();
         self.lock().insert(id, Arc::clone(&session));
         // Proceeding without the other seat's action needs an action that does nothing.
-        let timing = if req.turn_based || game.idle_action().is_none() { LlmTiming::Wait } else { req.llm };
+        let timing = if req.turn_based || !real_time_game(game.kind()) || game.idle_action().is_none() {
+            LlmTiming::Wait
+        } else {
+            req.llm
+        };
         let played = Played {
             live,
             other: built.zip(ai_seat).map(|(b, ai)| (b.seat, ai)),
@@ -515,6 +519,13 @@ impl Sessions {
         tokio::spawn(played.run());
         Ok(session)
     }
+}
+
+/// Whether a game family is played in real time by a person (the Overcooked games, with
+/// the arrow keys); the others (Hanabi, the maze games) are always turn-based: the game
+/// waits for the person's pick.
+fn real_time_game(kind: &str) -> bool {
+    matches!(kind, "overcooked" | "overcooked_v2")
 }
 
 /// The name of the human seat in files.
