@@ -76,6 +76,7 @@ class Expect:
     file: str
     line: int
     text: str
+    table: bool = False  # a Markdown table: rows matched by their first cell
 
 
 @dataclass
@@ -153,6 +154,13 @@ def parse_file(path: Path) -> DocFile:
     while i < len(lines):
         m = FENCE.match(lines[i])
         if not m:
+            if lines[i].startswith("|") and any(t == "output" for _, t in parse_markers(lines, i)):
+                j = i
+                while j < len(lines) and lines[j].startswith("|"):
+                    j += 1
+                doc.items.append(Expect(rel, i + 1, "\n".join(lines[i:j]), table=True))
+                i = j
+                continue
             i += 1
             continue
         indent, lang = m.group(1), m.group(2).lower()
@@ -280,8 +288,38 @@ def copy_repo(dest: Path) -> None:
         shutil.copy2(src, dst)
 
 
+def cells(row: str) -> list[str]:
+    """A Markdown table row's cells, without emphasis and footnote marks."""
+    out = []
+    for c in row.strip().strip("|").split("|"):
+        c = re.sub(r"\*\*|[†‡§¶]|\\\*", "", c)
+        out.append(" ".join(c.split()))
+    return out
+
+
+def compare_table(expect: Expect, output: str) -> str | None:
+    """None if each quoted row's cells are among the cells of a printed row with the same first cell."""
+    printed = [cells(l) for l in output.split("\n") if l.strip().startswith("|")]
+    problems = []
+    for row in expect.text.split("\n"):
+        quoted = cells(row)
+        if all(re.fullmatch(r":?-+:?", c) for c in quoted):
+            continue
+        candidates = [p for p in printed if p and p[0] == quoted[0]]
+        if not candidates:
+            problems.append(f"no printed row for {quoted[0]!r}")
+            continue
+        best = min(candidates, key=lambda p: sum(c not in p for c in quoted))
+        missing = [c for c in quoted[1:] if c not in best]
+        if missing:
+            problems.append(f"row {quoted[0]!r}: quoted " + ", ".join(repr(c) for c in missing) + f", printed {' | '.join(best[1:])}")
+    return "; ".join(problems) or None
+
+
 def compare_output(expect: Expect, output: str) -> str | None:
     """None if every piece of the quoted text is in the output with the same figures."""
+    if expect.table:
+        return compare_table(expect, output)
     problems = []
     flat = " ".join(output.split())
     # Each quoted line is a piece of its own (a line that starts with spaces continues the
@@ -456,6 +494,30 @@ def run_file(doc: DocFile, binary: Path, work: Path, scratch_root: Path, timeout
     return results
 
 
+def self_test() -> None:
+    """The checks themselves: run before every check, so a broken comparison cannot pass docs."""
+    out = (
+        '{"agent":"proagent[scripted]","deliveries":12,"fallbacks":0,"score":240}\n'
+        "PASS a.jsonl:1 (51 moves, 52 states\n37 passed, 0 failed (1415 states matched)\n"
+        "| layout | x | y |\n|---|---|---|\n| cramped_room | 228.0 (220–240) | 7 |\n"
+    )
+    ok = Expect("t", 1, '{"agent":"proagent[scripted]", ..., "deliveries":12, ..., "score":240, ...}')
+    assert compare_output(ok, out) is None
+    bad = Expect("t", 1, '{"agent":"proagent[scripted]", ..., "deliveries":13, ...}')
+    assert "quoted 13 (printed 12)" in (compare_output(bad, out) or "")
+    wrapped = Expect("t", 1, "... PASS a.jsonl:1 (51 moves,\n    52 states\n37 passed, 0 failed (1415 states matched)")
+    assert compare_output(wrapped, out) is None
+    assert "not in the output" in (compare_output(Expect("t", 1, "all matched"), out) or "x")
+    table = Expect("t", 1, "| layout | y |\n|---|---|\n| cramped_room | 7 † |", table=True)
+    assert compare_table(table, out) is None
+    stale = Expect("t", 1, "| cramped_room | **229.0 (220–240)** |", table=True)
+    assert "229.0" in (compare_table(stale, out) or "")
+    body = [(1, "for a in x y; do"), (2, "  echo $a"), (3, "done"), (4, "# out"), (5, "b \\"), (6, "  c &")]
+    assert [(n, c) for n, _, c in split_commands(body)] == [(1, ["out"]), (5, [])]
+    assert BACKGROUND.search("proagent mock-server --addr 127.0.0.1:8000 &   # note")
+    assert not BACKGROUND.search("a && b")
+
+
 def tail(text: str, n: int = 15) -> str:
     lines = text.rstrip().split("\n")
     return "\n".join("    | " + l for l in lines[-n:])
@@ -476,6 +538,7 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the scratch directories")
     args = ap.parse_args()
 
+    self_test()
     files = [Path(f).resolve() for f in args.files] or [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
     docs = [parse_file(f) for f in files]
     if args.list:
@@ -529,8 +592,10 @@ def main() -> int:
     print()
     print(
         f"doccheck: {len(ran)} checks run, {len(skipped)} skipped, {len(failed)} failed "
-        f"({time.time() - t0:.0f} s, binary {binary})"
+        f"({time.time() - t0:.0f} s, binary {binary}; served models were `proagent mock-server`)"
     )
+    if failed:
+        print("Fix the docs (or the code) at the lines above; docs/writing-docs.md explains the markers.")
     return 1 if failed else 0
 
 
