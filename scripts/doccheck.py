@@ -417,8 +417,8 @@ def run_file(doc: DocFile, binary: Path, work: Path, scratch_root: Path, timeout
                     )
                     continue
                 problem = compare_output(item, last_output)
-                if problem:
-                    results.append(Result(Command(item.file, item.line, f"output of line {last_cmd.line}"), "fail", problem))
+                quote = Command(item.file, item.line, f"output of line {last_cmd.line}")
+                results.append(Result(quote, "fail", problem) if problem else Result(quote, "quote"))
                 continue
             cmd = item
             if cmd.skip is not None:
@@ -432,6 +432,12 @@ def run_file(doc: DocFile, binary: Path, work: Path, scratch_root: Path, timeout
             amp = BACKGROUND.search(text)
             is_bg = bool(amp) or bool(SERVER.match(text))
             start = time.time()
+            addr = server_addr(text) if is_bg else None
+            if addr and port_open(*addr):
+                results.append(Result(cmd, "fail", f"another process already listens on {addr[0]}:{addr[1]}: stop it and re-run"))
+                log(f"  fail {cmd.file}:{cmd.line} (server) {first_line(cmd.text)}: port taken")
+                last_cmd, last_output = cmd, None
+                continue
             if is_bg:
                 fg_text = text[: amp.start()] if amp else text
                 script_bg = "set -o pipefail\n" + "\n".join(prelude + [fg_text.strip()]) + "\n"
@@ -445,7 +451,6 @@ def run_file(doc: DocFile, binary: Path, work: Path, scratch_root: Path, timeout
                     start_new_session=True,
                 )
                 background.append(proc)
-                addr = server_addr(text)
                 if not amp:
                     background.remove(proc)  # a server run in the foreground: check it starts, then stop it
                 if addr and not wait_port(addr[0], addr[1], proc, 20):
@@ -463,22 +468,23 @@ def run_file(doc: DocFile, binary: Path, work: Path, scratch_root: Path, timeout
                 log(f"  {results[-1].status:4} {cmd.file}:{cmd.line} (server) {first_line(cmd.text)}")
                 last_cmd, last_output = cmd, (scratch_root / f"{tag}.bg{cmd.line}.log").read_text()
                 continue
+            p = subprocess.Popen(
+                ["bash", "-c", script],
+                cwd=work,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             try:
-                p = subprocess.run(
-                    ["bash", "-c", script],
-                    cwd=work,
-                    env=env,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    timeout=timeout,
-                    start_new_session=True,
-                )
-                output = p.stdout.decode("utf-8", "replace")
+                raw, _ = p.communicate(timeout=timeout)
                 rc = p.returncode
-            except subprocess.TimeoutExpired as e:
-                output = (e.stdout or b"").decode("utf-8", "replace")
+            except subprocess.TimeoutExpired:
+                stop(p)  # the whole group: the shell and what it started
+                raw, _ = p.communicate()
                 rc = None
+            output = raw.decode("utf-8", "replace")
             secs = time.time() - start
             last_cmd, last_output = cmd, output
             if rc is None:
@@ -577,7 +583,8 @@ def main() -> int:
             print(f"scratch directories kept in {scratch_root}")
         else:
             shutil.rmtree(scratch_root, ignore_errors=True)
-    ran = [r for r in results if r.status in ("ok", "fail") and r.cmd.text not in ("(quoted output)",)]
+    ran = [r for r in results if r.status in ("ok", "fail") and not r.cmd.text.startswith(("(", "output of"))]
+    quotes = [r for r in results if r.cmd.text.startswith("output of")]
     skipped = [r for r in results if r.status == "skip"]
     failed = [r for r in results if r.status == "fail"]
     print()
@@ -591,7 +598,8 @@ def main() -> int:
             print(f"  {r.cmd.file}:{r.cmd.line}: {first_line(r.cmd.text)}\n    {r.detail}")
     print()
     print(
-        f"doccheck: {len(ran)} checks run, {len(skipped)} skipped, {len(failed)} failed "
+        f"doccheck: {len(ran)} commands run, {len(quotes)} quoted outputs compared, {len(skipped)} skipped, "
+        f"{len(failed)} failed "
         f"({time.time() - t0:.0f} s, binary {binary}; served models were `proagent mock-server`)"
     )
     if failed:
