@@ -146,6 +146,25 @@ def split_commands(body: list[tuple[int, str]]) -> list[tuple[int, str, list[str
     return [(c[0], c[1], c[2]) for c in cmds]
 
 
+def console_split(body: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], dict[int, str]]:
+    """A ```console block: `$ ` lines (and their `\\` continuations) are commands, the lines
+    after one are its output. Returns the command lines and {command line: output}."""
+    cmds: list[tuple[int, str]] = []
+    output: dict[int, list[str]] = {}
+    current = None
+    continued = False
+    for lineno, line in body:
+        if line.startswith("$ ") or continued:
+            if not continued:
+                current = lineno
+                output[current] = []
+            cmds.append((lineno, line[2:] if line.startswith("$ ") and not continued else line))
+            continued = line.rstrip().endswith("\\")
+        elif current is not None and line.strip():
+            output[current].append(line)
+    return cmds, {k: "\n".join(v) for k, v in output.items() if v}
+
+
 def parse_file(path: Path) -> DocFile:
     rel = str(path.relative_to(REPO))
     lines = path.read_text(encoding="utf-8").split("\n")
@@ -188,6 +207,10 @@ def parse_file(path: Path) -> DocFile:
                     block_skip = mm.group(1)
                     continue
                 raise SystemExit(f"{rel}:{mline}: unknown doccheck marker: {mtext!r}")
+            if lang == "console":
+                body, console_output = console_split(body)
+            else:
+                console_output = {}
             for lineno, text, comments in split_commands(body):
                 reason = block_skip
                 for needle, why in line_skips:
@@ -197,6 +220,9 @@ def parse_file(path: Path) -> DocFile:
                 prints = PRINTS.search(text.split("\n")[-1])
                 if prints and reason is None:
                     doc.items.append(Expect(rel, lineno + text.count("\n"), prints.group(1)))
+                quoted = console_output.get(lineno)
+                if quoted and reason is None:
+                    doc.items.append(Expect(rel, lineno + 1, quoted))
                 if comments_are_output and comments and reason is None:
                     doc.items.append(Expect(rel, lineno + 1, "\n".join(comments)))
         elif any(t == "output" for _, t in markers):
@@ -520,6 +546,8 @@ def self_test() -> None:
     assert "229.0" in (compare_table(stale, out) or "")
     body = [(1, "for a in x y; do"), (2, "  echo $a"), (3, "done"), (4, "# out"), (5, "b \\"), (6, "  c &")]
     assert [(n, c) for n, _, c in split_commands(body)] == [(1, ["out"]), (5, [])]
+    cmds, outs = console_split([(1, "$ echo a \\"), (2, "  b"), (3, "a b"), (4, "$ true")])
+    assert [n for n, _ in cmds] == [1, 2, 4] and outs == {1: "a b"}
     assert BACKGROUND.search("proagent mock-server --addr 127.0.0.1:8000 &   # note")
     assert not BACKGROUND.search("a && b")
 
@@ -544,6 +572,7 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the scratch directories")
     args = ap.parse_args()
 
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head` ends quietly
     self_test()
     files = [Path(f).resolve() for f in args.files] or [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
     docs = [parse_file(f) for f in files]
