@@ -32,7 +32,7 @@ pub struct PlayArgs {
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
-    /// its own model or switches), scripted, greedy, random, stay, courier, bc, bc:test,
+    /// its own model or switches), scripted, greedy, random, random4, stay, courier, bc, bc:test,
     /// bc:train, bc:PATH, sp, pbt, fcp, mep or rl:PATH.
     #[arg(long, default_value = "proagent")]
     agent: String,
