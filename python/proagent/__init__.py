@@ -19,7 +19,10 @@ native module ``proagent._native``:
 - :mod:`proagent.gym` / :mod:`proagent.vector` / :mod:`proagent.pettingzoo` - Gymnasium
   (single-agent and vector) and PettingZoo adapters (imported on demand, so neither
   package is required). With gymnasium installed, ``import proagent`` registers the ids
-  ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``.
+  ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``, and for
+  Hanabi and the maze games (:mod:`proagent.games`) ``proagent/Hanabi-2p-v0`` …
+  ``-5p-v0``, ``proagent/CollabCapture-1-v0`` … ``-4-v0``, ``proagent/CollabEscape-1-v0``
+  and ``-2-v0``.
 
 Actions are ints 0..6 in the order north, south, east, west, stay, interact (the order of
 overcooked_ai's ``Action.ALL_ACTIONS``); names ("north", "interact") and overcooked_ai's
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, EnvV2, InternalError, ModelFailure, Policy, VecEnv, __version__
+from ._native import Env, EnvV2, GameEnv, InternalError, ModelFailure, Policy, VecEnv, __version__
 from ._native import analyze as _analyze
 from ._native import partner as _partner
 from ._native import play as _play
@@ -39,6 +42,7 @@ __all__ = [
     "ACTIONS",
     "Env",
     "EnvV2",
+    "GameEnv",
     "InternalError",
     "ModelFailure",
     "Policy",
@@ -323,6 +327,12 @@ def _register_gymnasium_ids() -> None:
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv",
                                kwargs={"layout": f"v2:{name}", "partner": "scripted"})
+    games = [(f"proagent/Hanabi-{n}p-v0", f"hanabi:{n}p") for n in range(2, 6)]
+    games += [(f"proagent/CollabCapture-{k}-v0", f"capture:{k}") for k in range(1, 5)]
+    games += [(f"proagent/CollabEscape-{k}-v0", f"escape:{k}") for k in range(1, 3)]
+    for env_id, spec in games:
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="proagent.games:GameGymEnv", kwargs={"game": spec})
 
 
 _register_gymnasium_ids()

@@ -5,6 +5,7 @@
 mod convert;
 mod env;
 mod env_v2;
+mod games;
 mod guard;
 mod lanes;
 mod obs;
@@ -24,6 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env_v2::EnvV2>()?;
     m.add_function(wrap_pyfunction!(env_v2::_restore_env_v2, m)?)?;
     m.add_class::<vec_env::VecEnv>()?;
+    m.add_class::<games::GameEnv>()?;
     m.add_function(wrap_pyfunction!(vec_env::_restore_vec_env, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::obs_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::builtin_layouts, m)?)?;
