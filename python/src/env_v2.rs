@@ -3,6 +3,7 @@
 
 use crate::convert::{action_from_py, json_to_py};
 use crate::env::check_horizon;
+use crate::guard::{guarded_fns, guarded_methods};
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent::env::Action;
@@ -89,6 +90,7 @@ impl EnvV2 {
     }
 }
 
+guarded_methods! {
 #[pymethods]
 impl EnvV2 {
     /// A V2 episode on `layout` (`v2:NAME`, `NAME` or a `.layout` file) with JaxMARL's
@@ -148,8 +150,8 @@ impl EnvV2 {
 
     /// The episode seed.
     #[getter]
-    fn seed(&self) -> u64 {
-        self.seed
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.seed)
     }
 
     /// The state as the trajectory record's dict.
@@ -215,8 +217,8 @@ impl EnvV2 {
 
     /// The shape of one observation tensor: (height, width, channels).
     #[getter]
-    fn observation_shape(&self) -> (usize, usize, usize) {
-        obs::shape(&self.layout, &self.settings)
+    fn observation_shape(&self) -> PyResult<(usize, usize, usize)> {
+        Ok(obs::shape(&self.layout, &self.settings))
     }
 
     /// Whether `viewer`'s view radius covers cell `(x, y)` (always true with full view).
@@ -230,67 +232,73 @@ impl EnvV2 {
     }
 
     /// The board as text.
-    fn render(&self) -> String {
-        proagent::env_v2::render::render(&self.layout, &self.state)
+    fn render(&self) -> PyResult<String> {
+        Ok(proagent::env_v2::render::render(&self.layout, &self.state))
     }
 
     /// The recipe being ordered, e.g. "onion, onion, tomato".
     #[getter]
-    fn recipe(&self) -> String {
-        self.state.recipe.describe(&self.layout.ingredient_names)
+    fn recipe(&self) -> PyResult<String> {
+        Ok(self.state.recipe.describe(&self.layout.ingredient_names))
     }
 
     /// The number of players.
     #[getter]
-    fn n_agents(&self) -> usize {
-        self.state.agents.len()
+    fn n_agents(&self) -> PyResult<usize> {
+        Ok(self.state.agents.len())
     }
 
     /// Steps played this episode.
     #[getter]
-    fn timestep(&self) -> u32 {
-        self.state.step
+    fn timestep(&self) -> PyResult<u32> {
+        Ok(self.state.step)
     }
 
     /// The episode's score so far (the sum of the team rewards).
     #[getter]
-    fn score(&self) -> i32 {
-        self.score
+    fn score(&self) -> PyResult<i32> {
+        Ok(self.score)
     }
 
     /// Correct and wrong deliveries so far.
     #[getter]
-    fn deliveries(&self) -> (u32, u32) {
-        (self.correct, self.wrong)
+    fn deliveries(&self) -> PyResult<(u32, u32)> {
+        Ok((self.correct, self.wrong))
     }
 
     /// Whether the horizon is reached.
     #[getter]
-    fn done(&self) -> bool {
-        self.state.done(&self.settings)
+    fn done(&self) -> PyResult<bool> {
+        Ok(self.state.done(&self.settings))
     }
 
     /// The layout's name (`v2:NAME`).
     #[getter]
-    fn layout_name(&self) -> String {
-        format!("v2:{}", self.layout.name)
+    fn layout_name(&self) -> PyResult<String> {
+        Ok({
+            format!("v2:{}", self.layout.name)
+        })
     }
 
     /// Each player's position `(x, y)`.
-    fn positions(&self) -> Vec<(u8, u8)> {
-        self.state.agents.iter().map(|a| (a.pos.x, a.pos.y)).collect()
+    fn positions(&self) -> PyResult<Vec<(u8, u8)>> {
+        Ok(self.state.agents.iter().map(|a| (a.pos.x, a.pos.y)).collect())
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "EnvV2(layout='v2:{}', players={}, step={})",
-            self.layout.name,
-            self.state.agents.len(),
-            self.state.step
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        Ok({
+            format!(
+                "EnvV2(layout='v2:{}', players={}, step={})",
+                self.layout.name,
+                self.state.agents.len(),
+                self.state.step
+            )
+        })
     }
 }
+}
 
+guarded_fns! {
 /// Rebuilds a pickled `EnvV2` by re-playing its episode (the target of `EnvV2.__reduce__`).
 #[pyfunction]
 pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<EnvV2> {
@@ -310,4 +318,5 @@ pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<EnvV2> {
         env.step(py, acts.as_any())?;
     }
     Ok(env)
+}
 }

@@ -17,6 +17,7 @@
 //!   and the same player moves again; a maze keeps the player where it is) and is
 //!   reported as refused; nothing here panics on input from Python.
 
+use crate::guard::guarded_methods;
 use crate::guard::{int_param, seed_param};
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use proagent::collab::capture::{Capture, CaptureAction, CaptureState};
@@ -400,6 +401,23 @@ fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Any> {
         let g = Hanabi::from_spec(s).map_err(|e| PyValueError::new_err(format!("{e} (hanabi:2p … hanabi:5p)")))?;
         return Ok(Any::Hanabi(Box::new(Session::new(g, partners)?)));
     }
+    if proagent::collab::maze::Maze::builtin(s).is_none()
+        && let Ok(meta) = std::fs::metadata(s)
+    {
+        // Checked before the file is opened: opening a FIFO blocks until a writer comes.
+        if !meta.is_file() {
+            return Err(PyValueError::new_err(format!(
+                "maze {s:?} is not a regular file (a maze path must name a file)"
+            )));
+        }
+        let cap = proagent::collab::maze::MAX_MAZE_TEXT_BYTES as u64;
+        if meta.len() > cap {
+            return Err(PyValueError::new_err(format!(
+                "maze file {s:?} is {} bytes, more than the {cap}-byte limit for maze files",
+                meta.len()
+            )));
+        }
+    }
     match proagent::collab::load::load(s) {
         Ok(proagent::collab::load::CollabGame::Capture(g)) => Ok(Any::Capture(Box::new(Session::new(g, partners)?))),
         Ok(proagent::collab::load::CollabGame::Escape(g)) => Ok(Any::Escape(Box::new(Session::new(g, partners)?))),
@@ -414,6 +432,7 @@ fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, PyDict
     Ok(d)
 }
 
+guarded_methods! {
 #[pymethods]
 impl GameEnv {
     /// A game by spec; `partners` maps players to built-in seat names (Hanabi: `random`,
@@ -435,62 +454,64 @@ impl GameEnv {
 
     /// The game's family: `hanabi`, `collab_capture` or `collab_escape`.
     #[getter]
-    fn kind(&self) -> &'static str {
-        on_session!(&self.any, |s| s.game.kind())
+    fn kind(&self) -> PyResult<&'static str> {
+        Ok(on_session!(&self.any, |s| s.game.kind()))
     }
 
     /// The spec this game was built from.
     #[getter]
-    fn spec(&self) -> String {
-        self.spec.clone()
+    fn spec(&self) -> PyResult<String> {
+        Ok(self.spec.clone())
     }
 
     /// Players in the game.
     #[getter]
-    fn num_players(&self) -> usize {
-        on_session!(&self.any, |s| s.game.num_players())
+    fn num_players(&self) -> PyResult<usize> {
+        Ok(on_session!(&self.any, |s| s.game.num_players()))
     }
 
     /// Size of the action index space.
     #[getter]
-    fn num_actions(&self) -> usize {
-        on_session!(&self.any, |s| s.game.n_actions())
+    fn num_actions(&self) -> PyResult<usize> {
+        Ok(on_session!(&self.any, |s| s.game.n_actions()))
     }
 
     /// Length of one player's observation vector.
     #[getter]
-    fn obs_len(&self) -> usize {
-        on_session!(&self.any, |s| s.game.obs_len())
+    fn obs_len(&self) -> PyResult<usize> {
+        Ok(on_session!(&self.any, |s| s.game.obs_len()))
     }
 
     /// The game's own step limit (Hanabi: 256 moves; a maze: its turn limit).
     #[getter]
-    fn max_steps(&self) -> u32 {
-        on_session!(&self.any, |s| s.game.max_steps())
+    fn max_steps(&self) -> PyResult<u32> {
+        Ok(on_session!(&self.any, |s| s.game.max_steps()))
     }
 
     /// Whether players move one at a time (Hanabi) rather than all at once (the mazes).
     #[getter]
-    fn turn_based(&self) -> bool {
-        matches!(self.any, Any::Hanabi(_))
+    fn turn_based(&self) -> PyResult<bool> {
+        Ok(matches!(self.any, Any::Hanabi(_)))
     }
 
     /// The players seated by built-in partners.
     #[getter]
-    fn partner_players(&self) -> Vec<usize> {
-        on_session!(&self.any, |s| s
-            .seat_names
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.is_some())
-            .map(|(p, _)| p)
-            .collect())
+    fn partner_players(&self) -> PyResult<Vec<usize>> {
+        Ok({
+            on_session!(&self.any, |s| s
+                .seat_names
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.is_some())
+                .map(|(p, _)| p)
+                .collect())
+        })
     }
 
     /// The episode seed.
     #[getter]
-    fn seed(&self) -> u64 {
-        self.seed
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.seed)
     }
 
     /// Starts an episode drawn from `seed` (without one, the next episode of the last
@@ -513,29 +534,31 @@ impl GameEnv {
 
     /// The players to move now (all players in a maze turn, one in Hanabi, none once the
     /// episode is over or at its step limit).
-    fn movers(&self) -> Vec<usize> {
-        on_session!(&self.any, |s| s.movers())
+    fn movers(&self) -> PyResult<Vec<usize>> {
+        Ok(on_session!(&self.any, |s| s.movers()))
     }
 
     /// The legal action indices of `player` now (empty when it does not move).
-    fn legal_actions(&self, player: usize) -> Vec<usize> {
-        on_session!(&self.any, |s| s.legal(player).into_iter().map(|a| s.game.action_index(a)).collect())
+    fn legal_actions(&self, player: usize) -> PyResult<Vec<usize>> {
+        Ok(on_session!(&self.any, |s| s.legal(player).into_iter().map(|a| s.game.action_index(a)).collect()))
     }
 
     /// The legal actions of `player` as a 0/1 int8 mask over the action indices.
-    fn action_mask<'py>(&self, py: Python<'py>, player: usize) -> Bound<'py, PyArray1<i8>> {
-        let mut mask = vec![0i8; self.num_actions()];
-        for i in self.legal_actions(player) {
-            if let Some(m) = mask.get_mut(i) {
-                *m = 1;
+    fn action_mask<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyArray1<i8>>> {
+        Ok({
+            let mut mask = vec![0i8; self.num_actions()?];
+            for i in self.legal_actions(player)? {
+                if let Some(m) = mask.get_mut(i) {
+                    *m = 1;
+                }
             }
-        }
-        PyArray1::from_vec(py, mask)
+            PyArray1::from_vec(py, mask)
+        })
     }
 
     /// `player`'s observation (float32, `obs_len` long).
     fn observe<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        let n = self.num_players();
+        let n = self.num_players()?;
         if player >= n {
             return Err(PyValueError::new_err(format!("player must be in 0..{n}, got {player}")));
         }
@@ -554,7 +577,7 @@ impl GameEnv {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<(i64, bool, bool, Bound<'py, PyDict>)> {
-        let n = self.num_players();
+        let n = self.num_players()?;
         let given: Vec<Bound<'py, PyAny>> = actions.try_iter()?.collect::<PyResult<_>>()?;
         if given.len() != n {
             return Err(PyValueError::new_err(format!(
@@ -563,7 +586,7 @@ impl GameEnv {
                 given.len()
             )));
         }
-        if self.movers().is_empty() {
+        if self.movers()?.is_empty() {
             return Err(PyValueError::new_err("the episode is over; call reset()"));
         }
         let mut idx = Vec::with_capacity(n);
@@ -581,26 +604,26 @@ impl GameEnv {
 
     /// The episode's return so far.
     #[getter]
-    fn score(&self) -> i64 {
-        on_session!(&self.any, |s| s.score)
+    fn score(&self) -> PyResult<i64> {
+        Ok(on_session!(&self.any, |s| s.score))
     }
 
     /// Steps of the game played (Hanabi: moves made; a maze: turns).
     #[getter]
-    fn time(&self) -> u32 {
-        on_session!(&self.any, |s| s.game.time(&s.state))
+    fn time(&self) -> PyResult<u32> {
+        Ok(on_session!(&self.any, |s| s.game.time(&s.state)))
     }
 
     /// Whether the game has ended by its rules.
     #[getter]
-    fn terminated(&self) -> bool {
-        on_session!(&self.any, |s| s.over())
+    fn terminated(&self) -> PyResult<bool> {
+        Ok(on_session!(&self.any, |s| s.over()))
     }
 
     /// Whether the game stopped at its step limit without ending by its rules.
     #[getter]
-    fn truncated(&self) -> bool {
-        on_session!(&self.any, |s| s.truncated())
+    fn truncated(&self) -> PyResult<bool> {
+        Ok(on_session!(&self.any, |s| s.truncated()))
     }
 
     /// An action index as the game's token (`P3`, `H1R`, `M4`, ...).
@@ -619,8 +642,8 @@ impl GameEnv {
     }
 
     /// The state as text.
-    fn render(&self) -> String {
-        on_session!(&self.any, |s| s.game.render_text(&s.state))
+    fn render(&self) -> PyResult<String> {
+        Ok(on_session!(&self.any, |s| s.game.render_text(&s.state)))
     }
 
     /// The state as an RGB array (height, width, 3), drawn by the viewer's board
@@ -631,4 +654,5 @@ impl GameEnv {
         let (buf, h, w) = on_session!(&self.any, |s| crate::render::board_rgb(&s.game, &s.state, cell))?;
         PyArray1::from_vec(py, buf).reshape([h, w, 3])
     }
+}
 }

@@ -1,6 +1,8 @@
 //! The boundary between Python and Rust: no Rust panic crosses it (a panic becomes
 //! `proagent.InternalError`, an `Exception` subclass, instead of a `BaseException` that
-//! escapes `except Exception`), integers from Python are range-checked with the
+//! escapes `except Exception`): every `#[pymethods]` block is written inside
+//! [`guarded_methods!`] and every `#[pyfunction]` inside [`guarded_fns!`], which run each
+//! body through [`guarded`] (so no method can be added unguarded), integers from Python are range-checked with the
 //! parameter's name in the message, and large buffers are reserved fallibly so that an
 //! allocation that cannot be met raises `MemoryError` instead of aborting the process.
 
@@ -30,6 +32,50 @@ pub fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         }
     }
 }
+
+/// Writes a `#[pymethods]` impl block whose every method body runs inside [`guarded`].
+/// Each method must return `PyResult<_>`.
+macro_rules! guarded_methods {
+    (
+        $(#[$($iattr:tt)*])*
+        impl $ty:ident {
+            $(
+                $(#[$($attr:tt)*])*
+                $vis:vis fn $name:ident $(<$($lt:lifetime),+>)? ( $($args:tt)* ) -> $ret:ty $body:block
+            )*
+        }
+    ) => {
+        $(#[$($iattr)*])*
+        impl $ty {
+            $(
+                $(#[$($attr)*])*
+                $vis fn $name $(<$($lt),+>)? ( $($args)* ) -> $ret {
+                    $crate::guard::guarded(|| $body)
+                }
+            )*
+        }
+    };
+}
+pub(crate) use guarded_methods;
+
+/// Writes `#[pyfunction]`s whose bodies run inside [`guarded`]. Each must return
+/// `PyResult<_>`.
+macro_rules! guarded_fns {
+    (
+        $(
+            $(#[$($attr:tt)*])*
+            $vis:vis fn $name:ident $(<$($lt:lifetime),+>)? ( $($args:tt)* ) -> $ret:ty $body:block
+        )*
+    ) => {
+        $(
+            $(#[$($attr)*])*
+            $vis fn $name $(<$($lt),+>)? ( $($args)* ) -> $ret {
+                $crate::guard::guarded(|| $body)
+            }
+        )*
+    };
+}
+pub(crate) use guarded_fns;
 
 /// An integer parameter from Python in `lo..=hi`: a float, a bool or a value out of
 /// range is an error naming `name` (`seed must be ≥ 0, got -1`).
@@ -79,4 +125,32 @@ pub fn try_vec<T: Clone>(n: usize, x: T, what: &str) -> PyResult<Vec<T>> {
     v.try_reserve_exact(n).map_err(|_| PyMemoryError::new_err(format!("cannot allocate {what} ({n} entries)")))?;
     v.resize(n, x);
     Ok(v)
+}
+
+/// A probe for the tests of the boundary: its method panics (`_native._PanicProbe().method()`
+/// must raise [`InternalError`]).
+#[pyclass(module = "proagent._native", name = "_PanicProbe")]
+pub struct PanicProbe;
+
+guarded_methods! {
+#[pymethods]
+impl PanicProbe {
+    #[new]
+    fn new() -> PyResult<PanicProbe> {
+        Ok(PanicProbe)
+    }
+
+    /// Panics (inside the guard).
+    fn method(&self) -> PyResult<()> {
+        panic!("a panic raised on purpose by PanicProbe.method")
+    }
+}
+}
+
+guarded_fns! {
+/// Panics (inside the guard): `_native._panic_probe()` must raise [`InternalError`].
+#[pyfunction]
+pub fn _panic_probe() -> PyResult<()> {
+    panic!("a panic raised on purpose by _panic_probe")
+}
 }

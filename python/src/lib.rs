@@ -31,6 +31,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(vec_env::builtin_layouts, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::build_profile, m)?)?;
     m.add("InternalError", m.py().get_type::<guard::InternalError>())?;
+    m.add_class::<guard::PanicProbe>()?;
+    m.add_function(wrap_pyfunction!(guard::_panic_probe, m)?)?;
     m.add("ModelFailure", m.py().get_type::<policy::ModelFailure>())?;
     m.add_class::<policy::Policy>()?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;

@@ -3,6 +3,7 @@
 
 use crate::convert::{from_json, json_to_py, to_json};
 use crate::env::{check_horizon, check_seat, kitchen_of};
+use crate::guard::guarded_fns;
 use crate::options::AgentOptions;
 use crate::policy::{Lent, Policy, PyCallableAgent, build_seat, runtime};
 use proagent::agent::ExchangeSink;
@@ -65,6 +66,7 @@ fn label_of(py: Python<'_>, a: &SeatArg) -> String {
     }
 }
 
+guarded_fns! {
 /// `proagent.play(...)`: one seeded episode; returns the summary `play --json` prints,
 /// as a dict (with `trajectory` added when asked for).
 #[pyfunction]
@@ -85,130 +87,130 @@ pub fn play<'py>(
     no_wall_clock: bool,
     trajectory: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    crate::guard::guarded(|| {
-        let seat = check_seat(seat)?;
-        let horizon = check_horizon(horizon)?;
-        let layout_default = PyString::new(py, "cramped_room");
-        let layout = layout.unwrap_or(layout_default.as_any());
-        let kitchen = kitchen_of(layout)?;
-        let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
-        let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-            std::fs::read_to_string(&layout_spec).ok()
-        } else {
-            None
-        };
-        let agent = match agent {
-            Some(a) => seat_arg(a, "agent")?,
-            None => SeatArg::Spec("proagent".into()),
-        };
-        let partner = match partner {
-            Some(p) => seat_arg(p, "partner")?,
-            None => SeatArg::Spec("greedy".into()),
-        };
-        let opts = match options {
-            Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
-            _ => AgentOptions::from_json(&serde_json::Value::Null)?,
-        };
-        let labels = [label_of(py, &agent), label_of(py, &partner)];
-        let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
-        let mut by_player = if seat == 0 { [agent, partner] } else { [partner, agent] };
-        let mut agents: Vec<Box<dyn Seat<Overcooked>>> = Vec::new();
-        let mut sinks: Vec<Option<ExchangeSink>> = Vec::new();
-        let mut errors: Vec<Arc<Mutex<Option<PyErr>>>> = Vec::new();
-        let mut has_proagent = false;
-        for (player, a) in by_player.iter_mut().enumerate() {
-            match a {
-                SeatArg::Spec(spec) => {
-                    let pa = is_proagent(spec);
-                    has_proagent |= pa;
-                    let (agent, sink) = build_seat(spec, &game, pa.then_some(&opts), seed, player).map_err(|e| {
-                        let flag = if player == seat { "agent" } else { "partner" };
-                        PyValueError::new_err(format!("{flag}: {e}"))
-                    })?;
-                    sinks.push(sink);
-                    agents.push(agent);
+    let seat = check_seat(seat)?;
+    let horizon = check_horizon(horizon)?;
+    let layout_default = PyString::new(py, "cramped_room");
+    let layout = layout.unwrap_or(layout_default.as_any());
+    let kitchen = kitchen_of(layout)?;
+    let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
+    let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
+        std::fs::read_to_string(&layout_spec).ok()
+    } else {
+        None
+    };
+    let agent = match agent {
+        Some(a) => seat_arg(a, "agent")?,
+        None => SeatArg::Spec("proagent".into()),
+    };
+    let partner = match partner {
+        Some(p) => seat_arg(p, "partner")?,
+        None => SeatArg::Spec("greedy".into()),
+    };
+    let opts = match options {
+        Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
+        _ => AgentOptions::from_json(&serde_json::Value::Null)?,
+    };
+    let labels = [label_of(py, &agent), label_of(py, &partner)];
+    let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
+    let mut by_player = if seat == 0 { [agent, partner] } else { [partner, agent] };
+    let mut agents: Vec<Box<dyn Seat<Overcooked>>> = Vec::new();
+    let mut sinks: Vec<Option<ExchangeSink>> = Vec::new();
+    let mut errors: Vec<Arc<Mutex<Option<PyErr>>>> = Vec::new();
+    let mut has_proagent = false;
+    for (player, a) in by_player.iter_mut().enumerate() {
+        match a {
+            SeatArg::Spec(spec) => {
+                let pa = is_proagent(spec);
+                has_proagent |= pa;
+                let (agent, sink) = build_seat(spec, &game, pa.then_some(&opts), seed, player).map_err(|e| {
+                    let flag = if player == seat { "agent" } else { "partner" };
+                    PyValueError::new_err(format!("{flag}: {e}"))
+                })?;
+                sinks.push(sink);
+                agents.push(agent);
+            }
+            SeatArg::Policy(p) => {
+                let p = p.borrow(py);
+                if p.game().layout.grid != kitchen.layout.grid {
+                    return Err(PyValueError::new_err(format!(
+                        "a policy built for {} cannot play {}",
+                        p.game().layout.name,
+                        kitchen.layout.name
+                    )));
                 }
-                SeatArg::Policy(p) => {
-                    let p = p.borrow(py);
-                    if p.game().layout.grid != kitchen.layout.grid {
-                        return Err(PyValueError::new_err(format!(
-                            "a policy built for {} cannot play {}",
-                            p.game().layout.name,
-                            kitchen.layout.name
-                        )));
-                    }
-                    let sink = p.sink();
-                    has_proagent |= sink.is_some();
-                    sinks.push(sink);
-                    agents.push(Box::new(Lent(p.shared())));
-                }
-                SeatArg::Callable(f) => {
-                    let label = label_of(py, &SeatArg::Callable(f.clone_ref(py)));
-                    let c = PyCallableAgent::new(f.clone_ref(py), label);
-                    errors.push(Arc::clone(&c.error));
-                    sinks.push(None);
-                    agents.push(Box::new(c));
-                }
+                let sink = p.sink();
+                has_proagent |= sink.is_some();
+                sinks.push(sink);
+                agents.push(Box::new(Lent(p.shared())));
+            }
+            SeatArg::Callable(f) => {
+                let label = label_of(py, &SeatArg::Callable(f.clone_ref(py)));
+                let c = PyCallableAgent::new(f.clone_ref(py), label);
+                errors.push(Arc::clone(&c.error));
+                sinks.push(None);
+                agents.push(Box::new(c));
             }
         }
-        if transcript.is_some() && !has_proagent {
-            return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
+    }
+    if transcript.is_some() && !has_proagent {
+        return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
+    }
+    let mut recorder = match &transcript {
+        Some(path) => {
+            // The header names each seat as given from Python; ProAgent seats built from
+            // specs are recorded with their options.
+            let mut run = Run::new(
+                Arc::clone(&game),
+                &labels[0],
+                &labels[1],
+                seat,
+                crate::policy::factory_of(Some(&opts), seed),
+            )
+            .with_layout(&layout_spec, layout_file);
+            run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
+            let target = TranscriptTarget {
+                path: path.clone(),
+                options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock },
+                partial_until_done: false,
+            };
+            let mut r = run
+                .recorder(seed, &target)
+                .map_err(|e| PyIOError::new_err(e.to_string()))?
+                .ok_or_else(|| PyValueError::new_err("transcript needs a proagent seat"))?;
+            r.set_seat_sinks(sinks.clone());
+            Some(r)
         }
-        let mut recorder = match &transcript {
-            Some(path) => {
-                // The header names each seat as given from Python; ProAgent seats built from
-                // specs are recorded with their options.
-                let mut run = Run::new(
-                    Arc::clone(&game),
-                    &labels[0],
-                    &labels[1],
-                    seat,
-                    crate::policy::factory_of(Some(&opts), seed),
-                )
-                .with_layout(&layout_spec, layout_file);
-                run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
-                let target = TranscriptTarget {
-                    path: path.clone(),
-                    options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock },
-                    partial_until_done: false,
-                };
-                let mut r = run
-                    .recorder(seed, &target)
-                    .map_err(|e| PyIOError::new_err(e.to_string()))?
-                    .ok_or_else(|| PyValueError::new_err("transcript needs a proagent seat"))?;
-                r.set_seat_sinks(sinks.clone());
-                Some(r)
-            }
-            None => None,
-        };
-        let rt = runtime()?;
-        let played = Arc::clone(&game);
-        let mut options = EpisodeOptions::default();
-        if let Some(r) = recorder.as_mut() {
-            options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
+        None => None,
+    };
+    let rt = runtime()?;
+    let played = Arc::clone(&game);
+    let mut options = EpisodeOptions::default();
+    if let Some(r) = recorder.as_mut() {
+        options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
+    }
+    // Ctrl-C stops the episode (and any model wait or retry backoff) within 100 ms.
+    let result = crate::policy::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
+    for e in &errors {
+        if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
+            return Err(err);
         }
-        // Ctrl-C stops the episode (and any model wait or retry backoff) within 100 ms.
-        let result = crate::policy::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
-        for e in &errors {
-            if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
-                return Err(err);
-            }
-        }
-        let result = result.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-        let mut summary = summary_json(&result, seat);
-        if let Some(r) = recorder {
-            r.finish(summary.clone()).map_err(|e| PyIOError::new_err(e.to_string()))?;
-        }
-        if trajectory {
-            summary["trajectory"] = game.trajectory_json(&result);
-        }
-        if let Some(p) = &transcript {
-            summary["transcript"] = serde_json::json!(p.display().to_string());
-        }
-        from_json(py, &summary)
-    })
+    }
+    let result = result.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let mut summary = summary_json(&result, seat);
+    if let Some(r) = recorder {
+        r.finish(summary.clone()).map_err(|e| PyIOError::new_err(e.to_string()))?;
+    }
+    if trajectory {
+        summary["trajectory"] = game.trajectory_json(&result);
+    }
+    if let Some(p) = &transcript {
+        summary["transcript"] = serde_json::json!(p.display().to_string());
+    }
+    from_json(py, &summary)
+}
 }
 
+guarded_fns! {
 /// `proagent.analyze(trajectory)`: the interdependence report of a trajectory. Takes a
 /// trajectory dict (reference trace schema, as `play(..., trajectory=True)["trajectory"]`)
 /// and returns one report dict, or a file path (traces, our episodes, human games; gzip
@@ -245,6 +247,7 @@ pub fn analyze<'py>(py: Python<'py>, trajectory: &Bound<'py, PyAny>, detail: boo
     }
     Ok(out.into_any())
 }
+}
 
 fn flate2_read(bytes: &[u8], out: &mut String) -> std::io::Result<usize> {
     use std::io::Read;
@@ -268,6 +271,7 @@ fn load_questions(data_path: Option<PathBuf>, filter: Option<&str>) -> PyResult<
     Ok(ds.questions.into_iter().filter(|q| f.as_ref().is_none_or(|f| f.matches(q))).collect())
 }
 
+guarded_fns! {
 /// `proagent.qa.questions(filter=None, data=None)`: the CoordinationQA questions, each
 /// with the chat `messages` the evaluator sends (so any model can be asked from Python).
 #[pyfunction]
@@ -285,7 +289,9 @@ pub fn qa_questions<'py>(py: Python<'py>, filter: Option<&str>, data: Option<Pat
     }
     Ok(out.into_any())
 }
+}
 
+guarded_fns! {
 /// `proagent.qa.score(replies, ...)`: scores replies to CoordinationQA questions with the
 /// benchmark's scorer and returns the report (`qa --json`'s). `replies` maps a question
 /// id to its reply text, or to a list of replies (one per trial; None = a failed request).
@@ -337,4 +343,5 @@ pub fn qa_score<'py>(
     let d = out.bind(py).cast::<PyDict>()?.clone();
     d.set_item("exchanges", json_to_py(py, &records)?)?;
     Ok(d.into_any())
+}
 }
