@@ -9,7 +9,7 @@ use crate::policy::{Lent, Policy, PyCallableAgent, build_seat, runtime};
 use proagent::agent::ExchangeSink;
 use proagent::analysis::{self, readers};
 use proagent::env::trace;
-use proagent::games::Playable;
+use proagent::games::{AnyGame, Playable};
 use proagent::llm::{ChatResponse, LlmError, Usage};
 use proagent::overcooked_game::Overcooked;
 use proagent::qa::data::{self, Filter};
@@ -66,6 +66,75 @@ fn label_of(py: Python<'_>, a: &SeatArg) -> String {
     }
 }
 
+/// The arguments of `play` for [`play_run`].
+struct SeatSpecs<'a, 'py> {
+    agent: Option<&'a Bound<'py, PyAny>>,
+    partner: Option<&'a Bound<'py, PyAny>>,
+    seat: usize,
+    seed: u64,
+    options: Option<&'a Bound<'py, PyAny>>,
+    transcript: Option<PathBuf>,
+    no_wall_clock: bool,
+    trajectory: bool,
+}
+
+/// `play` on any game through [`Run`] (the CLI's path): seats given as specs only.
+fn play_run<'py, G: Playable>(
+    py: Python<'py>,
+    game: Arc<G>,
+    layout_spec: &str,
+    file: Option<String>,
+    a: SeatSpecs<'_, 'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let spec_of = |v: Option<&Bound<'py, PyAny>>, what: &str, default: &str| -> PyResult<String> {
+        match v {
+            None => Ok(default.to_string()),
+            Some(v) => v.extract::<String>().map(|s| s.trim().to_string()).map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{what}: on {} a seat is a spec string (Python policies and callables play classic \
+                     Overcooked only)",
+                    game.report_name()
+                ))
+            }),
+        }
+    };
+    let agent = spec_of(a.agent, "agent", "proagent")?;
+    let partner = spec_of(a.partner, "partner", game.default_partner())?;
+    let n = game.num_players();
+    if a.seat >= n {
+        return Err(PyValueError::new_err(format!("seat must be in 0..{n}, got {}", a.seat)));
+    }
+    let opts = match a.options {
+        Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
+        _ => AgentOptions::from_json(&serde_json::Value::Null)?,
+    };
+    let run = Run::new(Arc::clone(&game), &agent, &partner, a.seat, crate::policy::factory_of(Some(&opts), a.seed))
+        .with_layout(layout_spec, file);
+    run.check().map_err(|(player, e)| {
+        PyValueError::new_err(format!("{}: {e}", if player == a.seat { "agent" } else { "partner" }))
+    })?;
+    if a.transcript.is_some() && !run.has_proagent() {
+        return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
+    }
+    let target = a.transcript.as_ref().map(|path| TranscriptTarget {
+        path: path.clone(),
+        options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !a.no_wall_clock },
+        partial_until_done: false,
+    });
+    let rt = runtime()?;
+    let played =
+        crate::policy::block_interruptible(py, &rt, run.play(a.seed, target.as_ref(), EpisodeOptions::default()))?;
+    let played = played.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let mut summary = played.summary;
+    if a.trajectory {
+        summary["trajectory"] = game.trajectory_json(&played.result);
+    }
+    if let Some(p) = &played.transcript {
+        summary["transcript"] = serde_json::json!(p.display().to_string());
+    }
+    from_json(py, &summary)
+}
+
 guarded_fns! {
 /// `proagent.play(...)`: one seeded episode; returns the summary `play --json` prints,
 /// as a dict (with `trajectory` added when asked for).
@@ -91,6 +160,18 @@ pub fn play<'py>(
     let horizon = check_horizon(horizon)?;
     let layout_default = PyString::new(py, "cramped_room");
     let layout = layout.unwrap_or(layout_default.as_any());
+    // A game other than classic Overcooked (`v2:NAME`, ...) is played by the library's
+    // entry point for every game, `Run`, exactly as `proagent play` plays it.
+    if let Ok(spec) = layout.extract::<String>()
+        && proagent::env::Layout::builtin(&spec).is_none()
+    {
+        let game_options = crate::vec_env::V2Switches::default().options(horizon);
+        let (game, file) = crate::vec_env::load_game(&spec, None, &game_options)?;
+        if !matches!(game, AnyGame::Overcooked(_)) {
+            let seats = SeatSpecs { agent, partner, seat, seed, options, transcript, no_wall_clock, trajectory };
+            return proagent::on_game!(game, |g| play_run(py, g, &spec, file, seats));
+        }
+    }
     let kitchen = kitchen_of(layout)?;
     let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
     let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {

@@ -238,3 +238,26 @@ def test_partners_pickle_and_deepcopy_mid_episode(kind):
         a = p1.act(env)
         assert all(t.act(env) == a for t in twins)
         env.step((p0.act(env), a))
+
+
+@pytest.mark.parametrize("layout,agent,partner", [("v2:grounded_coord_simple", "scripted", "random"),
+                                                  ("v2:cramped_room_v2", "proagent", "scripted")])
+def test_play_on_v2_equals_play_json_of_the_binary(binary, layout, agent, partner):
+    out = subprocess.run(
+        [str(binary), "play", "--layout", layout, "--agent", agent, "--partner", partner, "--seed", "3",
+         "--horizon", "40", "--json", "--no-transcript"],
+        check=True, capture_output=True, text=True,
+    )
+    cli = json.loads(out.stdout.splitlines()[0])
+    py = proagent.play(layout, agent=agent, partner=partner, seed=3, horizon=40)
+    assert py == cli
+    assert py["layout"] == layout and py["game"] == "overcooked_v2" and py["steps"] == 40
+    traj = proagent.play(layout, agent=agent, partner=partner, seed=3, horizon=40, trajectory=True)["trajectory"]
+    assert len(traj["steps"]) == 40
+
+
+def test_play_on_v2_takes_spec_seats_only():
+    with pytest.raises(TypeError, match="spec string"):
+        proagent.play("v2:grounded_coord_simple", agent=lambda s, p: 0, partner="scripted")
+    with pytest.raises(ValueError, match="partner"):
+        proagent.play("v2:grounded_coord_simple", agent="scripted", partner="greedy")
