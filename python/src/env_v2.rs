@@ -40,11 +40,24 @@ pub struct EnvV2 {
     episode: u64,
     /// Every joint action of this episode (action indices), for exact copies.
     history: Vec<u8>,
+    /// What each player's action did in the last step (for policies, as in the runner).
+    last_events: Vec<Option<proagent::env_v2::Event>>,
     /// The constructor's layout spec and file text, for pickling.
     spec: (String, Option<String>),
 }
 
 impl EnvV2 {
+    /// The layout, the switches, the state and the last joint action (for policies).
+    pub fn parts(&self) -> (&Layout, &Settings, &State, Vec<Action>, &[Option<proagent::env_v2::Event>]) {
+        let n = self.state.agents.len();
+        let last = if self.history.len() >= n {
+            self.history[self.history.len() - n..].iter().filter_map(|&i| Action::from_index(usize::from(i))).collect()
+        } else {
+            Vec::new()
+        };
+        (&self.layout, &self.settings, &self.state, last, &self.last_events)
+    }
+
     fn build(layout: &str, text: Option<&str>, settings: Settings) -> PyResult<EnvV2> {
         let (layout_v, text) = load_v2_layout(layout, text)?;
         let mut chance = Box::new(proagent::runner::env_chance(0));
@@ -61,6 +74,7 @@ impl EnvV2 {
             base: 0,
             episode: 0,
             history: Vec::new(),
+            last_events: Vec::new(),
             spec: (layout.to_string(), text),
         };
         env.start();
@@ -76,6 +90,7 @@ impl EnvV2 {
         self.correct = 0;
         self.wrong = 0;
         self.history.clear();
+        self.last_events.clear();
     }
 
     fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -198,6 +213,7 @@ impl EnvV2 {
         let actions: Vec<Action> = given.iter().map(action_from_py).collect::<PyResult<_>>()?;
         self.history.extend(actions.iter().map(|a| a.index() as u8));
         let out = self.layout.step(&self.settings, &mut self.state, &actions, &mut *self.chance);
+        self.last_events = out.events[..n].to_vec();
         self.score += out.reward;
         self.correct += out.correct_deliveries;
         self.wrong += out.wrong_deliveries;

@@ -11,6 +11,7 @@ mod lanes;
 mod obs;
 mod options;
 mod policy;
+mod policy_v2;
 mod render;
 mod run;
 mod vec_env;
@@ -37,6 +38,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Policy>()?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy::partner, m)?)?;
+    m.add_class::<policy_v2::PolicyV2>()?;
+    m.add_function(wrap_pyfunction!(policy_v2::partner_v2, m)?)?;
     m.add_function(wrap_pyfunction!(run::play, m)?)?;
     m.add_function(wrap_pyfunction!(run::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(run::qa_questions, m)?)?;
