@@ -6,7 +6,7 @@
 //! parameter's name in the message, and large buffers are reserved fallibly so that an
 //! allocation that cannot be met raises `MemoryError` instead of aborting the process.
 
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -117,6 +117,21 @@ pub fn opt_int_param(v: Option<&Bound<'_, PyAny>>, name: &str, lo: u64, hi: u64)
 /// A seed: any integer in `0..2^64`.
 pub fn seed_param(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
     opt_int_param(v, "seed", 0, u64::MAX)
+}
+
+/// The bytes of the file at `path`, read only if it is a regular file (checked with `stat`
+/// before it is opened, so a FIFO never blocks and a device is never read) no larger than
+/// `limit` (`what` names the kind of file in the error, as in docs/limits.md).
+pub fn read_regular(path: &std::path::Path, limit: u64, what: &str) -> PyResult<Vec<u8>> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| PyOSError::new_err(format!("reading {shown}: {e}")))?;
+    if !meta.is_file() {
+        return Err(PyValueError::new_err(format!("{shown} is not a regular file (a path here must name a file)")));
+    }
+    proagent::limits::read_file(path, limit, what).map_err(|e| match e.kind() {
+        std::io::ErrorKind::FileTooLarge => PyValueError::new_err(format!("{shown}: {e}")),
+        _ => PyOSError::new_err(format!("reading {shown}: {e}")),
+    })
 }
 
 /// A vector of `n` copies of `x`, or `MemoryError` when it cannot be allocated.

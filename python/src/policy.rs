@@ -567,7 +567,9 @@ pub fn partner(
             let layout_spec: String =
                 layout.and_then(|l| l.extract().ok()).unwrap_or_else(|| kitchen.layout.name.clone());
             let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-                std::fs::read_to_string(&layout_spec).ok()
+                crate::guard::read_regular(std::path::Path::new(&layout_spec), proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
             } else {
                 None
             };

@@ -175,7 +175,9 @@ pub fn play<'py>(
     let kitchen = kitchen_of(layout)?;
     let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
     let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-        std::fs::read_to_string(&layout_spec).ok()
+        crate::guard::read_regular(std::path::Path::new(&layout_spec), proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
     } else {
         None
     };
@@ -311,12 +313,15 @@ pub fn analyze<'py>(py: Python<'py>, trajectory: &Bound<'py, PyAny>, detail: boo
     let path: PathBuf = trajectory
         .extract()
         .map_err(|_| PyTypeError::new_err("analyze takes a trajectory dict or the path of a trajectory file"))?;
-    let bytes = std::fs::read(&path).map_err(|e| PyIOError::new_err(format!("reading {}: {e}", path.display())))?;
-    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut s = String::new();
-        flate2_read(&bytes, &mut s).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        s
+    let limit = proagent::limits::MAX_TRAJECTORY_BYTES;
+    let bytes = crate::guard::read_regular(&path, limit, "trajectory files")?;
+    let bytes = if proagent::limits::is_gzip(&bytes) {
+        proagent::limits::gunzip(&bytes, limit, "decompressed trajectory files")
+            .map_err(|e| PyValueError::new_err(format!("{}: reading the gzip data: {e}", path.display())))?
     } else {
+        bytes
+    };
+    let text = {
         String::from_utf8(bytes).map_err(|_| PyValueError::new_err(format!("{}: not UTF-8 text", path.display())))?
     };
     let source = path.display().to_string();
@@ -330,16 +335,12 @@ pub fn analyze<'py>(py: Python<'py>, trajectory: &Bound<'py, PyAny>, detail: boo
 }
 }
 
-fn flate2_read(bytes: &[u8], out: &mut String) -> std::io::Result<usize> {
-    use std::io::Read;
-    flate2::read::MultiGzDecoder::new(bytes).read_to_string(out)
-}
-
 fn load_questions(data_path: Option<PathBuf>, filter: Option<&str>) -> PyResult<Vec<data::Question>> {
     let ds = match data_path {
         Some(p) => {
-            let text =
-                std::fs::read_to_string(&p).map_err(|e| PyIOError::new_err(format!("reading {}: {e}", p.display())))?;
+            let bytes = crate::guard::read_regular(&p, proagent::limits::MAX_QA_DATA_BYTES, "CoordinationQA data")?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| PyValueError::new_err(format!("{}: not UTF-8 text", p.display())))?;
             data::parse(&text, &p.display().to_string())
         }
         None => data::embedded(),

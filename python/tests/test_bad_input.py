@@ -278,3 +278,34 @@ def test_hostile_values_give_ordinary_errors(horizon, seed, a, b, n, layout):
 
     attempt(game)
     attempt(lambda: proagent.partner("greedy", seat=a, seed=seed, horizon=horizon))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "directory"])
+def test_analyze_and_qa_paths_must_be_regular_files(tmp_path, kind):
+    import proagent.qa
+
+    if kind == "fifo":
+        path = tmp_path / "pipe.jsonl"
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path = "/dev/zero"
+    else:
+        path = tmp_path
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="not a regular file"):
+        proagent.analyze(str(path))
+    with pytest.raises(ValueError, match="not a regular file"):
+        proagent.qa.questions(data=str(path))
+    assert time.monotonic() - start < 5
+
+
+def test_a_gzip_bomb_trajectory_stops_at_the_limit(tmp_path):
+    import gzip
+
+    bomb = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as f:
+        chunk = b"\n" * (1 << 20)
+        for _ in range(300):  # 300 MiB of newlines, past the 256 MiB limit
+            f.write(chunk)
+    with pytest.raises(ValueError, match="256 MiB"):
+        proagent.analyze(str(bomb))
