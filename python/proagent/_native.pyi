@@ -230,6 +230,26 @@ class Policy:
     def exchanges(self) -> List[Dict[str, Any]]: ...
     def finish(self, env: Optional[Env] = None) -> str: ...
 
+class PolicyV2:
+    """A seat of an OvercookedV2 game (built-in or ProAgent) as a policy."""
+
+    def act(self, env: EnvV2) -> int: ...
+    def reset(self, seed: Optional[int] = None) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def seat(self) -> int: ...
+
+def partner_v2(
+    kind: str,
+    seat: int = 1,
+    seed: int = 0,
+    layout: Union[str, EnvV2, None] = None,
+    horizon: int = 400,
+    options: Optional[Dict[str, Any]] = None,
+    max_llm_failures: int = 0,
+) -> PolicyV2: ...
+
 def partner(
     kind: str,
     seat: int = 1,
