@@ -134,6 +134,31 @@ pub fn read_regular(path: &std::path::Path, limit: u64, what: &str) -> PyResult<
     })
 }
 
+/// Checks the model file a seat spec names (`bc:PATH`, `rl:PATH`) before the library opens
+/// it: an existing path must be a regular file no larger than the weights limit (a FIFO
+/// would block the open, a device would be read without end).
+pub fn check_spec_path(spec: &str, what: &str) -> PyResult<()> {
+    let s = spec.trim();
+    let path = s.strip_prefix("rl:").or_else(|| s.strip_prefix("bc:").filter(|p| !matches!(*p, "train" | "test")));
+    let Some(p) = path.filter(|p| !p.is_empty()) else { return Ok(()) };
+    if let Ok(meta) = std::fs::metadata(p) {
+        if !meta.is_file() {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {p:?} is not a regular file (a model path must name a file)"
+            )));
+        }
+        let cap = proagent::limits::MAX_WEIGHTS_BYTES;
+        if meta.len() > cap {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {p:?} is {} bytes, more than the limit for model files ({}; docs/limits.md)",
+                meta.len(),
+                proagent::limits::human_bytes(cap)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A vector of `n` copies of `x`, or `MemoryError` when it cannot be allocated.
 pub fn try_vec<T: Clone>(n: usize, x: T, what: &str) -> PyResult<Vec<T>> {
     let mut v = Vec::new();

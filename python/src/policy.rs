@@ -516,6 +516,7 @@ pub fn partner(
     max_llm_failures: i64,
 ) -> PyResult<Policy> {
     let seat = check_seat(seat)?;
+    crate::guard::check_spec_path(kind, "partner")?;
     let horizon = check_horizon(horizon)?;
     let (kitchen, layout_from) = match layout {
         Some(l) => {

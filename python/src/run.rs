@@ -37,6 +37,7 @@ enum SeatArg {
 
 fn seat_arg(v: &Bound<'_, PyAny>, what: &str) -> PyResult<SeatArg> {
     if let Ok(s) = v.cast::<PyString>() {
+        crate::guard::check_spec_path(s.to_str()?, what)?;
         return Ok(SeatArg::Spec(s.to_str()?.trim().to_string()));
     }
     if let Ok(p) = v.cast::<Policy>() {
@@ -100,6 +101,8 @@ fn play_run<'py, G: Playable>(
     };
     let agent = spec_of(a.agent, "agent", "proagent")?;
     let partner = spec_of(a.partner, "partner", game.default_partner())?;
+    crate::guard::check_spec_path(&agent, "agent")?;
+    crate::guard::check_spec_path(&partner, "partner")?;
     let n = game.num_players();
     if a.seat >= n {
         return Err(PyValueError::new_err(format!("seat must be in 0..{n}, got {}", a.seat)));

@@ -326,6 +326,9 @@ pub struct VecEnv {
 
 impl VecEnv {
     fn from_spec(spec: Spec) -> PyResult<VecEnv> {
+        if let Some(p) = &spec.partner {
+            crate::guard::check_spec_path(p, "partner")?;
+        }
         let (game, text) = load_game(&spec.layout, spec.layout_text.as_deref(), &spec.v2.options(spec.horizon))?;
         let mut spec = spec;
         spec.layout_text = text;

@@ -309,3 +309,23 @@ def test_a_gzip_bomb_trajectory_stops_at_the_limit(tmp_path):
             f.write(chunk)
     with pytest.raises(ValueError, match="256 MiB"):
         proagent.analyze(str(bomb))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "directory"])
+def test_model_paths_in_seat_specs_must_be_regular_files(tmp_path, kind):
+    if kind == "fifo":
+        path = tmp_path / "model.safetensors"
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path = "/dev/zero"
+    else:
+        path = tmp_path
+    start = time.monotonic()
+    for spec in (f"bc:{path}", f"rl:{path}"):
+        with pytest.raises(ValueError, match="not a regular file"):
+            proagent.partner(spec, layout="cramped_room")
+        with pytest.raises(ValueError, match="not a regular file"):
+            proagent.play("cramped_room", agent="greedy", partner=spec, horizon=5)
+        with pytest.raises(ValueError, match="not a regular file"):
+            proagent.VecEnv("cramped_room", 2, partner=spec)
+    assert time.monotonic() - start < 5
