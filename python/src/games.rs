@@ -17,7 +17,7 @@
 //!   and the same player moves again; a maze keeps the player where it is) and is
 //!   reported as refused; nothing here panics on input from Python.
 
-use crate::guard::guarded_methods;
+use crate::guard::{guarded_fns, guarded_methods};
 use crate::guard::{int_param, seed_param};
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use proagent::collab::capture::{Capture, CaptureAction, CaptureState};
@@ -390,9 +390,38 @@ macro_rules! on_session {
 pub struct GameEnv {
     any: Any,
     spec: String,
+    partners: Vec<(usize, String)>,
     seed: u64,
     base: u64,
     episode: u64,
+    /// Whether an episode was started, and the actions given to `step` since (for exact
+    /// copies: a pickled env re-plays them; the partners' moves follow from the seed).
+    started: bool,
+    history: Vec<Vec<Option<usize>>>,
+}
+
+impl GameEnv {
+    /// Starts episode `episode` of base seed `base`.
+    fn start(&mut self) -> PyResult<Stepped> {
+        self.seed = if self.episode == 0 { self.base } else { proagent::seat::derive_seed(self.base, self.episode) };
+        self.started = true;
+        self.history.clear();
+        let seed = self.seed;
+        on_session!(&mut self.any, |s| s.reset(seed))
+    }
+
+    fn new_env(spec: &str, partners: Vec<(usize, String)>) -> PyResult<GameEnv> {
+        Ok(GameEnv {
+            any: build(spec, &partners)?,
+            spec: spec.trim().to_string(),
+            partners,
+            seed: 0,
+            base: 0,
+            episode: 0,
+            started: false,
+            history: Vec::new(),
+        })
+    }
 }
 
 fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Any> {
@@ -449,7 +478,7 @@ impl GameEnv {
                 ps.push((p, name.trim().to_string()));
             }
         }
-        Ok(GameEnv { any: build(spec, &ps)?, spec: spec.trim().to_string(), seed: 0, base: 0, episode: 0 })
+        GameEnv::new_env(spec, ps)
     }
 
     /// The game's family: `hanabi`, `collab_capture` or `collab_escape`.
@@ -526,9 +555,7 @@ impl GameEnv {
             }
             None => self.episode += 1,
         }
-        self.seed = if self.episode == 0 { self.base } else { proagent::seat::derive_seed(self.base, self.episode) };
-        let seed = self.seed;
-        let s = on_session!(&mut self.any, |s| s.reset(seed))?;
+        let s = self.start()?;
         stepped_info(py, &s)
     }
 
@@ -598,6 +625,7 @@ impl GameEnv {
             });
         }
         let s = on_session!(&mut self.any, |s| s.step(&idx))?;
+        self.history.push(idx);
         let (term, trunc) = on_session!(&self.any, |s| (s.over(), s.truncated()));
         Ok((s.reward, term, trunc, stepped_info(py, &s)?))
     }
@@ -641,6 +669,15 @@ impl GameEnv {
         crate::convert::from_json(py, &v)
     }
 
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let f = py.import("proagent._native")?.getattr("_restore_game_env")?;
+        let v = serde_json::json!({
+            "spec": self.spec, "partners": self.partners, "base": self.base, "episode": self.episode,
+            "started": self.started, "history": self.history,
+        });
+        Ok((f, (v.to_string(),)))
+    }
+
     /// The state as text.
     fn render(&self) -> PyResult<String> {
         Ok(on_session!(&self.any, |s| s.game.render_text(&s.state)))
@@ -654,5 +691,28 @@ impl GameEnv {
         let (buf, h, w) = on_session!(&self.any, |s| crate::render::board_rgb(&s.game, &s.state, cell))?;
         PyArray1::from_vec(py, buf).reshape([h, w, 3])
     }
+}
+}
+
+guarded_fns! {
+/// Rebuilds a pickled `GameEnv` (the target of `GameEnv.__reduce__`): the same game and
+/// partners, the episode re-played from its seed and the actions given to `step`.
+#[pyfunction]
+pub fn _restore_game_env(text: &str) -> PyResult<GameEnv> {
+    let bad = || PyValueError::new_err("not a pickled GameEnv");
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| bad())?;
+    let partners: Vec<(usize, String)> = serde_json::from_value(v["partners"].clone()).map_err(|_| bad())?;
+    let mut env = GameEnv::new_env(v["spec"].as_str().ok_or_else(bad)?, partners)?;
+    env.base = v["base"].as_u64().ok_or_else(bad)?;
+    env.episode = v["episode"].as_u64().ok_or_else(bad)?;
+    if v["started"].as_bool().ok_or_else(bad)? {
+        env.start()?;
+        let history: Vec<Vec<Option<usize>>> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
+        for idx in history {
+            on_session!(&mut env.any, |s| s.step(&idx))?;
+            env.history.push(idx);
+        }
+    }
+    Ok(env)
 }
 }

@@ -157,3 +157,37 @@ def test_gym_partner_and_seat():
     assert env.native.movers() == [1] and env.native.time == 1
     with pytest.raises(ValueError, match="seat"):
         games.GameGymEnv("capture:1", seat=2)
+
+
+@pytest.mark.parametrize("spec,partners", [("hanabi:3p", {2: "random"}), ("escape:2", {1: "runner"}),
+                                           ("capture:1", None)])
+def test_pickle_and_deepcopy_give_an_exact_copy(spec, partners):
+    import copy
+    import pickle
+
+    env = proagent.GameEnv(spec, partners=partners)
+    fresh = pickle.loads(pickle.dumps(env))
+    assert fresh.spec == spec and fresh.movers() == env.movers()
+    env.reset(seed=11)
+    rng = np.random.default_rng(0)
+
+    def move(e, rng):
+        joint = [None] * e.num_players
+        for p in e.movers():
+            if p not in e.partner_players:
+                joint[p] = int(rng.choice(e.legal_actions(p)))
+        return joint
+
+    for _ in range(6):
+        if not env.movers():
+            break
+        env.step(move(env, rng))
+    for twin in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        assert twin.state() == env.state() and twin.seed == env.seed and twin.score == env.score
+        a, b = np.random.default_rng(5), np.random.default_rng(5)
+        e1, e2 = copy.deepcopy(env), twin
+        while e1.movers():
+            r1 = e1.step(move(e1, a))
+            r2 = e2.step(move(e2, b))
+            assert r1[:3] == r2[:3] and e1.observe(0).tobytes() == e2.observe(0).tobytes()
+        assert not e2.movers()
