@@ -191,3 +191,24 @@ def test_pickle_and_deepcopy_give_an_exact_copy(spec, partners):
             r2 = e2.step(move(e2, b))
             assert r1[:3] == r2[:3] and e1.observe(0).tobytes() == e2.observe(0).tobytes()
         assert not e2.movers()
+
+
+@pytest.mark.parametrize("spec", ["capture:1", "escape:1"])
+def test_pettingzoo_parallel_seed_and_max_cycles(spec):
+    from pettingzoo.test import parallel_seed_test
+
+    parallel_seed_test(lambda **kw: games.parallel_env(game=spec, **kw), num_cycles=50)
+    # With seed 0, three turns of staying put end neither game: max_cycles rounds, then truncation.
+    par = games.parallel_env(game=spec, max_cycles=3)
+    par.reset(seed=0)
+    for t in range(3):
+        _, _, terms, truncs, _ = par.step({a: 0 for a in par.agents})
+    assert all(truncs.values()) and not any(terms.values()) and par.agents == []
+    aec = games.env(game=spec, max_cycles=3)
+    aec.reset(seed=0)
+    counts = {a: 0 for a in aec.possible_agents}
+    for agent in aec.agent_iter():
+        _, _, term, trunc, _ = aec.last()
+        counts[agent] += 1
+        aec.step(None if term or trunc else 0)
+    assert counts == {a: 4 for a in aec.possible_agents}  # 3 moves and the dead step
