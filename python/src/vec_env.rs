@@ -335,6 +335,15 @@ impl VecEnv {
         let batch = match game {
             AnyGame::Overcooked(g) => Batch::Classic(Core::build(g, &spec)?),
             AnyGame::V2(g) => Batch::V2(Core::build(g, &spec)?),
+            // Games the library adds later (Hanabi, the mazes) have their own Python
+            // environments (`proagent.GameEnv`, `proagent.games`).
+            #[allow(unreachable_patterns)]
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "{:?}: a VecEnv plays Overcooked and OvercookedV2; use proagent.games for this game",
+                    spec.layout
+                )));
+            }
         };
         let squeeze = spec.partner.is_some();
         Ok(VecEnv { batch, spec, squeeze })
