@@ -19,7 +19,10 @@ native module ``proagent._native``:
 - :mod:`proagent.gym` / :mod:`proagent.vector` / :mod:`proagent.pettingzoo` - Gymnasium
   (single-agent and vector) and PettingZoo adapters (imported on demand, so neither
   package is required). With gymnasium installed, ``import proagent`` registers the ids
-  ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``.
+  ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``, and for
+  Hanabi and the maze games (:mod:`proagent.games`) ``proagent/Hanabi-2p-v0`` …
+  ``-5p-v0``, ``proagent/CollabCapture-1-v0`` … ``-4-v0``, ``proagent/CollabEscape-1-v0``
+  and ``-2-v0``.
 
 Actions are ints 0..6 in the order north, south, east, west, stay, interact (the order of
 overcooked_ai's ``Action.ALL_ACTIONS``); names ("north", "interact") and overcooked_ai's
@@ -30,15 +33,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, EnvV2, InternalError, ModelFailure, Policy, VecEnv, __version__
+from ._native import Env, EnvV2, GameEnv, InternalError, ModelFailure, Policy, VecEnv, __version__
 from ._native import analyze as _analyze
 from ._native import partner as _partner
+from ._native import partner_v2 as _partner_v2
 from ._native import play as _play
 
 __all__ = [
     "ACTIONS",
     "Env",
     "EnvV2",
+    "GameEnv",
     "InternalError",
     "ModelFailure",
     "Policy",
@@ -139,18 +144,31 @@ def partner(
     the built-in scripted model; use :func:`agent` for other options).
 
     ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.
+    On OvercookedV2 (``layout="v2:NAME"`` or an :class:`EnvV2`) the kinds are those of
+    ``proagent play --layout v2:NAME`` (``scripted``, ``random``, ``stay``, ``proagent``),
+    built by the same seat factory, and ``policy.act(env)`` takes the ``EnvV2``.
     ``policy.act(state)`` takes an :class:`Env` (preferred: the agent also sees the last
     step's events) or a state dict, and returns the action index for ``seat``. ``horizon``
     defaults to the Env's, else 400.
     """
+    if _is_v2(layout):
+        return _partner_v2(kind, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
+                           horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000))
     return _partner(kind, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
                     horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000))
+
+
+def _is_v2(layout: Any) -> bool:
+    """Whether a layout argument names an OvercookedV2 game (``"v2:NAME"`` or an EnvV2)."""
+    return isinstance(layout, EnvV2) or (isinstance(layout, str) and layout.strip().startswith("v2:"))
 
 
 def _horizon(layout: Union[str, Env], horizon: Optional[int]) -> int:
     if horizon is not None:
         return int(horizon)
-    return layout.horizon if isinstance(layout, Env) else 400
+    if isinstance(layout, Env):
+        return layout.horizon
+    return 400
 
 
 def agent(
@@ -208,6 +226,14 @@ def agent(
         analysis, intention, align, prompts, wait_interrupt, connect_timeout, request_timeout, retries,
         backoff_ms, backoff_max_ms,
     )
+    if _is_v2(layout):
+        if transcript is not None:
+            raise ValueError("transcript= from a Python loop is for classic layouts; on v2 use play(..., transcript=)")
+        return _partner_v2(
+            "proagent", seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
+            horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000), options=opts,
+            max_llm_failures=-1 if max_llm_failures is None else _int("max_llm_failures", max_llm_failures, 0, 2**62),
+        )
     return _partner(
         "proagent", seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
         horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000), options=opts,
@@ -222,7 +248,7 @@ SeatLike = Union[str, Policy, Callable[[Dict[str, Any], int], Any]]
 def play(
     layout: Union[str, Env] = "cramped_room",
     agent: SeatLike = "proagent",
-    partner: SeatLike = "greedy",
+    partner: Optional[SeatLike] = None,
     seat: int = 0,
     seed: int = 0,
     horizon: int = 400,
@@ -256,6 +282,10 @@ def play(
     ``agent`` (player ``seat``) and ``partner`` (the other player) are each a spec string
     (as on the command line), a :class:`Policy`, or a Python callable ``f(state, seat)``
     returning an action (an object with an ``act(state, seat)`` method also works). The
+    partner defaults to ``greedy`` on classic layouts and to the game's default partner
+    elsewhere (``scripted`` on ``v2:NAME`` layouts). On OvercookedV2 (``"v2:NAME"``) both
+    seats are spec strings and the episode is played by the library's entry point for
+    every game, exactly as ``proagent play --layout v2:NAME`` plays it. The
     interpreter is released while Rust plays and re-taken only for Python seats; an
     exception raised by a Python seat is re-raised after the episode.
 
@@ -323,6 +353,12 @@ def _register_gymnasium_ids() -> None:
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv",
                                kwargs={"layout": f"v2:{name}", "partner": "scripted"})
+    games = [(f"proagent/Hanabi-{n}p-v0", f"hanabi:{n}p") for n in range(2, 6)]
+    games += [(f"proagent/CollabCapture-{k}-v0", f"capture:{k}") for k in range(1, 5)]
+    games += [(f"proagent/CollabEscape-{k}-v0", f"escape:{k}") for k in range(1, 3)]
+    for env_id, spec in games:
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="proagent.games:GameGymEnv", kwargs={"game": spec})
 
 
 _register_gymnasium_ids()

@@ -1,7 +1,8 @@
 //! `proagent.Env`: one episode of the old-dynamics simulator, stepped from Python.
 
 use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
-use crate::guard::{guarded, opt_int_param, seed_param};
+use crate::guard::{guarded_fns, guarded_methods};
+use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent::controller::Kitchen;
 use proagent::env::encoding::Encoder;
@@ -103,16 +104,15 @@ impl Env {
     }
 }
 
+guarded_methods! {
 #[pymethods]
 impl Env {
     #[new]
     #[pyo3(signature = (layout = "cramped_room", horizon = None))]
     fn new(layout: &str, horizon: Option<&Bound<'_, PyAny>>) -> PyResult<Env> {
-        guarded(|| {
-            let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
-                .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
-            Env::build(layout, None, horizon)
-        })
+        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+            .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
+        Env::build(layout, None, horizon)
     }
 
     /// Puts the episode back to the start state and returns it (a dict). `seed` is the
@@ -140,8 +140,8 @@ impl Env {
 
     /// The episode seed.
     #[getter]
-    fn seed(&self) -> u64 {
-        self.seed
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.seed)
     }
 
     /// Any observation kind of classic Overcooked (`lossless`, `overcooked_ai`,
@@ -317,15 +317,17 @@ impl Env {
 
     /// The shape of one player's lossless encoding: (width, height, channels).
     #[getter]
-    fn lossless_shape(&self) -> (usize, usize, usize) {
-        let [w, h, c] = self.encoder.shape();
-        (w, h, c)
+    fn lossless_shape(&self) -> PyResult<(usize, usize, usize)> {
+        Ok({
+            let [w, h, c] = self.encoder.shape();
+            (w, h, c)
+        })
     }
 
     /// The names of the lossless encoding's channels, in order.
     #[getter]
-    fn channel_names(&self) -> Vec<&'static str> {
-        self.encoder.channel_names()
+    fn channel_names(&self) -> PyResult<Vec<&'static str>> {
+        Ok(self.encoder.channel_names())
     }
 
     /// The interact events of the last step, one per player (None where nothing happened).
@@ -335,64 +337,67 @@ impl Env {
     }
 
     /// The ASCII board of the current state.
-    fn render(&self) -> String {
-        render(&self.kitchen.layout, &self.state)
+    fn render(&self) -> PyResult<String> {
+        Ok(render(&self.kitchen.layout, &self.state))
     }
 
     /// Ticks played so far.
     #[getter]
-    fn timestep(&self) -> u32 {
-        self.state.timestep
+    fn timestep(&self) -> PyResult<u32> {
+        Ok(self.state.timestep)
     }
 
     /// Episode length in ticks.
     #[getter]
-    fn horizon(&self) -> u32 {
-        self.horizon
+    fn horizon(&self) -> PyResult<u32> {
+        Ok(self.horizon)
     }
 
     /// True once the horizon is reached.
     #[getter]
-    fn done(&self) -> bool {
-        self.state.timestep >= self.horizon
+    fn done(&self) -> PyResult<bool> {
+        Ok(self.state.timestep >= self.horizon)
     }
 
     /// Sum of the sparse rewards since the last reset.
     #[getter]
-    fn score(&self) -> u32 {
-        self.score
+    fn score(&self) -> PyResult<u32> {
+        Ok(self.score)
     }
 
     /// The layout's canonical name.
     #[getter]
-    fn layout_name(&self) -> String {
-        self.kitchen.layout.name.clone()
+    fn layout_name(&self) -> PyResult<String> {
+        Ok(self.kitchen.layout.name.clone())
     }
 
     /// The layout grid rows (start digits 1 and 2 kept).
     #[getter]
-    fn grid(&self) -> Vec<String> {
-        self.kitchen.layout.grid.clone()
+    fn grid(&self) -> PyResult<Vec<String>> {
+        Ok(self.kitchen.layout.grid.clone())
     }
 
     /// Grid width (columns).
     #[getter]
-    fn width(&self) -> usize {
-        self.kitchen.layout.width
+    fn width(&self) -> PyResult<usize> {
+        Ok(self.kitchen.layout.width)
     }
 
     /// Grid height (rows).
     #[getter]
-    fn height(&self) -> usize {
-        self.kitchen.layout.height
+    fn height(&self) -> PyResult<usize> {
+        Ok(self.kitchen.layout.height)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Env(layout={:?}, horizon={}, timestep={})",
-            self.kitchen.layout.name, self.horizon, self.state.timestep
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        Ok({
+            format!(
+                "Env(layout={:?}, horizon={}, timestep={})",
+                self.kitchen.layout.name, self.horizon, self.state.timestep
+            )
+        })
     }
+}
 }
 
 /// A seat index, checked.
@@ -403,6 +408,7 @@ pub fn check_seat(seat: usize) -> PyResult<usize> {
     Ok(seat)
 }
 
+guarded_fns! {
 /// Rebuilds a pickled `Env` (the target of `Env.__reduce__`).
 #[pyfunction]
 #[pyo3(signature = (layout, text, horizon, state, score, seed, episode, joint))]
@@ -430,4 +436,5 @@ pub fn _restore_env(
         env.last_joint = Some(j);
     }
     Ok(env)
+}
 }

@@ -3,6 +3,7 @@
 
 use crate::convert::{action_from_py, json_to_py};
 use crate::env::check_horizon;
+use crate::guard::{guarded_fns, guarded_methods};
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent::env::Action;
@@ -39,11 +40,24 @@ pub struct EnvV2 {
     episode: u64,
     /// Every joint action of this episode (action indices), for exact copies.
     history: Vec<u8>,
+    /// What each player's action did in the last step (for policies, as in the runner).
+    last_events: Vec<Option<proagent::env_v2::Event>>,
     /// The constructor's layout spec and file text, for pickling.
     spec: (String, Option<String>),
 }
 
 impl EnvV2 {
+    /// The layout, the switches, the state and the last joint action (for policies).
+    pub fn parts(&self) -> (&Layout, &Settings, &State, Vec<Action>, &[Option<proagent::env_v2::Event>]) {
+        let n = self.state.agents.len();
+        let last = if self.history.len() >= n {
+            self.history[self.history.len() - n..].iter().filter_map(|&i| Action::from_index(usize::from(i))).collect()
+        } else {
+            Vec::new()
+        };
+        (&self.layout, &self.settings, &self.state, last, &self.last_events)
+    }
+
     fn build(layout: &str, text: Option<&str>, settings: Settings) -> PyResult<EnvV2> {
         let (layout_v, text) = load_v2_layout(layout, text)?;
         let mut chance = Box::new(proagent::runner::env_chance(0));
@@ -60,6 +74,7 @@ impl EnvV2 {
             base: 0,
             episode: 0,
             history: Vec::new(),
+            last_events: Vec::new(),
             spec: (layout.to_string(), text),
         };
         env.start();
@@ -75,6 +90,7 @@ impl EnvV2 {
         self.correct = 0;
         self.wrong = 0;
         self.history.clear();
+        self.last_events.clear();
     }
 
     fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -89,6 +105,7 @@ impl EnvV2 {
     }
 }
 
+guarded_methods! {
 #[pymethods]
 impl EnvV2 {
     /// A V2 episode on `layout` (`v2:NAME`, `NAME` or a `.layout` file) with JaxMARL's
@@ -148,8 +165,8 @@ impl EnvV2 {
 
     /// The episode seed.
     #[getter]
-    fn seed(&self) -> u64 {
-        self.seed
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.seed)
     }
 
     /// The state as the trajectory record's dict.
@@ -196,6 +213,7 @@ impl EnvV2 {
         let actions: Vec<Action> = given.iter().map(action_from_py).collect::<PyResult<_>>()?;
         self.history.extend(actions.iter().map(|a| a.index() as u8));
         let out = self.layout.step(&self.settings, &mut self.state, &actions, &mut *self.chance);
+        self.last_events = out.events[..n].to_vec();
         self.score += out.reward;
         self.correct += out.correct_deliveries;
         self.wrong += out.wrong_deliveries;
@@ -215,8 +233,8 @@ impl EnvV2 {
 
     /// The shape of one observation tensor: (height, width, channels).
     #[getter]
-    fn observation_shape(&self) -> (usize, usize, usize) {
-        obs::shape(&self.layout, &self.settings)
+    fn observation_shape(&self) -> PyResult<(usize, usize, usize)> {
+        Ok(obs::shape(&self.layout, &self.settings))
     }
 
     /// Whether `viewer`'s view radius covers cell `(x, y)` (always true with full view).
@@ -230,67 +248,73 @@ impl EnvV2 {
     }
 
     /// The board as text.
-    fn render(&self) -> String {
-        proagent::env_v2::render::render(&self.layout, &self.state)
+    fn render(&self) -> PyResult<String> {
+        Ok(proagent::env_v2::render::render(&self.layout, &self.state))
     }
 
     /// The recipe being ordered, e.g. "onion, onion, tomato".
     #[getter]
-    fn recipe(&self) -> String {
-        self.state.recipe.describe(&self.layout.ingredient_names)
+    fn recipe(&self) -> PyResult<String> {
+        Ok(self.state.recipe.describe(&self.layout.ingredient_names))
     }
 
     /// The number of players.
     #[getter]
-    fn n_agents(&self) -> usize {
-        self.state.agents.len()
+    fn n_agents(&self) -> PyResult<usize> {
+        Ok(self.state.agents.len())
     }
 
     /// Steps played this episode.
     #[getter]
-    fn timestep(&self) -> u32 {
-        self.state.step
+    fn timestep(&self) -> PyResult<u32> {
+        Ok(self.state.step)
     }
 
     /// The episode's score so far (the sum of the team rewards).
     #[getter]
-    fn score(&self) -> i32 {
-        self.score
+    fn score(&self) -> PyResult<i32> {
+        Ok(self.score)
     }
 
     /// Correct and wrong deliveries so far.
     #[getter]
-    fn deliveries(&self) -> (u32, u32) {
-        (self.correct, self.wrong)
+    fn deliveries(&self) -> PyResult<(u32, u32)> {
+        Ok((self.correct, self.wrong))
     }
 
     /// Whether the horizon is reached.
     #[getter]
-    fn done(&self) -> bool {
-        self.state.done(&self.settings)
+    fn done(&self) -> PyResult<bool> {
+        Ok(self.state.done(&self.settings))
     }
 
     /// The layout's name (`v2:NAME`).
     #[getter]
-    fn layout_name(&self) -> String {
-        format!("v2:{}", self.layout.name)
+    fn layout_name(&self) -> PyResult<String> {
+        Ok({
+            format!("v2:{}", self.layout.name)
+        })
     }
 
     /// Each player's position `(x, y)`.
-    fn positions(&self) -> Vec<(u8, u8)> {
-        self.state.agents.iter().map(|a| (a.pos.x, a.pos.y)).collect()
+    fn positions(&self) -> PyResult<Vec<(u8, u8)>> {
+        Ok(self.state.agents.iter().map(|a| (a.pos.x, a.pos.y)).collect())
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "EnvV2(layout='v2:{}', players={}, step={})",
-            self.layout.name,
-            self.state.agents.len(),
-            self.state.step
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        Ok({
+            format!(
+                "EnvV2(layout='v2:{}', players={}, step={})",
+                self.layout.name,
+                self.state.agents.len(),
+                self.state.step
+            )
+        })
     }
 }
+}
 
+guarded_fns! {
 /// Rebuilds a pickled `EnvV2` by re-playing its episode (the target of `EnvV2.__reduce__`).
 #[pyfunction]
 pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<EnvV2> {
@@ -310,4 +334,5 @@ pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<EnvV2> {
         env.step(py, acts.as_any())?;
     }
     Ok(env)
+}
 }

@@ -8,6 +8,7 @@
 
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
 use crate::env::{Env, check_horizon, check_seat, kitchen_of};
+use crate::guard::{guarded_fns, guarded_methods};
 use crate::options::AgentOptions;
 use crate::vec_env::VecEnv;
 use async_trait::async_trait;
@@ -335,19 +336,20 @@ pub fn factory_of(options: Option<&AgentOptions>, seed: u64) -> SeatFactory {
     }
 }
 
+guarded_methods! {
 #[pymethods]
 impl Policy {
     /// The action for the current state of `state`: an `Env` (its state and last step are
     /// used, as inside the runner) or a state dict (then the previous step's events are
     /// unknown to the agent).
     fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
-        crate::guard::guarded(|| self.act_inner(py, state))
+        self.act_inner(py, state)
     }
 
     /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
     /// the one given at construction).
     #[pyo3(signature = (seed = None))]
-    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) {
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
         if let Some(s) = seed {
             self.seed = s;
         }
@@ -357,6 +359,7 @@ impl Policy {
         if let Ok(mut log) = self.log.lock() {
             log.clear();
         }
+        Ok(())
     }
 
     /// Pickling: the policy is rebuilt from what it was made of and asked the same
@@ -395,14 +398,14 @@ impl Policy {
 
     /// The agent's name for reports (e.g. `greedy`, `proagent[scripted]`).
     #[getter]
-    fn name(&self) -> String {
-        self.name.clone()
+    fn name(&self) -> PyResult<String> {
+        Ok(self.name.clone())
     }
 
     /// The seat (player index) this policy plays.
     #[getter]
-    fn seat(&self) -> usize {
-        self.seat
+    fn seat(&self) -> PyResult<usize> {
+        Ok(self.seat)
     }
 
     /// Agent-specific metrics so far (replans, skills, belief accuracy, …) as a dict.
@@ -486,11 +489,15 @@ impl Policy {
         Ok(rec.path)
     }
 
-    fn __repr__(&self) -> String {
-        format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.game.layout.name, self.seat)
+    fn __repr__(&self) -> PyResult<String> {
+        Ok({
+            format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.game.layout.name, self.seat)
+        })
     }
 }
+}
 
+guarded_fns! {
 /// `proagent.partner(kind, seat, seed, layout, horizon, options)`: a built-in partner or
 /// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict).
 #[pyfunction]
@@ -509,6 +516,7 @@ pub fn partner(
     max_llm_failures: i64,
 ) -> PyResult<Policy> {
     let seat = check_seat(seat)?;
+    crate::guard::check_spec_path(kind, "partner")?;
     let horizon = check_horizon(horizon)?;
     let (kitchen, layout_from) = match layout {
         Some(l) => {
@@ -560,7 +568,9 @@ pub fn partner(
             let layout_spec: String =
                 layout.and_then(|l| l.extract().ok()).unwrap_or_else(|| kitchen.layout.name.clone());
             let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-                std::fs::read_to_string(&layout_spec).ok()
+                crate::guard::read_regular(std::path::Path::new(&layout_spec), proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
             } else {
                 None
             };
@@ -597,7 +607,9 @@ pub fn partner(
         log: Mutex::new(Vec::new()),
     })
 }
+}
 
+guarded_fns! {
 /// Rebuilds a pickled `Policy` (the target of `Policy.__reduce__`).
 #[pyfunction]
 pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
@@ -651,4 +663,5 @@ pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
         block_interruptible(py, &p.rt, fut)?;
     }
     Ok(p)
+}
 }

@@ -3,12 +3,13 @@
 
 use crate::convert::{from_json, json_to_py, to_json};
 use crate::env::{check_horizon, check_seat, kitchen_of};
+use crate::guard::guarded_fns;
 use crate::options::AgentOptions;
 use crate::policy::{Lent, Policy, PyCallableAgent, build_seat, runtime};
 use proagent::agent::ExchangeSink;
 use proagent::analysis::{self, readers};
 use proagent::env::trace;
-use proagent::games::Playable;
+use proagent::games::{AnyGame, Playable};
 use proagent::llm::{ChatResponse, LlmError, Usage};
 use proagent::overcooked_game::Overcooked;
 use proagent::qa::data::{self, Filter};
@@ -36,6 +37,7 @@ enum SeatArg {
 
 fn seat_arg(v: &Bound<'_, PyAny>, what: &str) -> PyResult<SeatArg> {
     if let Ok(s) = v.cast::<PyString>() {
+        crate::guard::check_spec_path(s.to_str()?, what)?;
         return Ok(SeatArg::Spec(s.to_str()?.trim().to_string()));
     }
     if let Ok(p) = v.cast::<Policy>() {
@@ -65,6 +67,78 @@ fn label_of(py: Python<'_>, a: &SeatArg) -> String {
     }
 }
 
+/// The arguments of `play` for [`play_run`].
+struct SeatSpecs<'a, 'py> {
+    agent: Option<&'a Bound<'py, PyAny>>,
+    partner: Option<&'a Bound<'py, PyAny>>,
+    seat: usize,
+    seed: u64,
+    options: Option<&'a Bound<'py, PyAny>>,
+    transcript: Option<PathBuf>,
+    no_wall_clock: bool,
+    trajectory: bool,
+}
+
+/// `play` on any game through [`Run`] (the CLI's path): seats given as specs only.
+fn play_run<'py, G: Playable>(
+    py: Python<'py>,
+    game: Arc<G>,
+    layout_spec: &str,
+    file: Option<String>,
+    a: SeatSpecs<'_, 'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let spec_of = |v: Option<&Bound<'py, PyAny>>, what: &str, default: &str| -> PyResult<String> {
+        match v {
+            None => Ok(default.to_string()),
+            Some(v) => v.extract::<String>().map(|s| s.trim().to_string()).map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{what}: on {} a seat is a spec string (Python policies and callables play classic \
+                     Overcooked only)",
+                    game.report_name()
+                ))
+            }),
+        }
+    };
+    let agent = spec_of(a.agent, "agent", "proagent")?;
+    let partner = spec_of(a.partner, "partner", game.default_partner())?;
+    crate::guard::check_spec_path(&agent, "agent")?;
+    crate::guard::check_spec_path(&partner, "partner")?;
+    let n = game.num_players();
+    if a.seat >= n {
+        return Err(PyValueError::new_err(format!("seat must be in 0..{n}, got {}", a.seat)));
+    }
+    let opts = match a.options {
+        Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
+        _ => AgentOptions::from_json(&serde_json::Value::Null)?,
+    };
+    let run = Run::new(Arc::clone(&game), &agent, &partner, a.seat, crate::policy::factory_of(Some(&opts), a.seed))
+        .with_layout(layout_spec, file);
+    run.check().map_err(|(player, e)| {
+        PyValueError::new_err(format!("{}: {e}", if player == a.seat { "agent" } else { "partner" }))
+    })?;
+    if a.transcript.is_some() && !run.has_proagent() {
+        return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
+    }
+    let target = a.transcript.as_ref().map(|path| TranscriptTarget {
+        path: path.clone(),
+        options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !a.no_wall_clock },
+        partial_until_done: false,
+    });
+    let rt = runtime()?;
+    let played =
+        crate::policy::block_interruptible(py, &rt, run.play(a.seed, target.as_ref(), EpisodeOptions::default()))?;
+    let played = played.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let mut summary = played.summary;
+    if a.trajectory {
+        summary["trajectory"] = game.trajectory_json(&played.result);
+    }
+    if let Some(p) = &played.transcript {
+        summary["transcript"] = serde_json::json!(p.display().to_string());
+    }
+    from_json(py, &summary)
+}
+
+guarded_fns! {
 /// `proagent.play(...)`: one seeded episode; returns the summary `play --json` prints,
 /// as a dict (with `trajectory` added when asked for).
 #[pyfunction]
@@ -85,130 +159,144 @@ pub fn play<'py>(
     no_wall_clock: bool,
     trajectory: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    crate::guard::guarded(|| {
-        let seat = check_seat(seat)?;
-        let horizon = check_horizon(horizon)?;
-        let layout_default = PyString::new(py, "cramped_room");
-        let layout = layout.unwrap_or(layout_default.as_any());
-        let kitchen = kitchen_of(layout)?;
-        let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
-        let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-            std::fs::read_to_string(&layout_spec).ok()
-        } else {
-            None
-        };
-        let agent = match agent {
-            Some(a) => seat_arg(a, "agent")?,
-            None => SeatArg::Spec("proagent".into()),
-        };
-        let partner = match partner {
-            Some(p) => seat_arg(p, "partner")?,
-            None => SeatArg::Spec("greedy".into()),
-        };
-        let opts = match options {
-            Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
-            _ => AgentOptions::from_json(&serde_json::Value::Null)?,
-        };
-        let labels = [label_of(py, &agent), label_of(py, &partner)];
-        let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
-        let mut by_player = if seat == 0 { [agent, partner] } else { [partner, agent] };
-        let mut agents: Vec<Box<dyn Seat<Overcooked>>> = Vec::new();
-        let mut sinks: Vec<Option<ExchangeSink>> = Vec::new();
-        let mut errors: Vec<Arc<Mutex<Option<PyErr>>>> = Vec::new();
-        let mut has_proagent = false;
-        for (player, a) in by_player.iter_mut().enumerate() {
-            match a {
-                SeatArg::Spec(spec) => {
-                    let pa = is_proagent(spec);
-                    has_proagent |= pa;
-                    let (agent, sink) = build_seat(spec, &game, pa.then_some(&opts), seed, player).map_err(|e| {
-                        let flag = if player == seat { "agent" } else { "partner" };
-                        PyValueError::new_err(format!("{flag}: {e}"))
-                    })?;
-                    sinks.push(sink);
-                    agents.push(agent);
+    let seat = check_seat(seat)?;
+    let horizon = check_horizon(horizon)?;
+    let layout_default = PyString::new(py, "cramped_room");
+    let layout = layout.unwrap_or(layout_default.as_any());
+    // A game other than classic Overcooked (`v2:NAME`, ...) is played by the library's
+    // entry point for every game, `Run`, exactly as `proagent play` plays it.
+    if let Ok(spec) = layout.extract::<String>()
+        && proagent::env::Layout::builtin(&spec).is_none()
+    {
+        let game_options = crate::vec_env::V2Switches::default().options(horizon);
+        let (game, file) = crate::vec_env::load_game(&spec, None, &game_options)?;
+        if !matches!(game, AnyGame::Overcooked(_)) {
+            let seats = SeatSpecs { agent, partner, seat, seed, options, transcript, no_wall_clock, trajectory };
+            return proagent::on_game!(game, |g| play_run(py, g, &spec, file, seats));
+        }
+    }
+    let kitchen = kitchen_of(layout)?;
+    let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
+    let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
+        crate::guard::read_regular(std::path::Path::new(&layout_spec), proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+    } else {
+        None
+    };
+    let agent = match agent {
+        Some(a) => seat_arg(a, "agent")?,
+        None => SeatArg::Spec("proagent".into()),
+    };
+    let partner = match partner {
+        Some(p) => seat_arg(p, "partner")?,
+        None => SeatArg::Spec("greedy".into()),
+    };
+    let opts = match options {
+        Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
+        _ => AgentOptions::from_json(&serde_json::Value::Null)?,
+    };
+    let labels = [label_of(py, &agent), label_of(py, &partner)];
+    let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
+    let mut by_player = if seat == 0 { [agent, partner] } else { [partner, agent] };
+    let mut agents: Vec<Box<dyn Seat<Overcooked>>> = Vec::new();
+    let mut sinks: Vec<Option<ExchangeSink>> = Vec::new();
+    let mut errors: Vec<Arc<Mutex<Option<PyErr>>>> = Vec::new();
+    let mut has_proagent = false;
+    for (player, a) in by_player.iter_mut().enumerate() {
+        match a {
+            SeatArg::Spec(spec) => {
+                let pa = is_proagent(spec);
+                has_proagent |= pa;
+                let (agent, sink) = build_seat(spec, &game, pa.then_some(&opts), seed, player).map_err(|e| {
+                    let flag = if player == seat { "agent" } else { "partner" };
+                    PyValueError::new_err(format!("{flag}: {e}"))
+                })?;
+                sinks.push(sink);
+                agents.push(agent);
+            }
+            SeatArg::Policy(p) => {
+                let p = p.borrow(py);
+                if p.game().layout.grid != kitchen.layout.grid {
+                    return Err(PyValueError::new_err(format!(
+                        "a policy built for {} cannot play {}",
+                        p.game().layout.name,
+                        kitchen.layout.name
+                    )));
                 }
-                SeatArg::Policy(p) => {
-                    let p = p.borrow(py);
-                    if p.game().layout.grid != kitchen.layout.grid {
-                        return Err(PyValueError::new_err(format!(
-                            "a policy built for {} cannot play {}",
-                            p.game().layout.name,
-                            kitchen.layout.name
-                        )));
-                    }
-                    let sink = p.sink();
-                    has_proagent |= sink.is_some();
-                    sinks.push(sink);
-                    agents.push(Box::new(Lent(p.shared())));
-                }
-                SeatArg::Callable(f) => {
-                    let label = label_of(py, &SeatArg::Callable(f.clone_ref(py)));
-                    let c = PyCallableAgent::new(f.clone_ref(py), label);
-                    errors.push(Arc::clone(&c.error));
-                    sinks.push(None);
-                    agents.push(Box::new(c));
-                }
+                let sink = p.sink();
+                has_proagent |= sink.is_some();
+                sinks.push(sink);
+                agents.push(Box::new(Lent(p.shared())));
+            }
+            SeatArg::Callable(f) => {
+                let label = label_of(py, &SeatArg::Callable(f.clone_ref(py)));
+                let c = PyCallableAgent::new(f.clone_ref(py), label);
+                errors.push(Arc::clone(&c.error));
+                sinks.push(None);
+                agents.push(Box::new(c));
             }
         }
-        if transcript.is_some() && !has_proagent {
-            return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
+    }
+    if transcript.is_some() && !has_proagent {
+        return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
+    }
+    let mut recorder = match &transcript {
+        Some(path) => {
+            // The header names each seat as given from Python; ProAgent seats built from
+            // specs are recorded with their options.
+            let mut run = Run::new(
+                Arc::clone(&game),
+                &labels[0],
+                &labels[1],
+                seat,
+                crate::policy::factory_of(Some(&opts), seed),
+            )
+            .with_layout(&layout_spec, layout_file);
+            run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
+            let target = TranscriptTarget {
+                path: path.clone(),
+                options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock },
+                partial_until_done: false,
+            };
+            let mut r = run
+                .recorder(seed, &target)
+                .map_err(|e| PyIOError::new_err(e.to_string()))?
+                .ok_or_else(|| PyValueError::new_err("transcript needs a proagent seat"))?;
+            r.set_seat_sinks(sinks.clone());
+            Some(r)
         }
-        let mut recorder = match &transcript {
-            Some(path) => {
-                // The header names each seat as given from Python; ProAgent seats built from
-                // specs are recorded with their options.
-                let mut run = Run::new(
-                    Arc::clone(&game),
-                    &labels[0],
-                    &labels[1],
-                    seat,
-                    crate::policy::factory_of(Some(&opts), seed),
-                )
-                .with_layout(&layout_spec, layout_file);
-                run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
-                let target = TranscriptTarget {
-                    path: path.clone(),
-                    options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock },
-                    partial_until_done: false,
-                };
-                let mut r = run
-                    .recorder(seed, &target)
-                    .map_err(|e| PyIOError::new_err(e.to_string()))?
-                    .ok_or_else(|| PyValueError::new_err("transcript needs a proagent seat"))?;
-                r.set_seat_sinks(sinks.clone());
-                Some(r)
-            }
-            None => None,
-        };
-        let rt = runtime()?;
-        let played = Arc::clone(&game);
-        let mut options = EpisodeOptions::default();
-        if let Some(r) = recorder.as_mut() {
-            options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
+        None => None,
+    };
+    let rt = runtime()?;
+    let played = Arc::clone(&game);
+    let mut options = EpisodeOptions::default();
+    if let Some(r) = recorder.as_mut() {
+        options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
+    }
+    // Ctrl-C stops the episode (and any model wait or retry backoff) within 100 ms.
+    let result = crate::policy::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
+    for e in &errors {
+        if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
+            return Err(err);
         }
-        // Ctrl-C stops the episode (and any model wait or retry backoff) within 100 ms.
-        let result = crate::policy::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
-        for e in &errors {
-            if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
-                return Err(err);
-            }
-        }
-        let result = result.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-        let mut summary = summary_json(&result, seat);
-        if let Some(r) = recorder {
-            r.finish(summary.clone()).map_err(|e| PyIOError::new_err(e.to_string()))?;
-        }
-        if trajectory {
-            summary["trajectory"] = game.trajectory_json(&result);
-        }
-        if let Some(p) = &transcript {
-            summary["transcript"] = serde_json::json!(p.display().to_string());
-        }
-        from_json(py, &summary)
-    })
+    }
+    let result = result.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let mut summary = summary_json(&result, seat);
+    if let Some(r) = recorder {
+        r.finish(summary.clone()).map_err(|e| PyIOError::new_err(e.to_string()))?;
+    }
+    if trajectory {
+        summary["trajectory"] = game.trajectory_json(&result);
+    }
+    if let Some(p) = &transcript {
+        summary["transcript"] = serde_json::json!(p.display().to_string());
+    }
+    from_json(py, &summary)
+}
 }
 
+guarded_fns! {
 /// `proagent.analyze(trajectory)`: the interdependence report of a trajectory. Takes a
 /// trajectory dict (reference trace schema, as `play(..., trajectory=True)["trajectory"]`)
 /// and returns one report dict, or a file path (traces, our episodes, human games; gzip
@@ -228,12 +316,15 @@ pub fn analyze<'py>(py: Python<'py>, trajectory: &Bound<'py, PyAny>, detail: boo
     let path: PathBuf = trajectory
         .extract()
         .map_err(|_| PyTypeError::new_err("analyze takes a trajectory dict or the path of a trajectory file"))?;
-    let bytes = std::fs::read(&path).map_err(|e| PyIOError::new_err(format!("reading {}: {e}", path.display())))?;
-    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut s = String::new();
-        flate2_read(&bytes, &mut s).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        s
+    let limit = proagent::limits::MAX_TRAJECTORY_BYTES;
+    let bytes = crate::guard::read_regular(&path, limit, "trajectory files")?;
+    let bytes = if proagent::limits::is_gzip(&bytes) {
+        proagent::limits::gunzip(&bytes, limit, "decompressed trajectory files")
+            .map_err(|e| PyValueError::new_err(format!("{}: reading the gzip data: {e}", path.display())))?
     } else {
+        bytes
+    };
+    let text = {
         String::from_utf8(bytes).map_err(|_| PyValueError::new_err(format!("{}: not UTF-8 text", path.display())))?
     };
     let source = path.display().to_string();
@@ -245,17 +336,14 @@ pub fn analyze<'py>(py: Python<'py>, trajectory: &Bound<'py, PyAny>, detail: boo
     }
     Ok(out.into_any())
 }
-
-fn flate2_read(bytes: &[u8], out: &mut String) -> std::io::Result<usize> {
-    use std::io::Read;
-    flate2::read::MultiGzDecoder::new(bytes).read_to_string(out)
 }
 
 fn load_questions(data_path: Option<PathBuf>, filter: Option<&str>) -> PyResult<Vec<data::Question>> {
     let ds = match data_path {
         Some(p) => {
-            let text =
-                std::fs::read_to_string(&p).map_err(|e| PyIOError::new_err(format!("reading {}: {e}", p.display())))?;
+            let bytes = crate::guard::read_regular(&p, proagent::limits::MAX_QA_DATA_BYTES, "CoordinationQA data")?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| PyValueError::new_err(format!("{}: not UTF-8 text", p.display())))?;
             data::parse(&text, &p.display().to_string())
         }
         None => data::embedded(),
@@ -268,6 +356,7 @@ fn load_questions(data_path: Option<PathBuf>, filter: Option<&str>) -> PyResult<
     Ok(ds.questions.into_iter().filter(|q| f.as_ref().is_none_or(|f| f.matches(q))).collect())
 }
 
+guarded_fns! {
 /// `proagent.qa.questions(filter=None, data=None)`: the CoordinationQA questions, each
 /// with the chat `messages` the evaluator sends (so any model can be asked from Python).
 #[pyfunction]
@@ -285,7 +374,9 @@ pub fn qa_questions<'py>(py: Python<'py>, filter: Option<&str>, data: Option<Pat
     }
     Ok(out.into_any())
 }
+}
 
+guarded_fns! {
 /// `proagent.qa.score(replies, ...)`: scores replies to CoordinationQA questions with the
 /// benchmark's scorer and returns the report (`qa --json`'s). `replies` maps a question
 /// id to its reply text, or to a list of replies (one per trial; None = a failed request).
@@ -337,4 +428,5 @@ pub fn qa_score<'py>(
     let d = out.bind(py).cast::<PyDict>()?.clone();
     d.set_item("exchanges", json_to_py(py, &records)?)?;
     Ok(d.into_any())
+}
 }

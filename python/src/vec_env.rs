@@ -8,6 +8,7 @@
 //! ([`crate::lanes`]) play episodes as `proagent play` does for the same seeds.
 
 use crate::guard::{guarded, int_param, opt_int_param, seed_param, try_vec};
+use crate::guard::{guarded_fns, guarded_methods};
 use crate::lanes::{Lane, LaneOut};
 use crate::obs::{Obs, PyGame};
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
@@ -27,6 +28,11 @@ use std::sync::Arc;
 
 /// Most environments in one `VecEnv`.
 pub const MAX_ENVS: u64 = 1 << 20;
+
+/// Most memory a `VecEnv`'s batch may need (its lanes and three copies of a step's
+/// observations), estimated from its size before anything is allocated: a larger batch
+/// is refused with a `ValueError` naming `n`.
+pub const MAX_BATCH_BYTES: u64 = 4 << 30;
 
 /// Loads a game through the library's loader. A layout path is read only if it is a
 /// regular file no larger than the layout limit (never a FIFO or a device); `text`, when
@@ -194,6 +200,19 @@ impl<G: PyGame> Core<G> {
         // Per lane: three copies of its observations (the step's array, the final
         // observation, numpy's copy) and about 5 KiB of state, seats and history.
         let per_lane = obs.len() * learners.len() * 4 * 3 + 5 * 1024;
+        let total = per_lane.saturating_mul(spec.n) as u64;
+        if total > MAX_BATCH_BYTES {
+            return Err(PyValueError::new_err(format!(
+                "n: {} environments of {} with obs={:?} need about {}, more than the VecEnv limit of {} \
+                 (docs/limits.md); use fewer environments (at most {} here) or a smaller observation",
+                spec.n,
+                game.spec(),
+                spec.obs,
+                proagent::limits::human_bytes(total),
+                proagent::limits::human_bytes(MAX_BATCH_BYTES),
+                MAX_BATCH_BYTES as usize / per_lane.max(1)
+            )));
+        }
         let mut probe: Vec<u8> = Vec::new();
         probe.try_reserve_exact(per_lane.saturating_mul(spec.n)).map_err(|_| {
             pyo3::exceptions::PyMemoryError::new_err(format!(
@@ -307,12 +326,24 @@ pub struct VecEnv {
 
 impl VecEnv {
     fn from_spec(spec: Spec) -> PyResult<VecEnv> {
+        if let Some(p) = &spec.partner {
+            crate::guard::check_spec_path(p, "partner")?;
+        }
         let (game, text) = load_game(&spec.layout, spec.layout_text.as_deref(), &spec.v2.options(spec.horizon))?;
         let mut spec = spec;
         spec.layout_text = text;
         let batch = match game {
             AnyGame::Overcooked(g) => Batch::Classic(Core::build(g, &spec)?),
             AnyGame::V2(g) => Batch::V2(Core::build(g, &spec)?),
+            // Games the library adds later (Hanabi, the mazes) have their own Python
+            // environments (`proagent.GameEnv`, `proagent.games`).
+            #[allow(unreachable_patterns)]
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "{:?}: a VecEnv plays Overcooked and OvercookedV2; use proagent.games for this game",
+                    spec.layout
+                )));
+            }
         };
         let squeeze = spec.partner.is_some();
         Ok(VecEnv { batch, spec, squeeze })
@@ -421,6 +452,7 @@ impl VecEnv {
     }
 }
 
+guarded_methods! {
 #[pymethods]
 impl VecEnv {
     #[new]
@@ -447,154 +479,156 @@ impl VecEnv {
         start_cooking_on_interact: bool,
         indicate_delivery: bool,
     ) -> PyResult<VecEnv> {
-        guarded(|| {
-            let n = opt_int_param(n, "n", 1, MAX_ENVS)?.unwrap_or(1) as usize;
-            let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
-                .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
-            let threads = opt_int_param(threads, "threads", 1, 256)?.unwrap_or(1) as usize;
-            let seat = opt_int_param(seat, "seat", 0, 63)?.unwrap_or(0) as usize;
-            let seed = seed_param(seed)?.unwrap_or(0);
-            let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
-            let is_v2 = proagent::env_v2::layout::strip_v2_prefix(layout).is_some();
-            let obs = obs.map(str::to_string).unwrap_or_else(|| if is_v2 { "grid" } else { "lossless" }.to_string());
-            let partner = partner.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
-            let spec = Spec {
-                layout: layout.to_string(),
-                layout_text: None,
-                n,
-                horizon,
-                obs,
-                order: order.map(str::to_string),
-                partner,
-                seat,
-                threads,
-                autoreset,
-                seed,
-                v2: V2Switches {
-                    view_radius,
-                    negative_rewards,
-                    resample_recipe,
-                    random_starts,
-                    start_cooking_on_interact,
-                    indicate_delivery,
-                },
-            };
-            VecEnv::from_spec(spec)
-        })
+        let n = opt_int_param(n, "n", 1, MAX_ENVS)?.unwrap_or(1) as usize;
+        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+            .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
+        let threads = opt_int_param(threads, "threads", 1, 256)?.unwrap_or(1) as usize;
+        let seat = opt_int_param(seat, "seat", 0, 63)?.unwrap_or(0) as usize;
+        let seed = seed_param(seed)?.unwrap_or(0);
+        let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
+        let is_v2 = proagent::env_v2::layout::strip_v2_prefix(layout).is_some();
+        let obs = obs.map(str::to_string).unwrap_or_else(|| if is_v2 { "grid" } else { "lossless" }.to_string());
+        let partner = partner.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
+        let spec = Spec {
+            layout: layout.to_string(),
+            layout_text: None,
+            n,
+            horizon,
+            obs,
+            order: order.map(str::to_string),
+            partner,
+            seat,
+            threads,
+            autoreset,
+            seed,
+            v2: V2Switches {
+                view_radius,
+                negative_rewards,
+                resample_recipe,
+                random_starts,
+                start_cooking_on_interact,
+                indicate_delivery,
+            },
+        };
+        VecEnv::from_spec(spec)
     }
 
     /// Number of environments.
     #[getter]
-    fn num_envs(&self) -> usize {
-        self.n()
+    fn num_envs(&self) -> PyResult<usize> {
+        Ok(self.n())
     }
 
     /// Players in the game.
     #[getter]
-    fn num_players(&self) -> usize {
-        on_batch!(&self.batch, |c| proagent::game::Game::num_players(&*c.game))
+    fn num_players(&self) -> PyResult<usize> {
+        Ok(on_batch!(&self.batch, |c| proagent::game::Game::num_players(&*c.game)))
     }
 
     /// The players driven by the actions array, in column order.
     #[getter]
-    fn learners(&self) -> Vec<usize> {
-        on_batch!(&self.batch, |c| c.learners.clone())
+    fn learners(&self) -> PyResult<Vec<usize>> {
+        Ok(on_batch!(&self.batch, |c| c.learners.clone()))
     }
 
     /// The built-in partner's spec (None: every player is driven from Python).
     #[getter]
-    fn partner(&self) -> Option<String> {
-        self.spec.partner.clone()
+    fn partner(&self) -> PyResult<Option<String>> {
+        Ok(self.spec.partner.clone())
     }
 
     /// Episode length in steps.
     #[getter]
-    fn horizon(&self) -> u32 {
-        self.spec.horizon
+    fn horizon(&self) -> PyResult<u32> {
+        Ok(self.spec.horizon)
     }
 
     /// Whether finished environments reset themselves.
     #[getter]
-    fn autoreset(&self) -> bool {
-        self.spec.autoreset
+    fn autoreset(&self) -> PyResult<bool> {
+        Ok(self.spec.autoreset)
     }
 
     /// `overcooked` or `overcooked_v2`.
     #[getter]
-    fn game_kind(&self) -> &'static str {
-        on_batch!(&self.batch, |c| proagent::game::Game::kind(&*c.game))
+    fn game_kind(&self) -> PyResult<&'static str> {
+        Ok(on_batch!(&self.batch, |c| proagent::game::Game::kind(&*c.game)))
     }
 
     /// The layout as given.
     #[getter]
-    fn layout(&self) -> String {
-        self.spec.layout.clone()
+    fn layout(&self) -> PyResult<String> {
+        Ok(self.spec.layout.clone())
     }
 
     /// The game's report name (`cramped_room`, `v2:grounded_coord_simple`).
     #[getter]
-    fn layout_name(&self) -> String {
-        on_batch!(&self.batch, |c| proagent::games::Playable::report_name(&*c.game))
+    fn layout_name(&self) -> PyResult<String> {
+        Ok(on_batch!(&self.batch, |c| proagent::games::Playable::report_name(&*c.game)))
     }
 
     /// The observation kind.
     #[getter]
-    fn obs_kind(&self) -> &'static str {
-        on_batch!(&self.batch, |c| c.obs.kind_name())
+    fn obs_kind(&self) -> PyResult<&'static str> {
+        Ok(on_batch!(&self.batch, |c| c.obs.kind_name()))
     }
 
     /// Whether grids come as (height, width, C).
     #[getter]
-    fn hwc(&self) -> bool {
-        on_batch!(&self.batch, |c| c.obs.hwc)
+    fn hwc(&self) -> PyResult<bool> {
+        Ok(on_batch!(&self.batch, |c| c.obs.hwc))
     }
 
     /// Shape of the observation array `step` and `reset` return.
     #[getter]
-    fn observation_shape(&self) -> Vec<usize> {
-        self.batch_shape(self.n())
+    fn observation_shape(&self) -> PyResult<Vec<usize>> {
+        Ok(self.batch_shape(self.n()))
     }
 
     /// Shape of one player's observation.
     #[getter]
-    fn single_observation_shape(&self) -> Vec<usize> {
-        on_batch!(&self.batch, |c| if c.obs.len() == 0 { vec![0] } else { c.obs.shape.clone() })
+    fn single_observation_shape(&self) -> PyResult<Vec<usize>> {
+        Ok({
+            on_batch!(&self.batch, |c| if c.obs.len() == 0 { vec![0] } else { c.obs.shape.clone() })
+        })
     }
 
     /// The names of the observation's channels (grids) or features (vectors).
     #[getter]
-    fn obs_names(&self) -> Vec<String> {
-        on_batch!(&self.batch, |c| c.obs.names.clone())
+    fn obs_names(&self) -> PyResult<Vec<String>> {
+        Ok(on_batch!(&self.batch, |c| c.obs.names.clone()))
     }
 
     /// Alias of `obs_names` for grid encodings.
     #[getter]
-    fn channel_names(&self) -> Vec<String> {
+    fn channel_names(&self) -> PyResult<Vec<String>> {
         self.obs_names()
     }
 
     /// The observation kinds this game offers.
     #[getter]
-    fn obs_kinds(&self) -> Vec<&'static str> {
-        match &self.batch {
-            Batch::Classic(_) => <Overcooked as PyGame>::OBS_KINDS.to_vec(),
-            Batch::V2(_) => <OvercookedV2 as PyGame>::OBS_KINDS.to_vec(),
-        }
+    fn obs_kinds(&self) -> PyResult<Vec<&'static str>> {
+        Ok({
+            match &self.batch {
+                Batch::Classic(_) => <Overcooked as PyGame>::OBS_KINDS.to_vec(),
+                Batch::V2(_) => <OvercookedV2 as PyGame>::OBS_KINDS.to_vec(),
+            }
+        })
     }
 
     /// Each environment's current episode seed.
-    fn episode_seeds(&self) -> Vec<u64> {
-        on_batch!(&self.batch, |c| c.lanes.iter().map(|l| l.seed).collect())
+    fn episode_seeds(&self) -> PyResult<Vec<u64>> {
+        Ok(on_batch!(&self.batch, |c| c.lanes.iter().map(|l| l.seed).collect()))
     }
 
     /// Each environment's steps played this episode.
-    fn timesteps(&self) -> Vec<u32> {
-        on_batch!(&self.batch, |c| c.lanes.iter().map(|l| proagent::game::Game::time(&*c.game, &l.state)).collect())
+    fn timesteps(&self) -> PyResult<Vec<u32>> {
+        Ok(on_batch!(&self.batch, |c| c.lanes.iter().map(|l| proagent::game::Game::time(&*c.game, &l.state)).collect()))
     }
 
     /// Each environment's score this episode.
-    fn scores(&self) -> Vec<i64> {
-        on_batch!(&self.batch, |c| c.lanes.iter().map(|l| l.score).collect())
+    fn scores(&self) -> PyResult<Vec<i64>> {
+        Ok(on_batch!(&self.batch, |c| c.lanes.iter().map(|l| l.score).collect()))
     }
 
     /// Starts every environment's next episode and returns the observations. `seed=S`
@@ -671,7 +705,7 @@ impl VecEnv {
                 PyRuntimeError::new_err(msg)
             });
         }
-        let np_players = self.num_players();
+        let np_players = self.num_players()?;
         let rewards = PyArray1::from_iter(py, outs.iter().map(|o| o.reward));
         let term = PyArray1::from_iter(py, outs.iter().map(|o| o.terminated));
         let trunc = PyArray1::from_iter(py, outs.iter().map(|o| o.truncated));
@@ -784,28 +818,34 @@ impl VecEnv {
         Ok((f, (self.pickled()?,)))
     }
 
-    fn __len__(&self) -> usize {
-        self.n()
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.n())
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "VecEnv(layout={:?}, n={}, horizon={}, obs={:?}, partner={:?})",
-            self.spec.layout,
-            self.n(),
-            self.spec.horizon,
-            self.spec.obs,
-            self.spec.partner
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        Ok({
+            format!(
+                "VecEnv(layout={:?}, n={}, horizon={}, obs={:?}, partner={:?})",
+                self.spec.layout,
+                self.n(),
+                self.spec.horizon,
+                self.spec.obs,
+                self.spec.partner
+            )
+        })
     }
 }
+}
 
+guarded_fns! {
 /// Rebuilds a pickled `VecEnv` (the target of `VecEnv.__reduce__`).
 #[pyfunction]
 pub fn _restore_vec_env(text: &str) -> PyResult<VecEnv> {
-    guarded(|| VecEnv::restore(text))
+    VecEnv::restore(text)
+}
 }
 
+guarded_fns! {
 /// The names of the observation kinds of each game, for documentation and errors.
 #[pyfunction]
 pub fn obs_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -815,7 +855,9 @@ pub fn obs_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let _ = int_param;
     Ok(d)
 }
+}
 
+guarded_fns! {
 /// The built-in layouts of each game.
 #[pyfunction]
 pub fn builtin_layouts<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -826,9 +868,14 @@ pub fn builtin_layouts<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("overcooked_v2", PyList::new(py, v2)?)?;
     Ok(d)
 }
+}
 
+guarded_fns! {
 /// The cargo profile this extension was built with: `release` or `dev` (benchmarks name it).
 #[pyfunction]
-pub fn build_profile() -> &'static str {
-    if cfg!(debug_assertions) { "dev" } else { "release" }
+pub fn build_profile() -> PyResult<&'static str> {
+    Ok({
+        if cfg!(debug_assertions) { "dev" } else { "release" }
+    })
+}
 }

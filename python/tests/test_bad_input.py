@@ -88,18 +88,86 @@ def test_impossible_states_are_refused():
 
 
 def test_an_impossible_allocation_is_a_memory_error():
-    # In a child process with its address space capped at 2 GiB: a batch that needs far
-    # more raises MemoryError (and the interpreter lives on to say so).
+    # In a child process with its address space capped at 1 GiB: a batch under the size
+    # cap that still needs far more raises MemoryError (and the interpreter lives on).
     code = (
         "import resource, proagent\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
         "try:\n"
-        "    proagent.VecEnv('counter_circuit', n=1 << 20, obs='overcooked_ai')\n"
+        "    proagent.VecEnv('counter_circuit', n=100_000, obs='overcooked_ai')\n"
         "except MemoryError as e:\n"
         "    print('MemoryError', e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.startswith("MemoryError"), (out.stdout, out.stderr[-2000:])
+
+
+@pytest.mark.parametrize("obs", [None, "overcooked_ai", "featurize"])
+def test_a_batch_over_the_size_cap_is_refused_up_front(obs):
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"n: 1048576 environments .* VecEnv limit of 4 GiB"):
+        proagent.VecEnv("counter_circuit", 2**20, obs=obs)
+    assert time.monotonic() - start < 2
+    with pytest.raises(ValueError, match="n must be in"):
+        proagent.VecEnv("counter_circuit", 2**20 + 1)
+
+
+def test_a_rust_panic_is_an_ordinary_exception():
+    from proagent import _native
+
+    for call in (lambda: _native._PanicProbe().method(), _native._panic_probe):
+        with pytest.raises(Exception) as info:
+            call()
+        assert isinstance(info.value, proagent.InternalError), type(info.value)
+        assert "a panic raised on purpose" in str(info.value)
+    try:
+        _native._panic_probe()
+    except Exception:  # noqa: BLE001 - the point: `except Exception` catches it
+        pass
+
+
+def test_every_binding_is_guarded():
+    # Every #[pymethods] block and #[pyfunction] of the bindings is written inside the
+    # guard macros, so no Python-facing method can let a panic through.
+    import pathlib
+    import re
+
+    src = pathlib.Path(__file__).resolve().parents[1] / "src"
+    if not src.is_dir():
+        pytest.skip("the Rust sources are not beside the tests")
+    unguarded, seen = [], 0
+    for f in sorted(src.glob("*.rs")):
+        lines = f.read_text().split("\n")
+        for i, line in enumerate(lines):
+            if line not in ("#[pymethods]", "#[pyfunction]"):
+                continue
+            seen += 1
+            j = i - 1
+            while j >= 0 and (lines[j].startswith("///") or lines[j].startswith("#[")):
+                j -= 1
+            want = "guarded_methods! {" if line == "#[pymethods]" else "guarded_fns! {"
+            if j < 0 or lines[j] != want:
+                unguarded.append(f"{f.name}:{i + 1}")
+    assert seen > 15
+    assert not unguarded, unguarded
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "directory", "too_big"])
+def test_maze_paths_must_be_small_regular_files(tmp_path, kind):
+    if kind == "fifo":
+        path = tmp_path / "pipe.maze"
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path = "/dev/zero"
+    elif kind == "directory":
+        path = tmp_path
+    else:
+        path = tmp_path / "big.maze"
+        path.write_text("#" * (2 << 20))
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="regular file|limit"):
+        proagent.GameEnv(str(path))
+    assert time.monotonic() - start < 5
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev_zero", "directory", "too_big"])
@@ -172,7 +240,8 @@ ORDINARY = (ValueError, TypeError, OverflowError, FileNotFoundError, OSError, Ke
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(horizon=HOSTILE, seed=HOSTILE, a=HOSTILE, b=HOSTILE, n=HOSTILE, layout=st.sampled_from(
-    ["cramped_room", "v2:cramped_room_v2", "nope", "", "v2:", "/dev/null", "v2:/dev/zero"]))
+    ["cramped_room", "v2:cramped_room_v2", "nope", "", "v2:", "/dev/null", "v2:/dev/zero", "hanabi:3p",
+     "capture:2", "escape:1", "hanabi:0p"]))
 def test_hostile_values_give_ordinary_errors(horizon, seed, a, b, n, layout):
     def attempt(f):
         try:
@@ -198,4 +267,65 @@ def test_hostile_values_give_ordinary_errors(horizon, seed, a, b, n, layout):
         v.step(np.array([[a, b]] * v.num_envs, dtype=object))
 
     attempt(vec)
+
+    def game():
+        g = proagent.GameEnv(layout if layout.startswith(("hanabi", "capture", "escape")) else "hanabi:2p",
+                             partners={1: "simple"} if isinstance(a, int) else None)
+        g.reset(seed=seed)
+        g.step([a, b])
+        g.observe(n)
+        g.action_mask(n)
+
+    attempt(game)
     attempt(lambda: proagent.partner("greedy", seat=a, seed=seed, horizon=horizon))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "directory"])
+def test_analyze_and_qa_paths_must_be_regular_files(tmp_path, kind):
+    import proagent.qa
+
+    if kind == "fifo":
+        path = tmp_path / "pipe.jsonl"
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path = "/dev/zero"
+    else:
+        path = tmp_path
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="not a regular file"):
+        proagent.analyze(str(path))
+    with pytest.raises(ValueError, match="not a regular file"):
+        proagent.qa.questions(data=str(path))
+    assert time.monotonic() - start < 5
+
+
+def test_a_gzip_bomb_trajectory_stops_at_the_limit(tmp_path):
+    import gzip
+
+    bomb = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as f:
+        chunk = b"\n" * (1 << 20)
+        for _ in range(300):  # 300 MiB of newlines, past the 256 MiB limit
+            f.write(chunk)
+    with pytest.raises(ValueError, match="256 MiB"):
+        proagent.analyze(str(bomb))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "directory"])
+def test_model_paths_in_seat_specs_must_be_regular_files(tmp_path, kind):
+    if kind == "fifo":
+        path = tmp_path / "model.safetensors"
+        os.mkfifo(path)
+    elif kind == "dev_zero":
+        path = "/dev/zero"
+    else:
+        path = tmp_path
+    start = time.monotonic()
+    for spec in (f"bc:{path}", f"rl:{path}"):
+        with pytest.raises(ValueError, match="not a regular file"):
+            proagent.partner(spec, layout="cramped_room")
+        with pytest.raises(ValueError, match="not a regular file"):
+            proagent.play("cramped_room", agent="greedy", partner=spec, horizon=5)
+        with pytest.raises(ValueError, match="not a regular file"):
+            proagent.VecEnv("cramped_room", 2, partner=spec)
+    assert time.monotonic() - start < 5

@@ -238,3 +238,58 @@ def test_partners_pickle_and_deepcopy_mid_episode(kind):
         a = p1.act(env)
         assert all(t.act(env) == a for t in twins)
         env.step((p0.act(env), a))
+
+
+@pytest.mark.parametrize("layout,agent,partner", [("v2:grounded_coord_simple", "scripted", "random"),
+                                                  ("v2:cramped_room_v2", "proagent", "scripted")])
+def test_play_on_v2_equals_play_json_of_the_binary(binary, layout, agent, partner):
+    out = subprocess.run(
+        [str(binary), "play", "--layout", layout, "--agent", agent, "--partner", partner, "--seed", "3",
+         "--horizon", "40", "--json", "--no-transcript"],
+        check=True, capture_output=True, text=True,
+    )
+    cli = json.loads(out.stdout.splitlines()[0])
+    py = proagent.play(layout, agent=agent, partner=partner, seed=3, horizon=40)
+    assert py == cli
+    assert py["layout"] == layout and py["game"] == "overcooked_v2" and py["steps"] == 40
+    traj = proagent.play(layout, agent=agent, partner=partner, seed=3, horizon=40, trajectory=True)["trajectory"]
+    assert len(traj["steps"]) == 40
+
+
+def test_play_on_v2_takes_spec_seats_only():
+    with pytest.raises(TypeError, match="spec string"):
+        proagent.play("v2:grounded_coord_simple", agent=lambda s, p: 0, partner="scripted")
+    with pytest.raises(ValueError, match="partner"):
+        proagent.play("v2:grounded_coord_simple", agent="scripted", partner="greedy")
+
+
+@pytest.mark.parametrize("layout", ["v2:cramped_room_v2", "v2:grounded_coord_simple"])
+def test_v2_partners_in_a_python_loop_play_the_episode_play_plays(layout):
+    ref = proagent.play(layout, agent="scripted", partner="random", seed=3, horizon=40, trajectory=True)
+    want = [st["actions"] for st in ref["trajectory"]["steps"]]
+    env = proagent.EnvV2(layout, horizon=40)
+    env.reset(seed=3)
+    a = proagent.partner("scripted", seat=0, seed=3, layout=env)
+    b = proagent.partner("random", seat=1, seed=3, layout=layout)
+    letters = "NSEWXI"
+    got = []
+    for _ in range(40):
+        joint = [a.act(env), b.act(env)]
+        got.append([letters[i] for i in joint])
+        env.step(joint)
+    assert got == want
+    assert env.score == ref["score"]
+
+
+def test_v2_partner_refuses_what_it_cannot_play():
+    with pytest.raises(ValueError, match="greedy"):
+        proagent.partner("greedy", layout="v2:cramped_room_v2")
+    p = proagent.partner("stay", layout="v2:cramped_room_v2")
+    with pytest.raises(TypeError, match="EnvV2"):
+        p.act(proagent.Env("cramped_room"))
+    with pytest.raises(ValueError, match="this policy plays"):
+        p.act(proagent.EnvV2("v2:grounded_coord_simple"))
+    pa = proagent.agent("v2:cramped_room_v2", seat=0, seed=1)
+    env = proagent.EnvV2("v2:cramped_room_v2")
+    env.reset(seed=1)
+    assert 0 <= pa.act(env) < 6

@@ -1,0 +1,718 @@
+//! `proagent.GameEnv`: one episode of Hanabi (2–5 players), CollabCapture or
+//! CollabEscape, built directly on the game crates and the rule-based seats of
+//! `proagent::partners`, for the PettingZoo and Gymnasium adapters of
+//! `proagent.games`.
+//!
+//! Guarantees:
+//! - **Fixed action indices.** Hanabi's are HLE's move uids (`Hanabi::move_uid`); a
+//!   maze game's are `0` stay/wait, `1` press the button / fix the generator, `1 + r`
+//!   move to room `r`. [`GameEnv::action_mask`] marks the legal ones of a player.
+//! - **Observations** are float32 vectors of a fixed length per game: Hanabi's is HLE's
+//!   canonical encoding (`proagent::hanabi::encode`), which never shows the observer's own
+//!   cards; a maze game's is [`maze_obs`] (fully observable games).
+//! - **Seeded as the runner.** An episode with seed `s` deals (Hanabi) and draws the
+//!   killer's wanders (CollabEscape) from `env_chance(s)`, and seats a built-in partner
+//!   with `seat_seed(s, player)`, as `play_episode` does: same seed, same episode.
+//! - **Total.** An action that is not legal is the game's own business (Hanabi refuses it
+//!   and the same player moves again; a maze keeps the player where it is) and is
+//!   reported as refused; nothing here panics on input from Python.
+
+use crate::guard::{guarded_fns, guarded_methods};
+use crate::guard::{int_param, seed_param};
+use numpy::{PyArray1, PyArray3, PyArrayMethods};
+use proagent::collab::capture::{Capture, CaptureAction, CaptureState};
+use proagent::collab::escape::{Escape, EscapeAction, EscapeState};
+use proagent::collab::maze::Maze;
+use proagent::game::{Game, Turn};
+use proagent::hanabi::Hanabi;
+use proagent::hanabi::rules::Move;
+use proagent::seat::{Observation, Seat, seat_seed};
+use proagent::web::board::Board;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Mutex;
+
+/// What the Python adapters need of a game beyond [`Game`] and [`Board`].
+pub trait PyTurnGame: Game + Board + Sized {
+    /// Size of the action index space.
+    fn n_actions(&self) -> usize;
+    /// The index of an action.
+    fn action_index(&self, a: Self::Action) -> usize;
+    /// The action of an index (`None`: not an action of this game).
+    fn action_at(&self, i: usize) -> Option<Self::Action>;
+    /// Length of one player's observation vector.
+    fn obs_len(&self) -> usize;
+    /// `player`'s observation of `state`, written into `out` (resized to [`Self::obs_len`]).
+    fn encode(&self, state: &Self::State, player: usize, out: &mut Vec<f32>);
+    /// A built-in seat by name.
+    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>>;
+    /// The seat names [`Self::seat`] knows.
+    fn seat_names(&self) -> Vec<&'static str>;
+}
+
+impl PyTurnGame for Hanabi {
+    fn n_actions(&self) -> usize {
+        self.max_moves()
+    }
+    fn action_index(&self, a: Move) -> usize {
+        self.move_uid(a).unwrap_or(0)
+    }
+    fn action_at(&self, i: usize) -> Option<Move> {
+        self.move_from_uid(i)
+    }
+    fn obs_len(&self) -> usize {
+        proagent::hanabi::encode::encoded_len(self)
+    }
+    fn encode(&self, state: &Self::State, player: usize, out: &mut Vec<f32>) {
+        let mut bits = Vec::new();
+        proagent::hanabi::encode::encode(self, state, player, &mut bits);
+        out.clear();
+        out.extend(bits.iter().map(|&b| f32::from(b)));
+    }
+    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
+        proagent::partners::hanabi::make_bot(name)
+    }
+    fn seat_names(&self) -> Vec<&'static str> {
+        proagent::partners::hanabi::BOT_NAMES.to_vec()
+    }
+}
+
+/// A maze game's action index: 0 stay, 1 press/fix, `1 + r` move to room `r`.
+fn maze_index(kind: u8, room: u8) -> usize {
+    match kind {
+        0 => 0,
+        1 => 1,
+        _ => 1 + usize::from(room),
+    }
+}
+
+/// The observation of a maze game for `player`: one-hot rooms of the player, the other
+/// player and the adversary (each `rooms` long), then `extra` (doors, generators), then
+/// the share of the turn limit played.
+pub fn maze_obs(maze: &Maze, rooms: [u8; 3], extra: &[f32], t: u32, out: &mut Vec<f32>) {
+    let n = maze.rooms;
+    out.clear();
+    out.resize(3 * n + extra.len() + 1, 0.0);
+    for (k, r) in rooms.iter().enumerate() {
+        if (1..=n).contains(&usize::from(*r)) {
+            out[k * n + usize::from(*r) - 1] = 1.0;
+        }
+    }
+    out[3 * n..3 * n + extra.len()].copy_from_slice(extra);
+    out[3 * n + extra.len()] = (t as f32 / maze.turns.max(1) as f32).clamp(0.0, 1.0);
+}
+
+impl PyTurnGame for Capture {
+    fn n_actions(&self) -> usize {
+        2 + self.maze().rooms
+    }
+    fn action_index(&self, a: CaptureAction) -> usize {
+        match a {
+            CaptureAction::Stay => maze_index(0, 0),
+            CaptureAction::Press => maze_index(1, 0),
+            CaptureAction::Move(r) => maze_index(2, r),
+        }
+    }
+    fn action_at(&self, i: usize) -> Option<CaptureAction> {
+        match i {
+            0 => Some(CaptureAction::Stay),
+            1 => Some(CaptureAction::Press),
+            i if i < self.n_actions() => Some(CaptureAction::Move((i - 1) as u8)),
+            _ => None,
+        }
+    }
+    fn obs_len(&self) -> usize {
+        3 * self.maze().rooms + self.maze().doors.len() + 1
+    }
+    fn encode(&self, s: &CaptureState, player: usize, out: &mut Vec<f32>) {
+        let p = player.min(1);
+        let doors: Vec<f32> = (0..self.maze().doors.len()).map(|i| f32::from(u8::from(s.door_open(i)))).collect();
+        maze_obs(self.maze(), [s.players[p], s.players[1 - p], s.thief], &doors, s.t, out);
+    }
+    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
+        proagent::partners::collab::capture_seat(name)
+    }
+    fn seat_names(&self) -> Vec<&'static str> {
+        proagent::partners::collab::CAPTURE_SEATS.to_vec()
+    }
+}
+
+impl PyTurnGame for Escape {
+    fn n_actions(&self) -> usize {
+        2 + self.maze().rooms
+    }
+    fn action_index(&self, a: EscapeAction) -> usize {
+        match a {
+            EscapeAction::Wait => maze_index(0, 0),
+            EscapeAction::Fix => maze_index(1, 0),
+            EscapeAction::Move(r) => maze_index(2, r),
+        }
+    }
+    fn action_at(&self, i: usize) -> Option<EscapeAction> {
+        match i {
+            0 => Some(EscapeAction::Wait),
+            1 => Some(EscapeAction::Fix),
+            i if i < self.n_actions() => Some(EscapeAction::Move((i - 1) as u8)),
+            _ => None,
+        }
+    }
+    fn obs_len(&self) -> usize {
+        3 * self.maze().rooms + 2 * self.maze().generators.len() + 1 + 1
+    }
+    fn encode(&self, s: &EscapeState, player: usize, out: &mut Vec<f32>) {
+        let p = player.min(1);
+        let maze = self.maze();
+        let mut extra = Vec::with_capacity(2 * maze.generators.len() + 1);
+        for i in 0..maze.generators.len() {
+            extra.push(f32::from(u8::from(self.is_fixed(s, i))));
+            let count = s.fix_counts.get(i).copied().unwrap_or(0);
+            extra.push((count as f32 / maze.fixes.max(1) as f32).clamp(0.0, 1.0));
+        }
+        extra.push(f32::from(u8::from(self.gate_open(s))));
+        maze_obs(maze, [s.players[p], s.players[1 - p], s.adversary], &extra, s.t, out);
+    }
+    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
+        proagent::partners::collab::escape_seat(name)
+    }
+    fn seat_names(&self) -> Vec<&'static str> {
+        proagent::partners::collab::ESCAPE_SEATS.to_vec()
+    }
+}
+
+/// One episode of one game, with optional built-in seats.
+struct Session<G: PyTurnGame> {
+    game: G,
+    state: G::State,
+    chance: ChaCha8Rng,
+    /// The built-in seats (in a mutex only so that the class is `Sync`; `&mut self`
+    /// reaches them without locking).
+    seats: Vec<Option<Mutex<Box<dyn Seat<G>>>>>,
+    seat_names: Vec<Option<String>>,
+    last_actions: Vec<Option<G::Action>>,
+    last_events: Vec<Option<G::Event>>,
+    /// Joint steps applied (refused ones included).
+    steps: u32,
+    score: i64,
+}
+
+/// What one call to [`Session::step`] did.
+struct Stepped {
+    reward: i64,
+    refused: Vec<usize>,
+    partner_moves: Vec<(usize, usize)>,
+}
+
+impl<G: PyTurnGame> Session<G> {
+    fn new(game: G, partners: &[(usize, String)]) -> PyResult<Self> {
+        let n = game.num_players();
+        let mut seats: Vec<Option<Mutex<Box<dyn Seat<G>>>>> = (0..n).map(|_| None).collect();
+        let mut seat_names = vec![None; n];
+        for (p, name) in partners {
+            if *p >= n {
+                return Err(PyValueError::new_err(format!("partner seat {p}: {} has {n} players", game.spec())));
+            }
+            let seat = game.seat(name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "unknown partner {name:?} for {} (known: {})",
+                    game.spec(),
+                    game.seat_names().join(", ")
+                ))
+            })?;
+            seats[*p] = Some(Mutex::new(seat));
+            seat_names[*p] = Some(name.clone());
+        }
+        let mut chance = proagent::runner::env_chance(0);
+        let state = game.initial_state(&mut chance);
+        Ok(Session {
+            game,
+            state,
+            chance,
+            seats,
+            seat_names,
+            last_actions: Vec::new(),
+            last_events: Vec::new(),
+            steps: 0,
+            score: 0,
+        })
+    }
+
+    fn reset(&mut self, seed: u64) -> PyResult<Stepped> {
+        self.chance = proagent::runner::env_chance(seed);
+        self.state = self.game.initial_state(&mut self.chance);
+        for (p, s) in self.seats.iter_mut().enumerate() {
+            if let Some(s) = s {
+                let s = s.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+                s.reset(&self.game, p, seat_seed(seed, p));
+            }
+        }
+        self.last_actions.clear();
+        self.last_events.clear();
+        self.steps = 0;
+        self.score = 0;
+        self.advance_partners()
+    }
+
+    fn over(&self) -> bool {
+        self.game.is_over(&self.state)
+    }
+
+    fn truncated(&self) -> bool {
+        !self.over() && self.game.time(&self.state) >= self.game.max_steps()
+    }
+
+    /// The players who move now (none once the game is over or at its turn limit).
+    fn movers(&self) -> Vec<usize> {
+        if self.over() || self.truncated() {
+            return Vec::new();
+        }
+        let n = self.game.num_players();
+        match self.game.turn(&self.state) {
+            Turn::All => (0..n).collect(),
+            Turn::Player(p) => vec![p],
+            Turn::Over => Vec::new(),
+        }
+    }
+
+    fn legal(&self, player: usize) -> Vec<G::Action> {
+        if !self.movers().contains(&player) {
+            return Vec::new();
+        }
+        self.game.legal_actions(self.game.view(&self.state, player), player)
+    }
+
+    fn partner_action(&mut self, p: usize) -> PyResult<Option<G::Action>> {
+        let Some(seat) = self.seats.get_mut(p).and_then(Option::as_mut) else { return Ok(None) };
+        let seat = seat.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let obs = Observation {
+            game: &self.game,
+            view: self.game.view(&self.state, p),
+            seat: p,
+            t: self.game.time(&self.state),
+            last_actions: &self.last_actions,
+            last_events: &self.last_events,
+        };
+        proagent::partners::collab::selfplay::block_on(seat.act(&obs))
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("partner seat {p}: {e}")))
+    }
+
+    /// Applies `given` (by player) with the partners' moves filled in, then plays the
+    /// partners' own turns until a player driven from Python must move.
+    fn step(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
+        let mut out = self.apply(given)?;
+        let more = self.advance_partners()?;
+        out.reward += more.reward;
+        out.partner_moves.extend(more.partner_moves);
+        Ok(out)
+    }
+
+    fn apply(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
+        let n = self.game.num_players();
+        let movers = self.movers();
+        let mut joint: Vec<Option<G::Action>> = vec![None; n];
+        let mut refused = Vec::new();
+        let mut partner_moves = Vec::new();
+        for &p in &movers {
+            if self.seats[p].is_some() {
+                let a = self.partner_action(p)?;
+                if let Some(a) = a {
+                    partner_moves.push((p, self.game.action_index(a)));
+                }
+                joint[p] = a;
+                continue;
+            }
+            let Some(i) = given.get(p).copied().flatten() else {
+                return Err(PyValueError::new_err(format!("player {p} moves now: give its action")));
+            };
+            let a = self.game.action_at(i).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "action {i} of player {p} is not an action of {} (0..{})",
+                    self.game.spec(),
+                    self.game.n_actions()
+                ))
+            })?;
+            if !self.legal(p).contains(&a) {
+                refused.push(p);
+            }
+            joint[p] = Some(a);
+        }
+        let outcome = self.game.step(&mut self.state, &joint, &mut self.chance);
+        let reward = i64::from(self.game.reward(&outcome));
+        self.score += reward;
+        self.steps += 1;
+        self.last_events = (0..n).map(|p| self.game.event(&outcome, p).cloned()).collect();
+        self.last_actions = joint;
+        Ok(Stepped { reward, refused, partner_moves })
+    }
+
+    /// Plays every turn in which only built-in seats move.
+    fn advance_partners(&mut self) -> PyResult<Stepped> {
+        let mut out = Stepped { reward: 0, refused: Vec::new(), partner_moves: Vec::new() };
+        // Bounded: each applied step advances the game (a bot plays legal moves only), and
+        // the bound stops a bot that did not.
+        let mut budget = self.game.max_steps() as usize + 1;
+        loop {
+            let movers = self.movers();
+            if movers.is_empty() || movers.iter().any(|&p| self.seats[p].is_none()) || budget == 0 {
+                return Ok(out);
+            }
+            budget -= 1;
+            let s = self.apply(&[])?;
+            out.reward += s.reward;
+            out.partner_moves.extend(s.partner_moves);
+        }
+    }
+}
+
+/// The three games behind one Python class.
+enum Any {
+    Hanabi(Box<Session<Hanabi>>),
+    Capture(Box<Session<Capture>>),
+    Escape(Box<Session<Escape>>),
+}
+
+macro_rules! on_session {
+    ($any:expr, |$s:ident| $body:expr) => {
+        match $any {
+            Any::Hanabi($s) => $body,
+            Any::Capture($s) => $body,
+            Any::Escape($s) => $body,
+        }
+    };
+}
+
+/// One episode of Hanabi (`hanabi:2p` … `hanabi:5p`), CollabCapture (`capture:1` …
+/// `capture:4`, or a capture maze file) or CollabEscape (`escape:1`, `escape:2`, or an
+/// escape maze file), with built-in partner seats where asked.
+#[pyclass(module = "proagent._native")]
+pub struct GameEnv {
+    any: Any,
+    spec: String,
+    partners: Vec<(usize, String)>,
+    seed: u64,
+    base: u64,
+    episode: u64,
+    /// Whether an episode was started, and the actions given to `step` since (for exact
+    /// copies: a pickled env re-plays them; the partners' moves follow from the seed).
+    started: bool,
+    history: Vec<Vec<Option<usize>>>,
+}
+
+impl GameEnv {
+    /// Starts episode `episode` of base seed `base`.
+    fn start(&mut self) -> PyResult<Stepped> {
+        self.seed = if self.episode == 0 { self.base } else { proagent::seat::derive_seed(self.base, self.episode) };
+        self.started = true;
+        self.history.clear();
+        let seed = self.seed;
+        on_session!(&mut self.any, |s| s.reset(seed))
+    }
+
+    fn new_env(spec: &str, partners: Vec<(usize, String)>) -> PyResult<GameEnv> {
+        Ok(GameEnv {
+            any: build(spec, &partners)?,
+            spec: spec.trim().to_string(),
+            partners,
+            seed: 0,
+            base: 0,
+            episode: 0,
+            started: false,
+            history: Vec::new(),
+        })
+    }
+}
+
+fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Any> {
+    let s = spec.trim();
+    if s == "hanabi" || s.starts_with("hanabi:") {
+        let g = Hanabi::from_spec(s).map_err(|e| PyValueError::new_err(format!("{e} (hanabi:2p … hanabi:5p)")))?;
+        return Ok(Any::Hanabi(Box::new(Session::new(g, partners)?)));
+    }
+    if proagent::collab::maze::Maze::builtin(s).is_none()
+        && let Ok(meta) = std::fs::metadata(s)
+    {
+        // Checked before the file is opened: opening a FIFO blocks until a writer comes.
+        if !meta.is_file() {
+            return Err(PyValueError::new_err(format!(
+                "maze {s:?} is not a regular file (a maze path must name a file)"
+            )));
+        }
+        let cap = proagent::collab::maze::MAX_MAZE_TEXT_BYTES as u64;
+        if meta.len() > cap {
+            return Err(PyValueError::new_err(format!(
+                "maze file {s:?} is {} bytes, more than the {cap}-byte limit for maze files",
+                meta.len()
+            )));
+        }
+    }
+    match proagent::collab::load::load(s) {
+        Ok(proagent::collab::load::CollabGame::Capture(g)) => Ok(Any::Capture(Box::new(Session::new(g, partners)?))),
+        Ok(proagent::collab::load::CollabGame::Escape(g)) => Ok(Any::Escape(Box::new(Session::new(g, partners)?))),
+        Err(e) => Err(PyValueError::new_err(format!("{e} (or hanabi:2p … hanabi:5p)"))),
+    }
+}
+
+fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("refused", PyList::new(py, &s.refused)?)?;
+    d.set_item("partner_moves", PyList::new(py, &s.partner_moves)?)?;
+    Ok(d)
+}
+
+guarded_methods! {
+#[pymethods]
+impl GameEnv {
+    /// A game by spec; `partners` maps players to built-in seat names (Hanabi: `random`,
+    /// `simple`, `convention`; CollabCapture: `random`, `chaser`, `door_operator`,
+    /// `greedy_baseline`; CollabEscape: `random`, `runner`, `fixer`, `greedy_baseline`).
+    #[new]
+    #[pyo3(signature = (spec = "hanabi:2p", partners = None))]
+    fn new(spec: &str, partners: Option<&Bound<'_, PyDict>>) -> PyResult<GameEnv> {
+        let mut ps = Vec::new();
+        if let Some(d) = partners {
+            for (k, v) in d.iter() {
+                let p = int_param(&k, "partner seat", 0, 63)? as usize;
+                let name: String = v.extract()?;
+                ps.push((p, name.trim().to_string()));
+            }
+        }
+        GameEnv::new_env(spec, ps)
+    }
+
+    /// The game's family: `hanabi`, `collab_capture` or `collab_escape`.
+    #[getter]
+    fn kind(&self) -> PyResult<&'static str> {
+        Ok(on_session!(&self.any, |s| s.game.kind()))
+    }
+
+    /// The spec this game was built from.
+    #[getter]
+    fn spec(&self) -> PyResult<String> {
+        Ok(self.spec.clone())
+    }
+
+    /// Players in the game.
+    #[getter]
+    fn num_players(&self) -> PyResult<usize> {
+        Ok(on_session!(&self.any, |s| s.game.num_players()))
+    }
+
+    /// Size of the action index space.
+    #[getter]
+    fn num_actions(&self) -> PyResult<usize> {
+        Ok(on_session!(&self.any, |s| s.game.n_actions()))
+    }
+
+    /// Length of one player's observation vector.
+    #[getter]
+    fn obs_len(&self) -> PyResult<usize> {
+        Ok(on_session!(&self.any, |s| s.game.obs_len()))
+    }
+
+    /// The game's own step limit (Hanabi: 256 moves; a maze: its turn limit).
+    #[getter]
+    fn max_steps(&self) -> PyResult<u32> {
+        Ok(on_session!(&self.any, |s| s.game.max_steps()))
+    }
+
+    /// Whether players move one at a time (Hanabi) rather than all at once (the mazes).
+    #[getter]
+    fn turn_based(&self) -> PyResult<bool> {
+        Ok(matches!(self.any, Any::Hanabi(_)))
+    }
+
+    /// The players seated by built-in partners.
+    #[getter]
+    fn partner_players(&self) -> PyResult<Vec<usize>> {
+        Ok({
+            on_session!(&self.any, |s| s
+                .seat_names
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.is_some())
+                .map(|(p, _)| p)
+                .collect())
+        })
+    }
+
+    /// The episode seed.
+    #[getter]
+    fn seed(&self) -> PyResult<u64> {
+        Ok(self.seed)
+    }
+
+    /// Starts an episode drawn from `seed` (without one, the next episode of the last
+    /// seed's sequence) and plays the partners' turns until a Python player moves.
+    /// Returns the info dict of those partner moves.
+    #[pyo3(signature = (seed = None))]
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+        match seed_param(seed)? {
+            Some(s) => {
+                self.base = s;
+                self.episode = 0;
+            }
+            None => self.episode += 1,
+        }
+        let s = self.start()?;
+        stepped_info(py, &s)
+    }
+
+    /// The players to move now (all players in a maze turn, one in Hanabi, none once the
+    /// episode is over or at its step limit).
+    fn movers(&self) -> PyResult<Vec<usize>> {
+        Ok(on_session!(&self.any, |s| s.movers()))
+    }
+
+    /// The legal action indices of `player` now (empty when it does not move).
+    fn legal_actions(&self, player: usize) -> PyResult<Vec<usize>> {
+        Ok(on_session!(&self.any, |s| s.legal(player).into_iter().map(|a| s.game.action_index(a)).collect()))
+    }
+
+    /// The legal actions of `player` as a 0/1 int8 mask over the action indices.
+    fn action_mask<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyArray1<i8>>> {
+        Ok({
+            let mut mask = vec![0i8; self.num_actions()?];
+            for i in self.legal_actions(player)? {
+                if let Some(m) = mask.get_mut(i) {
+                    *m = 1;
+                }
+            }
+            PyArray1::from_vec(py, mask)
+        })
+    }
+
+    /// `player`'s observation (float32, `obs_len` long).
+    fn observe<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let n = self.num_players()?;
+        if player >= n {
+            return Err(PyValueError::new_err(format!("player must be in 0..{n}, got {player}")));
+        }
+        let mut out = Vec::new();
+        on_session!(&self.any, |s| s.game.encode(&s.state, player, &mut out));
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// Applies one action index per player (`None` for players who do not move now, or
+    /// who are partners) and plays the partners' turns that follow. Returns `(reward,
+    /// terminated, truncated, info)`: the team reward of everything applied, the end by
+    /// the game's rules, the end by its step limit, and `info` with `refused` (players
+    /// whose action was not legal) and `partner_moves` (`(player, action)` pairs).
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<(i64, bool, bool, Bound<'py, PyDict>)> {
+        let n = self.num_players()?;
+        let given: Vec<Bound<'py, PyAny>> = actions.try_iter()?.collect::<PyResult<_>>()?;
+        if given.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "{} has {n} players: step() takes {n} entries (None for a player who does not move), got {}",
+                self.spec,
+                given.len()
+            )));
+        }
+        if self.movers()?.is_empty() {
+            return Err(PyValueError::new_err("the episode is over; call reset()"));
+        }
+        let mut idx = Vec::with_capacity(n);
+        for (p, a) in given.iter().enumerate() {
+            idx.push(if a.is_none() {
+                None
+            } else {
+                Some(int_param(a, &format!("action of player {p}"), 0, 1 << 16)? as usize)
+            });
+        }
+        let s = on_session!(&mut self.any, |s| s.step(&idx))?;
+        self.history.push(idx);
+        let (term, trunc) = on_session!(&self.any, |s| (s.over(), s.truncated()));
+        Ok((s.reward, term, trunc, stepped_info(py, &s)?))
+    }
+
+    /// The episode's return so far.
+    #[getter]
+    fn score(&self) -> PyResult<i64> {
+        Ok(on_session!(&self.any, |s| s.score))
+    }
+
+    /// Steps of the game played (Hanabi: moves made; a maze: turns).
+    #[getter]
+    fn time(&self) -> PyResult<u32> {
+        Ok(on_session!(&self.any, |s| s.game.time(&s.state)))
+    }
+
+    /// Whether the game has ended by its rules.
+    #[getter]
+    fn terminated(&self) -> PyResult<bool> {
+        Ok(on_session!(&self.any, |s| s.over()))
+    }
+
+    /// Whether the game stopped at its step limit without ending by its rules.
+    #[getter]
+    fn truncated(&self) -> PyResult<bool> {
+        Ok(on_session!(&self.any, |s| s.truncated()))
+    }
+
+    /// An action index as the game's token (`P3`, `H1R`, `M4`, ...).
+    fn action_token(&self, index: usize) -> PyResult<String> {
+        on_session!(&self.any, |s| s
+            .game
+            .action_at(index)
+            .map(|a| s.game.action_token(a))
+            .ok_or_else(|| PyValueError::new_err(format!("{index} is not an action index of {}", self.spec))))
+    }
+
+    /// The state as the game's trajectory record (a dict; Hanabi's shows every hand).
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = on_session!(&self.any, |s| s.game.state_json(&s.state));
+        crate::convert::from_json(py, &v)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let f = py.import("proagent._native")?.getattr("_restore_game_env")?;
+        let v = serde_json::json!({
+            "spec": self.spec, "partners": self.partners, "base": self.base, "episode": self.episode,
+            "started": self.started, "history": self.history,
+        });
+        Ok((f, (v.to_string(),)))
+    }
+
+    /// The state as text.
+    fn render(&self) -> PyResult<String> {
+        Ok(on_session!(&self.any, |s| s.game.render_text(&s.state)))
+    }
+
+    /// The state as an RGB array (height, width, 3), drawn by the viewer's board
+    /// drawing; `cell` pixels per grid cell.
+    #[pyo3(signature = (cell = None))]
+    fn rgb<'py>(&self, py: Python<'py>, cell: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray3<u8>>> {
+        let cell = crate::guard::opt_int_param(cell, "cell", 8, 256)?.unwrap_or(48) as u32;
+        let (buf, h, w) = on_session!(&self.any, |s| crate::render::board_rgb(&s.game, &s.state, cell))?;
+        PyArray1::from_vec(py, buf).reshape([h, w, 3])
+    }
+}
+}
+
+guarded_fns! {
+/// Rebuilds a pickled `GameEnv` (the target of `GameEnv.__reduce__`): the same game and
+/// partners, the episode re-played from its seed and the actions given to `step`.
+#[pyfunction]
+pub fn _restore_game_env(text: &str) -> PyResult<GameEnv> {
+    let bad = || PyValueError::new_err("not a pickled GameEnv");
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| bad())?;
+    let partners: Vec<(usize, String)> = serde_json::from_value(v["partners"].clone()).map_err(|_| bad())?;
+    let mut env = GameEnv::new_env(v["spec"].as_str().ok_or_else(bad)?, partners)?;
+    env.base = v["base"].as_u64().ok_or_else(bad)?;
+    env.episode = v["episode"].as_u64().ok_or_else(bad)?;
+    if v["started"].as_bool().ok_or_else(bad)? {
+        env.start()?;
+        let history: Vec<Vec<Option<usize>>> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
+        for idx in history {
+            on_session!(&mut env.any, |s| s.step(&idx))?;
+            env.history.push(idx);
+        }
+    }
+    Ok(env)
+}
+}
