@@ -8,6 +8,7 @@
 //! in its own crate, [`Playable`] here, and one variant of [`AnyGame`]
 //! (docs/architecture.md, "Adding a game").
 
+pub mod hooks;
 pub mod overcooked;
 pub mod overcooked_v2;
 pub mod playable;

@@ -1,0 +1,71 @@
+//! One stand-in for every game's LLM-Coordination prompts ([`LlmcoStandIns`]): it tells the
+//! game from the game description in the request (the rules' first words) and answers with
+//! that game's `scripted` stand-in; any other request goes to a fallback model. The mock
+//! server serves it, so an `llmco` seat pointed at the mock plays a real game offline.
+//! Like the stand-ins it routes to, it is **not a language model**.
+
+use super::capture::CaptureStandIn;
+use super::escape::EscapeStandIn;
+use super::hanabi::HanabiStandIn;
+use super::overcooked::OvercookedStandIn;
+use super::standin::StandInModel;
+use async_trait::async_trait;
+use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
+use std::sync::Arc;
+
+/// Which game's LLM-Coordination prompt a request is, by the words its game description
+/// starts with (`None`: not an LLM-Coordination prompt).
+pub fn game_of(request: &ChatRequest) -> Option<&'static str> {
+    let rules = request.messages.iter().find(|m| m.role == Role::User)?;
+    let text = rules.content.as_str();
+    if text.starts_with("The card game Hanabi") {
+        Some("hanabi")
+    } else if text.starts_with("The game Collab Capture") {
+        Some("collab_capture")
+    } else if text.starts_with("The game Collab Escape") {
+        Some("collab_escape")
+    } else if text.starts_with("Overcooked: two cooks") {
+        Some("overcooked")
+    } else {
+        None
+    }
+}
+
+/// Every game's stand-in behind one model, with a fallback for other requests.
+pub struct LlmcoStandIns {
+    hanabi: StandInModel<HanabiStandIn>,
+    capture: StandInModel<CaptureStandIn>,
+    escape: StandInModel<EscapeStandIn>,
+    overcooked: StandInModel<OvercookedStandIn>,
+    fallback: Arc<dyn LanguageModel>,
+}
+
+impl LlmcoStandIns {
+    /// The router, sending requests that are no LLM-Coordination prompt to `fallback`.
+    pub fn new(fallback: Arc<dyn LanguageModel>) -> LlmcoStandIns {
+        LlmcoStandIns {
+            hanabi: HanabiStandIn::model(),
+            capture: CaptureStandIn::model(),
+            escape: EscapeStandIn::model(),
+            overcooked: OvercookedStandIn::model(),
+            fallback,
+        }
+    }
+}
+
+#[async_trait]
+impl LanguageModel for LlmcoStandIns {
+    fn name(&self) -> String {
+        self.fallback.name()
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        match game_of(request) {
+            Some("hanabi") => self.hanabi.chat(request).await,
+            Some("collab_capture") => self.capture.chat(request).await,
+            Some("collab_escape") => self.escape.chat(request).await,
+            Some(_) => self.overcooked.chat(request).await,
+            None => self.fallback.chat(request).await,
+        }
+    }
+}
