@@ -181,6 +181,39 @@ fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Resul
     Ok((classic, out))
 }
 
+/// The Hanabi and maze games of `--layouts` (`hanabi`, `hanabi:3p`, `capture:1`,
+/// `escape:2`, `capture:all`, `escape:all`, `collab:all`, a `.maze` file), each with its
+/// reference (report name, sha256 of its definition), and the Overcooked specs left over.
+type TurnGames = Vec<(LayoutRef, AnyGame, String)>;
+
+fn split_turn_games(specs: &[String]) -> Result<(TurnGames, Vec<String>)> {
+    use proagent::collab::{GameKind, Maze};
+    let mut names = Vec::new();
+    let mut rest = Vec::new();
+    for s in specs.iter().map(|s| s.trim()) {
+        match s {
+            "capture:all" => names.extend(Maze::builtin_names_of(GameKind::Capture).map(String::from)),
+            "escape:all" => names.extend(Maze::builtin_names_of(GameKind::Escape).map(String::from)),
+            "collab:all" => names.extend(Maze::builtin_names().map(String::from)),
+            s if s == "hanabi" || s.starts_with("hanabi:") || proagent::games::collab::is_maze_spec(s) => {
+                names.push(s.to_string())
+            }
+            s => rest.push(s.to_string()),
+        }
+    }
+    let mut out: TurnGames = Vec::new();
+    for n in names {
+        let (game, text) = AnyGame::load(&n, &Default::default()).context("--layouts")?;
+        let name = game.report_name();
+        if out.iter().any(|(r, ..)| r.name == name) {
+            continue;
+        }
+        let definition = text.or_else(|| Maze::builtin_text(&n).map(String::from)).unwrap_or_else(|| name.clone());
+        out.push((LayoutRef { name, sha256: sha256_hex(definition.as_bytes()) }, game, n));
+    }
+    Ok((out, rest))
+}
+
 fn resolve_layouts(specs: &[String]) -> Result<Vec<Resolved<Layout>>> {
     let mut names: Vec<String> = Vec::new();
     for s in specs {
@@ -317,13 +350,23 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let mut setups = Vec::new();
     let agents = seat_list("--agents", &a.agents, &a, &mut setups)?;
     let partners = seat_list("--partners", &a.partners, &a, &mut setups)?;
-    let (classic, v2_layouts) = split_v2(&a.layouts, &a.v2, a.run.horizon)?;
+    let (turn_games, overcooked_specs) = split_turn_games(&a.layouts)?;
+    let (classic, v2_layouts) = if overcooked_specs.is_empty() && !turn_games.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        split_v2(&overcooked_specs, &a.v2, a.run.horizon)?
+    };
     let layouts = resolve_layouts(&classic)?;
-    if layouts.is_empty() && v2_layouts.is_empty() {
+    if layouts.is_empty() && v2_layouts.is_empty() && turn_games.is_empty() {
         bail!("--layouts is empty");
     }
-    let cells =
-        [layouts.len() + v2_layouts.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
+    let cells = [
+        layouts.len() + v2_layouts.len() + turn_games.len(),
+        agents.len(),
+        partners.len(),
+        a.seats.len(),
+        a.run.episodes as usize,
+    ];
     let total = cells.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
     if total.is_none_or(|t| t > MAX_SWEEP_EPISODES) {
         bail!(
@@ -345,6 +388,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         let game = AnyGame::V2(Arc::new(OvercookedV2::new(Arc::clone(l), a.v2.settings(horizon))));
         games.insert(r.name.clone(), SweepGame { game, spec: spec.clone(), file: file.clone() });
     }
+    for (r, game, spec) in &turn_games {
+        games.insert(r.name.clone(), SweepGame { game: game.clone(), spec: spec.clone(), file: None });
+    }
     let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -362,7 +408,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
 
     let spec = SweepSpec {
-        layouts: layouts.iter().map(|(r, ..)| r.clone()).chain(v2_layouts.iter().map(|(r, ..)| r.clone())).collect(),
+        layouts: layouts
+            .iter()
+            .map(|(r, ..)| r.clone())
+            .chain(v2_layouts.iter().map(|(r, ..)| r.clone()))
+            .chain(turn_games.iter().map(|(r, ..)| r.clone()))
+            .collect(),
         agents,
         partners,
         seats: a.seats.clone(),
