@@ -454,7 +454,13 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             let mut remaining: Vec<usize> = (0..options.len()).collect();
             let mut round = 0u32;
             loop {
-                let ctx = with(&ep.vars, json!({"state": state, "solution": texts[chosen], "options": listed_all}));
+                let ctx = with(
+                    &ep.vars,
+                    json!({
+                        "state": state, "solution": texts[chosen], "options": listed_all,
+                        "partner_action": subject.clone().unwrap_or_default(),
+                    }),
+                );
                 let user = match lib.render(&template::<G>(&lib, "verify_state"), &ctx) {
                     Ok(u) => u,
                     Err(e) => {
