@@ -130,7 +130,8 @@ impl AnyGame {
         on_game!(self, |g| g.max_steps())
     }
 
-    /// The same game with episodes of `horizon` steps (sharing what was precomputed).
+    /// The same game with episodes of `horizon` steps (sharing what was precomputed);
+    /// Hanabi and the maze games keep their own limits.
     pub fn with_horizon(&self, horizon: u32) -> AnyGame {
         if self.horizon() == horizon {
             return self.clone();
@@ -139,8 +140,9 @@ impl AnyGame {
             AnyGame::Overcooked(g) => AnyGame::Overcooked(Arc::new(g.with_horizon(horizon))),
             AnyGame::V2(g) => AnyGame::V2(Arc::new(g.with_horizon(horizon))),
             AnyGame::Hanabi(g) => AnyGame::Hanabi(Arc::clone(g)),
-            AnyGame::Capture(g) => AnyGame::Capture(Arc::new(g.with_horizon(horizon))),
-            AnyGame::Escape(g) => AnyGame::Escape(Arc::new(g.with_horizon(horizon))),
+            // Hanabi and the maze games end by their own rules and turn limits.
+            AnyGame::Capture(g) => AnyGame::Capture(Arc::clone(g)),
+            AnyGame::Escape(g) => AnyGame::Escape(Arc::clone(g)),
         }
     }
 
