@@ -124,6 +124,9 @@ pub struct LlmCo<G: LlmcoGrounding> {
     status: SeatStatus,
 }
 
+/// How much of an unreadable reply a parse error quotes, in characters.
+const MAX_QUOTED_REPLY: usize = 300;
+
 /// The template `part` for game `G`: `llmco/<part>/<KEY>.j2`, else `llmco/<part>/default.j2`.
 fn template<G: LlmcoGrounding>(lib: &PromptLibrary, part: &str) -> String {
     lib.resolve_in("llmco", part, G::KEY, usize::MAX)
@@ -330,10 +333,15 @@ impl<G: LlmcoGrounding> LlmCo<G> {
 
     /// Reads an action reply against `options`; a failure is counted and noted.
     fn read(&mut self, reply: &str, idx: usize, options: &[&str]) -> Option<usize> {
-        let found = action_text(reply).ok_or_else(|| "the reply has no \"Action:\" line".to_string()).and_then(|t| {
-            match_option(&t, &options.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                .ok_or_else(|| format!("{t:?} is none of the {} offered actions", options.len()))
-        });
+        // The error quotes the raw reply (cut), so a log shows what the model said.
+        let quoted: String = reply.chars().take(MAX_QUOTED_REPLY).collect();
+        let cut = if reply.chars().count() > MAX_QUOTED_REPLY { "..." } else { "" };
+        let found = action_text(reply)
+            .ok_or_else(|| format!("the reply has no \"Action:\" line: {quoted:?}{cut}"))
+            .and_then(|t| {
+                match_option(&t, &options.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                    .ok_or_else(|| format!("{t:?} is none of the {} offered actions", options.len()))
+            });
         match found {
             Ok(i) => {
                 self.note(idx, Some(options[i]), None);

@@ -23,6 +23,9 @@ pub mod router;
 pub mod settings;
 pub mod standin;
 
+#[cfg(test)]
+mod tests;
+
 pub use agent::{LlmCo, check_prompts};
 pub use config::LlmcoConfig;
 pub use grounding::{Exec, LlmcoGrounding};
