@@ -131,7 +131,7 @@ impl Playable for Hanabi {
     /// A Hanabi game ends by its rules (at most [`proagent_hanabi::game::MAX_MOVES`]
     /// moves): the horizon does not change it.
     fn with_horizon(&self, _horizon: u32) -> Hanabi {
-        self.clone()
+        *self
     }
 
     fn legend(&self) -> &'static str {

@@ -121,6 +121,9 @@ impl<G: Game> SavedEpisode<G> {
 }
 
 /// A saved episode of any game.
+// A file holds a handful of episodes, each with all its steps on the heap: the size of the
+// largest start state inline costs nothing worth a box at every match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AnyEpisode {
     /// Classic Overcooked.

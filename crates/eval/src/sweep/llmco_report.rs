@@ -31,11 +31,15 @@ pub const PAPER_TABLE3: [(&str, &str, f64, f64); 9] = [
     ("LLM-Co agent", "Mixtral-8x7b", 0.33, 0.27),
 ];
 
+/// A published Table 2 row: (agent, model, capture success, capture turns, escape success,
+/// escape turns).
+pub type PaperCollabRow = (&'static str, &'static str, f64, Option<f64>, f64, Option<f64>);
+
 /// One published row of Table 2: (agent, model, capture success, capture turns, escape
 /// success, escape turns); `None`: "N.A.". Read with the first pair of columns as
 /// CollabEscape and the second as CollabCapture (docs/collab.md, "Reading the published
 /// Table 2").
-pub const PAPER_TABLE2: [(&str, &str, f64, Option<f64>, f64, Option<f64>); 6] = [
+pub const PAPER_TABLE2: [PaperCollabRow; 6] = [
     ("LLM-Co agent", "GPT-4-turbo", 1.00, Some(3.5), 0.83, Some(4.60)),
     ("LLM-Co agent, without ToM", "GPT-4-turbo", 1.00, Some(4.75), 0.50, Some(2.00)),
     ("LLM-Co agent", "GPT-4o", 1.00, Some(7.17), 0.67, Some(4.00)),
