@@ -18,7 +18,7 @@ use proagent::llm::sha256_hex;
 use proagent::overcooked_game::Overcooked;
 use proagent::overcooked_v2::game::OvercookedV2;
 use proagent::runner::models::model_identity;
-use proagent::runner::seats::{is_proagent, split_specs};
+use proagent::runner::seats::{LlmcoSeat, is_llmco, is_proagent, split_specs};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -243,9 +243,22 @@ fn resolve_layouts(specs: &[String]) -> Result<Vec<Resolved<Layout>>> {
 
 /// The specs of a list flag, split on the commas outside brackets, each ProAgent spec
 /// resolved to its label (its name in the results) against the ProAgent flags.
-fn seat_list(flag: &str, v: &[String], a: &SweepArgs, seats: &mut Vec<SeatSetup>) -> Result<Vec<String>> {
+fn seat_list(
+    flag: &str,
+    v: &[String],
+    a: &SweepArgs,
+    seats: &mut Vec<SeatSetup>,
+    llmco: &mut HashMap<String, LlmcoSeat>,
+) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for spec in v.iter().flat_map(|s| split_specs(s)) {
+        if is_llmco(&spec) {
+            // Named by its label (model and changed switches), like a ProAgent seat.
+            let seat = a.proagent.llmco_seat(&spec, a.run.seed).context(flag.to_string())?;
+            out.push(seat.label.clone());
+            llmco.entry(seat.label.clone()).or_insert(seat);
+            continue;
+        }
         if !is_proagent(&spec) {
             out.push(spec);
             continue;
@@ -268,6 +281,7 @@ fn make_runner(
     a: &SweepArgs,
     games: HashMap<String, SweepGame>,
     seats: &[SeatSetup],
+    llmco_seats: HashMap<String, LlmcoSeat>,
     rt: &tokio::runtime::Runtime,
 ) -> Result<Arc<dyn EpisodeRunner>> {
     if let Some(ms) = a.fake_episode_ms {
@@ -291,7 +305,8 @@ fn make_runner(
     }
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
         .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
-        .keep_trajectories(a.keep_trajectories);
+        .keep_trajectories(a.keep_trajectories)
+        .with_llmco_seats(llmco_seats);
     Ok(Arc::new(runner))
 }
 
@@ -348,8 +363,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     }
     let every = super::progress::every(a.progress_every)?;
     let mut setups = Vec::new();
-    let agents = seat_list("--agents", &a.agents, &a, &mut setups)?;
-    let partners = seat_list("--partners", &a.partners, &a, &mut setups)?;
+    let mut llmco_seats = HashMap::new();
+    let agents = seat_list("--agents", &a.agents, &a, &mut setups, &mut llmco_seats)?;
+    let partners = seat_list("--partners", &a.partners, &a, &mut setups, &mut llmco_seats)?;
     let (turn_games, overcooked_specs) = split_turn_games(&a.layouts)?;
     let (classic, v2_layouts) = if overcooked_specs.is_empty() && !turn_games.is_empty() {
         (Vec::new(), Vec::new())
@@ -398,7 +414,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let runner = make_runner(&a, games, &setups, &rt)?;
+    let runner = make_runner(&a, games, &setups, llmco_seats, &rt)?;
     for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
         for s in list {
             runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;

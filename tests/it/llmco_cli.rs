@@ -122,7 +122,7 @@ fn an_eval_sweep_reports_beside_the_published_tables() {
         "| paper, Table 2 | Greedy Baseline |",
         "scripted: rule-based stand-in, not an LLM",
         "cards played",
-        "| capture:1 | llmco | llmco | 2 |",
+        "| capture:1 | llmco[scripted] | llmco[scripted] | 2 |",
     ] {
         assert!(out.contains(needle), "{needle}: {out}");
     }
