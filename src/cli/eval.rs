@@ -50,7 +50,9 @@ struct SweepArgs {
     #[arg(long, value_parser = ["table1"])]
     protocol: Option<String>,
     /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`;
-    /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts.
+    /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts; `hanabi`, `hanabi:3p`, ...
+    /// for Hanabi; `capture:1` ... `capture:4`, `escape:1`, `escape:2`, `capture:all`,
+    /// `escape:all`, `collab:all` or a `.maze` file for the LLM-Coordination maze games.
     #[arg(long, value_delimiter = ',', required_unless_present = "protocol")]
     layouts: Vec<String>,
     /// Agents to evaluate, comma-separated (commas inside [...] do not split; the flag may
