@@ -53,8 +53,10 @@ pub struct MockServerArgs {
 /// at the mock plays a real game.
 fn responder(policy: QaAnswer, seed: u64) -> Result<Arc<dyn LanguageModel>> {
     let questions = proagent::qa::data::embedded()?.questions;
-    let rest = Arc::new(MockResponder::new(policy, seed, questions, Arc::new(ScriptedModel::new())));
-    Ok(Arc::new(proagent::agent::llmco::router::LlmcoStandIns::new(rest)))
+    // The LLM-Co prompts are recognised first (they offer lettered options too);
+    // CoordinationQA questions, which may quote a game's rules, are asked in one message.
+    let questions_first = Arc::new(MockResponder::new(policy, seed, questions, Arc::new(ScriptedModel::new())));
+    Ok(Arc::new(proagent::agent::llmco::router::LlmcoStandIns::new(questions_first)))
 }
 
 pub fn run(args: MockServerArgs) -> Result<ExitCode> {

@@ -13,11 +13,21 @@ use async_trait::async_trait;
 use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
 use std::sync::Arc;
 
-/// Which game's LLM-Coordination prompt a request is, by the words its game description
-/// starts with (`None`: not an LLM-Coordination prompt).
+/// How the shipped `llmco/system/default.j2` starts: requests under another system prompt
+/// (CoordinationQA's, a custom template's) are not routed to the stand-ins.
+pub const SYSTEM_PREFIX: &str = "You are a helpful assistant playing a cooperative game";
+
+/// Which game's LLM-Coordination prompt a request is, by its system prompt and the words
+/// its game description starts with (`None`: not an LLM-Coordination prompt).
 pub fn game_of(request: &ChatRequest) -> Option<&'static str> {
-    let rules = request.messages.iter().find(|m| m.role == Role::User)?;
-    let text = rules.content.as_str();
+    // Every LLM-Co request opens with the shipped system prompt, then the game description
+    // (or the ToM or verification primer) as the first user message. A CoordinationQA
+    // question may quote the same rules in the same shape, under its own system prompt.
+    let system = request.messages.iter().find(|m| m.role == Role::System)?;
+    if !system.content.starts_with(SYSTEM_PREFIX) {
+        return None;
+    }
+    let text = request.messages.iter().find(|m| m.role == Role::User)?.content.as_str();
     if text.starts_with("The card game Hanabi") {
         Some("hanabi")
     } else if text.starts_with("The game Collab Capture") {

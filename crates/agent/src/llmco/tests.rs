@@ -207,3 +207,23 @@ fn prompts_render_for_every_game_and_seat() {
         super::check_prompts::<EscapeLlmco>(&cfg, &proagent_collab::Escape::builtin(name).unwrap(), 0).unwrap();
     }
 }
+
+#[test]
+fn the_router_takes_llmco_prompts_and_leaves_questions_quoting_the_same_rules() {
+    use proagent_llm::{Message, Sampling};
+    let ask = |system: &str, rules: &str| {
+        let m = vec![
+            Message::system(system),
+            Message::user(rules),
+            Message::assistant("Got it!"),
+            Message::user("A. Play my Card 0\nB. Discard my Card 0"),
+        ];
+        super::router::game_of(&ChatRequest::new(m, Sampling::default()))
+    };
+    let sys = "You are a helpful assistant playing a cooperative game for a player.";
+    assert_eq!(ask(sys, "The card game Hanabi, as we play it:"), Some("hanabi"));
+    assert_eq!(ask(sys, "The game Collab Capture: Alice and Bob"), Some("collab_capture"));
+    assert_eq!(ask(sys, "The game Collab Escape: Alice and Bob"), Some("collab_escape"));
+    assert_eq!(ask(sys, "Something else"), None);
+    assert_eq!(ask("Answer the multiple-choice question.", "The card game Hanabi, as we play it:"), None);
+}
