@@ -357,8 +357,8 @@ fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let a = apply_protocol(a)?;
     let out = a.out.clone().context("--out is required")?;
-    if a.concurrency == 0 || a.concurrency > 4096 {
-        bail!("--concurrency must be between 1 and 4096, got {}", a.concurrency);
+    if a.concurrency == 0 || a.concurrency > MAX_CONCURRENCY {
+        bail!("--concurrency must be between 1 and {MAX_CONCURRENCY}, got {}", a.concurrency);
     }
     if let Some(bad) = a.seats.iter().find(|s| **s > 1) {
         bail!("--seats takes 0 and/or 1, got {bad}");

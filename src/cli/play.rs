@@ -33,7 +33,7 @@ pub struct PlayArgs {
     layout: String,
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
     /// its own model or switches), llmco, llmco[model=NAME,tom=on|off,verify=on|off,...] (the
-    /// LLM-Coordination agent), scripted, greedy, random, stay, courier, bc, bc:test,
+    /// LLM-Coordination agent), scripted, greedy, random, random4, stay, courier, bc, bc:test,
     /// bc:train, bc:PATH, sp, pbt, fcp, mep or rl:PATH; Hanabi and the maze games take
     /// llmco and their own partners. Default: proagent; llmco on Hanabi and the maze games.
     #[arg(long)]

@@ -89,7 +89,7 @@ struct RunArgs {
     /// Print the report as CSV (one line per game/group × category).
     #[arg(long)]
     csv: bool,
-    /// Where to write the transcript (default: transcripts/qa-<model>-seed<seed>[-compat].jsonl).
+    /// Where to write the transcript (default: transcripts/qa-<model>-seed<seed>[-compat]-<unix time>.jsonl).
     #[arg(long, value_name = "PATH", conflicts_with = "no_transcript")]
     transcript: Option<PathBuf>,
     /// Do not write a transcript.
@@ -230,6 +230,22 @@ fn slug(s: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect()
 }
 
+/// The default transcript file, named like `play`'s:
+/// `transcripts/qa-<model>-seed<seed>[-compat]-<unix seconds>.jsonl`, with a counter appended
+/// if that name is taken, so a second run never stops on the first one's file.
+fn default_transcript(model_name: &str, seed: u64, compat: bool) -> PathBuf {
+    let suffix = if compat { "-compat" } else { "" };
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let stem = format!("transcripts/qa-{}-seed{seed}{suffix}-{secs}", slug(model_name));
+    let mut path = PathBuf::from(format!("{stem}.jsonl"));
+    let mut n = 2;
+    while path.exists() {
+        path = PathBuf::from(format!("{stem}-{n}.jsonl"));
+        n += 1;
+    }
+    path
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
 }
@@ -264,10 +280,7 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     let transcript_path = if a.no_transcript {
         None
     } else {
-        Some(a.transcript.clone().unwrap_or_else(|| {
-            let suffix = if a.compat { "-compat" } else { "" };
-            PathBuf::from(format!("transcripts/qa-{}-seed{}{suffix}.jsonl", slug(&model_name), a.seed))
-        }))
+        Some(a.transcript.clone().unwrap_or_else(|| default_transcript(&model_name, a.seed, a.compat)))
     };
     if let (Some(out), Some(input)) = (&transcript_path, model_name.strip_prefix("replay:")) {
         let same = match (std::fs::canonicalize(out), std::fs::canonicalize(input)) {

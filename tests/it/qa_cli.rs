@@ -380,6 +380,23 @@ fn an_existing_transcript_is_never_replaced_without_force() {
 }
 
 #[test]
+fn a_second_run_never_stops_on_the_first_runs_default_transcript() {
+    // docs/coordination-qa.md runs `qa --model random` twice in one directory.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["qa", "--model", "random", "--trials", "1", "--filter", "game=Hanabi", "--json", "--no-progress"];
+    for _ in 0..2 {
+        json_of(&bin().current_dir(dir.path()).args(args).output().expect("runs"));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.path().join("transcripts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("qa-random-seed0-") && n.ends_with(".jsonl")), "{names:?}");
+}
+
+#[test]
 fn an_unreachable_server_stops_the_run_after_failures_in_a_row() {
     let dir = tempfile::tempdir().unwrap();
     let t = dir.path().join("qa.jsonl");
