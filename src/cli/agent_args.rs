@@ -12,7 +12,9 @@ use proagent::agent::preset::Preset;
 use proagent::agent::verificator::VerificatorMode;
 use proagent::agent::{AgentSettings, ModelSpec};
 use proagent::limits::MAX_MEMORY_K;
-use proagent::runner::seats::{ProAgentSeat, SeatFactory, is_proagent, proagent_options};
+use proagent::runner::seats::{
+    LlmcoSeat, ProAgentSeat, SeatFactory, is_llmco, is_proagent, llmco_options, proagent_options,
+};
 use proagent::transcript::Scrubber;
 use std::path::PathBuf;
 
@@ -182,12 +184,25 @@ impl ProAgentArgs {
         Ok(ProAgentSeat { label: setup.label, settings: setup.settings, model: setup.model })
     }
 
+    /// An LLM-Coordination spec (`llmco`, `llmco[gpt-4o,tom=off]`) resolved against the
+    /// model flags (`--model`, `--base-url`, sampling); errors name the spec.
+    pub fn llmco_seat(&self, spec: &str, seed: u64) -> Result<LlmcoSeat> {
+        self.check_flags()?;
+        let options = llmco_options(spec)?;
+        let name = options.iter().find(|(k, _)| k == "model").map_or(self.llm.model.as_str(), |(_, v)| v.as_str());
+        let mut base = self.llm.seat_model(name, 0)?;
+        base.seed = seed;
+        Ok(LlmcoSeat::from_spec(spec, &base)?)
+    }
+
     /// Registers every ProAgent spec of `specs` in `factory` (resolved against these flags);
     /// errors name the flag that gave the spec.
     pub fn register(&self, mut factory: SeatFactory, specs: &[(&str, &str)], seed: u64) -> Result<SeatFactory> {
         for (flag, spec) in specs {
             if is_proagent(spec) {
                 factory = factory.with_seat(spec, self.seat(spec, seed).context(flag.to_string())?);
+            } else if is_llmco(spec) {
+                factory = factory.with_llmco_seat(spec, self.llmco_seat(spec, seed).context(flag.to_string())?);
             }
         }
         Ok(factory)

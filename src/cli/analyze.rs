@@ -221,6 +221,11 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
                     }
                     reports.push(r);
                 }
+                other => anyhow::bail!(
+                    "{source}: {}: the interdependence analysis is for Overcooked episodes (this is {})",
+                    other.name(),
+                    other.game().kind()
+                ),
             }
         }
     }

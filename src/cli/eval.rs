@@ -18,7 +18,7 @@ use proagent::llm::sha256_hex;
 use proagent::overcooked_game::Overcooked;
 use proagent::overcooked_v2::game::OvercookedV2;
 use proagent::runner::models::model_identity;
-use proagent::runner::seats::{is_proagent, split_specs};
+use proagent::runner::seats::{LlmcoSeat, is_llmco, is_proagent, split_specs};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -50,7 +50,9 @@ struct SweepArgs {
     #[arg(long, value_parser = ["table1"])]
     protocol: Option<String>,
     /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`;
-    /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts.
+    /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts; `hanabi`, `hanabi:3p`, ...
+    /// for Hanabi; `capture:1` ... `capture:4`, `escape:1`, `escape:2`, `capture:all`,
+    /// `escape:all`, `collab:all` or a `.maze` file for the LLM-Coordination maze games.
     #[arg(long, value_delimiter = ',', required_unless_present = "protocol")]
     layouts: Vec<String>,
     /// Agents to evaluate, comma-separated (commas inside [...] do not split; the flag may
@@ -181,6 +183,39 @@ fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Resul
     Ok((classic, out))
 }
 
+/// The Hanabi and maze games of `--layouts` (`hanabi`, `hanabi:3p`, `capture:1`,
+/// `escape:2`, `capture:all`, `escape:all`, `collab:all`, a `.maze` file), each with its
+/// reference (report name, sha256 of its definition), and the Overcooked specs left over.
+type TurnGames = Vec<(LayoutRef, AnyGame, String)>;
+
+fn split_turn_games(specs: &[String]) -> Result<(TurnGames, Vec<String>)> {
+    use proagent::collab::{GameKind, Maze};
+    let mut names = Vec::new();
+    let mut rest = Vec::new();
+    for s in specs.iter().map(|s| s.trim()) {
+        match s {
+            "capture:all" => names.extend(Maze::builtin_names_of(GameKind::Capture).map(String::from)),
+            "escape:all" => names.extend(Maze::builtin_names_of(GameKind::Escape).map(String::from)),
+            "collab:all" => names.extend(Maze::builtin_names().map(String::from)),
+            s if s == "hanabi" || s.starts_with("hanabi:") || proagent::games::collab::is_maze_spec(s) => {
+                names.push(s.to_string())
+            }
+            s => rest.push(s.to_string()),
+        }
+    }
+    let mut out: TurnGames = Vec::new();
+    for n in names {
+        let (game, text) = AnyGame::load(&n, &Default::default()).context("--layouts")?;
+        let name = game.report_name();
+        if out.iter().any(|(r, ..)| r.name == name) {
+            continue;
+        }
+        let definition = text.or_else(|| Maze::builtin_text(&n).map(String::from)).unwrap_or_else(|| name.clone());
+        out.push((LayoutRef { name, sha256: sha256_hex(definition.as_bytes()) }, game, n));
+    }
+    Ok((out, rest))
+}
+
 fn resolve_layouts(specs: &[String]) -> Result<Vec<Resolved<Layout>>> {
     let mut names: Vec<String> = Vec::new();
     for s in specs {
@@ -210,9 +245,22 @@ fn resolve_layouts(specs: &[String]) -> Result<Vec<Resolved<Layout>>> {
 
 /// The specs of a list flag, split on the commas outside brackets, each ProAgent spec
 /// resolved to its label (its name in the results) against the ProAgent flags.
-fn seat_list(flag: &str, v: &[String], a: &SweepArgs, seats: &mut Vec<SeatSetup>) -> Result<Vec<String>> {
+fn seat_list(
+    flag: &str,
+    v: &[String],
+    a: &SweepArgs,
+    seats: &mut Vec<SeatSetup>,
+    llmco: &mut HashMap<String, LlmcoSeat>,
+) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for spec in v.iter().flat_map(|s| split_specs(s)) {
+        if is_llmco(&spec) {
+            // Named by its label (model and changed switches), like a ProAgent seat.
+            let seat = a.proagent.llmco_seat(&spec, a.run.seed).context(flag.to_string())?;
+            out.push(seat.label.clone());
+            llmco.entry(seat.label.clone()).or_insert(seat);
+            continue;
+        }
         if !is_proagent(&spec) {
             out.push(spec);
             continue;
@@ -235,6 +283,7 @@ fn make_runner(
     a: &SweepArgs,
     games: HashMap<String, SweepGame>,
     seats: &[SeatSetup],
+    llmco_seats: HashMap<String, LlmcoSeat>,
     rt: &tokio::runtime::Runtime,
 ) -> Result<Arc<dyn EpisodeRunner>> {
     if let Some(ms) = a.fake_episode_ms {
@@ -258,7 +307,8 @@ fn make_runner(
     }
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
         .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
-        .keep_trajectories(a.keep_trajectories);
+        .keep_trajectories(a.keep_trajectories)
+        .with_llmco_seats(llmco_seats);
     Ok(Arc::new(runner))
 }
 
@@ -315,15 +365,26 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     }
     let every = super::progress::every(a.progress_every)?;
     let mut setups = Vec::new();
-    let agents = seat_list("--agents", &a.agents, &a, &mut setups)?;
-    let partners = seat_list("--partners", &a.partners, &a, &mut setups)?;
-    let (classic, v2_layouts) = split_v2(&a.layouts, &a.v2, a.run.horizon)?;
+    let mut llmco_seats = HashMap::new();
+    let agents = seat_list("--agents", &a.agents, &a, &mut setups, &mut llmco_seats)?;
+    let partners = seat_list("--partners", &a.partners, &a, &mut setups, &mut llmco_seats)?;
+    let (turn_games, overcooked_specs) = split_turn_games(&a.layouts)?;
+    let (classic, v2_layouts) = if overcooked_specs.is_empty() && !turn_games.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        split_v2(&overcooked_specs, &a.v2, a.run.horizon)?
+    };
     let layouts = resolve_layouts(&classic)?;
-    if layouts.is_empty() && v2_layouts.is_empty() {
+    if layouts.is_empty() && v2_layouts.is_empty() && turn_games.is_empty() {
         bail!("--layouts is empty");
     }
-    let cells =
-        [layouts.len() + v2_layouts.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
+    let cells = [
+        layouts.len() + v2_layouts.len() + turn_games.len(),
+        agents.len(),
+        partners.len(),
+        a.seats.len(),
+        a.run.episodes as usize,
+    ];
     let total = cells.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
     if total.is_none_or(|t| t > MAX_SWEEP_EPISODES) {
         bail!(
@@ -345,6 +406,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         let game = AnyGame::V2(Arc::new(OvercookedV2::new(Arc::clone(l), a.v2.settings(horizon))));
         games.insert(r.name.clone(), SweepGame { game, spec: spec.clone(), file: file.clone() });
     }
+    for (r, game, spec) in &turn_games {
+        games.insert(r.name.clone(), SweepGame { game: game.clone(), spec: spec.clone(), file: None });
+    }
     let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -352,7 +416,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let runner = make_runner(&a, games, &setups, &rt)?;
+    let runner = make_runner(&a, games, &setups, llmco_seats, &rt)?;
     for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
         for s in list {
             runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
@@ -362,7 +426,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
 
     let spec = SweepSpec {
-        layouts: layouts.iter().map(|(r, ..)| r.clone()).chain(v2_layouts.iter().map(|(r, ..)| r.clone())).collect(),
+        layouts: layouts
+            .iter()
+            .map(|(r, ..)| r.clone())
+            .chain(v2_layouts.iter().map(|(r, ..)| r.clone()))
+            .chain(turn_games.iter().map(|(r, ..)| r.clone()))
+            .collect(),
         agents,
         partners,
         seats: a.seats.clone(),

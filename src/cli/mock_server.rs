@@ -46,12 +46,17 @@ pub struct MockServerArgs {
     pub model_id: String,
 }
 
-/// The model that answers requests: CoordinationQA questions by `--qa-answer`, every
-/// other request by the built-in scripted planner, which reads the scene from the
-/// prompt, so a ProAgent pointed at the mock plays a real game.
+/// The model that answers requests: the LLM-Coordination agent's prompts (Hanabi,
+/// CollabCapture, CollabEscape, Overcooked) by that game's rule-based `scripted` stand-in,
+/// CoordinationQA questions by `--qa-answer`, every other request by the built-in scripted
+/// planner, which reads the scene from the prompt, so a ProAgent or an `llmco` seat pointed
+/// at the mock plays a real game.
 fn responder(policy: QaAnswer, seed: u64) -> Result<Arc<dyn LanguageModel>> {
     let questions = proagent::qa::data::embedded()?.questions;
-    Ok(Arc::new(MockResponder::new(policy, seed, questions, Arc::new(ScriptedModel::new()))))
+    // The LLM-Co prompts are recognised first (they offer lettered options too);
+    // CoordinationQA questions, which may quote a game's rules, are asked in one message.
+    let questions_first = Arc::new(MockResponder::new(policy, seed, questions, Arc::new(ScriptedModel::new())));
+    Ok(Arc::new(proagent::agent::llmco::router::LlmcoStandIns::new(questions_first)))
 }
 
 pub fn run(args: MockServerArgs) -> Result<ExitCode> {

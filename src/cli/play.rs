@@ -13,7 +13,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use proagent::eval::report::Stat;
 use proagent::on_game;
 use proagent::run::{PlayFailure, Run, TranscriptTarget};
-use proagent::runner::seats::{SeatFactory, is_proagent};
+use proagent::runner::seats::{SeatFactory, is_language_agent};
 use proagent::runner::{EpisodeOptions, StepObserver, StepView};
 use proagent::transcript::{WriterOptions, default_path};
 use proagent_eval::games::{AnyGame, GameOptions, Playable};
@@ -32,10 +32,12 @@ pub struct PlayArgs {
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
-    /// its own model or switches), scripted, greedy, random, random4, stay, courier, bc, bc:test,
-    /// bc:train, bc:PATH, sp, pbt, fcp, mep or rl:PATH.
-    #[arg(long, default_value = "proagent")]
-    agent: String,
+    /// its own model or switches), llmco, llmco[model=NAME,tom=on|off,verify=on|off,...] (the
+    /// LLM-Coordination agent), scripted, greedy, random, random4, stay, courier, bc, bc:test,
+    /// bc:train, bc:PATH, sp, pbt, fcp, mep or rl:PATH; Hanabi and the maze games take
+    /// llmco and their own partners. Default: proagent; llmco on Hanabi and the maze games.
+    #[arg(long)]
+    agent: Option<String>,
     /// The partner in the other seat (same choices; two ProAgents can play together).
     /// Default: greedy; on OvercookedV2 layouts (which have no greedy partner) scripted.
     #[arg(long)]
@@ -121,14 +123,15 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
         bail!("--seat {seat}: {} has {n} player(s)", game.report_name());
     }
     let partner = a.partner.clone().unwrap_or_else(|| game.default_partner().to_string());
+    let agent = a.agent.clone().unwrap_or_else(|| game.default_agent().to_string());
     let delay = board::delay(a.render_delay_ms)?;
     let every = progress::every(a.progress_every)?;
     // Each ProAgent seat resolved (flags + its own options) and checked before anything runs.
     let factory = SeatFactory::new(None)
         .with_max_llm_failures(Some(a.proagent.max_llm_failures))
         .with_max_parse_failure_share(Some(a.proagent.max_parse_failure_share));
-    let factory = a.proagent.register(factory, &[("--agent", &a.agent), ("--partner", &partner)], 0)?;
-    let run = Run::new(Arc::clone(&game), &a.agent, &partner, seat, factory).with_layout(&a.layout, file);
+    let factory = a.proagent.register(factory, &[("--agent", &agent), ("--partner", &partner)], 0)?;
+    let run = Run::new(Arc::clone(&game), &agent, &partner, seat, factory).with_layout(&a.layout, file);
     run.check().map_err(|(player, e)| anyhow!(e).context(if player == seat { "--agent" } else { "--partner" }))?;
     let names = run.names();
     let (agent_name, partner_name) = (run.agent_name(), run.partner_name());
@@ -282,7 +285,7 @@ fn print_step<G: Playable>(v: &StepView<'_, G>, names: &[String], delay: Option<
     let calls: u64 = v.seats.iter().map(|a| a.llm_usage().calls).sum();
     let seats: Vec<SeatLine<'_>> =
         names.iter().zip(v.seats).map(|(name, s)| SeatLine { name, status: s.status() }).collect();
-    let any_llm = names.iter().any(|n| is_proagent(n));
+    let any_llm = names.iter().any(|n| is_language_agent(n));
     board::print_frame(
         &v.game.render_text(v.state),
         &header,

@@ -18,7 +18,8 @@ use std::time::Duration;
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
     /// Layout name (cramped_room, asymmetric_advantages, coordination_ring,
-    /// forced_coordination, counter_circuit, or an old alias) or a path to a layout file.
+    /// forced_coordination, counter_circuit, or an old alias) or a path to a layout file;
+    /// also `hanabi`, `hanabi:3p`, `capture:1` ... `capture:4`, `escape:1`, `escape:2`.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// Render a saved episode: a file written by `play --trajectory` (JSON Lines, one
@@ -162,6 +163,16 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
             }
             if a.json {
                 bail!("--json applies to OvercookedV2 layouts (--layout v2:NAME)");
+            }
+            let turn_game = a.layout == "hanabi"
+                || a.layout.starts_with("hanabi:")
+                || proagent::games::collab::is_maze_spec(&a.layout);
+            if turn_game {
+                // Hanabi and the maze games: the start as the game draws it for seed 0.
+                let (game, _) = proagent::games::AnyGame::load(&a.layout, &Default::default())?;
+                println!("{}", proagent::on_game!(&game, |g| proagent::games::Playable::legend(&**g)));
+                print!("{}", game.render_start());
+                return Ok(ExitCode::SUCCESS);
             }
             let layout = load_layout(&a.layout)?;
             let state = layout.start_state();

@@ -216,6 +216,9 @@ impl EpisodeView {
         let shown: Box<dyn Shown> = match ep {
             AnyEpisode::Overcooked(e) => Box::new(Viewed::new(&source, e)?),
             AnyEpisode::V2(e) => Box::new(Viewed::new(&source, e)?),
+            AnyEpisode::Hanabi(e) => Box::new(Viewed::new(&source, e)?),
+            AnyEpisode::Capture(e) => Box::new(Viewed::new(&source, e)?),
+            AnyEpisode::Escape(e) => Box::new(Viewed::new(&source, e)?),
         };
         Ok(EpisodeView { id, source, kind: file.kind, index, count, shown, transcript: file.transcript })
     }

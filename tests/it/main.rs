@@ -17,6 +17,7 @@ mod http_robustness;
 mod limits_cli;
 mod llm_cli;
 mod llm_http;
+mod llmco_cli;
 mod outage;
 mod play_cli;
 mod preset_cli;

@@ -890,3 +890,41 @@ fn serve_refuses_a_remote_address_without_allow_remote() {
     assert!(line.starts_with("serving http://0.0.0.0:"), "{line}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("warning: listening on 0.0.0.0"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_plays_the_llm_coordination_games_against_the_llmco_agent() {
+    let s = Server::start(4).await;
+    // CollabCapture: the person stays put; the llmco partner (its scripted stand-in) chases.
+    let req = json!({"layout": "capture:1", "partner": "llmco", "turn_based": true, "human_seat": 0, "seed": 0});
+    let (st, g) = s.post("/api/play", req.to_string()).await;
+    assert_eq!(st, 200, "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    for k in 0..30u64 {
+        let (_, v) = s.get_json(&format!("/api/play/{id}")).await;
+        if v["done"] == true {
+            break;
+        }
+        let (st, v) = s.post(&format!("/api/play/{id}/key"), json!({"action": "S"}).to_string()).await;
+        assert_eq!(st, 200, "{v}");
+        let (_, v) = s.get_json(&format!("/api/play/{id}")).await;
+        if v["done"] != true {
+            wait_t(&s, &id, k + 1).await;
+        }
+    }
+    let done = wait_done(&s, &id).await;
+    assert!(done["error"].is_null(), "{done}");
+    assert_eq!(done["partner"].as_str(), Some("llmco[scripted]"), "{done}");
+    let transcript = done["files"]["transcript"].as_str().unwrap();
+    let f = read_episode_file(Path::new(transcript)).unwrap();
+    assert!(f.episodes[0].steps() >= 1);
+    let (st, ep) = s.episode(transcript, 0).await;
+    assert_eq!(st, 200, "{ep}");
+    // Hanabi: a game starts and the person's board hides their own hand.
+    let req = json!({"layout": "hanabi", "partner": "llmco", "turn_based": true, "human_seat": 0, "seed": 1});
+    let (st, g) = s.post("/api/play", req.to_string()).await;
+    assert_eq!(st, 200, "{g}");
+    assert_eq!(g["layout"].as_str(), Some("hanabi"));
+    let id = g["id"].as_str().unwrap();
+    let (st, _) = s.post(&format!("/api/play/{id}/stop"), "").await;
+    assert_eq!(st, 200);
+}

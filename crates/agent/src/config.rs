@@ -148,6 +148,14 @@ pub enum OptionError {
         /// The key as given.
         key: String,
     },
+    /// A key that is not one of another seat kind's options (`llmco[...]`).
+    #[error("unknown option {key:?} (known: {known})")]
+    UnknownOf {
+        /// The key as given.
+        key: String,
+        /// The options that seat kind knows, comma-separated.
+        known: &'static str,
+    },
     /// A value the option does not take.
     #[error("{key}={value:?}: {expected}")]
     BadValue {
@@ -160,7 +168,8 @@ pub enum OptionError {
     },
 }
 
-fn bool_value(key: &str, value: &str) -> Result<bool, OptionError> {
+/// A switch value: `true`/`on`/`yes`/`1` or `false`/`off`/`no`/`0`.
+pub fn bool_value(key: &str, value: &str) -> Result<bool, OptionError> {
     match value.to_ascii_lowercase().as_str() {
         "true" | "on" | "yes" | "1" => Ok(true),
         "false" | "off" | "no" | "0" => Ok(false),
@@ -168,7 +177,8 @@ fn bool_value(key: &str, value: &str) -> Result<bool, OptionError> {
     }
 }
 
-fn number<T: std::str::FromStr>(
+/// A number that `ok` accepts; the error says what was `expected`.
+pub fn number<T: std::str::FromStr>(
     key: &str,
     value: &str,
     ok: impl Fn(&T) -> bool,
@@ -230,7 +240,7 @@ pub fn apply_option(
 }
 
 /// An enum setting as it is written on the command line (its serde name).
-fn word<T: Serialize>(v: &T) -> String {
+pub fn word<T: Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 

@@ -1,4 +1,4 @@
-//! The ProAgent agent: state alignment, knowledge library, planner, validator,
+//! The ProAgent agent and the LLM-Coordination agent ([`llmco`]). ProAgent: state alignment, knowledge library, planner, validator,
 //! verificator, belief correction and memory around a skill controller — one loop
 //! ([`ProAgent`], in [`agent`]) for every game, tied to a game by a [`Grounding`]
 //! ([`grounding`]: classic Overcooked's [`OvercookedGrounding`], OvercookedV2's
@@ -18,6 +18,7 @@ pub mod agent;
 pub mod belief;
 pub mod config;
 pub mod grounding;
+pub mod llmco;
 pub mod log;
 pub mod memory;
 pub mod names;

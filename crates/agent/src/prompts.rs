@@ -144,6 +144,25 @@ pub const EMBEDDED_V2: &[(&str, &str)] = &[
     ("v2/verify_double.j2", include_str!("../../../prompts/v2/verify_double.j2")),
 ];
 
+/// The embedded LLM-Coordination templates (every game's), by template name.
+pub const EMBEDDED_LLMCO: &[(&str, &str)] = &[
+    ("llmco/ack/default.j2", include_str!("../../../prompts/llmco/ack/default.j2")),
+    ("llmco/game/default.j2", include_str!("../../../prompts/llmco/game/default.j2")),
+    ("llmco/retry/default.j2", include_str!("../../../prompts/llmco/retry/default.j2")),
+    ("llmco/rules/collab_capture.j2", include_str!("../../../prompts/llmco/rules/collab_capture.j2")),
+    ("llmco/rules/collab_escape.j2", include_str!("../../../prompts/llmco/rules/collab_escape.j2")),
+    ("llmco/rules/hanabi.j2", include_str!("../../../prompts/llmco/rules/hanabi.j2")),
+    ("llmco/rules/overcooked.j2", include_str!("../../../prompts/llmco/rules/overcooked.j2")),
+    ("llmco/state/default.j2", include_str!("../../../prompts/llmco/state/default.j2")),
+    ("llmco/system/default.j2", include_str!("../../../prompts/llmco/system/default.j2")),
+    ("llmco/tom/default.j2", include_str!("../../../prompts/llmco/tom/default.j2")),
+    ("llmco/tom/hanabi.j2", include_str!("../../../prompts/llmco/tom/hanabi.j2")),
+    ("llmco/tom_state/default.j2", include_str!("../../../prompts/llmco/tom_state/default.j2")),
+    ("llmco/verify/default.j2", include_str!("../../../prompts/llmco/verify/default.j2")),
+    ("llmco/verify/hanabi.j2", include_str!("../../../prompts/llmco/verify/hanabi.j2")),
+    ("llmco/verify_state/default.j2", include_str!("../../../prompts/llmco/verify_state/default.j2")),
+];
+
 /// Which game's templates a library holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Family {
@@ -151,6 +170,9 @@ pub enum Family {
     Classic,
     /// `v2/`: OvercookedV2.
     V2,
+    /// `llmco/`: the LLM-Coordination agent's templates, every game's (one folder per part,
+    /// one file per game: `llmco/<part>/<game>.j2`, then `llmco/<part>/default.j2`).
+    Llmco,
 }
 
 impl Family {
@@ -159,6 +181,7 @@ impl Family {
         match self {
             Family::Classic => "agent",
             Family::V2 => "v2",
+            Family::Llmco => "llmco",
         }
     }
 
@@ -170,6 +193,8 @@ impl Family {
             (Family::Classic, Preset::Paper) => Some("paper"),
             (Family::V2, Preset::Default) => Some("v2"),
             (Family::V2, Preset::Paper) => None,
+            (Family::Llmco, Preset::Default) => Some("llmco"),
+            (Family::Llmco, Preset::Paper) => None,
         }
     }
 
@@ -178,6 +203,7 @@ impl Family {
         match self {
             Family::Classic => "classic Overcooked",
             Family::V2 => "OvercookedV2",
+            Family::Llmco => "the LLM-Coordination agent",
         }
     }
 
@@ -197,6 +223,7 @@ impl Family {
         match self {
             Family::Classic => &["agent", "paper"],
             Family::V2 => &["v2"],
+            Family::Llmco => &["llmco"],
         }
     }
 
@@ -204,6 +231,7 @@ impl Family {
         match self {
             Family::Classic => EMBEDDED,
             Family::V2 => EMBEDDED_V2,
+            Family::Llmco => EMBEDDED_LLMCO,
         }
     }
 }
@@ -461,6 +489,13 @@ mod tests {
         assert!(lib.hashes().keys().all(|k| !k.starts_with("v2/")));
         assert!(v2.hashes().keys().all(|k| k.starts_with("v2/")));
         assert_eq!(v2.resolve("rules", "two_rooms", 0), "v2/rules/default.j2");
+        let llmco = PromptLibrary::embedded_family(Family::Llmco);
+        for (name, _) in EMBEDDED_LLMCO {
+            assert!(llmco.has(name), "{name}");
+        }
+        assert!(llmco.hashes().keys().all(|k| k.starts_with("llmco/")));
+        assert_eq!(llmco.resolve("tom", "hanabi", 1), "llmco/tom/hanabi.j2");
+        assert_eq!(llmco.resolve("state", "hanabi", 1), "llmco/state/default.j2");
     }
 
     #[test]

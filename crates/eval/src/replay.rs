@@ -12,11 +12,12 @@ use crate::on_game;
 use crate::run::Run;
 use crate::runner::files::recorded_game;
 use crate::runner::record::{EpisodeRecorder, RunConfig, SeatConfig};
-use crate::runner::seats::{SeatError, SeatFactory, is_proagent};
+use crate::runner::seats::{SeatError, SeatFactory, is_llmco, is_proagent};
 use crate::runner::summary::summary_json;
 use crate::transcript::{Header, Scrubber, Transcript, TranscriptError, TranscriptWriter, WriterOptions};
 use async_trait::async_trait;
 use proagent_agent::ProAgentConfig;
+use proagent_agent::llmco::{LlmcoConfig, LlmcoSettings};
 use proagent_agent::prompts::{Family, PromptError, PromptLibrary};
 use proagent_core::episode::{EpisodeOptions, StepView, play_episode};
 use proagent_core::{AgentError, Game, Observation, Seat};
@@ -140,6 +141,24 @@ fn recorded_config(
     Ok(pa)
 }
 
+/// An LLM-Coordination seat as recorded (its switches, sampling, `llmco/` prompts and
+/// label), served the recording.
+fn recorded_llmco_config(
+    file: &str,
+    recorded: &SeatConfig,
+    settings: &LlmcoSettings,
+    replayer: &Arc<ReplayModel>,
+) -> Result<LlmcoConfig, ReplayError> {
+    let prompts = PromptLibrary::load_or_embedded_family(settings.prompts.as_deref(), Family::Llmco)
+        .map_err(|source| ReplayError::Prompts { file: file.to_string(), source })?;
+    let mut c = LlmcoConfig::new(replayer.clone());
+    c.sampling = recorded.model.sampling();
+    c.settings = settings.clone();
+    c.prompts = Arc::new(prompts);
+    c.label = (!recorded.label.is_empty()).then(|| recorded.label.clone());
+    Ok(c)
+}
+
 fn rerun_game<G: Playable>(
     file: &str,
     rec: &Transcript,
@@ -162,11 +181,20 @@ fn rerun_game<G: Playable>(
     let mut hashes = None;
     let run = Run::new(Arc::clone(game), &cfg.agent, &cfg.partner, seat, SeatFactory::new(None));
     for (player, spec) in run.specs.iter().enumerate() {
+        if is_llmco(spec) {
+            let recorded = recorded_seat_of(cfg, player, n);
+            let settings = recorded.llmco.clone().unwrap_or_default();
+            let c = recorded_llmco_config(file, &recorded, &settings, replayer)?;
+            hashes.get_or_insert_with(|| c.prompt_hashes());
+            factory = factory.with_llmco_config(spec, c, recorded.model.clone());
+            continue;
+        }
         if !is_proagent(spec) {
             continue;
         }
         let recorded = recorded_seat_of(cfg, player, n);
-        let pa = recorded_config(file, &recorded, game.prompt_family(), cfg.horizon, replayer)?;
+        let family = game.proagent_or_refuse().map_err(|e| seat_err(player, e))?.family();
+        let pa = recorded_config(file, &recorded, family, cfg.horizon, replayer)?;
         hashes.get_or_insert_with(|| pa.prompt_hashes());
         let model = recorded.model.clone();
         factory = factory.with_config(spec, pa, model);

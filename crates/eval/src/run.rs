@@ -11,7 +11,7 @@
 
 use crate::games::{Playable, Teamwork};
 use crate::runner::record::{EpisodeRecorder, PLAY_COMMAND, RunConfig, SeatConfig};
-use crate::runner::seats::{SeatError, SeatFactory, is_proagent};
+use crate::runner::seats::{SeatError, SeatFactory, is_language_agent};
 use crate::runner::summary::{failed_summary, summary_with};
 use crate::runner::{RunError, play_seated};
 use crate::transcript::{TranscriptError, TranscriptWriter, WriterOptions};
@@ -144,7 +144,7 @@ impl<G: Playable> Run<G> {
 
     /// Whether any seat asks a language model (only those runs have transcripts).
     pub fn has_proagent(&self) -> bool {
-        self.specs.iter().any(|s| is_proagent(s))
+        self.specs.iter().any(|s| is_language_agent(s))
     }
 
     /// The transcript header of the episode with `seed`: the one place a header is
@@ -168,16 +168,19 @@ impl<G: Playable> Run<G> {
             v2: self.game.env_settings().and_then(|v| serde_json::from_value(v).ok()),
             seats: records
                 .into_iter()
-                .map(|r| r.map(|r| SeatConfig { label: r.label, proagent: r.settings, model: r.model }))
+                .map(|r| r.map(|r| SeatConfig { label: r.label, proagent: r.settings, model: r.model, llmco: r.llmco }))
                 .collect(),
         })
     }
 
     /// The sha256 of each prompt template the run's main ProAgent seat reads (for headers).
     pub fn prompt_hashes(&self) -> BTreeMap<String, String> {
-        let main =
-            self.specs.get(self.seat).filter(|s| is_proagent(s)).or_else(|| self.specs.iter().find(|s| is_proagent(s)));
-        main.and_then(|s| self.factory.config_of(s, &*self.game).ok()).map(|c| c.prompt_hashes()).unwrap_or_default()
+        let main = self
+            .specs
+            .get(self.seat)
+            .filter(|s| is_language_agent(s))
+            .or_else(|| self.specs.iter().find(|s| is_language_agent(s)));
+        main.map(|s| self.factory.prompt_hashes_of(s, &*self.game)).unwrap_or_default()
     }
 
     /// Starts the transcript of the episode with `seed` (its header written); `None` when no

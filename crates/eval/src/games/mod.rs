@@ -8,19 +8,27 @@
 //! in its own crate, [`Playable`] here, and one variant of [`AnyGame`]
 //! (docs/architecture.md, "Adding a game").
 
+pub mod collab;
+pub mod hanabi;
+pub mod hooks;
 pub mod overcooked;
 pub mod overcooked_v2;
 pub mod playable;
+pub mod replayed;
 pub mod saved;
 
+use proagent_collab::{Capture, CollabGame, Escape};
 use proagent_core::Game;
+use proagent_hanabi::Hanabi;
 use proagent_overcooked::game::Overcooked;
 use proagent_overcooked_v2::game::OvercookedV2;
 use std::sync::Arc;
 
 pub use overcooked::load_layout;
 pub use overcooked_v2::{V2_PREFIX, load_v2_layout};
-pub use playable::{GameError, GameOptions, HandOverMark, Playable, SavedTeamwork, SeatError, Teamwork, unknown_spec};
+pub use playable::{
+    GameError, GameOptions, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, unknown_spec,
+};
 
 /// A game chosen on the command line (or from Python, or in a transcript header).
 #[derive(Clone, Debug)]
@@ -29,6 +37,12 @@ pub enum AnyGame {
     Overcooked(Arc<Overcooked>),
     /// OvercookedV2.
     V2(Arc<OvercookedV2>),
+    /// Hanabi (`hanabi`, `hanabi:3p`, ...).
+    Hanabi(Arc<Hanabi>),
+    /// CollabCapture (`capture:1` ... `capture:4`, a capture `.maze` file).
+    Capture(Arc<Capture>),
+    /// CollabEscape (`escape:1`, `escape:2`, an escape `.maze` file).
+    Escape(Arc<Escape>),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game (`&Arc<G>`) inside an [`AnyGame`]:
@@ -39,15 +53,44 @@ macro_rules! on_game {
         match $any {
             $crate::games::AnyGame::Overcooked($g) => $body,
             $crate::games::AnyGame::V2($g) => $body,
+            $crate::games::AnyGame::Hanabi($g) => $body,
+            $crate::games::AnyGame::Capture($g) => $body,
+            $crate::games::AnyGame::Escape($g) => $body,
         }
     };
 }
 
 impl AnyGame {
-    /// The game a `--layout` spec names: a classic built-in name or layout file, or
-    /// `v2:NAME` / `v2:PATH` for OvercookedV2. Also returns the layout file's text for a
-    /// layout that is not built in (transcript headers keep it, so a run replays anywhere).
+    /// The game a `--layout` spec names: a classic built-in name or layout file,
+    /// `v2:NAME` / `v2:PATH` for OvercookedV2, `hanabi` / `hanabi:Np` for Hanabi, or a maze
+    /// scenario (`capture:1` ... `capture:4`, `escape:1`, `escape:2`, a `.maze` file; their
+    /// turn limit is the scenario's, not `options.horizon`). Also returns the layout file's
+    /// text for a layout that is not built in (transcript headers keep it, so a run
+    /// replays anywhere).
     pub fn load(spec: &str, options: &GameOptions) -> Result<(AnyGame, Option<String>), GameError> {
+        let trimmed = spec.trim();
+        if trimmed == "hanabi" || trimmed.starts_with("hanabi:") {
+            return Ok((AnyGame::Hanabi(Arc::new(hanabi::load_hanabi(trimmed)?)), None));
+        }
+        if collab::is_maze_spec(trimmed) {
+            let text = if proagent_collab::Maze::builtin(trimmed).is_some() {
+                None
+            } else {
+                proagent_core::limits::read_file_text(
+                    std::path::Path::new(trimmed),
+                    proagent_collab::maze::MAX_MAZE_TEXT_BYTES as u64,
+                    "maze files",
+                )
+                .ok()
+            };
+            return Ok((
+                match collab::load_collab(trimmed)? {
+                    CollabGame::Capture(g) => AnyGame::Capture(Arc::new(g)),
+                    CollabGame::Escape(g) => AnyGame::Escape(Arc::new(g)),
+                },
+                text,
+            ));
+        }
         if let Some(rest) = proagent_overcooked_v2::env::layout::strip_v2_prefix(spec) {
             let (layout, text) = load_v2_layout(rest)?;
             let settings = proagent_overcooked_v2::env::Settings { max_steps: options.horizon, ..options.v2.clone() };
@@ -72,6 +115,11 @@ impl AnyGame {
         on_game!(self, |g| g.kind())
     }
 
+    /// The agent a command seats under test when none is named (`proagent`, `llmco`).
+    pub fn default_agent(&self) -> &'static str {
+        on_game!(self, |g| g.default_agent())
+    }
+
     /// The partner a command seats when none is named.
     pub fn default_partner(&self) -> &'static str {
         on_game!(self, |g| g.default_partner())
@@ -82,7 +130,8 @@ impl AnyGame {
         on_game!(self, |g| g.max_steps())
     }
 
-    /// The same game with episodes of `horizon` steps (sharing what was precomputed).
+    /// The same game with episodes of `horizon` steps (sharing what was precomputed);
+    /// Hanabi and the maze games keep their own limits.
     pub fn with_horizon(&self, horizon: u32) -> AnyGame {
         if self.horizon() == horizon {
             return self.clone();
@@ -90,6 +139,10 @@ impl AnyGame {
         match self {
             AnyGame::Overcooked(g) => AnyGame::Overcooked(Arc::new(g.with_horizon(horizon))),
             AnyGame::V2(g) => AnyGame::V2(Arc::new(g.with_horizon(horizon))),
+            AnyGame::Hanabi(g) => AnyGame::Hanabi(Arc::clone(g)),
+            // Hanabi and the maze games end by their own rules and turn limits.
+            AnyGame::Capture(g) => AnyGame::Capture(Arc::clone(g)),
+            AnyGame::Escape(g) => AnyGame::Escape(Arc::clone(g)),
         }
     }
 
@@ -108,6 +161,25 @@ impl saved::AnyEpisode {
         match self {
             saved::AnyEpisode::Overcooked(e) => AnyGame::Overcooked(Arc::clone(&e.game)),
             saved::AnyEpisode::V2(e) => AnyGame::V2(Arc::clone(&e.game)),
+            saved::AnyEpisode::Hanabi(e) => AnyGame::Hanabi(Arc::clone(&e.game)),
+            saved::AnyEpisode::Capture(e) => AnyGame::Capture(Arc::clone(&e.game)),
+            saved::AnyEpisode::Escape(e) => AnyGame::Escape(Arc::clone(&e.game)),
         }
     }
+}
+
+/// The games whose trajectory records are re-played from their seed, by the `game` field
+/// of a record: reads one record (line `line` of `source`).
+pub fn read_replayed_trajectory(
+    kind: &str,
+    source: &str,
+    line: usize,
+    v: &serde_json::Value,
+) -> Option<Result<saved::AnyEpisode, RecordError>> {
+    Some(match kind {
+        "hanabi" => Hanabi::read_trajectory(source, line, v).map(Into::into),
+        "collab_capture" => Capture::read_trajectory(source, line, v).map(Into::into),
+        "collab_escape" => Escape::read_trajectory(source, line, v).map(Into::into),
+        _ => return None,
+    })
 }

@@ -2,12 +2,14 @@
 //! RL partners, the ProAgent agent), its summaries, reference-schema trajectories and the
 //! interdependence analysis of its episodes.
 
+use super::hooks::{LlmcoHooks, LlmcoOn, ProAgentHooks, ProAgentOn};
 use super::playable::{
-    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_proagent_config,
-    unknown_spec,
+    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
+    default_proagent_config, unknown_spec,
 };
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
 use proagent_agent::OvercookedGrounding;
+use proagent_agent::llmco::overcooked::OvercookedLlmco;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::limits::read_file_text;
@@ -32,6 +34,8 @@ pub const KNOWN_SPECS: &[&str] = &[
     "scripted",
     "proagent",
     "proagent[model=NAME,key=value,...]",
+    "llmco",
+    "llmco[model=NAME,key=value,...]",
     "bc",
     "bc:test",
     "bc:train",
@@ -118,8 +122,6 @@ pub fn load_layout(spec: &str) -> Result<(Layout, Option<String>), GameError> {
 }
 
 impl Playable for Overcooked {
-    type Grounding = OvercookedGrounding;
-
     fn report_name(&self) -> String {
         self.layout.name.clone()
     }
@@ -132,6 +134,14 @@ impl Playable for Overcooked {
         KNOWN_SPECS
     }
 
+    fn proagent_hooks(&self) -> Option<&'static dyn ProAgentHooks<Overcooked>> {
+        Some(&ProAgentOn::<OvercookedGrounding>::HOOKS)
+    }
+
+    fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Overcooked>> {
+        Some(&LlmcoOn::<OvercookedLlmco>::HOOKS)
+    }
+
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Overcooked>>, SeatError> {
         let k = self.kitchen();
         Ok(match spec.trim() {
@@ -141,11 +151,14 @@ impl Playable for Overcooked {
             "stay" => Box::new(StaySeat),
             "courier" => Box::new(courier::CourierPartner::new(k)),
             "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
-            "proagent" => self.proagent(default_proagent_config(self)),
+            "proagent" => self.proagent_or_refuse()?.seat(default_proagent_config(self)?),
+            "llmco" => self.llmco_or_refuse()?.seat(default_llmco_config(self)?),
             other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &self.layout)?),
             other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, &self.layout)?),
-            // A configured ProAgent needs its model built by the caller (`SeatFactory::with_seat`).
-            other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
+            // A configured agent needs its model built by the caller (`SeatFactory::with_seat`).
+            other if other.starts_with("proagent[") || other.starts_with("llmco[") => {
+                return Err(SeatError::Unresolved(other.to_string()));
+            }
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })
     }

@@ -2,6 +2,7 @@
 //! ProAgent agent with the V2 prompts), its summaries, trajectories (JaxMARL-style states)
 //! and the hand-over analysis of its episodes.
 
+use super::hooks::{ProAgentHooks, ProAgentOn};
 use super::playable::{
     GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_proagent_config,
     unknown_spec,
@@ -116,8 +117,6 @@ fn events<'o>(game: &OvercookedV2, outcome: &'o StepOutcome) -> &'o [Option<Even
 }
 
 impl Playable for OvercookedV2 {
-    type Grounding = OvercookedV2Grounding;
-
     fn report_name(&self) -> String {
         format!("{V2_PREFIX}{}", self.layout.name)
     }
@@ -130,12 +129,16 @@ impl Playable for OvercookedV2 {
         KNOWN_SPECS
     }
 
+    fn proagent_hooks(&self) -> Option<&'static dyn ProAgentHooks<OvercookedV2>> {
+        Some(&ProAgentOn::<OvercookedV2Grounding>::HOOKS)
+    }
+
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<OvercookedV2>>, SeatError> {
         Ok(match spec.trim() {
             "scripted" => Box::new(ScriptedV2::new()),
             "random" => Box::new(RandomSeat::<OvercookedV2>::new()),
             "stay" => Box::new(StaySeat),
-            "proagent" => self.proagent(default_proagent_config(self)),
+            "proagent" => self.proagent_or_refuse()?.seat(default_proagent_config(self)?),
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })

@@ -1,13 +1,14 @@
 //! What the evaluation layer needs of a game ([`Playable`]), the errors of building its
 //! seats ([`SeatError`]) and of loading it ([`GameError`]), and its options.
 
+use super::hooks::{LlmcoHooks, ProAgentHooks};
 use super::saved::SavedEpisode;
-use proagent_agent::prompts::PromptLibrary;
-use proagent_agent::prompts::{Family, PromptError};
-use proagent_agent::{Grounding, ProAgent, ProAgentConfig};
+use proagent_agent::ProAgentConfig;
+use proagent_agent::llmco::LlmcoConfig;
+use proagent_agent::prompts::PromptError;
+use proagent_agent::prompts::{Family, PromptLibrary};
 use proagent_core::episode::EpisodeResult;
 use proagent_core::{Game, Seat};
-use proagent_llm::LanguageModel;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -69,34 +70,36 @@ pub struct HandOverMark {
 /// What the evaluation layer needs of a game. Implemented once per game; every command,
 /// the sweeps, transcripts and the Python bindings go through it.
 pub trait Playable: Game + Sized {
-    /// How the ProAgent agent plays this game (its scene text, skills, controller,
-    /// templates and `scripted` stand-in): the one loop, [`ProAgent`], runs over it.
-    type Grounding: Grounding<Game = Self> + Default;
-
-    /// The game's name in reports and transcript headers (`cramped_room`, `v2:two_rooms`).
+    /// The game's name in reports and transcript headers (`cramped_room`, `v2:two_rooms`,
+    /// `hanabi:3p`, `capture:1`).
     fn report_name(&self) -> String;
+    /// The agent a command seats under test when none is named (`proagent`, `llmco`).
+    fn default_agent(&self) -> &'static str {
+        "proagent"
+    }
     /// The partner a command seats when none is named.
     fn default_partner(&self) -> &'static str;
-    /// The seat specs this game knows besides `proagent` (for errors and help).
+    /// The seat specs this game knows (for errors and help).
     fn known_specs(&self) -> &'static [&'static str];
     /// A seat that talks to no model, from its spec (`greedy`, `random`, `bc:train`, ...).
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Self>>, SeatError>;
-    /// The prompt templates a ProAgent reads on this game (the grounding's).
-    fn prompt_family(&self) -> Family {
-        <Self::Grounding as Grounding>::FAMILY
+    /// The ProAgent agent on this game, when it has a ProAgent grounding (`None`: a
+    /// `proagent` seat is refused with [`SeatError::NoAgent`]).
+    fn proagent_hooks(&self) -> Option<&'static dyn ProAgentHooks<Self>> {
+        None
     }
-    /// The built-in `scripted` stand-in model for this game's prompts (the grounding's).
-    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
-        Self::Grounding::default().scripted_model()
+    /// The LLM-Coordination agent on this game, when it has an LLM-Co grounding (`None`: an
+    /// `llmco` seat is refused with [`SeatError::NoAgent`]).
+    fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Self>> {
+        None
     }
-    /// A ProAgent seat with `cfg` (its prompts are this game's family).
-    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>> {
-        Box::new(ProAgent::<Self::Grounding>::new(cfg))
+    /// The ProAgent hooks, or the error that says this game has none.
+    fn proagent_or_refuse(&self) -> Result<&'static dyn ProAgentHooks<Self>, SeatError> {
+        self.proagent_hooks().ok_or_else(|| no_agent("proagent", &self.report_name(), self.llmco_hooks().is_some()))
     }
-    /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs;
-    /// refuses a preset the game has no templates for.
-    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
-        ProAgent::<Self::Grounding>::check_prompts(cfg, self, seat)
+    /// The LLM-Co hooks, or the error that says this game has none.
+    fn llmco_or_refuse(&self) -> Result<&'static dyn LlmcoHooks<Self>, SeatError> {
+        self.llmco_hooks().ok_or_else(|| no_agent("llmco", &self.report_name(), self.proagent_hooks().is_some()))
     }
     /// The game's own fields of an episode summary (the layout, deliveries, ...), merged
     /// into the common ones by [`crate::runner::summary`].
@@ -138,9 +141,30 @@ pub trait Playable: Game + Sized {
     }
 }
 
+/// The error for a seat of `agent` on a game without its grounding; `other` says the other
+/// agent plays it.
+fn no_agent(agent: &'static str, game: &str, other: bool) -> SeatError {
+    let hint = match (agent, other) {
+        ("proagent", true) => "; seat llmco (the LLM-Coordination agent) instead",
+        ("llmco", true) => "; seat proagent instead",
+        _ => "",
+    };
+    SeatError::NoAgent { agent, game: game.to_string(), hint }
+}
+
 /// Why a seat could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum SeatError {
+    /// A language-model agent the game has no grounding for (ProAgent on Hanabi, ...).
+    #[error("{agent} cannot play {game}: the agent has no grounding for this game{hint}")]
+    NoAgent {
+        /// `proagent` or `llmco`.
+        agent: &'static str,
+        /// The game's report name.
+        game: String,
+        /// Which agent does play it.
+        hint: &'static str,
+    },
     /// A spec no seat of this game answers to.
     #[error("unknown agent {spec:?} for {game} (known: {known}){hint}")]
     Unknown {
@@ -153,7 +177,7 @@ pub enum SeatError {
         /// A hint when the spec looks like a model name.
         hint: String,
     },
-    /// A `proagent[...]` spec that does not parse.
+    /// A `proagent[...]` or `llmco[...]` spec that does not parse.
     #[error("{spec:?}: {message}")]
     BadProAgentSpec {
         /// The spec as given.
@@ -161,9 +185,9 @@ pub enum SeatError {
         /// What is wrong with it.
         message: String,
     },
-    /// A `proagent[...]` seat whose settings were not resolved by the caller (a
-    /// programming error: the caller must register every such spec).
-    #[error("{0:?}: this command cannot seat a configured ProAgent here")]
+    /// A `proagent[...]` or `llmco[...]` seat whose settings were not resolved by the
+    /// caller (a programming error: the caller must register every such spec).
+    #[error("{0:?}: this command cannot seat a configured language-model agent here")]
     Unresolved(String),
     /// A BC model that could not be loaded.
     #[error(transparent)]
@@ -171,7 +195,7 @@ pub enum SeatError {
     /// An RL policy that could not be loaded.
     #[error(transparent)]
     Rl(#[from] proagent_partners::rl::model::LoadError),
-    /// The ProAgent's model could not be built.
+    /// The agent's model could not be built.
     #[error("{label}: --model: {source}")]
     Model {
         /// The seat's name.
@@ -255,10 +279,21 @@ impl Default for GameOptions {
 
 /// The configuration plain `proagent` gets on `game` when nothing else is configured: the
 /// default switches, the game's `scripted` stand-in model, its embedded templates, its
-/// episode length.
-pub fn default_proagent_config<G: Playable>(game: &G) -> ProAgentConfig {
-    let mut cfg = ProAgentConfig::new(game.scripted_model());
-    cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
+/// episode length. Refused on a game without a ProAgent grounding.
+pub fn default_proagent_config<G: Playable>(game: &G) -> Result<ProAgentConfig, SeatError> {
+    let hooks = game.proagent_or_refuse()?;
+    let mut cfg = ProAgentConfig::new(hooks.scripted_model());
+    cfg.prompts = Arc::new(PromptLibrary::embedded_family(hooks.family()));
     cfg.horizon = game.max_steps();
-    cfg
+    Ok(cfg)
+}
+
+/// The configuration plain `llmco` gets on `game` when nothing else is configured: the
+/// paper's switches for the game, its `scripted` stand-in model and the embedded
+/// templates. Refused on a game without an LLM-Co grounding.
+pub fn default_llmco_config<G: Playable>(game: &G) -> Result<LlmcoConfig, SeatError> {
+    let hooks = game.llmco_or_refuse()?;
+    let mut cfg = LlmcoConfig::new(hooks.scripted_model());
+    cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::Llmco));
+    Ok(cfg)
 }

@@ -121,12 +121,39 @@ impl<G: Game> SavedEpisode<G> {
 }
 
 /// A saved episode of any game.
+// A file holds a handful of episodes, each with all its steps on the heap: the size of the
+// largest start state inline costs nothing worth a box at every match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AnyEpisode {
     /// Classic Overcooked.
     Overcooked(SavedEpisode<Overcooked>),
     /// OvercookedV2.
     V2(SavedEpisode<OvercookedV2>),
+    /// Hanabi.
+    Hanabi(SavedEpisode<proagent_hanabi::Hanabi>),
+    /// CollabCapture.
+    Capture(SavedEpisode<proagent_collab::Capture>),
+    /// CollabEscape.
+    Escape(SavedEpisode<proagent_collab::Escape>),
+}
+
+impl From<SavedEpisode<proagent_hanabi::Hanabi>> for AnyEpisode {
+    fn from(e: SavedEpisode<proagent_hanabi::Hanabi>) -> Self {
+        AnyEpisode::Hanabi(e)
+    }
+}
+
+impl From<SavedEpisode<proagent_collab::Capture>> for AnyEpisode {
+    fn from(e: SavedEpisode<proagent_collab::Capture>) -> Self {
+        AnyEpisode::Capture(e)
+    }
+}
+
+impl From<SavedEpisode<proagent_collab::Escape>> for AnyEpisode {
+    fn from(e: SavedEpisode<proagent_collab::Escape>) -> Self {
+        AnyEpisode::Escape(e)
+    }
 }
 
 impl From<SavedEpisode<Overcooked>> for AnyEpisode {
@@ -149,6 +176,9 @@ macro_rules! on_episode {
         match $any {
             $crate::games::saved::AnyEpisode::Overcooked($e) => $body,
             $crate::games::saved::AnyEpisode::V2($e) => $body,
+            $crate::games::saved::AnyEpisode::Hanabi($e) => $body,
+            $crate::games::saved::AnyEpisode::Capture($e) => $body,
+            $crate::games::saved::AnyEpisode::Escape($e) => $body,
         }
     };
 }

@@ -185,9 +185,9 @@ pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileEr
     }
     if let Some(game) = trajectory_game(text) {
         let bad = |message: String| FileError::Episode { path: source.to_string(), message };
-        if game != "overcooked_v2" {
+        if game != "overcooked_v2" && crate::games::read_replayed_trajectory(&game, "", 0, &Value::Null).is_none() {
             return Err(bad(format!(
-                "line {}: trajectories of an unknown game {game:?} (known: overcooked, overcooked_v2)",
+                "line {}: trajectories of an unknown game {game:?} (known: overcooked, overcooked_v2, hanabi, collab_capture, collab_escape)",
                 text.lines().position(|l| !l.trim().is_empty()).unwrap_or(0) + 1
             )));
         }
@@ -204,7 +204,11 @@ pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileEr
                     "a trajectory of {this:?} after ones of {game:?}: a file holds one game's episodes"
                 )));
             }
-            episodes.push(OvercookedV2::read_trajectory(source, i + 1, &v).map_err(|e| at(e.0))?.into());
+            let episode = match crate::games::read_replayed_trajectory(&game, source, i + 1, &v) {
+                Some(e) => e.map_err(|e| at(e.0))?,
+                None => OvercookedV2::read_trajectory(source, i + 1, &v).map_err(|e| at(e.0))?.into(),
+            };
+            episodes.push(episode);
         }
         return Ok(EpisodeFile {
             kind: EpisodeKind::Trajectory,

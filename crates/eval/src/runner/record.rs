@@ -62,6 +62,10 @@ pub struct SeatConfig {
     pub proagent: AgentSettings,
     /// Its model.
     pub model: ModelSpec,
+    /// For an LLM-Coordination seat: its switches (then `proagent` is unused). Absent for
+    /// a ProAgent seat, so ProAgent headers are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llmco: Option<proagent_agent::llmco::LlmcoSettings>,
 }
 
 fn no_seats(s: &[Option<SeatConfig>]) -> bool {
@@ -74,7 +78,12 @@ impl RunConfig {
     pub fn seat(&self, player: usize) -> SeatConfig {
         match self.seats.get(player).cloned().flatten() {
             Some(s) => s,
-            None => SeatConfig { label: String::new(), proagent: self.proagent.clone(), model: self.model.clone() },
+            None => SeatConfig {
+                label: String::new(),
+                proagent: self.proagent.clone(),
+                model: self.model.clone(),
+                llmco: None,
+            },
         }
     }
 }

@@ -7,9 +7,10 @@
 //! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
 use super::models::build_model_with;
-pub use crate::games::playable::default_proagent_config;
+pub use crate::games::playable::{default_llmco_config, default_proagent_config};
 pub use crate::games::{Playable, SeatError, unknown_spec};
-use proagent_agent::prompts::PromptLibrary;
+use proagent_agent::llmco::{LlmcoConfig, LlmcoSettings};
+use proagent_agent::prompts::{Family, PromptLibrary};
 use proagent_agent::{AgentSettings, ExchangeSink, ModelSpec, ProAgentConfig};
 use proagent_core::Seat;
 use std::collections::HashMap;
@@ -21,18 +22,40 @@ pub fn is_proagent(spec: &str) -> bool {
     s == "proagent" || s.starts_with("proagent[")
 }
 
+/// Whether a spec seats the LLM-Coordination agent: `llmco`, or `llmco[...]` with options.
+pub fn is_llmco(spec: &str) -> bool {
+    let s = spec.trim();
+    s == "llmco" || s.starts_with("llmco[")
+}
+
+/// Whether a spec seats an agent that asks a language model (`proagent...` or `llmco...`).
+pub fn is_language_agent(spec: &str) -> bool {
+    is_proagent(spec) || is_llmco(spec)
+}
+
 /// The `key=value` options of a ProAgent spec, in the order given: none for `proagent`;
 /// for `proagent[gpt-4o,memory_k=3]` the model (a first item without `=` is the model)
 /// and `memory_k`. The keys are checked when the options are applied
 /// ([`proagent_agent::config::apply_option`]); here only the shape.
 pub fn proagent_options(spec: &str) -> Result<Vec<(String, String)>, SeatError> {
+    agent_options("proagent", spec)
+}
+
+/// The `key=value` options of an LLM-Coordination spec (`llmco[gpt-4o,tom=false]`), as
+/// [`proagent_options`] reads a ProAgent's; the keys are checked by
+/// [`proagent_agent::llmco::settings::apply_option`].
+pub fn llmco_options(spec: &str) -> Result<Vec<(String, String)>, SeatError> {
+    agent_options("llmco", spec)
+}
+
+fn agent_options(agent: &str, spec: &str) -> Result<Vec<(String, String)>, SeatError> {
     let s = spec.trim();
     let bad = |message: &str| SeatError::BadProAgentSpec { spec: s.to_string(), message: message.to_string() };
-    if s == "proagent" {
+    if s == agent {
         return Ok(Vec::new());
     }
-    let Some(inner) = s.strip_prefix("proagent[").and_then(|r| r.strip_suffix(']')) else {
-        return Err(bad("expected proagent or proagent[key=value,...]"));
+    let Some(inner) = s.strip_prefix(agent).and_then(|r| r.strip_prefix('[')).and_then(|r| r.strip_suffix(']')) else {
+        return Err(bad(&format!("expected {agent} or {agent}[key=value,...]")));
     };
     let mut out: Vec<(String, String)> = Vec::new();
     for (i, item) in inner.split(',').enumerate() {
@@ -105,9 +128,10 @@ impl ProAgentSeat {
     /// `scripted` stand-in for `scripted`), the game's prompt templates loaded, the
     /// horizon the game's episode length.
     pub fn config<G: Playable>(&self, game: &G) -> Result<ProAgentConfig, SeatError> {
-        let model = build_model_with(&self.model, || game.scripted_model())
+        let hooks = game.proagent_or_refuse()?;
+        let model = build_model_with(&self.model, || hooks.scripted_model())
             .map_err(|source| SeatError::Model { label: self.label.clone(), source })?;
-        let prompts = PromptLibrary::load_or_embedded_family(self.settings.prompts.as_deref(), game.prompt_family())
+        let prompts = PromptLibrary::load_or_embedded_family(self.settings.prompts.as_deref(), hooks.family())
             .map_err(|source| SeatError::Prompts { layout: game.report_name(), seat: 0, source })?;
         let mut cfg = ProAgentConfig::new(model);
         cfg.sampling = self.model.sampling();
@@ -119,15 +143,59 @@ impl ProAgentSeat {
     }
 }
 
-/// What a transcript header and an eval record keep of a ProAgent seat.
+/// One LLM-Coordination seat of a run, whatever the game: its name, switches and model.
+/// Its label is itself a spec that rebuilds it ([`proagent_agent::llmco::settings::label`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlmcoSeat {
+    /// The seat's name in every output.
+    pub label: String,
+    /// The switches.
+    pub settings: LlmcoSettings,
+    /// The model.
+    pub model: ModelSpec,
+}
+
+impl LlmcoSeat {
+    /// The seat `spec` (`llmco`, `llmco[gpt-4o,tom=false]`) describes, its options applied
+    /// over `base` (the command line's model settings; `llmco` alone keeps `base`'s model).
+    pub fn from_spec(spec: &str, base: &ModelSpec) -> Result<LlmcoSeat, SeatError> {
+        let mut model = base.clone();
+        let mut settings = LlmcoSettings::default();
+        for (k, v) in llmco_options(spec)? {
+            proagent_agent::llmco::settings::apply_option(&mut settings, &mut model, &k, &v)
+                .map_err(|e| SeatError::BadProAgentSpec { spec: spec.trim().to_string(), message: e.to_string() })?;
+        }
+        Ok(LlmcoSeat { label: proagent_agent::llmco::settings::label(&settings, &model), settings, model })
+    }
+
+    /// The running configuration of this seat on `game`: the model built (the game's own
+    /// LLM-Co `scripted` stand-in for `scripted`), the `llmco/` templates loaded.
+    pub fn config<G: Playable>(&self, game: &G) -> Result<LlmcoConfig, SeatError> {
+        let hooks = game.llmco_or_refuse()?;
+        let model = build_model_with(&self.model, || hooks.scripted_model())
+            .map_err(|source| SeatError::Model { label: self.label.clone(), source })?;
+        let prompts = PromptLibrary::load_or_embedded_family(self.settings.prompts.as_deref(), Family::Llmco)
+            .map_err(|source| SeatError::Prompts { layout: game.report_name(), seat: 0, source })?;
+        let mut cfg = LlmcoConfig::new(model);
+        cfg.sampling = self.model.sampling();
+        cfg.settings = self.settings.clone();
+        cfg.prompts = Arc::new(prompts);
+        cfg.label = Some(self.label.clone());
+        Ok(cfg)
+    }
+}
+
+/// What a transcript header and an eval record keep of a language-model seat.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProAgentRecord {
     /// The seat's name.
     pub label: String,
-    /// Its switches.
+    /// Its switches (the defaults for an LLM-Coordination seat).
     pub settings: AgentSettings,
     /// Its model.
     pub model: ModelSpec,
+    /// An LLM-Coordination seat's switches (`None` for a ProAgent).
+    pub llmco: Option<LlmcoSettings>,
 }
 
 /// How a ProAgent spec is configured in a factory.
@@ -138,6 +206,15 @@ enum Configured {
     /// Built by the caller (a test's model, a Python callable, the viewer's model list):
     /// used as it is on any game, recorded with the model settings given.
     Config(ProAgentConfig, ModelSpec),
+}
+
+/// How an LLM-Coordination spec is configured in a factory.
+#[derive(Clone)]
+enum LlmcoConfigured {
+    /// Written down: built for each game on first use.
+    Seat(LlmcoSeat),
+    /// Built by the caller (a replay's recorded seat): used as it is.
+    Config(LlmcoConfig, ModelSpec),
 }
 
 /// A built seat: the seat, and for a ProAgent the list its model exchanges go to.
@@ -158,6 +235,7 @@ pub struct BuiltSeat<G> {
 pub struct SeatFactory {
     proagent: Option<Configured>,
     seats: HashMap<String, Configured>,
+    llmco: HashMap<String, LlmcoConfigured>,
     max_llm_failures: Option<u64>,
     max_parse_failure_share: Option<f64>,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
@@ -178,6 +256,7 @@ impl SeatFactory {
         SeatFactory {
             proagent: proagent.map(Configured::Seat),
             seats: HashMap::new(),
+            llmco: HashMap::new(),
             max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
             max_parse_failure_share: Some(proagent_core::episode::DEFAULT_MAX_PARSE_FAILURE_SHARE),
             built: Arc::default(),
@@ -228,27 +307,96 @@ impl SeatFactory {
         self
     }
 
-    /// What a transcript header records of the ProAgent seat `spec`: its label, switches
-    /// and model (`None` for a spec that is no ProAgent).
+    /// Seats the LLM-Coordination spec `spec` as `seat` (its model settings, e.g. a served
+    /// model's address, from the command line).
+    pub fn with_llmco_seat(mut self, spec: &str, seat: LlmcoSeat) -> Self {
+        self.llmco.insert(spec.trim().to_string(), LlmcoConfigured::Seat(seat));
+        self
+    }
+
+    /// Seats the LLM-Coordination spec `spec` with a configuration built by the caller
+    /// (used as it is on any game), recorded with the model settings `model`.
+    pub fn with_llmco_config(mut self, spec: &str, cfg: LlmcoConfig, model: ModelSpec) -> Self {
+        self.llmco.insert(spec.trim().to_string(), LlmcoConfigured::Config(cfg, model));
+        self
+    }
+
+    fn llmco_configured(&self, spec: &str) -> Result<LlmcoConfigured, SeatError> {
+        match self.llmco.get(spec.trim()) {
+            Some(c) => Ok(c.clone()),
+            // Unregistered: the spec describes the seat (the model defaults to `scripted`).
+            None => LlmcoSeat::from_spec(spec, &ModelSpec::new("scripted")).map(LlmcoConfigured::Seat),
+        }
+    }
+
+    /// The configuration the LLM-Coordination spec `spec` gets on `game`.
+    pub fn llmco_config_of<G: Playable>(&self, spec: &str, game: &G) -> Result<LlmcoConfig, SeatError> {
+        match self.llmco_configured(spec)? {
+            LlmcoConfigured::Config(c, _) => Ok(c),
+            LlmcoConfigured::Seat(s)
+                if s.model.model.trim() == "scripted" && s.settings == LlmcoSettings::default() =>
+            {
+                let mut c = default_llmco_config(game)?;
+                c.label = Some(s.label.clone());
+                Ok(c)
+            }
+            LlmcoConfigured::Seat(s) => s.config(game),
+        }
+    }
+
+    /// What a transcript header records of the language-model seat `spec`: its label,
+    /// switches and model (`None` for a spec that asks no model).
     pub fn record_of(&self, spec: &str) -> Option<ProAgentRecord> {
+        if is_llmco(spec) {
+            return Some(match self.llmco_configured(spec).ok()? {
+                LlmcoConfigured::Seat(s) => ProAgentRecord {
+                    label: s.label,
+                    settings: AgentSettings::default(),
+                    model: s.model,
+                    llmco: Some(s.settings),
+                },
+                LlmcoConfigured::Config(c, m) => ProAgentRecord {
+                    label: c.label.clone().unwrap_or_else(|| format!("llmco[{}]", c.model.name())),
+                    settings: AgentSettings::default(),
+                    model: m,
+                    llmco: Some(c.settings),
+                },
+            });
+        }
         if !is_proagent(spec) {
             return None;
         }
         Some(match self.configured(spec).ok().flatten() {
-            Some(Configured::Seat(s)) => {
-                ProAgentRecord { label: s.label.clone(), settings: s.settings.clone(), model: s.model.clone() }
-            }
+            Some(Configured::Seat(s)) => ProAgentRecord {
+                label: s.label.clone(),
+                settings: s.settings.clone(),
+                model: s.model.clone(),
+                llmco: None,
+            },
             Some(Configured::Config(c, m)) => ProAgentRecord {
                 label: c.label.clone().unwrap_or_else(|| format!("proagent[{}]", c.model.name())),
                 settings: c.settings.clone(),
                 model: m.clone(),
+                llmco: None,
             },
             None => {
                 let model = ModelSpec::new("scripted");
                 let settings = AgentSettings::default();
-                ProAgentRecord { label: proagent_agent::config::label(&settings, &model), settings, model }
+                ProAgentRecord { label: proagent_agent::config::label(&settings, &model), settings, model, llmco: None }
             }
         })
+    }
+
+    /// The sha256 of each prompt template the language-model seat `spec` reads on `game`
+    /// (empty for a seat that asks no model, or one that cannot be built).
+    pub fn prompt_hashes_of<G: Playable>(&self, spec: &str, game: &G) -> std::collections::BTreeMap<String, String> {
+        if is_llmco(spec) {
+            return self.llmco_config_of(spec, game).map(|c| c.prompt_hashes()).unwrap_or_default();
+        }
+        if is_proagent(spec) {
+            return self.config_of(spec, game).map(|c| c.prompt_hashes()).unwrap_or_default();
+        }
+        Default::default()
     }
 
     /// The written-down seat a ProAgent spec gets, if it has one (`None` for the
@@ -289,30 +437,45 @@ impl SeatFactory {
                 built.insert(key, c.clone());
                 Ok(c)
             }
-            None => Ok(default_proagent_config(game)),
+            None => default_proagent_config(game),
         }
     }
 
     /// Builds the seat a spec names on `game`.
     pub fn build<G: Playable>(&self, spec: &str, game: &G) -> Result<BuiltSeat<G>, SeatError> {
+        if is_llmco(spec) {
+            let hooks = game.llmco_or_refuse()?;
+            let mut cfg = self.llmco_config_of(spec, game)?;
+            let sink: ExchangeSink = Arc::default();
+            cfg.exchange_sink = Some(Arc::clone(&sink));
+            return Ok(BuiltSeat { seat: hooks.seat(cfg), exchanges: Some(sink) });
+        }
         if !is_proagent(spec) {
             return Ok(BuiltSeat { seat: game.partner(spec)?, exchanges: None });
         }
+        let hooks = game.proagent_or_refuse()?;
         let mut cfg = self.config_of(spec, game)?;
         let sink: ExchangeSink = Arc::default();
         cfg.exchange_sink = Some(Arc::clone(&sink));
-        Ok(BuiltSeat { seat: game.proagent(cfg), exchanges: Some(sink) })
+        Ok(BuiltSeat { seat: hooks.seat(cfg), exchanges: Some(sink) })
     }
 
     /// Checks, before anything runs, that `spec` can be built on `game` in `seat` (for a
     /// ProAgent: that every prompt template renders).
     pub fn check<G: Playable>(&self, spec: &str, game: &G, seat: usize) -> Result<(), SeatError> {
+        let prompts = |source| SeatError::Prompts { layout: game.report_name(), seat, source };
+        if is_llmco(spec) {
+            let hooks = game.llmco_or_refuse()?;
+            let cfg = self.llmco_config_of(spec, game)?;
+            return hooks.check_prompts(&cfg, game, seat).map_err(prompts);
+        }
         if !is_proagent(spec) {
             game.partner(spec)?;
             return Ok(());
         }
+        let hooks = game.proagent_or_refuse()?;
         let cfg = self.config_of(spec, game)?;
-        game.check_prompts(&cfg, seat).map_err(|source| SeatError::Prompts { layout: game.report_name(), seat, source })
+        hooks.check_prompts(&cfg, game, seat).map_err(prompts)
     }
 }
 

@@ -6,9 +6,11 @@
 //! - [`store`]: `results.jsonl` — append, group-commit fsync, torn-line recovery, merging.
 //! - [`scheduler`]: the [`scheduler::EpisodeRunner`] trait and the concurrent loop.
 //! - [`play_runner`]: the runner that plays real episodes (and records transcripts).
-//! - [`report`] and [`heatmap`]: tables, CSV/JSON and SVG heatmaps.
+//! - [`report`] and [`heatmap`]: tables, CSV/JSON and SVG heatmaps; [`llmco_report`]: the
+//!   LLM-Coordination games beside the published rows.
 
 pub mod heatmap;
+pub mod llmco_report;
 pub mod plan;
 pub mod play_runner;
 pub mod report;

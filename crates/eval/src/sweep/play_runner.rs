@@ -26,7 +26,7 @@ use crate::games::{AnyGame, Playable};
 use crate::on_game;
 use crate::run::{PlayFailure, Run, TranscriptTarget};
 use crate::runner::CODE_VERSION;
-use crate::runner::seats::{ProAgentSeat, SeatFactory};
+use crate::runner::seats::{LlmcoSeat, ProAgentSeat, SeatFactory, is_llmco};
 use crate::transcript::{Scrubber, WriterOptions};
 use async_trait::async_trait;
 use proagent_agent::prompts::{Family, PromptLibrary};
@@ -69,6 +69,8 @@ pub struct PlayRunner {
     /// Per spec: the fingerprint that goes into the key, and the settings records keep.
     known: Mutex<HashMap<String, (String, serde_json::Value)>>,
     keep_trajectories: bool,
+    /// LLM-Coordination seats resolved against the command line, by label.
+    llmco: HashMap<String, LlmcoSeat>,
 }
 
 impl PlayRunner {
@@ -85,7 +87,26 @@ impl PlayRunner {
         for (label, s) in &seats {
             factory = factory.with_seat(label, s.seat.clone());
         }
-        PlayRunner { games, factory, seats, scrubber, known: Mutex::new(HashMap::new()), keep_trajectories: false }
+        PlayRunner {
+            games,
+            factory,
+            seats,
+            scrubber,
+            known: Mutex::new(HashMap::new()),
+            keep_trajectories: false,
+            llmco: HashMap::new(),
+        }
+    }
+
+    /// Seats these LLM-Coordination seats (by label; their models resolved against the
+    /// command line). An `llmco[...]` spec not given here is built from the spec itself,
+    /// with the `scripted` model unless it names one.
+    pub fn with_llmco_seats(mut self, seats: HashMap<String, LlmcoSeat>) -> Self {
+        for (label, s) in &seats {
+            self.factory = self.factory.with_llmco_seat(label, s.clone());
+        }
+        self.llmco = seats;
+        self
     }
 
     /// The largest share of an episode's model calls whose replies may name no usable
@@ -159,6 +180,29 @@ impl PlayRunner {
                     v["v2"] = serde_json::json!({ "prompts_sha256": prompts_sha(&p.seat, Family::V2), "env": env });
                 }
                 v
+            }
+            None if is_llmco(spec) => {
+                let seat = self
+                    .llmco
+                    .get(spec)
+                    .cloned()
+                    .or_else(|| LlmcoSeat::from_spec(spec, &proagent_llm::ModelSpec::new("scripted")).ok());
+                match seat {
+                    Some(s) => {
+                        let hashes =
+                            PromptLibrary::load_or_embedded_family(s.settings.prompts.as_deref(), Family::Llmco)
+                                .map(|l| l.hashes())
+                                .unwrap_or_default();
+                        serde_json::json!({
+                            "code": CODE_VERSION,
+                            "agent": "llmco",
+                            "model": s.model,
+                            "settings": s.settings,
+                            "prompts_sha256": sha256_hex(serde_json::to_string(&hashes).unwrap_or_default().as_bytes()),
+                        })
+                    }
+                    None => serde_json::json!({"code": CODE_VERSION}),
+                }
             }
             None => match BcSpec::parse(spec) {
                 Some(BcSpec::File(path)) => {

@@ -6,6 +6,7 @@
 //! Standard error = sample standard deviation (n − 1 denominator) / √n; it is
 //! undefined (shown as "–", `null` in JSON) for a single episode.
 
+use super::llmco_report::LlmcoTables;
 use super::store::EpisodeRecord;
 use proagent_analysis::TeamworkTotals;
 use proagent_overcooked::env::layout::BUILTIN;
@@ -189,6 +190,9 @@ pub struct Report {
     pub horizons: Vec<u32>,
     /// Episode runners (`play` for real episodes).
     pub runners: Vec<String>,
+    /// The LLM-Coordination games (Hanabi, CollabCapture, CollabEscape) beside the
+    /// published rows; empty when the sweep played none.
+    pub llmco: LlmcoTables,
 }
 
 /// Built-in layouts in their classic order, then any others alphabetically.
@@ -334,6 +338,7 @@ impl Report {
             layout_sha256,
             horizons,
             runners,
+            llmco: LlmcoTables::build(records),
         }
     }
 
@@ -452,6 +457,7 @@ impl Report {
              over `--max-parse-failure-share` (default 50%) is failed, not recorded, and played again \
              by the next run, so it is in no mean above."
         );
+        s.push_str(&self.llmco.markdown());
         s
     }
 

@@ -1,0 +1,71 @@
+//! What an LLM-Coordination seat counts over one episode ([`LlmcoMetrics`]), reported in
+//! `play --json` summaries and eval records.
+
+use serde::{Deserialize, Serialize};
+
+/// Per-episode counters of an LLM-Coordination seat.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmcoMetrics {
+    /// Model requests sent (every kind, failed ones included).
+    pub llm_calls: u32,
+    /// Action requests (first proposals and re-proposals after a rejection).
+    pub calls_action: u32,
+    /// Theory-of-Mind requests.
+    pub calls_tom: u32,
+    /// Verification requests.
+    pub calls_verify: u32,
+    /// Decisions made (each is one action chosen; Overcooked's last several steps).
+    pub decisions: u32,
+    /// Action replies that named none of the offered actions.
+    pub parse_failures: u32,
+    /// Decisions that played the fallback (an unreadable reply, or no reply).
+    pub fallbacks: u32,
+    /// Verifications that answered "Not Okay".
+    pub verify_rejections: u32,
+    /// Verification replies with no readable verdict (the proposal is then played).
+    pub verify_unreadable: u32,
+    /// Decisions where the verifier still rejected after the last allowed re-prompt (the
+    /// last proposal was played).
+    pub verify_cap_reached: u32,
+    /// Requests that failed after every retry.
+    pub llm_failures: u32,
+    /// Templates that failed to render (the decision then plays the fallback).
+    pub prompt_errors: u32,
+    /// Prompt tokens over all replies (the server's, or the estimate).
+    pub prompt_tokens: u64,
+    /// Completion tokens over all replies.
+    pub completion_tokens: u64,
+}
+
+impl LlmcoMetrics {
+    /// The episode's model use as the runner sums it; `wait` is the time spent waiting.
+    pub fn usage(&self, wait: std::time::Duration) -> proagent_core::LlmUsage {
+        proagent_core::LlmUsage {
+            calls: self.llm_calls.into(),
+            failures: self.llm_failures.into(),
+            parse_failures: self.parse_failures.into(),
+            prompt_tokens: self.prompt_tokens,
+            completion_tokens: self.completion_tokens,
+            wait_us: u64::try_from(wait.as_micros()).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// The `--json` report form; the per-kind call counters nest under `llm_calls_by_kind`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "agent_kind": "llmco",
+            "llm_calls": self.llm_calls,
+            "llm_calls_by_kind": {"action": self.calls_action, "tom": self.calls_tom, "verify": self.calls_verify},
+            "decisions": self.decisions,
+            "parse_failures": self.parse_failures,
+            "fallbacks": self.fallbacks,
+            "verify_rejections": self.verify_rejections,
+            "verify_unreadable": self.verify_unreadable,
+            "verify_cap_reached": self.verify_cap_reached,
+            "llm_failures": self.llm_failures,
+            "prompt_errors": self.prompt_errors,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        })
+    }
+}

@@ -1,0 +1,253 @@
+//! CollabCapture and CollabEscape as games of the evaluation layer: their seats (the
+//! partners of `proagent_partners::collab`, the LLM-Coordination agent), summaries with the
+//! paper's measures (success, turns to success), and trajectories re-played from their seed.
+//! The turn limit is the scenario's (the maze file's `turns`), not `--horizon`.
+
+use super::hooks::{LlmcoHooks, LlmcoOn};
+use super::playable::{
+    GameError, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config, unknown_spec,
+};
+use super::replayed::{read_replayed, trajectory_json};
+use super::saved::SavedEpisode;
+use proagent_agent::llmco::capture::CaptureLlmco;
+use proagent_agent::llmco::escape::EscapeLlmco;
+use proagent_collab::{Capture, CaptureOutcome, Escape, EscapeOutcome, LoadError};
+use proagent_core::episode::EpisodeResult;
+use proagent_core::{Game, Seat};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+/// The seat specs a CollabCapture game knows.
+pub const CAPTURE_SPECS: &[&str] =
+    &["random", "chaser", "door_operator", "greedy_baseline", "llmco", "llmco[model=NAME,tom=on|off,...]"];
+/// The seat specs a CollabEscape game knows.
+pub const ESCAPE_SPECS: &[&str] =
+    &["random", "runner", "fixer", "greedy_baseline", "llmco", "llmco[model=NAME,tom=on|off,...]"];
+
+const CAPTURE_LEGEND: &str = "CollabCapture: one line per room: who is in it (A Alice, B Bob, T the thief), the \
+rooms it leads to and its button; then every door and whether it is open";
+const ESCAPE_LEGEND: &str = "CollabEscape: one line per room: who is in it (A Alice, B Bob, K the killer), the \
+rooms it leads to, its generator and the exit gate";
+
+/// Whether a `--layout` spec names a maze game: a built-in scenario (`capture:1` ...
+/// `escape:2`) or a `.maze` file.
+pub fn is_maze_spec(spec: &str) -> bool {
+    let s = spec.trim();
+    proagent_collab::Maze::builtin(s).is_some() || s.ends_with(".maze")
+}
+
+/// The maze game a spec names.
+pub fn load_collab(spec: &str) -> Result<proagent_collab::CollabGame, GameError> {
+    proagent_collab::load(spec.trim()).map_err(|e| match e {
+        LoadError::Unknown { spec, names } => GameError::Unknown { what: "maze scenario", spec, known: names },
+        other => GameError::Parse(other.to_string()),
+    })
+}
+
+/// Turns to success of an episode that succeeded.
+fn turns_of(success: bool, turns: Option<u32>, steps: usize) -> Value {
+    if success { json!(turns.unwrap_or(steps as u32)) } else { Value::Null }
+}
+
+fn record_game(v: &Value) -> Result<proagent_collab::CollabGame, RecordError> {
+    let spec = v.get("spec").and_then(Value::as_str).ok_or("no `spec`")?;
+    load_collab(spec).map_err(|e| RecordError(format!("`spec`: {e}")))
+}
+
+fn saved_line<G: Playable>(game: &G, e: &SavedEpisode<G>) -> SavedTeamwork {
+    match e.result() {
+        Some(r) => {
+            let tw = game.teamwork(&r);
+            SavedTeamwork { line: game.outcome_text(&r), json: tw.json, handovers: Vec::new() }
+        }
+        None => SavedTeamwork {
+            json: json!({"error": "the episode was not re-played"}),
+            line: String::new(),
+            handovers: Vec::new(),
+        },
+    }
+}
+
+fn language_partner<G: Playable>(game: &G, spec: &str) -> Option<Result<Box<dyn Seat<G>>, SeatError>> {
+    Some(match spec {
+        "llmco" => game.llmco_or_refuse().and_then(|h| Ok(h.seat(default_llmco_config(game)?))),
+        "proagent" => Err(game.proagent_or_refuse().err().unwrap_or(SeatError::Unresolved(spec.into()))),
+        s if s.starts_with("llmco[") || s.starts_with("proagent[") => Err(SeatError::Unresolved(s.to_string())),
+        _ => return None,
+    })
+}
+
+impl Playable for Capture {
+    fn report_name(&self) -> String {
+        self.spec()
+    }
+    fn default_agent(&self) -> &'static str {
+        "llmco"
+    }
+    fn default_partner(&self) -> &'static str {
+        "greedy_baseline"
+    }
+    fn known_specs(&self) -> &'static [&'static str] {
+        CAPTURE_SPECS
+    }
+    fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Capture>> {
+        Some(&LlmcoOn::<CaptureLlmco>::HOOKS)
+    }
+    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Capture>>, SeatError> {
+        let s = spec.trim();
+        if let Some(r) = language_partner(self, s) {
+            return r;
+        }
+        proagent_partners::collab::capture_seat(s).ok_or_else(|| unknown_spec(s, &self.report_name(), CAPTURE_SPECS))
+    }
+    fn summary_fields(&self, r: &EpisodeResult<Capture>) -> Map<String, Value> {
+        let t = &r.tally;
+        let mut m = Map::new();
+        m.insert("game".into(), json!("collab_capture"));
+        m.insert("layout".into(), json!(self.report_name()));
+        m.insert("success".into(), json!(t.caught));
+        m.insert("turns_to_success".into(), turns_of(t.caught, t.turns_to_capture, r.steps.len()));
+        m.insert("turns".into(), json!(r.steps.len()));
+        m.insert("presses".into(), json!(t.presses));
+        m.insert("blocked".into(), json!(t.blocked));
+        m
+    }
+    /// 1 when the thief was caught.
+    fn deliveries(&self, r: &EpisodeResult<Capture>) -> u32 {
+        u32::from(r.tally.caught)
+    }
+    fn teamwork(&self, r: &EpisodeResult<Capture>) -> Teamwork {
+        Teamwork { json: json!({"moves": r.tally.moves, "presses": r.tally.presses}), totals: None }
+    }
+    fn trajectory_json(&self, r: &EpisodeResult<Capture>) -> Value {
+        let mut extra = Map::new();
+        extra.insert("success".into(), json!(r.tally.caught));
+        extra.insert("turns_to_success".into(), turns_of(r.tally.caught, r.tally.turns_to_capture, r.steps.len()));
+        trajectory_json(self, r, extra)
+    }
+    fn step_fields(&self, o: &CaptureOutcome) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("events".into(), json!(o.events));
+        m.insert("thief".into(), json!(o.thief_to));
+        m.insert("caught".into(), json!(o.caught));
+        m
+    }
+    fn env_settings(&self) -> Option<Value> {
+        None
+    }
+    /// The scenario's own turn limit (its maze file's `turns`, as the paper ran it) holds
+    /// whatever the horizon: `--horizon` does not change it.
+    fn with_horizon(&self, _horizon: u32) -> Capture {
+        self.clone()
+    }
+    fn legend(&self) -> &'static str {
+        CAPTURE_LEGEND
+    }
+    fn outcome_text(&self, r: &EpisodeResult<Capture>) -> String {
+        match (r.tally.caught, r.tally.turns_to_capture) {
+            (true, t) => format!("thief caught in {} turns", t.unwrap_or(r.steps.len() as u32)),
+            (false, _) => format!("thief not caught in {} turns", r.steps.len()),
+        }
+    }
+    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<Capture>, RecordError> {
+        match record_game(v)? {
+            proagent_collab::CollabGame::Capture(g) => read_replayed(Arc::new(g), source, line, v),
+            proagent_collab::CollabGame::Escape(_) => Err("`spec` names a CollabEscape scenario".into()),
+        }
+    }
+    fn saved_teamwork(&self, e: &SavedEpisode<Capture>) -> SavedTeamwork {
+        saved_line(self, e)
+    }
+}
+
+impl Playable for Escape {
+    fn report_name(&self) -> String {
+        self.spec()
+    }
+    fn default_agent(&self) -> &'static str {
+        "llmco"
+    }
+    fn default_partner(&self) -> &'static str {
+        "fixer"
+    }
+    fn known_specs(&self) -> &'static [&'static str] {
+        ESCAPE_SPECS
+    }
+    fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Escape>> {
+        Some(&LlmcoOn::<EscapeLlmco>::HOOKS)
+    }
+    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Escape>>, SeatError> {
+        let s = spec.trim();
+        if let Some(r) = language_partner(self, s) {
+            return r;
+        }
+        proagent_partners::collab::escape_seat(s).ok_or_else(|| unknown_spec(s, &self.report_name(), ESCAPE_SPECS))
+    }
+    fn summary_fields(&self, r: &EpisodeResult<Escape>) -> Map<String, Value> {
+        let t = &r.tally;
+        let mut m = Map::new();
+        m.insert("game".into(), json!("collab_escape"));
+        m.insert("layout".into(), json!(self.report_name()));
+        m.insert("success".into(), json!(t.escaped));
+        m.insert("caught".into(), json!(t.caught));
+        m.insert("turns_to_success".into(), turns_of(t.escaped, t.turns, r.steps.len()));
+        m.insert("turns".into(), json!(r.steps.len()));
+        m.insert("generators_repaired".into(), json!(t.generators_repaired));
+        m.insert("fixes".into(), json!(t.fixes));
+        m
+    }
+    /// 1 when the players escaped.
+    fn deliveries(&self, r: &EpisodeResult<Escape>) -> u32 {
+        u32::from(r.tally.escaped)
+    }
+    fn teamwork(&self, r: &EpisodeResult<Escape>) -> Teamwork {
+        Teamwork {
+            json: json!({"fixes": r.tally.fixes, "moves": r.tally.moves, "chases": r.tally.chases}),
+            totals: None,
+        }
+    }
+    fn trajectory_json(&self, r: &EpisodeResult<Escape>) -> Value {
+        let mut extra = Map::new();
+        extra.insert("success".into(), json!(r.tally.escaped));
+        extra.insert("turns_to_success".into(), turns_of(r.tally.escaped, r.tally.turns, r.steps.len()));
+        trajectory_json(self, r, extra)
+    }
+    fn step_fields(&self, o: &EscapeOutcome) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("events".into(), json!(o.events));
+        m.insert("killer".into(), json!(o.killer_to));
+        m.insert("result".into(), json!(o.result));
+        m
+    }
+    fn env_settings(&self) -> Option<Value> {
+        None
+    }
+    /// The scenario's own turn limit (its maze file's `turns`, as the paper ran it) holds
+    /// whatever the horizon: `--horizon` does not change it.
+    fn with_horizon(&self, _horizon: u32) -> Escape {
+        self.clone()
+    }
+    fn legend(&self) -> &'static str {
+        ESCAPE_LEGEND
+    }
+    fn outcome_text(&self, r: &EpisodeResult<Escape>) -> String {
+        let t = &r.tally;
+        let turns = t.turns.unwrap_or(r.steps.len() as u32);
+        if t.escaped {
+            format!("escaped in {turns} turns ({} generators repaired)", t.generators_repaired)
+        } else if t.caught {
+            format!("caught by the killer in turn {turns} ({} generators repaired)", t.generators_repaired)
+        } else {
+            format!("no escape in {turns} turns ({} generators repaired)", t.generators_repaired)
+        }
+    }
+    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<Escape>, RecordError> {
+        match record_game(v)? {
+            proagent_collab::CollabGame::Escape(g) => read_replayed(Arc::new(g), source, line, v),
+            proagent_collab::CollabGame::Capture(_) => Err("`spec` names a CollabCapture scenario".into()),
+        }
+    }
+    fn saved_teamwork(&self, e: &SavedEpisode<Escape>) -> SavedTeamwork {
+        saved_line(self, e)
+    }
+}

@@ -1,0 +1,172 @@
+//! Hanabi as a game of the evaluation layer: its seats (the rule-based bots of
+//! `proagent_partners::hanabi`, the LLM-Coordination agent), summaries that name both
+//! score rules (HLE's score, 0 once all lives are lost; the LLM-Coordination paper's
+//! cards played), and trajectories re-played from their seed.
+
+use super::hooks::{LlmcoHooks, LlmcoOn};
+use super::playable::{
+    GameError, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config, unknown_spec,
+};
+use super::replayed::{read_replayed, trajectory_json};
+use super::saved::SavedEpisode;
+use proagent_agent::llmco::hanabi::HanabiLlmco;
+use proagent_core::Seat;
+use proagent_core::episode::EpisodeResult;
+use proagent_hanabi::{Hanabi, HanabiOutcome};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+/// The seat specs a Hanabi game knows.
+pub const KNOWN_SPECS: &[&str] =
+    &["random", "simple", "convention", "llmco", "llmco[model=NAME,tom=on|off,verify=on|off,...]"];
+
+/// What the text table shows.
+const LEGEND: &str = "Hanabi: fireworks per colour (R Y G W B), info and life tokens, deck; each hand as \
+card [knowledge] in HLE's notation (XX|RYGWB12345: hinted colour and rank, then what the card can still be); \
+> marks the player to move";
+
+/// The game a `--layout` spec names: `hanabi` (2 players) or `hanabi:2p` ... `hanabi:5p`.
+pub fn load_hanabi(spec: &str) -> Result<Hanabi, GameError> {
+    Hanabi::from_spec(spec).map_err(|_| GameError::Unknown {
+        what: "Hanabi game",
+        spec: spec.to_string(),
+        known: "hanabi, hanabi:2p, hanabi:3p, hanabi:4p, hanabi:5p".into(),
+    })
+}
+
+fn end_word(r: &EpisodeResult<Hanabi>) -> String {
+    r.tally.end.and_then(|e| serde_json::to_value(e).ok()).and_then(|v| v.as_str().map(String::from)).unwrap_or_else(
+        || {
+            if r.steps.len() as u32 >= proagent_hanabi::game::MAX_MOVES {
+                "move_limit".into()
+            } else {
+                "unfinished".into()
+            }
+        },
+    )
+}
+
+impl Playable for Hanabi {
+    fn report_name(&self) -> String {
+        self.spec()
+    }
+
+    fn default_agent(&self) -> &'static str {
+        "llmco"
+    }
+
+    fn default_partner(&self) -> &'static str {
+        "simple"
+    }
+
+    fn known_specs(&self) -> &'static [&'static str] {
+        KNOWN_SPECS
+    }
+
+    fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Hanabi>> {
+        Some(&LlmcoOn::<HanabiLlmco>::HOOKS)
+    }
+
+    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Hanabi>>, SeatError> {
+        match spec.trim() {
+            "llmco" => Ok(self.llmco_or_refuse()?.seat(default_llmco_config(self)?)),
+            "proagent" => Err(self.proagent_or_refuse().err().unwrap_or(SeatError::Unresolved(spec.into()))),
+            s if s.starts_with("llmco[") || s.starts_with("proagent[") => Err(SeatError::Unresolved(s.to_string())),
+            s => {
+                proagent_partners::hanabi::make_bot(s).ok_or_else(|| unknown_spec(s, &self.report_name(), KNOWN_SPECS))
+            }
+        }
+    }
+
+    fn summary_fields(&self, r: &EpisodeResult<Hanabi>) -> Map<String, Value> {
+        let t = &r.tally;
+        let mut m = Map::new();
+        m.insert("game".into(), json!("hanabi"));
+        m.insert("layout".into(), json!(self.report_name()));
+        m.insert("players".into(), json!(self.players()));
+        m.insert("cards_played".into(), json!(t.cards_played));
+        m.insert("hle_score".into(), json!(t.score));
+        m.insert("lives_lost".into(), json!(t.lives_lost));
+        m.insert("hints".into(), json!(t.hints()));
+        m.insert("discards".into(), json!(t.discards));
+        m.insert("refused".into(), json!(t.refused));
+        m.insert("end".into(), json!(end_word(r)));
+        m
+    }
+
+    /// The LLM-Coordination paper's measure: cards on the fireworks (kept when the last
+    /// life is lost, unlike HLE's score).
+    fn deliveries(&self, r: &EpisodeResult<Hanabi>) -> u32 {
+        u32::from(r.tally.cards_played)
+    }
+
+    fn teamwork(&self, r: &EpisodeResult<Hanabi>) -> Teamwork {
+        let t = &r.tally;
+        Teamwork {
+            json: json!({
+                "hints": t.hints(), "color_hints": t.color_hints, "rank_hints": t.rank_hints,
+                "good_plays": t.good_plays, "lives_lost": t.lives_lost, "discards": t.discards,
+            }),
+            totals: None,
+        }
+    }
+
+    fn trajectory_json(&self, r: &EpisodeResult<Hanabi>) -> Value {
+        let mut extra = Map::new();
+        extra.insert("cards_played".into(), json!(r.tally.cards_played));
+        extra.insert("hle_score".into(), json!(r.tally.score));
+        trajectory_json(self, r, extra)
+    }
+
+    fn step_fields(&self, outcome: &HanabiOutcome) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("event".into(), json!(outcome.event));
+        m
+    }
+
+    fn env_settings(&self) -> Option<Value> {
+        None
+    }
+
+    /// A Hanabi game ends by its rules (at most [`proagent_hanabi::game::MAX_MOVES`]
+    /// moves): the horizon does not change it.
+    fn with_horizon(&self, _horizon: u32) -> Hanabi {
+        *self
+    }
+
+    fn legend(&self) -> &'static str {
+        LEGEND
+    }
+
+    fn outcome_text(&self, r: &EpisodeResult<Hanabi>) -> String {
+        let t = &r.tally;
+        format!(
+            "{} cards played (HLE score {}), {} lives lost, {} hints, end: {}",
+            t.cards_played,
+            t.score,
+            t.lives_lost,
+            t.hints(),
+            end_word(r)
+        )
+    }
+
+    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<Hanabi>, RecordError> {
+        let spec = v.get("spec").and_then(Value::as_str).ok_or("no `spec`")?;
+        let game = load_hanabi(spec).map_err(|e| RecordError(e.to_string()))?;
+        read_replayed(Arc::new(game), source, line, v)
+    }
+
+    fn saved_teamwork(&self, e: &SavedEpisode<Hanabi>) -> SavedTeamwork {
+        match e.result() {
+            Some(r) => {
+                let tw = self.teamwork(&r);
+                SavedTeamwork { line: self.outcome_text(&r), json: tw.json, handovers: Vec::new() }
+            }
+            None => SavedTeamwork {
+                json: json!({"error": "the episode was not re-played"}),
+                line: String::new(),
+                handovers: Vec::new(),
+            },
+        }
+    }
+}
