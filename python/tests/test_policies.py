@@ -256,6 +256,20 @@ def test_play_on_v2_equals_play_json_of_the_binary(binary, layout, agent, partne
     assert len(traj["steps"]) == 40
 
 
+@pytest.mark.parametrize("layout,partner", [("hanabi", "convention"), ("capture:2", "greedy_baseline"),
+                                            ("escape:1", "fixer")])
+def test_play_on_the_llm_coordination_games_equals_play_json_of_the_binary(binary, layout, partner):
+    out = subprocess.run(
+        [str(binary), "play", "--layout", layout, "--agent", "llmco", "--partner", partner, "--seed", "2",
+         "--horizon", "200", "--json", "--no-transcript"],
+        check=True, capture_output=True, text=True,
+    )
+    cli = json.loads(out.stdout.splitlines()[0])
+    py = proagent.play(layout, agent="llmco", partner=partner, seed=2, horizon=200)
+    assert py == cli
+    assert py["agent"] == "llmco[scripted]" and py["layout"] == layout
+
+
 def test_play_on_v2_takes_spec_seats_only():
     with pytest.raises(TypeError, match="spec string"):
         proagent.play("v2:grounded_coord_simple", agent=lambda s, p: 0, partner="scripted")
