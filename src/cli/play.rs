@@ -42,8 +42,9 @@ pub struct PlayArgs {
     /// Default: greedy; on OvercookedV2 layouts (which have no greedy partner) scripted.
     #[arg(long)]
     partner: Option<String>,
-    /// The player index the agent controls; the partner plays the other one.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    /// The player index the agent controls (0 or 1; up to 4 in Hanabi with more players);
+    /// the partner plays every other seat.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=4))]
     seat: u8,
     #[command(flatten)]
     run: EpisodeArgs<1>,

@@ -104,6 +104,16 @@ fn the_games_default_to_their_agent_and_refuse_proagent() {
     assert!(text(&out.stderr).contains("tom"), "{}", text(&out.stderr));
     let out = ok(&bin().args(["show", "--layout", "hanabi:3p"]).output().unwrap());
     assert!(out.contains("player 2"), "{out}");
+    let out = ok(&bin()
+        .args(["play", "--layout", "hanabi:3p", "--seat", "2", "--partner", "convention", "--no-transcript"])
+        .output()
+        .unwrap());
+    assert!(out.contains("llmco[scripted] (player 2)"), "{out}");
+    let out = bin().args(["play", "--layout", "hanabi", "--seat", "2", "--no-transcript"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--seat 2: hanabi has 2 player(s)"), "{}", text(&out.stderr));
+    let out = bin().args(["play", "--layout", "hanabi", "--partner", "gpt-4o", "--no-transcript"]).output().unwrap();
+    assert!(text(&out.stderr).contains("use llmco[model=gpt-4o]"), "{}", text(&out.stderr));
 }
 
 #[test]

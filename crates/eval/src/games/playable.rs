@@ -218,14 +218,15 @@ pub enum SeatError {
 }
 
 /// The error for a spec no seat of `game` answers to, with a hint when it looks like a
-/// model name.
+/// model name (naming the language-model agent the game's `known` specs offer).
 pub fn unknown_spec(spec: &str, game: &str, known: &[&str]) -> SeatError {
     let looks_like_a_model = ["gpt", "llama", "qwen", "mistral", "claude", "gemma", "phi", "o1", "o3", "deepseek"]
         .iter()
         .any(|m| spec.to_ascii_lowercase().starts_with(m))
         || spec.contains(':') && !spec.starts_with("bc") && !spec.starts_with("rl");
+    let agent = if known.contains(&"proagent") { "proagent" } else { "llmco" };
     let hint = if looks_like_a_model {
-        format!("; to seat a language model, use proagent[model={spec}] (or proagent with --model {spec})")
+        format!("; to seat a language model, use {agent}[model={spec}] (or {agent} with --model {spec})")
     } else {
         String::new()
     };
@@ -296,4 +297,19 @@ pub fn default_llmco_config<G: Playable>(game: &G) -> Result<LlmcoConfig, SeatEr
     let mut cfg = LlmcoConfig::new(hooks.scripted_model());
     cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::Llmco));
     Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unknown_spec;
+
+    #[test]
+    fn a_model_name_hints_at_the_agent_the_game_has() {
+        let e = unknown_spec("gpt-4o", "cramped_room", &["greedy", "proagent"]).to_string();
+        assert!(e.contains("use proagent[model=gpt-4o]"), "{e}");
+        let e = unknown_spec("gpt-4o", "hanabi", &["random", "llmco"]).to_string();
+        assert!(e.contains("use llmco[model=gpt-4o]") && !e.contains("proagent"), "{e}");
+        let e = unknown_spec("nobody", "hanabi", &["random", "llmco"]).to_string();
+        assert!(!e.contains("language model"), "{e}");
+    }
 }
