@@ -44,7 +44,7 @@ enum EvalCommand {
 #[derive(clap::Args, Debug)]
 struct SweepArgs {
     /// A published protocol: `table1` is ProAgent's Table 1 — every agent with each of the
-    /// partners sp, pbt, fcp, mep (the shipped RL partners; override with --partners), both
+    /// partners sp, pbt, fcp, mep, cole (the shipped RL partners; override with --partners), both
     /// seats, 10 episodes each, all five layouts unless --layouts is given; the report adds
     /// the paper-shaped table with the published ProAgent figures beside ours.
     #[arg(long, value_parser = ["table1"])]
@@ -104,6 +104,8 @@ struct SweepArgs {
     /// The OvercookedV2 switches of every `v2:` layout.
     #[command(flatten)]
     v2: super::common::V2Args,
+    #[command(flatten)]
+    models: super::common::ModelFileArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -257,7 +259,8 @@ fn make_runner(
         sweep_seats.insert(setup.label.clone(), SweepSeat { seat, server });
     }
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
-        .keep_trajectories(a.keep_trajectories);
+        .keep_trajectories(a.keep_trajectories)
+        .partner_options(a.models.options());
     Ok(Arc::new(runner))
 }
 

@@ -33,7 +33,8 @@ pub struct PlayArgs {
     layout: String,
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
     /// its own model or switches), scripted, greedy, random, stay, courier, bc, bc:test,
-    /// bc:train, bc:PATH, sp, pbt, fcp, mep or rl:PATH.
+    /// bc:train, bc:PATH, sp, pbt, fcp, mep, cole or rl:PATH (OvercookedV2: proagent,
+    /// scripted, random, stay, sp, fcp, rl:PATH).
     #[arg(long, default_value = "proagent")]
     agent: String,
     /// The partner in the other seat (same choices; two ProAgents can play together).
@@ -83,6 +84,8 @@ pub struct PlayArgs {
     pub(super) proagent: super::agent_args::ProAgentArgs,
     #[command(flatten)]
     v2: V2Args,
+    #[command(flatten)]
+    models: super::common::ModelFileArgs,
 }
 
 /// The transcript file of each episode.
@@ -124,7 +127,9 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     let delay = board::delay(a.render_delay_ms)?;
     let every = progress::every(a.progress_every)?;
     // Each ProAgent seat resolved (flags + its own options) and checked before anything runs.
-    let factory = SeatFactory::new(None).with_max_llm_failures(Some(a.proagent.max_llm_failures));
+    let factory = SeatFactory::new(None)
+        .with_max_llm_failures(Some(a.proagent.max_llm_failures))
+        .with_partner_options(a.models.options());
     let factory = a.proagent.register(factory, &[("--agent", &a.agent), ("--partner", &partner)], 0)?;
     let run = Run::new(Arc::clone(&game), &a.agent, &partner, seat, factory).with_layout(&a.layout, file);
     run.check().map_err(|(player, e)| anyhow!(e).context(if player == seat { "--agent" } else { "--partner" }))?;

@@ -35,6 +35,14 @@ pub struct Teamwork {
     pub totals: Option<proagent_analysis::TeamworkTotals>,
 }
 
+/// How partner seats are built beyond their spec (set on the seat factory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartnerOptions {
+    /// Let a BC or RL model file play a layout (or V2 switches) other than the one it was
+    /// trained on (`--allow-model-mismatch`); without it such a seat is refused.
+    pub allow_model_mismatch: bool,
+}
+
 /// What the evaluation layer needs of a game. Implemented once per game; every command,
 /// the sweeps, transcripts and the Python bindings go through it.
 pub trait Playable: Game + Sized {
@@ -45,7 +53,11 @@ pub trait Playable: Game + Sized {
     /// The seat specs this game knows besides `proagent` (for errors and help).
     fn known_specs(&self) -> &'static [&'static str];
     /// A seat that talks to no model, from its spec (`greedy`, `random`, `bc:train`, ...).
-    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Self>>, SeatError>;
+    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Self>>, SeatError> {
+        self.partner_with(spec, &PartnerOptions::default())
+    }
+    /// [`Playable::partner`] with the factory's options.
+    fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<Self>>, SeatError>;
     /// The prompt templates a ProAgent reads on this game.
     fn prompt_family(&self) -> Family;
     /// The built-in `scripted` stand-in model for this game's prompts.

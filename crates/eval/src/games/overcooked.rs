@@ -2,7 +2,7 @@
 //! RL partners, the ProAgent agent), its summaries, reference-schema trajectories and the
 //! interdependence analysis of its episodes.
 
-use super::{GameError, Playable, Teamwork};
+use super::{GameError, PartnerOptions, Playable, Teamwork};
 use crate::runner::seats::{SeatError, unknown_spec};
 use proagent_agent::prompts::{Family, PromptError};
 use proagent_agent::scripted_model::ScriptedModel;
@@ -40,6 +40,7 @@ pub const KNOWN_SPECS: &[&str] = &[
     "pbt",
     "fcp",
     "mep",
+    "cole",
     "rl:PATH",
 ];
 
@@ -74,8 +75,9 @@ impl Playable for Overcooked {
         KNOWN_SPECS
     }
 
-    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Overcooked>>, SeatError> {
+    fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<Overcooked>>, SeatError> {
         let k = self.kitchen();
+        let mismatch = options.allow_model_mismatch;
         Ok(match spec.trim() {
             "greedy" => Box::new(greedy::GreedyPartner::new(k)),
             "random" => Box::new(RandomSeat::<Overcooked>::new()),
@@ -84,8 +86,10 @@ impl Playable for Overcooked {
             "courier" => Box::new(courier::CourierPartner::new(k)),
             "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
             "proagent" => Box::new(ProAgent::new(ProAgentConfig::new(self.scripted_model())).with_kitchen(k)),
-            other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &self.layout)?),
-            other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, &self.layout)?),
+            other if bc::BcSpec::parse(other).is_some() => {
+                Box::new(bc::BcAgent::from_spec_with(other, &self.layout, mismatch)?)
+            }
+            other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, self, mismatch)?),
             // A configured ProAgent needs its model built by the caller (`SeatFactory::with_seat`).
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),

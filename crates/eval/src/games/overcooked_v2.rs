@@ -2,7 +2,7 @@
 //! ProAgent agent with the V2 prompts), its summaries, trajectories (JaxMARL-style states)
 //! and the hand-over analysis of its episodes.
 
-use super::{GameError, Playable, Teamwork};
+use super::{GameError, PartnerOptions, Playable, Teamwork};
 use crate::runner::seats::{SeatError, unknown_spec};
 use proagent_agent::prompts::{Family, PromptError};
 use proagent_agent::v2::agent::ProAgentV2;
@@ -18,6 +18,7 @@ use proagent_overcooked_v2::env::trace::trace_state;
 use proagent_overcooked_v2::env::{Event, Layout, StepOutcome};
 use proagent_overcooked_v2::game::OvercookedV2;
 use proagent_partners::basic::{RandomSeat, StaySeat};
+use proagent_partners::rl::{RlAgent, RlSpec};
 use proagent_partners::v2::ScriptedV2;
 use serde_json::{Map, Value, json};
 use std::path::Path;
@@ -32,7 +33,8 @@ L recipe button · 0-9 among the walls: ingredient piles (by kind) · blank floo
 a digit on the floor: that agent (its index); the lines below the grid say where each agent faces and what it holds";
 
 /// The specs a V2 seat understands.
-pub const KNOWN_SPECS: &[&str] = &["proagent", "proagent[model=NAME,key=value,...]", "scripted", "random", "stay"];
+pub const KNOWN_SPECS: &[&str] =
+    &["proagent", "proagent[model=NAME,key=value,...]", "scripted", "random", "stay", "sp", "fcp", "rl:PATH"];
 
 /// A V2 layout by built-in name or file path (without the `v2:` prefix), with the file's
 /// text (`None` for a built-in layout).
@@ -74,7 +76,7 @@ impl Playable for OvercookedV2 {
         KNOWN_SPECS
     }
 
-    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<OvercookedV2>>, SeatError> {
+    fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<OvercookedV2>>, SeatError> {
         Ok(match spec.trim() {
             "scripted" => Box::new(ScriptedV2::new()),
             "random" => Box::new(RandomSeat::<OvercookedV2>::new()),
@@ -85,6 +87,9 @@ impl Playable for OvercookedV2 {
                 self.proagent(cfg)
             }
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
+            other if let Some(rl) = RlSpec::parse(other) => {
+                Box::new(RlAgent::from_spec(&rl, other, self, options.allow_model_mismatch)?)
+            }
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })
     }

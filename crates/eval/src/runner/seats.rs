@@ -7,7 +7,7 @@
 //! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
 use super::models::{ModelError, ModelSpec, build_model_with};
-use crate::games::Playable;
+use crate::games::{PartnerOptions, Playable};
 use proagent_agent::prompts::{PromptError, PromptLibrary};
 use proagent_agent::{AgentSettings, ExchangeSink, ModelSettings, ProAgentConfig};
 use proagent_core::Seat;
@@ -235,6 +235,7 @@ pub struct SeatFactory {
     proagent: Option<Configured>,
     seats: HashMap<String, Configured>,
     max_llm_failures: Option<u64>,
+    partner_options: PartnerOptions,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
     built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
 }
@@ -254,6 +255,7 @@ impl SeatFactory {
             proagent: proagent.map(Configured::Seat),
             seats: HashMap::new(),
             max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
+            partner_options: PartnerOptions::default(),
             built: Arc::default(),
         }
     }
@@ -269,6 +271,17 @@ impl SeatFactory {
     pub fn with_max_llm_failures(mut self, limit: Option<u64>) -> Self {
         self.max_llm_failures = limit;
         self
+    }
+
+    /// Builds partner seats with `options` (e.g. letting model files of another layout play).
+    pub fn with_partner_options(mut self, options: PartnerOptions) -> Self {
+        self.partner_options = options;
+        self
+    }
+
+    /// The options partner seats are built with.
+    pub fn partner_options(&self) -> PartnerOptions {
+        self.partner_options
     }
 
     /// How many model calls of an episode may fail (see [`SeatFactory::with_max_llm_failures`]).
@@ -362,7 +375,7 @@ impl SeatFactory {
     /// Builds the seat a spec names on `game`.
     pub fn build<G: Playable>(&self, spec: &str, game: &G) -> Result<BuiltSeat<G>, SeatError> {
         if !is_proagent(spec) {
-            return Ok(BuiltSeat { seat: game.partner(spec)?, exchanges: None });
+            return Ok(BuiltSeat { seat: game.partner_with(spec, &self.partner_options)?, exchanges: None });
         }
         let mut cfg = self.config_of(spec, game)?;
         let sink: ExchangeSink = Arc::default();
@@ -374,7 +387,7 @@ impl SeatFactory {
     /// ProAgent: that every prompt template renders).
     pub fn check<G: Playable>(&self, spec: &str, game: &G, seat: usize) -> Result<(), SeatError> {
         if !is_proagent(spec) {
-            game.partner(spec)?;
+            game.partner_with(spec, &self.partner_options)?;
             return Ok(());
         }
         let cfg = self.config_of(spec, game)?;

@@ -87,6 +87,12 @@ impl PlayRunner {
         PlayRunner { games, factory, seats, scrubber, known: Mutex::new(HashMap::new()), keep_trajectories: false }
     }
 
+    /// Builds partner seats with `options` (e.g. `--allow-model-mismatch`).
+    pub fn partner_options(mut self, options: crate::games::PartnerOptions) -> Self {
+        self.factory = self.factory.with_partner_options(options);
+        self
+    }
+
     /// Also write every episode's trajectory (one JSON line) to its
     /// [`EpisodeContext::trajectory_path`], for `verify-trace`, `analyze` and the viewer.
     pub fn keep_trajectories(mut self, keep: bool) -> Self {
