@@ -119,6 +119,10 @@ pub struct TrainArgs {
     /// COLE: episodes per pair and seat when the payoff matrix is updated.
     #[arg(long, default_value_t = 3)]
     cole_eval_episodes: u32,
+    /// COLE: A:B — of every A + B environments, A are self-play and B pair the learner
+    /// with a population member.
+    #[arg(long, default_value = "1:1")]
+    cole_ratio: String,
     /// Self-play episodes of the final evaluation.
     #[arg(long, default_value_t = 100)]
     eval_episodes: u32,
@@ -207,6 +211,12 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     range("--population", (1..=64).contains(&population), "must be between 1 and 64")?;
     range("--cole-inner", (1..=10_000).contains(&a.cole_inner), "must be between 1 and 10000")?;
     range("--cole-eval-episodes", (1..=1000).contains(&a.cole_eval_episodes), "must be between 1 and 1000")?;
+    let cole_ratio = a
+        .cole_ratio
+        .split_once(':')
+        .and_then(|(x, y)| Some([x.trim().parse::<usize>().ok()?, y.trim().parse::<usize>().ok()?]))
+        .filter(|[x, y]| x + y >= 1 && *x <= 1000 && *y <= 1000)
+        .ok_or_else(|| anyhow!("--cole-ratio takes A:B, two counts of environments (e.g. 1:1, 1:3)"))?;
     range("--pbt-interval", a.pbt_interval >= 1, "must be at least 1")?;
     range("--mep-alpha", a.mep_alpha.is_finite() && a.mep_alpha >= 0.0, "must be a non-negative number")?;
     range("--mep-beta", a.mep_beta.is_finite() && a.mep_beta >= 0.0, "must be a non-negative number")?;
@@ -234,6 +244,7 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
         mep_beta: a.mep_beta,
         cole_inner: a.cole_inner,
         cole_eval_episodes: a.cole_eval_episodes,
+        cole_ratio,
         eval_episodes: a.eval_episodes,
         threads: a.threads,
     })
@@ -311,7 +322,11 @@ fn command_line(c: &TrainConfig, layout: &str, v2: &str, pool: &[PathBuf], out: 
             s += &format!(
                 " --population {} --cole-inner {} --cole-eval-episodes {}",
                 c.population, c.cole_inner, c.cole_eval_episodes
-            )
+            );
+            // Only when not the default 1:1, as in the configuration written beside it.
+            if c.cole_ratio != [1, 1] {
+                s += &format!(" --cole-ratio {}:{}", c.cole_ratio[0], c.cole_ratio[1]);
+            }
         }
     }
     s += &format!(" --eval-episodes {} --out {}", c.eval_episodes, out.display());

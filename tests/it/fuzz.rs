@@ -640,7 +640,7 @@ fn header_of(bytes: &[u8]) -> Vec<u8> {
 /// names or is refused there with an error naming the file — or is refused naming the file.
 #[test]
 fn fuzz_model_files() {
-    use proagent::bc::model::BcModel;
+    use proagent::partners::bc::model::BcModel;
     use proagent::overcooked_game::Overcooked;
     use proagent::overcooked_v2::game::OvercookedV2;
     use proagent::rl::RlAgent;
@@ -653,7 +653,6 @@ fn fuzz_model_files() {
     );
     let v2_dim = {
         use proagent::rl::RlGame;
-        use proagent::rl::obs::Encode;
         v2.encoder(proagent::rl::obs_v2::V2_VIEW).unwrap().dim()
     };
     let mut v2_info = serde_json::json!({"layout": "cramped_room_v2", "algo": "sp", "game": "overcooked_v2"});
@@ -696,7 +695,7 @@ fn fuzz_model_files() {
         k += 1;
         // Every other case: mutate a header as text instead of the whole file.
         let owned;
-        let input = if k % 2 == 0 {
+        let input = if k.is_multiple_of(2) {
             let (file, header) = &headers[k / 2 % headers.len()];
             owned = with_header(file, &hm.mutate(header));
             &owned[..]

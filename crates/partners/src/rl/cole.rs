@@ -6,10 +6,10 @@
 //! and the payoff of a pair (i as player 0, j as player 1) is their mean sparse score. Each
 //! generation:
 //!
-//! 1. **Trainer.** The learner runs [`TrainConfig::cole_inner`] PPO iterations. Half of
-//!    its environments are self-play (both seats learn); in the other half it plays one
-//!    seat (drawn at random) with a member drawn from the *cooperative-incompatibility
-//!    distribution*: `softmax(−10 · φ̂) + û`, where φ̂ are the members' graphic Shapley
+//! 1. **Trainer.** The learner runs [`TrainConfig::cole_inner`] PPO iterations. Of every
+//!    `a + b` environments ([`TrainConfig::cole_ratio`], `a:b`, 1:1 by default) the first
+//!    `a` are self-play (both seats learn); in the other `b` it plays one seat (drawn at
+//!    random) with a member drawn from the *cooperative-incompatibility distribution*: `softmax(−10 · φ̂) + û`, where φ̂ are the members' graphic Shapley
 //!    values scaled to unit length and û a UCB bonus √(Σ visits) / (1 + visits) (unit
 //!    length too) over this generation's draws, so the members the population cooperates
 //!    with worst are met most. During the first [`WARMUP`] generations it plays itself only.
@@ -202,6 +202,8 @@ pub(super) fn train_cole<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let mut refused = 0;
     let mut events = Vec::new();
     let both = [SeatPolicy { net: 0, record: true }; 2];
+    let [own, others] = cfg.cole_ratio;
+    let self_play_env = |e: usize| e % (own + others).max(1) < own;
     while done < total {
         generation += 1;
         let warmup = generation <= WARMUP;
@@ -209,7 +211,7 @@ pub(super) fn train_cole<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
             let mut visits = vec![0u32; pop.len()];
             let draws: Vec<Option<(usize, bool)>> = (0..cfg.envs)
                 .map(|e| {
-                    if warmup || e % 2 == 0 {
+                    if warmup || self_play_env(e) {
                         return None;
                     }
                     let j = draw(&incompatibility_weights(&sv, &visits), &mut rng);

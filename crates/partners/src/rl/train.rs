@@ -128,6 +128,16 @@ fn default_cole_eval() -> u32 {
     3
 }
 
+fn default_cole_ratio() -> [usize; 2] {
+    [1, 1]
+}
+
+/// Left out of the written configuration at its default, so files trained before the
+/// option existed are still what the same command writes.
+fn is_default_cole_ratio(r: &[usize; 2]) -> bool {
+    *r == default_cole_ratio()
+}
+
 /// The most bytes a training run may allocate by its estimate
 /// ([`TrainConfig::memory_estimate`]); larger runs are refused before they start.
 pub const MAX_TRAIN_BYTES: u64 = 4 << 30;
@@ -182,6 +192,10 @@ pub struct TrainConfig {
     /// COLE: episodes per pair and seat when the payoff matrix is updated.
     #[serde(default = "default_cole_eval")]
     pub cole_eval_episodes: u32,
+    /// COLE: of every `a + b` environments, `a` are self-play and `b` pair the learner with
+    /// a population member (the authors' `RATIO`; theirs is 2:2).
+    #[serde(default = "default_cole_ratio", skip_serializing_if = "is_default_cole_ratio")]
+    pub cole_ratio: [usize; 2],
     /// Self-play episodes of the final evaluation (10 per partner and seat otherwise).
     pub eval_episodes: u32,
     /// Worker threads (results do not depend on it).
@@ -210,6 +224,7 @@ impl TrainConfig {
             mep_beta: 3.0,
             cole_inner: default_cole_inner(),
             cole_eval_episodes: default_cole_eval(),
+            cole_ratio: default_cole_ratio(),
             eval_episodes: 100,
             threads: 1,
         }
@@ -297,6 +312,9 @@ impl TrainConfig {
         if self.algo == Algo::Cole && (self.cole_inner == 0 || self.cole_eval_episodes == 0) {
             return bad("cole-inner/cole-eval-episodes", "must be at least 1");
         }
+        if self.cole_ratio[0] + self.cole_ratio[1] == 0 {
+            return bad("cole-ratio", "needs a self-play or a population share above 0");
+        }
         if self.ppo.epochs == 0 || self.ppo.minibatches == 0 {
             return bad("epochs/minibatches", "must be at least 1");
         }
@@ -328,10 +346,10 @@ pub enum TrainError {
     Game(String),
     /// The run would allocate more than [`MAX_TRAIN_BYTES`].
     #[error(
-        "this run would allocate about {} (envs {envs} × horizon {horizon} × 2 seats × {dim} inputs, {params} \
+        "this run would allocate about {:.1} GiB (envs {envs} × horizon {horizon} × 2 seats × {dim} inputs, {params} \
          parameters per network), over the {} training budget (docs/limits.md); use fewer --envs, a shorter \
          --horizon or smaller --hidden layers",
-        proagent_core::limits::human_bytes(*bytes),
+        *bytes as f64 / (1u64 << 30) as f64,
         proagent_core::limits::human_bytes(MAX_TRAIN_BYTES)
     )]
     TooLarge {
