@@ -10,8 +10,10 @@
 
 pub use proagent_agent as agent;
 pub use proagent_analysis as analysis;
+pub use proagent_collab as collab;
 pub use proagent_core::{game, limits, seat};
-pub use proagent_eval::{games, on_game, replay, run, runner, sweep as eval, transcript};
+pub use proagent_eval::{games, on_episode, on_game, replay, run, runner, sweep as eval, transcript};
+pub use proagent_hanabi as hanabi;
 pub use proagent_llm as llm;
 pub use proagent_overcooked::{controller, env, game as overcooked_game, skills};
 pub use proagent_overcooked_v2 as overcooked_v2;

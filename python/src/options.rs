@@ -1,13 +1,13 @@
 //! The ProAgent options of the CLI (`--model`, `--base-url`, `--memory-k`, `--belief`, …)
 //! read from a Python dict and turned into the library's one configuration
-//! (`AgentSettings`, `ModelSettings`, a built model), with the CLI's range checks.
+//! (`AgentSettings`, `ModelSpec`), with the CLI's range checks.
 
 use proagent::agent::config::MAX_REPLANS;
 use proagent::agent::names::UnknownName;
 use proagent::agent::preset::Preset;
-use proagent::agent::{AgentSettings, ModelSettings};
+use proagent::agent::{AgentSettings, ModelSpec};
 use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
-use proagent::runner::models::{ModelChoice, ModelSpec, classify_model};
+use proagent::llm::{ModelChoice, classify_model};
 use proagent::runner::seats::ProAgentSeat;
 use proagent::transcript::Scrubber;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -44,9 +44,8 @@ pub const KNOWN: [&str; 19] = [
 pub struct AgentOptions {
     /// The agent's switches, as a transcript header records them.
     pub settings: AgentSettings,
-    /// The model as a header records it (no key, no password).
-    pub model: ModelSettings,
-    spec: ModelSpec,
+    /// The model (a header records it without the key and the URL's password).
+    pub model: ModelSpec,
 }
 
 fn err(name: &str, msg: impl std::fmt::Display) -> PyErr {
@@ -58,18 +57,6 @@ fn secs(name: &str, v: f64) -> PyResult<Duration> {
         return Err(err(name, format!("must be a number of seconds in (0, 86400], got {v}")));
     }
     Ok(Duration::from_secs_f64(v))
-}
-
-/// A URL with any password replaced, for the header (the key never goes there).
-fn without_password(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else { return url.to_string() };
-    let rest = &url[scheme_end + 3..];
-    let host_end = rest.find('/').unwrap_or(rest.len());
-    let Some(at) = rest[..host_end].rfind('@') else { return url.to_string() };
-    match rest[..at].find(':') {
-        Some(colon) => format!("{}{}:[REDACTED]{}", &url[..scheme_end + 3], &rest[..colon], &rest[at..]),
-        None => url.to_string(),
-    }
 }
 
 impl AgentOptions {
@@ -164,65 +151,45 @@ impl AgentOptions {
                 .transpose()?,
             wait_interrupt: b("wait_interrupt", base.wait_interrupt)?,
         };
-        let mut spec = ModelSpec::new(model.clone());
         let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-        spec.http.base_url = get("base_url")
+        let base_url = get("base_url")
             .map(|v| v.as_str().map(str::to_string).ok_or_else(|| err("base_url", "must be a URL string")))
             .transpose()?
             .or(env_url)
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
-        spec.http.connect_timeout = secs("connect_timeout", connect_timeout)?;
-        spec.http.request_timeout = secs("request_timeout", request_timeout)?;
-        spec.http.max_retries = retries;
-        spec.http.backoff_base = Duration::from_millis(backoff_ms);
-        spec.http.backoff_max = Duration::from_millis(backoff_max_ms.max(backoff_ms));
-        let mut ms = ModelSettings::new(model.clone());
-        ms.temperature = temperature;
-        ms.top_p = top_p;
-        ms.max_tokens = max_tokens as u32;
+        secs("connect_timeout", connect_timeout)?;
+        secs("request_timeout", request_timeout)?;
+        let mut m = ModelSpec::new(model.clone());
+        m.temperature = temperature;
+        m.top_p = top_p;
+        m.max_tokens = max_tokens as u32;
+        m.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
+        m.secrets = Scrubber::from_env();
         if matches!(classify_model(&model), ModelChoice::Http(_)) {
-            ms.base_url = Some(without_password(&spec.http.base_url));
-            ms.connect_timeout_s = Some(connect_timeout);
-            ms.request_timeout_s = Some(request_timeout);
-            ms.retries = Some(retries);
-            ms.backoff_ms = Some(backoff_ms);
-            ms.backoff_max_ms = Some(backoff_max_ms);
+            m.base_url = Some(base_url);
+            m.connect_timeout_s = Some(connect_timeout);
+            m.request_timeout_s = Some(request_timeout);
+            m.retries = Some(retries);
+            m.backoff_ms = Some(backoff_ms);
+            m.backoff_max_ms = Some(backoff_max_ms.max(backoff_ms));
         }
-        Ok(AgentOptions { settings, model: ms, spec })
+        Ok(AgentOptions { settings, model: m })
     }
 
     /// The seat these options describe, for the seat factory (`seed` seeds an HTTP
     /// backend's retry jitter); it is named like the CLI names it.
     pub fn seat(&self, seed: u64) -> ProAgentSeat {
-        let mut backend = self.spec.clone();
-        backend.http.seed = seed;
+        let mut model = self.model.clone();
+        model.seed = seed;
         ProAgentSeat {
             label: proagent::agent::config::label(&self.settings, &self.model),
             settings: self.settings.clone(),
-            model: self.model.clone(),
-            backend,
+            model,
         }
     }
 
     /// Everything that must never reach a transcript: the API key and the usual env secrets.
     pub fn scrubber(&self) -> Scrubber {
-        let mut s = Scrubber::from_env();
-        if let Some(k) = &self.spec.http.api_key {
-            s.add(k.expose());
-        }
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn passwords_are_redacted() {
-        assert_eq!(without_password("http://u:pw@h:8/v1"), "http://u:[REDACTED]@h:8/v1");
-        assert_eq!(without_password("http://h:8/v1"), "http://h:8/v1");
-        assert_eq!(without_password("http://u@h/v1"), "http://u@h/v1");
+        self.model.scrubber()
     }
 }

@@ -5,14 +5,13 @@
 
 use super::llm_args::LlmArgs;
 use anyhow::{Context, Result, anyhow, bail};
-use proagent::agent::align::AlignStyle;
 use proagent::agent::belief::BeliefMode;
 use proagent::agent::config::{self, MAX_REPLANS};
+use proagent::agent::grounding::overcooked::align::AlignStyle;
 use proagent::agent::preset::Preset;
 use proagent::agent::verificator::VerificatorMode;
-use proagent::agent::{AgentSettings, ModelSettings};
+use proagent::agent::{AgentSettings, ModelSpec};
 use proagent::limits::MAX_MEMORY_K;
-use proagent::runner::models::{ModelChoice, classify_model};
 use proagent::runner::seats::{ProAgentSeat, SeatFactory, is_proagent, proagent_options};
 use proagent::transcript::Scrubber;
 use std::path::PathBuf;
@@ -75,9 +74,25 @@ pub struct ProAgentArgs {
     /// next run. The default 0 tolerates none.
     #[arg(long, value_name = "N", default_value_t = proagent::runner::DEFAULT_MAX_LLM_FAILURES)]
     pub max_llm_failures: u64,
+    /// The largest share (0 to 1) of an episode's model calls whose reply may name no
+    /// usable action (prose, another language, no skill): an episode over it is played to
+    /// its end but counts as failed, not scored, and (in `eval`) is retried by the next
+    /// run. 1 turns the check off.
+    #[arg(long, value_name = "SHARE", default_value_t = proagent::runner::DEFAULT_MAX_PARSE_FAILURE_SHARE,
+          value_parser = share_in_unit)]
+    pub max_parse_failure_share: f64,
     /// End wait(n) early when the kitchen changes (the default preset's way).
     #[arg(long)]
     pub wait_interrupt: bool,
+}
+
+/// A share from 0 to 1.
+fn share_in_unit(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Ok(x) => Err(format!("{x} is not a share from 0 to 1")),
+        Err(e) => Err(format!("{s:?} is not a number: {e}")),
+    }
 }
 
 fn parse_preset(s: &str) -> Result<Preset, String> {
@@ -114,7 +129,7 @@ pub struct SeatSetup {
     /// The switches.
     pub settings: AgentSettings,
     /// The model, its sampling and (served models) its address.
-    pub model: ModelSettings,
+    pub model: ModelSpec,
 }
 
 impl ProAgentArgs {
@@ -145,20 +160,13 @@ impl ProAgentArgs {
         Ok(())
     }
 
-    /// The model settings of model `name` under these flags (served models: with their address).
-    fn model_settings_of(&self, name: &str) -> Result<ModelSettings> {
-        let spec = self.llm.http.model_spec(name, 0)?;
-        let http = matches!(classify_model(name.trim()), ModelChoice::Http(_));
-        Ok(self.llm.model_settings(&spec, http))
-    }
-
     /// A ProAgent spec resolved against these flags; errors name the spec.
     pub fn resolve(&self, spec: &str) -> Result<SeatSetup> {
         self.check_flags()?;
         let spec = spec.trim();
         let options = proagent_options(spec)?;
         let name = options.iter().find(|(k, _)| k == "model").map_or(self.llm.model.as_str(), |(_, v)| v.as_str());
-        let mut model = self.model_settings_of(name)?;
+        let mut model = self.llm.seat_model(name, 0)?;
         let mut settings = self.settings();
         for (k, v) in &options {
             config::apply_option(&mut settings, &mut model, k, v).map_err(|e| anyhow!("{spec}: {e}"))?;
@@ -169,9 +177,9 @@ impl ProAgentArgs {
     /// A ProAgent spec resolved against these flags into the seat every game builds from
     /// (`seed` seeds an HTTP backend's retry jitter); errors name the spec.
     pub fn seat(&self, spec: &str, seed: u64) -> Result<ProAgentSeat> {
-        let setup = self.resolve(spec)?;
-        let backend = self.llm.http.model_spec(&setup.model.model, seed)?;
-        Ok(ProAgentSeat { label: setup.label, settings: setup.settings, model: setup.model, backend })
+        let mut setup = self.resolve(spec)?;
+        setup.model.seed = seed;
+        Ok(ProAgentSeat { label: setup.label, settings: setup.settings, model: setup.model })
     }
 
     /// Registers every ProAgent spec of `specs` in `factory` (resolved against these flags);

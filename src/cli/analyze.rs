@@ -1,11 +1,11 @@
 //! `proagent analyze`: interdependence analysis of recorded trajectories.
 
-use anyhow::{Context, Result, bail};
-use proagent::analysis::v2::{Handovers, TeamworkV2, V2LayoutSummary, events_of_trajectory};
+use anyhow::{Context, Result};
+use proagent::analysis::v2::{Handovers, TeamworkV2, V2LayoutSummary};
 use proagent::analysis::{self, Distribution, LayoutSummary, Report};
-use proagent::runner::files::{looks_like_transcript, looks_like_v2_trajectory, read_episode_text, read_text_maybe_gz};
-use proagent::runner::record::RunConfig;
-use proagent::transcript::Transcript;
+use proagent::games::Playable;
+use proagent::games::overcooked::analysis_trajectory;
+use proagent::runner::files::{AnyEpisode, read_episode_text, read_text_maybe_gz};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,7 +15,8 @@ pub struct AnalyzeArgs {
     /// Episode files: reference traces and our episodes (JSON Lines, one trajectory per
     /// line), human-game files (JSON Lines, one timestep per line), `play`/`eval`
     /// transcripts (the states are rebuilt from the recorded joint actions) or
-    /// OvercookedV2 episodes (`play --layout v2:... --trajectory`); gzipped or not.
+    /// OvercookedV2 episodes (`play --layout v2:... --trajectory` and transcripts: re-played
+    /// from their seed and checked); gzipped or not.
     /// The kind is detected from the content.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -103,67 +104,26 @@ struct V2Episode {
     teamwork: TeamworkV2,
 }
 
-/// The OvercookedV2 trajectories of a file (`play --layout v2:... --trajectory`), one per line.
-fn v2_trajectories(source: &str, text: &str) -> Result<Vec<V2Episode>> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = format!("{source}:{}", i + 1);
-        let v: serde_json::Value = serde_json::from_str(line).with_context(|| format!("{at}: not JSON"))?;
-        let layout_text = v.get("layout_text").and_then(|t| t.as_str()).unwrap_or("");
-        let layout = proagent::env_v2::Layout::parse(layout_text, &format!("{at} layout_text"))?;
-        let events = events_of_trajectory(&v).with_context(|| at.clone())?;
-        let teamwork = proagent::analysis::v2::teamwork(&layout, &events);
-        let seed = v.get("seed").cloned().unwrap_or_default();
-        out.push(V2Episode { at, layout: format!("v2:{}", layout.name), seed, steps: events.len(), teamwork });
-    }
-    Ok(out)
-}
-
-/// An OvercookedV2 `play`/`eval` transcript: the interact events its steps record. The
-/// steps must run 0, 1, 2, ... and the events must add up to the deliveries its footer
-/// records.
-fn v2_transcript(source: &str, t: &Transcript, cfg: &RunConfig) -> Result<V2Episode> {
-    let layout = match &cfg.layout_file {
-        Some(text) => proagent::env_v2::Layout::parse(text, &format!("{source} (recorded layout)"))?,
-        None => {
-            let spec = proagent::env_v2::layout::strip_v2_prefix(&cfg.layout_spec).unwrap_or(&cfg.layout_spec);
-            super::common::load_v2_layout(spec).with_context(|| source.to_string())?.0
-        }
-    };
-    let mut events = Vec::with_capacity(t.steps.len());
-    for (k, step) in t.steps.iter().enumerate() {
-        if step.t as usize != k {
-            bail!("{source}: step record {k} has t = {} (the steps must be 0, 1, 2, ...)", step.t);
-        }
-        let e: Vec<Option<proagent::env_v2::Event>> =
-            serde_json::from_value(step.data.get("events").cloned().unwrap_or_default())
-                .with_context(|| format!("{source}: step t = {k}: `data.events`"))?;
-        events.push(e);
-    }
-    let teamwork = proagent::analysis::v2::teamwork(&layout, &events);
-    if let Some(f) = &t.footer {
-        let recorded = |k: &str| f.data.get(k).and_then(serde_json::Value::as_u64);
-        let (c, w) = (recorded("deliveries"), recorded("wrong_deliveries"));
-        if c.is_some_and(|c| c != u64::from(teamwork.correct_dishes))
-            || w.is_some_and(|w| w != u64::from(teamwork.wrong_dishes))
-        {
-            bail!(
-                "{source}: the steps' events give {} correct and {} wrong deliveries, the footer records {c:?} and {w:?}",
-                teamwork.correct_dishes,
-                teamwork.wrong_dishes
-            );
-        }
-    }
-    Ok(V2Episode {
-        at: source.to_string(),
-        layout: format!("v2:{}", layout.name),
-        seed: json!(cfg.seed),
+/// An OvercookedV2 episode's teamwork, from the interact events of its re-played steps.
+fn v2_episode(
+    source: &str,
+    e: &proagent::runner::files::SavedEpisode<proagent::overcooked_v2::game::OvercookedV2>,
+) -> V2Episode {
+    let n = e.game.layout.num_agents();
+    let events: Vec<Vec<Option<proagent::env_v2::Event>>> = e
+        .steps
+        .iter()
+        .map(|s| {
+            s.outcome.as_ref().map(|o| o.events[..n.min(o.events.len())].to_vec()).unwrap_or_else(|| vec![None; n])
+        })
+        .collect();
+    V2Episode {
+        at: e.line.map_or_else(|| source.to_string(), |l| format!("{source}:{l}")),
+        layout: e.game.report_name(),
+        seed: json!(e.seed),
         steps: events.len(),
-        teamwork,
-    })
+        teamwork: proagent::analysis::v2::teamwork(&e.game.layout, &events),
+    }
 }
 
 fn handovers_text(h: &Handovers) -> String {
@@ -226,52 +186,42 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode> {
     for path in &a.files {
         let source = path.display().to_string();
         let text = read_text_maybe_gz(path)?;
-        let mut v2 = Vec::new();
-        if looks_like_v2_trajectory(&text) {
-            v2 = v2_trajectories(&source, &text)?;
-        } else if looks_like_transcript(&text) {
-            let t = Transcript::parse(&text, &source)?;
-            let cfg = RunConfig::from_header(&t.header, &source, t.header_line)?;
-            if cfg.v2.is_some() {
-                v2.push(v2_transcript(&source, &t, &cfg)?);
-            }
-        }
-        if !v2.is_empty() {
-            for e in &v2 {
-                if a.summary {
-                    continue;
-                }
-                if a.json {
-                    println!(
-                        "{}",
-                        json!({"file": source, "at": e.at, "kind": "overcooked_v2", "layout": e.layout, "seed": e.seed, "steps": e.steps, "teamwork": e.teamwork})
-                    );
-                } else {
-                    println!("{}", v2_line(e));
-                }
-            }
-            v2_episodes.extend(v2);
-            continue;
-        }
         let file = read_episode_text(&source, &text)?;
-        let (kind, trajs) = (file.kind, file.trajectories);
-        tracing::info!(file = %source, kind = kind.name(), trajectories = trajs.len(), "read");
-        for t in &trajs {
-            let r = analysis::analyze(t).with_context(|| source.clone())?;
-            if r.trace.repairs > 0 {
-                tracing::warn!(trajectory = %r.trajectory, repairs = r.trace.repairs, "objects appeared or vanished without an explaining action");
-            }
-            if !a.summary {
-                if a.json {
-                    let mut v = analysis::report_json(&r, a.detail);
-                    v["file"] = json!(source);
-                    v["kind"] = json!(kind.name());
-                    println!("{v}");
-                } else {
-                    println!("{}", text_line(&r));
+        tracing::info!(file = %source, kind = file.kind.name(), episodes = file.episodes.len(), "read");
+        for ep in &file.episodes {
+            match ep {
+                AnyEpisode::V2(e) => {
+                    let e = v2_episode(&source, e);
+                    if !a.summary {
+                        if a.json {
+                            println!(
+                                "{}",
+                                json!({"file": source, "at": e.at, "kind": "overcooked_v2", "layout": e.layout, "seed": e.seed, "steps": e.steps, "teamwork": e.teamwork})
+                            );
+                        } else {
+                            println!("{}", v2_line(&e));
+                        }
+                    }
+                    v2_episodes.push(e);
+                }
+                AnyEpisode::Overcooked(e) => {
+                    let r = analysis::analyze(&analysis_trajectory(e)).with_context(|| source.clone())?;
+                    if r.trace.repairs > 0 {
+                        tracing::warn!(trajectory = %r.trajectory, repairs = r.trace.repairs, "objects appeared or vanished without an explaining action");
+                    }
+                    if !a.summary {
+                        if a.json {
+                            let mut v = analysis::report_json(&r, a.detail);
+                            v["file"] = json!(source);
+                            v["kind"] = json!(file.kind.name());
+                            println!("{v}");
+                        } else {
+                            println!("{}", text_line(&r));
+                        }
+                    }
+                    reports.push(r);
                 }
             }
-            reports.push(r);
         }
     }
     if a.summary {

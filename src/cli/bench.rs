@@ -10,8 +10,11 @@ use std::time::Instant;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum BenchCommand {
-    /// Simulator steps per second with seeded, interact-heavy random joint actions.
+    /// Simulator steps per second with seeded, interact-heavy random joint actions
+    /// (`--game hanabi[:Np]`: Hanabi random legal moves/s, beside HLE with `--hle`).
     Env(EnvBenchArgs),
+    /// Hanabi: self-play scores of the rule-based bots (random, simple, convention).
+    HanabiBots(super::bench_hanabi::HanabiBotsArgs),
     /// Eval scheduler overhead: N fake episodes of a fixed wait at concurrency C,
     /// compared with the ideal ceil(N/C) x wait.
     Eval(super::eval::BenchEvalArgs),
@@ -45,9 +48,16 @@ pub struct ControllerBenchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct EnvBenchArgs {
-    /// A classic layout (name or file), or `v2:NAME` for OvercookedV2.
-    #[arg(long, default_value = "cramped_room")]
-    layout: String,
+    /// Which game: `overcooked` (classic; OvercookedV2 with `--layout v2:NAME`), `capture`
+    /// or `escape` (CollabCapture, CollabEscape), `hanabi` (2 players) or `hanabi:3p` ..
+    /// `hanabi:5p` (`--steps` then counts random legal moves).
+    #[arg(long, default_value = "overcooked")]
+    game: String,
+    /// A classic layout (name or file; default cramped_room), `v2:NAME` for OvercookedV2,
+    /// or with --game capture|escape a scenario (`capture:1` … `capture:4`, `escape:1`,
+    /// `escape:2`; default the first) or maze file.
+    #[arg(long)]
+    layout: Option<String>,
     /// Simulator steps to time (random joint actions).
     #[arg(long, default_value_t = 20_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_STEPS))]
     steps: u64,
@@ -76,11 +86,41 @@ pub struct EnvBenchArgs {
     /// OvercookedV2: how far agents see (the observation window).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=30))]
     view_radius: Option<u8>,
+    /// Hanabi: observation steps to time (a move, every player's canonical vector, the legal moves).
+    #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_STEPS))]
+    rl_steps: u64,
+    /// Hanabi: also run DeepMind's Hanabi Learning Environment with this Python (one that has
+    /// `hanabi-learning-environment`) through scripts/bench_hanabi.py, and print the ratios.
+    #[arg(long, value_name = "PYTHON")]
+    hle: Option<std::path::PathBuf>,
+    /// The HLE benchmark script.
+    #[arg(long, default_value = "scripts/bench_hanabi.py")]
+    hle_script: std::path::PathBuf,
+    /// Hanabi: pyhanabi moves timed on HLE's side.
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    hle_moves: u64,
+    /// Hanabi: rl_env steps timed on HLE's side.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    hle_steps: u64,
+    /// CollabCapture / CollabEscape: also time the LLM-Coordination repository's own game
+    /// loop with this Python (one with numpy), through scripts/bench_collab.py.
+    #[arg(long, value_name = "PYTHON")]
+    reference: Option<std::path::PathBuf>,
+    /// The `src` folder of an eric-ai-lab/llm_coordination checkout (for --reference).
+    #[arg(long, value_name = "DIR")]
+    reference_src: Option<std::path::PathBuf>,
+    /// The reference benchmark script.
+    #[arg(long, default_value = "scripts/bench_collab.py")]
+    reference_script: std::path::PathBuf,
+    /// Turns of the reference run.
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    reference_steps: u64,
 }
 
 pub fn run(c: BenchCommand) -> Result<ExitCode> {
     match c {
         BenchCommand::Env(a) => bench_env(a),
+        BenchCommand::HanabiBots(a) => super::bench_hanabi::run_bots(a),
         BenchCommand::Eval(a) => super::eval::bench(a),
         BenchCommand::Qa(a) => super::qa::bench(a),
         BenchCommand::Agent(a) => super::bench_agent::run(a),
@@ -94,14 +134,58 @@ fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
     if a.steps == 0 {
         bail!("--steps must be at least 1");
     }
-    if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
+    use super::bench_collab::{BenchGame, CollabBenchConfig};
+    let game = a.game.trim().to_string();
+    if game.starts_with("hanabi") {
+        let c = super::bench_hanabi::HanabiBenchConfig {
+            moves: a.steps,
+            rl_steps: a.rl_steps,
+            seed: a.seed,
+            json: a.json,
+            hle: a.hle.clone(),
+            script: a.hle_script.clone(),
+            hle_moves: a.hle_moves,
+            hle_steps: a.hle_steps,
+        };
+        return super::bench_hanabi::run_env(&game, &c);
+    }
+    if a.hle.is_some() {
+        bail!("--hle applies to Hanabi (--game hanabi)");
+    }
+    let collab = match game.as_str() {
+        "capture" => Some(BenchGame::Capture),
+        "escape" => Some(BenchGame::Escape),
+        "overcooked" => None,
+        other => bail!("--game {other}: unknown game (overcooked, capture, escape, hanabi, hanabi:3p .. hanabi:5p)"),
+    };
+    if let Some(collab) = collab {
+        if a.jaxmarl.is_some() || a.view_radius.is_some() {
+            bail!("--jaxmarl and --view-radius apply to OvercookedV2 layouts (--layout v2:NAME)");
+        }
+        return super::bench_collab::run(CollabBenchConfig {
+            game: collab,
+            layout: a.layout,
+            steps: a.steps,
+            seed: a.seed,
+            json: a.json,
+            reference: a.reference,
+            reference_src: a.reference_src,
+            script: a.reference_script,
+            reference_steps: a.reference_steps,
+        });
+    }
+    if a.reference.is_some() || a.reference_src.is_some() {
+        bail!("--reference and --reference-src apply to --game capture and --game escape");
+    }
+    let layout_name = a.layout.clone().unwrap_or_else(|| "cramped_room".to_string());
+    if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&layout_name) {
         let spec = spec.to_string();
         return super::bench_v2::run(&spec, &a.into_v2());
     }
     if a.jaxmarl.is_some() || a.view_radius.is_some() {
         bail!("--jaxmarl and --view-radius apply to OvercookedV2 layouts (--layout v2:NAME)");
     }
-    let layout = load_layout(&a.layout)?;
+    let layout = load_layout(&layout_name)?;
     // Actions are drawn up front so the timing measures the simulator, not the RNG.
     let mut rng = ChaCha8Rng::seed_from_u64(a.seed);
     let table: Vec<[Action; 2]> = (0..1 << 16)

@@ -5,7 +5,7 @@
 use super::agent_args::ProAgentArgs;
 use super::common::{EpisodeArgs, JsonArg, load_layout};
 use anyhow::{Context, Result, bail};
-use proagent::agent::ProAgent;
+use proagent::agent::{OvercookedGrounding, ProAgent};
 use proagent::env::{Action, Event};
 use proagent::overcooked_game::Overcooked;
 use proagent::runner::seat_seed;
@@ -53,7 +53,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
     for e in 0..a.run.episodes {
         let seed = a.run.seed_of(e);
-        let mut agent = ProAgent::new(cfg.clone()).with_kitchen(game.kitchen());
+        let mut agent = ProAgent::<OvercookedGrounding>::new(cfg.clone());
         let mut partner = factory.build(&a.partner, &*game)?.seat;
         let t_episode = Instant::now();
         let t_reset = Instant::now();
@@ -92,6 +92,16 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
             score += out.reward as u64;
             last_joint = joint.map(Some).to_vec();
             last_events = out.events;
+        }
+        // Likewise an agent whose replies were mostly not read.
+        let usage = agent.llm_usage();
+        if usage.parse_failure_share().is_some_and(|share| share > a.proagent.max_parse_failure_share) {
+            bail!(
+                "episode seed {seed}: {} of {} model calls named no usable action (--max-parse-failure-share {})",
+                usage.parse_failures,
+                usage.calls,
+                a.proagent.max_parse_failure_share
+            );
         }
         let this_episode = t_episode.elapsed();
         worst_episode = worst_episode.max(this_episode);

@@ -70,8 +70,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode> {
         Some(path) => {
             let opts = WriterOptions { scrubber: spec.scrubber(), wall_clock: !args.no_wall_clock };
             let mut w = TranscriptWriter::create(path, opts)?;
-            let config =
-                serde_json::json!({"command": "chat", "seed": args.seed, "llm": args.llm.model_settings(&spec, true)});
+            let config = serde_json::json!({"command": "chat", "seed": args.seed, "llm": spec});
             w.write_header(&Header::new(config, BTreeMap::new()))?;
             Some(w)
         }

@@ -245,7 +245,7 @@ fn make_runner(
     let mut sweep_seats = HashMap::new();
     for setup in seats {
         let seat = a.proagent.seat(&setup.spec, a.run.seed)?;
-        let server = match rt.block_on(model_identity(&seat.backend)) {
+        let server = match rt.block_on(model_identity(&seat.model)) {
             Ok(v) => v,
             Err(e) => {
                 eprintln!(
@@ -259,6 +259,7 @@ fn make_runner(
         sweep_seats.insert(setup.label.clone(), SweepSeat { seat, server });
     }
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
+        .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
         .keep_trajectories(a.keep_trajectories)
         .partner_options(a.models.options());
     Ok(Arc::new(runner))
@@ -267,6 +268,16 @@ fn make_runner(
 fn report_torn(torn: &[TornTail]) {
     for t in torn {
         eprintln!("warning: {t}");
+    }
+}
+
+/// Says how many records were loaded without a checksum to verify.
+fn report_unchecked(set: &proagent::eval::ResultSet) {
+    if set.unchecked > 0 {
+        eprintln!(
+            "note: {} result records carry no checksum (written before records had one); they were loaded unverified",
+            set.unchecked
+        );
     }
 }
 
@@ -383,6 +394,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     // directory (or a changed shard count) never replay each other's episodes.
     let (done, other_torn) = store::load_all(std::slice::from_ref(&out))?;
     report_torn(&other_torn);
+    report_unchecked(&done);
     let todo: Vec<_> = mine.into_iter().filter(|p| !done.contains(&p.config_hash)).collect();
     let shard_note = a.shard.map(|s| format!(" (shard {s}: {in_shard})")).unwrap_or_default();
     eprintln!(
@@ -419,6 +431,13 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         eprintln!(
             "  failed: {} {} vs {} seat {} seed {}: {}",
             f.spec.layout, f.spec.agent, f.spec.partner, f.spec.seat, f.spec.seed, f.error
+        );
+    }
+    let unread = summary.failures.iter().filter(|f| f.error.contains("named no usable action")).count();
+    if unread > 0 {
+        eprintln!(
+            "  {unread} of them: the model's replies named no usable action in more than --max-parse-failure-share \
+             of its calls (prose, another language, a format the planner does not read); see their transcripts"
         );
     }
     if let Some(why) = &summary.stopped {
@@ -489,6 +508,7 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
     };
     let (set, torn) = store::load_all(&a.inputs)?;
     report_torn(&torn);
+    report_unchecked(&set);
     if set.is_empty() {
         bail!(
             "no finished episodes in {}",
@@ -621,9 +641,9 @@ async fn bench_llm(a: &BenchEvalArgs) -> Result<ExitCode> {
             url
         }
     };
-    let mut cfg = HttpConfig::new("bench");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = base_url.clone();
-    let model = Arc::new(OpenAiModel::new(cfg)?);
+    let model = Arc::new(OpenAiModel::new("bench", cfg)?);
     let runner: Arc<dyn EpisodeRunner> = Arc::new(proagent::eval::ChatRunner { model, calls: a.llm_calls });
     let one = bench_sweep(Arc::clone(&runner), 1, 1).await?;
     let many = bench_sweep(runner, a.episodes, a.concurrency).await?;

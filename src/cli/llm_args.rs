@@ -7,12 +7,10 @@
 
 use super::common;
 use anyhow::{Result, bail};
-use proagent::agent::ModelSettings;
 use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
-use proagent::llm::Sampling;
 use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL, MAX_BACKOFF};
-use proagent::llm::scrub::{Scrubber, redact_url};
-use proagent::runner::models::ModelSpec;
+use proagent::llm::scrub::Scrubber;
+use proagent::llm::{ModelChoice, ModelSpec, Sampling, classify_model};
 use std::time::Duration;
 
 /// How a model served over the OpenAI-compatible HTTP API is reached.
@@ -60,31 +58,26 @@ fn secs(name: &str, v: f64) -> Result<Duration> {
 }
 
 impl HttpArgs {
-    /// The backend spec of model `name`: base URL from the flag or $OPENAI_BASE_URL, key
-    /// from $OPENAI_API_KEY, the environment's other secrets (`*_API_KEY`, `*_TOKEN`, ...)
-    /// for scrubbing, time-outs and backoffs checked; `seed` seeds the retry jitter.
+    /// The spec of model `name` with the paper's sampling and these flags' way of reaching a
+    /// served model: base URL from the flag or $OPENAI_BASE_URL, key from $OPENAI_API_KEY,
+    /// the environment's other secrets (`*_API_KEY`, `*_TOKEN`, ...) for scrubbing,
+    /// time-outs and backoffs checked; `seed` seeds the retry jitter.
     pub fn model_spec(&self, name: &str, seed: u64) -> Result<ModelSpec> {
         let mut spec = ModelSpec::new(name.trim());
         spec.secrets = Scrubber::from_env();
         let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-        spec.http.base_url = self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        spec.http.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
-        spec.http.connect_timeout = secs("connect-timeout", self.connect_timeout)?;
-        spec.http.request_timeout = secs("request-timeout", self.request_timeout)?;
-        spec.http.max_retries = self.retries;
-        (spec.http.backoff_base, spec.http.backoff_max) = backoffs(self.backoff_ms, self.backoff_max_ms)?;
-        spec.http.seed = seed;
+        spec.base_url = Some(self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string()));
+        spec.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
+        secs("connect-timeout", self.connect_timeout)?;
+        secs("request-timeout", self.request_timeout)?;
+        backoffs(self.backoff_ms, self.backoff_max_ms)?;
+        spec.connect_timeout_s = Some(self.connect_timeout);
+        spec.request_timeout_s = Some(self.request_timeout);
+        spec.retries = Some(self.retries);
+        spec.backoff_ms = Some(self.backoff_ms);
+        spec.backoff_max_ms = Some(self.backoff_max_ms);
+        spec.seed = seed;
         Ok(spec)
-    }
-
-    /// Writes the served model's address (no credentials), time-outs and retries into `m`.
-    pub fn describe(&self, spec: &ModelSpec, m: &mut ModelSettings) {
-        m.base_url = Some(redact_url(&spec.http.base_url));
-        m.connect_timeout_s = Some(self.connect_timeout);
-        m.request_timeout_s = Some(self.request_timeout);
-        m.retries = Some(self.retries);
-        m.backoff_ms = Some(self.backoff_ms);
-        m.backoff_max_ms = Some(self.backoff_max_ms);
     }
 }
 
@@ -123,22 +116,29 @@ impl LlmArgs {
         Ok(Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() })
     }
 
-    /// The backend spec of `--model`; `seed` seeds the retry jitter.
+    /// The spec of `--model` with these flags' sampling and HTTP settings (recorded as
+    /// they are, e.g. by `chat`); `seed` seeds the retry jitter.
     pub fn model_spec(&self, seed: u64) -> Result<ModelSpec> {
-        self.http.model_spec(&self.model, seed)
+        let mut m = self.http.model_spec(&self.model, seed)?;
+        self.sample(&mut m);
+        Ok(m)
     }
 
-    /// The model settings a transcript header records: `spec`'s name and these flags'
-    /// sampling, and with `http` the served model's address (no credentials), time-outs
-    /// and retries. Never the key.
-    pub fn model_settings(&self, spec: &ModelSpec, http: bool) -> ModelSettings {
-        let mut m = ModelSettings::new(spec.name.trim());
+    /// The spec of model `name` as a ProAgent seat records it: these flags' sampling, and
+    /// the HTTP settings only for a served model (a built-in or replayed model has none).
+    /// Never the key (it is kept, but not recorded).
+    pub fn seat_model(&self, name: &str, seed: u64) -> Result<ModelSpec> {
+        let mut m = self.http.model_spec(name, seed)?;
+        self.sample(&mut m);
+        if !matches!(classify_model(name), ModelChoice::Http(_)) {
+            m = m.without_http();
+        }
+        Ok(m)
+    }
+
+    fn sample(&self, m: &mut ModelSpec) {
         m.temperature = self.temperature;
         m.top_p = self.top_p;
         m.max_tokens = self.max_tokens;
-        if http {
-            self.http.describe(spec, &mut m);
-        }
-        m
     }
 }

@@ -2,7 +2,7 @@
 //! pointing other tools at, with optional latency and seeded faults.
 
 use anyhow::{Context, Result, bail};
-use proagent::agent::scripted_model::ScriptedModel;
+use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::limits::{MAX_MILLIS, MAX_RETRY_AFTER_SECS};
 use proagent::llm::LanguageModel;
 use proagent::mock_server::{MockConfig, MockFault, MockServer};

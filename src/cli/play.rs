@@ -129,6 +129,7 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     // Each ProAgent seat resolved (flags + its own options) and checked before anything runs.
     let factory = SeatFactory::new(None)
         .with_max_llm_failures(Some(a.proagent.max_llm_failures))
+        .with_max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
         .with_partner_options(a.models.options());
     let factory = a.proagent.register(factory, &[("--agent", &a.agent), ("--partner", &partner)], 0)?;
     let run = Run::new(Arc::clone(&game), &a.agent, &partner, seat, factory).with_layout(&a.layout, file);

@@ -1,16 +1,16 @@
-//! `proagent render`: pictures of an episode with the viewer's drawing — one frame as
-//! SVG or PNG, or the whole episode (or a range) as an animated GIF.
+//! `proagent render`: pictures of an episode of any game with the viewer's drawing — one
+//! frame as SVG or PNG, or the whole episode (or a range) as an animated GIF.
 
 use anyhow::{Context, Result, bail};
 use proagent::runner::files::read_episode_file;
-use proagent::web::board::{self, CELL_RANGE, DEFAULT_CELL};
+use proagent::web::board::{CELL_RANGE, DEFAULT_CELL};
 use proagent::web::view::EpisodeView;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
-    /// A transcript, trajectory file or human-game file.
+    /// A transcript, trajectory file or human-game file (classic or OvercookedV2).
     file: PathBuf,
     /// Output file; its extension picks the format: .svg or .png (one frame), .gif (animation).
     #[arg(long)]
@@ -31,9 +31,13 @@ pub struct RenderArgs {
     /// Pixels per grid cell.
     #[arg(long, default_value_t = DEFAULT_CELL)]
     cell: u32,
-    /// Leave out the status line (timestep and score) above the grid.
+    /// Leave out the status line (timestep and score; for OvercookedV2 also the recipe)
+    /// above the grid.
     #[arg(long)]
     no_status: bool,
+    /// Shade what player P does not see (OvercookedV2 episodes played with a view radius).
+    #[arg(long, value_name = "P")]
+    view: Option<usize>,
 }
 
 enum Format {
@@ -69,19 +73,22 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         }
         Ok(f)
     };
-    let layout = &view.traj.layout;
+    if let Some(p) = a.view
+        && p >= view.players()
+    {
+        bail!("--view {p}: the episode has players 0..={}", view.players() - 1);
+    }
     match format {
         Format::Svg | Format::Png => {
             if a.to.is_some() {
                 bail!("--to is for .gif output");
             }
             let f = check("--step", a.step.unwrap_or(last))?;
-            let overlay = view.overlay(f, status);
             if let Format::Svg = format {
-                let svg = board::svg(layout, &view.traj.states[f], &overlay, a.cell)?;
+                let svg = view.svg(f, status, a.view, a.cell)?;
                 std::fs::write(&a.out, svg).with_context(|| format!("writing {}", a.out.display()))?;
             } else {
-                board::write_png(&a.out, layout, &view.traj.states[f], &overlay, a.cell)?;
+                view.write_png(&a.out, f, status, a.view, a.cell)?;
             }
             println!("{}: frame {f} of {}", a.out.display(), a.file.display());
         }
@@ -92,8 +99,7 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
                 bail!("--to {to} is before --step {from}");
             }
             let delay = (1000.0 / a.fps).round() as u32;
-            let frames = (from..=to).map(|f| (&view.traj.states[f], view.overlay(f, status)));
-            let n = board::write_gif(&a.out, layout, frames, a.cell, delay)?;
+            let n = view.write_gif(&a.out, from, to, status, a.view, a.cell, delay)?;
             println!("{}: {n} frames ({from}..={to}) of {} at {} fps", a.out.display(), a.file.display(), a.fps);
         }
     }

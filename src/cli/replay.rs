@@ -33,8 +33,8 @@ pub fn run(a: ReplayArgs) -> Result<ExitCode> {
                  conversation. Measure it with `proagent analyze {file}`, watch it with \
                  `proagent serve {file}`{}",
                 f.kind.name(),
-                f.trajectories.len(),
-                if f.trajectories.len() == 1 { "" } else { "s" },
+                f.episodes.len(),
+                if f.episodes.len() == 1 { "" } else { "s" },
                 if f.kind == EpisodeKind::ReferenceTrace {
                     format!(", or check its states with `proagent verify-trace {file}`")
                 } else {
@@ -91,6 +91,14 @@ fn compare(
         None => [divergence, score_problem, unserved_problem].into_iter().flatten().collect(),
     };
     let identical = problems.is_empty();
+    let wildcards = replayer.wildcard_matches();
+    if wildcards > 0 {
+        eprintln!(
+            "note: {wildcards} of {} requests matched the recording only with its scrubbed spans ([REDACTED]) \
+             read as wildcards: the secrets they held are not set here, so those spans were not compared",
+            replayer.served()
+        );
+    }
     if a.json {
         let v = json!({
             "file": file,
@@ -100,6 +108,7 @@ fn compare(
             "steps": rec.steps.len(),
             "score": score,
             "served": replayer.served(),
+            "wildcard_matches": wildcards,
         });
         println!("{v}");
     } else if identical {

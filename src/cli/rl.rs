@@ -454,7 +454,7 @@ fn train_on<G: RlGame>(a: &TrainArgs, cfg: TrainConfig, game: &G, layout_name: &
             last_line = Instant::now();
         }
     };
-    let outcome = train::train(game, &cfg, pool, &mut on_iter)?;
+    let outcome = proagent::rl::run::train(game, &cfg, pool, &mut on_iter)?;
     let wall = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
 

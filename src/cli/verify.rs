@@ -1,15 +1,24 @@
+//! `proagent verify-trace FILE...`: replays reference games recorded from the original
+//! implementations and compares every step. Each game's trace format is told from the
+//! file's content (its header line); each game's own `trace` module replays it and names
+//! the first field that differs.
+
 use super::common::read_text;
 use anyhow::{Context, Result};
+use proagent::collab::trace as collab_trace;
 use proagent::env::trace::{parse_trace_file, verify};
 use proagent::env_v2::trace as v2trace;
-use serde_json::json;
-use std::path::PathBuf;
+use proagent::hanabi::trace as hanabi_trace;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// Trace files: classic (JSON Lines, one trajectory per line) or OvercookedV2
-    /// (tests/fixtures/v2_traces/SCHEMA.md; recognised by their header line).
+    /// Trace files: classic Overcooked (JSON Lines, one trajectory per line), OvercookedV2
+    /// (tests/fixtures/v2_traces/SCHEMA.md), Hanabi (tests/fixtures/hanabi_traces/SCHEMA.md)
+    /// or CollabCapture / CollabEscape (tests/fixtures/collab_traces/SCHEMA.md); all but the
+    /// first are recognised by their header line.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print a machine-readable JSON report instead of text.
@@ -17,92 +26,190 @@ pub struct VerifyArgs {
     json: bool,
 }
 
+/// What the files checked so far came to.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    reports: Vec<Value>,
+    /// Steps (or states) matched per game family, for the summary line.
+    matched: Vec<(&'static str, &'static str, usize)>,
+    json: bool,
+}
+
+impl Tally {
+    /// Records one replayed game: PASS/FAIL line (text mode) and its JSON report.
+    fn record(&mut self, ok: bool, line: String, report: Value) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+        }
+        if !self.json {
+            println!("{} {line}", if ok { "PASS" } else { "FAIL" });
+        }
+        self.reports.push(report);
+    }
+
+    fn count(&mut self, key: &'static str, what: &'static str, n: usize) {
+        match self.matched.iter_mut().find(|(k, _, _)| *k == key) {
+            Some(e) => e.2 += n,
+            None => self.matched.push((key, what, n)),
+        }
+    }
+}
+
 pub fn run(a: VerifyArgs) -> Result<ExitCode> {
-    let (mut passed, mut failed, mut v2_steps) = (0usize, 0usize, 0usize);
-    let mut reports = Vec::new();
+    let mut t = Tally { json: a.json, ..Tally::default() };
     for path in &a.files {
         let text = read_text(path)?;
-        if v2trace::is_v2_trace(&text) {
-            let trajs = v2trace::parse_v2_trace_file(&text).with_context(|| format!("{}", path.display()))?;
-            for traj in trajs {
-                let name = format!("{}:{} v2:{} {}", path.display(), traj.line, traj.header.layout, v2_policy(&traj));
-                let report = v2trace::verify(&traj);
-                v2_steps += report.steps_matched;
-                if report.passed {
-                    passed += 1;
-                    if !a.json {
-                        println!(
-                            "PASS {name} ({} steps, reward {}, {} correct / {} wrong deliveries, {} recipe draws replayed)",
-                            report.steps,
-                            report.total_reward,
-                            report.correct_deliveries,
-                            report.wrong_deliveries,
-                            report.draws_replayed
-                        );
-                    }
-                } else {
-                    failed += 1;
-                    if !a.json {
-                        let d = report.divergence.as_ref();
-                        println!(
-                            "FAIL {name}: t={} field={} expected={} got={} ({} steps matched)",
-                            d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
-                            d.map_or("?", |d| d.field.as_str()),
-                            d.map_or(String::new(), |d| d.expected.to_string()),
-                            d.map_or(String::new(), |d| d.got.to_string()),
-                            report.steps_matched,
-                        );
-                    }
-                }
-                reports
-                    .push(json!({"file": path.display().to_string(), "line": traj.line, "v2": true, "report": report}));
-            }
-            continue;
-        }
-        let trajs = parse_trace_file(&text).with_context(|| format!("{}", path.display()))?;
-        for (line, traj) in trajs {
-            let name = format!(
-                "{}:{} {} {}",
-                path.display(),
-                line,
-                traj.layout,
-                traj.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?")
-            );
-            let report = verify(&traj).map_err(|e| anyhow::anyhow!("{}:{line}: {e}", path.display()))?;
-            if report.passed {
-                passed += 1;
-                if !a.json {
-                    println!("PASS {name} ({} steps, reward {})", report.steps, report.total_reward);
-                }
-            } else {
-                failed += 1;
-                if !a.json {
-                    let d = report.divergence.as_ref();
-                    println!(
-                        "FAIL {name}: t={} field={} expected={} got={}",
-                        d.map_or(0, |d| d.t),
-                        d.map_or("?", |d| d.field.as_str()),
-                        d.map_or(String::new(), |d| d.expected.to_string()),
-                        d.map_or(String::new(), |d| d.got.to_string()),
-                    );
-                }
-            }
-            reports.push(json!({"file": path.display().to_string(), "line": line, "report": report}));
+        if hanabi_trace::is_hanabi_trace(&text) {
+            hanabi(path, &text, &mut t)?;
+        } else if collab_trace::is_collab_trace(&text) {
+            collab(path, &text, &mut t)?;
+        } else if v2trace::is_v2_trace(&text) {
+            overcooked_v2(path, &text, &mut t)?;
+        } else {
+            overcooked(path, &text, &mut t)?;
         }
     }
     if a.json {
-        println!(
-            "{}",
-            json!({"passed": passed, "failed": failed, "v2_steps_matched": v2_steps, "trajectories": reports})
-        );
-    } else if v2_steps > 0 {
-        println!("{passed} passed, {failed} failed ({v2_steps} V2 steps matched)");
+        let mut v = json!({"passed": t.passed, "failed": t.failed, "trajectories": t.reports,
+            "v2_steps_matched": 0, "hanabi_states_matched": 0, "collab_turns_matched": 0});
+        for (key, _, n) in &t.matched {
+            v[*key] = json!(n);
+        }
+        println!("{v}");
     } else {
-        println!("{passed} passed, {failed} failed");
+        let extra: Vec<String> = t.matched.iter().map(|(_, what, n)| format!("{n} {what} matched")).collect();
+        let extra = if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(", ")) };
+        println!("{} passed, {} failed{extra}", t.passed, t.failed);
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if t.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn v2_policy(traj: &v2trace::V2Trajectory) -> String {
-    traj.header.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?").to_string()
+fn hanabi(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
+    let games = hanabi_trace::parse_trace_file(text).with_context(|| format!("{}", path.display()))?;
+    for g in games {
+        let report = hanabi_trace::verify(&g).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
+        let name = format!("{}:{} {} {}p {}", path.display(), g.line, report.game, report.players, report.policy);
+        t.count("hanabi_states_matched", "Hanabi states", report.states_matched);
+        let line = if report.passed {
+            format!(
+                "{name} ({} moves, {} states and {} observation vectors matched; HLE score {}, cards played {}, {})",
+                report.moves,
+                report.states_matched,
+                report.vectors_compared,
+                report.score,
+                report.cards_played,
+                report.status
+            )
+        } else {
+            let d = report.divergence.as_ref();
+            format!(
+                "{name}: line {} t={} field={} expected={} got={} ({} states matched)",
+                d.map_or(0, |d| d.line),
+                d.map_or(0, |d| d.t),
+                d.map_or("?", |d| d.field.as_str()),
+                d.map_or(String::new(), |d| d.expected.to_string()),
+                d.map_or(String::new(), |d| d.got.to_string()),
+                report.states_matched,
+            )
+        };
+        let v = json!({"file": path.display().to_string(), "line": g.line, "hanabi": true, "report": report});
+        t.record(report.passed, line, v);
+    }
+    Ok(())
+}
+
+fn collab(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
+    let rollouts = collab_trace::parse(text, &path.display().to_string())?;
+    for r in rollouts {
+        let policy = r.header.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
+        let seed = r.header.policy.get("seed").map_or(String::new(), |s| format!(" seed {s}"));
+        let name = format!("{}:{} {} {policy}{seed}", path.display(), r.line, r.header.scenario);
+        let report = collab_trace::verify(&r);
+        t.count("collab_turns_matched", "collab turns", report.steps_matched);
+        let line = if report.passed {
+            format!(
+                "{name} ({} turns, {}, {} killer picks replayed)",
+                report.steps, report.result, report.draws_replayed
+            )
+        } else {
+            let d = report.divergence.as_ref();
+            format!(
+                "{name}: t={} field={} expected={} got={} ({} turns matched)",
+                d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
+                d.map_or("?", |d| d.field.as_str()),
+                d.map_or(String::new(), |d| d.expected.to_string()),
+                d.map_or(String::new(), |d| d.got.to_string()),
+                report.steps_matched,
+            )
+        };
+        let v = json!({"file": path.display().to_string(), "line": r.line, "collab": true, "report": report});
+        t.record(report.passed, line, v);
+    }
+    Ok(())
+}
+
+fn overcooked_v2(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
+    let trajs = v2trace::parse_v2_trace_file(text).with_context(|| format!("{}", path.display()))?;
+    for traj in trajs {
+        let policy = traj.header.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?").to_string();
+        let name = format!("{}:{} v2:{} {policy}", path.display(), traj.line, traj.header.layout);
+        let report = v2trace::verify(&traj);
+        t.count("v2_steps_matched", "V2 steps", report.steps_matched);
+        let line = if report.passed {
+            format!(
+                "{name} ({} steps, reward {}, {} correct / {} wrong deliveries, {} recipe draws replayed)",
+                report.steps,
+                report.total_reward,
+                report.correct_deliveries,
+                report.wrong_deliveries,
+                report.draws_replayed
+            )
+        } else {
+            let d = report.divergence.as_ref();
+            format!(
+                "{name}: t={} field={} expected={} got={} ({} steps matched)",
+                d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
+                d.map_or("?", |d| d.field.as_str()),
+                d.map_or(String::new(), |d| d.expected.to_string()),
+                d.map_or(String::new(), |d| d.got.to_string()),
+                report.steps_matched,
+            )
+        };
+        let v = json!({"file": path.display().to_string(), "line": traj.line, "v2": true, "report": report});
+        t.record(report.passed, line, v);
+    }
+    Ok(())
+}
+
+fn overcooked(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
+    let trajs = parse_trace_file(text).with_context(|| format!("{}", path.display()))?;
+    for (line, traj) in trajs {
+        let name = format!(
+            "{}:{} {} {}",
+            path.display(),
+            line,
+            traj.layout,
+            traj.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?")
+        );
+        let report = verify(&traj).map_err(|e| anyhow::anyhow!("{}:{line}: {e}", path.display()))?;
+        let text = if report.passed {
+            format!("{name} ({} steps, reward {})", report.steps, report.total_reward)
+        } else {
+            let d = report.divergence.as_ref();
+            format!(
+                "{name}: t={} field={} expected={} got={}",
+                d.map_or(0, |d| d.t),
+                d.map_or("?", |d| d.field.as_str()),
+                d.map_or(String::new(), |d| d.expected.to_string()),
+                d.map_or(String::new(), |d| d.got.to_string()),
+            )
+        };
+        let v = json!({"file": path.display().to_string(), "line": line, "report": report});
+        t.record(report.passed, text, v);
+    }
+    Ok(())
 }

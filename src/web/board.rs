@@ -1,13 +1,24 @@
-//! The board drawing: one routine, written against plotters' `DrawingBackend`, that
-//! draws a state as the viewer shows it (SVG for the browser and `render --out x.svg`,
-//! bitmaps for PNG and animated GIF). Same layout + state + overlay → same picture.
+//! The board drawing: one routine per game, behind one interface ([`Board`]), written
+//! against plotters' `DrawingBackend`, that draws a state as the viewer shows it (SVG for
+//! the browser and `render --out x.svg`, bitmaps for PNG and animated GIF). The frame
+//! around it — the status line, hand-over marks, the shading of one player's view — is
+//! drawn here once for every game. Same game + state + overlay → same picture.
 //!
 //! No text is drawn with fonts (bitmap backends would need a font file at run time):
-//! the few numbers (timestep, score, player index) use a small built-in pixel font.
+//! the few numbers and words (timestep, score, player index) use a small built-in pixel font.
+//!
+//! Implemented for classic Overcooked (onions, tomatoes, dishes, soups) and OvercookedV2
+//! (ingredients by name and colour, the recipe indicator and the button — lit or not —,
+//! pot timers, plates and dishes of any recipe, any number of agents, and the current recipe
+//! on a second status row).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use proagent_overcooked::env::{Dir, Ingredient, Layout, Object, Player, Pos, State, Tile};
+use proagent_core::Game;
+use proagent_overcooked::env::{Dir, Ingredient, Object, Pos, State, Tile};
+use proagent_overcooked::game::Overcooked;
+use proagent_overcooked_v2::env::{self as v2, Item, PotPhase, Recipe, Tile as V2Tile};
+use proagent_overcooked_v2::game::OvercookedV2;
 use std::path::Path;
 
 /// Pixels per grid cell unless asked otherwise.
@@ -24,6 +35,14 @@ pub enum DrawError {
         /// What was being drawn or written (a file path, or "svg").
         target: String,
         /// The backend's error.
+        message: String,
+    },
+    /// A state the game cannot draw (a room or player out of range, hands of another game).
+    #[error("the state does not fit the game {game}: {message}")]
+    State {
+        /// The game's name.
+        game: String,
+        /// What does not fit.
         message: String,
     },
     /// The state does not fit the layout (object table of another size).
@@ -45,8 +64,8 @@ pub struct Status {
     pub t: u32,
     /// The episode's length.
     pub horizon: u32,
-    /// The score so far.
-    pub score: u32,
+    /// The score so far (negative after penalties).
+    pub score: i64,
 }
 
 /// A marked cell: where an object was handed over between the players.
@@ -58,6 +77,19 @@ pub struct Highlight {
     pub constructive: bool,
 }
 
+/// Whose view a picture is drawn from, for games where a player sees only part of the
+/// board (OvercookedV2 with a view radius); other games ignore it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerView {
+    /// The player.
+    pub player: usize,
+    /// `false`: what the player cannot see is shaded (the viewer, `render --view`);
+    /// `true`: it is hidden, and so is anything the player could not know (a person
+    /// playing in the browser: the current recipe appears only where an indicator in
+    /// sight shows it).
+    pub hide: bool,
+}
+
 /// What is drawn on top of the state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overlay {
@@ -65,79 +97,196 @@ pub struct Overlay {
     pub status: Option<Status>,
     /// Cells to outline.
     pub highlights: Vec<Highlight>,
+    /// Whose view to show, if one player's.
+    pub view: Option<PlayerView>,
+}
+
+/// Where the grid sits in a picture: pixels per cell and the height of the status rows
+/// above it.
+#[derive(Clone, Copy, Debug)]
+pub struct Geom {
+    /// Pixels per cell.
+    pub c: i32,
+    /// Pixels above the grid.
+    pub top: i32,
+}
+
+impl Geom {
+    /// The top-left pixel of cell `p`.
+    pub fn corner(&self, p: Pos) -> (i32, i32) {
+        (p.x as i32 * self.c, p.y as i32 * self.c + self.top)
+    }
+    /// The centre pixel of cell `p`.
+    pub fn center(&self, p: Pos) -> (i32, i32) {
+        let (x, y) = self.corner(p);
+        (x + self.c / 2, y + self.c / 2)
+    }
+}
+
+/// The result of a drawing call.
+pub type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// A game the viewer, `render` and human play can draw: a grid of cells with pieces and
+/// players on it. The frame (status line, hand-over marks, view shading) is drawn by
+/// [`draw`] around what the game draws.
+pub trait Board: Game {
+    /// Columns and rows of the grid.
+    fn grid(&self) -> (u32, u32);
+    /// The grid as the layout writes it, one string per row.
+    fn grid_rows(&self) -> Vec<String>;
+    /// Checks that a state can be drawn on this game's grid (a state of another layout cannot).
+    fn check(&self, state: &Self::State) -> Result<(), DrawError>;
+    /// Draws the cells and what lies on them (tiles, items, pots), below `g.top`; `view`
+    /// is whose view the picture shows (games that hide something from a player, such as
+    /// Hanabi's own hand, draw it hidden).
+    fn draw_cells<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &Self::State,
+        view: Option<PlayerView>,
+    ) -> Drawn<DB>;
+    /// Draws the players (with their facing and what they hold) over the cells.
+    fn draw_players<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &Self::State,
+        view: Option<PlayerView>,
+    ) -> Drawn<DB>;
+    /// Status rows above the grid (the first holds time and score).
+    fn status_rows(&self) -> u32 {
+        1
+    }
+    /// Draws the game's own status rows (from the second on; `g.top` is the first's top).
+    fn draw_status<DB: DrawingBackend>(
+        &self,
+        _area: &DrawingArea<DB, Shift>,
+        _g: &Geom,
+        _state: &Self::State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
+        Ok(())
+    }
+    /// Whether players see only part of the board (then a view can be chosen: what the
+    /// player does not see is shaded, or hidden).
+    fn partial_view(&self) -> bool {
+        false
+    }
+    /// Whether `player` sees cell `p` in `state` (everything, unless [`Board::partial_view`]).
+    fn sees(&self, _state: &Self::State, _player: usize, _p: Pos) -> bool {
+        true
+    }
+    /// A line about the state for the viewer's page beside the picture (V2: the recipe).
+    fn caption(&self, _state: &Self::State) -> Option<String> {
+        None
+    }
+    /// An action in words, for the buttons of a person playing (default: its token).
+    fn describe_action(&self, _state: &Self::State, action: Self::Action) -> String {
+        self.action_token(action)
+    }
 }
 
 /// The picture's size in pixels for a cell size.
-pub fn frame_size(layout: &Layout, cell: u32, with_status: bool) -> (u32, u32) {
-    let top = if with_status { status_height(cell) } else { 0 };
-    (layout.width as u32 * cell, layout.height as u32 * cell + top)
+pub fn frame_size<G: Board>(game: &G, cell: u32, with_status: bool) -> (u32, u32) {
+    let (w, h) = game.grid();
+    let top = if with_status { status_height(cell) * game.status_rows() } else { 0 };
+    (w * cell, h * cell + top)
 }
 
-fn status_height(cell: u32) -> u32 {
+pub(crate) fn status_height(cell: u32) -> u32 {
     (cell / 2).max(10)
 }
 
-const FLOOR: RGBColor = RGBColor(0xf4, 0xef, 0xe4);
-const FLOOR_LINE: RGBColor = RGBColor(0xe3, 0xdc, 0xcc);
-const COUNTER: RGBColor = RGBColor(0xc9, 0xa2, 0x6b);
-const COUNTER_EDGE: RGBColor = RGBColor(0x8d, 0x6a, 0x3d);
-const POT: RGBColor = RGBColor(0x45, 0x47, 0x4d);
-const ONION: RGBColor = RGBColor(0xe8, 0xc5, 0x47);
-const ONION_EDGE: RGBColor = RGBColor(0x9c, 0x7a, 0x12);
-const TOMATO: RGBColor = RGBColor(0xd9, 0x3b, 0x2b);
-const DISH: RGBColor = RGBColor(0xfb, 0xfb, 0xfb);
-const DISH_EDGE: RGBColor = RGBColor(0x8a, 0x8a, 0x8a);
-const SOUP: RGBColor = RGBColor(0xe0, 0x7b, 0x39);
-const CRATE: RGBColor = RGBColor(0x7b, 0x50, 0x2a);
-const SERVE: RGBColor = RGBColor(0x8b, 0xc3, 0x4a);
-const SERVE_EDGE: RGBColor = RGBColor(0x4e, 0x7d, 0x1c);
-const COOKING: RGBColor = RGBColor(0xef, 0x8a, 0x17);
-const READY: RGBColor = RGBColor(0x2e, 0xa0, 0x43);
-const BAR_BG: RGBColor = RGBColor(0x2b, 0x2b, 0x2b);
-const CHEF: [RGBColor; 2] = [RGBColor(0x2f, 0x6b, 0xd8), RGBColor(0x2a, 0x9d, 0x5c)];
-const HAND_OVER: RGBColor = RGBColor(0xd8, 0x1b, 0x60);
-const HAND_OVER_WEAK: RGBColor = RGBColor(0xf0, 0x9a, 0xbb);
-const STATUS_BG: RGBColor = RGBColor(0x26, 0x2b, 0x33);
+pub(crate) const FLOOR: RGBColor = RGBColor(0xf4, 0xef, 0xe4);
+pub(crate) const FLOOR_LINE: RGBColor = RGBColor(0xe3, 0xdc, 0xcc);
+pub(crate) const COUNTER: RGBColor = RGBColor(0xc9, 0xa2, 0x6b);
+pub(crate) const COUNTER_EDGE: RGBColor = RGBColor(0x8d, 0x6a, 0x3d);
+pub(crate) const POT: RGBColor = RGBColor(0x45, 0x47, 0x4d);
+pub(crate) const ONION: RGBColor = RGBColor(0xe8, 0xc5, 0x47);
+pub(crate) const ONION_EDGE: RGBColor = RGBColor(0x9c, 0x7a, 0x12);
+pub(crate) const TOMATO: RGBColor = RGBColor(0xd9, 0x3b, 0x2b);
+pub(crate) const DISH: RGBColor = RGBColor(0xfb, 0xfb, 0xfb);
+pub(crate) const DISH_EDGE: RGBColor = RGBColor(0x8a, 0x8a, 0x8a);
+pub(crate) const SOUP: RGBColor = RGBColor(0xe0, 0x7b, 0x39);
+pub(crate) const CRATE: RGBColor = RGBColor(0x7b, 0x50, 0x2a);
+pub(crate) const SERVE: RGBColor = RGBColor(0x8b, 0xc3, 0x4a);
+pub(crate) const SERVE_EDGE: RGBColor = RGBColor(0x4e, 0x7d, 0x1c);
+pub(crate) const COOKING: RGBColor = RGBColor(0xef, 0x8a, 0x17);
+pub(crate) const READY: RGBColor = RGBColor(0x2e, 0xa0, 0x43);
+pub(crate) const BAR_BG: RGBColor = RGBColor(0x2b, 0x2b, 0x2b);
+pub(crate) const CHEF: [RGBColor; 2] = [RGBColor(0x2f, 0x6b, 0xd8), RGBColor(0x2a, 0x9d, 0x5c)];
+/// Colours of agents 2, 3, ... of games with more than two (V2 layouts may have up to 16).
+const MORE_CHEFS: [RGBColor; 6] = [
+    RGBColor(0xc2, 0x41, 0x0c),
+    RGBColor(0x7e, 0x3f, 0xb5),
+    RGBColor(0xb8, 0x86, 0x0b),
+    RGBColor(0x0e, 0x86, 0x8c),
+    RGBColor(0xad, 0x1f, 0x5b),
+    RGBColor(0x55, 0x5a, 0x63),
+];
+pub(crate) const HAND_OVER: RGBColor = RGBColor(0xd8, 0x1b, 0x60);
+pub(crate) const HAND_OVER_WEAK: RGBColor = RGBColor(0xf0, 0x9a, 0xbb);
+pub(crate) const STATUS_BG: RGBColor = RGBColor(0x26, 0x2b, 0x33);
+pub(crate) const INDICATOR: RGBColor = RGBColor(0x1f, 0x24, 0x2b);
+pub(crate) const BUTTON_OFF: RGBColor = RGBColor(0x8e, 0x2a, 0x22);
+pub(crate) const BUTTON_LIT: RGBColor = RGBColor(0xff, 0xd4, 0x3b);
+pub(crate) const SHADE: RGBColor = RGBColor(0x10, 0x14, 0x1c);
+pub(crate) const VIEW_EDGE: RGBColor = RGBColor(0xff, 0xff, 0xff);
+
+/// The colour of player `i`: blue and green for the first two, as the viewer's text says.
+pub(crate) fn chef_color(i: usize) -> RGBColor {
+    match i {
+        0 | 1 => CHEF[i],
+        _ => MORE_CHEFS[(i - 2) % MORE_CHEFS.len()],
+    }
+}
 
 /// The board as an SVG document.
-pub fn svg(layout: &Layout, state: &State, overlay: &Overlay, cell: u32) -> Result<String, DrawError> {
+pub fn svg<G: Board>(game: &G, state: &G::State, overlay: &Overlay, cell: u32) -> Result<String, DrawError> {
     let mut out = String::new();
     {
-        let size = frame_size(layout, cell, overlay.status.is_some());
+        let size = frame_size(game, cell, overlay.status.is_some());
         let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
-        draw(&area, layout, state, overlay, cell).map_err(|e| backend("svg", e))?;
+        draw(&area, game, state, overlay, cell).map_err(|e| backend("svg", e))?;
         area.present().map_err(|e| backend("svg", e))?;
     }
     Ok(out)
 }
 
 /// Writes one frame as a PNG file.
-pub fn write_png(path: &Path, layout: &Layout, state: &State, overlay: &Overlay, cell: u32) -> Result<(), DrawError> {
+pub fn write_png<G: Board>(
+    path: &Path,
+    game: &G,
+    state: &G::State,
+    overlay: &Overlay,
+    cell: u32,
+) -> Result<(), DrawError> {
     let target = path.display().to_string();
-    let size = frame_size(layout, cell, overlay.status.is_some());
+    let size = frame_size(game, cell, overlay.status.is_some());
     let area = BitMapBackend::new(path, size).into_drawing_area();
-    draw(&area, layout, state, overlay, cell).map_err(|e| backend(&target, e))?;
+    draw(&area, game, state, overlay, cell).map_err(|e| backend(&target, e))?;
     area.present().map_err(|e| backend(&target, e))
 }
 
 /// Writes the frames as an animated GIF, `delay_ms` per frame (GIF counts in 10 ms units).
-pub fn write_gif<'a>(
+pub fn write_gif<'a, G: Board>(
     path: &Path,
-    layout: &Layout,
-    frames: impl IntoIterator<Item = (&'a State, Overlay)>,
+    game: &G,
+    frames: impl IntoIterator<Item = (&'a G::State, Overlay)>,
     cell: u32,
     delay_ms: u32,
 ) -> Result<usize, DrawError> {
     let target = path.display().to_string();
     let mut frames = frames.into_iter().peekable();
     let with_status = frames.peek().is_some_and(|(_, o)| o.status.is_some());
-    let size = frame_size(layout, cell, with_status);
+    let size = frame_size(game, cell, with_status);
     let area = BitMapBackend::gif(path, size, delay_ms.max(10))
         .map_err(|e| DrawError::Backend { target: target.clone(), message: e.to_string() })?
         .into_drawing_area();
     let mut n = 0;
     for (state, overlay) in frames {
-        draw(&area, layout, state, &overlay, cell).map_err(|e| backend(&target, e))?;
+        draw(&area, game, state, &overlay, cell).map_err(|e| backend(&target, e))?;
         area.present().map_err(|e| backend(&target, e))?;
         n += 1;
     }
@@ -148,89 +297,80 @@ fn backend<E: std::error::Error + Send + Sync>(target: &str, e: DrawingAreaError
     DrawError::Backend { target: target.to_string(), message: e.to_string() }
 }
 
-type Drawn<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
-
-/// Draws `state` on `area` (which must be [`frame_size`] large): the grid, the objects,
-/// the pots' contents and progress, the chefs with their facing and what they hold,
-/// hand-over marks and the status line.
-pub fn draw<DB: DrawingBackend>(
+/// Draws `state` on `area` (which must be [`frame_size`] large): the status rows, the
+/// game's cells, hand-over marks, the players, and the shading of one player's view.
+pub fn draw<G: Board, DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    layout: &Layout,
-    state: &State,
+    game: &G,
+    state: &G::State,
     overlay: &Overlay,
     cell: u32,
 ) -> Drawn<DB> {
-    if state.objects.len() != layout.width * layout.height {
-        // Draw nothing rather than index out of bounds; callers check with `check`.
+    if game.check(state).is_err() {
+        // Draw nothing rather than index out of bounds; callers check with `Board::check`.
         return Ok(());
     }
     let c = cell as i32;
+    let (w, h) = game.grid();
     let top = if let Some(st) = overlay.status {
-        let h = status_height(cell) as i32;
-        area.draw(&Rectangle::new([(0, 0), (layout.width as i32 * c, h)], STATUS_BG.filled()))?;
-        let px = (h / 7).max(1);
+        let row = status_height(cell) as i32;
+        let h = row * game.status_rows() as i32;
+        area.draw(&Rectangle::new([(0, 0), (w as i32 * c, h)], STATUS_BG.filled()))?;
+        let px = (row / 7).max(1);
         let text = format!("T {}/{}  SCORE {}", st.t, st.horizon, st.score);
-        pixel_text(area, &text, (px * 2, (h - 5 * px) / 2), px, &WHITE)?;
+        pixel_text(area, &text, (px * 2, (row - 5 * px) / 2), px, &WHITE)?;
+        game.draw_status(area, &Geom { c, top: 0 }, state, overlay.view)?;
         h
     } else {
         0
     };
     let g = Geom { c, top };
-    for y in 0..layout.height {
-        for x in 0..layout.width {
-            let p = Pos::new(x as u8, y as u8);
-            tile(area, &g, layout.tile(p), p)?;
-        }
-    }
-    for (p, o) in state.objects_sorted(layout) {
-        let (cx, cy) = g.center(p);
-        if layout.tile(p) == Tile::Pot {
-            if let Object::Soup(s) = o {
-                pot_contents(area, &g, p, s.ingredients(), s.cooking_tick, s.cook_time, s.is_ready())?;
-            }
-        } else {
-            object(area, o, (cx, cy), c * 3 / 10)?;
-        }
-    }
-    for h in &overlay.highlights {
-        let (x0, y0) = g.corner(h.at);
-        let color = if h.constructive { HAND_OVER } else { HAND_OVER_WEAK };
+    game.draw_cells(area, &g, state, overlay.view)?;
+    for hl in &overlay.highlights {
+        let (x0, y0) = g.corner(hl.at);
+        let color = if hl.constructive { HAND_OVER } else { HAND_OVER_WEAK };
         let w = (c / 14).max(2);
         for k in 0..w {
             area.draw(&Rectangle::new([(x0 + k, y0 + k), (x0 + c - 1 - k, y0 + c - 1 - k)], color.stroke_width(1)))?;
         }
     }
-    for (i, p) in state.players.iter().enumerate() {
-        chef(area, &g, i, p)?;
+    game.draw_players(area, &g, state, overlay.view)?;
+    if let Some(v) = overlay.view
+        && game.partial_view()
+        && (0..h).any(|y| (0..w).any(|x| !game.sees(state, v.player, Pos::new(x as u8, y as u8))))
+    {
+        let shade = if v.hide { SHADE.mix(1.0) } else { SHADE.mix(0.45) };
+        for y in 0..h {
+            for x in 0..w {
+                let p = Pos::new(x as u8, y as u8);
+                if !game.sees(state, v.player, p) {
+                    let (x0, y0) = g.corner(p);
+                    area.draw(&Rectangle::new([(x0, y0), (x0 + c, y0 + c)], shade.filled()))?;
+                }
+            }
+        }
+        // The edge of the window, so the view reads at a glance.
+        let seen: Vec<Pos> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| Pos::new(x as u8, y as u8)))
+            .filter(|&p| game.sees(state, v.player, p))
+            .collect();
+        if let (Some(x0), Some(x1), Some(y0), Some(y1)) = (
+            seen.iter().map(|p| p.x).min(),
+            seen.iter().map(|p| p.x).max(),
+            seen.iter().map(|p| p.y).min(),
+            seen.iter().map(|p| p.y).max(),
+        ) {
+            let (ax, ay) = g.corner(Pos::new(x0, y0));
+            let (bx, by) = g.corner(Pos::new(x1, y1));
+            let edge = chef_color(v.player);
+            area.draw(&Rectangle::new([(ax, ay), (bx + c - 1, by + c - 1)], VIEW_EDGE.stroke_width(3)))?;
+            area.draw(&Rectangle::new([(ax + 1, ay + 1), (bx + c - 2, by + c - 2)], edge.stroke_width(1)))?;
+        }
     }
     Ok(())
 }
 
-/// Checks that a state can be drawn on a layout.
-pub fn check(layout: &Layout, state: &State) -> Result<(), DrawError> {
-    let cells = layout.width * layout.height;
-    if state.objects.len() != cells {
-        return Err(DrawError::Mismatch { layout: layout.name.clone(), cells, objects: state.objects.len() });
-    }
-    Ok(())
-}
-
-struct Geom {
-    c: i32,
-    top: i32,
-}
-
-impl Geom {
-    fn corner(&self, p: Pos) -> (i32, i32) {
-        (p.x as i32 * self.c, p.y as i32 * self.c + self.top)
-    }
-    fn center(&self, p: Pos) -> (i32, i32) {
-        let (x, y) = self.corner(p);
-        (x + self.c / 2, y + self.c / 2)
-    }
-}
-
-fn rect<DB: DrawingBackend>(
+pub(crate) fn rect<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     a: (i32, i32),
     b: (i32, i32),
@@ -244,7 +384,7 @@ fn rect<DB: DrawingBackend>(
     Ok(())
 }
 
-fn disc<DB: DrawingBackend>(
+pub(crate) fn disc<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     at: (i32, i32),
     r: i32,
@@ -259,52 +399,229 @@ fn disc<DB: DrawingBackend>(
     Ok(())
 }
 
-fn tile<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, t: Tile, p: Pos) -> Drawn<DB> {
+/// Shared pieces of the two Overcooked games' tiles.
+fn floor<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, p: Pos) -> Drawn<DB> {
+    let (x0, y0) = g.corner(p);
+    rect(area, (x0, y0), (x0 + g.c - 1, y0 + g.c - 1), &FLOOR, Some(&FLOOR_LINE))
+}
+
+fn counter<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, p: Pos) -> Drawn<DB> {
+    let (x0, y0) = g.corner(p);
+    rect(area, (x0, y0), (x0 + g.c - 1, y0 + g.c - 1), &COUNTER, Some(&COUNTER_EDGE))
+}
+
+fn pot_tile<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, p: Pos) -> Drawn<DB> {
+    let c = g.c;
+    let (x0, _) = g.corner(p);
+    let x1 = x0 + c - 1;
+    let (cx, cy) = g.center(p);
+    counter(area, g, p)?;
+    disc(area, (cx, cy), c * 2 / 5, &POT, None)?;
+    // Handles.
+    let hw = c / 12;
+    rect(area, (x0 + c / 14, cy - hw), (x0 + c / 6, cy + hw), &POT, None)?;
+    rect(area, (x1 - c / 6, cy - hw), (x1 - c / 14, cy + hw), &POT, None)
+}
+
+/// A crate of an ingredient: three of them on a dark box.
+fn crate_tile<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    g: &Geom,
+    p: Pos,
+    fill: &RGBColor,
+    edge: &RGBColor,
+) -> Drawn<DB> {
     let c = g.c;
     let (x0, y0) = g.corner(p);
     let (x1, y1) = (x0 + c - 1, y0 + c - 1);
     let (cx, cy) = g.center(p);
-    match t {
-        Tile::Floor => rect(area, (x0, y0), (x1, y1), &FLOOR, Some(&FLOOR_LINE)),
-        Tile::Counter => rect(area, (x0, y0), (x1, y1), &COUNTER, Some(&COUNTER_EDGE)),
-        Tile::Pot => {
-            rect(area, (x0, y0), (x1, y1), &COUNTER, Some(&COUNTER_EDGE))?;
-            disc(area, (cx, cy), c * 2 / 5, &POT, None)?;
-            // Handles.
-            let hw = c / 12;
-            rect(area, (x0 + c / 14, cy - hw), (x0 + c / 6, cy + hw), &POT, None)?;
-            rect(area, (x1 - c / 6, cy - hw), (x1 - c / 14, cy + hw), &POT, None)
+    counter(area, g, p)?;
+    let m = c / 8;
+    rect(area, (x0 + m, y0 + m), (x1 - m, y1 - m), &CRATE, None)?;
+    let r = c / 8;
+    for (dx, dy) in [(-1, -1), (1, -1), (0, 1)] {
+        disc(area, (cx + dx * c / 6, cy + dy * c / 7), r, fill, Some(edge))?;
+    }
+    Ok(())
+}
+
+fn plate_stack<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, p: Pos) -> Drawn<DB> {
+    let c = g.c;
+    let (cx, cy) = g.center(p);
+    counter(area, g, p)?;
+    for k in 0..3 {
+        disc(area, (cx - c / 10 + k * c / 10, cy + c / 10 - k * c / 10), c / 4, &DISH, Some(&DISH_EDGE))?;
+    }
+    Ok(())
+}
+
+fn serve_tile<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, p: Pos) -> Drawn<DB> {
+    let c = g.c;
+    let (x0, y0) = g.corner(p);
+    let (x1, y1) = (x0 + c - 1, y0 + c - 1);
+    let (cx, cy) = g.center(p);
+    rect(area, (x0, y0), (x1, y1), &SERVE, Some(&SERVE_EDGE))?;
+    let m = c / 5;
+    rect(area, (x0 + m, y0 + m), (x1 - m, y1 - m), &SERVE, Some(&SERVE_EDGE))?;
+    // An arrow into the window.
+    let a = c / 6;
+    area.draw(&Polygon::new(vec![(cx - a, cy - a), (cx + a, cy), (cx - a, cy + a)], SERVE_EDGE.filled()))
+}
+
+/// A cooking bar along the bottom of a pot cell: `frac` done, green when ready.
+pub(crate) fn cooking_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    g: &Geom,
+    p: Pos,
+    frac: f64,
+    ready: bool,
+) -> Drawn<DB> {
+    let c = g.c;
+    let (x0, y0) = g.corner(p);
+    let (bx0, bx1) = (x0 + c / 10, x0 + c - c / 10);
+    let (by0, by1) = (y0 + c - c / 6, y0 + c - c / 14);
+    rect(area, (bx0, by0), (bx1, by1), &BAR_BG, None)?;
+    let w = ((bx1 - bx0) as f64 * frac).round() as i32;
+    if w > 0 {
+        rect(area, (bx0, by0), (bx0 + w, by1), if ready { &READY } else { &COOKING }, None)?;
+    }
+    Ok(())
+}
+
+/// A row of ingredient dots centred on `(cx, cy)`, each of radius `r`.
+pub(crate) fn dots<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (cx, cy): (i32, i32),
+    r: i32,
+    colors: &[(RGBColor, RGBColor)],
+) -> Drawn<DB> {
+    let n = colors.len() as i32;
+    for (k, (fill, edge)) in colors.iter().enumerate() {
+        let x = cx + (2 * k as i32 - (n - 1)) * (r * 2 + 1) / 2;
+        disc(area, (x, cy), r, fill, Some(edge))?;
+    }
+    Ok(())
+}
+
+/// A player: a disc in its colour with a nose towards its facing and its index (the
+/// picture matches "Player 0" / "Player 1" in the prompts); returns where its hand is.
+fn chef<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    g: &Geom,
+    i: usize,
+    pos: Pos,
+    dir: Dir,
+    label: &str,
+) -> Result<(i32, i32), DrawingAreaErrorKind<DB::ErrorType>> {
+    let c = g.c;
+    let (cx, cy) = g.center(pos);
+    let (dx, dy) = dir.delta();
+    let (dx, dy) = (dx as i32, dy as i32);
+    let body = c * 3 / 10;
+    let color = chef_color(i);
+    // The nose: a triangle pointing where the chef faces.
+    let tip = (cx + dx * (body + c / 7), cy + dy * (body + c / 7));
+    let side = (-dy, dx);
+    let base =
+        |s: i32| (cx + dx * body / 2 + s * side.0 * body * 3 / 4, cy + dy * body / 2 + s * side.1 * body * 3 / 4);
+    area.draw(&Polygon::new(vec![tip, base(1), base(-1)], color.filled()))?;
+    disc(area, (cx, cy), body, &color, Some(&BLACK))?;
+    let px = (c / 16).max(1);
+    let chars = label.chars().count() as i32;
+    pixel_text(area, label, (cx - px * (4 * chars - 1) / 2, cy - px * 5 / 2), px, &WHITE)?;
+    let at = (cx + dx * c * 2 / 5, cy + dy * c * 2 / 5);
+    Ok(if dir == Dir::North || dir == Dir::South { (at.0 + c / 6, at.1) } else { (at.0, at.1 + c / 6) })
+}
+
+// ---------- classic Overcooked ----------
+
+impl Board for Overcooked {
+    fn grid(&self) -> (u32, u32) {
+        (self.layout.width as u32, self.layout.height as u32)
+    }
+
+    fn grid_rows(&self) -> Vec<String> {
+        self.layout.grid.clone()
+    }
+
+    fn check(&self, state: &State) -> Result<(), DrawError> {
+        let cells = self.layout.width * self.layout.height;
+        if state.objects.len() != cells {
+            return Err(DrawError::Mismatch { layout: self.layout.name.clone(), cells, objects: state.objects.len() });
         }
-        Tile::OnionSource | Tile::TomatoSource => {
-            rect(area, (x0, y0), (x1, y1), &COUNTER, Some(&COUNTER_EDGE))?;
-            let m = c / 8;
-            rect(area, (x0 + m, y0 + m), (x1 - m, y1 - m), &CRATE, None)?;
-            let (fill, edge) = if t == Tile::OnionSource { (ONION, ONION_EDGE) } else { (TOMATO, CRATE) };
-            let r = c / 8;
-            for (dx, dy) in [(-1, -1), (1, -1), (0, 1)] {
-                disc(area, (cx + dx * c / 6, cy + dy * c / 7), r, &fill, Some(&edge))?;
+        Ok(())
+    }
+
+    fn draw_cells<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
+        let layout = &*self.layout;
+        for y in 0..layout.height {
+            for x in 0..layout.width {
+                let p = Pos::new(x as u8, y as u8);
+                match layout.tile(p) {
+                    Tile::Floor => floor(area, g, p)?,
+                    Tile::Counter => counter(area, g, p)?,
+                    Tile::Pot => pot_tile(area, g, p)?,
+                    Tile::OnionSource => crate_tile(area, g, p, &ONION, &ONION_EDGE)?,
+                    Tile::TomatoSource => crate_tile(area, g, p, &TOMATO, &CRATE)?,
+                    Tile::DishSource => plate_stack(area, g, p)?,
+                    Tile::Serve => serve_tile(area, g, p)?,
+                }
             }
-            Ok(())
         }
-        Tile::DishSource => {
-            rect(area, (x0, y0), (x1, y1), &COUNTER, Some(&COUNTER_EDGE))?;
-            for k in 0..3 {
-                disc(area, (cx - c / 10 + k * c / 10, cy + c / 10 - k * c / 10), c / 4, &DISH, Some(&DISH_EDGE))?;
+        for (p, o) in state.objects_sorted(layout) {
+            if layout.tile(p) == Tile::Pot {
+                if let Object::Soup(s) = o {
+                    let (cx, cy) = g.center(p);
+                    let cooking = s.cooking_tick >= 0;
+                    if cooking {
+                        disc(area, (cx, cy), g.c * 3 / 10, &SOUP, None)?;
+                    }
+                    let colors: Vec<_> = s.ingredients().iter().map(|i| classic_colors(*i)).collect();
+                    dots(area, (cx, cy), (g.c / 9).max(1), &colors)?;
+                    if cooking {
+                        let frac = if s.is_ready() || s.cook_time == 0 {
+                            1.0
+                        } else {
+                            (s.cooking_tick as f64 / s.cook_time as f64).clamp(0.0, 1.0)
+                        };
+                        cooking_bar(area, g, p, frac, s.is_ready())?;
+                    }
+                }
+            } else {
+                classic_object(area, o, g.center(p), g.c * 3 / 10)?;
             }
-            Ok(())
         }
-        Tile::Serve => {
-            rect(area, (x0, y0), (x1, y1), &SERVE, Some(&SERVE_EDGE))?;
-            let m = c / 5;
-            rect(area, (x0 + m, y0 + m), (x1 - m, y1 - m), &SERVE, Some(&SERVE_EDGE))?;
-            // An arrow into the window.
-            let a = c / 6;
-            area.draw(&Polygon::new(vec![(cx - a, cy - a), (cx + a, cy), (cx - a, cy + a)], SERVE_EDGE.filled()))
+        Ok(())
+    }
+
+    fn draw_players<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
+        for (i, p) in state.players.iter().enumerate() {
+            let hand = chef(area, g, i.min(1), p.pos, p.dir, if i == 0 { "0" } else { "1" })?;
+            if let Some(o) = &p.held {
+                classic_object(area, o, hand, g.c / 5)?;
+            }
         }
+        Ok(())
     }
 }
 
-fn object<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, o: &Object, at: (i32, i32), r: i32) -> Drawn<DB> {
+fn classic_colors(i: Ingredient) -> (RGBColor, RGBColor) {
+    if i == Ingredient::Onion { (ONION, ONION_EDGE) } else { (TOMATO, CRATE) }
+}
+
+fn classic_object<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, o: &Object, at: (i32, i32), r: i32) -> Drawn<DB> {
     match o {
         Object::Ingredient(Ingredient::Onion) => disc(area, at, r * 3 / 4, &ONION, Some(&ONION_EDGE)),
         Object::Ingredient(Ingredient::Tomato) => disc(area, at, r * 3 / 4, &TOMATO, Some(&CRATE)),
@@ -317,70 +634,240 @@ fn object<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, o: &Object, at: (i3
     }
 }
 
-fn pot_contents<DB: DrawingBackend>(
+// ---------- OvercookedV2 ----------
+
+/// The colour (fill, edge) of an ingredient by its name (the layout's names; onion and
+/// tomato as in the classic game), else by its kind.
+pub fn ingredient_color(names: &[String], kind: u8) -> (RGBColor, RGBColor) {
+    let name = v2::item::kind_name(names, kind).to_ascii_lowercase();
+    let name = name.trim().trim_end_matches('s');
+    let by_name = match name {
+        "onion" => Some((ONION, ONION_EDGE)),
+        "tomato" | "tomatoe" => Some((TOMATO, CRATE)),
+        "lettuce" => Some((RGBColor(0x6a, 0xbf, 0x4b), RGBColor(0x3b, 0x7a, 0x26))),
+        "carrot" => Some((RGBColor(0xf0, 0x8a, 0x24), RGBColor(0xa0, 0x52, 0x0c))),
+        "potato" => Some((RGBColor(0xe3, 0xcd, 0xa4), RGBColor(0x8d, 0x6a, 0x3d))),
+        "mushroom" => Some((RGBColor(0xa8, 0x98, 0x8a), RGBColor(0x5e, 0x50, 0x45))),
+        "pepper" => Some((RGBColor(0x8e, 0x3b, 0xd9), RGBColor(0x55, 0x22, 0x88))),
+        "garlic" => Some((RGBColor(0xf7, 0xf3, 0xea), RGBColor(0x9a, 0x94, 0x8a))),
+        "corn" => Some((RGBColor(0xc8, 0xe0, 0x3c), RGBColor(0x76, 0x85, 0x1c))),
+        "bean" => Some((RGBColor(0x5b, 0x3a, 0x29), RGBColor(0x2e, 0x1d, 0x14))),
+        _ => None,
+    };
+    by_name.unwrap_or_else(|| {
+        let palette = [
+            (ONION, ONION_EDGE),
+            (TOMATO, CRATE),
+            (RGBColor(0x6a, 0xbf, 0x4b), RGBColor(0x3b, 0x7a, 0x26)),
+            (RGBColor(0x2f, 0x9f, 0xd8), RGBColor(0x1b, 0x5e, 0x80)),
+            (RGBColor(0x8e, 0x3b, 0xd9), RGBColor(0x55, 0x22, 0x88)),
+        ];
+        palette[kind as usize % palette.len()]
+    })
+}
+
+/// The colours of an item's ingredients, in kind order.
+fn colors_of(game: &OvercookedV2, item: Item) -> Vec<(RGBColor, RGBColor)> {
+    item.kinds().into_iter().map(|k| ingredient_color(&game.layout.ingredient_names, k)).collect()
+}
+
+/// The colours of a recipe's ingredients.
+fn recipe_colors(game: &OvercookedV2, recipe: Recipe) -> Vec<(RGBColor, RGBColor)> {
+    recipe.0.iter().map(|&k| ingredient_color(&game.layout.ingredient_names, k)).collect()
+}
+
+/// An item held or lying on a counter: a plate, a raw ingredient, a dish (a plate
+/// holding its soup's ingredients), or anything else as its ingredients.
+fn v2_item<DB: DrawingBackend>(
+    game: &OvercookedV2,
     area: &DrawingArea<DB, Shift>,
-    g: &Geom,
-    p: Pos,
-    ings: &[Ingredient],
-    tick: i16,
-    cook_time: u16,
-    ready: bool,
+    item: Item,
+    at: (i32, i32),
+    r: i32,
 ) -> Drawn<DB> {
-    let c = g.c;
-    let (cx, cy) = g.center(p);
-    let (x0, y0) = g.corner(p);
-    if tick >= 0 {
-        disc(area, (cx, cy), c * 3 / 10, &SOUP, None)?;
+    if item.is_empty() {
+        return Ok(());
     }
-    // One dot per ingredient, in a row across the pot.
-    let n = ings.len() as i32;
-    let r = (c / 9).max(1);
-    for (k, ing) in ings.iter().enumerate() {
-        let x = cx + (2 * k as i32 - (n - 1)) * (r * 2 + 1) / 2;
-        let (fill, edge) = if *ing == Ingredient::Onion { (ONION, ONION_EDGE) } else { (TOMATO, CRATE) };
-        disc(area, (x, cy), r, &fill, Some(&edge))?;
+    let colors = colors_of(game, item.contents());
+    if item.has_plate() {
+        disc(area, at, r, &DISH, Some(&DISH_EDGE))?;
     }
-    if tick >= 0 {
-        // Cooking progress along the bottom of the cell; full and green when ready.
-        let (bx0, bx1) = (x0 + c / 10, x0 + c - c / 10);
-        let (by0, by1) = (y0 + c - c / 6, y0 + c - c / 14);
-        rect(area, (bx0, by0), (bx1, by1), &BAR_BG, None)?;
-        let frac = if ready || cook_time == 0 { 1.0 } else { (tick as f64 / cook_time as f64).clamp(0.0, 1.0) };
-        let w = ((bx1 - bx0) as f64 * frac).round() as i32;
-        if w > 0 {
-            rect(area, (bx0, by0), (bx0 + w, by1), if ready { &READY } else { &COOKING }, None)?;
+    if item.is_cooked() {
+        disc(area, at, r * 2 / 3, &SOUP, None)?;
+    }
+    match colors.as_slice() {
+        [] => Ok(()),
+        [one] if !item.has_plate() && !item.is_cooked() => disc(area, at, r * 3 / 4, &one.0, Some(&one.1)),
+        many => dots(area, at, (r / 3).max(1), many),
+    }
+}
+
+impl Board for OvercookedV2 {
+    fn grid(&self) -> (u32, u32) {
+        (self.layout.width as u32, self.layout.height as u32)
+    }
+
+    fn grid_rows(&self) -> Vec<String> {
+        self.layout.grid.clone()
+    }
+
+    fn check(&self, state: &v2::State) -> Result<(), DrawError> {
+        let cells = self.layout.cells();
+        if state.items.len() != cells || state.timers.len() != cells {
+            return Err(DrawError::Mismatch {
+                layout: format!("v2:{}", self.layout.name),
+                cells,
+                objects: state.items.len(),
+            });
+        }
+        Ok(())
+    }
+
+    fn draw_cells<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &v2::State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
+        let layout = &*self.layout;
+        let c = g.c;
+        for i in 0..layout.cells() {
+            let p = layout.pos_of(i);
+            let (cx, cy) = g.center(p);
+            let (x0, y0) = g.corner(p);
+            match layout.tiles[i] {
+                V2Tile::Floor => floor(area, g, p)?,
+                V2Tile::Counter => counter(area, g, p)?,
+                V2Tile::Goal => serve_tile(area, g, p)?,
+                V2Tile::PlatePile => plate_stack(area, g, p)?,
+                V2Tile::Pile(k) => {
+                    let (fill, edge) = ingredient_color(&layout.ingredient_names, k);
+                    crate_tile(area, g, p, &fill, &edge)?;
+                    // The kind's digit, as in the text board and the layout file.
+                    let px = (c / 24).max(1);
+                    pixel_text(area, &k.to_string(), (x0 + c / 8 + px, y0 + c / 8 + px), px, &WHITE)?;
+                }
+                V2Tile::Pot => {
+                    pot_tile(area, g, p)?;
+                    let r = (c / 9).max(1);
+                    match state.pot(layout, p) {
+                        PotPhase::Idle(contents) => dots(area, (cx, cy), r, &colors_of(self, contents))?,
+                        PotPhase::Cooking { contents, left } => {
+                            disc(area, (cx, cy), c * 3 / 10, &SOUP, None)?;
+                            dots(area, (cx, cy), r, &colors_of(self, contents))?;
+                            let total = f64::from(v2::COOK_TIME);
+                            let frac = ((total - f64::from(left)) / total).clamp(0.0, 1.0);
+                            cooking_bar(area, g, p, frac, false)?;
+                        }
+                        PotPhase::Ready(contents) => {
+                            disc(area, (cx, cy), c * 3 / 10, &SOUP, None)?;
+                            dots(area, (cx, cy), r, &colors_of(self, contents))?;
+                            cooking_bar(area, g, p, 1.0, true)?;
+                        }
+                    }
+                }
+                V2Tile::RecipeIndicator => {
+                    counter(area, g, p)?;
+                    let m = c / 8;
+                    rect(area, (x0 + m, y0 + c / 4), (x0 + c - 1 - m, y0 + c - 1 - c / 4), &INDICATOR, Some(&BLACK))?;
+                    dots(area, (cx, cy), (c / 10).max(1), &recipe_colors(self, state.recipe))?;
+                }
+                V2Tile::Button => {
+                    counter(area, g, p)?;
+                    let left = state.timer_at(layout, p);
+                    if left > 0 {
+                        disc(area, (cx, cy), c * 2 / 5, &BUTTON_LIT, Some(&ONION_EDGE))?;
+                        dots(area, (cx, cy), (c / 10).max(1), &recipe_colors(self, state.recipe))?;
+                        // Steps it stays lit, as a bar like a pot's.
+                        let frac = (f64::from(left) / f64::from(v2::BUTTON_TIME)).clamp(0.0, 1.0);
+                        cooking_bar(area, g, p, frac, true)?;
+                    } else {
+                        disc(area, (cx, cy), c / 4, &BUTTON_OFF, Some(&BLACK))?;
+                    }
+                }
+            }
+            if layout.tiles[i] == V2Tile::Counter {
+                v2_item(self, area, state.items[i], (cx, cy), c * 3 / 10)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn draw_players<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &v2::State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
+        for (i, a) in state.agents.iter().enumerate() {
+            let hand = chef(area, g, i, a.pos, a.dir, &i.to_string())?;
+            v2_item(self, area, a.held, hand, g.c / 5)?;
+        }
+        Ok(())
+    }
+
+    fn status_rows(&self) -> u32 {
+        2
+    }
+
+    fn draw_status<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &v2::State,
+        view: Option<PlayerView>,
+    ) -> Drawn<DB> {
+        let row = (g.c / 2).max(10);
+        let px = (row / 7).max(1);
+        let y = g.top + row;
+        // A person playing sees the recipe only where an indicator in sight shows it.
+        let known = match view {
+            Some(v) if v.hide => self
+                .layout
+                .cells_of(V2Tile::RecipeIndicator)
+                .chain(self.layout.cells_of(V2Tile::Button))
+                .any(|p| state.shows_recipe_at(&self.layout, p) && self.sees(state, v.player, p)),
+            _ => true,
+        };
+        pixel_text(area, "RECIPE", (px * 2, y + (row - 5 * px) / 2), px, &WHITE)?;
+        let x = px * 2 + 6 * 4 * px + row / 2;
+        if known {
+            let r = (row / 4).max(2);
+            let colors = recipe_colors(self, state.recipe);
+            dots(area, (x + 2 * r + 2, y + row / 2), r, &colors)
+        } else {
+            pixel_text(area, "?", (x, y + (row - 5 * px) / 2), px, &WHITE)
         }
     }
-    Ok(())
-}
 
-fn chef<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, i: usize, p: &Player) -> Drawn<DB> {
-    let c = g.c;
-    let (cx, cy) = g.center(p.pos);
-    let (dx, dy) = p.dir.delta();
-    let (dx, dy) = (dx as i32, dy as i32);
-    let body = c * 3 / 10;
-    let color = CHEF[i.min(1)];
-    // The nose: a triangle pointing where the chef faces.
-    let tip = (cx + dx * (body + c / 7), cy + dy * (body + c / 7));
-    let side = (-dy, dx);
-    let base =
-        |s: i32| (cx + dx * body / 2 + s * side.0 * body * 3 / 4, cy + dy * body / 2 + s * side.1 * body * 3 / 4);
-    area.draw(&Polygon::new(vec![tip, base(1), base(-1)], color.filled()))?;
-    disc(area, (cx, cy), body, &color, Some(&BLACK))?;
-    // The player index, so the picture matches "Player 0" / "Player 1" in the prompts.
-    let px = (c / 16).max(1);
-    let digit = if i == 0 { "0" } else { "1" };
-    pixel_text(area, digit, (cx - px * 3 / 2, cy - px * 5 / 2), px, &WHITE)?;
-    if let Some(o) = &p.held {
-        let at = (cx + dx * c * 2 / 5, cy + dy * c * 2 / 5);
-        let at = if p.dir == Dir::North || p.dir == Dir::South { (at.0 + c / 6, at.1) } else { (at.0, at.1 + c / 6) };
-        object(area, o, at, c / 5)?;
+    fn partial_view(&self) -> bool {
+        self.settings.view_radius.is_some()
     }
-    Ok(())
+
+    fn sees(&self, state: &v2::State, player: usize, p: Pos) -> bool {
+        match state.agents.get(player) {
+            Some(a) => v2::obs::visible(&self.settings, a.pos, p),
+            None => true,
+        }
+    }
+
+    fn caption(&self, state: &v2::State) -> Option<String> {
+        let names = &self.layout.ingredient_names;
+        let mut text = format!("recipe: {}", state.recipe.describe(names));
+        for p in self.layout.cells_of(V2Tile::Button) {
+            let t = state.timer_at(&self.layout, p);
+            if t > 0 {
+                text.push_str(&format!("; button ({}, {}) lit for {t} more steps", p.x, p.y));
+            }
+        }
+        Some(text)
+    }
 }
 
-/// 3×5 glyphs of the characters the status line and chefs need.
+/// 3×5 glyphs of the characters the status lines, labels and pieces need (digits, capital
+/// letters, a few signs); lower-case letters are drawn as capitals.
 fn glyph(ch: char) -> Option<[&'static str; 5]> {
     Some(match ch {
         '0' | 'O' => ["###", "#.#", "#.#", "#.#", "###"],
@@ -397,13 +884,39 @@ fn glyph(ch: char) -> Option<[&'static str; 5]> {
         'C' => ["###", "#..", "#..", "#..", "###"],
         'R' => ["##.", "#.#", "##.", "#.#", "#.#"],
         'E' => ["###", "#..", "##.", "#..", "###"],
+        'I' => ["###", ".#.", ".#.", ".#.", "###"],
+        'P' => ["##.", "#.#", "##.", "#..", "#.."],
+        '?' => ["##.", "..#", ".#.", "...", ".#."],
+        '-' => ["...", "...", "###", "...", "..."],
         '/' => ["..#", "..#", ".#.", "#..", "#.."],
         ' ' => ["...", "...", "...", "...", "..."],
+        'A' => [".#.", "#.#", "###", "#.#", "#.#"],
+        'B' => ["##.", "#.#", "##.", "#.#", "##."],
+        'D' => ["##.", "#.#", "#.#", "#.#", "##."],
+        'F' => ["###", "#..", "##.", "#..", "#.."],
+        'G' => ["###", "#..", "#.#", "#.#", "###"],
+        'H' => ["#.#", "#.#", "###", "#.#", "#.#"],
+        'J' => ["..#", "..#", "..#", "#.#", "###"],
+        'K' => ["#.#", "##.", "#..", "##.", "#.#"],
+        'L' => ["#..", "#..", "#..", "#..", "###"],
+        'M' => ["#.#", "###", "###", "#.#", "#.#"],
+        'N' => ["##.", "#.#", "#.#", "#.#", "#.#"],
+        'Q' => ["###", "#.#", "#.#", "###", "..#"],
+        'U' => ["#.#", "#.#", "#.#", "#.#", "###"],
+        'V' => ["#.#", "#.#", "#.#", "#.#", ".#."],
+        'W' => ["#.#", "#.#", "###", "###", "#.#"],
+        'X' => ["#.#", "#.#", ".#.", "#.#", "#.#"],
+        'Y' => ["#.#", "#.#", ".#.", ".#.", ".#."],
+        'Z' => ["###", "..#", ".#.", "#..", "###"],
+        '>' => ["#..", ".#.", "..#", ".#.", "#.."],
+        '+' => ["...", ".#.", "###", ".#.", "..."],
+        ':' => ["...", ".#.", "...", ".#.", "..."],
+        '.' => ["...", "...", "...", "...", ".#."],
         _ => return None,
     })
 }
 
-fn pixel_text<DB: DrawingBackend>(
+pub(crate) fn pixel_text<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     at: (i32, i32),
@@ -412,7 +925,7 @@ fn pixel_text<DB: DrawingBackend>(
 ) -> Drawn<DB> {
     let mut x = at.0;
     for ch in text.chars() {
-        let Some(rows) = glyph(ch) else { continue };
+        let Some(rows) = glyph(ch.to_ascii_uppercase()) else { continue };
         for (ry, row) in rows.iter().enumerate() {
             for (rx, b) in row.bytes().enumerate() {
                 if b == b'#' {
@@ -430,42 +943,112 @@ fn pixel_text<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proagent_overcooked::env::Action;
+    use proagent_overcooked::env::{Action, Layout};
+    use std::sync::Arc;
+
+    fn classic() -> Overcooked {
+        Overcooked::new(Arc::new(Layout::builtin("cramped_room").unwrap()), 400)
+    }
 
     #[test]
     fn svg_is_deterministic_and_shows_what_changes() {
-        let l = Layout::builtin("cramped_room").unwrap();
+        let game = classic();
+        let l = &game.layout;
         let s0 = l.start_state();
-        let a = svg(&l, &s0, &Overlay::default(), 40).unwrap();
-        assert_eq!(a, svg(&l, &s0, &Overlay::default(), 40).unwrap());
+        let a = svg(&game, &s0, &Overlay::default(), 40).unwrap();
+        assert_eq!(a, svg(&game, &s0, &Overlay::default(), 40).unwrap());
         assert!(a.starts_with("<svg") && a.contains("width=\"200\"") && a.contains("height=\"160\""), "{a}");
         let mut s1 = s0.clone();
         l.step(&mut s1, [Action::West, Action::Stay]);
-        assert_ne!(a, svg(&l, &s1, &Overlay::default(), 40).unwrap(), "a turn changes the picture");
+        assert_ne!(a, svg(&game, &s1, &Overlay::default(), 40).unwrap(), "a turn changes the picture");
         let with = Overlay {
             status: Some(Status { t: 3, horizon: 400, score: 20 }),
             highlights: vec![Highlight { at: Pos::new(0, 1), constructive: true }],
+            view: None,
         };
-        let b = svg(&l, &s0, &with, 40).unwrap();
+        let b = svg(&game, &s0, &with, 40).unwrap();
         assert!(b.contains("height=\"180\""), "status line on top");
         assert!(b.contains("#D81B60") || b.contains("#d81b60"), "hand-over colour");
+        // The classic game has no partial view: asking for one changes nothing.
+        let viewed = Overlay { view: Some(PlayerView { player: 0, hide: true }), ..Overlay::default() };
+        assert_eq!(a, svg(&game, &s0, &viewed, 40).unwrap());
     }
 
     #[test]
     fn png_and_gif_files() {
         let dir = tempfile::tempdir().unwrap();
-        let l = Layout::builtin("cramped_room").unwrap();
+        let game = classic();
+        let l = &game.layout;
         let s = l.start_state();
         let png = dir.path().join("a.png");
-        write_png(&png, &l, &s, &Overlay::default(), 20).unwrap();
+        write_png(&png, &game, &s, &Overlay::default(), 20).unwrap();
         assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
         let gif = dir.path().join("a.gif");
         let mut s2 = s.clone();
         l.step(&mut s2, [Action::Interact, Action::North]);
-        let n = write_gif(&gif, &l, [(&s, Overlay::default()), (&s2, Overlay::default())], 20, 100).unwrap();
+        let n = write_gif(&gif, &game, [(&s, Overlay::default()), (&s2, Overlay::default())], 20, 100).unwrap();
         assert_eq!(n, 2);
         assert!(std::fs::read(&gif).unwrap().starts_with(b"GIF89a"));
-        let bad = write_png(Path::new("/nonexistent/dir/a.png"), &l, &s, &Overlay::default(), 20).unwrap_err();
+        let bad = write_png(Path::new("/nonexistent/dir/a.png"), &game, &s, &Overlay::default(), 20).unwrap_err();
         assert!(bad.to_string().starts_with("/nonexistent/dir/a.png"), "{bad}");
+    }
+
+    fn v2_game(name: &str, radius: Option<u8>) -> OvercookedV2 {
+        let layout = v2::Layout::builtin(name).unwrap();
+        OvercookedV2::new(Arc::new(layout), v2::Settings { view_radius: radius, ..v2::Settings::default() })
+    }
+
+    #[test]
+    fn a_v2_board_shows_ingredients_pots_the_button_and_the_recipe() {
+        let game = v2_game("grounded_coord_simple", None);
+        let mut s = game.initial_state(&mut proagent_core::game::NoChance);
+        let (w, h) = game.grid();
+        let plain = svg(&game, &s, &Overlay::default(), 20).unwrap();
+        assert!(plain.contains(&format!("width=\"{}\"", w * 20)) && plain.contains(&format!("height=\"{}\"", h * 20)));
+        // Two status rows: time and score, then the recipe.
+        let status = Overlay { status: Some(Status { t: 0, horizon: 400, score: -5 }), ..Overlay::default() };
+        let with = svg(&game, &s, &status, 20).unwrap();
+        assert!(with.contains(&format!("height=\"{}\"", h * 20 + 20)), "{}", &with[..200]);
+        // A lit button, a tomato on a counter and a cooking pot each change the picture.
+        let button = game.layout.cells_of(V2Tile::Button).next().expect("the layout has a button");
+        let bi = game.layout.index(button).unwrap();
+        s.timers[bi] = 5;
+        let lit = svg(&game, &s, &Overlay::default(), 20).unwrap();
+        assert_ne!(plain, lit);
+        assert!(lit.contains("#FFD43B") || lit.contains("#ffd43b"), "the lit button's colour");
+        let counter = game.layout.cells_of(V2Tile::Counter).next().unwrap();
+        s.items[game.layout.index(counter).unwrap()] = Item::ingredient(1);
+        let pot = game.layout.pots()[0];
+        let pi = game.layout.index(pot).unwrap();
+        s.items[pi] = Item::ingredient(0).plus(Item::ingredient(0)).plus(Item::ingredient(1));
+        s.timers[pi] = 7;
+        let busy = svg(&game, &s, &Overlay::default(), 20).unwrap();
+        assert_ne!(lit, busy);
+        assert!(busy.contains("#EF8A17") || busy.contains("#ef8a17"), "the cooking bar");
+        // The caption names the recipe and the lit button.
+        let cap = game.caption(&s).unwrap();
+        assert!(cap.starts_with("recipe: ") && cap.contains("lit for 5 more steps"), "{cap}");
+        // A state of another layout is refused by the check and drawn as nothing.
+        let other = v2_game("cramped_room", None);
+        let wrong = other.initial_state(&mut proagent_core::game::NoChance);
+        assert!(game.check(&wrong).is_err());
+    }
+
+    #[test]
+    fn a_view_radius_shades_what_the_player_does_not_see() {
+        let game = v2_game("two_rooms", Some(1));
+        let s = game.initial_state(&mut proagent_core::game::NoChance);
+        let all = svg(&game, &s, &Overlay::default(), 20).unwrap();
+        let shaded = Overlay { view: Some(PlayerView { player: 0, hide: false }), ..Overlay::default() };
+        let hidden = Overlay { view: Some(PlayerView { player: 0, hide: true }), ..Overlay::default() };
+        let a = svg(&game, &s, &shaded, 20).unwrap();
+        let b = svg(&game, &s, &hidden, 20).unwrap();
+        assert!(a != all && b != all && a != b);
+        assert!(a.contains("opacity=\"0.45\""), "translucent shade");
+        let me = s.agents[0].pos;
+        assert!(game.sees(&s, 0, me) && !game.sees(&s, 0, Pos::new(me.x + 3, me.y)));
+        // Without a radius there is nothing to shade.
+        let full = v2_game("two_rooms", None);
+        assert_eq!(svg(&full, &s, &Overlay::default(), 20).unwrap(), svg(&full, &s, &hidden, 20).unwrap());
     }
 }

@@ -1,32 +1,44 @@
-//! Human play: one browser seat (keyboard) against any seat the runner builds, one
-//! session per game, several games at once.
+//! Human play: a person in the browser against any seat the seat factory builds, on any
+//! game the viewer can draw (classic Overcooked, OvercookedV2), one session per game,
+//! several games at once.
 //!
-//! A game ticks every `step_ms` (real time; the human's last key since the previous
-//! tick is their action, STAY without one) or, turn-based, whenever the human presses a
-//! key. The other seat runs in its own task and is shown each new state as soon as it
-//! exists; `llm = wait` makes every tick wait for its action (the game pauses while a
-//! language model thinks), `llm = proceed` lets the game go on with STAY for it until its
-//! reply arrives (that action is then taken at the next tick).
+//! A game is played by the one episode loop ([`proagent_core::episode::play_episode`]):
+//! the person's seat is a [`HumanSeat`] fed by key presses, the other seat runs in a
+//! task of its own behind a [`BackgroundSeat`], and the transcript is written by the
+//! run's recorder ([`Run::recorder`], whose header is [`Run::header`]).
+//!
+//! - **Real time**: the person's seat answers at every tick of `step_ms` with the last
+//!   key pressed since the previous tick (the game's idle action — STAY — without one).
+//! - **Turn-based**: the person's seat waits for a key; one step per key.
+//! - The other seat is shown each new state as soon as it exists and thinks while the
+//!   person does. `llm = wait` makes every step wait for its action (the game pauses while
+//!   a language model thinks); `llm = proceed` lets the game go on with the idle action
+//!   for it until its reply arrives (that action is then taken at the next step, and the
+//!   seat is shown the newest state). Turn-based games always wait.
+//!
+//! With a view radius (OvercookedV2), the person's board hides what their player cannot
+//! see, and the current recipe appears only where an indicator in sight shows it.
 //!
 //! At the end (horizon, stop, or the page gone quiet for [`PlayLimits::idle`]) the game is
-//! saved in `games_dir`: `<stem>.trajectory.jsonl` (reference-trace schema: `verify-trace`,
-//! `analyze`, the viewer), `<stem>.human.jsonl` (the 2019 human-data schema: `bc train`,
-//! `analyze`) and, with a `proagent` seat, `<stem>.transcript.jsonl`.
+//! saved in `games_dir`: `<stem>.trajectory.jsonl` (the game's trajectory record:
+//! `verify-trace`, `analyze`, the viewer), `<stem>.human.jsonl` for games with a
+//! human-data schema (classic: the 2019 one, for `bc train` and `analyze`) and, with a
+//! `proagent` seat, `<stem>.transcript.jsonl` (re-run by `replay`).
 
-use super::board::{self, Overlay, Status};
-use proagent_agent::{ModelSettings, ProAgentConfig};
-use proagent_core::episode::{EpisodeResult, StepRecord, StepView};
-use proagent_core::seat::{BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
-use proagent_eval::games::Playable;
+use super::board::{self, Board, Overlay, PlayerView, Status};
+use async_trait::async_trait;
+use proagent_core::Game;
+use proagent_core::episode::{EpisodeFailed, EpisodeOptions, EpisodeResult, StepView, env_chance, play_episode};
+use proagent_core::seat::{
+    AgentError, BeliefCorrection, EpisodeAbort, LlmUsage, Observation, Seat, SeatStatus, SkillEvent, seat_seed,
+};
+use proagent_eval::games::{AnyGame, Playable};
+use proagent_eval::on_game;
 use proagent_eval::run::{Run, TranscriptTarget};
 use proagent_eval::runner::record::EpisodeRecorder;
-use proagent_eval::runner::seats::SeatFactory;
+use proagent_eval::runner::seats::{ProAgentSeat, SeatFactory};
 use proagent_eval::runner::summary::summary_json;
 use proagent_eval::transcript::{Scrubber, WriterOptions};
-use proagent_llm::LanguageModel;
-use proagent_overcooked::env::{Action, Event, Layout, State};
-use proagent_overcooked::game::{Overcooked, Tally};
-use proagent_partners::bc::data::step_line;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -48,22 +60,21 @@ pub const MAX_HORIZON: u32 = 10_000;
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LlmTiming {
-    /// Every tick waits for the other seat's action (the game pauses while it thinks).
+    /// Every step waits for the other seat's action (the game pauses while it thinks).
     #[default]
     Wait,
     /// The game goes on; the other seat stays put until its reply arrives.
     Proceed,
 }
 
-/// A model a `proagent` seat can use in a game, prepared by the caller.
+/// A model a `proagent` seat can use in a game: a written-down ProAgent seat, built for
+/// each game on the game's own prompts (its `scripted` model is the game's stand-in).
 #[derive(Clone)]
 pub struct GameModel {
     /// The name the page offers (`scripted`, a served model's name, ...).
     pub name: String,
-    /// The backend.
-    pub model: Arc<dyn LanguageModel>,
-    /// How a transcript header records it.
-    pub settings: ModelSettings,
+    /// The seat: switches, model settings as recorded, and how the model is reached.
+    pub seat: ProAgentSeat,
 }
 
 /// Limits and defaults of the games a server runs.
@@ -88,9 +99,7 @@ impl Default for PlayLimits {
 pub struct PlayConfig {
     /// Where games are saved.
     pub games_dir: PathBuf,
-    /// The configuration of `proagent` seats (its model is replaced by the game's).
-    pub proagent: ProAgentConfig,
-    /// The models a game may pick; the first is the default.
+    /// The models a `proagent` seat may use; the first is the default.
     pub models: Vec<GameModel>,
     /// Secrets kept out of transcripts.
     pub scrubber: Scrubber,
@@ -102,12 +111,12 @@ pub struct PlayConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameRequest {
-    /// Built-in layout name (the server resolves files).
+    /// Built-in layout name (`cramped_room`, `v2:two_rooms`; the server resolves files).
     #[serde(default = "default_layout")]
     pub layout: String,
     /// The other seat's spec (proagent, scripted, greedy, bc, random, ...).
-    #[serde(default = "default_partner")]
-    pub partner: String,
+    #[serde(default)]
+    pub partner: Option<String>,
     /// For a `proagent` seat: one of the server's models (default: the first).
     #[serde(default)]
     pub model: Option<String>,
@@ -117,7 +126,7 @@ pub struct GameRequest {
     /// Steps in the game.
     #[serde(default = "default_horizon")]
     pub horizon: u32,
-    /// The other seat's seed.
+    /// The episode seed (the other seat's, and the game's own draws: recipes, random starts).
     #[serde(default)]
     pub seed: u64,
     /// Milliseconds per real-time step (default: the 2019 study's pace).
@@ -129,13 +138,15 @@ pub struct GameRequest {
     /// Whether the game waits for a thinking model.
     #[serde(default)]
     pub llm: LlmTiming,
+    /// OvercookedV2 switches (`view_radius`, `negative_rewards`, `sample_recipe_on_delivery`,
+    /// `random_agent_positions`, `start_cooking_interaction`,
+    /// `indicate_successful_delivery`; `max_steps` is the horizon). Ignored by other games.
+    #[serde(default)]
+    pub v2: Option<proagent_overcooked_v2::env::Settings>,
 }
 
 fn default_layout() -> String {
     "cramped_room".into()
-}
-fn default_partner() -> String {
-    "greedy".into()
 }
 fn default_horizon() -> u32 {
     proagent_overcooked::env::DEFAULT_HORIZON
@@ -173,21 +184,31 @@ pub enum PlayError {
 pub struct GameStatus {
     /// The game's id.
     pub id: String,
+    /// The game (`cramped_room`, `v2:two_rooms`).
+    pub layout: String,
     /// Steps played.
     pub t: u32,
     /// Steps in the game.
     pub horizon: u32,
-    /// Score so far.
-    pub score: u32,
+    /// Score so far (negative after penalties).
+    pub score: i64,
     /// The game is over (played out, stopped, or idle too long).
     pub done: bool,
     /// The game is waiting for the other seat's action.
     pub thinking: bool,
-    /// The board as SVG (with the status line).
+    /// The game's family (`overcooked`, `overcooked_v2`, `hanabi`, ...).
+    pub game: &'static str,
+    /// The board as SVG (with the status line), as the human's player sees it.
     pub svg: String,
+    /// The person's legal moves now (token and words; empty when it is not their turn or
+    /// the game is over): the page offers them as buttons for games not played with the
+    /// arrow keys.
+    pub moves: Vec<LegalMove>,
     /// The human's seat.
     pub human_seat: usize,
-    /// The other seat's name.
+    /// Players in the game.
+    pub players: usize,
+    /// The other seat's name (empty in a one-player game).
     pub partner: String,
     /// The last skill events of the other seat (newest last).
     pub events: Vec<SkillEvent>,
@@ -197,13 +218,37 @@ pub struct GameStatus {
     pub error: Option<String>,
 }
 
-struct Shared {
-    state: State,
+/// One move a person may make now.
+#[derive(Clone, Debug, Serialize)]
+pub struct LegalMove {
+    /// The action token the key endpoint takes.
+    pub token: String,
+    /// The move in words.
+    pub label: String,
+}
+
+/// A running or finished game, whatever its game: what the server asks of it.
+pub trait Session: Send + Sync {
+    /// The game's id (in URLs).
+    fn id(&self) -> &str;
+    /// The game as the page shows it; counts as the page being there.
+    fn status(&self) -> GameStatus;
+    /// The human's key (an action token: `N`, `S`, `E`, `W`, `I`, `X`, ...): taken at the
+    /// next tick (real time) or played at once (turn-based). An unknown action is an error.
+    fn key(&self, token: &str) -> Result<(), PlayError>;
+    /// Ends the game before its next step; what was played is saved.
+    fn stop(&self);
+    /// The game is over.
+    fn is_done(&self) -> bool;
+}
+
+struct Shared<G: Game> {
+    state: G::State,
     t: u32,
-    score: u32,
+    score: i64,
     done: bool,
     thinking: bool,
-    key: Option<Action>,
+    key: Option<G::Action>,
     last_seen: Instant,
     events: Vec<SkillEvent>,
     files: Option<Value>,
@@ -211,43 +256,64 @@ struct Shared {
     partner_name: String,
 }
 
-/// One running or finished game.
-pub struct Session {
-    /// The game's id (in URLs).
-    pub id: String,
-    layout: Arc<Layout>,
-    horizon: u32,
+/// One game of `G` played in the browser.
+struct Live<G: Playable + Board> {
+    id: String,
+    game: Arc<G>,
     human_seat: usize,
     turn_based: bool,
-    shared: Mutex<Shared>,
+    shared: Mutex<Shared<G>>,
     key_pressed: Notify,
     stop: AtomicBool,
 }
 
-impl Session {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+impl<G: Playable + Board> Live<G> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared<G>> {
         // A panic while holding the lock leaves plain data behind; keep serving it.
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
 
-    /// The game as the page shows it; counts as the page being there.
-    pub fn status(&self) -> GameStatus {
+impl<G: Playable + Board> Session for Live<G> {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn status(&self) -> GameStatus {
         let mut s = self.lock();
         s.last_seen = Instant::now();
-        let overlay =
-            Overlay { status: Some(Status { t: s.t, horizon: self.horizon, score: s.score }), highlights: Vec::new() };
-        let svg = board::svg(&self.layout, &s.state, &overlay, board::DEFAULT_CELL)
+        let horizon = self.game.max_steps();
+        let overlay = Overlay {
+            status: Some(Status { t: s.t, horizon, score: s.score }),
+            highlights: Vec::new(),
+            view: Some(PlayerView { player: self.human_seat, hide: true }),
+        };
+        let svg = board::svg(&*self.game, &s.state, &overlay, board::DEFAULT_CELL)
             .unwrap_or_else(|e| format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>{e}</text></svg>"));
         let from = s.events.len().saturating_sub(8);
+        let moves = if s.done {
+            Vec::new()
+        } else {
+            let me = self.human_seat;
+            self.game
+                .legal_actions(self.game.view(&s.state, me), me)
+                .into_iter()
+                .map(|a| LegalMove { token: self.game.action_token(a), label: self.game.describe_action(&s.state, a) })
+                .collect()
+        };
         GameStatus {
             id: self.id.clone(),
+            game: self.game.kind(),
+            moves,
+            layout: self.game.report_name(),
             t: s.t,
-            horizon: self.horizon,
+            horizon,
             score: s.score,
             done: s.done,
             thinking: s.thinking,
             svg,
             human_seat: self.human_seat,
+            players: self.game.num_players(),
             partner: s.partner_name.clone(),
             events: s.events[from..].to_vec(),
             files: s.files.clone(),
@@ -255,8 +321,11 @@ impl Session {
         }
     }
 
-    /// The human's key: taken at the next tick (real time) or played at once (turn-based).
-    pub fn key(&self, a: Action) {
+    fn key(&self, token: &str) -> Result<(), PlayError> {
+        let a = self.game.read_action(token).ok_or_else(|| PlayError::Field {
+            field: "action",
+            message: format!("unknown action {token:?} (N, S, E, W, I or X for stay)"),
+        })?;
         let mut s = self.lock();
         s.last_seen = Instant::now();
         if !s.done {
@@ -264,10 +333,10 @@ impl Session {
         }
         drop(s);
         self.key_pressed.notify_one();
+        Ok(())
     }
 
-    /// Ends the game at the next tick; what was played is saved.
-    pub fn stop(&self) {
+    fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
         self.key_pressed.notify_one();
     }
@@ -280,17 +349,17 @@ impl Session {
 /// The games of a server.
 #[derive(Default)]
 pub struct Sessions {
-    games: Mutex<HashMap<String, Arc<Session>>>,
+    games: Mutex<HashMap<String, Arc<dyn Session>>>,
     counter: AtomicU64,
 }
 
 impl Sessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<dyn Session>>> {
         self.games.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The game with this id.
-    pub fn get(&self, id: &str) -> Result<Arc<Session>, PlayError> {
+    pub fn get(&self, id: &str) -> Result<Arc<dyn Session>, PlayError> {
         self.lock().get(id).cloned().ok_or_else(|| PlayError::NoSuchGame(id.to_string()))
     }
 
@@ -306,19 +375,37 @@ impl Sessions {
         digest[..12].to_string()
     }
 
-    /// Checks a request, builds the other seat and starts the game on `layout` (already
-    /// resolved by the caller; `layout_text` is its file's text when it is not built in, for
-    /// the transcript). Must be called inside a tokio runtime.
+    /// Checks a request, builds the other seat and starts the game (`game` already built by
+    /// the caller from the request's layout; `layout_text` is its file's text when it is not
+    /// built in, for the transcript). Must be called inside a tokio runtime.
     pub fn start(
         &self,
         cfg: &PlayConfig,
         req: GameRequest,
-        layout: Layout,
+        game: AnyGame,
         layout_text: Option<String>,
-    ) -> Result<Arc<Session>, PlayError> {
+    ) -> Result<Arc<dyn Session>, PlayError> {
+        on_game!(&game, |g| self.start_game(cfg, &req, Arc::clone(g), layout_text))
+    }
+
+    fn start_game<G: Playable + Board>(
+        &self,
+        cfg: &PlayConfig,
+        req: &GameRequest,
+        game: Arc<G>,
+        layout_text: Option<String>,
+    ) -> Result<Arc<dyn Session>, PlayError> {
         let field = |field: &'static str, message: String| PlayError::Field { field, message };
-        if req.human_seat > 1 {
-            return Err(field("human_seat", format!("must be 0 or 1, not {}", req.human_seat)));
+        let n = game.num_players();
+        if n > 2 {
+            return Err(field(
+                "layout",
+                format!("{} has {n} players; human play takes games of one or two", game.report_name()),
+            ));
+        }
+        if req.human_seat >= n {
+            let seats = if n == 1 { "0".to_string() } else { "0 or 1".to_string() };
+            return Err(field("human_seat", format!("must be {seats}, not {}", req.human_seat)));
         }
         if req.horizon == 0 || req.horizon > MAX_HORIZON {
             return Err(field("horizon", format!("must be 1..={MAX_HORIZON}, not {}", req.horizon)));
@@ -340,14 +427,19 @@ impl Sessions {
             field("model", format!("unknown model {:?} (this server offers: {})", req.model, known.join(", ")))
         })?
         .clone();
-        let ai_seat = 1 - req.human_seat;
-        let game = Arc::new(Overcooked::new(Arc::new(layout), req.horizon));
-        let mut pa = cfg.proagent.clone();
-        pa.model = Arc::clone(&game_model.model);
-        pa.horizon = req.horizon;
-        let factory = SeatFactory::with_default_config(pa, game_model.settings.clone());
-        factory.check(&req.partner, &*game, ai_seat).map_err(|e| field("partner", e.to_string()))?;
-        let seat = factory.build(&req.partner, &*game).map_err(|e| field("partner", e.to_string()))?;
+        // The other seat (none in a one-player game).
+        let ai_seat = (0..n).find(|&i| i != req.human_seat);
+        let partner = req.partner.clone().unwrap_or_else(|| game.default_partner().to_string());
+        // A game's model calls may fail without ending it: the person plays on with the
+        // seat's fallback, as the seat's metrics then say.
+        let factory = SeatFactory::new(Some(game_model.seat.clone())).with_max_llm_failures(None);
+        let built = match ai_seat {
+            Some(ai) => {
+                factory.check(&partner, &*game, ai).map_err(|e| field("partner", e.to_string()))?;
+                Some(factory.build(&partner, &*game).map_err(|e| field("partner", e.to_string()))?)
+            }
+            None => None,
+        };
 
         std::fs::create_dir_all(&cfg.games_dir).map_err(|e| PlayError::Io {
             path: cfg.games_dir.display().to_string(),
@@ -355,11 +447,12 @@ impl Sessions {
         })?;
         let id = self.new_id();
         let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let stem = format!("game-{unix}-{}-{}-{id}", game.layout.name, file_safe(&req.partner));
-        let recorder = match seat.exchanges.clone() {
-            Some(sink) => {
+        let who = if ai_seat.is_some() { file_safe(&partner) } else { "solo".to_string() };
+        let stem = format!("game-{unix}-{}-{who}-{id}", game.report_name().replace(':', "_"));
+        let recorder = match (ai_seat, built.as_ref().and_then(|b| b.exchanges.clone())) {
+            (Some(ai), Some(sink)) => {
                 // The human's seat is named `human` in the header; the run never builds it.
-                let run = Run::new(Arc::clone(&game), &req.partner, HUMAN, ai_seat, factory.clone())
+                let run = Run::new(Arc::clone(&game), &partner, HUMAN, ai, factory.clone())
                     .with_layout(&req.layout, layout_text);
                 let path = cfg.games_dir.join(format!("{stem}.transcript.jsonl"));
                 let target = TranscriptTarget {
@@ -373,21 +466,21 @@ impl Sessions {
                 };
                 let mut r = run.recorder(req.seed, &target).map_err(io)?;
                 if let Some(r) = r.as_mut() {
-                    let mut sinks = vec![None, None];
-                    sinks[ai_seat] = Some(sink);
+                    let mut sinks = vec![None; n];
+                    sinks[ai] = Some(sink);
                     r.set_seat_sinks(sinks);
                 }
                 r
             }
-            None => None,
+            _ => None,
         };
-        let start = game.layout.start_state();
-        let session = Arc::new(Session {
+        // The state the episode starts from, as the episode loop draws it from the seed.
+        let start = game.initial_state(&mut env_chance(req.seed));
+        let live = Arc::new(Live {
             id: id.clone(),
-            layout: Arc::clone(&game.layout),
-            horizon: req.horizon,
+            game: Arc::clone(&game),
             human_seat: req.human_seat,
-            turn_based: req.turn_based,
+            turn_based: req.turn_based || !real_time_game(game.kind()),
             shared: Mutex::new(Shared {
                 state: start.clone(),
                 t: 0,
@@ -399,28 +492,40 @@ impl Sessions {
                 events: Vec::new(),
                 files: None,
                 error: None,
-                partner_name: seat.seat.name(),
+                partner_name: built.as_ref().map(|b| b.seat.name()).unwrap_or_default(),
             }),
             key_pressed: Notify::new(),
             stop: AtomicBool::new(false),
         });
+        let session: Arc<dyn Session> = live.clone();
         self.lock().insert(id, Arc::clone(&session));
-        let game = Game {
-            session: Arc::clone(&session),
-            agent: seat.seat,
-            game,
-            ai_seat,
+        // Proceeding without the other seat's action needs an action that does nothing.
+        let timing = if req.turn_based || !real_time_game(game.kind()) || game.idle_action().is_none() {
+            LlmTiming::Wait
+        } else {
+            req.llm
+        };
+        let played = Played {
+            live,
+            other: built.zip(ai_seat).map(|(b, ai)| (b.seat, ai)),
             seed: req.seed,
             step: Duration::from_millis(step_ms as u64),
-            timing: if req.turn_based { LlmTiming::Wait } else { req.llm },
+            timing,
             idle: cfg.limits.idle,
             recorder,
             out: cfg.games_dir.join(stem),
             start,
         };
-        tokio::spawn(game.run());
+        tokio::spawn(played.run());
         Ok(session)
     }
+}
+
+/// Whether a game family is played in real time by a person (the Overcooked games, with
+/// the arrow keys); the others (Hanabi, the maze games) are always turn-based: the game
+/// waits for the person's pick.
+fn real_time_game(kind: &str) -> bool {
+    matches!(kind, "overcooked" | "overcooked_v2")
 }
 
 /// The name of the human seat in files.
@@ -431,214 +536,317 @@ fn file_safe(s: &str) -> String {
     t.chars().take(40).collect()
 }
 
-struct AgentRequest {
-    state: State,
-    last_joint: Option<[Action; 2]>,
-    last_events: [Option<Event>; 2],
+/// The person's seat: answers with their key presses, at the game's pace.
+pub struct HumanSeat<G: Playable + Board> {
+    live: Arc<Live<G>>,
+    ticker: tokio::time::Interval,
+    idle: Duration,
 }
 
-struct AgentReply {
-    action: Action,
+#[async_trait]
+impl<G: Playable + Board> Seat<G> for HumanSeat<G> {
+    fn name(&self) -> String {
+        HUMAN.to_string()
+    }
+
+    fn reset(&mut self, _game: &G, _seat: usize, _seed: u64) {}
+
+    async fn act(&mut self, obs: &Observation<'_, G>) -> Result<G::Action, AgentError> {
+        let live = &self.live;
+        // Without an action that does nothing, a real-time game waits for the key too.
+        let waits_for_key = live.turn_based || obs.game.idle_action().is_none();
+        loop {
+            if live.stop.load(Ordering::SeqCst) {
+                return Err(AgentError::Withdrew("stopped".into()));
+            }
+            if live.lock().last_seen.elapsed() > self.idle {
+                return Err(AgentError::Withdrew(format!("no word from the page for {} s", self.idle.as_secs())));
+            }
+            if waits_for_key {
+                if let Some(k) = live.lock().key.take() {
+                    return Ok(k);
+                }
+                let _ = tokio::time::timeout(Duration::from_millis(500), live.key_pressed.notified()).await;
+            } else {
+                self.ticker.tick().await;
+                if let Some(a) = live.lock().key.take().or(obs.game.idle_action()) {
+                    return Ok(a);
+                }
+            }
+        }
+    }
+}
+
+/// What the other seat is asked: the state it is shown, with the previous step.
+struct Ask<G: Game> {
+    state: G::State,
+    t: u32,
+    last_actions: Vec<Option<G::Action>>,
+    last_events: Vec<Option<G::Event>>,
+}
+
+/// What the other seat answered, and what it did meanwhile.
+struct Answer<G: Game> {
+    action: Result<G::Action, AgentError>,
     skills: Vec<SkillEvent>,
     beliefs: Vec<BeliefCorrection>,
 }
 
-struct Game {
-    session: Arc<Session>,
-    agent: Box<dyn Seat<Overcooked>>,
-    game: Arc<Overcooked>,
-    ai_seat: usize,
+/// The other seat's report of itself after each answer (the episode loop asks for these
+/// between steps, while the seat itself may be thinking in its task).
+#[derive(Clone, Default)]
+struct Report {
+    name: String,
+    metrics: Value,
+    llm: LlmUsage,
+    last_failure: Option<String>,
+    status: SeatStatus,
+}
+
+/// The other seat as the episode loop sees it: the seat itself runs in a task of its own,
+/// shown each new state as soon as the step that made it is played (see [`Feeder`]), so it
+/// thinks while the person does.
+struct BackgroundSeat<G: Playable + Board> {
+    answers: mpsc::Receiver<Answer<G>>,
+    asked: Arc<AtomicBool>,
+    report: Arc<Mutex<Report>>,
+    timing: LlmTiming,
+    live: Arc<Live<G>>,
+    skills: Vec<SkillEvent>,
+    beliefs: Vec<BeliefCorrection>,
+}
+
+/// Shows the other seat a new state when it is not busy with an earlier one.
+struct Feeder<G: Game> {
+    asks: mpsc::Sender<Ask<G>>,
+    asked: Arc<AtomicBool>,
+}
+
+impl<G: Game> Feeder<G> {
+    fn offer(&self, ask: Ask<G>) {
+        if !self.asked.load(Ordering::SeqCst) && self.asks.try_send(ask).is_ok() {
+            self.asked.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+impl<G: Playable + Board> BackgroundSeat<G> {
+    /// Starts `seat` (player `player`, episode `seed`) in its own task.
+    fn spawn(
+        mut seat: Box<dyn Seat<G>>,
+        game: Arc<G>,
+        player: usize,
+        seed: u64,
+        timing: LlmTiming,
+        live: Arc<Live<G>>,
+    ) -> (BackgroundSeat<G>, Feeder<G>, tokio::task::JoinHandle<Report>) {
+        let (ask_tx, mut ask_rx) = mpsc::channel::<Ask<G>>(1);
+        let (ans_tx, ans_rx) = mpsc::channel::<Answer<G>>(1);
+        let report = Arc::new(Mutex::new(Report { name: seat.name(), ..Report::default() }));
+        let shared = Arc::clone(&report);
+        let task = tokio::spawn(async move {
+            seat.reset(&game, player, seat_seed(seed, player));
+            let snapshot = |seat: &dyn Seat<G>| Report {
+                name: seat.name(),
+                metrics: seat.metrics(),
+                llm: seat.llm_usage(),
+                last_failure: seat.last_llm_failure(),
+                status: seat.status(),
+            };
+            while let Some(ask) = ask_rx.recv().await {
+                let obs = Observation {
+                    game: &*game,
+                    view: game.view(&ask.state, player),
+                    seat: player,
+                    t: ask.t,
+                    last_actions: &ask.last_actions,
+                    last_events: &ask.last_events,
+                };
+                let action = seat.act(&obs).await;
+                let answer = Answer { action, skills: seat.drain_skill_events(), beliefs: seat.drain_belief_events() };
+                *shared.lock().unwrap_or_else(|e| e.into_inner()) = snapshot(&*seat);
+                if ans_tx.send(answer).await.is_err() {
+                    break;
+                }
+            }
+            snapshot(&*seat)
+        });
+        let asked = Arc::new(AtomicBool::new(false));
+        let feeder = Feeder { asks: ask_tx, asked: Arc::clone(&asked) };
+        let bg =
+            BackgroundSeat { answers: ans_rx, asked, report, timing, live, skills: Vec::new(), beliefs: Vec::new() };
+        (bg, feeder, task)
+    }
+
+    fn report(&self) -> Report {
+        self.report.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn thinking(&self, on: bool) {
+        self.live.lock().thinking = on;
+    }
+}
+
+#[async_trait]
+impl<G: Playable + Board> Seat<G> for BackgroundSeat<G> {
+    fn name(&self) -> String {
+        self.report().name
+    }
+
+    /// The seat was reset in its task when it started.
+    fn reset(&mut self, _game: &G, _seat: usize, _seed: u64) {}
+
+    async fn act(&mut self, obs: &Observation<'_, G>) -> Result<G::Action, AgentError> {
+        let answer = match self.timing {
+            LlmTiming::Wait => {
+                self.thinking(true);
+                let a = self.answers.recv().await;
+                self.thinking(false);
+                a
+            }
+            LlmTiming::Proceed => self.answers.try_recv().ok(),
+        };
+        match answer {
+            Some(a) => {
+                self.asked.store(false, Ordering::SeqCst);
+                self.skills.extend(a.skills);
+                self.beliefs.extend(a.beliefs);
+                if self.timing == LlmTiming::Proceed {
+                    self.thinking(false);
+                }
+                a.action
+            }
+            None if self.timing == LlmTiming::Wait => Err(AgentError::Withdrew("the other seat stopped".into())),
+            None => {
+                self.thinking(true);
+                obs.game.idle_action().ok_or(AgentError::NoLegalAction(obs.seat))
+            }
+        }
+    }
+
+    fn drain_skill_events(&mut self) -> Vec<SkillEvent> {
+        std::mem::take(&mut self.skills)
+    }
+
+    fn drain_belief_events(&mut self) -> Vec<BeliefCorrection> {
+        std::mem::take(&mut self.beliefs)
+    }
+
+    fn metrics(&self) -> Value {
+        self.report().metrics
+    }
+
+    fn llm_usage(&self) -> LlmUsage {
+        self.report().llm
+    }
+
+    fn last_llm_failure(&self) -> Option<String> {
+        self.report().last_failure
+    }
+
+    fn status(&self) -> SeatStatus {
+        self.report().status
+    }
+}
+
+/// A game being played: everything its task needs.
+struct Played<G: Playable + Board> {
+    live: Arc<Live<G>>,
+    /// The other seat and its player (none in a one-player game).
+    other: Option<(Box<dyn Seat<G>>, usize)>,
     seed: u64,
     step: Duration,
     timing: LlmTiming,
     idle: Duration,
     recorder: Option<EpisodeRecorder>,
     out: PathBuf,
-    start: State,
+    start: G::State,
 }
 
-impl Game {
+impl<G: Playable + Board> Played<G> {
     async fn run(self) {
-        let Game { session, mut agent, game, ai_seat, seed, step, timing, idle, mut recorder, out, start } = self;
-        let layout = Arc::clone(&session.layout);
-        let (req_tx, mut req_rx) = mpsc::channel::<AgentRequest>(1);
-        let (rep_tx, mut rep_rx) = mpsc::channel::<AgentReply>(1);
-        let agent_game = Arc::clone(&game);
-        let agent_task = tokio::spawn(async move {
-            agent.reset(&agent_game, ai_seat, seat_seed(seed, ai_seat));
-            while let Some(r) = req_rx.recv().await {
-                let last_actions: Vec<Option<Action>> = r.last_joint.map(|j| j.map(Some).to_vec()).unwrap_or_default();
-                let obs = Observation {
-                    last_actions: &last_actions,
-                    last_events: &r.last_events,
-                    ..Observation::new(&*agent_game, &r.state, ai_seat, r.state.timestep)
-                };
-                let action = match agent.act(&obs).await {
-                    Ok(a) => a,
-                    Err(e) => {
-                        // The model refused the configuration: the game cannot go on; the
-                        // closed channel ends it, and the reason goes to the log.
-                        tracing::error!("the AI seat stopped: {e}");
-                        break;
-                    }
-                };
-                let reply =
-                    AgentReply { action, skills: agent.drain_skill_events(), beliefs: agent.drain_belief_events() };
-                if rep_tx.send(reply).await.is_err() {
-                    break;
-                }
-            }
-            (agent.name(), agent.metrics(), agent.llm_usage())
-        });
-
-        let mut state = start.clone();
-        let mut steps: Vec<StepRecord<Overcooked>> = Vec::new();
-        let mut skill_events = Vec::new();
-        let (mut score, mut deliveries, mut stuck, mut tail) = (0u32, 0u32, 0u32, 0u32);
-        let mut last_joint = None;
-        let mut last_events: [Option<Event>; 2] = [None, None];
-        let mut outstanding = false;
-        let mut ended_early: Option<String> = None;
+        let Played { live, other, seed, step, timing, idle, mut recorder, out, start } = self;
+        let game = Arc::clone(&live.game);
+        let n = game.num_players();
         let mut ticker = tokio::time::interval(step);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         ticker.tick().await;
-        for t in 0..session.horizon {
-            if !outstanding {
-                let r = AgentRequest { state: state.clone(), last_joint, last_events };
-                if req_tx.send(r).await.is_err() {
-                    ended_early = Some("the other seat stopped".into());
-                    break;
-                }
-                outstanding = true;
-            }
-            // Wait for the tick (real time) or the key (turn-based), watching for stop and idleness.
-            let human = loop {
-                if session.stop.load(Ordering::SeqCst) {
-                    break None;
-                }
-                if session.lock().last_seen.elapsed() > idle {
-                    ended_early = Some(format!("no word from the page for {} s", idle.as_secs()));
-                    break None;
-                }
-                if session.turn_based {
-                    if let Some(k) = session.lock().key.take() {
-                        break Some(k);
-                    }
-                    let _ = tokio::time::timeout(Duration::from_millis(500), session.key_pressed.notified()).await;
-                } else {
-                    ticker.tick().await;
-                    break Some(session.lock().key.take().unwrap_or(Action::Stay));
-                }
-            };
-            let Some(human) = human else { break };
-            let reply = match timing {
-                LlmTiming::Wait => {
-                    session.lock().thinking = true;
-                    let r = rep_rx.recv().await;
-                    session.lock().thinking = false;
-                    r
-                }
-                LlmTiming::Proceed => rep_rx.try_recv().ok(),
-            };
-            let (ai_action, skills, beliefs) = match reply {
-                Some(r) => {
-                    outstanding = false;
-                    (r.action, r.skills, r.beliefs)
-                }
-                None if timing == LlmTiming::Wait => {
-                    ended_early = Some("the other seat stopped".into());
-                    break;
-                }
-                None => {
-                    session.lock().thinking = true;
-                    (Action::Stay, Vec::new(), Vec::new())
-                }
-            };
-            let mut joint = [Action::Stay; 2];
-            joint[session.human_seat] = human;
-            joint[ai_seat] = ai_action;
-            let before = [state.players[0].pos, state.players[1].pos];
-            let outcome = layout.step(&mut state, joint);
-            score += outcome.reward;
-            deliveries += outcome.events.iter().filter(|e| matches!(e, Some(Event::Deliver { .. }))).count() as u32;
-            let still =
-                before == [state.players[0].pos, state.players[1].pos] && outcome.events.iter().all(Option::is_none);
-            if still {
-                stuck += 1;
-                tail += 1;
-            } else {
-                tail = 0;
-            }
-            if let Some(r) = recorder.as_mut() {
-                r.on_step(&StepView {
-                    t,
-                    game: &*game,
-                    state: &state,
-                    actions: &joint.map(Some),
-                    outcome: &outcome,
-                    skill_events: &skills,
-                    beliefs: &beliefs,
-                    score: i64::from(score),
-                    seats: &[],
-                });
-            }
-            {
-                let mut s = session.lock();
-                s.state = state.clone();
-                s.t = t + 1;
-                s.score = score;
-                if !outstanding || timing == LlmTiming::Wait {
-                    s.thinking = false;
-                }
-                s.events.extend(skills.iter().cloned());
-                let n = s.events.len();
-                if n > 64 {
-                    s.events.drain(..n - 64);
-                }
-            }
-            skill_events.extend(skills);
-            last_joint = Some(joint);
-            last_events = outcome.events;
-            steps.push(StepRecord { actions: joint.map(Some).to_vec(), outcome, state: state.clone() });
+        let human = HumanSeat { live: Arc::clone(&live), ticker, idle };
+        let mut seats: Vec<Option<Box<dyn Seat<G>>>> = (0..n).map(|_| None).collect();
+        seats[live.human_seat] = Some(Box::new(human));
+        let mut background = None;
+        let ai_seat = other.as_ref().map(|(_, p)| *p);
+        if let Some((seat, player)) = other {
+            let (bg, feeder, task) =
+                BackgroundSeat::spawn(seat, Arc::clone(&game), player, seed, timing, Arc::clone(&live));
+            // Its first question: the start state.
+            feeder.offer(Ask { state: start.clone(), t: 0, last_actions: Vec::new(), last_events: vec![None; n] });
+            seats[player] = Some(Box::new(bg));
+            background = Some((feeder, task));
         }
-        drop(req_tx);
-        // The other seat may be mid-reply (proceed mode); its last action is not played.
-        drop(rep_rx);
-        let (name, metrics, llm) = match agent_task.await {
-            Ok(x) => x,
-            Err(e) => (String::from("?"), json!({"error": e.to_string()}), LlmUsage::default()),
+        let seats: Vec<Box<dyn Seat<G>>> = seats.into_iter().flatten().collect();
+        let feeder = background.as_ref().map(|(f, _)| f);
+        let observe = |v: &StepView<'_, G>| {
+            if let Some(r) = recorder.as_mut() {
+                r.on_step(v);
+            }
+            // The next step's question, unless there is no next step.
+            if let Some(f) = feeder.filter(|_| v.t + 1 < v.game.max_steps() && !v.game.is_over(v.state)) {
+                let last_events = (0..n).map(|i| v.game.event(v.outcome, i).cloned()).collect();
+                f.offer(Ask { state: v.state.clone(), t: v.t + 1, last_actions: v.actions.to_vec(), last_events });
+            }
+            let mut s = live.lock();
+            s.state = v.state.clone();
+            s.t = v.t + 1;
+            s.score = v.score;
+            if timing == LlmTiming::Wait {
+                s.thinking = false;
+            }
+            s.events.extend(v.skill_events.iter().filter(|e| Some(e.player) == ai_seat).cloned());
+            let k = s.events.len();
+            if k > 64 {
+                s.events.drain(..k - 64);
+            }
         };
-        let mut agents = vec![HUMAN.to_string(), HUMAN.to_string()];
-        agents[ai_seat] = name;
-        let mut all_metrics = vec![Value::Null, Value::Null];
-        all_metrics[ai_seat] = metrics;
-        let mut all_llm = vec![LlmUsage::default(), LlmUsage::default()];
-        all_llm[ai_seat] = llm;
+        let options = EpisodeOptions {
+            on_step: Some(Box::new(observe)),
+            stop: None,
+            max_llm_failures: None,
+            max_parse_failure_share: None,
+        };
+        let played = play_episode(Arc::clone(&game), seats, seed, options).await;
+        let (mut result, ended) = match played {
+            Ok(r) => (r, None),
+            Err(EpisodeFailed { abort, partial }) => {
+                let why = match &abort {
+                    EpisodeAbort::Agent { error: AgentError::Withdrew(why), .. } if why == "stopped" => None,
+                    EpisodeAbort::Agent { error: AgentError::Withdrew(why), .. } => Some(why.clone()),
+                    other => Some(other.to_string()),
+                };
+                (*partial, Some(why))
+            }
+        };
+        // The other seat may be mid-reply (proceed mode); its last action is not played,
+        // but what it said and spent until then is kept.
+        if let Some((feeder, task)) = background {
+            drop(feeder);
+            if let (Ok(report), Some(ai)) = (task.await, ai_seat) {
+                result.agents[ai] = report.name;
+                result.metrics[ai] = report.metrics;
+                result.llm[ai] = report.llm;
+            }
+        }
         // The summary's horizon is the steps actually played (a game can end early).
-        let played = Arc::new(Overcooked::with_kitchen(game.kitchen(), steps.len() as u32));
-        let result = EpisodeResult {
-            game: played,
-            agents,
-            seed,
-            start,
-            steps,
-            skill_events,
-            metrics: all_metrics,
-            llm: all_llm,
-            score: i64::from(score),
-            tally: Tally { deliveries },
-            stuck_steps: stuck,
-            idle_tail: tail,
-        };
-        let saved = save(&result, &out, recorder, ai_seat, session.human_seat);
-        let mut s = session.lock();
+        result.game = Arc::new(game.with_horizon(result.steps.len() as u32));
+        let saved = save(&result, &out, recorder, ai_seat.unwrap_or(live.human_seat), live.human_seat);
+        let mut s = live.lock();
         s.done = true;
         s.thinking = false;
         match saved {
             Ok(files) => s.files = Some(files),
             Err(e) => s.error = Some(e.to_string()),
         }
-        if let Some(why) = ended_early {
+        if let Some(Some(why)) = ended {
             s.error = Some(match s.error.take() {
                 Some(e) => format!("{why}; {e}"),
                 None => format!("ended early: {why}"),
@@ -654,8 +862,8 @@ fn with_suffix(out: &Path, suffix: &str) -> PathBuf {
 }
 
 /// Writes the game's files; returns their paths as JSON.
-fn save(
-    r: &EpisodeResult<Overcooked>,
+fn save<G: Playable>(
+    r: &EpisodeResult<G>,
     out: &Path,
     recorder: Option<EpisodeRecorder>,
     ai_seat: usize,
@@ -673,22 +881,18 @@ fn save(
     let mut traj = r.game.trajectory_json(r);
     traj["policy"]["human_seat"] = json!(human_seat);
     std::fs::write(&traj_path, format!("{traj}\n")).map_err(|e| io(&traj_path, e.to_string()))?;
-    let human_path = with_suffix(out, ".human.jsonl");
     let trial = out.file_name().and_then(|n| n.to_str()).unwrap_or("game").to_string();
-    let mut lines = String::new();
-    let mut state = r.start.clone();
-    let mut score = 0;
-    for s in &r.steps {
-        score += s.outcome.reward;
-        let a = |i: usize| s.actions.get(i).copied().flatten().unwrap_or(Action::Stay);
-        lines.push_str(&step_line(&trial, &r.game.layout, &state, [a(0), a(1)], s.outcome.reward, score));
-        lines.push('\n');
-        state = s.state.clone();
-    }
-    std::fs::write(&human_path, lines).map_err(|e| io(&human_path, e.to_string()))?;
+    let human = match r.game.human_game_lines(r, &trial) {
+        Some(lines) => {
+            let human_path = with_suffix(out, ".human.jsonl");
+            std::fs::write(&human_path, lines).map_err(|e| io(&human_path, e.to_string()))?;
+            Some(human_path.display().to_string())
+        }
+        None => None,
+    };
     Ok(json!({
         "trajectory": traj_path.display().to_string(),
-        "human": human_path.display().to_string(),
+        "human": human,
         "transcript": transcript.map(|p| p.display().to_string()),
     }))
 }

@@ -1,17 +1,19 @@
-//! One episode as the viewer shows it: the frames (T+1 states), what happened at each
-//! step (joint action, reward, model exchanges with the prompt and the parsed analysis,
-//! intention and plan, verificator rounds, re-plans, skill events, belief corrections)
-//! and the hand-overs the interdependence analysis found, with the cells to mark on the
-//! board. Built once per opened file; pure apart from holding the data.
+//! One episode of any drawable game as the viewer shows it: the frames (T+1 states), what
+//! happened at each step (every player's action, reward, model exchanges with the prompt
+//! and the parsed analysis, intention and plan, verificator rounds, re-plans, skill
+//! events, belief corrections) and the hand-overs the game's teamwork analysis found, with
+//! the cells to mark on the board. Built once per opened file from the generic episode
+//! reader ([`proagent_eval::runner::files`]); pure apart from holding the data.
 
-use super::board::{self, DrawError, Highlight, Overlay, Status};
-use proagent_agent::planner::parse_reply;
-use proagent_analysis::{self as analysis, Report, Trajectory};
-use proagent_eval::runner::files::{EpisodeFile, EpisodeKind};
+use super::board::{self, Board, DrawError, Highlight, Overlay, PlayerView, Status};
+use proagent_agent::planner::{parse_reply, reply_fields};
+use proagent_eval::games::{Playable, SavedTeamwork};
+use proagent_eval::runner::files::{AnyEpisode, EpisodeFile, EpisodeKind, SavedEpisode};
 use proagent_eval::runner::record::RunConfig;
 use proagent_eval::transcript::Transcript;
 use proagent_llm::record::Outcome;
 use serde_json::{Value, json};
+use std::path::Path;
 
 /// Why an episode could not be opened for viewing.
 #[derive(Debug, thiserror::Error)]
@@ -36,13 +38,155 @@ pub enum ViewError {
     },
 }
 
-/// A marked hand-over: where, between which frames, and whether it was constructive.
-#[derive(Clone, Debug)]
-struct HandOver {
-    at: proagent_overcooked::env::Pos,
-    first_frame: usize,
-    last_frame: usize,
-    constructive: bool,
+/// What the viewer needs of one typed episode; implemented once, for every game that
+/// can be drawn ([`Board`]) and played ([`Playable`]).
+trait Shown: Send + Sync {
+    fn frames(&self) -> usize;
+    fn players(&self) -> usize;
+    /// The players' names as the file records them (empty when it names none).
+    fn agents(&self) -> &[String];
+    fn overlay(&self, f: usize, status: bool, view: Option<usize>) -> Overlay;
+    fn svg(&self, f: usize, overlay: &Overlay, cell: u32) -> Result<String, DrawError>;
+    fn png(&self, path: &Path, f: usize, overlay: &Overlay, cell: u32) -> Result<(), DrawError>;
+    fn gif(
+        &self,
+        path: &Path,
+        frames: &mut dyn Iterator<Item = (usize, Overlay)>,
+        cell: u32,
+        delay_ms: u32,
+    ) -> Result<usize, DrawError>;
+    /// The episode's own part of the page's JSON (everything but the transcript's exchanges).
+    fn json(&self) -> Value;
+    /// The events of its steps (skills, beliefs, hand-overs) for the page's timeline.
+    fn events(&self) -> Vec<Value>;
+}
+
+/// A typed episode with what the viewer computed of it once.
+struct Viewed<G: Playable + Board> {
+    ep: SavedEpisode<G>,
+    teamwork: SavedTeamwork,
+    score: Vec<i64>,
+}
+
+impl<G: Playable + Board> Viewed<G> {
+    fn new(file: &str, ep: SavedEpisode<G>) -> Result<Self, ViewError> {
+        for f in 0..ep.frames() {
+            ep.game.check(ep.state(f)).map_err(|err| ViewError::Draw { file: file.to_string(), err })?;
+        }
+        let teamwork = ep.game.saved_teamwork(&ep);
+        let score = ep.scores();
+        Ok(Viewed { ep, teamwork, score })
+    }
+}
+
+impl<G: Playable + Board> Shown for Viewed<G> {
+    fn frames(&self) -> usize {
+        self.ep.frames()
+    }
+
+    fn players(&self) -> usize {
+        self.ep.game.num_players()
+    }
+
+    fn agents(&self) -> &[String] {
+        &self.ep.agents
+    }
+
+    fn overlay(&self, f: usize, status: bool, view: Option<usize>) -> Overlay {
+        let highlights = self
+            .teamwork
+            .handovers
+            .iter()
+            .filter(|h| {
+                let first = h.t_give.map_or(0, |t| t as usize + 1);
+                (first..=h.t_receive as usize + 1).contains(&f)
+            })
+            .map(|h| Highlight { at: h.at, constructive: h.constructive })
+            .collect();
+        let status = status.then(|| Status {
+            t: f as u32,
+            horizon: self.ep.steps.len() as u32,
+            score: self.score.get(f).copied().unwrap_or(0),
+        });
+        Overlay { status, highlights, view: view.map(|player| PlayerView { player, hide: false }) }
+    }
+
+    fn svg(&self, f: usize, overlay: &Overlay, cell: u32) -> Result<String, DrawError> {
+        board::svg(&*self.ep.game, self.ep.state(f), overlay, cell)
+    }
+
+    fn png(&self, path: &Path, f: usize, overlay: &Overlay, cell: u32) -> Result<(), DrawError> {
+        board::write_png(path, &*self.ep.game, self.ep.state(f), overlay, cell)
+    }
+
+    fn gif(
+        &self,
+        path: &Path,
+        frames: &mut dyn Iterator<Item = (usize, Overlay)>,
+        cell: u32,
+        delay_ms: u32,
+    ) -> Result<usize, DrawError> {
+        let frames = frames.map(|(f, o)| (self.ep.state(f), o));
+        board::write_gif(path, &*self.ep.game, frames, cell, delay_ms)
+    }
+
+    fn json(&self) -> Value {
+        let game = &*self.ep.game;
+        let (w, h) = game.grid();
+        let joint: Vec<Value> =
+            self.ep.steps.iter().map(|s| json!(proagent_core::game::action_tokens(game, &s.actions))).collect();
+        let captions: Vec<Option<String>> = (0..self.frames()).map(|f| game.caption(self.ep.state(f))).collect();
+        let handovers: Vec<&Value> = self.teamwork.handovers.iter().map(|h| &h.json).collect();
+        json!({
+            "name": self.ep.name,
+            "game": game.kind(),
+            "layout": {"name": game.report_name(), "width": w, "height": h, "grid": game.grid_rows()},
+            "players": game.num_players(),
+            "partial_view": game.partial_view(),
+            "frames": self.frames(),
+            "steps": self.ep.steps.len(),
+            "joint": joint,
+            "rewards": self.ep.steps.iter().map(|s| s.reward).collect::<Vec<_>>(),
+            "score": self.score,
+            "captions": if captions.iter().any(Option::is_some) { json!(captions) } else { Value::Null },
+            "handovers": handovers,
+            "teamwork": self.teamwork.json,
+            "teamwork_line": self.teamwork.line,
+        })
+    }
+
+    fn events(&self) -> Vec<Value> {
+        let mut events = Vec::new();
+        for (k, s) in self.ep.steps.iter().enumerate() {
+            for e in &s.skill_events {
+                let mut e = json!(e);
+                e["type"] = json!("skill");
+                e["t"] = json!(k);
+                events.push(e);
+            }
+            for b in &s.beliefs {
+                let mut b = json!(b);
+                b["type"] = json!("belief");
+                b["t"] = json!(k);
+                events.push(b);
+            }
+        }
+        for h in &self.teamwork.handovers {
+            if h.t_give.is_some() {
+                let mut give = h.json.clone();
+                give["type"] = json!("handover");
+                give["t"] = json!(h.t_give);
+                give["phase"] = json!("give");
+                events.push(give);
+            }
+            let mut take = h.json.clone();
+            take["type"] = json!("handover");
+            take["t"] = json!(h.t_receive);
+            take["phase"] = json!("receive");
+            events.push(take);
+        }
+        events
+    }
 }
 
 /// An opened episode.
@@ -57,190 +201,137 @@ pub struct EpisodeView {
     pub index: usize,
     /// How many episodes the file holds.
     pub count: usize,
-    /// The episode.
-    pub traj: Trajectory,
+    shown: Box<dyn Shown>,
     transcript: Option<Transcript>,
-    report: Result<Report, analysis::AnalysisError>,
-    handovers: Vec<HandOver>,
-    score: Vec<u64>,
 }
 
 impl EpisodeView {
     /// Opens episode `index` of a file read by [`proagent_eval::runner::files`].
     pub fn new(id: String, file: EpisodeFile, index: usize) -> Result<EpisodeView, ViewError> {
-        let count = file.trajectories.len();
+        let count = file.episodes.len();
         let source = file.source.clone();
-        let Some(traj) = file.trajectories.into_iter().nth(index) else {
+        let Some(ep) = file.episodes.into_iter().nth(index) else {
             return Err(ViewError::NoSuchEpisode { file: source, index, count });
         };
-        for s in &traj.states {
-            board::check(&traj.layout, s).map_err(|err| ViewError::Draw { file: source.clone(), err })?;
-        }
-        let report = analysis::analyze(&traj);
-        let handovers = match &report {
-            Ok(r) => r
-                .interdependencies
-                .iter()
-                .filter_map(|l| {
-                    let at = r.trace.actions.get(l.give)?.at;
-                    Some(HandOver {
-                        at,
-                        first_frame: l.t_give as usize + 1,
-                        last_frame: l.t_receive as usize + 1,
-                        constructive: l.constructive(),
-                    })
-                })
-                .collect(),
-            Err(_) => Vec::new(),
+        let shown: Box<dyn Shown> = match ep {
+            AnyEpisode::Overcooked(e) => Box::new(Viewed::new(&source, e)?),
+            AnyEpisode::V2(e) => Box::new(Viewed::new(&source, e)?),
         };
-        let mut score = Vec::with_capacity(traj.states.len());
-        let mut sum = 0u64;
-        score.push(0);
-        for k in 0..traj.joint_actions.len() {
-            sum += traj.rewards.get(k).copied().unwrap_or(0) as u64;
-            score.push(sum);
-        }
-        Ok(EpisodeView {
-            id,
-            source,
-            kind: file.kind,
-            index,
-            count,
-            traj,
-            transcript: file.transcript,
-            report,
-            handovers,
-            score,
-        })
+        Ok(EpisodeView { id, source, kind: file.kind, index, count, shown, transcript: file.transcript })
     }
 
     /// Number of frames: the start state and one per step.
     pub fn frames(&self) -> usize {
-        self.traj.states.len()
+        self.shown.frames()
     }
 
-    /// What is drawn over frame `f`: the hand-overs in progress, and optionally the status line.
-    pub fn overlay(&self, f: usize, status: bool) -> Overlay {
-        let highlights = self
-            .handovers
-            .iter()
-            .filter(|h| (h.first_frame..=h.last_frame).contains(&f))
-            .map(|h| Highlight { at: h.at, constructive: h.constructive })
-            .collect();
-        let status = status.then(|| Status {
-            t: f as u32,
-            horizon: self.traj.joint_actions.len() as u32,
-            score: self.score.get(f).copied().unwrap_or(0) as u32,
-        });
-        Overlay { status, highlights }
+    /// Number of players.
+    pub fn players(&self) -> usize {
+        self.shown.players()
+    }
+
+    /// What is drawn over frame `f`: the hand-overs in progress, optionally the status
+    /// line, and the view of player `view` shaded (games with partial views).
+    pub fn overlay(&self, f: usize, status: bool, view: Option<usize>) -> Overlay {
+        self.shown.overlay(f, status, view)
     }
 
     /// Frame `f` (clamped to the last) as SVG.
-    pub fn svg(&self, f: usize, status: bool, cell: u32) -> Result<String, DrawError> {
+    pub fn svg(&self, f: usize, status: bool, view: Option<usize>, cell: u32) -> Result<String, DrawError> {
         let f = f.min(self.frames().saturating_sub(1));
-        board::svg(&self.traj.layout, &self.traj.states[f], &self.overlay(f, status), cell)
+        self.shown.svg(f, &self.overlay(f, status, view), cell)
+    }
+
+    /// Writes frame `f` (clamped to the last) as a PNG file.
+    pub fn write_png(
+        &self,
+        path: &Path,
+        f: usize,
+        status: bool,
+        view: Option<usize>,
+        cell: u32,
+    ) -> Result<(), DrawError> {
+        let f = f.min(self.frames().saturating_sub(1));
+        self.shown.png(path, f, &self.overlay(f, status, view), cell)
+    }
+
+    /// Writes frames `from..=to` as an animated GIF; returns how many were written.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_gif(
+        &self,
+        path: &Path,
+        from: usize,
+        to: usize,
+        status: bool,
+        view: Option<usize>,
+        cell: u32,
+        delay_ms: u32,
+    ) -> Result<usize, DrawError> {
+        let last = self.frames().saturating_sub(1);
+        let mut frames = (from.min(last)..=to.min(last)).map(|f| (f, self.overlay(f, status, view)));
+        self.shown.gif(path, &mut frames, cell, delay_ms)
     }
 
     /// Everything the page needs apart from the pictures.
     pub fn json(&self) -> Value {
-        let l = &self.traj.layout;
         let cfg =
             self.transcript.as_ref().and_then(|t| RunConfig::from_header(&t.header, &self.source, t.header_line).ok());
-        let (agents, model_seat) = match &cfg {
-            Some(c) => {
-                let seat = c.seat.min(1);
-                let mut a = [c.partner.clone(), c.partner.clone()];
-                a[seat] = c.agent.clone();
-                let model_seat = if proagent_eval::runner::seats::is_proagent(&c.agent) { seat } else { 1 - seat };
-                (json!(a), Some(model_seat))
+        let mut v = self.shown.json();
+        let n = self.players();
+        let model_seat = cfg.as_ref().map(|c| {
+            let seat = c.seat.min(n.saturating_sub(1));
+            if proagent_eval::runner::seats::is_proagent(&c.agent) {
+                seat
+            } else {
+                (0..n).find(|&i| i != seat).unwrap_or(seat)
             }
-            None => (Value::Null, None),
-        };
-        let joint: Vec<Value> = self
-            .traj
-            .joint_actions
-            .iter()
-            .map(|j| json!([j[0].letter().to_string(), j[1].letter().to_string()]))
-            .collect();
-        let mut events = Vec::new();
+        });
+        let mut events = self.shown.events();
         if let Some(t) = &self.transcript {
             let mut last_t_kind: Option<(u32, String)> = None;
+            let mut exchanges = Vec::new();
             for ex in &t.exchanges {
                 let replan =
                     ex.kind == "planner" && last_t_kind.as_ref().is_some_and(|(t, k)| *t == ex.t && k == "verificator");
                 last_t_kind = Some((ex.t, ex.kind.clone()));
-                events.push(exchange_json(ex, replan, ex.seat.map_or(model_seat.unwrap_or(0), usize::from)));
+                exchanges.push(exchange_json(ex, replan, ex.seat.map_or(model_seat.unwrap_or(0), usize::from)));
             }
-            for s in &t.steps {
-                for e in s.data.get("skill_events").and_then(Value::as_array).into_iter().flatten() {
-                    let mut e = e.clone();
-                    e["type"] = json!("skill");
-                    e["t"] = json!(s.t);
-                    events.push(e);
-                }
-                for b in s.data.get("belief").and_then(Value::as_array).into_iter().flatten() {
-                    let mut b = b.clone();
-                    b["type"] = json!("belief");
-                    b["t"] = json!(s.t);
-                    events.push(b);
-                }
-            }
+            // Exchanges come first within a step (the sort below is stable).
+            exchanges.append(&mut events);
+            events = exchanges;
         }
-        let (teamwork, handovers) = match &self.report {
-            Ok(r) => {
-                let list: Vec<Value> = r
-                    .interdependencies
-                    .iter()
-                    .map(|i| {
-                        let at = r.trace.actions.get(i.give).map(|a| json!([a.at.x, a.at.y]));
-                        json!({
-                            "giver": i.giver, "receiver": i.receiver, "t_give": i.t_give, "t_receive": i.t_receive,
-                            "object": i.obj_kind.name(), "link": i.link.name(), "constructive": i.constructive(),
-                            "at": at,
-                        })
-                    })
-                    .collect();
-                (analysis::metrics_json(r), list)
-            }
-            Err(e) => (json!({ "error": e.to_string() }), Vec::new()),
-        };
-        for h in &handovers {
-            let mut give = h.clone();
-            give["type"] = json!("handover");
-            give["t"] = h["t_give"].clone();
-            give["phase"] = json!("give");
-            events.push(give);
-            let mut take = h.clone();
-            take["type"] = json!("handover");
-            take["t"] = h["t_receive"].clone();
-            take["phase"] = json!("receive");
-            events.push(take);
-        }
-        // Stable order: by step, then exchanges before step events (sort is stable).
         events.sort_by_key(|e| e.get("t").and_then(Value::as_u64).unwrap_or(0));
         let summary = self.transcript.as_ref().and_then(|t| t.footer.as_ref()).map(|f| f.data.clone());
-        json!({
-            "id": self.id,
-            "source": self.source,
-            "kind": self.kind.name(),
-            "index": self.index,
-            "count": self.count,
-            "name": self.traj.name,
-            "layout": {"name": l.name, "width": l.width, "height": l.height, "grid": l.grid},
-            "agents": agents,
-            "model_seat": model_seat,
-            "config": self.transcript.as_ref().map(|t| t.header.config.clone()),
-            "frames": self.frames(),
-            "steps": self.traj.joint_actions.len(),
-            "joint": joint,
-            "rewards": self.traj.rewards,
-            "score": self.score,
-            "events": events,
-            "handovers": handovers,
-            "teamwork": teamwork,
-            "summary": summary,
-        })
+        // The players' names: a transcript's by seat; a trajectory's as recorded.
+        let agents = match &cfg {
+            Some(c) => json!((0..n).map(|i| if i == c.seat { &c.agent } else { &c.partner }).collect::<Vec<_>>()),
+            None if self.shown.agents().is_empty() => Value::Null,
+            None => json!(self.shown.agents()),
+        };
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("id".into(), json!(self.id));
+            obj.insert("source".into(), json!(self.source));
+            obj.insert("kind".into(), json!(self.kind.name()));
+            obj.insert("index".into(), json!(self.index));
+            obj.insert("count".into(), json!(self.count));
+            obj.insert("agents".into(), agents);
+            obj.insert("model_seat".into(), json!(model_seat));
+            obj.insert("config".into(), json!(self.transcript.as_ref().map(|t| t.header.config.clone())));
+            obj.insert("events".into(), json!(events));
+            obj.insert("summary".into(), json!(summary));
+        }
+        v
     }
+}
+
+/// The recorded parse of a planner reply (`plan=X, intention=Y`), as both games' agents
+/// write it into the exchange record.
+fn recorded_parse(parsed: &str) -> Option<(String, Option<String>)> {
+    let rest = parsed.strip_prefix("plan=")?;
+    Some(match rest.split_once(", intention=") {
+        Some((plan, intention)) => (plan.to_string(), Some(intention.to_string())),
+        None => (rest.to_string(), None),
+    })
 }
 
 fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize) -> Value {
@@ -266,13 +357,28 @@ fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize)
     if ex.kind == "planner"
         && let Some(text) = &reply
     {
-        match parse_reply(text, seat) {
-            Ok(p) => {
+        // The classic reply parser reads the fields of any game's planner reply; the plan
+        // and intention are the agent's own reading when the exchange records it (other
+        // games name other skills).
+        let recorded = ex.parsed.as_ref().and_then(Value::as_str).and_then(recorded_parse);
+        match (parse_reply(text, seat), recorded) {
+            (Ok(p), None) => {
                 v["analysis"] = json!(p.analysis);
                 v["intention"] = json!(p.intention.map(|s| s.to_string()));
                 v["plan"] = json!(p.plan.to_string());
             }
-            Err(e) => v["reply_error"] = json!(e.reason),
+            (parsed, Some((plan, intention))) => {
+                let analysis = match parsed {
+                    Ok(p) => p.analysis,
+                    Err(_) => reply_fields(text, seat, None)
+                        .analysis
+                        .map(|a| a.split_whitespace().collect::<Vec<_>>().join(" ")),
+                };
+                v["analysis"] = json!(analysis);
+                v["intention"] = json!(intention);
+                v["plan"] = json!(plan);
+            }
+            (Err(e), None) => v["reply_error"] = json!(e.reason),
         }
     }
     v
@@ -281,7 +387,7 @@ fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proagent_agent::{AgentSettings, ModelSettings};
+    use proagent_agent::{AgentSettings, ModelSpec};
     use proagent_eval::runner::files::read_episode_text;
     use proagent_eval::runner::record::{PLAY_COMMAND, RunConfig};
     use proagent_eval::transcript::{Scrubber, TranscriptWriter, WriterOptions};
@@ -303,7 +409,7 @@ mod tests {
             seed: 0,
             horizon: 3,
             proagent: AgentSettings::default(),
-            model: ModelSettings::new("scripted"),
+            model: ModelSpec::new("scripted"),
             v2: None,
             seats: Default::default(),
         };
@@ -350,5 +456,19 @@ mod tests {
         let failed = v["events"].as_array().unwrap().iter().find(|e| e["outcome"] == "failed").unwrap();
         assert_eq!((failed["t"].as_u64(), failed["reason"].as_str()), (Some(2), Some("blocked")));
         assert_eq!(v["frames"], 4);
+        assert_eq!(
+            (v["game"].as_str(), v["players"].as_u64(), v["partial_view"].as_bool()),
+            (Some("overcooked"), Some(2), Some(false))
+        );
+    }
+
+    #[test]
+    fn the_recorded_parse_of_a_reply_names_plan_and_intention() {
+        assert_eq!(
+            recorded_parse("plan=put_ingredient_in_pot(tomato), intention=pickup(plate)"),
+            Some(("put_ingredient_in_pot(tomato)".into(), Some("pickup(plate)".into())))
+        );
+        assert_eq!(recorded_parse("plan=wait(3)"), Some(("wait(3)".into(), None)));
+        assert_eq!(recorded_parse("something else"), None);
     }
 }

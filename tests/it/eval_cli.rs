@@ -251,6 +251,7 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         deliveries: (score / 20.0) as u32,
         steps: 400,
         llm_calls: calls,
+        parse_failures: 0,
         prompt_tokens: calls * 1000,
         completion_tokens: calls * 50,
         llm_wall_s: calls as f64 * 0.5,
@@ -306,6 +307,46 @@ fn report_numbers_match_hand_computation() {
     assert_eq!(&f[8..11], ["100", "100000", "5000"]);
     let t1csv = std::fs::read_to_string(dir.path().join("table1.csv")).unwrap();
     assert!(t1csv.lines().any(|l| l.starts_with("cramped_room,1,proagent,1,1,100,,")), "{t1csv}");
+}
+
+/// Issue 25: every results line carries a checksum; an edited score is named, by
+/// `eval report` and by a resumed sweep, instead of being counted. Lines written before
+/// checksums still load.
+#[test]
+fn an_edited_result_line_is_named_not_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&bin().args(sweep_args(dir.path(), 1, 0, 2)).output().unwrap());
+    let path = dir.path().join("results.jsonl");
+    let good = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    assert_eq!(lines.len(), 8);
+    assert!(lines.iter().all(|l| l.contains(r#","checksum":"sha256:"#)), "{good}");
+    // Without checksums this edit would pass every other check: the key does not cover the score.
+    let edited = lines[2].replacen(r#""score":"#, r#""score":1"#, 1);
+    assert_ne!(edited, lines[2]);
+    let mut text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    text[2] = edited;
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    let o = bin().args(["eval", "report"]).arg(dir.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("results.jsonl:3: malformed result record: checksum mismatch"), "{err}");
+    assert!(err.contains("edited or damaged"), "{err}");
+    let o = bin().args(sweep_args(dir.path(), 1, 0, 2)).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "resume refuses too: {}", stderr(&o));
+    assert!(stderr(&o).contains("results.jsonl:3: malformed result record: checksum mismatch"), "{}", stderr(&o));
+
+    // The same record as a build before checksums wrote it: loaded, and said to be unverified.
+    let mut old: Value = serde_json::from_str(lines[2]).unwrap();
+    old.as_object_mut().unwrap().remove("checksum");
+    text[2] = old.to_string();
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    let o = bin().args(["eval", "report"]).arg(dir.path()).output().unwrap();
+    ok(&o);
+    assert!(stderr(&o).contains("1 result records carry no checksum"), "{}", stderr(&o));
+    let o = bin().args(sweep_args(dir.path(), 1, 0, 2)).output().unwrap();
+    ok(&o);
+    assert!(stderr(&o).contains("already finished: 8; to play: 0"), "{}", stderr(&o));
 }
 
 #[test]

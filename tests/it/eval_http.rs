@@ -28,14 +28,14 @@ fn plan(episodes: u32) -> Vec<proagent::eval::PlannedEpisode> {
 }
 
 fn client(server: &MockServer, retries: u32) -> Arc<OpenAiModel> {
-    let mut cfg = HttpConfig::new("mock");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = server.base_url();
     cfg.connect_timeout = Duration::from_secs(5);
     cfg.request_timeout = Duration::from_secs(10);
     cfg.max_retries = retries;
     cfg.backoff_base = Duration::from_millis(5);
     cfg.backoff_max = Duration::from_millis(20);
-    Arc::new(OpenAiModel::new(cfg).unwrap())
+    Arc::new(OpenAiModel::new("mock", cfg).unwrap())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -123,7 +123,7 @@ async fn keyed_sweep(base_url: &str, bc: &std::path::Path, out: &std::path::Path
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn episode_keys_follow_the_model_server_and_the_bc_weight_file() {
-    use proagent::agent::scripted_model::ScriptedModel;
+    use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
     let serve = |id: &str| {
         let cfg = MockConfig { model_id: id.into(), ..MockConfig::default() };
         MockServer::start_local(Arc::new(ScriptedModel::new()), cfg)

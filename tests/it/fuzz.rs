@@ -339,6 +339,7 @@ fn results_seed() -> Vec<u8> {
             deliveries: i as u32,
             steps: 400,
             llm_calls: 3,
+            parse_failures: 0,
             prompt_tokens: 1200,
             completion_tokens: 80,
             llm_wall_s: 0.25,
@@ -354,6 +355,9 @@ fn results_seed() -> Vec<u8> {
 #[test]
 fn fuzz_eval_results_reader() {
     let seed = results_seed();
+    let mut originals = ResultSet::new();
+    assert!(originals.load_bytes(Path::new("seed.jsonl"), &seed).unwrap().is_none());
+    let originals = originals.into_records();
     fuzz("eval results reader", &[seed], 3_000, 3, |input| {
         let lines = input.split(|&b| b == b'\n').count();
         let mut set = ResultSet::new();
@@ -365,6 +369,8 @@ fn fuzz_eval_results_reader() {
                 }
                 for r in set.records() {
                     assert!(r.seat <= 1 && r.score.is_finite() && (1..=100_000).contains(&r.horizon), "{r:?}");
+                    // Checksums: no changed record is ever counted.
+                    assert!(set.unchecked > 0 || originals.contains(r), "a mutated record was read: {r:?}");
                 }
                 true
             }
@@ -547,11 +553,11 @@ async fn fuzz_http_reply_reader() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    let mut cfg = HttpConfig::new("fuzz-model");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = format!("http://{addr}/v1");
     cfg.max_retries = 0;
     cfg.request_timeout = std::time::Duration::from_secs(20);
-    let model = OpenAiModel::new(cfg).unwrap();
+    let model = OpenAiModel::new("fuzz-model", cfg).unwrap();
     let req = ChatRequest::new(vec![Message::system("s"), Message::user("u")], Sampling::default());
 
     let seeds = reply_bodies();
@@ -640,9 +646,9 @@ fn header_of(bytes: &[u8]) -> Vec<u8> {
 /// names or is refused there with an error naming the file — or is refused naming the file.
 #[test]
 fn fuzz_model_files() {
-    use proagent::partners::bc::model::BcModel;
     use proagent::overcooked_game::Overcooked;
     use proagent::overcooked_v2::game::OvercookedV2;
+    use proagent::partners::bc::model::BcModel;
     use proagent::rl::RlAgent;
     use proagent::rl::model::RlModel;
     let classic = Overcooked::new(Arc::new(Layout::builtin("cramped_room").unwrap()), 400);

@@ -16,7 +16,7 @@ fn request() -> ChatRequest {
 }
 
 fn client(base_url: &str) -> HttpConfig {
-    let mut cfg = HttpConfig::new("test-model");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = base_url.to_string();
     cfg.connect_timeout = Duration::from_secs(2);
     cfg.request_timeout = Duration::from_secs(20);
@@ -46,7 +46,7 @@ async fn absurd_retry_after_values_never_panic_and_are_capped() {
             Canned::reply("Plan for Player 0: \"pickup(onion)\""),
         ])
         .await;
-        let model = OpenAiModel::new(client(&s.base_url())).unwrap();
+        let model = OpenAiModel::new("test-model", client(&s.base_url())).unwrap();
         let t0 = Instant::now();
         let reply = model.chat(&request()).await.unwrap_or_else(|e| panic!("{name}: {value}: {e}"));
         let waited = t0.elapsed();
@@ -66,7 +66,7 @@ async fn an_announced_huge_body_fails_before_reading_and_is_not_retried() {
     }])
     .await;
     let t0 = Instant::now();
-    let err = OpenAiModel::new(client(&s.base_url())).unwrap().chat(&request()).await.unwrap_err();
+    let err = OpenAiModel::new("test-model", client(&s.base_url())).unwrap().chat(&request()).await.unwrap_err();
     let LlmError::BadReply { faults, reason, .. } = &err else { panic!("{err:?}") };
     assert_eq!(faults.len(), 1, "an oversized reply is not retried: {faults:?}");
     assert_eq!(faults[0].kind, "body_too_large");
@@ -85,7 +85,7 @@ async fn an_endless_chunked_body_is_cut_off_at_the_limit() {
     }])
     .await;
     let t0 = Instant::now();
-    let err = OpenAiModel::new(client(&s.base_url())).unwrap().chat(&request()).await.unwrap_err();
+    let err = OpenAiModel::new("test-model", client(&s.base_url())).unwrap().chat(&request()).await.unwrap_err();
     let LlmError::BadReply { faults, raw, reason } = &err else { panic!("{err:?}") };
     assert_eq!((faults.len(), faults[0].kind.as_str()), (1, "body_too_large"), "{faults:?}");
     assert!(reason.contains("went on past"), "{reason}");
@@ -99,10 +99,10 @@ async fn the_reply_limit_is_configurable() {
     let s = CannedServer::start(vec![Canned::reply(&text)]).await;
     let mut cfg = client(&s.base_url());
     cfg.max_reply_bytes = 1000;
-    let err = OpenAiModel::new(cfg.clone()).unwrap().chat(&request()).await.unwrap_err();
+    let err = OpenAiModel::new("test-model", cfg.clone()).unwrap().chat(&request()).await.unwrap_err();
     assert_eq!(err.faults()[0].kind, "body_too_large", "{err}");
     cfg.max_reply_bytes = 4000;
-    assert_eq!(OpenAiModel::new(cfg).unwrap().chat(&request()).await.unwrap().text, text);
+    assert_eq!(OpenAiModel::new("test-model", cfg).unwrap().chat(&request()).await.unwrap().text, text);
 }
 
 #[tokio::test]
@@ -140,7 +140,7 @@ async fn refusals_are_fatal_carry_the_servers_text_and_no_credentials() {
     for (status, canned, text, shown_part) in cases {
         let s = CannedServer::start(vec![canned]).await;
         let url = format!("http://alice:hunter2@{}/v1", s.addr);
-        let err = OpenAiModel::new(client(&url)).unwrap().chat(&request()).await.unwrap_err();
+        let err = OpenAiModel::new("test-model", client(&url)).unwrap().chat(&request()).await.unwrap_err();
         let LlmError::Refused { status: got, message, url, faults } = &err else { panic!("{status}: {err:?}") };
         assert_eq!(*got, status);
         assert!(message.contains(text), "{status}: {message}");
@@ -160,7 +160,7 @@ async fn refusals_are_fatal_carry_the_servers_text_and_no_credentials() {
 #[tokio::test]
 async fn server_token_counts_are_taken_as_given_and_never_wrap() {
     let s = CannedServer::start(vec![Canned::reply_with_usage("hi", u64::MAX, u64::MAX)]).await;
-    let model = OpenAiModel::new(client(&s.base_url())).unwrap();
+    let model = OpenAiModel::new("test-model", client(&s.base_url())).unwrap();
     let mut total = model.chat(&request()).await.unwrap().usage;
     assert_eq!(total.prompt_tokens, u64::MAX);
     total.add(model.chat(&request()).await.unwrap().usage);
@@ -274,7 +274,7 @@ async fn mock_server_closes_idle_and_stalling_connections() {
 async fn mock_server_stats_stay_bounded() {
     let cfg = MockConfig { sequence_cap: 4, ..MockConfig::default() };
     let s = MockServer::start_local(Arc::new(EchoPlanner), cfg).await.unwrap();
-    let model = OpenAiModel::new(client(&s.base_url())).unwrap();
+    let model = OpenAiModel::new("test-model", client(&s.base_url())).unwrap();
     for _ in 0..10 {
         model.chat(&request()).await.unwrap();
     }

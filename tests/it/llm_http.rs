@@ -20,7 +20,7 @@ fn request(n: usize) -> ChatRequest {
 
 /// Client settings for loopback tests: short timeouts and backoffs.
 fn client_cfg(server: &MockServer) -> HttpConfig {
-    let mut cfg = HttpConfig::new("test-model");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = server.base_url();
     cfg.connect_timeout = Duration::from_secs(2);
     cfg.request_timeout = Duration::from_millis(800);
@@ -46,7 +46,7 @@ fn plan(faults: &[Option<MockFault>]) -> MockConfig {
 #[tokio::test]
 async fn happy_path_returns_the_responders_reply_and_usage() {
     let s = server(MockConfig::default()).await;
-    let model = OpenAiModel::new(client_cfg(&s)).unwrap();
+    let model = OpenAiModel::new("test-model", client_cfg(&s)).unwrap();
     let req = request(1);
     let reply = model.chat(&req).await.unwrap();
     let direct = EchoPlanner.chat(&req).await.unwrap();
@@ -73,7 +73,7 @@ async fn each_fault_kind_is_retried_and_recorded() {
     ];
     for (fault, kind) in cases {
         let s = server(plan(&[Some(fault)])).await;
-        let model = OpenAiModel::new(client_cfg(&s)).unwrap();
+        let model = OpenAiModel::new("test-model", client_cfg(&s)).unwrap();
         let reply = model.chat(&request(2)).await.unwrap_or_else(|e| panic!("{fault:?}: {e}"));
         assert_eq!(reply.attempts, 2, "{fault:?}");
         assert_eq!(reply.faults.len(), 1, "{fault:?}");
@@ -88,7 +88,7 @@ async fn each_fault_kind_is_retried_and_recorded() {
 #[tokio::test]
 async fn prose_passes_through_as_text() {
     let s = server(plan(&[Some(MockFault::Prose)])).await;
-    let model = OpenAiModel::new(client_cfg(&s)).unwrap();
+    let model = OpenAiModel::new("test-model", client_cfg(&s)).unwrap();
     let reply = model.chat(&request(3)).await.unwrap();
     assert_eq!(reply.text, PROSE_REPLY);
     assert_eq!(reply.attempts, 1);
@@ -98,7 +98,7 @@ async fn prose_passes_through_as_text() {
 #[tokio::test]
 async fn exhausted_retries_are_unreachable_with_every_fault() {
     let s = server(plan(&[Some(MockFault::ServerError); 10])).await;
-    let model = OpenAiModel::new(client_cfg(&s)).unwrap();
+    let model = OpenAiModel::new("test-model", client_cfg(&s)).unwrap();
     let err = model.chat(&request(4)).await.unwrap_err();
     let LlmError::Unreachable { faults } = &err else { panic!("{err:?}") };
     assert_eq!(faults.len(), 4, "1 attempt + 3 retries");
@@ -115,7 +115,7 @@ async fn exhausted_retries_are_unreachable_with_every_fault() {
 #[tokio::test]
 async fn empty_choices_every_time_is_a_bad_reply_with_the_raw_body() {
     let s = server(plan(&[Some(MockFault::EmptyChoices); 10])).await;
-    let model = OpenAiModel::new(client_cfg(&s)).unwrap();
+    let model = OpenAiModel::new("test-model", client_cfg(&s)).unwrap();
     let err = model.chat(&request(5)).await.unwrap_err();
     let LlmError::BadReply { raw, faults, .. } = &err else { panic!("{err:?}") };
     assert!(raw.contains(r#""choices":[]"#), "{raw}");
@@ -129,7 +129,7 @@ async fn retry_after_is_honoured() {
     let cfg =
         MockConfig { fault_plan: vec![Some(MockFault::RateLimited)], retry_after_secs: 1, ..MockConfig::default() };
     let s = server(cfg).await;
-    let model = OpenAiModel::new(client_cfg(&s)).unwrap();
+    let model = OpenAiModel::new("test-model", client_cfg(&s)).unwrap();
     let started = Instant::now();
     let reply = model.chat(&request(6)).await.unwrap();
     let waited = started.elapsed();
@@ -143,11 +143,11 @@ async fn retry_after_is_honoured() {
 async fn connection_refused_is_unreachable() {
     // Bind and release a port so nothing listens there.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut cfg = HttpConfig::new("m");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = format!("http://127.0.0.1:{port}/v1");
     cfg.max_retries = 2;
     cfg.backoff_base = Duration::from_millis(1);
-    let err = OpenAiModel::new(cfg).unwrap().chat(&request(7)).await.unwrap_err();
+    let err = OpenAiModel::new("m", cfg).unwrap().chat(&request(7)).await.unwrap_err();
     let LlmError::Unreachable { faults } = &err else { panic!("{err:?}") };
     assert_eq!(faults.len(), 3);
     assert!(faults.iter().all(|f| f.kind == "connect"), "{faults:?}");
@@ -159,7 +159,7 @@ async fn wrong_key_is_not_retried_and_right_key_works() {
     let s = server(cfg).await;
     let mut c = client_cfg(&s);
     c.api_key = ApiKey::new("sk-wrong-key-456");
-    let err = OpenAiModel::new(c.clone()).unwrap().chat(&request(8)).await.unwrap_err();
+    let err = OpenAiModel::new("m", c.clone()).unwrap().chat(&request(8)).await.unwrap_err();
     let LlmError::Refused { status, message, faults, .. } = &err else { panic!("{err:?}") };
     assert_eq!(faults.len(), 1, "a 401 is not retried");
     assert_eq!(faults[0].kind, "status_401");
@@ -171,7 +171,7 @@ async fn wrong_key_is_not_retried_and_right_key_works() {
     assert!(!shown.contains("sk-wrong-key-456"), "{shown}");
     assert_eq!(s.stats().requests, 0, "a rejected key never reaches the model");
     c.api_key = ApiKey::new("sk-right-key-123");
-    assert!(OpenAiModel::new(c).unwrap().chat(&request(8)).await.is_ok());
+    assert!(OpenAiModel::new("m", c).unwrap().chat(&request(8)).await.is_ok());
     s.shutdown().await;
 }
 
@@ -192,7 +192,7 @@ async fn seeded_fault_injection_is_fully_recorded() {
         // Far above a loopback reply's few milliseconds, so only hangs time out.
         c.request_timeout = Duration::from_millis(750);
         c.max_retries = 6;
-        let model = OpenAiModel::new(c).unwrap();
+        let model = OpenAiModel::new("m", c).unwrap();
         let mut recorded: std::collections::BTreeMap<String, u64> = Default::default();
         let mut failures = 0;
         for n in 0..40 {
@@ -235,7 +235,7 @@ async fn concurrent_requests_overlap() {
     let s = server(MockConfig { latency, ..MockConfig::default() }).await;
     let mut c = client_cfg(&s);
     c.request_timeout = Duration::from_secs(10);
-    let model = Arc::new(OpenAiModel::new(c).unwrap());
+    let model = Arc::new(OpenAiModel::new("m", c).unwrap());
     let started = Instant::now();
     let handles: Vec<_> = (0..N)
         .map(|n| {
@@ -294,7 +294,7 @@ async fn url_credentials_and_keys_stay_out_of_errors_faults_and_logs() {
     let s = server(plan(&[Some(MockFault::ServerError)])).await;
     let mut cfg = client_cfg(&s);
     cfg.base_url = s.base_url().replacen("http://", &format!("http://user:{password}@"), 1) + "?api_key=" + query_key;
-    let model = OpenAiModel::new(cfg.clone()).unwrap();
+    let model = OpenAiModel::new("m", cfg.clone()).unwrap();
     let reply = model.chat(&request(1)).await.unwrap();
     assert_eq!(reply.attempts, 2, "the 500 was retried, the retry reached the endpoint");
     let mut seen = format!("{reply:?} {cfg:?} {}", model.url());
@@ -303,11 +303,11 @@ async fn url_credentials_and_keys_stay_out_of_errors_faults_and_logs() {
     // A server echoing the request (path with the query key, Authorization header) into its error.
     let (port, task) = echo_server().await;
     for key in [None, Some(api_key)] {
-        let mut cfg = HttpConfig::new("m");
+        let mut cfg = HttpConfig::new();
         cfg.base_url = format!("http://user:{password}@127.0.0.1:{port}/v1?api_key={query_key}");
         cfg.api_key = key.and_then(ApiKey::new);
         cfg.max_retries = 0;
-        let err = OpenAiModel::new(cfg).unwrap().chat(&request(2)).await.unwrap_err();
+        let err = OpenAiModel::new("m", cfg).unwrap().chat(&request(2)).await.unwrap_err();
         // A 400 is a refusal of the run's configuration (never retried).
         let LlmError::Refused { faults, .. } = &err else { panic!("{err:?}") };
         assert_eq!(faults[0].kind, "status_400");
@@ -318,10 +318,10 @@ async fn url_credentials_and_keys_stay_out_of_errors_faults_and_logs() {
     task.abort();
     // Nothing listening: the connect error.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut cfg = HttpConfig::new("m");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = format!("http://user:{password}@127.0.0.1:{closed}/v1?key={query_key}");
     cfg.max_retries = 0;
-    let err = OpenAiModel::new(cfg).unwrap().chat(&request(3)).await.unwrap_err();
+    let err = OpenAiModel::new("m", cfg).unwrap().chat(&request(3)).await.unwrap_err();
     seen.push_str(&format!("{err} {err:?}"));
     for c in [password, query_key, api_key, basic] {
         assert!(!seen.contains(c), "{c} leaked: {seen}");

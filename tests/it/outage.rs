@@ -6,7 +6,7 @@
 //! server plays them.
 
 use crate::fake_server::{Canned, CannedServer, dead_port};
-use proagent::agent::scripted_model::ScriptedModel;
+use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::mock_server::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;
@@ -153,6 +153,92 @@ async fn max_llm_failures_sets_how_many_failed_calls_an_episode_survives() {
     let out = bin().arg("replay").arg(&t).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     server.shutdown().await;
+}
+
+/// Issue 25: a model that only answers prose is not scored 0 for ever. Against a server
+/// whose every reply names no skill, `eval` records nothing, lists the episodes as failed
+/// for that reason and exits 1; a later run against a working server plays them; `play`
+/// gives no score unless the check is turned off; and a model whose replies are mostly
+/// read is scored, with its share of unread replies in the report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_that_names_no_skill_is_not_scored() {
+    let prose = || MockConfig { fault_rate: 1.0, fault_kinds: vec![MockFault::Prose], ..MockConfig::default() };
+    let server = working_server(prose()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(eval(dir.path(), &server.base_url(), 2, &[])).await;
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("played 0 of 2 episodes") && err.contains("2 failed, 0 results written"), "{err}");
+    assert!(err.contains("named no usable action, more than the 50% allowed"), "{err}");
+    assert!(err.contains("(100%)") && err.contains("--max-parse-failure-share"), "{err}");
+    assert!(err.contains("2 of them: the model's replies named no usable action"), "{err}");
+    assert!(out.stdout.is_empty(), "no report of zero episodes: {}", text(&out.stdout));
+    assert!(records(dir.path()).is_empty(), "kept out of results, means and heatmaps");
+    for e in std::fs::read_dir(dir.path().join("transcripts")).unwrap() {
+        let p = e.unwrap().path();
+        assert!(p.to_str().unwrap().ends_with(".jsonl.partial"), "{}", p.display());
+        let last: Value = serde_json::from_str(std::fs::read_to_string(&p).unwrap().lines().last().unwrap()).unwrap();
+        assert_eq!(last["data"]["failed"], true, "{last}");
+        assert_eq!(last["data"]["failed_at"], 30, "played to its end: {last}");
+    }
+    server.shutdown().await;
+
+    // A working server: the next run plays both episodes.
+    let server = working_server(MockConfig::default()).await;
+    let out = run(eval(dir.path(), &server.base_url(), 2, &[])).await;
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("already finished: 0; to play: 2"), "{err}");
+    let recs = records(dir.path());
+    assert_eq!(recs.len(), 2);
+    assert!(recs.iter().all(|r| r["parse_failures"] == 0), "{recs:?}");
+    assert!(text(&out.stdout).contains("| 0.0% |"), "{}", text(&out.stdout));
+    server.shutdown().await;
+
+    // play: no score, unless the check is off.
+    let server = working_server(prose()).await;
+    let t = dir.path().join("prose.jsonl");
+    let out = run(play(&server.base_url(), &t, &[])).await;
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        out.stdout.is_empty() && err.contains("failed, no score") && err.contains("named no usable action"),
+        "{err}"
+    );
+    let t = dir.path().join("prose-allowed.jsonl");
+    let out = run(play(&server.base_url(), &t, &["--max-parse-failure-share", "1"])).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["score"], 0, "{summary}");
+    assert!(summary["parse_failures"].as_u64() > Some(0), "{summary}");
+    let out = run(bin_args(&["play", "--max-parse-failure-share", "1.5"])).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--max-parse-failure-share"), "{}", text(&out.stderr));
+    server.shutdown().await;
+
+    // One reply in five is prose: the episodes are scored, and the report shows the share.
+    let some = MockConfig { fault_rate: 0.2, fault_kinds: vec![MockFault::Prose], ..MockConfig::default() };
+    let server = working_server(some).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(eval(dir.path(), &server.base_url(), 2, &[])).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let recs = records(dir.path());
+    let (unread, calls) = recs
+        .iter()
+        .fold((0, 0), |(u, c), r| (u + r["parse_failures"].as_u64().unwrap(), c + r["llm_calls"].as_u64().unwrap()));
+    assert!(unread > 0 && 2 * unread <= calls, "{unread} of {calls}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    let share = report["cells"][0]["parse_failure_share"].as_f64().unwrap();
+    assert!((share - unread as f64 / calls as f64).abs() < 1e-12, "{share}");
+    assert!(text(&out.stdout).contains(&format!("| {:.1}% |", 100.0 * share)), "{}", text(&out.stdout));
+    server.shutdown().await;
+}
+
+fn bin_args(args: &[&str]) -> Command {
+    let mut c = bin();
+    c.args(args);
+    c
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

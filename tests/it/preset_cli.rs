@@ -3,7 +3,7 @@
 //! scripted model and through the HTTP backend against the loopback mock server; the
 //! preset in transcript headers; exact replay of a paper-preset transcript.
 
-use proagent::agent::scripted_model::ScriptedModel;
+use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::mock_server::{MockConfig, MockServer};
 use proagent::transcript::Transcript;
 use std::process::{Command, Output};

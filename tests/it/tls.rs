@@ -20,13 +20,13 @@ async fn https_against_a_plain_tcp_server_is_a_recorded_fault() {
             }
         }
     });
-    let mut cfg = HttpConfig::new("m");
+    let mut cfg = HttpConfig::new();
     cfg.base_url = format!("https://127.0.0.1:{port}/v1");
     cfg.max_retries = 1;
     cfg.backoff_base = Duration::from_millis(1);
     cfg.connect_timeout = Duration::from_secs(2);
     cfg.request_timeout = Duration::from_secs(2);
-    let model = OpenAiModel::new(cfg).expect("an https client builds");
+    let model = OpenAiModel::new("m", cfg).expect("an https client builds");
     let request = ChatRequest::new(vec![Message::user("Scene 0: hello")], Sampling::default());
     let err = model.chat(&request).await.expect_err("no TLS server there");
     match &err {

@@ -190,6 +190,27 @@ fn v2_flags_and_specs_are_checked_before_anything_runs() {
         ),
         (&["play", "--layout", "v2:long_room", "--seat", "1"], "has 1 player"),
         (&["play", "--layout", "v2:cramped_room_v2", "--view-radius", "99"], "--view-radius"),
+        // The paper preset's knowledge library is classic Overcooked's: refused, not run as another loop.
+        (
+            &["play", "--layout", "v2:cramped_room_v2", "--preset", "paper"],
+            "--preset paper: OvercookedV2 has no knowledge library for this preset (available: default)",
+        ),
+        (
+            &[
+                "eval",
+                "--layouts",
+                "v2:two_rooms",
+                "--agents",
+                "proagent",
+                "--partners",
+                "scripted",
+                "--preset",
+                "paper",
+                "--out",
+                "/nonexistent/x",
+            ],
+            "OvercookedV2 has no knowledge library",
+        ),
     ];
     for (args, want) in cases {
         let out = bin().args(*args).output().unwrap();
@@ -395,7 +416,7 @@ async fn a_v2_episode_whose_model_fails_has_no_score() {
 }
 
 #[test]
-fn show_replays_a_v2_transcript_and_trajectory_and_the_classic_readers_name_the_v2_commands() {
+fn show_and_render_replay_a_v2_transcript_and_trajectory_through_the_generic_reader() {
     let dir = tempfile::tempdir().unwrap();
     let t = dir.path().join("t.jsonl");
     let traj = dir.path().join("traj.jsonl");
@@ -423,10 +444,47 @@ fn show_replays_a_v2_transcript_and_trajectory_and_the_classic_readers_name_the_
     let from_transcript = run_ok(&["show", "--transcript", t.to_str().unwrap()]);
     let from_trajectory = run_ok(&["show", "--trajectory", traj.to_str().unwrap()]);
     assert_eq!(from_transcript, from_trajectory);
-    assert!(from_transcript.starts_with("v2:grounded_coord_simple seed 3, t=0 (start)"), "{from_transcript}");
-    assert!(from_transcript.contains("t=59 actions="), "{from_transcript}");
+    // The classic layout of `show`: the legend, then the start with the seats beside it.
+    assert!(from_transcript.starts_with("legend: W counter"), "{from_transcript}");
+    assert!(from_transcript.contains("\nv2:grounded_coord_simple seed 3, t=0 (start)\n"), "{from_transcript}");
+    assert!(from_transcript.contains("│ P0 proagent[scripted]") && from_transcript.contains("│ P1 scripted"));
+    assert!(from_transcript.contains("recipe: ") && from_transcript.contains("t=59 actions=["), "{from_transcript}");
     let last = run_ok(&["show", "--trajectory", traj.to_str().unwrap(), "--step", "60"]);
-    assert!(last.starts_with("t=59 ") && !last.contains("t=58 "), "{last}");
+    assert!(last.contains("\nt=59 ") && !last.contains("t=58 ") && !last.contains("t=0 (start)"), "{last}");
+    // The same pictures as the viewer: SVG and PNG frames (with a player's view shaded),
+    // and an animated GIF of the whole episode.
+    let out = |n: &str| dir.path().join(n).display().to_string();
+    let o = run_ok(&["render", t.to_str().unwrap(), "--out", &out("a.svg"), "--step", "30", "--cell", "20"]);
+    assert!(o.contains("frame 30"), "{o}");
+    let svg = std::fs::read_to_string(out("a.svg")).unwrap();
+    // 8x5 cells, and two status rows: time and score, then the recipe.
+    assert!(svg.contains("width=\"160\"") && svg.contains("height=\"120\""), "{}", &svg[..200]);
+    run_ok(&["render", traj.to_str().unwrap(), "--out", &out("b.svg"), "--step", "30", "--cell", "20"]);
+    assert_eq!(svg, std::fs::read_to_string(out("b.svg")).unwrap(), "transcript and trajectory draw the same");
+    run_ok(&["render", t.to_str().unwrap(), "--out", &out("v.svg"), "--step", "30", "--cell", "20", "--view", "1"]);
+    let viewed = std::fs::read_to_string(out("v.svg")).unwrap();
+    assert!(viewed != svg && viewed.contains("opacity=\"0.45\""), "player 1's view is shaded");
+    run_ok(&["render", t.to_str().unwrap(), "--out", &out("a.png"), "--view", "0"]);
+    assert!(std::fs::read(out("a.png")).unwrap().starts_with(b"\x89PNG"));
+    let o = run_ok(&["render", traj.to_str().unwrap(), "--out", &out("a.gif"), "--cell", "16", "--fps", "12"]);
+    assert!(o.contains("61 frames (0..=60)"), "{o}");
+    assert!(std::fs::read(out("a.gif")).unwrap().starts_with(b"GIF89a"));
+    let bad = bin().args(["render", t.to_str().unwrap(), "--out", &out("x.svg"), "--view", "2"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--view 2: the episode has players 0..=1"));
+    // The generic reader: both files are the same V2 episode.
+    for f in [&t, &traj] {
+        let file = proagent::runner::files::read_episode_file(f).unwrap();
+        match &file.episodes[0] {
+            proagent::runner::files::AnyEpisode::V2(e) => {
+                assert_eq!(
+                    (e.steps.len(), e.seed, e.game.layout.name.as_str()),
+                    (60, Some(3), "grounded_coord_simple")
+                );
+            }
+            _ => panic!("{}: not read as OvercookedV2", f.display()),
+        }
+    }
     // A transcript whose rewards the re-play does not give is refused, naming the file and step.
     let text = std::fs::read_to_string(&t).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
@@ -436,13 +494,21 @@ fn show_replays_a_v2_transcript_and_trajectory_and_the_classic_readers_name_the_
     lines[k] = step.to_string();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
-    let out = bin().args(["show", "--transcript"]).arg(&bad).output().unwrap();
-    assert!(!out.status.success());
+    for cmd in [&["show", "--transcript"][..], &["render", "--out", "/dev/null/x.svg"][..]] {
+        let out = bin().args(cmd).arg(&bad).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("bad.jsonl: step t = 0 records reward 20, but the simulator gives 0"), "{err}");
+    }
+    // So is a trajectory whose recorded state the actions do not lead to.
+    let mut v: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&traj).unwrap().trim()).unwrap();
+    v["steps"][5]["state"]["agents"][0][0] = serde_json::json!(7);
+    let bad = dir.path().join("bad-traj.jsonl");
+    std::fs::write(&bad, format!("{v}\n")).unwrap();
+    let out = bin().args(["show", "--trajectory"]).arg(&bad).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("bad.jsonl") && err.contains("step 0"), "{err}");
-    // Readers of classic episodes say which commands read a V2 one.
-    let e = proagent::runner::files::read_episode_file(&traj).unwrap_err().to_string();
-    assert!(e.contains("OvercookedV2 trajectory") && e.contains("proagent show --trajectory"), "{e}");
-    let e = proagent::runner::files::read_episode_file(&t).unwrap_err().to_string();
-    assert!(e.contains("OvercookedV2 transcript") && e.contains("proagent replay"), "{e}");
+    assert!(
+        err.contains("bad-traj.jsonl: line 1: step 5: the recorded state is not the one the actions lead to"),
+        "{err}"
+    );
 }

@@ -2,10 +2,13 @@
 //! DevTools protocol (a websocket on loopback). It opens a committed transcript, steps
 //! through it with the keyboard, reads the model's analysis shown at step 12, takes a
 //! screenshot and checks it is not blank, then plays a short turn-based game with key
-//! presses and checks the saved trajectory with `proagent verify-trace`.
+//! presses and checks the saved trajectory with `proagent verify-trace`. Then the same for
+//! OvercookedV2: a V2 transcript (played with a view radius) rendered and stepped, the
+//! recipe read beside the board, one player's view shaded, and a few V2 moves by keyboard.
 //!
 //! Needs Debian's `chromium` (or `PROAGENT_CHROMIUM=/path/to/chrome`); without it the test
-//! says so and skips. `PROAGENT_VIEWER_SCREENSHOT=FILE` keeps the screenshot.
+//! says so and skips. `PROAGENT_VIEWER_SCREENSHOT=FILE` keeps the screenshot,
+//! `PROAGENT_VIEWER_SCREENSHOT_V2=FILE` the V2 one.
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
@@ -178,11 +181,23 @@ fn viewer_and_human_play_in_headless_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let games = tmp.path().join("games");
     let mut procs = Killer(Vec::new());
+    // A V2 episode played with a view radius, for the viewer.
+    let v2_dir = tmp.path().join("v2");
+    std::fs::create_dir_all(&v2_dir).unwrap();
+    let v2_transcript = v2_dir.join("v2-grounded.jsonl");
+    let out = crate::support::bin()
+        .args(["play", "--layout", "v2:grounded_coord_simple", "--agent", "proagent", "--partner", "scripted"])
+        .args(["--view-radius", "2", "--horizon", "40", "--seed", "1", "--transcript"])
+        .arg(&v2_transcript)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let mut server = crate::support::bin()
         .args(["serve", "--addr", "127.0.0.1:0", "--games-dir"])
         .arg(&games)
         .arg("transcripts/committed")
+        .arg(&v2_dir)
         .current_dir(repo)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -298,5 +313,137 @@ fn viewer_and_human_play_in_headless_chromium() {
     let t: Value = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
     assert_eq!(t["steps"][0]["actions"][0], "W");
     assert_eq!(t["steps"][2]["actions"][0], "I");
+
+    // OvercookedV2 in the viewer: the page reloads on the V2 transcript.
+    let v2_path = v2_transcript.display().to_string();
+    cdp.call("Page.navigate", json!({"url": format!("{base}?v2#open={v2_path}")}));
+    cdp.wait(
+        "document.getElementById('frame-label').textContent.startsWith('t = 0 / 40')",
+        "the V2 transcript to open",
+    );
+    cdp.wait("document.querySelector('#board svg') !== null", "the V2 board");
+    let title = cdp.eval("document.getElementById('episode-title').textContent").as_str().unwrap().to_string();
+    assert!(title.contains("v2:grounded_coord_simple") && title.contains("proagent[scripted] (P0)"), "{title}");
+    for _ in 0..5 {
+        cdp.key("ArrowRight", "ArrowRight", 39);
+    }
+    cdp.wait("document.getElementById('frame-label').textContent.startsWith('t = 5 / 40')", "V2 step 5");
+    let caption = cdp.eval("document.getElementById('caption').textContent").as_str().unwrap().to_string();
+    assert!(caption.starts_with("recipe: "), "{caption}");
+    let panel = cdp.eval("document.getElementById('step-panel').innerText").as_str().unwrap().to_string();
+    assert!(panel.contains("Step t = 5") && panel.contains("P1"), "{panel}");
+    // Player 0's view, shaded (the episode was played with a view radius).
+    assert_eq!(cdp.eval("document.getElementById('view-label').classList.contains('hidden')"), false);
+    cdp.eval("(() => { const v = document.getElementById('view-of'); v.value = '0'; v.onchange(); return true; })()");
+    cdp.wait("document.querySelector('#board svg') !== null && document.getElementById('board').innerHTML.includes('opacity')", "the shaded view");
+    std::thread::sleep(Duration::from_millis(200));
+    let shot = cdp.call("Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64_decode(shot["data"].as_str().unwrap());
+    let (busy, colours, _) = picture_stats(&png);
+    assert!(busy > 0.05 && colours > 50, "the V2 screenshot looks blank: {busy:.3} non-background, {colours} colours");
+    if let Some(p) = std::env::var_os("PROAGENT_VIEWER_SCREENSHOT_V2") {
+        std::fs::write(&p, &png).unwrap();
+    }
+
+    // A few V2 moves by keyboard: turn-based, against the scripted cook.
+    cdp.eval("document.getElementById('tab-play').click()");
+    cdp.wait("document.getElementById('pf-layout').options.length > 0", "the game options");
+    cdp.eval(
+        "(() => { const g = (i) => document.getElementById(i); g('pf-layout').value = 'v2:cramped_room_v2'; \
+         g('pf-layout').dispatchEvent(new Event('change')); g('pf-partner').value = 'scripted'; \
+         g('pf-horizon').value = '5'; g('pf-turn').checked = true; g('pf-radius').value = '2'; \
+         g('play-start').click(); return true; })()",
+    );
+    cdp.wait("document.getElementById('play-status').textContent.startsWith('Playing')", "the V2 game to start");
+    let status = cdp.eval("document.getElementById('play-status').textContent").as_str().unwrap().to_string();
+    assert!(status.contains("v2:cramped_room_v2") && status.contains("with scripted"), "{status}");
+    let keys = [
+        ("ArrowDown", "ArrowDown", 40),
+        ("ArrowLeft", "ArrowLeft", 37),
+        (" ", "Space", 32),
+        ("ArrowUp", "ArrowUp", 38),
+        (" ", "Space", 32),
+    ];
+    for (k, (key, code, vk)) in keys.iter().enumerate() {
+        cdp.key(key, code, *vk);
+        cdp.wait(
+            &format!("document.getElementById('play-status').textContent.includes('t = {} / 5')", k + 1),
+            "a V2 step",
+        );
+    }
+    cdp.wait("document.getElementById('play-status').textContent.startsWith('Game over')", "the end of the V2 game");
+    let traj =
+        cdp.wait("(document.querySelector('#play-files .saved-trajectory') || {}).textContent", "the saved V2 files");
+    let traj = traj.as_str().unwrap();
+    let out = crate::support::bin().args(["show", "--trajectory", traj, "--step", "5"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("t=4 actions=[I, "), "the last move was the human's");
+    let t: Value = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
+    let mine: Vec<&str> = t["steps"].as_array().unwrap().iter().map(|s| s["actions"][0].as_str().unwrap()).collect();
+    assert_eq!(mine, ["S", "W", "I", "N", "I"]);
+    assert_eq!(t["settings"]["view_radius"], 2);
+
+    // A page of another origin (another port on loopback) tries to use the server: a
+    // "simple" text/plain POST that starts a game, a JSON POST, reading the file list and
+    // the page (for its token), and an image of a device file. None may get through.
+    let saved_before = std::fs::read_dir(&games).map_or(0, |d| d.count());
+    let attacker = attacker_page(&base);
+    cdp.call("Page.navigate", json!({"url": attacker}));
+    let results = cdp.wait("window.attackDone && JSON.stringify(window.attack)", "the other page's attempts");
+    let results: Value = serde_json::from_str(results.as_str().unwrap()).unwrap();
+    assert_eq!(results["json_post"], "blocked", "{results}");
+    assert_eq!(results["files"], "blocked", "{results}");
+    assert_eq!(results["page"], "blocked", "{results}");
+    assert_eq!(results["image"], "blocked", "{results}");
+    // The no-cors POST is sent but answered 403 (its answer is opaque to the page): no game.
+    std::thread::sleep(Duration::from_millis(800));
+    let saved_after = std::fs::read_dir(&games).map_or(0, |d| d.count());
+    assert_eq!(saved_before, saved_after, "a page of another origin started a game: {results}");
     eprintln!("web_browser: viewer and game checked in Chromium in {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// Serves, on another loopback port (another origin), a page that tries to use the
+/// proagent server at `base`; returns its URL. The page records each attempt's outcome in
+/// `window.attack` and sets `window.attackDone`.
+fn attacker_page(base: &str) -> String {
+    let base = base.trim_end_matches('/');
+    let game = r#"{"layout":"cramped_room","partner":"greedy","horizon":2,"step_ms":30}"#;
+    let html = format!(
+        r#"<!doctype html><html><body><script>
+window.attack = {{}};
+const B = "{base}";
+const game = '{game}';
+async function attempt(name, f) {{
+  try {{ const r = await f(); window.attack[name] = r; }} catch (e) {{ window.attack[name] = "blocked"; }}
+}}
+(async () => {{
+  await attempt("simple_post", async () => {{ const r = await fetch(B + "/api/play", {{ method: "POST", mode: "no-cors", headers: {{ "content-type": "text/plain" }}, body: game }}); return r.type; }});
+  await attempt("json_post", async () => {{ const r = await fetch(B + "/api/play", {{ method: "POST", headers: {{ "content-type": "application/json" }}, body: game }}); return "status " + r.status; }});
+  await attempt("files", async () => {{ const r = await fetch(B + "/api/files"); return await r.text(); }});
+  await attempt("page", async () => {{ const r = await fetch(B + "/"); return await r.text(); }});
+  await new Promise((done) => {{
+    const img = new Image();
+    img.onload = () => {{ window.attack.image = "loaded"; done(); }};
+    img.onerror = () => {{ window.attack.image = "blocked"; done(); }};
+    img.src = B + "/api/episode?path=/dev/zero";
+  }});
+  window.attackDone = true;
+}})();
+</script></body></html>"#
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut buf);
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{html}",
+                html.len()
+            );
+            let _ = std::io::Write::write_all(&mut stream, answer.as_bytes());
+        }
+    });
+    format!("http://127.0.0.1:{port}/")
 }

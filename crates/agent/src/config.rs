@@ -1,19 +1,19 @@
 //! One configuration for a ProAgent seat. [`AgentSettings`] (the switches) and
-//! [`ModelSettings`] (which model, how it samples, how it is reached) are plain
+//! [`ModelSpec`] (which model, how it samples, how it is reached) are plain
 //! serde records: the CLI fills them, the transcript header stores them as they
 //! are, `proagent replay` reads them back, and the eval key hashes them
 //! ([`fingerprint`]). [`ProAgentConfig`] adds what cannot be written down (the
 //! model object, the loaded prompts, the exchange sink).
 
-use super::align::AlignStyle;
 use super::belief::BeliefMode;
+use super::grounding::overcooked::align::AlignStyle;
 use super::log::ExchangeSink;
 use super::planner::PromptLevel;
 use super::preset::Preset;
 use super::prompts::PromptLibrary;
 use super::verificator::VerificatorMode;
-use proagent_core::limits::{MAX_MEMORY_K, MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
-use proagent_llm::{LanguageModel, Sampling, sha256_hex};
+use proagent_core::limits::{MAX_MEMORY_K, RangeError, check_int};
+use proagent_llm::{LanguageModel, ModelSpec, Sampling, sha256_hex};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -102,93 +102,13 @@ impl AgentSettings {
     }
 }
 
-/// Which model a seat talks to and how: the name, the sampling, and for a served
-/// model its address, time-outs and retries (never the key).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ModelSettings {
-    /// `scripted`, `replay:FILE` or a served model's name.
-    pub model: String,
-    /// Sampling temperature.
-    pub temperature: f32,
-    /// Nucleus sampling.
-    pub top_p: f32,
-    /// Maximum tokens per reply.
-    pub max_tokens: u32,
-    /// Base URL of a served model, without any password.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base_url: Option<String>,
-    /// Seconds allowed to open a connection (served models).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connect_timeout_s: Option<f64>,
-    /// Seconds allowed for one request attempt (served models).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_timeout_s: Option<f64>,
-    /// Retries after a failed attempt (served models).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retries: Option<u32>,
-    /// First retry backoff in milliseconds (served models).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backoff_ms: Option<u64>,
-    /// Longest backoff in milliseconds (served models).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backoff_max_ms: Option<u64>,
-}
-
-impl ModelSettings {
-    /// A model with the paper's sampling (temperature 0, top_p 1, 256 tokens).
-    pub fn new(model: impl Into<String>) -> Self {
-        let s = Sampling::default();
-        ModelSettings {
-            model: model.into(),
-            temperature: s.temperature,
-            top_p: s.top_p,
-            max_tokens: s.max_tokens,
-            base_url: None,
-            connect_timeout_s: None,
-            request_timeout_s: None,
-            retries: None,
-            backoff_ms: None,
-            backoff_max_ms: None,
-        }
-    }
-
-    /// Checks the numbers against their limits (sampling ranges, [`MAX_TOKENS`],
-    /// time-outs up to a day, [`MAX_RETRIES`], backoffs up to [`MAX_MILLIS`]); the
-    /// error names the field.
-    pub fn check(&self) -> Result<(), RangeError> {
-        check_float("temperature", f64::from(self.temperature), 0.0, 2.0, false)?;
-        check_float("top_p", f64::from(self.top_p), 0.0, 1.0, true)?;
-        check_int("max_tokens", self.max_tokens, 1, MAX_TOKENS)?;
-        for (field, v) in [("connect_timeout_s", self.connect_timeout_s), ("request_timeout_s", self.request_timeout_s)]
-        {
-            if let Some(v) = v {
-                check_float(field, v, 0.0, 86_400.0, true)?;
-            }
-        }
-        if let Some(r) = self.retries {
-            check_int("retries", r, 0, MAX_RETRIES)?;
-        }
-        for (field, v) in [("backoff_ms", self.backoff_ms), ("backoff_max_ms", self.backoff_max_ms)] {
-            if let Some(v) = v {
-                check_int(field, v, 0, MAX_MILLIS)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The sampling settings of every request.
-    pub fn sampling(&self) -> Sampling {
-        Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() }
-    }
-}
-
 /// sha256 of everything that makes a ProAgent seat behave differently: the model
 /// name and sampling, the switches (the preset among them), and the text of every
 /// prompt template of the preset's folder.
 /// The model's address and time-outs are left out (the same model behind another
 /// URL plays the same episodes), and so is the prompts directory's path (its
 /// templates' text counts instead).
-pub fn fingerprint(settings: &AgentSettings, model: &ModelSettings, prompts: &PromptLibrary) -> String {
+pub fn fingerprint(settings: &AgentSettings, model: &ModelSpec, prompts: &PromptLibrary) -> String {
     let mut settings = settings.clone();
     settings.prompts = None;
     let v = serde_json::json!({
@@ -197,7 +117,7 @@ pub fn fingerprint(settings: &AgentSettings, model: &ModelSettings, prompts: &Pr
         "top_p": model.top_p,
         "max_tokens": model.max_tokens,
         "settings": settings,
-        "prompts": prompts.hashes_under(settings.preset.template_dir()),
+        "prompts": prompts.hashes_for(settings.preset),
     });
     sha256_hex(v.to_string().as_bytes())
 }
@@ -265,7 +185,7 @@ fn number<T: std::str::FromStr>(
 /// `settings`. Values are range-checked as the matching command-line flags are.
 pub fn apply_option(
     settings: &mut AgentSettings,
-    model: &mut ModelSettings,
+    model: &mut ModelSpec,
     key: &str,
     value: &str,
 ) -> Result<(), OptionError> {
@@ -316,9 +236,9 @@ fn word<T: Serialize>(v: &T) -> String {
 
 /// Every option of a seat that differs from the defaults, as `(key, value)` in
 /// [`SEAT_OPTIONS`] order (the model is always listed first).
-pub fn options(settings: &AgentSettings, model: &ModelSettings) -> Vec<(&'static str, String)> {
+pub fn options(settings: &AgentSettings, model: &ModelSpec) -> Vec<(&'static str, String)> {
     let d = AgentSettings::default();
-    let m = ModelSettings::new("");
+    let m = ModelSpec::new("");
     let mut out = vec![("model", model.model.trim().to_string())];
     let mut put = |key: &'static str, differs: bool, value: String| {
         if differs {
@@ -353,7 +273,7 @@ pub fn options(settings: &AgentSettings, model: &ModelSettings) -> Vec<(&'static
 ///
 /// A named preset is meant to go in as one more `key=value` after the model, with
 /// the options then listed against the preset's values instead of the defaults.
-pub fn label(settings: &AgentSettings, model: &ModelSettings) -> String {
+pub fn label(settings: &AgentSettings, model: &ModelSpec) -> String {
     let parts: Vec<String> =
         options(settings, model).into_iter().map(|(k, v)| if k == "model" { v } else { format!("{k}={v}") }).collect();
     format!("proagent[{}]", parts.join(","))
@@ -407,9 +327,10 @@ impl ProAgentConfig {
         self
     }
 
-    /// sha256 of each template of the preset's folder, for transcript headers.
+    /// sha256 of each template of the preset's folder on the library's game, for
+    /// transcript headers.
     pub fn prompt_hashes(&self) -> std::collections::BTreeMap<String, String> {
-        self.prompts.hashes_under(self.settings.preset.template_dir())
+        self.prompts.hashes_for(self.settings.preset)
     }
 }
 
@@ -435,15 +356,15 @@ mod tests {
             paper.to_string(),
             r#"{"align":"proagent","analysis":true,"belief":"off","intention":false,"max_replans":4,"memory_k":1,"preset":"paper","prompts":null,"verificator":"llm","wait_interrupt":false}"#
         );
-        let m = serde_json::to_value(ModelSettings::new("scripted")).unwrap();
+        let m = serde_json::to_value(ModelSpec::new("scripted")).unwrap();
         assert_eq!(m.to_string(), r#"{"max_tokens":256,"model":"scripted","temperature":0.0,"top_p":1.0}"#);
     }
 
     #[test]
     fn labels_name_the_model_and_every_changed_option_and_parse_back() {
         let s = AgentSettings::default();
-        assert_eq!(label(&s, &ModelSettings::new("gpt-4o")), "proagent[gpt-4o]");
-        let (mut s2, mut m2) = (s.clone(), ModelSettings::new("x"));
+        assert_eq!(label(&s, &ModelSpec::new("gpt-4o")), "proagent[gpt-4o]");
+        let (mut s2, mut m2) = (s.clone(), ModelSpec::new("x"));
         for (k, v) in [
             ("model", "llama3.1:8b"),
             ("memory_k", "3"),
@@ -460,7 +381,7 @@ mod tests {
             "proagent[llama3.1:8b,temperature=0.7,memory_k=3,verificator=rules,analysis=false,align=coordination]"
         );
         // The label's options rebuild the same settings from the defaults.
-        let (mut s3, mut m3) = (AgentSettings::default(), ModelSettings::new("?"));
+        let (mut s3, mut m3) = (AgentSettings::default(), ModelSpec::new("?"));
         let inner = &l["proagent[".len()..l.len() - 1];
         for (i, part) in inner.split(',').enumerate() {
             let (k, v) = part.split_once('=').unwrap_or(("model", part));
@@ -472,7 +393,7 @@ mod tests {
 
     #[test]
     fn options_are_range_checked_and_named() {
-        let (mut s, mut m) = (AgentSettings::default(), ModelSettings::new("x"));
+        let (mut s, mut m) = (AgentSettings::default(), ModelSpec::new("x"));
         for (k, v, needle) in [
             ("memory_k", "-1", "memory_k=\"-1\""),
             ("max_replans", "99", "[0, 20]"),
@@ -487,14 +408,14 @@ mod tests {
             let e = apply_option(&mut s, &mut m, k, v).unwrap_err().to_string();
             assert!(e.contains(needle), "{k}={v}: {e}");
         }
-        assert_eq!((s, m), (AgentSettings::default(), ModelSettings::new("x")), "a refused option changes nothing");
+        assert_eq!((s, m), (AgentSettings::default(), ModelSpec::new("x")), "a refused option changes nothing");
     }
 
     #[test]
     fn fingerprint_follows_behaviour_not_addresses() {
         let lib = PromptLibrary::embedded();
         let s = AgentSettings::default();
-        let m = ModelSettings::new("gpt-4o");
+        let m = ModelSpec::new("gpt-4o");
         let base = fingerprint(&s, &m, &lib);
         let mut elsewhere = m.clone();
         elsewhere.base_url = Some("http://other:8000/v1".into());
@@ -502,7 +423,7 @@ mod tests {
         let mut k3 = s.clone();
         k3.memory_k = 3;
         assert_ne!(fingerprint(&k3, &m, &lib), base);
-        assert_ne!(fingerprint(&s, &ModelSettings::new("llama3.1:8b"), &lib), base);
+        assert_ne!(fingerprint(&s, &ModelSpec::new("llama3.1:8b"), &lib), base);
         // The preset is part of it, even with every shared switch equal.
         let mut paper = s.clone();
         paper.preset = Preset::Paper;

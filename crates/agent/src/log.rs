@@ -67,6 +67,7 @@ impl AgentMetrics {
         proagent_core::LlmUsage {
             calls: self.llm_calls.into(),
             failures: self.llm_failures.into(),
+            parse_failures: self.parse_failures.saturating_sub(self.parse_failures_verificator).into(),
             prompt_tokens: self.prompt_tokens,
             completion_tokens: self.completion_tokens,
             wait_us: u64::try_from(wait.as_micros()).unwrap_or(u64::MAX),

@@ -3,9 +3,9 @@
 //!
 //! An entry is one planning decision: the scene it was made in, the analysis,
 //! the predicted intention of the teammate and — once known — what the teammate
-//! really did (the corrected belief), the skill chosen, and how it ended.
+//! really did (the corrected belief), the skill chosen, and how it ended. Entries hold
+//! the game's own skills (`S`, a grounding's [`crate::grounding::Grounding::Skill`]).
 
-use proagent_overcooked::skills::Skill;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -46,7 +46,7 @@ impl EntryOutcome {
 
 /// One planning decision.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemoryEntry {
+pub struct MemoryEntry<S> {
     /// The timestep the decision was made at.
     pub t: u32,
     /// The scene text the planner saw for this decision.
@@ -54,36 +54,36 @@ pub struct MemoryEntry {
     /// The reply's "Analysis" section, whitespace-collapsed; `None` when absent or not asked for.
     pub analysis: Option<String>,
     /// The teammate skill the planner predicted.
-    pub predicted: Option<Skill>,
+    pub predicted: Option<S>,
     /// What the teammate really did next (set by belief correction).
-    pub real: Option<Skill>,
+    pub real: Option<S>,
     /// The timestep `real` was observed at.
     pub real_t: Option<u32>,
     /// The skill the agent committed to (`wait(1)` for a fallback).
-    pub skill: Skill,
+    pub skill: S,
     /// How the skill ended (`Running` until it does).
     pub outcome: EntryOutcome,
 }
 
 /// Persistent knowledge plus a bounded trajectory FIFO.
-#[derive(Clone, Debug, Default)]
-pub struct Memory {
+#[derive(Clone, Debug)]
+pub struct Memory<S> {
     /// The rendered knowledge library (the planner's system message).
     pub knowledge: String,
     capacity: usize,
-    entries: VecDeque<MemoryEntry>,
+    entries: VecDeque<MemoryEntry<S>>,
 }
 
-impl Memory {
+impl<S: Copy + PartialEq> Memory<S> {
     /// Empty trajectory memory holding at most `capacity` entries (at least 1).
-    pub fn new(knowledge: String, capacity: usize) -> Memory {
+    pub fn new(knowledge: String, capacity: usize) -> Memory<S> {
         let capacity = capacity.max(1);
         // The capacity is a bound, not a size to reserve: entries arrive one per plan.
         Memory { knowledge, capacity, entries: VecDeque::with_capacity(capacity.min(64)) }
     }
 
     /// Adds an entry, dropping the oldest when full.
-    pub fn push(&mut self, e: MemoryEntry) {
+    pub fn push(&mut self, e: MemoryEntry<S>) {
         if self.entries.len() == self.capacity {
             self.entries.pop_front();
         }
@@ -91,12 +91,12 @@ impl Memory {
     }
 
     /// The `k` most recent entries, oldest first.
-    pub fn recent(&self, k: usize) -> impl Iterator<Item = &MemoryEntry> {
+    pub fn recent(&self, k: usize) -> impl Iterator<Item = &MemoryEntry<S>> {
         self.entries.iter().skip(self.entries.len().saturating_sub(k))
     }
 
     /// The newest entry, where the agent records how the running skill ended.
-    pub fn last_mut(&mut self) -> Option<&mut MemoryEntry> {
+    pub fn last_mut(&mut self) -> Option<&mut MemoryEntry<S>> {
         self.entries.back_mut()
     }
 
@@ -112,7 +112,7 @@ impl Memory {
 
     /// Belief correction: the entry whose prediction (made at `t` of `predicted`) was just
     /// scored learns what the teammate really did. Returns whether such an entry was found.
-    pub fn correct_belief(&mut self, t: u32, predicted: Skill, real: Skill, real_t: u32) -> bool {
+    pub fn correct_belief(&mut self, t: u32, predicted: S, real: S, real_t: u32) -> bool {
         match self.entries.iter_mut().find(|e| e.t == t && e.predicted == Some(predicted) && e.real.is_none()) {
             Some(e) => {
                 e.real = Some(real);
@@ -132,8 +132,9 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proagent_overcooked::skills::Skill;
 
-    fn entry(t: u32, predicted: Option<Skill>) -> MemoryEntry {
+    fn entry(t: u32, predicted: Option<Skill>) -> MemoryEntry<Skill> {
         MemoryEntry {
             t,
             scene: format!("Scene {t}"),

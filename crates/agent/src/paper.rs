@@ -1,19 +1,22 @@
-//! The pieces of the paper preset's loop that are not the step itself: its dialogue
-//! history, its messages (from the `paper/` templates) and how it reads a plan.
+//! The pieces of the paper preset's loop that are not the step itself
+//! ([`crate::ProAgent`]'s `step_paper`): its dialogue history, its messages (from the
+//! grounding's paper-preset templates, `prompts/paper/` on classic Overcooked) and how it
+//! reads a plan.
 //!
 //! Guarantees: the history holds only what the published agent keeps (scene + reply
 //! when the reply does not mention "wait", the chosen skill unless it is a wait,
 //! "completed" notes for finished skills, failure explanations) and hands out the
 //! last K messages; [`read_plan`] always yields a skill — an unreadable reply or a
 //! bare `wait` becomes `wait(1)` — and applies the layout's minimum wait. The reply
-//! parser itself is [`planner::parse_reply`], called unchanged.
+//! reader itself is the grounding's ([`crate::grounding::Grounding::read_reply`]),
+//! called unchanged.
 
 use crate::belief::{BeliefMode, BeliefTracker};
+use crate::grounding::{AgentSkill, ReplyRead};
 use crate::planner::{self, PlanReply};
 use crate::prompts::{PromptError, PromptLibrary};
 use minijinja::{Value, context};
 use proagent_llm::Message;
-use proagent_overcooked::skills::Skill;
 use std::collections::VecDeque;
 
 /// The planner's dialogue history: a bounded list of chat messages, newest last.
@@ -59,28 +62,33 @@ pub fn mentions_wait(reply: &str) -> bool {
     reply.contains("wait")
 }
 
-/// The planner's user message: the belief block (empty when off), the scene, and on a
-/// re-plan the request to plan again.
+/// The planner's user message (`<dir>/scene.j2`): the belief block (empty when off), the
+/// scene, and on a re-plan the request to plan again.
 pub fn scene_message(
     lib: &PromptLibrary,
+    dir: &str,
     me: usize,
     belief: &str,
     scene: &str,
     replan: bool,
     analysis: bool,
 ) -> Result<String, PromptError> {
-    lib.render("paper/scene.j2", &context! { me, belief, scene, replan, analysis })
+    lib.render(&format!("{dir}/scene.j2"), &context! { me, belief, scene, replan, analysis })
 }
 
 /// The published agent revises beliefs only at the intention-asking prompt level: with
 /// `intention` on and `mode` not off, what the teammate really did after each kept
-/// prediction; else the empty string.
-pub fn belief_message(
+/// prediction (`<dir>/belief.j2`); else the empty string. `text` writes a skill.
+#[allow(clippy::too_many_arguments)]
+pub fn belief_message<S: AgentSkill>(
     lib: &PromptLibrary,
+    dir: &str,
     mode: BeliefMode,
     intention: bool,
-    tracker: &BeliefTracker,
+    tracker: &BeliefTracker<S>,
     me: usize,
+    mate: Option<usize>,
+    text: &dyn Fn(S) -> String,
 ) -> Result<String, PromptError> {
     if !intention || mode == BeliefMode::Off || tracker.resolved.is_empty() {
         return Ok(String::new());
@@ -90,28 +98,37 @@ pub fn belief_message(
         .iter()
         .map(|r| {
             context! {
-                t => r.t, predicted => r.predicted.to_string(), real => r.real.to_string(),
+                t => r.t, predicted => text(r.predicted), real => text(r.real),
                 real_t => r.real_t, correct => r.correct,
             }
         })
         .collect();
     let mode = if mode == BeliefMode::Replace { "replace" } else { "annotate" };
-    lib.render("paper/belief.j2", &context! { me, mate => 1 - me, mode, records })
+    lib.render(&format!("{dir}/belief.j2"), &context! { me, mate, mode, records })
 }
 
-/// The history note recorded when a skill other than a wait has been carried out.
-pub fn success_message(lib: &PromptLibrary, me: usize, skill: Skill) -> Result<String, PromptError> {
-    lib.render("paper/success.j2", &context! { me, skill => skill.to_string() })
+/// The history note recorded when a skill other than a wait has been carried out
+/// (`<dir>/success.j2`; `skill` as prompts write it).
+pub fn success_message(lib: &PromptLibrary, dir: &str, me: usize, skill: &str) -> Result<String, PromptError> {
+    lib.render(&format!("{dir}/success.j2"), &context! { me, skill })
 }
 
-/// The explainer's system message (preconditions of every skill, the layout's explainer notes).
-pub fn explainer_system(lib: &PromptLibrary, knowledge: &Value) -> Result<String, PromptError> {
-    lib.render("paper/explain_system.j2", knowledge)
+/// The explainer's system message (`<dir>/explain_system.j2`: preconditions of every
+/// skill, the layout's explainer notes).
+pub fn explainer_system(lib: &PromptLibrary, dir: &str, knowledge: &Value) -> Result<String, PromptError> {
+    lib.render(&format!("{dir}/explain_system.j2"), knowledge)
 }
 
-/// The explainer's user message: the current scene and the skill that failed.
-pub fn explain_message(lib: &PromptLibrary, me: usize, scene: &str, skill: Skill) -> Result<String, PromptError> {
-    lib.render("paper/explain.j2", &context! { me, scene, skill => skill.to_string() })
+/// The explainer's user message (`<dir>/explain.j2`): the current scene and the skill that
+/// failed.
+pub fn explain_message(
+    lib: &PromptLibrary,
+    dir: &str,
+    me: usize,
+    scene: &str,
+    skill: &str,
+) -> Result<String, PromptError> {
+    lib.render(&format!("{dir}/explain.j2"), &context! { me, scene, skill })
 }
 
 /// Where a paper-preset plan came from.
@@ -128,29 +145,35 @@ pub enum PlanSource {
 
 /// A plan read the paper preset's way.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ReadPlan {
+pub struct ReadPlan<S> {
     /// The skill to validate and run (a wait already raised to the layout's minimum).
-    pub skill: Skill,
+    pub skill: S,
     /// The parsed reply, when the parser read one.
-    pub reply: Option<PlanReply>,
+    pub reply: Option<PlanReply<S>>,
     /// Parsed, bare wait or unreadable.
     pub source: PlanSource,
 }
 
-/// Reads the plan for player `me` from a raw reply; never fails. Waits last at least
-/// `min_wait` steps (3 on forced_coordination in the paper preset), which also applies to
-/// the `wait(1)` of a bare or unreadable reply, as in the published agent.
-pub fn read_plan(raw: &str, me: usize, min_wait: u8) -> ReadPlan {
-    let (skill, reply, source) = match planner::parse_reply(raw, me) {
+/// Reads the plan for player `me` from a raw reply with the grounding's reader `read`;
+/// never fails. Waits last at least `min_wait` steps (3 on forced_coordination in the
+/// paper preset), which also applies to the `wait(1)` of a bare or unreadable reply, as
+/// in the published agent.
+pub fn read_plan<S: AgentSkill>(
+    raw: &str,
+    me: usize,
+    min_wait: u8,
+    read: impl FnOnce(&str) -> ReplyRead<S>,
+) -> ReadPlan<S> {
+    let (skill, reply, source) = match read(raw) {
         Ok(r) => (r.plan, Some(r), PlanSource::Parsed),
-        Err(e) => match wait_without_number(raw, me) {
-            Some(n) => (Skill::Wait(n), None, PlanSource::BareWait),
-            None => (Skill::Wait(1), None, PlanSource::Unreadable(e.reason)),
+        Err(reason) => match wait_without_number(raw, me) {
+            Some(n) => (S::wait(n), None, PlanSource::BareWait),
+            None => (S::wait(1), None, PlanSource::Unreadable(reason)),
         },
     };
-    let skill = match skill {
-        Skill::Wait(n) => Skill::Wait(n.max(min_wait)),
-        s => s,
+    let skill = match skill.wait_steps() {
+        Some(n) => S::wait(n.max(min_wait)),
+        None => skill,
     };
     // The parsed reply names the skill actually taken (after the minimum wait).
     let reply = reply.map(|r| PlanReply { plan: skill, ..r });
@@ -188,6 +211,12 @@ fn wait_without_number(raw: &str, me: usize) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proagent_overcooked::skills::Skill;
+
+    /// Reads with the classic reader.
+    fn read_plan(raw: &str, me: usize, min_wait: u8) -> ReadPlan<Skill> {
+        super::read_plan(raw, me, min_wait, |r| planner::parse_reply(r, me).map_err(|e| e.reason))
+    }
 
     #[test]
     fn bare_and_unreadable_replies_wait() {

@@ -68,12 +68,11 @@
 //! that keeps the raw text; it is never turned into a wait here, and never a
 //! guess from a skill merely mentioned in the analysis.
 
-use crate::align::SceneInfo;
 use crate::belief::{BeliefMode, BeliefTracker};
 use crate::memory::Memory;
 use crate::prompts::{PromptError, PromptLibrary};
+use crate::skill::AgentSkill;
 use minijinja::{Value, context};
-use proagent_overcooked::env::Layout;
 use proagent_overcooked::skills::parser::Subject;
 use proagent_overcooked::skills::{Skill, SkillParseError};
 use serde::{Deserialize, Serialize};
@@ -99,59 +98,22 @@ impl PromptLevel {
     }
 }
 
-/// The knowledge library's variables for one layout and seat; the per-layout parts
-/// (task, rules, strategy, demos, explainer notes) resolve in the template folder `dir`.
+/// The belief block from template folder `dir` (empty when belief correction is off or the
+/// folder has no `belief.j2`): the K most recent scored predictions and the teammate's
+/// last observed skill. `text` writes a skill as prompts do.
 #[allow(clippy::too_many_arguments)]
-pub fn knowledge_context(
+pub fn belief_block<S: AgentSkill>(
     lib: &PromptLibrary,
     dir: &str,
-    layout: &Layout,
-    info: &SceneInfo,
-    me: usize,
-    horizon: u32,
-    level: PromptLevel,
-    wait_interrupt: bool,
-) -> Value {
-    let mate = 1 - me;
-    let (my_can, my_cannot) = crate::align::reach_lines(info, me);
-    let (mate_can, mate_cannot) = crate::align::reach_lines(info, mate);
-    let rules = &layout.rules;
-    let recipe = proagent_overcooked::env::Ingredient::Onion;
-    let full = vec![recipe; rules.num_items];
-    context! {
-        me, mate,
-        layout => layout.name.clone(),
-        task_template => lib.resolve_in(dir, "task", &layout.name, me),
-        rules_template => lib.resolve_in(dir, "rules", &layout.name, me),
-        demos_template => lib.resolve_in(dir, "demos", &layout.name, me),
-        strategy_template => lib.resolve_in(dir, "strategy", &layout.name, me),
-        explainer_template => lib.resolve_in(dir, "explainer", &layout.name, me),
-        my_can, my_cannot, mate_can, mate_cannot,
-        num_items => rules.num_items,
-        num_pots => layout.pots.len(),
-        cook_time => rules.cook_time_for(&full),
-        soup_value => rules.recipe_value(rules.num_items, 0),
-        horizon,
-        analysis => level.analysis,
-        intention => level.intention,
-        wait_interrupt,
-    }
-}
-
-/// The planner's system message (the persistent knowledge) from folder `dir`.
-pub fn system_message(lib: &PromptLibrary, dir: &str, knowledge: &Value) -> Result<String, PromptError> {
-    lib.render(&format!("{dir}/system.j2"), knowledge)
-}
-
-/// The belief block: recent scored predictions and the teammate's last observed skill.
-pub fn belief_block(
-    lib: &PromptLibrary,
     mode: BeliefMode,
-    tracker: &BeliefTracker,
+    tracker: &BeliefTracker<S>,
     me: usize,
+    mate: Option<usize>,
     k: usize,
+    text: &dyn Fn(S) -> String,
 ) -> Result<String, PromptError> {
-    if mode == BeliefMode::Off {
+    let name = format!("{dir}/belief.j2");
+    if mode == BeliefMode::Off || !lib.has(&name) {
         return Ok(String::new());
     }
     let records: Vec<Value> = tracker
@@ -160,38 +122,57 @@ pub fn belief_block(
         .skip(tracker.resolved.len().saturating_sub(k))
         .map(|r| {
             context! {
-                t => r.t, predicted => r.predicted.to_string(), real => r.real.to_string(),
+                t => r.t, predicted => text(r.predicted), real => text(r.real),
                 real_t => r.real_t, correct => r.correct,
             }
         })
         .collect();
-    let last = tracker.last_real.map(|(s, t)| context! { skill => s.to_string(), t });
+    let last = tracker.last_real.map(|(s, t)| context! { skill => text(s), t });
     let mode = if mode == BeliefMode::Replace { "replace" } else { "annotate" };
-    lib.render("agent/belief.j2", &context! { me, mate => 1 - me, mode, records, last })
+    lib.render(&name, &context! { me, mate, mode, records, last })
 }
 
-/// The planner's user message for the current scene.
-#[allow(clippy::too_many_arguments)]
-pub fn scene_message(
+/// What the planner's user message is made of, besides the templates.
+pub struct SceneParts<'a, S> {
+    /// The trajectory memory (its K most recent entries are shown).
+    pub memory: &'a Memory<S>,
+    /// How many entries to show.
+    pub k: usize,
+    /// What belief correction does with the entries' real teammate skills.
+    pub mode: BeliefMode,
+    /// The rendered belief block ("" for none).
+    pub belief: &'a str,
+    /// The current scene text.
+    pub scene: &'a str,
+    /// This player.
+    pub me: usize,
+    /// Every other player, in order (the first is the one predicted).
+    pub mates: &'a [usize],
+    /// Which reply fields are asked for.
+    pub level: PromptLevel,
+}
+
+/// The planner's user message for the current scene, from `<dir>/scene.j2`. `text` writes
+/// a skill as prompts do.
+pub fn scene_message<S: Copy + PartialEq>(
     lib: &PromptLibrary,
-    memory: &Memory,
-    k: usize,
-    mode: BeliefMode,
-    belief: &str,
-    scene: &str,
-    me: usize,
-    level: PromptLevel,
+    dir: &str,
+    parts: &SceneParts<'_, S>,
+    text: &dyn Fn(S) -> String,
 ) -> Result<String, PromptError> {
-    let entries: Vec<Value> = memory
-        .recent(k)
+    let level = parts.level;
+    let mode = parts.mode;
+    let entries: Vec<Value> = parts
+        .memory
+        .recent(parts.k)
         .map(|e| {
             // Without belief correction the stored prediction is all the planner ever sees.
-            let real = if mode == BeliefMode::Off { None } else { e.real.map(|s| s.to_string()) };
+            let real = if mode == BeliefMode::Off { None } else { e.real.map(text) };
             context! {
                 t => e.t, scene => e.scene.clone(),
                 analysis => if level.analysis { e.analysis.clone() } else { None },
-                predicted => if level.intention { e.predicted.map(|s| s.to_string()) } else { None },
-                real, skill => e.skill.to_string(), outcome => e.outcome.phrase(),
+                predicted => if level.intention { e.predicted.map(text) } else { None },
+                real, skill => text(e.skill), outcome => e.outcome.phrase(),
             }
         })
         .collect();
@@ -201,37 +182,40 @@ pub fn scene_message(
         BeliefMode::Off => "off",
     };
     lib.render(
-        "agent/scene.j2",
+        &format!("{dir}/scene.j2"),
         &context! {
-            me, mate => 1 - me, scene, memory => entries, belief_mode, belief,
+            me => parts.me, mate => parts.mates.first().copied(), mates => parts.mates.to_vec(),
+            scene => parts.scene, memory => entries, belief_mode, belief => parts.belief,
             analysis => level.analysis, intention => level.intention,
         },
     )
 }
 
-/// The re-plan suffix after a rejected plan (`skill` is `None` when no skill could be read).
+/// The re-plan suffix after a rejected plan, from `<dir>/replan.j2` (`skill` is `None`
+/// when no skill could be read).
 pub fn replan_message(
     lib: &PromptLibrary,
+    dir: &str,
     me: usize,
     skill: Option<&str>,
     reason: &str,
     attempt: u32,
     max_replans: u32,
 ) -> Result<String, PromptError> {
-    lib.render("agent/replan.j2", &context! { me, skill, reason, attempt, max_replans })
+    lib.render(&format!("{dir}/replan.j2"), &context! { me, skill, reason, attempt, max_replans })
 }
 
-/// A planner reply, parsed.
+/// A planner reply, parsed; `S` is the game's skill (classic Overcooked's by default).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlanReply {
+pub struct PlanReply<S = Skill> {
     /// The first analysis field, whitespace-collapsed; `None` when absent or empty.
     pub analysis: Option<String>,
     /// The teammate's predicted skill, when the reply states one.
-    pub intention: Option<Skill>,
+    pub intention: Option<S>,
     /// Why the intention field could not be read, when it was present but unreadable.
     pub intention_error: Option<String>,
     /// The skill the reply chooses for the agent's seat.
-    pub plan: Skill,
+    pub plan: S,
 }
 
 /// A reply that yields no plan. `raw` is the reply as received.

@@ -8,7 +8,8 @@
 //!
 //! A preset selects the agent's step (`ProAgent::step_default` or `step_paper`), the
 //! parameters that step and the controller read ([`Preset::rules`]) and the template
-//! folder its knowledge library comes from ([`Preset::template_dir`]); the switches both
+//! folder its knowledge library comes from (per game:
+//! [`crate::prompts::Family::template_dir`]); the switches both
 //! presets share (K, re-plan cap, prompt level, ...) start from the preset's values and
 //! can be changed one by one (`agent::config`). Pure data: no I/O.
 
@@ -91,15 +92,6 @@ impl Preset {
                 planner_stop: &["Scene"],
                 replan_cap: ReplanCap::ForceWaitOnCount,
             },
-        }
-    }
-
-    /// The folder (under the prompts directory) of this preset's knowledge library:
-    /// `agent` or `paper`. Template names start with it.
-    pub fn template_dir(self) -> &'static str {
-        match self {
-            Preset::Default => "agent",
-            Preset::Paper => "paper",
         }
     }
 }

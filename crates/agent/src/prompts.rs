@@ -13,10 +13,12 @@
 //! (forced_coordination's two sides have different skills). Every built-in layout has
 //! its own strategy notes and explainer notes in both folders.
 //!
-//! A third folder, `v2/`, holds OvercookedV2's library (skills name ingredients). A
-//! library holds one game ([`Family`]), so the template hashes a transcript or an eval
-//! key records are those of the game played.
+//! A third folder, `v2/`, holds OvercookedV2's library (skills name ingredients; default
+//! preset only). A library holds one game ([`Family`]), so the template hashes a
+//! transcript or an eval key records are those of the game played; which folder a preset
+//! reads on that game is [`Family::template_dir`].
 
+use crate::preset::Preset;
 use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, UndefinedBehavior, Value};
 use std::path::{Path, PathBuf};
@@ -160,6 +162,36 @@ impl Family {
         }
     }
 
+    /// The folder of `preset`'s knowledge library in this family (template names start
+    /// with it); `None`: the family has none, and a seat with that preset is refused.
+    pub fn template_dir(self, preset: Preset) -> Option<&'static str> {
+        match (self, preset) {
+            (Family::Classic, Preset::Default) => Some("agent"),
+            (Family::Classic, Preset::Paper) => Some("paper"),
+            (Family::V2, Preset::Default) => Some("v2"),
+            (Family::V2, Preset::Paper) => None,
+        }
+    }
+
+    /// The game these templates are written for, in words.
+    pub fn game(self) -> &'static str {
+        match self {
+            Family::Classic => "classic Overcooked",
+            Family::V2 => "OvercookedV2",
+        }
+    }
+
+    /// The presets this family has a knowledge library for.
+    pub fn presets(self) -> Vec<Preset> {
+        Preset::ALL.into_iter().filter(|&p| self.template_dir(p).is_some()).collect()
+    }
+
+    /// The error for a preset this family has no knowledge library for.
+    pub fn no_preset(self, preset: Preset) -> PromptError {
+        let available: Vec<&str> = self.presets().into_iter().map(Preset::name).collect();
+        PromptError::NoPreset { preset: preset.name(), game: self.game(), available: available.join(", ") }
+    }
+
     /// The folders under the prompts directory this family loads.
     fn folders(self) -> &'static [&'static str] {
         match self {
@@ -176,9 +208,20 @@ impl Family {
     }
 }
 
-/// A template that could not be read, compiled or rendered.
+/// A template that could not be read, compiled or rendered, or a preset a game has no
+/// templates for.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
+    /// The game has no knowledge library for the preset asked for.
+    #[error("--preset {preset}: {game} has no knowledge library for this preset (available: {available})")]
+    NoPreset {
+        /// The preset asked for.
+        preset: &'static str,
+        /// The game played.
+        game: &'static str,
+        /// The presets the game has templates for.
+        available: String,
+    },
     /// A template file or the prompts directory could not be read.
     #[error("reading prompt file {path}: {source}")]
     Io {
@@ -331,12 +374,18 @@ impl PromptLibrary {
     }
 
     /// Template name → sha256 of its source text, for the templates of one folder
-    /// (`agent` or `paper`): what a preset's transcript header and fingerprint record.
+    /// (`agent`, `paper`, `v2`): what a preset's transcript header and fingerprint record.
     pub fn hashes_under(&self, dir: &str) -> std::collections::BTreeMap<String, String> {
         let prefix = format!("{dir}/");
         let mut h = self.hashes();
         h.retain(|n, _| n.starts_with(&prefix));
         h
+    }
+
+    /// Template name → sha256 of each template `preset` reads on this library's game (none
+    /// when the game has no library for the preset).
+    pub fn hashes_for(&self, preset: Preset) -> std::collections::BTreeMap<String, String> {
+        self.family.template_dir(preset).map(|d| self.hashes_under(d)).unwrap_or_default()
     }
 
     /// Where the templates came from: "embedded", or the directory and how many files it overrode.

@@ -1,11 +1,29 @@
+//! The loop on classic Overcooked ([`OvercookedGrounding`]): every part, both presets,
+//! failures, and the prompts' bytes where they matter.
+
 use super::*;
-use crate::align::AlignStyle;
-use crate::scripted_model::ScriptedModel;
+use crate::belief::BeliefMode;
+use crate::grounding::Grounding;
+use crate::grounding::overcooked::align::{AlignStyle, SceneInfo, scene_text};
+use crate::grounding::overcooked::scripted::ScriptedModel;
+use crate::memory::EntryOutcome;
+use crate::preset::Preset;
+use crate::prompts::Family;
+use crate::verificator::VerificatorMode;
+use async_trait::async_trait;
 use proagent_core::episode::{EpisodeOptions, EpisodeResult, play_episode};
-use proagent_llm::{ChatResponse, Fault, LanguageModel, LlmError, Role, Usage};
-use proagent_overcooked::env::Layout;
+use proagent_core::{AgentError, Observation, Seat};
+use proagent_llm::record::Exchange;
+use proagent_llm::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage};
+use proagent_overcooked::controller::Kitchen;
+use proagent_overcooked::env::{Action, Layout, State};
+use proagent_overcooked::game::Overcooked;
+use proagent_overcooked::skills::Skill;
 use proagent_partners::basic::{RandomSeat, StaySeat, random4};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+/// The agent on classic Overcooked.
+type ProAgent = crate::ProAgent<OvercookedGrounding>;
 
 type ReplyFn = dyn Fn(&ChatRequest, usize) -> Result<String, LlmError> + Send + Sync;
 
@@ -74,7 +92,7 @@ fn episode(
     let k = Kitchen::shared(Layout::builtin(layout).unwrap());
     let mut cfg = cfg;
     cfg.horizon = horizon;
-    let agent: Box<dyn Seat<Overcooked>> = Box::new(ProAgent::new(cfg).with_kitchen(Arc::clone(&k)));
+    let agent: Box<dyn Seat<Overcooked>> = Box::new(ProAgent::new(cfg));
     let other = build(partner, &k).unwrap();
     let agents = if seat == 0 { vec![agent, other] } else { vec![other, agent] };
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
@@ -372,8 +390,7 @@ fn episodes_stop_at_the_failure_limit_and_keep_what_was_played() {
     let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let play = |model: Arc<FnModel>, limit: Option<u64>| {
-        let agent: Box<dyn Seat<Overcooked>> =
-            Box::new(ProAgent::new(ProAgentConfig::new(model)).with_kitchen(Arc::clone(&k)));
+        let agent: Box<dyn Seat<Overcooked>> = Box::new(ProAgent::new(ProAgentConfig::new(model)));
         let options = EpisodeOptions { max_llm_failures: limit, ..EpisodeOptions::default() };
         let g = Arc::new(Overcooked::with_kitchen(Arc::clone(&k), 20));
         rt.block_on(play_episode(g, vec![agent, build("greedy", &k).unwrap()], 0, options))
@@ -400,20 +417,23 @@ fn episodes_stop_at_the_failure_limit_and_keep_what_was_played() {
     assert!(f.to_string().contains("HTTP 401 Unauthorized"), "{f}");
 }
 
+/// A model that answers like `0` with absurd token counts.
+pub(crate) struct Huge(pub Arc<dyn LanguageModel>);
+
+#[async_trait]
+impl LanguageModel for Huge {
+    fn name(&self) -> String {
+        "huge".into()
+    }
+    async fn chat(&self, r: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let text = self.0.chat(r).await?.text;
+        Ok(ChatResponse::simple(text, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX - 1 }))
+    }
+}
+
 #[test]
 fn absurd_token_counts_saturate_in_the_agent() {
-    struct Huge;
-    #[async_trait]
-    impl LanguageModel for Huge {
-        fn name(&self) -> String {
-            "huge".into()
-        }
-        async fn chat(&self, r: &ChatRequest) -> Result<ChatResponse, LlmError> {
-            let text = ScriptedModel::new().chat(r).await?.text;
-            Ok(ChatResponse::simple(text, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX - 1 }))
-        }
-    }
-    let mut agent = ProAgent::new(ProAgentConfig::new(Arc::new(Huge)));
+    let mut agent = ProAgent::new(ProAgentConfig::new(Arc::new(Huge(Arc::new(ScriptedModel::new())))));
     drive("cramped_room", &mut agent, "greedy", 0, 0, 30);
     let m = agent.agent_metrics();
     assert!(m.llm_calls >= 2, "{m:?}");
@@ -476,7 +496,7 @@ fn prompts_check_for_every_layout() {
     for (name, _) in proagent_overcooked::env::layout::BUILTIN {
         let l = Layout::builtin(name).unwrap();
         for seat in 0..2 {
-            ProAgent::check_prompts(&cfg, &l, seat).unwrap();
+            ProAgent::check_prompts(&cfg, &game(&l), seat).unwrap();
         }
     }
 }
@@ -775,7 +795,10 @@ fn no_prompt_shows_a_negative_time_for_short_horizons() {
                 for horizon in [1, 7, 30, 60, 139, 400] {
                     let mut cfg = scripted_cfg().with_preset(preset);
                     cfg.horizon = horizon;
-                    let (system, checker) = render_systems(&cfg, &l, &info, seat).unwrap();
+                    let g = OvercookedGrounding;
+                    let ep = g.begin(&game(&l), seat, 0, &cfg);
+                    let dir = Family::Classic.template_dir(preset).unwrap();
+                    let (system, checker) = crate::agent::render_systems(&g, &ep, &cfg, dir, seat).unwrap();
                     let mut state = l.start_state();
                     state.timestep = horizon.saturating_sub(1);
                     let scene = scene_text(cfg.settings.align, &info, &l, &k.motion, &state, seat, horizon);
@@ -807,7 +830,7 @@ fn paper_prompts_check_for_every_layout() {
     for (name, _) in proagent_overcooked::env::layout::BUILTIN {
         let l = Layout::builtin(name).unwrap();
         for seat in 0..2 {
-            ProAgent::check_prompts(&cfg, &l, seat).unwrap();
+            ProAgent::check_prompts(&cfg, &game(&l), seat).unwrap();
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Validator and verificator.
 //!
-//! The validator checks a planned skill's preconditions on the true state
-//! ([`proagent_overcooked::skills::check_preconditions`]). When it fails, the verificator
-//! explains why, so the planner can re-plan with that reason:
+//! The validator checks a planned skill's preconditions (a grounding's
+//! [`crate::grounding::Grounding::check`]: on classic Overcooked the true state, on
+//! OvercookedV2 what the player knows). When it fails, the verificator explains why, so
+//! the planner can re-plan with that reason:
 //! - `llm`: the model checks each precondition step by step, then double-checks
 //!   and names the failed condition (the two rounds of the paper's Figure 4);
 //! - `rules`: the precondition reason sentences, without a model call;
@@ -17,9 +18,9 @@
 //! for the re-planner. "none", "N/A", "all conditions are satisfied" name none.
 //! `tests/reply_corpus.rs` holds it to a corpus of model-style replies.
 
+use crate::grounding::Unmet;
 use crate::prompts::{PromptError, PromptLibrary};
 use minijinja::{Value, context};
-use proagent_overcooked::skills::{FailedCondition, Skill};
 use serde::{Deserialize, Serialize};
 
 /// How a rejected plan is explained to the planner.
@@ -48,28 +49,37 @@ impl std::str::FromStr for VerificatorMode {
 }
 
 /// The reason the `rules` verificator gives: the failed preconditions' sentences.
-pub fn rules_reason(failed: &[FailedCondition]) -> String {
+pub fn rules_reason(failed: &[Unmet]) -> String {
     failed.iter().map(|f| f.reason.as_str()).collect::<Vec<_>>().join(" ")
 }
 
-/// The reason the `off` verificator gives.
-pub fn off_reason(skill: Skill) -> String {
+/// The reason the `off` verificator gives (`skill` as prompts write it).
+pub fn off_reason(skill: &str) -> String {
     format!("the game rejected {skill}.")
 }
 
-/// The verificator's system message.
-pub fn system_message(lib: &PromptLibrary, knowledge: &Value) -> Result<String, PromptError> {
-    lib.render("agent/verify_system.j2", knowledge)
+/// The verificator's system message, from `<dir>/verify_system.j2`.
+pub fn system_message(lib: &PromptLibrary, dir: &str, knowledge: &Value) -> Result<String, PromptError> {
+    lib.render(&format!("{dir}/verify_system.j2"), knowledge)
 }
 
-/// Round one: check each precondition step by step.
-pub fn check_message(lib: &PromptLibrary, me: usize, scene: &str, skill: Skill) -> Result<String, PromptError> {
-    lib.render("agent/verify_check.j2", &context! { me, scene, skill => skill.to_string() })
+/// Round one: check each precondition step by step (`<dir>/verify_check.j2`). `conditions`
+/// are the skill's preconditions as (name, sentence), for templates that list them.
+pub fn check_message(
+    lib: &PromptLibrary,
+    dir: &str,
+    me: usize,
+    scene: &str,
+    skill: &str,
+    conditions: &[(String, String)],
+) -> Result<String, PromptError> {
+    let conditions: Vec<Value> = conditions.iter().map(|(name, text)| context! { name, text }).collect();
+    lib.render(&format!("{dir}/verify_check.j2"), &context! { me, scene, skill, conditions })
 }
 
-/// Round two: double-check and name the failed condition.
-pub fn double_check_message(lib: &PromptLibrary, me: usize, skill: Skill) -> Result<String, PromptError> {
-    lib.render("agent/verify_double.j2", &context! { me, skill => skill.to_string() })
+/// Round two: double-check and name the failed condition (`<dir>/verify_double.j2`).
+pub fn double_check_message(lib: &PromptLibrary, dir: &str, me: usize, skill: &str) -> Result<String, PromptError> {
+    lib.render(&format!("{dir}/verify_double.j2"), &context! { me, skill })
 }
 
 /// The names of the preconditions (see `prompts/agent/verify_check.j2` and
@@ -308,15 +318,16 @@ mod tests {
 
     #[test]
     fn messages_render() {
+        use proagent_overcooked::skills::Skill;
         let lib = PromptLibrary::embedded();
         for s in Skill::TASK_SKILLS.into_iter().chain([Skill::Wait(3)]) {
-            let m = check_message(&lib, 1, "Scene 3: ...", s).unwrap();
+            let m = check_message(&lib, "agent", 1, "Scene 3: ...", &s.to_string(), &[]).unwrap();
             assert!(m.contains(&format!("Planned skill for <Player 1>: {s}.")), "{m}");
             assert!(m.contains("Condition <name>:"));
-            let d = double_check_message(&lib, 1, s).unwrap();
+            let d = double_check_message(&lib, "agent", 1, &s.to_string()).unwrap();
             assert!(d.contains("Failed condition:"));
         }
-        let m = check_message(&lib, 0, "Scene 3: ...", Skill::PutOnionInPot).unwrap();
+        let m = check_message(&lib, "agent", 0, "Scene 3: ...", "put_onion_in_pot()", &[]).unwrap();
         for c in ["holding_onion", "pot_reachable", "pot_not_full"] {
             assert!(m.contains(&format!("- {c}:")), "{m}");
         }

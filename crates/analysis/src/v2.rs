@@ -101,29 +101,65 @@ enum Kind {
     Dish,
 }
 
+/// One hand-over of an episode: who put what down where and when, who picked it up when,
+/// and whether the item ended in a correct delivery.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HandOver {
+    /// The player who put the item down.
+    pub giver: usize,
+    /// The player who picked it up.
+    pub receiver: usize,
+    /// The step in which it was put down (`None` when it lay there from the start).
+    pub t_give: Option<u32>,
+    /// The step in which it was picked up.
+    pub t_receive: u32,
+    /// The counter.
+    pub at: Pos,
+    /// What it was ("tomato", "plate", "dish of onion, onion, tomato").
+    pub object: String,
+    /// `ingredient`, `plate` or `dish`.
+    pub kind: &'static str,
+    /// The item ended in a correct delivery.
+    pub constructive: bool,
+}
+
 /// The teamwork of an episode given each step's events by player.
 pub fn teamwork(layout: &Layout, steps: &[Vec<Option<Event>>]) -> TeamworkV2 {
+    walk(layout, steps).0
+}
+
+/// Every hand-over of an episode, in the order the items were picked up (the viewer marks
+/// their counters on the board).
+pub fn handovers(layout: &Layout, steps: &[Vec<Option<Event>>]) -> Vec<HandOver> {
+    walk(layout, steps).1
+}
+
+/// Reads the episode once: its teamwork figures and its hand-overs.
+fn walk(layout: &Layout, steps: &[Vec<Option<Event>>]) -> (TeamworkV2, Vec<HandOver>) {
     let names = &layout.ingredient_names;
     // Presses waiting for the next delivery: (presser).
     let mut open_presses: Vec<usize> = Vec::new();
     let mut ingredient_of: Vec<Option<String>> = Vec::new();
     let players = steps.first().map_or(0, Vec::len);
     let mut held: Vec<Token> = vec![Token::default(); players];
-    let mut lying: HashMap<Pos, (usize, Token)> = HashMap::new();
+    // What lies on a counter: (who put it there, when, what it carries along).
+    let mut lying: HashMap<Pos, (usize, Option<u32>, Token)> = HashMap::new();
+    let mut list: Vec<HandOver> = Vec::new();
     let mut pots: HashMap<Pos, Token> = HashMap::new();
     let mut handover_kind: Vec<Kind> = Vec::new();
     let mut constructive: BTreeSet<usize> = BTreeSet::new();
     let mut out = TeamworkV2::default();
-    for events in steps {
+    for (t, events) in steps.iter().enumerate() {
+        let t = t as u32;
         for (p, e) in events.iter().enumerate() {
             let Some(e) = e else { continue };
             match *e {
                 Event::TakeFromPile { .. } => held[p] = Token::default(),
                 Event::Place { at, .. } => {
-                    lying.insert(at, (p, std::mem::take(&mut held[p])));
+                    lying.insert(at, (p, Some(t), std::mem::take(&mut held[p])));
                 }
                 Event::PickUp { item, at } => {
-                    let (giver, mut token) = lying.remove(&at).unwrap_or_default();
+                    let (giver, t_give, mut token) = lying.remove(&at).unwrap_or_default();
                     if giver != p {
                         let kind = if item.is_dish() {
                             Kind::Dish
@@ -142,6 +178,20 @@ pub fn teamwork(layout: &Layout, steps: &[Vec<Option<Event>>]) -> TeamworkV2 {
                         if kind == Kind::Dish {
                             out.dishes_by_recipe.entry(item.ingredient_list(names)).or_default().handed_over += 1;
                         }
+                        list.push(HandOver {
+                            giver,
+                            receiver: p,
+                            t_give,
+                            t_receive: t,
+                            at,
+                            object: item.describe(names),
+                            kind: match kind {
+                                Kind::Ingredient => "ingredient",
+                                Kind::Plate => "plate",
+                                Kind::Dish => "dish",
+                            },
+                            constructive: false,
+                        });
                     }
                     held[p] = token;
                 }
@@ -210,7 +260,10 @@ pub fn teamwork(layout: &Layout, steps: &[Vec<Option<Event>>]) -> TeamworkV2 {
         out.constructive += c;
     }
     out.signals.total += open_presses.len() as u32;
-    out
+    for (i, h) in list.iter_mut().enumerate() {
+        h.constructive = constructive.contains(&i);
+    }
+    (out, list)
 }
 
 fn item_kind(names: &[String], k: u8) -> String {
@@ -302,37 +355,6 @@ pub fn summarize(episodes: &[(String, TeamworkV2)]) -> Vec<V2LayoutSummary> {
         .collect()
 }
 
-/// A V2 trajectory whose events cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum EventsError {
-    /// The trajectory has no `steps` array.
-    #[error("no `steps` array")]
-    NoSteps,
-    /// A step's `events` are not a list of player events.
-    #[error("steps[{t}].events: {source}")]
-    BadEvents {
-        /// The step's index.
-        t: usize,
-        /// The JSON error.
-        #[source]
-        source: serde_json::Error,
-    },
-}
-
-/// Reads the `events` of a V2 trajectory's steps (as written by
-/// `V2EpisodeResult::to_trajectory_json`) for [`teamwork`].
-pub fn events_of_trajectory(v: &serde_json::Value) -> Result<Vec<Vec<Option<Event>>>, EventsError> {
-    let steps = v.get("steps").and_then(|s| s.as_array()).ok_or(EventsError::NoSteps)?;
-    steps
-        .iter()
-        .enumerate()
-        .map(|(t, s)| {
-            serde_json::from_value(s.get("events").cloned().unwrap_or_default())
-                .map_err(|source| EventsError::BadEvents { t, source })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +390,14 @@ mod tests {
         assert_eq!(t.dishes, Handovers { total: 1, constructive: 1 });
         assert_eq!(t.plates, Handovers { total: 1, constructive: 0 });
         assert_eq!((t.handovers, t.constructive, t.correct_dishes, t.shared_pot_soups), (5, 4, 1, 0));
+        // The same hand-overs one by one, with their counter, steps and fate.
+        let list = handovers(&layout, &steps);
+        assert_eq!(list.len(), 5);
+        assert_eq!((list[0].giver, list[0].receiver, list[0].t_give, list[0].t_receive), (1, 0, Some(1), 2));
+        assert_eq!((list[0].at, list[0].kind, list[0].object.as_str()), (c, "ingredient", "a tomato"));
+        assert!(list[..4].iter().all(|h| h.constructive), "{list:?}");
+        assert_eq!((list[3].kind, list[3].t_give, list[3].t_receive), ("dish", Some(14), 15));
+        assert_eq!((list[4].kind, list[4].constructive), ("plate", false));
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //!   after every retry more often than [`EpisodeOptions::max_llm_failures`] allows, the
 //!   episode stops at once and [`play_episode`] returns an [`EpisodeFailed`] holding what
 //!   was played, never a score.
+//! - **An episode whose replies were not read is no result either.** When more than
+//!   [`EpisodeOptions::max_parse_failure_share`] of the seats' model calls named no
+//!   usable action ([`LlmUsage::parse_failures`]), the episode is played to its end and
+//!   then returned as an [`EpisodeFailed`] (its score measures the fallback, not the model).
 //! - Seats are asked in player order; a seat is asked only on its player's turn.
 
 use crate::game::{Chance, Game};
@@ -25,6 +29,11 @@ pub const DEADLOCK_TAIL: u32 = 50;
 /// counts as failed: none. A call that exhausted its retries means the model was not
 /// there for that decision, and the agent's fallback is not its play.
 pub const DEFAULT_MAX_LLM_FAILURES: u64 = 0;
+
+/// The largest share of an episode's model calls that may name no usable action
+/// ([`LlmUsage::parse_failures`]) before the episode counts as failed: half. Past it the
+/// model's replies were mostly not read, and the score measures the `wait(1)` fallback.
+pub const DEFAULT_MAX_PARSE_FAILURE_SHARE: f64 = 0.5;
 
 /// The stream of [`derive_seed`] the game's chance uses.
 pub const ENV_STREAM: u64 = 0x0e2;
@@ -80,11 +89,20 @@ pub struct EpisodeOptions<'a, G: Game> {
     /// one more stops the episode as failed. `None`: no limit (e.g. replaying a
     /// recording). Default [`DEFAULT_MAX_LLM_FAILURES`].
     pub max_llm_failures: Option<u64>,
+    /// The largest share of the seats' model calls whose replies may name no usable
+    /// action; an episode over it fails when it ends (its steps are played, its score is
+    /// no result). `None`: no limit. Default [`DEFAULT_MAX_PARSE_FAILURE_SHARE`].
+    pub max_parse_failure_share: Option<f64>,
 }
 
 impl<G: Game> Default for EpisodeOptions<'_, G> {
     fn default() -> Self {
-        EpisodeOptions { on_step: None, stop: None, max_llm_failures: Some(DEFAULT_MAX_LLM_FAILURES) }
+        EpisodeOptions {
+            on_step: None,
+            stop: None,
+            max_llm_failures: Some(DEFAULT_MAX_LLM_FAILURES),
+            max_parse_failure_share: Some(DEFAULT_MAX_PARSE_FAILURE_SHARE),
+        }
     }
 }
 
@@ -263,7 +281,7 @@ pub async fn play_episode<G: Game>(
             break;
         }
     }
-    Ok(EpisodeResult {
+    let result = EpisodeResult {
         agents: seats.iter().map(|s| s.name()).collect(),
         metrics: seats.iter().map(|s| s.metrics()).collect(),
         llm: seats.iter().map(|s| s.llm_usage()).collect(),
@@ -276,6 +294,24 @@ pub async fn play_episode<G: Game>(
         tally,
         stuck_steps: stuck,
         idle_tail: tail,
+    };
+    match unread_replies(&result, options.max_parse_failure_share) {
+        Some(abort) => Err(EpisodeFailed { abort, partial: Box::new(result) }),
+        None => Ok(result),
+    }
+}
+
+/// The abort for a played episode whose seats' replies named no usable action in more
+/// than `limit` of their calls, if they did.
+fn unread_replies<G: Game>(result: &EpisodeResult<G>, limit: Option<f64>) -> Option<EpisodeAbort> {
+    let limit = limit?;
+    let usage = result.llm_total();
+    let share = usage.parse_failure_share()?;
+    (share > limit).then(|| EpisodeAbort::ParseFailures {
+        t: result.steps.len() as u32,
+        parse_failures: usage.parse_failures.min(usage.calls),
+        calls: usage.calls,
+        limit,
     })
 }
 

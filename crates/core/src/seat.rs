@@ -106,6 +106,11 @@ pub struct LlmUsage {
     pub calls: u64,
     /// Requests that produced no reply after every retry.
     pub failures: u64,
+    /// Replies that named no usable action (a planner reply from which no skill could
+    /// be read); they are counted in `calls` too. Absent in records written before it
+    /// was counted.
+    #[serde(default)]
+    pub parse_failures: u64,
     /// Prompt tokens (from the server, or estimated by built-in models).
     pub prompt_tokens: u64,
     /// Completion tokens.
@@ -121,10 +126,16 @@ impl LlmUsage {
         LlmUsage {
             calls: self.calls.saturating_add(o.calls),
             failures: self.failures.saturating_add(o.failures),
+            parse_failures: self.parse_failures.saturating_add(o.parse_failures),
             prompt_tokens: self.prompt_tokens.saturating_add(o.prompt_tokens),
             completion_tokens: self.completion_tokens.saturating_add(o.completion_tokens),
             wait_us: self.wait_us.saturating_add(o.wait_us),
         }
+    }
+
+    /// The share of calls whose reply named no usable action; `None` without calls.
+    pub fn parse_failure_share(&self) -> Option<f64> {
+        (self.calls > 0).then(|| self.parse_failures.min(self.calls) as f64 / self.calls as f64)
     }
 }
 
@@ -141,6 +152,10 @@ pub enum AgentError {
     /// caller outside the episode runner asked out of turn).
     #[error("player {0} has no legal action here")]
     NoLegalAction(usize),
+    /// The seat's player left the game (a person pressed Stop, or their page went quiet):
+    /// the episode ends before this step, with what was played.
+    #[error("{0}")]
+    Withdrew(String),
 }
 
 /// What a seat is doing right now, for progress lines and `--render`. Agents without
@@ -212,9 +227,20 @@ mod tests {
 
     #[test]
     fn usage_of_both_seats_saturates() {
-        let big = LlmUsage { calls: u64::MAX, failures: 1, prompt_tokens: u64::MAX, completion_tokens: 3, wait_us: 9 };
+        let big = LlmUsage {
+            calls: u64::MAX,
+            failures: 1,
+            parse_failures: u64::MAX,
+            prompt_tokens: u64::MAX,
+            completion_tokens: 3,
+            wait_us: 9,
+        };
         let sum = big.plus(big);
         assert_eq!((sum.calls, sum.failures, sum.prompt_tokens, sum.completion_tokens), (u64::MAX, 2, u64::MAX, 6));
+        assert_eq!((sum.parse_failures, sum.parse_failure_share()), (u64::MAX, Some(1.0)));
+        assert_eq!(LlmUsage::default().parse_failure_share(), None);
+        let half = LlmUsage { calls: 8, parse_failures: 4, ..LlmUsage::default() };
+        assert_eq!(half.parse_failure_share(), Some(0.5));
     }
 }
 
@@ -248,6 +274,25 @@ pub enum EpisodeAbort {
         /// The last failure's message.
         last: Option<String>,
     },
+    /// More than the allowed share of the episode's model calls named no usable action:
+    /// the model's replies were not being read, so its score is no measure of it.
+    #[error(
+        "{parse_failures} of {calls} model calls ({:.0}%) named no usable action, more than the {:.0}% allowed \
+         (--max-parse-failure-share {limit}); the replies were not read as plans, so the episode is no result \
+         (its transcript's exchanges say why each reply did not parse)",
+        100.0 * *parse_failures as f64 / (*calls).max(1) as f64,
+        100.0 * limit
+    )]
+    ParseFailures {
+        /// The step the episode ended at (its horizon, or where it stopped).
+        t: u32,
+        /// Calls whose reply named no usable action, all seats.
+        parse_failures: u64,
+        /// Model calls, all seats.
+        calls: u64,
+        /// The share that was passed.
+        limit: f64,
+    },
 }
 
 impl EpisodeAbort {
@@ -259,7 +304,9 @@ impl EpisodeAbort {
     /// The timestep at which the episode stopped.
     pub fn t(&self) -> u32 {
         match self {
-            EpisodeAbort::Agent { t, .. } | EpisodeAbort::LlmFailures { t, .. } => *t,
+            EpisodeAbort::Agent { t, .. }
+            | EpisodeAbort::LlmFailures { t, .. }
+            | EpisodeAbort::ParseFailures { t, .. } => *t,
         }
     }
 }

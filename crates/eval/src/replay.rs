@@ -7,9 +7,10 @@
 //! The first request that is not in the recording ends the re-run: nothing after it can
 //! match, and going on would only pile up more misses.
 
-use crate::games::{AnyGame, GameError, GameOptions, Playable};
+use crate::games::{GameError, Playable};
 use crate::on_game;
 use crate::run::Run;
+use crate::runner::files::recorded_game;
 use crate::runner::record::{EpisodeRecorder, RunConfig, SeatConfig};
 use crate::runner::seats::{SeatError, SeatFactory, is_proagent};
 use crate::runner::summary::summary_json;
@@ -94,44 +95,8 @@ pub fn rerun(
     replayer: &Arc<ReplayModel>,
     secrets: Scrubber,
 ) -> Result<Rerun, ReplayError> {
-    let game = recorded_game(file, cfg)?;
+    let game = recorded_game(file, cfg).map_err(|source| ReplayError::Game { file: file.to_string(), source })?;
     on_game!(&game, |g| rerun_game(file, rec, cfg, g, replayer, secrets))
-}
-
-/// The game a header records: its layout (the recorded file text, else the spec) and
-/// switches.
-pub fn recorded_game(file: &str, cfg: &RunConfig) -> Result<AnyGame, ReplayError> {
-    let mut options = GameOptions { horizon: cfg.horizon, ..GameOptions::default() };
-    if let Some(v2) = &cfg.v2 {
-        options.v2 = v2.clone();
-    }
-    let game_err = |source| ReplayError::Game { file: file.to_string(), source };
-    match &cfg.layout_file {
-        Some(text) => {
-            let source = format!("{file} (recorded layout)");
-            if cfg.v2.is_some() || proagent_overcooked_v2::env::layout::strip_v2_prefix(&cfg.layout_spec).is_some() {
-                let layout = proagent_overcooked_v2::env::Layout::parse(text, &source)
-                    .map_err(|e| game_err(GameError::Parse(e.to_string())))?;
-                let settings = proagent_overcooked_v2::env::Settings { max_steps: cfg.horizon, ..options.v2 };
-                Ok(AnyGame::V2(Arc::new(proagent_overcooked_v2::game::OvercookedV2::new(Arc::new(layout), settings))))
-            } else {
-                let layout = proagent_overcooked::env::Layout::parse(&cfg.layout, text, &source)
-                    .map_err(|e| game_err(GameError::Parse(e.to_string())))?;
-                Ok(AnyGame::Overcooked(Arc::new(proagent_overcooked::game::Overcooked::new(
-                    Arc::new(layout),
-                    cfg.horizon,
-                ))))
-            }
-        }
-        None => {
-            let spec = if cfg.v2.is_some() && !cfg.layout_spec.starts_with(crate::games::V2_PREFIX) {
-                format!("{}{}", crate::games::V2_PREFIX, cfg.layout_spec)
-            } else {
-                cfg.layout_spec.clone()
-            };
-            AnyGame::load(&spec, &options).map(|(g, _)| g).map_err(game_err)
-        }
-    }
 }
 
 /// The header's record of `player`'s ProAgent seat. Headers of multi-player games written
@@ -193,7 +158,7 @@ fn rerun_game<G: Playable>(
     // Every ProAgent seat gets its recorded settings; all of them are served the recording.
     // A finished recording stayed within its failure limit; the re-run meets the same
     // failures, so it needs none of its own.
-    let mut factory = SeatFactory::new(None).with_max_llm_failures(None);
+    let mut factory = SeatFactory::new(None).with_max_llm_failures(None).with_max_parse_failure_share(None);
     let mut hashes = None;
     let run = Run::new(Arc::clone(game), &cfg.agent, &cfg.partner, seat, SeatFactory::new(None));
     for (player, spec) in run.specs.iter().enumerate() {
@@ -245,6 +210,7 @@ fn rerun_game<G: Playable>(
         on_step: Some(Box::new(|v: &StepView<'_, G>| recorder.on_step(v))),
         stop: Some(Box::new(move || stop_check.first_miss().is_some())),
         max_llm_failures: None,
+        max_parse_failure_share: None,
     };
     let result = rt
         .block_on(play_episode(played_game, seats, cfg.seed, options))

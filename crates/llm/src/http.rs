@@ -80,8 +80,6 @@ impl std::fmt::Debug for ApiKey {
 /// and so are the credentials of the base URL.
 #[derive(Clone)]
 pub struct HttpConfig {
-    /// The model name sent to the server (any name: `gpt-4o`, `llama3.1:8b`, ...).
-    pub model: String,
     /// Base URL up to and including the version segment, e.g. `http://127.0.0.1:8000/v1`.
     pub base_url: String,
     /// Sent as `Authorization: Bearer <key>` when set; `None` sends no header.
@@ -107,7 +105,6 @@ pub struct HttpConfig {
 impl std::fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpConfig")
-            .field("model", &self.model)
             .field("base_url", &redact_url(&self.base_url))
             .field("api_key", &self.api_key)
             .field("connect_timeout", &self.connect_timeout)
@@ -127,7 +124,7 @@ impl HttpConfig {
     pub fn secrets(&self) -> Scrubber {
         let mut s = Scrubber::new();
         if let Some(k) = &self.api_key {
-            s.add(k.expose());
+            s.add_credential(k.expose());
         }
         s.add_url_credentials(&self.base_url);
         s
@@ -136,9 +133,8 @@ impl HttpConfig {
     /// Defaults: OpenAI's endpoint, no key, 10 s to connect, 120 s per attempt (local
     /// models on a CPU are slow), 4 retries, backoff 0.5 s doubling up to 30 s,
     /// `Retry-After` honoured up to 60 s.
-    pub fn new(model: impl Into<String>) -> Self {
+    pub fn new() -> Self {
         HttpConfig {
-            model: model.into(),
             base_url: DEFAULT_BASE_URL.to_string(),
             api_key: None,
             connect_timeout: Duration::from_secs(10),
@@ -153,8 +149,16 @@ impl HttpConfig {
     }
 }
 
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig::new()
+    }
+}
+
 /// A chat model behind an OpenAI-compatible `POST {base_url}/chat/completions`.
 pub struct OpenAiModel {
+    /// The model name sent to the server (any name: `gpt-4o`, `llama3.1:8b`, ...).
+    model: String,
     cfg: HttpConfig,
     client: reqwest::Client,
     /// The endpoint requests go to (with any credentials of the base URL).
@@ -207,8 +211,10 @@ impl AttemptFailure {
 }
 
 impl OpenAiModel {
-    /// Builds the HTTP client. Fails (before any request) on a malformed base URL or key.
-    pub fn new(cfg: HttpConfig) -> Result<Self, LlmError> {
+    /// Builds the HTTP client for model `model` (the name sent to the server). Fails
+    /// (before any request) on a malformed base URL or key.
+    pub fn new(model: impl Into<String>, cfg: HttpConfig) -> Result<Self, LlmError> {
+        let model = model.into();
         let base = cfg.base_url.trim();
         // Messages show the URL without its credentials.
         let shown = redact_url(base);
@@ -257,7 +263,7 @@ impl OpenAiModel {
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
         let secrets = cfg.secrets();
-        Ok(OpenAiModel { cfg, client, url: redact_url(&url), endpoint: url, secrets, headers })
+        Ok(OpenAiModel { model, cfg, client, url: redact_url(&url), endpoint: url, secrets, headers })
     }
 
     /// The configuration the model was built with (the key stays redacted in `Debug`).
@@ -302,16 +308,12 @@ impl OpenAiModel {
             serde_json::from_str(&text).map_err(|e| fail(format!("not JSON ({e}): {}", excerpt(&text))))?;
         let list = v.get("data").and_then(|d| d.as_array()).ok_or_else(|| fail("no `data` list".into()))?;
         let id = |e: &serde_json::Value| e.get("id").and_then(|i| i.as_str()).map(str::to_string);
-        let entry = match list.iter().find(|e| id(e).as_deref() == Some(self.cfg.model.as_str())) {
+        let entry = match list.iter().find(|e| id(e).as_deref() == Some(self.model.as_str())) {
             Some(e) => e,
             None if list.len() == 1 => &list[0],
             None => {
                 let ids: Vec<String> = list.iter().filter_map(id).collect();
-                return Err(fail(format!(
-                    "it does not list model {:?} (it lists: {})",
-                    self.cfg.model,
-                    ids.join(", ")
-                )));
+                return Err(fail(format!("it does not list model {:?} (it lists: {})", self.model, ids.join(", "))));
             }
         };
         let mut out = serde_json::Map::new();
@@ -336,7 +338,7 @@ impl OpenAiModel {
             })
             .collect::<Vec<ChatCompletionRequestMessage>>();
         CreateChatCompletionRequest {
-            model: self.cfg.model.clone(),
+            model: self.model.clone(),
             messages,
             temperature: Some(req.sampling.temperature),
             top_p: Some(req.sampling.top_p),
@@ -565,7 +567,7 @@ impl ReplyParts {
 #[async_trait]
 impl LanguageModel for OpenAiModel {
     fn name(&self) -> String {
-        self.cfg.model.clone()
+        self.model.clone()
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
@@ -576,7 +578,7 @@ impl LanguageModel for OpenAiModel {
         let mut faults: Vec<Fault> = Vec::new();
         let mut attempt = 1u32;
         loop {
-            tracing::debug!(model = %self.cfg.model, attempt, url = %self.url, "chat request");
+            tracing::debug!(model = %self.model, attempt, url = %self.url, "chat request");
             match self.attempt(&body, request).await {
                 Ok(mut reply) => {
                     reply.attempts = attempt;
@@ -590,7 +592,7 @@ impl LanguageModel for OpenAiModel {
                     if let Some(d) = delay {
                         detail.push_str(&format!("; retrying in {} ms", d.as_millis()));
                     }
-                    tracing::warn!(model = %self.cfg.model, attempt, kind = %f.kind, "{detail}");
+                    tracing::warn!(model = %self.model, attempt, kind = %f.kind, "{detail}");
                     let http_status = f.kind.starts_with("status_");
                     faults.push(Fault { attempt, kind: f.kind, detail: detail.clone() });
                     match delay {
@@ -712,7 +714,7 @@ mod tests {
 
     #[test]
     fn api_key_is_never_printed() {
-        let mut cfg = HttpConfig::new("m");
+        let mut cfg = HttpConfig::new();
         cfg.api_key = ApiKey::new("sk-canary-123");
         let dbg = format!("{cfg:?}");
         assert!(!dbg.contains("sk-canary-123"), "{dbg}");
@@ -722,11 +724,11 @@ mod tests {
 
     #[test]
     fn url_credentials_are_never_printed() {
-        let mut cfg = HttpConfig::new("m");
+        let mut cfg = HttpConfig::new();
         cfg.base_url = "http://user:canarypass@127.0.0.1:9/v1?api_key=querycanary&api-version=1".into();
         let dbg = format!("{cfg:?}");
         assert!(!dbg.contains("canarypass") && !dbg.contains("querycanary"), "{dbg}");
-        let m = OpenAiModel::new(cfg.clone()).unwrap();
+        let m = OpenAiModel::new("m", cfg.clone()).unwrap();
         assert_eq!(m.url(), "http://127.0.0.1:9/v1/chat/completions?api_key=REDACTED&api-version=1");
         assert_eq!(
             m.endpoint,
@@ -734,10 +736,10 @@ mod tests {
         );
         assert_eq!(m.redact("echo canarypass querycanary".into()), "echo [REDACTED] [REDACTED]");
         cfg.base_url = "ftp://user:canarypass@host/v1".into();
-        let e = OpenAiModel::new(cfg.clone()).err().unwrap().to_string();
+        let e = OpenAiModel::new("m", cfg.clone()).err().unwrap().to_string();
         assert!(e.contains("ftp://host/v1") && !e.contains("canarypass"), "{e}");
         cfg.base_url = "user:canarypass@host:80/v1".into();
-        let e = OpenAiModel::new(cfg).err().unwrap().to_string();
+        let e = OpenAiModel::new("m", cfg).err().unwrap().to_string();
         assert!(!e.contains("canarypass"), "{e}");
     }
 
@@ -774,10 +776,10 @@ mod tests {
 
     #[test]
     fn backoff_is_seeded_bounded_and_honours_retry_after() {
-        let mut cfg = HttpConfig::new("m");
+        let mut cfg = HttpConfig::new();
         cfg.backoff_base = Duration::from_millis(100);
         cfg.backoff_max = Duration::from_millis(1000);
-        let m = OpenAiModel::new(cfg.clone()).unwrap();
+        let m = OpenAiModel::new("m", cfg.clone()).unwrap();
         let h = req().canonical_hash();
         for attempt in 1..10 {
             let d = m.backoff_delay(&h, attempt, None);
@@ -789,20 +791,20 @@ mod tests {
         // Capped by retry_after_max.
         assert!(m.backoff_delay(&h, 1, Some(Duration::from_secs(3600))) <= Duration::from_secs(60));
         cfg.seed = 99;
-        let other = OpenAiModel::new(cfg).unwrap();
+        let other = OpenAiModel::new("m", cfg).unwrap();
         let differs = (1..10).any(|a| other.backoff_delay(&h, a, None) != m.backoff_delay(&h, a, None));
         assert!(differs, "the seed changes the jitter");
     }
 
     #[test]
     fn backoffs_are_checked_not_raised() {
-        let mut cfg = HttpConfig::new("m");
+        let mut cfg = HttpConfig::new();
         cfg.backoff_base = Duration::from_secs(5);
         cfg.backoff_max = Duration::from_secs(1);
-        let Err(LlmError::Config(e)) = OpenAiModel::new(cfg.clone()) else { panic!("accepted base > max") };
+        let Err(LlmError::Config(e)) = OpenAiModel::new("m", cfg.clone()) else { panic!("accepted base > max") };
         assert!(e.contains("5000 ms") && e.contains("1000 ms"), "{e}");
         cfg.backoff_max = MAX_BACKOFF + Duration::from_millis(1);
-        assert!(matches!(OpenAiModel::new(cfg), Err(LlmError::Config(_))));
+        assert!(matches!(OpenAiModel::new("m", cfg), Err(LlmError::Config(_))));
     }
 
     #[test]
@@ -812,9 +814,9 @@ mod tests {
         assert_eq!(redact_url("http://127.0.0.1:9/v1"), "http://127.0.0.1:9/v1");
         // Not a URL at all: still no credentials.
         assert!(!redact_url("http://a:b@[bad/v1/@x").contains("a:b"));
-        let mut cfg = HttpConfig::new("m");
+        let mut cfg = HttpConfig::new();
         cfg.base_url = "http://alice:hunter2@127.0.0.1:9/v1".into();
-        assert_eq!(OpenAiModel::new(cfg).unwrap().url(), "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(OpenAiModel::new("m", cfg).unwrap().url(), "http://127.0.0.1:9/v1/chat/completions");
     }
 
     #[test]
@@ -830,17 +832,17 @@ mod tests {
 
     #[test]
     fn bad_base_url_is_a_config_error() {
-        let mut cfg = HttpConfig::new("m");
+        let mut cfg = HttpConfig::new();
         cfg.base_url = "localhost:8000".into();
-        assert!(matches!(OpenAiModel::new(cfg), Err(LlmError::Config(_))));
-        let mut cfg = HttpConfig::new("m");
+        assert!(matches!(OpenAiModel::new("m", cfg), Err(LlmError::Config(_))));
+        let mut cfg = HttpConfig::new();
         cfg.base_url = "not a url".into();
-        assert!(matches!(OpenAiModel::new(cfg), Err(LlmError::Config(_))));
+        assert!(matches!(OpenAiModel::new("m", cfg), Err(LlmError::Config(_))));
     }
 
     #[test]
     fn wire_request_carries_sampling() {
-        let m = OpenAiModel::new(HttpConfig::new("llama")).unwrap();
+        let m = OpenAiModel::new("llama", HttpConfig::new()).unwrap();
         let v = serde_json::to_value(m.wire_request(&req())).unwrap();
         assert_eq!(v["model"], "llama");
         assert_eq!(v["temperature"], 0.0);

@@ -10,6 +10,9 @@ pub mod http;
 pub mod record;
 pub mod replay;
 pub mod scrub;
+pub mod spec;
+
+pub use spec::{ModelChoice, ModelSpec, classify_model};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

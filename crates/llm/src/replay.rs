@@ -5,15 +5,21 @@
 //!
 //! Recordings are scrubbed before they are hashed: a prompt that held a secret
 //! (an API key, a `*_TOKEN` value) is stored, and hashed, with `[REDACTED]` in its
-//! place. A re-run builds the same prompt with the secret in it again, so the
-//! replayer scrubs every live request with its [`Scrubber`] (set with
-//! [`ReplayModel::with_scrubber`]) before looking it up: with the same secrets
-//! known, the live request scrubs to exactly the recorded text and matches. Without
-//! them (the variable unset at replay time) the request misses, and the miss says
-//! that the recording holds a scrubbed secret at that place.
+//! place. A re-run builds the same prompt with the secret in it again. A live request
+//! is looked up three ways, in this order:
+//! 1. scrubbed with the replayer's [`Scrubber`] (set with [`ReplayModel::with_scrubber`]):
+//!    with the same secrets known, it scrubs to exactly the recorded text;
+//! 2. as it is (the recording machine did not know a secret this one knows);
+//! 3. against the recorded requests that hold `[REDACTED]`, each scrubbed span a
+//!    wildcard for one or more characters ([`matches_scrubbed`]), the rest equal. This
+//!    is what makes transcripts portable: they replay on a machine that does not know
+//!    the secret (the variable unset, or a value this build no longer treats as a
+//!    secret). The replayer says so: a warning the first time, and
+//!    [`ReplayModel::wildcard_matches`] counts them.
 //!
-//! After the first miss nothing more is looked up: every later request gets a one-line
-//! error pointing back to it, and [`ReplayModel::first_miss`] lets a runner stop.
+//! Among equal candidates the first unserved one in recording order is served. After
+//! the first miss nothing more is looked up: every later request gets a one-line error
+//! pointing back to it, and [`ReplayModel::first_miss`] lets a runner stop.
 
 use super::record::Exchange;
 use super::scrub::{REDACTED, Scrubber};
@@ -39,7 +45,11 @@ struct ReplayState {
     exchanges: Vec<Exchange>,
     /// Request hash → indices of the exchanges with that request, in recording order.
     by_hash: HashMap<String, VecDeque<usize>>,
+    /// The exchanges whose request holds a scrubbed span, in recording order.
+    scrubbed: Vec<usize>,
     served: Vec<bool>,
+    /// Requests served by matching scrubbed spans as wildcards.
+    wildcard_matches: usize,
     /// The first exchange not served yet: what a faithful re-run asks next.
     next: usize,
     /// The error of the first request that was not in the recording.
@@ -54,11 +64,20 @@ impl ReplayModel {
             by_hash.entry(ex.request_hash()).or_default().push_back(i);
         }
         let served = vec![false; exchanges.len()];
+        let scrubbed = (0..exchanges.len()).filter(|&i| holds_scrubbed_span(&exchanges[i].request)).collect();
         ReplayModel {
             source: source.into(),
             name: "replay".into(),
             scrubber: Scrubber::new(),
-            state: Mutex::new(ReplayState { exchanges, by_hash, served, next: 0, first_miss: None }),
+            state: Mutex::new(ReplayState {
+                exchanges,
+                by_hash,
+                scrubbed,
+                served,
+                wildcard_matches: 0,
+                next: 0,
+                first_miss: None,
+            }),
         }
     }
 
@@ -91,6 +110,12 @@ impl ReplayModel {
         st.exchanges.iter().zip(&st.served).filter(|(_, s)| !**s).map(|(e, _)| (e.seq, e.t, e.kind.clone())).collect()
     }
 
+    /// How many requests were served by matching the recording's scrubbed spans as
+    /// wildcards (the secrets they held are not known here; see the module doc).
+    pub fn wildcard_matches(&self) -> usize {
+        self.lock().wildcard_matches
+    }
+
     /// The message of the first request that was not in the recording, if any: once
     /// a run has left the recorded path, nothing after it can match.
     pub fn first_miss(&self) -> Option<String> {
@@ -110,8 +135,8 @@ impl LanguageModel for ReplayModel {
         self.name.clone()
     }
 
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let mut request = request.clone();
+    async fn chat(&self, live: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let mut request = live.clone();
         self.scrubber.scrub_request(&mut request);
         let request = &request;
         let hash = request.canonical_hash();
@@ -122,7 +147,19 @@ impl LanguageModel for ReplayModel {
                 self.source
             )));
         }
-        let hit = st.by_hash.get_mut(&hash).and_then(|q| q.pop_front());
+        let exact = st.take_by_hash(&hash).or_else(|| st.take_by_hash(&live.canonical_hash()));
+        let hit = exact.or_else(|| {
+            let i = st.take_by_wildcards(live)?;
+            st.wildcard_matches += 1;
+            if st.wildcard_matches == 1 {
+                tracing::warn!(
+                    source = %self.source,
+                    "a request matched the recording only with its scrubbed spans ([REDACTED]) read as wildcards: \
+                     the secrets they held are not known here, so they are not compared"
+                );
+            }
+            Some(i)
+        });
         let Some(i) = hit else {
             let expected = st.exchanges.get(st.next);
             let message = describe_miss(&self.source, expected, st.exchanges.len(), request, &hash);
@@ -136,6 +173,71 @@ impl LanguageModel for ReplayModel {
         tracing::debug!(seq = st.exchanges[i].seq, t = st.exchanges[i].t, "replayed exchange");
         st.exchanges[i].outcome.to_result()
     }
+}
+
+impl ReplayState {
+    /// The first unserved exchange recorded with this request hash.
+    fn take_by_hash(&mut self, hash: &str) -> Option<usize> {
+        let queue = self.by_hash.get_mut(hash)?;
+        // An exchange served through its wildcards is still queued under its own hash.
+        while let Some(i) = queue.pop_front() {
+            if !self.served[i] {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// The first unserved exchange with scrubbed spans that `live` matches (see
+    /// [`matches_scrubbed`]), in recording order.
+    fn take_by_wildcards(&self, live: &ChatRequest) -> Option<usize> {
+        self.scrubbed.iter().copied().find(|&i| !self.served[i] && matches_scrubbed(&self.exchanges[i].request, live))
+    }
+}
+
+/// Whether any text of a request holds [`REDACTED`].
+fn holds_scrubbed_span(r: &ChatRequest) -> bool {
+    r.messages.iter().any(|m| m.content.contains(REDACTED)) || r.sampling.stop.iter().any(|s| s.contains(REDACTED))
+}
+
+/// Whether `live` is the `recorded` request with its scrubbed spans filled in: the same
+/// roles and sampling, and every text equal to the recorded one where each
+/// [`REDACTED`] stands for one or more characters of any kind.
+pub fn matches_scrubbed(recorded: &ChatRequest, live: &ChatRequest) -> bool {
+    let (r, l) = (&recorded.sampling, &live.sampling);
+    let same_numbers = (r.temperature, r.top_p, r.max_tokens) == (l.temperature, l.top_p, l.max_tokens);
+    same_numbers
+        && recorded.messages.len() == live.messages.len()
+        && r.stop.len() == l.stop.len()
+        && recorded
+            .messages
+            .iter()
+            .zip(&live.messages)
+            .all(|(a, b)| a.role == b.role && text_fits(&a.content, &b.content))
+        && r.stop.iter().zip(&l.stop).all(|(a, b)| text_fits(a, b))
+}
+
+/// Whether `text` fits `pattern`, in which every [`REDACTED`] stands for one or more
+/// characters. The literal pieces are found leftmost-first, which is exact for
+/// wildcards that only have a lower bound on their length.
+fn text_fits(pattern: &str, text: &str) -> bool {
+    if pattern == text {
+        return true;
+    }
+    let mut pieces = pattern.split(REDACTED);
+    let Some(first) = pieces.next() else { return false };
+    let Some(mut rest) = text.strip_prefix(first) else { return false };
+    let pieces: Vec<&str> = pieces.collect();
+    let Some((last, middle)) = pieces.split_last() else { return false };
+    for piece in middle {
+        // The wildcard before this piece takes at least one character.
+        let Some(c) = rest.chars().next() else { return false };
+        let after = &rest[c.len_utf8()..];
+        let Some(at) = after.find(piece) else { return false };
+        rest = &after[at + piece.len()..];
+    }
+    // The last wildcard takes at least one character, then the last piece ends the text.
+    rest.len() > last.len() && rest.ends_with(last)
 }
 
 /// "request not in FILE: ... expected exchange #7 (t=42, plan): message 2 (user) differs at char 120: ..."
@@ -160,7 +262,7 @@ pub fn first_difference(expected: &ChatRequest, actual: &ChatRequest) -> String 
         if e.role != a.role {
             return format!("message {i} is {} in the recording but {} now", role_name(e), role_name(a));
         }
-        if e.content != a.content {
+        if !text_fits(&e.content, &a.content) {
             return describe_text_diff(i, e, a);
         }
     }
@@ -168,7 +270,10 @@ pub fn first_difference(expected: &ChatRequest, actual: &ChatRequest) -> String 
     if ne != na {
         return format!("the recording has {ne} messages, the request has {na}");
     }
-    if expected.sampling != actual.sampling {
+    let stops_fit = expected.sampling.stop.len() == actual.sampling.stop.len()
+        && expected.sampling.stop.iter().zip(&actual.sampling.stop).all(|(e, a)| text_fits(e, a));
+    let (e, a) = (&expected.sampling, &actual.sampling);
+    if (e.temperature, e.top_p, e.max_tokens) != (a.temperature, a.top_p, a.max_tokens) || !stops_fit {
         let s = |r: &ChatRequest| {
             format!(
                 "temperature {} top_p {} max_tokens {} stop {:?}",
@@ -209,8 +314,8 @@ fn describe_text_diff(i: usize, e: &Message, a: &Message) -> String {
     let redacted: Vec<char> = REDACTED.chars().collect();
     let scrubbed_here = ec[at..].starts_with(&redacted);
     let hint = if scrubbed_here {
-        " (the recording holds a scrubbed secret here: replay scrubs the request with the secrets this \
-         environment knows — OPENAI_API_KEY, *_API_KEY, *_TOKEN, ... — so set the variable that held it)"
+        " (the recording holds a scrubbed secret here, which matches any text: the difference that \
+         counts comes later in this message)"
     } else {
         ""
     };
@@ -294,10 +399,67 @@ mod tests {
         let live = req(&format!("my token is {canary}"));
         let m = ReplayModel::new("rec.jsonl", vec![recorded.clone()]).with_scrubber(Scrubber::new().with(canary));
         assert_eq!(m.chat(&live).await.unwrap().text, "A");
-        // Without the secret known, the miss says why.
+        assert_eq!(m.wildcard_matches(), 0, "an exact match");
+        // Without the secret known, the scrubbed span is a wildcard, and the replayer says so.
+        let m = ReplayModel::new("rec.jsonl", vec![recorded.clone()]);
+        assert_eq!(m.chat(&live).await.unwrap().text, "A");
+        assert_eq!(m.wildcard_matches(), 1);
+        // A request that differs elsewhere still misses, and the miss points past the secret.
         let m = ReplayModel::new("rec.jsonl", vec![recorded]);
-        let e = m.chat(&live).await.unwrap_err().to_string();
-        assert!(e.contains("scrubbed secret"), "{e}");
+        let e = m.chat(&req(&format!("my token was {canary}"))).await.unwrap_err().to_string();
+        assert!(e.contains("differs at character 9"), "{e}");
+        assert_eq!(m.wildcard_matches(), 0);
+    }
+
+    /// Issue 25: a transcript recorded with FOO_TOKEN=cooperative (a word of the prompt)
+    /// by a build that scrubbed it, replayed on a machine without the variable — or with
+    /// it, now that a plain word is no secret.
+    #[tokio::test]
+    async fn a_recording_that_scrubbed_a_word_replays_anywhere() {
+        let mut old_rules = Scrubber::new();
+        old_rules.add_unchecked("cooperative");
+        let prompt = |n: u32| format!("You are a cooperative chef. Step {n}: be cooperative.");
+        let mut exchanges: Vec<Exchange> = (0..3).map(|n| ex(n.into(), n, &prompt(n), ok(&format!("R{n}")))).collect();
+        for e in &mut exchanges {
+            assert_eq!(e.scrub(&old_rules), 2);
+        }
+        assert_eq!(exchanges[1].request.messages[1].content, "You are a [REDACTED] chef. Step 1: be [REDACTED].");
+        for here in [Scrubber::new(), Scrubber::from_env(), Scrubber::new().with("cooperative")] {
+            let m = ReplayModel::new("old.jsonl", exchanges.clone()).with_scrubber(here);
+            for n in [0, 2, 1] {
+                assert_eq!(m.chat(&req(&prompt(n))).await.unwrap().text, format!("R{n}"));
+            }
+            assert_eq!((m.served(), m.wildcard_matches()), (3, 3));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_secret_only_this_machine_knows_is_looked_up_as_sent() {
+        // Recorded where the variable was unset: the value is in the recording as text.
+        let canary = "zz-canary-local-7781";
+        let recorded = ex(0, 0, &format!("key {canary}"), ok("A"));
+        let m = ReplayModel::new("rec.jsonl", vec![recorded]).with_scrubber(Scrubber::new().with(canary));
+        assert_eq!(m.chat(&req(&format!("key {canary}"))).await.unwrap().text, "A");
+        assert_eq!(m.wildcard_matches(), 0);
+    }
+
+    #[test]
+    fn scrubbed_spans_match_one_or_more_characters() {
+        assert!(text_fits("a [REDACTED] b", "a xyz b"));
+        assert!(text_fits("a [REDACTED] b", "a [REDACTED] b"));
+        assert!(!text_fits("a [REDACTED] b", "a  b"), "a span is never empty");
+        assert!(text_fits("[REDACTED]", "x"));
+        assert!(!text_fits("[REDACTED]", ""));
+        assert!(text_fits("[REDACTED][REDACTED]", "xy") && !text_fits("[REDACTED][REDACTED]", "x"));
+        assert!(text_fits("k=[REDACTED]; k=[REDACTED].", "k=ab; k=ab; k=cd."), "leftmost pieces, any fill");
+        assert!(!text_fits("k=[REDACTED]; x", "k=ab; y"));
+        assert!(text_fits("é[REDACTED]ü", "éßü") && !text_fits("é[REDACTED]ü", "éü"));
+        assert!(!text_fits("plain", "plain!") && text_fits("plain", "plain"));
+        let mut a = req("t [REDACTED]");
+        let b = req("t secret-value");
+        assert!(matches_scrubbed(&a, &b));
+        a.sampling.max_tokens += 1;
+        assert!(!matches_scrubbed(&a, &b), "sampling must agree");
     }
 
     #[tokio::test]

@@ -10,6 +10,15 @@
 //! [`redact_url`] takes the credentials out of a URL (its user-info and the values of
 //! secret-looking query parameters) before the URL is logged, printed or stored.
 //!
+//! Values that are secrets only by a naming convention (`FOO_TOKEN`) are added only if
+//! they could be one ([`could_be_secret`]): at least [`MIN_SECRET_CHARS`] characters and
+//! not one plain English word in any case ([`is_common_word`]; the word list is
+//! SCOWL's, in `common_words.txt`). Scrubbing every "cooperative" or "coordination" out
+//! of prompts would make a transcript unreadable, and no generated key looks like that.
+//! Credentials given for the connection (the API key, a URL's password) are secrets by
+//! where they stand and are added from [`MIN_CREDENTIAL_CHARS`] characters on
+//! ([`Scrubber::add_credential`]).
+//!
 //! Guarantees: scrubbing is deterministic (the same secrets and text give the same
 //! output) and idempotent (scrubbing scrubbed text changes nothing), so the same
 //! request scrubbed when it is recorded and again when it is replayed gives the same
@@ -28,9 +37,38 @@ pub const URL_REDACTED: &str = "REDACTED";
 /// Object keys whose values are always redacted, whatever they hold.
 const SECRET_KEYS: &[&str] = &["api_key", "apikey", "openai_api_key", "authorization", "proxy-authorization"];
 
-/// Secret values shorter than this are ignored: redacting every "abc" in prompts
-/// would destroy the transcript, and no real key is that short.
-pub const MIN_SECRET_CHARS: usize = 8;
+/// Secret values shorter than this (in characters) are ignored: redacting every
+/// "onion" or "cooperative" in prompts would destroy the transcript, and no generated
+/// key is that short.
+pub const MIN_SECRET_CHARS: usize = 12;
+
+/// Credentials given for the connection itself (the API key, the base URL's password or
+/// user token, secret query values) are scrubbed from this many characters on, words or
+/// not: they are secrets by where they stand, not by a naming convention.
+pub const MIN_CREDENTIAL_CHARS: usize = 8;
+
+/// English words of [`MIN_SECRET_CHARS`] letters or more, one per line in byte order,
+/// after a `#` comment block (SCOWL's notice; `scripts/common_words.sh` makes it).
+const COMMON_WORDS: &str = include_str!("common_words.txt");
+
+/// Whether `value` is one plain English word (letters only, any case) from the shipped
+/// word list: such a value is never treated as a secret, however it was named.
+pub fn is_common_word(value: &str) -> bool {
+    let value = value.trim();
+    if value.is_empty() || !value.chars().all(char::is_alphabetic) {
+        return false;
+    }
+    let lower = value.to_lowercase();
+    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| COMMON_WORDS.lines().filter(|l| !l.starts_with('#')).collect());
+    words.binary_search(&lower.as_str()).is_ok()
+}
+
+/// Whether a value may be a secret: long enough and not a plain word (see the module doc).
+pub fn could_be_secret(value: &str) -> bool {
+    let value = value.trim();
+    value.chars().count() >= MIN_SECRET_CHARS && !is_common_word(value)
+}
 
 /// Replaces known secret values, `Bearer` tokens and secret-named JSON values by
 /// [`REDACTED`]; see the module doc.
@@ -61,7 +99,8 @@ impl Scrubber {
     }
 
     /// A scrubber that knows the values of `OPENAI_API_KEY` and of every other
-    /// `*_API_KEY`, `*_TOKEN`, `*_SECRET` or `*_PASSWORD` environment variable.
+    /// `*_API_KEY`, `*_TOKEN`, `*_SECRET` or `*_PASSWORD` environment variable (those
+    /// that [`could_be_secret`]).
     pub fn from_env() -> Self {
         let mut s = Scrubber::new();
         for (name, value) in std::env::vars_os() {
@@ -75,12 +114,31 @@ impl Scrubber {
         s
     }
 
-    /// Adds a secret value (ignored below [`MIN_SECRET_CHARS`] characters).
+    /// Adds a secret value; one that [`could_be_secret`] rules out (under
+    /// [`MIN_SECRET_CHARS`] characters, or a plain word) is ignored.
     pub fn add(&mut self, secret: &str) {
-        let secret = secret.trim();
-        if secret.chars().count() < MIN_SECRET_CHARS {
-            return;
+        if could_be_secret(secret) {
+            self.add_form(secret.trim());
         }
+    }
+
+    /// Adds a credential given for the connection (the API key, a URL's password): any
+    /// value of [`MIN_CREDENTIAL_CHARS`] characters or more, plain word or not.
+    pub fn add_credential(&mut self, credential: &str) {
+        let credential = credential.trim();
+        if credential.chars().count() >= MIN_CREDENTIAL_CHARS {
+            self.add_form(credential);
+        }
+    }
+
+    /// Adds a value as a secret, whatever it is (for tests that need a scrubber of
+    /// older, stricter rules).
+    #[cfg(test)]
+    pub(crate) fn add_unchecked(&mut self, secret: &str) {
+        self.add_form(secret);
+    }
+
+    fn add_form(&mut self, secret: &str) {
         // Inside JSON text (a raw reply body, a serialised record) a secret with quotes
         // or backslashes appears escaped.
         let escaped = serde_json::to_string(secret).map(|q| q[1..q.len() - 1].to_string()).unwrap_or_default();
@@ -98,10 +156,10 @@ impl Scrubber {
         self
     }
 
-    /// Adds the credentials a URL carries: the password of its user-info (or the user
-    /// name when there is no password: `https://TOKEN@host` puts the token there), the
-    /// `Authorization: Basic` value an HTTP client makes of them, and the values of
-    /// secret-looking query parameters.
+    /// Adds the credentials a URL carries (see [`Scrubber::add_credential`]): the
+    /// password of its user-info (or the user name when there is no password:
+    /// `https://TOKEN@host` puts the token there), the `Authorization: Basic` value an
+    /// HTTP client makes of them, and the values of secret-looking query parameters.
     pub fn add_url_credentials(&mut self, url: &str) {
         let parts = UrlParts::split(url);
         if let Some(userinfo) = parts.userinfo {
@@ -111,20 +169,20 @@ impl Scrubber {
             };
             match password {
                 Some(p) if !p.is_empty() => {
-                    self.add(p);
-                    self.add(&percent_decode(p));
+                    self.add_credential(p);
+                    self.add_credential(&percent_decode(p));
                 }
                 _ => {
-                    self.add(user);
-                    self.add(&percent_decode(user));
+                    self.add_credential(user);
+                    self.add_credential(&percent_decode(user));
                 }
             }
             let plain = format!("{}:{}", percent_decode(user), password.map(percent_decode).unwrap_or_default());
-            self.add(&base64(plain.as_bytes()));
+            self.add_credential(&base64(plain.as_bytes()));
         }
         for (_, value) in parts.query_pairs().into_iter().filter(|(name, _)| is_secret_param(name)) {
-            self.add(value);
-            self.add(&percent_decode(value));
+            self.add_credential(value);
+            self.add_credential(&percent_decode(value));
         }
     }
 
@@ -373,11 +431,34 @@ mod tests {
         // Idempotent: scrubbing scrubbed text changes nothing.
         assert_eq!(s.scrub_counted(&out), (Cow::Borrowed(&*out), 0));
         // A secret containing another is replaced whole.
-        let nested = Scrubber::new().with("abcdefgh").with("xx-abcdefgh-yy");
-        assert_eq!(nested.scrub("[xx-abcdefgh-yy]"), "[[REDACTED]]");
+        let nested = Scrubber::new().with("abcdefgh-1234").with("xx-abcdefgh-1234-yy");
+        assert_eq!(nested.scrub("[xx-abcdefgh-1234-yy]"), "[[REDACTED]]");
         // JSON-escaped forms too.
         let quoted = Scrubber::new().with("pa\"ss-word-1");
         assert_eq!(quoted.scrub(r#"{"k":"pa\"ss-word-1"}"#), r#"{"k":"[REDACTED]"}"#);
+    }
+
+    #[test]
+    fn short_values_and_plain_words_are_not_secrets() {
+        // The case of issue 25: FOO_TOKEN=cooperative, a word of the prompts.
+        let s = Scrubber::new().with("cooperative").with("Coordination").with("INTERDEPENDENCE").with("hunter2-x");
+        assert!(s.is_empty(), "{s:?}");
+        let prose = "a cooperative agent; Coordination and interdependence";
+        assert_eq!(s.scrub(prose), prose);
+        assert!(is_common_word("coordination") && is_common_word(" Coordination ") && !is_common_word("coordinat1on"));
+        assert!(!is_common_word("xkqzvbwmplrtyhge"), "random letters are not a word");
+        assert!(could_be_secret("xkqzvbwmplrtyhge") && could_be_secret("sk-proj-0123456789"));
+        assert!(
+            !could_be_secret("cooperative") && !could_be_secret("abc123defgh") && !could_be_secret("collaboration")
+        );
+        // A credential given for the connection is one from 8 characters on, word or not.
+        let mut c = Scrubber::new();
+        c.add_credential("cooperative");
+        c.add_credential("short");
+        assert_eq!(c.scrub("a cooperative short"), "a [REDACTED] short");
+        // Words joined up are no plain word: a passphrase is a secret.
+        assert!(could_be_secret("correcthorsebatterystaple"));
+        assert!(!Scrubber::new().with("correcthorsebatterystaple").is_empty());
     }
 
     #[test]
@@ -421,11 +502,11 @@ mod tests {
     #[test]
     fn url_credentials_become_secrets() {
         let mut s = Scrubber::new();
-        s.add_url_credentials("http://user:canary%70ass@127.0.0.1:1/v1?api_key=query-canary-1");
-        assert_eq!(s.scrub("canary%70ass canarypass query-canary-1"), "[REDACTED] [REDACTED] [REDACTED]");
-        // What an HTTP client sends for user:canarypass.
-        assert_eq!(base64(b"user:canarypass"), "dXNlcjpjYW5hcnlwYXNz");
-        assert_eq!(s.scrub("Basic dXNlcjpjYW5hcnlwYXNz"), "Basic [REDACTED]");
+        s.add_url_credentials("http://user:canary%70ass-1234@127.0.0.1:1/v1?api_key=query-canary-1");
+        assert_eq!(s.scrub("canary%70ass-1234 canarypass-1234 query-canary-1"), "[REDACTED] [REDACTED] [REDACTED]");
+        // What an HTTP client sends for user:canarypass-1234.
+        assert_eq!(base64(b"user:canarypass-1234"), "dXNlcjpjYW5hcnlwYXNzLTEyMzQ=");
+        assert_eq!(s.scrub("Basic dXNlcjpjYW5hcnlwYXNzLTEyMzQ="), "Basic [REDACTED]");
         let mut t = Scrubber::new();
         t.add_url_credentials("https://ghp_tokentoken@host/");
         assert_eq!(t.scrub("ghp_tokentoken"), REDACTED);

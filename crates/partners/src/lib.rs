@@ -10,8 +10,10 @@
 
 pub mod basic;
 pub mod bc;
+pub mod collab;
 pub mod courier;
 pub mod greedy;
+pub mod hanabi;
 pub mod rl;
 pub mod scripted;
 pub mod v2;

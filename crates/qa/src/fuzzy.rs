@@ -8,11 +8,22 @@
 //! its default scorer, `WRatio`, which (python-Levenshtein not being installed there)
 //! runs on Python's pure `difflib.SequenceMatcher` (PSF licence). What follows is a
 //! specification of that behaviour, written in our own words from the libraries'
-//! documentation and from observing their outputs; no code of either library was
-//! copied or translated, and the implementation below is built from this text with
-//! its own structure. `scripts/fuzzy_reference.py` runs the real libraries as black
-//! boxes to produce `tests/fixtures/qa/fuzzy_reference.json`, which the tests check
-//! this module against, score for score.
+//! documentation and from observing their outputs (`scripts/fuzzy_reference.py` runs
+//! the real libraries as black boxes to produce `tests/fixtures/qa/fuzzy_reference.json`,
+//! which the tests check this module against, score for score). The libraries' code
+//! was not consulted.
+//!
+//! The composition (token forms, the weighted score, the best choice) was rebuilt from
+//! this specification alone, after an earlier version was found to follow a port's
+//! function bodies; the matching-block search ([`Alignment`]) and the normalisation are
+//! kept from that version. The composition is organised around the specification's
+//! *data*, not around the library's functions: each text is prepared once into its
+//! [`Forms`] (characters, sorted tokens, token set); the weighted score is a table of
+//! [`Comparison`]s (pairs of strings, and whether they are built from tokens)
+//! evaluated in one loop under one [`Reach`]; partial scores try each window once. No crate
+//! reproduces the sequence similarity below (`strsim` has none of it; `rapidfuzz`'s
+//! ratio is a normalised insertion/deletion distance, which scores differently from
+//! greedy matching blocks), so it is implemented here too.
 //!
 //! # Specification
 //!
@@ -225,102 +236,160 @@ fn round_half_even(x: f64) -> u32 {
     x.round_ties_even() as u32
 }
 
-/// Whole or partial comparison of two texts.
-#[derive(Copy, Clone, PartialEq, Eq)]
+/// How two strings are laid against each other.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Reach {
+    /// Whole against whole.
     Whole,
-    Partial,
+    /// The shorter against its best window of the longer.
+    Window,
 }
 
-/// The whole or partial score of two texts (see the module doc).
-fn direct_score(x: &str, y: &str, reach: Reach) -> u32 {
-    if x == y {
+/// The integer score (0–100) of two strings under `reach`: the two shortcuts of the
+/// specification (equal: 100; one empty: 0), then the sequence similarity scaled and
+/// rounded.
+fn percent(a: &[char], b: &[char], reach: Reach) -> u32 {
+    if a == b {
         return 100;
     }
-    if x.is_empty() || y.is_empty() {
+    if a.is_empty() || b.is_empty() {
         return 0;
     }
-    let (xs, ys): (Vec<char>, Vec<char>) = (x.chars().collect(), y.chars().collect());
-    if reach == Reach::Whole {
-        return round_half_even(100.0 * Alignment::new(&xs, &ys).similarity());
+    match reach {
+        Reach::Whole => round_half_even(100.0 * Alignment::new(a, b).similarity()),
+        // A window that is all but equal counts as a full match.
+        Reach::Window => match best_window(a, b) {
+            best if best > 0.995 => 100,
+            best => round_half_even(100.0 * best),
+        },
     }
-    let (short, long) = if xs.len() <= ys.len() { (&xs, &ys) } else { (&ys, &xs) };
-    let end_marker = Block { at_left: short.len(), at_right: long.len(), len: 0 };
-    let mut best = 0.0f64;
-    for b in Alignment::new(short, long).blocks().into_iter().chain([end_marker]) {
-        let start = b.at_right.saturating_sub(b.at_left).min(long.len());
-        let window = &long[start..(start + short.len()).min(long.len())];
-        best = best.max(Alignment::new(short, window).similarity());
-        if best > 0.995 {
-            return 100;
+}
+
+/// The best similarity of the shorter sequence (the first on equal lengths, always the
+/// left side) against the windows of the longer one that its matching blocks point at,
+/// plus the window ending at the end; each window start is tried once.
+fn best_window(a: &[char], b: &[char]) -> f64 {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let mut starts: Vec<usize> = Alignment::new(short, long)
+        .blocks()
+        .iter()
+        .map(|blk| blk.at_right.saturating_sub(blk.at_left))
+        .chain([long.len().saturating_sub(short.len())])
+        .map(|s| s.min(long.len()))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    starts
+        .into_iter()
+        .map(|s| Alignment::new(short, &long[s..(s + short.len()).min(long.len())]).similarity())
+        .fold(0.0, f64::max)
+}
+
+/// A normalised text prepared once for every comparison it takes part in.
+struct Forms {
+    /// The text itself.
+    chars: Vec<char>,
+    /// Its tokens sorted by code point and joined by single spaces.
+    sorted: Vec<char>,
+    /// Its distinct tokens, in code-point order.
+    set: std::collections::BTreeSet<String>,
+}
+
+impl Forms {
+    fn of(text: &str) -> Forms {
+        let mut tokens: Vec<&str> = text.split(py_isspace).filter(|t| !t.is_empty()).collect();
+        tokens.sort_unstable();
+        Forms {
+            chars: text.chars().collect(),
+            sorted: tokens.join(" ").chars().collect(),
+            set: tokens.into_iter().map(str::to_string).collect(),
         }
     }
-    round_half_even(100.0 * best)
 }
 
-fn tokens(s: &str) -> Vec<&str> {
-    s.split(py_isspace).filter(|t| !t.is_empty()).collect()
+/// Token sequences joined by single spaces, empty ones left out (so no space leads,
+/// trails or doubles).
+fn spaced(parts: &[&[&str]]) -> Vec<char> {
+    let words: Vec<&str> = parts.iter().flat_map(|p| p.iter().copied()).collect();
+    words.join(" ").chars().collect()
 }
 
-/// The text's tokens sorted by code point, joined by single spaces.
-fn sorted_tokens(s: &str) -> String {
-    let mut t = tokens(s);
-    t.sort_unstable();
-    t.join(" ")
+/// One line of the weighted score's table: two strings to compare and whether they are
+/// built from tokens (weighed by [`TOKEN_FACTOR`]).
+struct Comparison {
+    left: Vec<char>,
+    right: Vec<char>,
+    from_tokens: bool,
 }
 
-/// The token-set score (see the module doc); both texts are non-empty and normalised.
-fn token_set_score(x: &str, y: &str, reach: Reach) -> u32 {
-    let (tx, ty): (std::collections::BTreeSet<&str>, std::collections::BTreeSet<&str>) =
-        (tokens(x).into_iter().collect(), tokens(y).into_iter().collect());
-    let joined = |it: &mut dyn Iterator<Item = &&str>| it.copied().collect::<Vec<&str>>().join(" ");
-    let common = joined(&mut tx.intersection(&ty));
-    let only_x = joined(&mut tx.difference(&ty));
-    let only_y = joined(&mut ty.difference(&tx));
-    let with_x = py_strip(&format!("{common} {only_x}")).to_string();
-    let with_y = py_strip(&format!("{common} {only_y}")).to_string();
-    let common = py_strip(&common);
-    [(common, with_x.as_str()), (common, with_y.as_str()), (with_x.as_str(), with_y.as_str())]
-        .into_iter()
-        .map(|(a, b)| direct_score(a, b, reach))
-        .max()
-        .unwrap_or(0)
+/// What a comparison of token-built strings is worth against one of the texts as written.
+const TOKEN_FACTOR: f64 = 0.95;
+
+/// Every comparison the weighted score of `x` against `y` looks at: the texts as written,
+/// their sorted tokens, and the three pairings of the shared tokens with each side's own.
+fn comparisons(x: &Forms, y: &Forms) -> Vec<Comparison> {
+    let shared: Vec<&str> = x.set.intersection(&y.set).map(String::as_str).collect();
+    let only_x: Vec<&str> = x.set.difference(&y.set).map(String::as_str).collect();
+    let only_y: Vec<&str> = y.set.difference(&x.set).map(String::as_str).collect();
+    let common = spaced(&[&shared]);
+    let with_x = spaced(&[&shared, &only_x]);
+    let with_y = spaced(&[&shared, &only_y]);
+    let tokens = |left: &Vec<char>, right: &Vec<char>| Comparison {
+        left: left.clone(),
+        right: right.clone(),
+        from_tokens: true,
+    };
+    vec![
+        Comparison { left: x.chars.clone(), right: y.chars.clone(), from_tokens: false },
+        tokens(&x.sorted, &y.sorted),
+        tokens(&common, &with_x),
+        tokens(&common, &with_y),
+        tokens(&with_x, &with_y),
+    ]
 }
 
 /// The weighted score (0–100) of two normalised texts; `x` is the left one.
 pub fn weighted_score(x: &str, y: &str) -> u32 {
-    if x.is_empty() || y.is_empty() {
+    weigh(&Forms::of(x), &Forms::of(y))
+}
+
+/// The weighted score of two prepared texts (see the module doc).
+fn weigh(x: &Forms, y: &Forms) -> u32 {
+    let (nx, ny) = (x.chars.len(), y.chars.len());
+    if nx == 0 || ny == 0 {
         return 0;
     }
-    const TOKEN_WEIGHT: f64 = 0.95;
-    let (nx, ny) = (x.chars().count() as f64, y.chars().count() as f64);
-    let length_ratio = nx.max(ny) / nx.min(ny);
-    let whole = f64::from(direct_score(x, y, Reach::Whole));
-    let (sx, sy) = (sorted_tokens(x), sorted_tokens(y));
-    if length_ratio < 1.5 {
-        let sort = f64::from(direct_score(&sx, &sy, Reach::Whole)) * TOKEN_WEIGHT;
-        let set = f64::from(token_set_score(x, y, Reach::Whole)) * TOKEN_WEIGHT;
-        return round_half_even(whole.max(sort).max(set));
+    let length_ratio = nx.max(ny) as f64 / nx.min(ny) as f64;
+    // Texts of unlike length are compared by windows, and those comparisons discounted.
+    let (reach, window_factor) = match length_ratio {
+        r if r < 1.5 => (Reach::Whole, None),
+        r if r > 8.0 => (Reach::Window, Some(0.6)),
+        _ => (Reach::Window, Some(0.9)),
+    };
+    let mut best = f64::from(percent(&x.chars, &y.chars, Reach::Whole));
+    for c in comparisons(x, y) {
+        let mut score = f64::from(percent(&c.left, &c.right, reach));
+        if c.from_tokens {
+            score *= TOKEN_FACTOR;
+        }
+        if let Some(f) = window_factor {
+            score *= f;
+        }
+        best = best.max(score);
     }
-    let partial_weight = if length_ratio > 8.0 { 0.6 } else { 0.9 };
-    let partial = f64::from(direct_score(x, y, Reach::Partial)) * partial_weight;
-    let sort = f64::from(direct_score(&sx, &sy, Reach::Partial)) * TOKEN_WEIGHT * partial_weight;
-    let set = f64::from(token_set_score(x, y, Reach::Partial)) * TOKEN_WEIGHT * partial_weight;
-    round_half_even(whole.max(partial).max(sort).max(set))
+    round_half_even(best)
 }
 
 /// The choice a free-text answer is closest to: its index (the first among equals) and
 /// its weighted score; `None` for an empty list (see the module doc).
 pub fn best_choice(query: &str, choices: &[String]) -> Option<(usize, u32)> {
-    let query = normalise(&normalise(query, false), true);
-    let mut best: Option<(usize, u32)> = None;
-    for (i, choice) in choices.iter().enumerate() {
-        let score = weighted_score(&query, &normalise(choice, true));
-        if best.is_none_or(|(_, top)| score > top) {
-            best = Some((i, score));
+    let query = Forms::of(&normalise(&normalise(query, false), true));
+    choices.iter().map(|c| weigh(&query, &Forms::of(&normalise(c, true)))).enumerate().fold(None, |best, (i, score)| {
+        match best {
+            Some((_, top)) if top >= score => best,
+            _ => Some((i, score)),
         }
-    }
-    best
+    })
 }
 
 #[cfg(test)]
@@ -365,10 +434,11 @@ mod tests {
     #[test]
     fn scores() {
         assert_eq!(weighted_score("pick up onion from o1", "pick up onion from o0"), 95);
-        assert_eq!(direct_score("abcd", "bcde", Reach::Whole), 75);
-        assert_eq!(direct_score("abc", "xxabcxx", Reach::Partial), 100);
-        assert_eq!(direct_score("", "", Reach::Whole), 100);
-        assert_eq!(direct_score("", "a", Reach::Partial), 0);
+        let c = |s: &str| s.chars().collect::<Vec<char>>();
+        assert_eq!(percent(&c("abcd"), &c("bcde"), Reach::Whole), 75);
+        assert_eq!(percent(&c("abc"), &c("xxabcxx"), Reach::Window), 100);
+        assert_eq!(percent(&c(""), &c(""), Reach::Whole), 100);
+        assert_eq!(percent(&c(""), &c("a"), Reach::Window), 0);
         assert_eq!(round_half_even(62.5), 62);
         assert_eq!(round_half_even(63.5), 64);
     }

@@ -8,8 +8,17 @@ const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "
 
 function say(text) { $("message").textContent = text || ""; }
 
+// Every API call carries this server start's token (it is in the page's HTML; other
+// pages cannot read it), and JSON bodies say they are JSON.
+const TOKEN = document.querySelector('meta[name="proagent-token"]').content;
+function send(url, opts) {
+  const o = Object.assign({}, opts || {});
+  o.headers = Object.assign({ "x-proagent-token": TOKEN }, o.headers || {});
+  return fetch(url, o);
+}
+
 async function api(url, opts) {
-  const r = await fetch(url, opts);
+  const r = await send(url, opts);
   let body = null;
   try { body = await r.json(); } catch (_) { /* not JSON */ }
   if (!r.ok) throw new Error((body && body.error) || `${r.status} ${r.statusText}`);
@@ -89,7 +98,7 @@ $("upload").addEventListener("change", async () => {
   if (!f) return;
   say("");
   try {
-    const ep = await api(`/api/upload?name=${encodeURIComponent(f.name)}`, { method: "POST", body: await f.arrayBuffer() });
+    const ep = await api(`/api/upload?name=${encodeURIComponent(f.name)}`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: await f.arrayBuffer() });
     showEpisode(ep);
   } catch (e) { say(e.message); }
 });
@@ -105,7 +114,12 @@ function showEpisode(ep) {
     V.byFrame.get(e.t).push(e);
   }
   V.plans = ep.events.filter((e) => e.type === "exchange" && e.kind === "planner");
-  const who = ep.agents ? ` · ${ep.agents[0]} (P0) + ${ep.agents[1]} (P1)` : "";
+  V.view = null;
+  const viewOf = $("view-of");
+  viewOf.innerHTML = `<option value="">all</option>` +
+    Array.from({ length: ep.players }, (_, i) => `<option value="${i}">player ${i}</option>`).join("");
+  $("view-label").classList.toggle("hidden", !ep.partial_view);
+  const who = ep.agents ? " · " + ep.agents.map((a, i) => `${a} (P${i})`).join(" + ") : "";
   const more = ep.count > 1 ? ` · episode ${ep.index + 1} of ${ep.count}` : "";
   $("episode-title").textContent = `${ep.source} · ${ep.kind} · ${ep.layout.name}${who}${more}`;
   if (ep.count > 1) {
@@ -119,24 +133,32 @@ function showEpisode(ep) {
   const tw = ep.teamwork || {};
   const sum = ep.summary || {};
   const lines = [`final score ${ep.score[ep.score.length - 1]} in ${ep.steps} steps`];
-  if (tw.error) lines.push(`teamwork: ${tw.error}`);
-  else lines.push(`deliveries ${tw.deliveries}, hand-overs: ${tw.constructive} constructive, ${tw.non_constructive} other; shared-pot links ${tw.pot_links ? tw.pot_links.constructive : 0}`);
+  lines.push(ep.teamwork_line || (tw.error ? `teamwork: ${tw.error}` : ""));
   if (sum.llm_calls !== undefined) lines.push(`model calls ${sum.llm_calls}, re-plans ${sum.replans ?? 0}, failed skills ${sum.skills_failed ?? 0}, belief accuracy ${sum.belief_accuracy ?? "-"}`);
   $("summary").textContent = lines.join("\n");
   drawChart();
   seek(0);
 }
 
-// Cells sized so the board is about 560 px wide.
+// Cells sized so the board is about 560 px wide; with a view chosen, what that player
+// does not see is shaded.
 function frameUrl(f) {
   const cell = Math.max(24, Math.min(112, Math.floor(560 / V.ep.layout.width)));
-  return `/api/board/${V.ep.id}/${f}?cell=${cell}`;
+  const view = V.view === null ? "" : `&view=${V.view}`;
+  return `/api/board/${V.ep.id}/${f}?cell=${cell}${view}`;
 }
+$("view-of").onchange = () => {
+  const v = $("view-of").value;
+  V.view = v === "" ? null : Number(v);
+  V.cache = new Map();
+  V.pending = new Map();
+  seek(V.frame);
+};
 
 function fetchFrame(f) {
   if (V.cache.has(f)) return Promise.resolve(V.cache.get(f));
   if (V.pending.has(f)) return V.pending.get(f);
-  const p = fetch(frameUrl(f)).then((r) => (r.ok ? r.text() : r.json().then((b) => { throw new Error(b.error); })))
+  const p = send(frameUrl(f)).then((r) => (r.ok ? r.text() : r.json().then((b) => { throw new Error(b.error); })))
     .then((svg) => { V.cache.set(f, svg); V.pending.delete(f); return svg; });
   V.pending.set(f, p);
   return p;
@@ -148,6 +170,7 @@ async function seek(f) {
   V.frame = f;
   $("scrubber").value = String(f);
   $("frame-label").textContent = `t = ${f} / ${V.ep.frames - 1} · score ${V.ep.score[f]}`;
+  $("caption").textContent = V.ep.captions ? (V.ep.captions[f] || "") : "";
   renderPanel(f);
   moveCursor(f);
   try {
@@ -200,8 +223,9 @@ function drawChart() {
   const ep = V.ep;
   const n = Math.max(1, ep.frames - 1);
   const max = Math.max(20, ...ep.score);
+  const min = Math.min(0, ...ep.score);
   const x = (f) => (f / n) * 600;
-  const y = (s) => 85 - (s / max) * 75;
+  const y = (s) => 85 - ((s - min) / (max - min)) * 75;
   const pts = ep.score.map((s, f) => `${x(f).toFixed(1)},${y(s).toFixed(1)}`).join(" ");
   const marks = [];
   for (const e of ep.events) {
@@ -215,7 +239,7 @@ function drawChart() {
   $("score-chart").innerHTML =
     `<polyline points="${pts}" fill="none" stroke="#2f6bd8" stroke-width="2" vector-effect="non-scaling-stroke"/>` +
     marks.join("") + `<line id="cursor" x1="0" x2="0" y1="0" y2="90" stroke="#262b33" stroke-width="1" vector-effect="non-scaling-stroke"/>` +
-    `<text x="4" y="22" font-size="11" fill="#6a737d">score (max ${max})</text>`;
+    `<text x="4" y="22" font-size="11" fill="#6a737d">score (max ${max}${min < 0 ? `, min ${min}` : ""})</text>`;
 }
 function moveCursor(f) {
   const c = document.getElementById("cursor");
@@ -263,8 +287,9 @@ function renderPanel(f) {
   const ep = V.ep;
   const out = [];
   const j = ep.joint[f];
+  const acts = j ? j.map((a, i) => `<b>P${i}</b> ${esc(a === null ? "—" : ACTION[a] || a)}`).join(" · ") : "";
   out.push(`<div class="card"><h3>Step t = ${f}</h3>` +
-    (j ? `<div class="field"><b>P0</b> ${esc(ACTION[j[0]] || j[0])} · <b>P1</b> ${esc(ACTION[j[1]] || j[1])} · reward ${ep.rewards[f] ?? 0}</div>`
+    (j ? `<div class="field">${acts} · reward ${ep.rewards[f] ?? 0}</div>`
        : `<div class="field">the final state</div>`) + `</div>`);
   const here = V.byFrame.get(f) || [];
   const hasPlanHere = here.some((e) => e.type === "exchange" && e.kind === "planner");
@@ -301,13 +326,46 @@ async function loadPlayOptions() {
     const o = await api("/api/play/options");
     P.options = o;
     $("pf-layout").innerHTML = o.layouts.map((l) => `<option>${esc(l)}</option>`).join("");
-    $("pf-partner").innerHTML = o.partners.filter((p) => !p.endsWith(":PATH")).map((p) => `<option ${p === "greedy" ? "selected" : ""}>${esc(p)}</option>`).join("");
+    fillPartners();
     $("pf-model").innerHTML = o.models.map((m) => `<option>${esc(m)}</option>`).join("");
     $("pf-horizon").value = o.horizon;
     $("pf-step").value = o.step_ms;
     $("pf-step").min = o.step_ms_range[0];
     $("pf-step").max = o.step_ms_range[1];
   } catch (e) { say(e.message); }
+}
+
+// The seats and switches offered depend on the layout's game.
+function gameOf(layout) {
+  if (layout.startsWith("v2:")) return "overcooked_v2";
+  if (layout === "hanabi" || layout.startsWith("hanabi:")) return "hanabi";
+  if (layout.startsWith("capture:")) return "collab_capture";
+  if (layout.startsWith("escape:")) return "collab_escape";
+  return "overcooked";
+}
+// Games played with the arrow keys; the others by picking one of the legal moves.
+const ARROW_GAMES = new Set(["overcooked", "overcooked_v2"]);
+function fillPartners() {
+  const o = P.options;
+  if (!o) return;
+  const game = gameOf($("pf-layout").value);
+  const list = (o.partners_by_game && o.partners_by_game[game]) || o.partners;
+  const def = (o.default_partner && o.default_partner[game]) || "greedy";
+  $("pf-partner").innerHTML = list.filter((p) => !p.endsWith(":PATH") && !p.includes("[")).map((p) => `<option ${p === def ? "selected" : ""}>${esc(p)}</option>`).join("");
+  $("pf-v2").classList.toggle("hidden", game !== "overcooked_v2");
+}
+$("pf-layout").addEventListener("change", fillPartners);
+
+function v2Settings() {
+  if (gameOf($("pf-layout").value) !== "overcooked_v2") return undefined;
+  const r = $("pf-radius").value.trim();
+  return {
+    view_radius: r === "" ? null : Number(r),
+    sample_recipe_on_delivery: $("pf-resample").checked,
+    negative_rewards: $("pf-negative").checked,
+    random_agent_positions: $("pf-random").checked,
+    start_cooking_interaction: $("pf-oninteract").checked,
+  };
 }
 
 async function startGame() {
@@ -323,6 +381,7 @@ async function startGame() {
     step_ms: Number($("pf-step").value),
     turn_based: $("pf-turn").checked,
     llm: $("pf-llm").value,
+    v2: v2Settings(),
   };
   try {
     const s = await api("/api/play", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -342,10 +401,32 @@ async function pollGame() {
   try { showGame(await api(`/api/play/${P.id}`)); } catch (e) { say(e.message); clearInterval(P.poll); P.poll = null; }
 }
 
+function pressMove(token) {
+  if (!P.id || (P.last && P.last.done)) return;
+  send(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: token }) })
+    .then(() => setTimeout(pollGame, 30))
+    .catch((e) => say(e.message));
+}
+
+// The legal moves of a game not played with the arrow keys, as buttons (keys 1-9 pick the first nine).
+function showMoves(s) {
+  const box = $("play-moves");
+  if (ARROW_GAMES.has(s.game) || s.done) { box.innerHTML = ""; return; }
+  if (!s.moves.length) { box.innerHTML = `<div class="hint">waiting for the other player…</div>`; return; }
+  box.innerHTML = s.moves.map((m, i) =>
+    `<button class="move" data-token="${esc(m.token)}">${i < 9 ? `<b>${i + 1}</b> ` : ""}${esc(m.label)}</button>`).join("");
+}
+$("play-moves").addEventListener("click", (ev) => {
+  const b = ev.target.closest("button[data-token]");
+  if (b) pressMove(b.dataset.token);
+});
+
 function showGame(s) {
   P.last = s;
   $("play-board").innerHTML = s.svg;
-  const you = `you are player ${s.human_seat} (${s.human_seat === 0 ? "blue" : "green"}), with ${s.partner}`;
+  showMoves(s);
+  const colour = s.human_seat === 0 ? "blue" : "green";
+  const you = `${s.layout} · you are player ${s.human_seat} (${colour})${s.partner ? `, with ${s.partner}` : ""}`;
   $("play-status").textContent = `${s.done ? "Game over" : s.thinking ? "Waiting for the other seat…" : "Playing"} · t = ${s.t} / ${s.horizon} · score ${s.score} · ${you}`;
   $("play-events").innerHTML = s.events.map((e) => `<div>t = ${e.t}: player ${e.player} ${esc(e.skill)} ${esc(e.outcome)}${e.reason ? " (" + esc(e.reason) + ")" : ""}</div>`).join("");
   if (s.done) {
@@ -363,10 +444,15 @@ function showGame(s) {
 const KEYS = { ArrowUp: "N", ArrowDown: "S", ArrowRight: "E", ArrowLeft: "W", " ": "I", Spacebar: "I" };
 function playKey(ev) {
   if (ev.target.closest("input, select, textarea")) return;
+  if (P.last && !ARROW_GAMES.has(P.last.game)) {
+    const k = Number(ev.key);
+    if (k >= 1 && k <= 9 && P.last.moves[k - 1]) { ev.preventDefault(); pressMove(P.last.moves[k - 1].token); }
+    return;
+  }
   const a = KEYS[ev.key];
   if (!a || !P.id || (P.last && P.last.done)) return;
   ev.preventDefault();
-  fetch(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: a }) })
+  send(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: a }) })
     .then(() => { if (P.last && P.last.t === 0 || $("pf-turn").checked) setTimeout(pollGame, 30); })
     .catch((e) => say(e.message));
 }
@@ -375,7 +461,7 @@ function playKey(ev) {
 document.addEventListener("keyup", (ev) => { if (tab === "play" && KEYS[ev.key] && P.id) ev.preventDefault(); });
 
 $("play-start").onclick = startGame;
-$("play-stop").onclick = () => { if (P.id) fetch(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
+$("play-stop").onclick = () => { if (P.id) send(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
 document.addEventListener("click", (ev) => {
   // A saved game's link opens it in the viewer.
   if (ev.target.closest("#play-files a[data-path]")) showTab("view");

@@ -2,17 +2,17 @@
 //! RL partners, the ProAgent agent), its summaries, reference-schema trajectories and the
 //! interdependence analysis of its episodes.
 
-use super::{GameError, PartnerOptions, Playable, Teamwork};
-use crate::runner::seats::{SeatError, unknown_spec};
-use proagent_agent::prompts::{Family, PromptError};
-use proagent_agent::scripted_model::ScriptedModel;
-use proagent_agent::{ProAgent, ProAgentConfig};
+use super::playable::{
+    GameError, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
+    default_proagent_config, unknown_spec,
+};
+use super::saved::{SavedEpisode, SavedStep, skill_events_of};
+use proagent_agent::OvercookedGrounding;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::limits::read_file_text;
-use proagent_llm::LanguageModel;
 use proagent_overcooked::env::layout::{self, MAX_LAYOUT_TEXT_BYTES};
-use proagent_overcooked::env::trace::state_json;
+use proagent_overcooked::env::trace::{self, state_json};
 use proagent_overcooked::env::{Action, Layout};
 use proagent_overcooked::game::Overcooked;
 use proagent_partners::basic::{RandomSeat, StaySeat, random4};
@@ -44,6 +44,62 @@ pub const KNOWN_SPECS: &[&str] = &[
     "rl:PATH",
 ];
 
+/// A classic episode read by the trajectory readers of `proagent-analysis` (reference
+/// traces, human games) as a saved episode; `raw` is its trajectory record (for the
+/// players' names, the seed and the skill events), `line` where it starts in its file.
+pub fn saved_from_trajectory(
+    t: proagent_analysis::Trajectory,
+    line: Option<usize>,
+    raw: Option<&Value>,
+) -> SavedEpisode<Overcooked> {
+    let proagent_analysis::Trajectory { name, layout, states, joint_actions, rewards } = t;
+    let game = Arc::new(Overcooked::new(Arc::new(layout), joint_actions.len() as u32));
+    let mut states = states.into_iter();
+    let start = states.next().unwrap_or_else(|| game.layout.start_state());
+    let events = skill_events_of(raw.and_then(|r| r.get("skill_events")));
+    let steps = joint_actions
+        .into_iter()
+        .zip(states)
+        .enumerate()
+        .map(|(k, (joint, state))| SavedStep {
+            actions: joint.map(Some).to_vec(),
+            reward: rewards.get(k).copied().map_or(0, i64::from),
+            outcome: None,
+            state,
+            skill_events: events.iter().filter(|e| e.t as usize == k).cloned().collect(),
+            beliefs: Vec::new(),
+        })
+        .collect();
+    let agents = raw
+        .and_then(|r| r.get("agents"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(|n| n.as_str().unwrap_or("?").to_string()).collect())
+        .unwrap_or_default();
+    let seed = raw.and_then(|r| r.get("seed")).and_then(Value::as_u64);
+    SavedEpisode { game, name, line, agents, seed, start, steps }
+}
+
+/// A saved classic episode as the interdependence analysis reads it.
+pub fn analysis_trajectory(e: &SavedEpisode<Overcooked>) -> proagent_analysis::Trajectory {
+    let mut states = Vec::with_capacity(e.frames());
+    states.push(e.start.clone());
+    states.extend(e.steps.iter().map(|s| s.state.clone()));
+    proagent_analysis::Trajectory {
+        name: e.name.clone(),
+        layout: (*e.game.layout).clone(),
+        states,
+        joint_actions: e
+            .steps
+            .iter()
+            .map(|s| {
+                let a = |i: usize| s.actions.get(i).copied().flatten().unwrap_or(Action::Stay);
+                [a(0), a(1)]
+            })
+            .collect(),
+        rewards: e.steps.iter().map(|s| u32::try_from(s.reward).unwrap_or(0)).collect(),
+    }
+}
+
 /// A classic layout by built-in name or file path, with the file's text (`None` for a
 /// built-in layout).
 pub fn load_layout(spec: &str) -> Result<(Layout, Option<String>), GameError> {
@@ -63,6 +119,8 @@ pub fn load_layout(spec: &str) -> Result<(Layout, Option<String>), GameError> {
 }
 
 impl Playable for Overcooked {
+    type Grounding = OvercookedGrounding;
+
     fn report_name(&self) -> String {
         self.layout.name.clone()
     }
@@ -75,6 +133,10 @@ impl Playable for Overcooked {
         KNOWN_SPECS
     }
 
+    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Overcooked>>, SeatError> {
+        self.partner_with(spec, &PartnerOptions::default())
+    }
+
     fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<Overcooked>>, SeatError> {
         let k = self.kitchen();
         let mismatch = options.allow_model_mismatch;
@@ -85,7 +147,7 @@ impl Playable for Overcooked {
             "stay" => Box::new(StaySeat),
             "courier" => Box::new(courier::CourierPartner::new(k)),
             "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
-            "proagent" => Box::new(ProAgent::new(ProAgentConfig::new(self.scripted_model())).with_kitchen(k)),
+            "proagent" => self.proagent(default_proagent_config(self)),
             other if bc::BcSpec::parse(other).is_some() => {
                 Box::new(bc::BcAgent::from_spec_with(other, &self.layout, mismatch)?)
             }
@@ -94,22 +156,6 @@ impl Playable for Overcooked {
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })
-    }
-
-    fn prompt_family(&self) -> Family {
-        Family::Classic
-    }
-
-    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
-        Arc::new(ScriptedModel::new())
-    }
-
-    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Overcooked>> {
-        Box::new(ProAgent::new(cfg).with_kitchen(self.kitchen()))
-    }
-
-    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
-        ProAgent::check_prompts(cfg, &self.layout, seat)
     }
 
     fn summary_fields(&self, r: &EpisodeResult<Overcooked>) -> Map<String, Value> {
@@ -203,5 +249,75 @@ impl Playable for Overcooked {
 
     fn outcome_text(&self, r: &EpisodeResult<Overcooked>) -> String {
         format!("{} deliveries", r.tally.deliveries)
+    }
+
+    fn read_action(&self, token: &str) -> Option<Action> {
+        Action::parse(token)
+    }
+
+    fn read_trajectory(source: &str, line: usize, record: &Value) -> Result<SavedEpisode<Overcooked>, RecordError> {
+        let t: trace::Trajectory =
+            serde_json::from_value(record.clone()).map_err(|e| format!("not a trajectory object: {e}"))?;
+        let policy = t.policy.get("kind").and_then(Value::as_str).unwrap_or("?");
+        let name = format!("{source}:{line} {} {policy}", t.layout);
+        let traj = proagent_analysis::readers::from_reference(&name, &t).map_err(|e| e.message)?;
+        Ok(saved_from_trajectory(traj, Some(line), Some(record)))
+    }
+
+    fn saved_teamwork(&self, e: &SavedEpisode<Overcooked>) -> SavedTeamwork {
+        let report = match proagent_analysis::analyze(&analysis_trajectory(e)) {
+            Ok(r) => r,
+            Err(err) => {
+                return SavedTeamwork {
+                    json: json!({ "error": err.to_string() }),
+                    line: format!("teamwork: {err}"),
+                    handovers: Vec::new(),
+                };
+            }
+        };
+        let handovers = report
+            .interdependencies
+            .iter()
+            .filter_map(|i| {
+                let at = report.trace.actions.get(i.give)?.at;
+                Some(HandOverMark {
+                    at,
+                    t_give: Some(i.t_give),
+                    t_receive: i.t_receive,
+                    constructive: i.constructive(),
+                    json: json!({
+                        "giver": i.giver, "receiver": i.receiver, "t_give": i.t_give, "t_receive": i.t_receive,
+                        "object": i.obj_kind.name(), "link": i.link.name(), "constructive": i.constructive(),
+                        "at": [at.x, at.y],
+                    }),
+                })
+            })
+            .collect();
+        let line = format!(
+            "deliveries {}, hand-overs: {} constructive, {} other; shared-pot links {}",
+            report.deliveries, report.constructive, report.non_constructive, report.pot_links.constructive
+        );
+        SavedTeamwork { json: proagent_analysis::metrics_json(&report), line, handovers }
+    }
+
+    fn human_game_lines(&self, r: &EpisodeResult<Overcooked>, trial: &str) -> Option<String> {
+        let mut lines = String::new();
+        let mut state = &r.start;
+        let mut score = 0u32;
+        for s in &r.steps {
+            score = score.saturating_add(s.outcome.reward);
+            let a = |i: usize| s.actions.get(i).copied().flatten().unwrap_or(Action::Stay);
+            lines.push_str(&proagent_partners::bc::data::step_line(
+                trial,
+                &self.layout,
+                state,
+                [a(0), a(1)],
+                s.outcome.reward,
+                score,
+            ));
+            lines.push('\n');
+            state = &s.state;
+        }
+        Some(lines)
     }
 }

@@ -2,20 +2,21 @@
 //! ProAgent agent with the V2 prompts), its summaries, trajectories (JaxMARL-style states)
 //! and the hand-over analysis of its episodes.
 
-use super::{GameError, PartnerOptions, Playable, Teamwork};
-use crate::runner::seats::{SeatError, unknown_spec};
-use proagent_agent::prompts::{Family, PromptError};
-use proagent_agent::v2::agent::ProAgentV2;
-use proagent_agent::v2::model::ScriptedV2Model;
-use proagent_agent::{ProAgentConfig, prompts::PromptLibrary};
+use super::playable::{
+    GameError, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
+    default_proagent_config, unknown_spec,
+};
+use super::saved::{SavedEpisode, SavedStep, skill_events_of};
+use proagent_agent::OvercookedV2Grounding;
+use proagent_core::Game;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
+use proagent_core::episode::env_chance;
 use proagent_core::limits::read_file_text;
-use proagent_llm::LanguageModel;
 use proagent_overcooked::env::Action;
 use proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES;
-use proagent_overcooked_v2::env::trace::trace_state;
-use proagent_overcooked_v2::env::{Event, Layout, StepOutcome};
+use proagent_overcooked_v2::env::trace::{TraceState, trace_state};
+use proagent_overcooked_v2::env::{Event, Layout, Settings, StepOutcome};
 use proagent_overcooked_v2::game::OvercookedV2;
 use proagent_partners::basic::{RandomSeat, StaySeat};
 use proagent_partners::rl::{RlAgent, RlSpec};
@@ -57,6 +58,59 @@ pub fn load_v2_layout(spec: &str) -> Result<(Layout, Option<String>), GameError>
     Ok((layout, Some(text)))
 }
 
+/// The episodes of a V2 reference-trace file recorded from JaxMARL
+/// (`tests/fixtures/v2_traces`, schema `proagent-v2-trace/1`), for the viewer and
+/// `show`: each trajectory is first checked step for step as `verify-trace` checks it (a
+/// divergence is an error naming its line and step), then re-played from its recorded
+/// start with its recorded recipe draws.
+pub fn read_reference_traces(source: &str, text: &str) -> Result<Vec<SavedEpisode<OvercookedV2>>, RecordError> {
+    use proagent_overcooked_v2::env::trace::{self, action_from_id};
+    /// Serves the step's recorded draw.
+    struct Recorded(Option<usize>);
+    impl proagent_core::game::Chance for Recorded {
+        fn pick(&mut self, _n: usize) -> usize {
+            self.0.take().unwrap_or(0)
+        }
+    }
+    let trajectories = trace::parse_v2_trace_file(text).map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(trajectories.len());
+    for traj in &trajectories {
+        let at = |m: String| RecordError(format!("line {}: {m}", traj.line));
+        let report = trace::verify(traj);
+        if let Some(d) = report.divergence {
+            let step = d.t.map_or_else(|| "the start".to_string(), |t| format!("step {t}"));
+            return Err(at(format!(
+                "{step}: {} differs from the simulator's: recorded {}, simulated {}",
+                d.field, d.expected, d.got
+            )));
+        }
+        let h = &traj.header;
+        let layout = trace::layout_for(h).map_err(|d| at(format!("{}: {}", d.field, d.got)))?;
+        let start = trace::start_state(&layout, h).map_err(|d| at(format!("{}: {}", d.field, d.got)))?;
+        let settings = h.settings.to_settings();
+        let game = Arc::new(OvercookedV2::new(Arc::new(layout), settings));
+        let mut state = start.clone();
+        let mut steps = Vec::with_capacity(traj.steps.len());
+        for s in &traj.steps {
+            let actions: Vec<Option<Action>> = s.actions.iter().map(|&id| action_from_id(id)).collect();
+            let outcome = game.step(&mut state, &actions, &mut Recorded(s.draw));
+            steps.push(SavedStep {
+                actions,
+                reward: i64::from(outcome.reward),
+                outcome: Some(outcome),
+                state: state.clone(),
+                skill_events: Vec::new(),
+                beliefs: Vec::new(),
+            });
+        }
+        let policy = h.policy.get("kind").and_then(Value::as_str).unwrap_or("?").to_string();
+        let name = format!("{source}:{} {} {policy}", traj.line, game.report_name());
+        let agents = vec![format!("jaxmarl {policy}"); game.num_players()];
+        out.push(SavedEpisode { game, name, line: Some(traj.line), agents, seed: None, start, steps });
+    }
+    Ok(out)
+}
+
 /// The interact events of the players of a V2 step (the outcome has room for more agents).
 fn events<'o>(game: &OvercookedV2, outcome: &'o StepOutcome) -> &'o [Option<Event>] {
     let n = game.layout.num_agents().min(outcome.events.len());
@@ -64,6 +118,8 @@ fn events<'o>(game: &OvercookedV2, outcome: &'o StepOutcome) -> &'o [Option<Even
 }
 
 impl Playable for OvercookedV2 {
+    type Grounding = OvercookedV2Grounding;
+
     fn report_name(&self) -> String {
         format!("{V2_PREFIX}{}", self.layout.name)
     }
@@ -76,38 +132,22 @@ impl Playable for OvercookedV2 {
         KNOWN_SPECS
     }
 
+    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<OvercookedV2>>, SeatError> {
+        self.partner_with(spec, &PartnerOptions::default())
+    }
+
     fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<OvercookedV2>>, SeatError> {
         Ok(match spec.trim() {
             "scripted" => Box::new(ScriptedV2::new()),
             "random" => Box::new(RandomSeat::<OvercookedV2>::new()),
             "stay" => Box::new(StaySeat),
-            "proagent" => {
-                let mut cfg = ProAgentConfig::new(self.scripted_model());
-                cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::V2));
-                self.proagent(cfg)
-            }
+            "proagent" => self.proagent(default_proagent_config(self)),
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
             other if let Some(rl) = RlSpec::parse(other) => {
                 Box::new(RlAgent::from_spec(&rl, other, self, options.allow_model_mismatch)?)
             }
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })
-    }
-
-    fn prompt_family(&self) -> Family {
-        Family::V2
-    }
-
-    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
-        Arc::new(ScriptedV2Model)
-    }
-
-    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<OvercookedV2>> {
-        Box::new(ProAgentV2::new(cfg))
-    }
-
-    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
-        ProAgentV2::check_prompts(cfg, &self.layout, &self.settings, seat)
     }
 
     fn summary_fields(&self, r: &EpisodeResult<OvercookedV2>) -> Map<String, Value> {
@@ -194,5 +234,113 @@ impl Playable for OvercookedV2 {
     fn outcome_text(&self, r: &EpisodeResult<OvercookedV2>) -> String {
         let t = r.tally;
         format!("{} correct, {} wrong deliveries, {} button presses", t.correct, t.wrong, t.presses)
+    }
+
+    fn read_action(&self, token: &str) -> Option<Action> {
+        Action::parse(token)
+    }
+
+    /// A V2 trajectory is re-played from its seed with its recorded actions (the
+    /// simulator draws the start and the recipes as `play` did); the start, every state
+    /// and every reward must be the recorded ones.
+    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<OvercookedV2>, RecordError> {
+        let layout_text = v.get("layout_text").and_then(Value::as_str).ok_or("no `layout_text`")?;
+        let layout = Layout::parse(layout_text, &format!("{source}:{line} layout_text")).map_err(|e| e.to_string())?;
+        let settings: Settings = serde_json::from_value(v.get("settings").cloned().unwrap_or_default())
+            .map_err(|e| format!("`settings`: {e}"))?;
+        let seed = v.get("seed").and_then(Value::as_u64).ok_or("no `seed` (a V2 trajectory is re-played from it)")?;
+        let game = Arc::new(OvercookedV2::new(Arc::new(layout), settings));
+        let mut chance = env_chance(seed);
+        let start = game.initial_state(&mut chance);
+        let recorded = |s: Option<&Value>, what: &str| -> Result<TraceState, RecordError> {
+            serde_json::from_value(s.cloned().unwrap_or_default()).map_err(|e| RecordError(format!("{what}: {e}")))
+        };
+        if recorded(v.get("start"), "`start`")? != trace_state(&game.layout, &game.settings, &start) {
+            return Err(format!("`start` is not the state seed {seed} starts from on this layout and settings").into());
+        }
+        let events = skill_events_of(v.get("skill_events"));
+        let mut state = start.clone();
+        let mut steps = Vec::new();
+        for (k, s) in v.get("steps").and_then(Value::as_array).ok_or("no `steps`")?.iter().enumerate() {
+            let at = |m: String| RecordError(format!("step {k}: {m}"));
+            let tokens = s.get("actions").and_then(Value::as_array).ok_or_else(|| at("no `actions`".into()))?;
+            if tokens.len() != game.num_players() {
+                return Err(at(format!("{} actions for {} players", tokens.len(), game.num_players())));
+            }
+            let actions = tokens
+                .iter()
+                .map(|t| t.as_str().and_then(Action::parse).map(Some).ok_or_else(|| at(format!("unknown action {t}"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            let outcome = game.step(&mut state, &actions, &mut chance);
+            let reward = i64::from(outcome.reward);
+            if let Some(r) = s.get("reward").and_then(Value::as_i64)
+                && r != reward
+            {
+                return Err(at(format!(
+                    "the recorded reward is {r}, the simulator gives {reward} (not an episode of this layout, seed and settings)"
+                )));
+            }
+            if recorded(s.get("state"), "`state`").map_err(|e| at(e.0))?
+                != trace_state(&game.layout, &game.settings, &state)
+            {
+                return Err(at("the recorded state is not the one the actions lead to".into()));
+            }
+            steps.push(SavedStep {
+                actions,
+                reward,
+                outcome: Some(outcome),
+                state: state.clone(),
+                skill_events: events.iter().filter(|e| e.t as usize == k).cloned().collect(),
+                beliefs: Vec::new(),
+            });
+        }
+        let agents = v
+            .get("agents")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|n| n.as_str().unwrap_or("?").to_string()).collect())
+            .unwrap_or_default();
+        let name = format!("{source}:{line} {}", game.report_name());
+        Ok(SavedEpisode { game, name, line: Some(line), agents, seed: Some(seed), start, steps })
+    }
+
+    fn saved_teamwork(&self, e: &SavedEpisode<OvercookedV2>) -> SavedTeamwork {
+        let Some(steps) = e
+            .steps
+            .iter()
+            .map(|s| s.outcome.as_ref().map(|o| events(self, o).to_vec()))
+            .collect::<Option<Vec<Vec<Option<Event>>>>>()
+        else {
+            let error = "the episode's events are not known (it was not re-played)";
+            return SavedTeamwork {
+                json: json!({ "error": error }),
+                line: format!("teamwork: {error}"),
+                handovers: Vec::new(),
+            };
+        };
+        let t = proagent_analysis::v2::teamwork(&self.layout, &steps);
+        let handovers = proagent_analysis::v2::handovers(&self.layout, &steps)
+            .into_iter()
+            .map(|h| HandOverMark {
+                at: h.at,
+                t_give: h.t_give,
+                t_receive: h.t_receive,
+                constructive: h.constructive,
+                json: json!({
+                    "giver": h.giver, "receiver": h.receiver, "t_give": h.t_give, "t_receive": h.t_receive,
+                    "object": h.object, "link": h.kind, "constructive": h.constructive, "at": [h.at.x, h.at.y],
+                }),
+            })
+            .collect();
+        let line = format!(
+            "correct dishes {}, wrong {}; hand-overs: {} constructive, {} other; shared-pot soups {}; button presses {} ({} constructive signals)",
+            t.correct_dishes,
+            t.wrong_dishes,
+            t.constructive,
+            t.handovers - t.constructive,
+            t.shared_pot_soups,
+            t.button_presses,
+            t.signals.constructive
+        );
+        SavedTeamwork { json: json!(t), line, handovers }
     }
 }

@@ -1,43 +1,63 @@
-//! Episode files of every kind, read into one neutral form: `play` transcripts (the
-//! states are rebuilt by stepping the simulator with the recorded joint actions, and
-//! each recorded reward is checked against it), trajectories in the reference-trace
-//! schema (`play --trajectory`, `eval --keep-trajectories`, `verify-trace` fixtures) and
-//! human-game files (the 2019 schema, and games played in `proagent serve`).
+//! Episode files of every kind and every game, read into one typed form, a
+//! [`SavedEpisode`] of its game ([`AnyEpisode`]): the game, the start state and per step
+//! every player's action, the reward, the state after it and — where the states were
+//! re-simulated — what the step did. `show`, `render`, `serve` and `analyze` all read
+//! episodes here.
+//!
+//! - `play`/`eval` transcripts of any game (and games played in `proagent serve`): the
+//!   game is rebuilt from the header, the episode re-played from its seed with the
+//!   recorded actions, and each recorded reward is checked against the simulator's;
+//! - trajectories: the classic reference-trace schema (`play --trajectory`, `eval
+//!   --keep-trajectories`, `verify-trace` fixtures; the recorded states are used as they
+//!   are), and OvercookedV2 trajectories (re-played from their seed, and every recorded
+//!   state and reward checked);
+//! - OvercookedV2 reference traces recorded from JaxMARL (`tests/fixtures/v2_traces`):
+//!   checked as `verify-trace` checks them, re-played with their recorded draws;
+//! - classic human-game files (the 2019 schema, and games played in `proagent serve`).
 //!
 //! The kind is told from the content, never from the file name; gzipped files are
-//! unpacked. Every error names the file (and the line where there is one).
+//! unpacked. Every error names the file (and the line or step where there is one).
+
+pub use crate::games::saved::{AnyEpisode, SavedEpisode, SavedStep, skill_events_of};
 
 use super::record::RunConfig;
+use crate::games::{AnyGame, GameError, GameOptions, Playable};
 use crate::transcript::{Transcript, TranscriptError};
-use proagent_analysis::Trajectory;
 use proagent_analysis::readers::{self, FileKind, ReadError};
-use proagent_overcooked::env::{Action, Layout};
+use proagent_core::episode::{EpisodeResult, env_chance};
+use proagent_overcooked_v2::game::OvercookedV2;
 use serde_json::Value;
 use std::path::Path;
+use std::sync::Arc;
 
 /// What an episode file holds.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum EpisodeKind {
     /// A `proagent play` / `eval` transcript (header, exchanges, steps, footer).
     Transcript,
-    /// Trajectories in the reference-trace schema, one per line.
+    /// Reference trajectories: classic ones in the reference-trace schema, one per line
+    /// (also our own `play --trajectory` files), or OvercookedV2 traces recorded from JaxMARL.
     ReferenceTrace,
+    /// Trajectories in a game's own schema (OvercookedV2), one per line.
+    Trajectory,
     /// Human-game timesteps, one per line (several trials per file).
     HumanGames,
 }
 
 impl EpisodeKind {
-    /// The kind's name in messages and in the viewer: `transcript`, `reference trace`, `human games`.
+    /// The kind's name in messages and in the viewer: `transcript`, `reference trace`,
+    /// `trajectory`, `human games`.
     pub const fn name(self) -> &'static str {
         match self {
             EpisodeKind::Transcript => "transcript",
             EpisodeKind::ReferenceTrace => FileKind::ReferenceTrace.name(),
+            EpisodeKind::Trajectory => "trajectory",
             EpisodeKind::HumanGames => FileKind::HumanGames.name(),
         }
     }
 }
 
-/// A file read: its trajectories (one for a transcript) and, for a transcript, the transcript.
+/// A file read: its episodes (one for a transcript) and, for a transcript, the transcript.
 #[derive(Clone, Debug)]
 pub struct EpisodeFile {
     /// What kind of file it was.
@@ -45,7 +65,7 @@ pub struct EpisodeFile {
     /// The file's name as given (for messages).
     pub source: String,
     /// The episodes it holds, in file order; never empty.
-    pub trajectories: Vec<Trajectory>,
+    pub episodes: Vec<AnyEpisode>,
     /// The transcript itself, when the file is one (model exchanges, skill events, beliefs).
     pub transcript: Option<Transcript>,
 }
@@ -73,8 +93,8 @@ pub enum FileError {
         #[source]
         source: ReadError,
     },
-    /// A transcript whose steps do not make an episode (missing step, unknown action,
-    /// unknown layout, a reward the simulator does not give).
+    /// An episode that does not play out as recorded (missing step, unknown action,
+    /// unknown layout, a reward or state the simulator does not give).
     #[error("{path}: {message}")]
     Episode {
         /// The file.
@@ -115,10 +135,23 @@ pub fn text_of_bytes(name: &str, bytes: Vec<u8>) -> Result<String, FileError> {
     }
 }
 
+/// The first non-blank line as JSON, if it is JSON.
+fn first_record(text: &str) -> Option<Value> {
+    let line = text.lines().find(|l| !l.trim().is_empty())?;
+    serde_json::from_str(line).ok()
+}
+
 /// Whether the first non-blank line is a transcript header.
 pub fn looks_like_transcript(text: &str) -> bool {
-    let Some(line) = text.lines().find(|l| !l.trim().is_empty()) else { return false };
-    serde_json::from_str::<Value>(line).is_ok_and(|v| v.get("type").and_then(Value::as_str) == Some("header"))
+    first_record(text).is_some_and(|v| v.get("type").and_then(Value::as_str) == Some("header"))
+}
+
+/// The game of a file of trajectories in a game's own schema (their `game` field), if the
+/// first record names one other than the classic game.
+fn trajectory_game(text: &str) -> Option<String> {
+    let v = first_record(text)?;
+    let g = v.get("game")?.as_str()?;
+    (g != "overcooked").then(|| g.to_string())
 }
 
 /// Reads an episode file of any kind from disk.
@@ -127,83 +160,107 @@ pub fn read_episode_file(path: &Path) -> Result<EpisodeFile, FileError> {
     read_episode_text(&path.display().to_string(), &text)
 }
 
-/// Whether the first non-blank line is an OvercookedV2 trajectory (`play --layout v2:...
-/// --trajectory`).
-pub fn looks_like_v2_trajectory(text: &str) -> bool {
-    let Some(line) = text.lines().find(|l| !l.trim().is_empty()) else { return false };
-    serde_json::from_str::<Value>(line).is_ok_and(|v| v.get("game").and_then(Value::as_str) == Some("overcooked_v2"))
-}
-
-/// The message for an OvercookedV2 episode given where only classic episodes are read.
-fn v2_not_here(source: &str, what: &str) -> FileError {
-    FileError::Episode {
-        path: source.to_string(),
-        message: format!(
-            "an OvercookedV2 {what}: read it with `proagent analyze`, `proagent show --{}` (boards as text) \
-             or `proagent replay` (transcripts); the viewer and the classic readers show classic episodes only",
-            if what == "transcript" { "transcript" } else { "trajectory" }
-        ),
-    }
-}
-
-/// Reads an episode file of any kind from its text; `source` names it in messages.
-/// OvercookedV2 episodes are refused with a message naming the commands that read them.
+/// Reads an episode file of any kind and game from its text; `source` names it in messages.
 pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileError> {
-    if looks_like_v2_trajectory(text) {
-        return Err(v2_not_here(source, "trajectory"));
-    }
     if looks_like_transcript(text) {
         let t = Transcript::parse(text, source)?;
-        if RunConfig::from_header(&t.header, source, t.header_line).is_ok_and(|c| c.v2.is_some()) {
-            return Err(v2_not_here(source, "transcript"));
-        }
-        let traj = transcript_trajectory(&t)?;
+        let episode = transcript_episode(&t)?;
         return Ok(EpisodeFile {
             kind: EpisodeKind::Transcript,
             source: source.to_string(),
-            trajectories: vec![traj],
+            episodes: vec![episode],
             transcript: Some(t),
+        });
+    }
+    if proagent_overcooked_v2::env::trace::is_v2_trace(text) {
+        let episodes = crate::games::overcooked_v2::read_reference_traces(source, text)
+            .map_err(|e| FileError::Episode { path: source.to_string(), message: e.to_string() })?;
+        let episodes = episodes.into_iter().map(AnyEpisode::from).collect();
+        return Ok(EpisodeFile {
+            kind: EpisodeKind::ReferenceTrace,
+            source: source.to_string(),
+            episodes,
+            transcript: None,
+        });
+    }
+    if let Some(game) = trajectory_game(text) {
+        let bad = |message: String| FileError::Episode { path: source.to_string(), message };
+        if game != "overcooked_v2" {
+            return Err(bad(format!(
+                "line {}: trajectories of an unknown game {game:?} (known: overcooked, overcooked_v2)",
+                text.lines().position(|l| !l.trim().is_empty()).unwrap_or(0) + 1
+            )));
+        }
+        let mut episodes = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = |m: String| bad(format!("line {}: {m}", i + 1));
+            let v: Value = serde_json::from_str(line).map_err(|e| at(format!("not a JSON object: {e}")))?;
+            let this = v.get("game").and_then(Value::as_str).unwrap_or("overcooked");
+            if this != game {
+                return Err(at(format!(
+                    "a trajectory of {this:?} after ones of {game:?}: a file holds one game's episodes"
+                )));
+            }
+            episodes.push(OvercookedV2::read_trajectory(source, i + 1, &v).map_err(|e| at(e.0))?.into());
+        }
+        return Ok(EpisodeFile {
+            kind: EpisodeKind::Trajectory,
+            source: source.to_string(),
+            episodes,
+            transcript: None,
         });
     }
     let (kind, trajectories) =
         readers::read(source, text).map_err(|e| FileError::Trajectory { path: source.to_string(), source: e })?;
-    let kind = match kind {
-        FileKind::ReferenceTrace => EpisodeKind::ReferenceTrace,
-        FileKind::HumanGames => EpisodeKind::HumanGames,
+    let (kind, raws): (EpisodeKind, Vec<(usize, Value)>) = match kind {
+        FileKind::ReferenceTrace => (
+            EpisodeKind::ReferenceTrace,
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(i, l)| (i + 1, serde_json::from_str(l).unwrap_or(Value::Null)))
+                .collect(),
+        ),
+        FileKind::HumanGames => (EpisodeKind::HumanGames, Vec::new()),
     };
-    Ok(EpisodeFile { kind, source: source.to_string(), trajectories, transcript: None })
+    let episodes = trajectories
+        .into_iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let raw = raws.get(k);
+            crate::games::overcooked::saved_from_trajectory(t, raw.map(|(l, _)| *l), raw.map(|(_, v)| v)).into()
+        })
+        .collect();
+    Ok(EpisodeFile { kind, source: source.to_string(), episodes, transcript: None })
 }
 
-/// The layout a recorded run was played on: the recorded layout text when there is one,
-/// else the built-in layout, else the layout file the run named (read from disk).
-pub fn run_layout(cfg: &RunConfig, file: &str) -> Result<Layout, FileError> {
-    let bad = |message: String| FileError::Episode { path: file.to_string(), message };
-    if let Some(text) = &cfg.layout_file {
-        return Layout::parse(&cfg.layout, text, &format!("{file} (recorded layout)"))
-            .map_err(|e| bad(format!("the recorded layout: {e}")));
-    }
-    if let Some(l) = Layout::builtin(&cfg.layout_spec).or_else(|| Layout::builtin(&cfg.layout)) {
-        return Ok(l);
-    }
-    let text = proagent_core::limits::read_file_text(
-        std::path::Path::new(&cfg.layout_spec),
-        proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES as u64 + 1,
-        "layout files",
-    )
-    .map_err(|e| bad(format!("layout {:?} is not built in and its file cannot be read: {e}", cfg.layout_spec)))?;
-    Layout::parse(&cfg.layout, &text, &cfg.layout_spec).map_err(|e| bad(e.to_string()))
+/// The episode a transcript records, on the game its header records: re-played from the
+/// seed with the recorded actions. Every step from 0 on must be there, in order, each
+/// recorded reward must be the one the simulator gives, and the footer's score and the
+/// game's own counts (deliveries, ...) must be the episode's.
+pub fn transcript_episode(t: &Transcript) -> Result<AnyEpisode, FileError> {
+    let file = t.source.as_str();
+    let cfg = RunConfig::from_header(&t.header, file, t.header_line)?;
+    let game =
+        recorded_game(file, &cfg).map_err(|e| FileError::Episode { path: file.to_string(), message: e.to_string() })?;
+    Ok(crate::on_game!(&game, |g| AnyEpisode::from(replay_transcript(g, t, &cfg)?)))
 }
 
-/// The episode a transcript records: its start state and joint actions, with the states
-/// rebuilt by the simulator. Every step from 0 on must be there, in order, and each
-/// recorded reward must be the one the simulator gives.
-pub fn transcript_trajectory(t: &Transcript) -> Result<Trajectory, FileError> {
+fn replay_transcript<G: Playable>(
+    game: &Arc<G>,
+    t: &Transcript,
+    cfg: &RunConfig,
+) -> Result<SavedEpisode<G>, FileError> {
     let file = t.source.as_str();
     let bad = |message: String| FileError::Episode { path: file.to_string(), message };
-    let cfg = RunConfig::from_header(&t.header, file, t.header_line)?;
-    let layout = run_layout(&cfg, file)?;
-    let mut joint_actions = Vec::with_capacity(t.steps.len());
-    let mut recorded_rewards = Vec::with_capacity(t.steps.len());
+    let n = game.num_players();
+    let mut chance = env_chance(cfg.seed);
+    let start = game.initial_state(&mut chance);
+    let mut state = start.clone();
+    let mut steps = Vec::with_capacity(t.steps.len());
     for (k, step) in t.steps.iter().enumerate() {
         if step.t as usize != k {
             return Err(bad(format!(
@@ -211,53 +268,137 @@ pub fn transcript_trajectory(t: &Transcript) -> Result<Trajectory, FileError> {
                 step.t
             )));
         }
-        let letters = step.data.get("joint").and_then(Value::as_array).filter(|a| a.len() == 2).ok_or_else(|| {
-            bad(format!("step t = {}: `data.joint` must hold the two players' action letters", step.t))
-        })?;
-        let mut joint = [Action::Stay; 2];
-        for (i, l) in letters.iter().enumerate() {
-            let s = l.as_str().unwrap_or("");
-            let mut chars = s.chars();
-            joint[i] = match (chars.next(), chars.next()) {
-                (Some(c), None) => Action::from_letter(c),
-                _ => Action::parse(s),
-            }
-            .ok_or_else(|| bad(format!("step t = {}: unknown action {l} for player {i}", step.t)))?;
+        let tokens = step
+            .data
+            .get("joint")
+            .and_then(Value::as_array)
+            .filter(|a| a.len() == n)
+            .ok_or_else(|| bad(format!("step t = {}: `data.joint` must hold the {n} players' actions", step.t)))?;
+        let mut actions = Vec::with_capacity(n);
+        for (i, l) in tokens.iter().enumerate() {
+            actions.push(match l {
+                Value::Null => None,
+                _ => Some(
+                    l.as_str()
+                        .and_then(|s| game.read_action(s))
+                        .ok_or_else(|| bad(format!("step t = {}: unknown action {l} for player {i}", step.t)))?,
+                ),
+            });
         }
-        joint_actions.push(joint);
-        recorded_rewards.push(step.data.get("reward").and_then(Value::as_u64));
-    }
-    let name = format!("{file} {} {}+{} seed {}", cfg.layout, cfg.agent, cfg.partner, cfg.seed);
-    let start = layout.start_state();
-    let traj = Trajectory::from_actions(&name, layout, start, joint_actions);
-    for (k, (rec, sim)) in recorded_rewards.iter().zip(&traj.rewards).enumerate() {
-        if let Some(r) = rec
-            && *r != *sim as u64
+        let outcome = game.step(&mut state, &actions, &mut chance);
+        let reward = i64::from(game.reward(&outcome));
+        if let Some(r) = step.data.get("reward").and_then(Value::as_i64)
+            && r != reward
         {
             return Err(bad(format!(
-                "step t = {k} records reward {r}, but the simulator gives {sim} for its joint action"
+                "step t = {k} records reward {r}, but the simulator gives {reward} for its joint action"
             )));
         }
+        let beliefs = step
+            .data
+            .get("belief")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|b| serde_json::from_value(b.clone()).ok()).collect())
+            .unwrap_or_default();
+        steps.push(SavedStep {
+            actions,
+            reward,
+            outcome: Some(outcome),
+            state: state.clone(),
+            skill_events: skill_events_of(step.data.get("skill_events")),
+            beliefs,
+        });
     }
-    Ok(traj)
+    let agents = (0..n).map(|i| if i == cfg.seat { cfg.agent.clone() } else { cfg.partner.clone() }).collect();
+    let name = format!("{file} {} {}+{} seed {}", cfg.layout, cfg.agent, cfg.partner, cfg.seed);
+    let episode = SavedEpisode { game: Arc::clone(game), name, line: None, agents, seed: Some(cfg.seed), start, steps };
+    if let (Some(footer), Some(result)) = (&t.footer, episode.result()) {
+        check_footer(file, &footer.data, &**game, &result)?;
+    }
+    Ok(episode)
+}
+
+/// The footer's score and the game's own counts (deliveries, wrong deliveries, button
+/// presses, ...) must be the re-played episode's.
+fn check_footer<G: Playable>(file: &str, footer: &Value, game: &G, result: &EpisodeResult<G>) -> Result<(), FileError> {
+    let mut expected = game.summary_fields(result);
+    expected.insert("score".into(), Value::from(result.score));
+    for (key, want) in expected {
+        let (Some(want), Some(got)) = (want.as_i64(), footer.get(&key).and_then(Value::as_i64)) else { continue };
+        if want != got {
+            return Err(FileError::Episode {
+                path: file.to_string(),
+                message: format!("the footer records {key} {got}, but the re-played steps give {want}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The game a header records: its layout (the recorded file text, else the spec) and
+/// switches.
+pub fn recorded_game(file: &str, cfg: &RunConfig) -> Result<AnyGame, GameError> {
+    let mut options = GameOptions { horizon: cfg.horizon, ..GameOptions::default() };
+    if let Some(v2) = &cfg.v2 {
+        options.v2 = v2.clone();
+    }
+    match &cfg.layout_file {
+        Some(text) => {
+            let source = format!("{file} (recorded layout)");
+            if cfg.v2.is_some() || proagent_overcooked_v2::env::layout::strip_v2_prefix(&cfg.layout_spec).is_some() {
+                let layout = proagent_overcooked_v2::env::Layout::parse(text, &source)
+                    .map_err(|e| GameError::Parse(e.to_string()))?;
+                let settings = proagent_overcooked_v2::env::Settings { max_steps: cfg.horizon, ..options.v2 };
+                Ok(AnyGame::V2(Arc::new(proagent_overcooked_v2::game::OvercookedV2::new(Arc::new(layout), settings))))
+            } else {
+                let layout = proagent_overcooked::env::Layout::parse(&cfg.layout, text, &source)
+                    .map_err(|e| GameError::Parse(e.to_string()))?;
+                Ok(AnyGame::Overcooked(Arc::new(proagent_overcooked::game::Overcooked::new(
+                    Arc::new(layout),
+                    cfg.horizon,
+                ))))
+            }
+        }
+        None => {
+            let spec = if cfg.v2.is_some() && !cfg.layout_spec.starts_with(crate::games::V2_PREFIX) {
+                format!("{}{}", crate::games::V2_PREFIX, cfg.layout_spec)
+            } else {
+                cfg.layout_spec.clone()
+            };
+            // A layout named by a file that is gone may still be a built-in one by name.
+            AnyGame::load(&spec, &options)
+                .or_else(|e| AnyGame::load(&cfg.layout, &options).map_err(|_| e))
+                .map(|(g, _)| g)
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proagent_overcooked::game::Overcooked;
 
     const TRANSCRIPT: &str = include_str!("../../../../transcripts/committed/cramped_room.jsonl");
+
+    fn classic(f: &EpisodeFile) -> &SavedEpisode<Overcooked> {
+        match &f.episodes[0] {
+            AnyEpisode::Overcooked(e) => e,
+            other => panic!("not classic: {}", other.name()),
+        }
+    }
 
     #[test]
     fn a_transcript_rebuilds_its_episode() {
         let f = read_episode_text("cr.jsonl", TRANSCRIPT).unwrap();
         assert_eq!(f.kind, EpisodeKind::Transcript);
-        let t = &f.trajectories[0];
-        assert_eq!(t.joint_actions.len(), 60);
-        assert_eq!(t.states.len(), 61);
-        assert_eq!(t.rewards.iter().sum::<u32>(), 20, "the footer's score");
+        let e = classic(&f);
+        assert_eq!(e.steps.len(), 60);
+        assert_eq!(e.frames(), 61);
+        assert_eq!(e.scores()[60], 20, "the footer's score");
+        assert!(e.skill_events().count() > 0);
         let footer = f.transcript.as_ref().unwrap().footer.as_ref().unwrap();
         assert_eq!(footer.data["score"], 20);
+        assert_eq!(e.result().unwrap().tally.deliveries, 1);
     }
 
     #[test]
@@ -271,6 +412,25 @@ mod tests {
         let bad = TRANSCRIPT.replace(r#""joint":["N","E"]"#, r#""joint":["Q","E"]"#);
         let e = read_episode_text("cr.jsonl", &bad).unwrap_err().to_string();
         assert!(e.contains("step t = 0: unknown action \"Q\""), "{e}");
+        // A footer that claims another score than the steps give.
+        let bad = TRANSCRIPT.replace(r#""score":20"#, r#""score":40"#);
+        assert_ne!(bad, TRANSCRIPT);
+        let e = read_episode_text("cr.jsonl", &bad).unwrap_err().to_string();
+        assert!(e.contains("the footer records score 40, but the re-played steps give 20"), "{e}");
+    }
+
+    #[test]
+    fn jaxmarl_v2_traces_are_read_with_their_draws() {
+        let text = include_str!("../../../../tests/fixtures/v2_traces/two_rooms.jsonl");
+        let f = read_episode_text("two_rooms.jsonl", text).unwrap();
+        assert_eq!(f.kind, EpisodeKind::ReferenceTrace);
+        assert_eq!(f.episodes.len(), 2);
+        let AnyEpisode::V2(e) = &f.episodes[1] else { panic!("not V2") };
+        assert!(e.steps.len() > 100 && e.result().is_some());
+        // A tampered reward is a divergence naming the line and step.
+        let bad = text.replacen("\"reward\":0,", "\"reward\":7,", 1);
+        let e = read_episode_text("t.jsonl", &bad).unwrap_err().to_string();
+        assert!(e.starts_with("t.jsonl: line 1: step ") && e.contains("reward"), "{e}");
     }
 
     #[test]
@@ -281,5 +441,7 @@ mod tests {
         assert!(e.contains("line 1"), "{e}");
         let e = text_of_bytes("b.bin", vec![b'a', b'\n', 0xff]).unwrap_err().to_string();
         assert_eq!(e, "b.bin: line 2: not valid UTF-8");
+        let e = read_episode_text("g.jsonl", "\n{\"game\": \"chess\"}\n").unwrap_err().to_string();
+        assert!(e.starts_with("g.jsonl: line 2: trajectories of an unknown game \"chess\""), "{e}");
     }
 }

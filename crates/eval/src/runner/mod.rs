@@ -16,8 +16,8 @@ mod tests;
 mod v2_tests;
 
 pub use proagent_core::episode::{
-    DEADLOCK_TAIL, DEFAULT_MAX_LLM_FAILURES, EpisodeFailed, EpisodeOptions, EpisodeResult, StepObserver, StepRecord,
-    StepView, StopCheck, env_chance, play_episode,
+    DEADLOCK_TAIL, DEFAULT_MAX_LLM_FAILURES, DEFAULT_MAX_PARSE_FAILURE_SHARE, EpisodeFailed, EpisodeOptions,
+    EpisodeResult, StepObserver, StepRecord, StepView, StopCheck, env_chance, play_episode,
 };
 pub use proagent_core::{EpisodeAbort, seat_seed};
 
@@ -50,8 +50,9 @@ pub enum RunError<G: Playable> {
 /// happen (the caller writes the footer with [`EpisodeRecorder::finish`], or for a
 /// [`RunError::Failed`] episode with [`EpisodeRecorder::finish_failed`]).
 /// `options.on_step` also sees every step, after the recorder, and `options.stop` can end
-/// the episode early. The failure limit is always the factory's
-/// [`SeatFactory::max_llm_failures`], whatever `options` says.
+/// the episode early. The failure limits are always the factory's
+/// ([`SeatFactory::max_llm_failures`], [`SeatFactory::max_parse_failure_share`]),
+/// whatever `options` says.
 pub async fn play_seated<G: Playable>(
     game: &Arc<G>,
     factory: &SeatFactory,
@@ -70,8 +71,13 @@ pub async fn play_seated<G: Playable>(
     if let Some(r) = recorder.as_deref_mut() {
         r.set_seat_sinks(sinks);
     }
-    let EpisodeOptions { on_step: mut observer, stop, max_llm_failures: _ } = options;
-    let mut options = EpisodeOptions { on_step: None, stop, max_llm_failures: factory.max_llm_failures() };
+    let EpisodeOptions { on_step: mut observer, stop, .. } = options;
+    let mut options = EpisodeOptions {
+        on_step: None,
+        stop,
+        max_llm_failures: factory.max_llm_failures(),
+        max_parse_failure_share: factory.max_parse_failure_share(),
+    };
     if recorder.is_some() || observer.is_some() {
         options.on_step = Some(Box::new(move |v: &StepView<'_, G>| {
             if let Some(r) = recorder.as_deref_mut() {

@@ -4,70 +4,13 @@
 //! (`oracle`, `random`) belong to CoordinationQA and are resolved there.
 
 use crate::transcript::{Scrubber, Transcript, TranscriptError};
-use proagent_agent::scripted_model::ScriptedModel;
+use proagent_agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent_llm::LanguageModel;
 use proagent_llm::LlmError;
-use proagent_llm::http::{HttpConfig, OpenAiModel};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-/// Model names served in-process, never over HTTP.
-pub const BUILTIN_MODELS: &[&str] = &["scripted", "oracle", "random"];
-
-/// The prefix that selects the replay backend.
-pub const REPLAY_PREFIX: &str = "replay:";
-
-/// What a `--model` value means.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ModelChoice {
-    /// A model served in-process (`scripted`, `oracle`, `random`).
-    Builtin(String),
-    /// A recorded transcript served offline.
-    Replay(PathBuf),
-    /// A model name an OpenAI-compatible server knows.
-    Http(String),
-}
-
-/// Reads a `--model` value.
-pub fn classify_model(name: &str) -> ModelChoice {
-    if BUILTIN_MODELS.contains(&name) {
-        ModelChoice::Builtin(name.to_string())
-    } else if let Some(path) = name.strip_prefix(REPLAY_PREFIX) {
-        ModelChoice::Replay(PathBuf::from(path))
-    } else {
-        ModelChoice::Http(name.to_string())
-    }
-}
-
-/// A `--model` value with everything needed to build it; `http.model` is ignored
-/// (the name is the model).
-#[derive(Clone, Debug)]
-pub struct ModelSpec {
-    /// The `--model` value.
-    pub name: String,
-    /// Address, key, time-outs and retries of the HTTP backend.
-    pub http: HttpConfig,
-    /// Secret values of the run besides the HTTP backend's own (the command line sets
-    /// the `*_API_KEY` / `*_TOKEN` environment values here); see [`ModelSpec::scrubber`].
-    pub secrets: Scrubber,
-}
-
-impl ModelSpec {
-    /// A spec with the HTTP defaults and no extra secrets.
-    pub fn new(name: impl Into<String>) -> Self {
-        let name = name.into();
-        ModelSpec { http: HttpConfig::new(name.clone()), name, secrets: Scrubber::new() }
-    }
-
-    /// Everything secret in this run: [`ModelSpec::secrets`], the API key and the base
-    /// URL's credentials. Transcript writers scrub with it, and a `replay:FILE` model
-    /// scrubs live requests with it before looking them up.
-    pub fn scrubber(&self) -> Scrubber {
-        let mut s = self.secrets.clone();
-        s.merge(&self.http.secrets());
-        s
-    }
-}
+pub use proagent_llm::spec::{BUILTIN_MODELS, ModelChoice, ModelSpec, REPLAY_PREFIX, classify_model};
 
 /// Why a model could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -112,7 +55,7 @@ pub fn build_model_with(
     spec: &ModelSpec,
     scripted: impl FnOnce() -> Arc<dyn LanguageModel>,
 ) -> Result<Arc<dyn LanguageModel>, ModelError> {
-    match classify_model(spec.name.trim()) {
+    match spec.choice() {
         ModelChoice::Builtin(n) if n == "scripted" => Ok(scripted()),
         ModelChoice::Builtin(n) => Err(ModelError::NotForTheAgent(n)),
         ModelChoice::Replay(path) => {
@@ -125,9 +68,7 @@ pub fn build_model_with(
             if name.trim().is_empty() {
                 return Err(ModelError::EmptyName);
             }
-            let mut cfg = spec.http.clone();
-            cfg.model = name;
-            Ok(Arc::new(OpenAiModel::new(cfg)?))
+            Ok(Arc::new(spec.open_ai()?))
         }
     }
 }
@@ -135,9 +76,9 @@ pub fn build_model_with(
 /// What identifies the model behind a spec beyond its name, for eval keys: nothing for
 /// the built-in models (the code version covers them), the sha256 of a `replay:` file,
 /// and a served model's entry in the server's model list
-/// ([`OpenAiModel::server_identity`]).
+/// ([`proagent_llm::http::OpenAiModel::server_identity`]).
 pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
-    match classify_model(spec.name.trim()) {
+    match spec.choice() {
         ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),
         ModelChoice::Replay(path) => {
             let bytes = std::fs::read(&path).map_err(|source| {
@@ -145,11 +86,7 @@ pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, Model
             })?;
             Ok(serde_json::json!({ "replay_sha256": proagent_llm::sha256_hex(&bytes) }))
         }
-        ModelChoice::Http(name) => {
-            let mut cfg = spec.http.clone();
-            cfg.model = name;
-            Ok(OpenAiModel::new(cfg)?.server_identity().await?)
-        }
+        ModelChoice::Http(_) => Ok(spec.open_ai()?.server_identity().await?),
     }
 }
 

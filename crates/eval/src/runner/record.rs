@@ -6,7 +6,7 @@
 use crate::games::Playable;
 use crate::transcript::{Header, TranscriptError, TranscriptWriter};
 use proagent_agent::log::drain_sink;
-use proagent_agent::{AgentSettings, ExchangeSink, ModelSettings};
+use proagent_agent::{AgentSettings, ExchangeSink, ModelSpec};
 use proagent_core::episode::StepView;
 use proagent_core::limits::{MAX_HORIZON, RangeError, check_int};
 use serde::{Deserialize, Serialize};
@@ -41,7 +41,7 @@ pub struct RunConfig {
     /// The switches of every `proagent` seat.
     pub proagent: AgentSettings,
     /// The model of every `proagent` seat.
-    pub model: ModelSettings,
+    pub model: ModelSpec,
     /// For an OvercookedV2 episode (`layout_spec` `v2:...`): the environment switches.
     /// Absent for the classic game, so classic headers are unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,7 +61,7 @@ pub struct SeatConfig {
     /// Its switches.
     pub proagent: AgentSettings,
     /// Its model.
-    pub model: ModelSettings,
+    pub model: ModelSpec,
 }
 
 fn no_seats(s: &[Option<SeatConfig>]) -> bool {

@@ -6,83 +6,15 @@
 //! ([`Playable::partner`]); how a ProAgent seat is configured is written down once
 //! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
-use super::models::{ModelError, ModelSpec, build_model_with};
-use crate::games::{PartnerOptions, Playable};
-use proagent_agent::prompts::{PromptError, PromptLibrary};
-use proagent_agent::{AgentSettings, ExchangeSink, ModelSettings, ProAgentConfig};
+use super::models::build_model_with;
+use crate::games::PartnerOptions;
+pub use crate::games::playable::default_proagent_config;
+pub use crate::games::{Playable, SeatError, unknown_spec};
+use proagent_agent::prompts::PromptLibrary;
+use proagent_agent::{AgentSettings, ExchangeSink, ModelSpec, ProAgentConfig};
 use proagent_core::Seat;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-/// Why a seat could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum SeatError {
-    /// A spec no seat of this game answers to.
-    #[error("unknown agent {spec:?} for {game} (known: {known}){hint}")]
-    Unknown {
-        /// The spec as given.
-        spec: String,
-        /// The game's report name.
-        game: String,
-        /// The specs that exist.
-        known: String,
-        /// A hint when the spec looks like a model name.
-        hint: String,
-    },
-    /// A `proagent[...]` spec that does not parse.
-    #[error("{spec:?}: {message}")]
-    BadProAgentSpec {
-        /// The spec as given.
-        spec: String,
-        /// What is wrong with it.
-        message: String,
-    },
-    /// A `proagent[...]` seat whose settings were not resolved by the caller (a
-    /// programming error: the caller must register every such spec).
-    #[error("{0:?}: this command cannot seat a configured ProAgent here")]
-    Unresolved(String),
-    /// A BC model that could not be loaded.
-    #[error(transparent)]
-    Bc(#[from] proagent_partners::bc::BcError),
-    /// An RL policy that could not be loaded.
-    #[error(transparent)]
-    Rl(#[from] proagent_partners::rl::model::LoadError),
-    /// The ProAgent's model could not be built.
-    #[error("{label}: --model: {source}")]
-    Model {
-        /// The seat's name.
-        label: String,
-        /// Why.
-        #[source]
-        source: ModelError,
-    },
-    /// A prompt template that does not render (or load) for this game and seat.
-    #[error("prompt templates for {layout}, seat {seat}: {source}")]
-    Prompts {
-        /// The game's report name.
-        layout: String,
-        /// The seat (player index).
-        seat: usize,
-        /// What went wrong.
-        #[source]
-        source: PromptError,
-    },
-}
-
-/// The error for a spec no seat of `game` answers to, with a hint when it looks like a
-/// model name.
-pub fn unknown_spec(spec: &str, game: &str, known: &[&str]) -> SeatError {
-    let looks_like_a_model = ["gpt", "llama", "qwen", "mistral", "claude", "gemma", "phi", "o1", "o3", "deepseek"]
-        .iter()
-        .any(|m| spec.to_ascii_lowercase().starts_with(m))
-        || spec.contains(':') && !spec.starts_with("bc") && !spec.starts_with("rl");
-    let hint = if looks_like_a_model {
-        format!("; to seat a language model, use proagent[model={spec}] (or proagent with --model {spec})")
-    } else {
-        String::new()
-    };
-    SeatError::Unknown { spec: spec.to_string(), game: game.to_string(), known: known.join(", "), hint }
-}
 
 /// Whether a spec seats the ProAgent agent: `proagent`, or `proagent[...]` with options.
 pub fn is_proagent(spec: &str) -> bool {
@@ -158,30 +90,23 @@ pub struct ProAgentSeat {
     pub label: String,
     /// The switches.
     pub settings: AgentSettings,
-    /// The model as recorded: its name, sampling and (served models) address and time-outs.
-    pub model: ModelSettings,
-    /// How the model is reached (the key, the replay file) and what must be scrubbed.
-    pub backend: ModelSpec,
+    /// The model: its name, sampling and (served models) address, time-outs and key.
+    pub model: ModelSpec,
 }
 
 impl ProAgentSeat {
     /// A seat with the default switches and model `name` (no HTTP settings beyond the defaults).
     pub fn new(name: &str) -> Self {
-        let model = ModelSettings::new(name);
+        let model = ModelSpec::new(name);
         let settings = AgentSettings::default();
-        ProAgentSeat {
-            label: proagent_agent::config::label(&settings, &model),
-            settings,
-            model,
-            backend: ModelSpec::new(name),
-        }
+        ProAgentSeat { label: proagent_agent::config::label(&settings, &model), settings, model }
     }
 
     /// The running configuration of this seat on `game`: the model built (the game's own
     /// `scripted` stand-in for `scripted`), the game's prompt templates loaded, the
     /// horizon the game's episode length.
     pub fn config<G: Playable>(&self, game: &G) -> Result<ProAgentConfig, SeatError> {
-        let model = build_model_with(&self.backend, || game.scripted_model())
+        let model = build_model_with(&self.model, || game.scripted_model())
             .map_err(|source| SeatError::Model { label: self.label.clone(), source })?;
         let prompts = PromptLibrary::load_or_embedded_family(self.settings.prompts.as_deref(), game.prompt_family())
             .map_err(|source| SeatError::Prompts { layout: game.report_name(), seat: 0, source })?;
@@ -203,7 +128,7 @@ pub struct ProAgentRecord {
     /// Its switches.
     pub settings: AgentSettings,
     /// Its model.
-    pub model: ModelSettings,
+    pub model: ModelSpec,
 }
 
 /// How a ProAgent spec is configured in a factory.
@@ -213,7 +138,7 @@ enum Configured {
     Seat(ProAgentSeat),
     /// Built by the caller (a test's model, a Python callable, the viewer's model list):
     /// used as it is on any game, recorded with the model settings given.
-    Config(ProAgentConfig, ModelSettings),
+    Config(ProAgentConfig, ModelSpec),
 }
 
 /// A built seat: the seat, and for a ProAgent the list its model exchanges go to.
@@ -229,13 +154,14 @@ pub struct BuiltSeat<G> {
 /// configuration; plain `proagent` gets the one given to [`SeatFactory::new`] (or, without
 /// one, the defaults with the game's built-in scripted model). Each seat gets its own
 /// exchange sink. The factory also carries how many of the seats' model calls may fail in
-/// an episode.
+/// an episode, and what share of them may name no usable action.
 #[derive(Clone)]
 pub struct SeatFactory {
     proagent: Option<Configured>,
     seats: HashMap<String, Configured>,
     max_llm_failures: Option<u64>,
     partner_options: PartnerOptions,
+    max_parse_failure_share: Option<f64>,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
     built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
 }
@@ -256,13 +182,14 @@ impl SeatFactory {
             seats: HashMap::new(),
             max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
             partner_options: PartnerOptions::default(),
+            max_parse_failure_share: Some(proagent_core::episode::DEFAULT_MAX_PARSE_FAILURE_SHARE),
             built: Arc::default(),
         }
     }
 
     /// A factory whose `proagent` seats use a configuration built by the caller (recorded
     /// in transcript headers with the model settings `model`).
-    pub fn with_default_config(cfg: ProAgentConfig, model: ModelSettings) -> Self {
+    pub fn with_default_config(cfg: ProAgentConfig, model: ModelSpec) -> Self {
         SeatFactory { proagent: Some(Configured::Config(cfg, model)), ..SeatFactory::new(None) }
     }
 
@@ -289,6 +216,19 @@ impl SeatFactory {
         self.max_llm_failures
     }
 
+    /// Sets the largest share of an episode's model calls (all seats) whose replies may
+    /// name no usable action before the played episode counts as failed; `None`: no limit.
+    pub fn with_max_parse_failure_share(mut self, limit: Option<f64>) -> Self {
+        self.max_parse_failure_share = limit;
+        self
+    }
+
+    /// The share of unread replies an episode may have (see
+    /// [`SeatFactory::with_max_parse_failure_share`]).
+    pub fn max_parse_failure_share(&self) -> Option<f64> {
+        self.max_parse_failure_share
+    }
+
     /// Seats `spec` (e.g. `proagent[gpt-4o,memory_k=3]`, or a seat's label) as `seat`.
     pub fn with_seat(mut self, spec: &str, seat: ProAgentSeat) -> Self {
         self.seats.insert(spec.trim().to_string(), Configured::Seat(seat));
@@ -297,7 +237,7 @@ impl SeatFactory {
 
     /// Seats `spec` with a configuration built by the caller (used as it is on any game),
     /// recorded in transcript headers with the model settings `model`.
-    pub fn with_config(mut self, spec: &str, cfg: ProAgentConfig, model: ModelSettings) -> Self {
+    pub fn with_config(mut self, spec: &str, cfg: ProAgentConfig, model: ModelSpec) -> Self {
         self.seats.insert(spec.trim().to_string(), Configured::Config(cfg, model));
         self
     }
@@ -318,7 +258,7 @@ impl SeatFactory {
                 model: m.clone(),
             },
             None => {
-                let model = ModelSettings::new("scripted");
+                let model = ModelSpec::new("scripted");
                 let settings = AgentSettings::default();
                 ProAgentRecord { label: proagent_agent::config::label(&settings, &model), settings, model }
             }
@@ -363,12 +303,7 @@ impl SeatFactory {
                 built.insert(key, c.clone());
                 Ok(c)
             }
-            None => {
-                let mut cfg = ProAgentConfig::new(game.scripted_model());
-                cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
-                cfg.horizon = game.max_steps();
-                Ok(cfg)
-            }
+            None => Ok(default_proagent_config(game)),
         }
     }
 

@@ -3,10 +3,9 @@
 
 use crate::games::Playable;
 use crate::runner::summary::summary_json;
-use proagent_agent::ProAgentConfig;
+use proagent_agent::grounding::overcooked_v2::scripted::ScriptedV2Model;
 use proagent_agent::prompts::{Family, PromptLibrary};
-use proagent_agent::v2::agent::ProAgentV2;
-use proagent_agent::v2::model::ScriptedV2Model;
+use proagent_agent::{OvercookedV2Grounding, ProAgent, ProAgentConfig};
 use proagent_core::episode::{EpisodeOptions, EpisodeResult, play_episode};
 use proagent_core::{Observation, Seat};
 use proagent_overcooked_v2::env::{Layout, Settings};
@@ -19,7 +18,7 @@ type V2Seat = Box<dyn Seat<OvercookedV2>>;
 pub(crate) fn proagent() -> V2Seat {
     let mut cfg = ProAgentConfig::new(Arc::new(ScriptedV2Model));
     cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::V2));
-    Box::new(ProAgentV2::new(cfg))
+    Box::new(ProAgent::<OvercookedV2Grounding>::new(cfg))
 }
 
 pub(crate) fn run(layout: &str, seats: Vec<V2Seat>, seed: u64, settings: Settings) -> EpisodeResult<OvercookedV2> {
@@ -64,7 +63,7 @@ fn first_prompt(view_radius: Option<u8>) -> (String, proagent_overcooked::env::P
     let spy = Arc::new(Spy::default());
     let mut cfg = ProAgentConfig::new(spy.clone());
     cfg.prompts = Arc::new(PromptLibrary::embedded_family(Family::V2));
-    let mut agent = ProAgentV2::new(cfg);
+    let mut agent = ProAgent::<OvercookedV2Grounding>::new(cfg);
     let game = OvercookedV2::new(Arc::new(layout.clone()), settings);
     agent.reset(&game, 0, 1);
     let events = vec![None; layout.num_agents()];

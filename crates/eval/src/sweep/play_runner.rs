@@ -4,9 +4,10 @@
 //! `proagent play` (so `proagent replay` re-runs it), written as the episode is played.
 //! Every game goes through the same code.
 //!
-//! An episode whose model failed (more failed calls than the factory allows) is an
-//! [`EpisodeError::Failed`]: not recorded, retried by the next run; its transcript stays
-//! under the `.partial` name with a footer saying why. A model that refuses the
+//! An episode whose model failed (more failed calls than the factory allows, or more
+//! than its share of replies naming no usable action) is an [`EpisodeError::Failed`]:
+//! not recorded, retried by the next run; its transcript stays under the `.partial`
+//! name with a footer saying why. A model that refuses the
 //! configuration (wrong key, unknown model, ...) is an [`EpisodeError::Fatal`], which
 //! stops the sweep.
 //!
@@ -90,6 +91,14 @@ impl PlayRunner {
     /// Builds partner seats with `options` (e.g. `--allow-model-mismatch`).
     pub fn partner_options(mut self, options: crate::games::PartnerOptions) -> Self {
         self.factory = self.factory.with_partner_options(options);
+        self
+    }
+
+    /// The largest share of an episode's model calls whose replies may name no usable
+    /// action (see [`SeatFactory::with_max_parse_failure_share`]); an episode over it is
+    /// an [`EpisodeError::Failed`], not recorded, and retried by the next run.
+    pub fn max_parse_failure_share(mut self, limit: Option<f64>) -> Self {
+        self.factory = self.factory.with_max_parse_failure_share(limit);
         self
     }
 
@@ -211,6 +220,7 @@ impl PlayRunner {
             deliveries: r.game.deliveries(r),
             steps: r.steps.len() as u32,
             llm_calls: llm.calls,
+            parse_failures: llm.parse_failures,
             prompt_tokens: llm.prompt_tokens,
             completion_tokens: llm.completion_tokens,
             llm_wall_s: llm.wait_us as f64 / 1e6,

@@ -136,6 +136,24 @@ pub struct Cell {
     pub constructive: Option<f64>,
     /// Mean non-constructive interdependencies per episode, like `constructive`.
     pub non_constructive: Option<f64>,
+    /// The share of the cell's LLM calls whose reply named no usable action, over the
+    /// episodes that count them; `None` without such episodes or calls. (Episodes over
+    /// `--max-parse-failure-share` are failed, not recorded: they are not in here.)
+    pub parse_failure_share: Option<f64>,
+}
+
+/// Unread replies over calls, for the records that count them.
+fn parse_failure_share(recs: &[&EpisodeRecord]) -> Option<f64> {
+    let counted: Vec<&&EpisodeRecord> = recs.iter().filter(|r| r.parse_failures.is_some()).collect();
+    let calls = saturating_sum(counted.iter().map(|r| r.llm_calls));
+    let unread = saturating_sum(counted.iter().filter_map(|r| r.parse_failures));
+    (calls > 0).then(|| unread.min(calls) as f64 / calls as f64)
+}
+
+/// A share as a percentage with one decimal, or "–" when it is undefined (as for a
+/// standard error of one episode).
+fn show_share(x: Option<f64>) -> String {
+    x.map_or("–".to_string(), |x| format!("{:.1}%", 100.0 * x))
 }
 
 /// Mean of a teamwork count over the records that carry one.
@@ -178,6 +196,8 @@ pub struct Totals {
     pub llm_wall_s: f64,
     /// Episode wall time in seconds.
     pub episode_wall_s: f64,
+    /// The share of LLM calls whose reply named no usable action (see [`Cell`]).
+    pub parse_failure_share: Option<f64>,
 }
 
 /// A sweep report: Table 1, the agent × partner cells and totals, built from episode records.
@@ -282,6 +302,7 @@ impl Report {
                 episode_wall_s: recs.iter().map(|r| r.episode_wall_s).sum(),
                 constructive: teamwork_mean(recs, |t| t.constructive),
                 non_constructive: teamwork_mean(recs, |t| t.non_constructive),
+                parse_failure_share: parse_failure_share(recs),
             });
         }
 
@@ -325,6 +346,7 @@ impl Report {
             completion_tokens: saturating_sum(cells.iter().map(|c| c.completion_tokens)),
             llm_wall_s: cells.iter().map(|c| c.llm_wall_s).sum(),
             episode_wall_s: cells.iter().map(|c| c.episode_wall_s).sum(),
+            parse_failure_share: parse_failure_share(&records.iter().collect::<Vec<_>>()),
         };
         let mut settings: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
         let mut layout_sha256: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -439,13 +461,13 @@ impl Report {
         let _ = writeln!(s, "\n## Cost per cell\n");
         let _ = writeln!(
             s,
-            "| layout | agent | partner | seat | n | score | LLM calls | prompt tokens | completion tokens | LLM wall s | episode wall s | constructive / ep | non-constructive / ep |"
+            "| layout | agent | partner | seat | n | score | LLM calls | prompt tokens | completion tokens | LLM wall s | episode wall s | constructive / ep | non-constructive / ep | unparsed replies |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for c in &self.cells {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} |",
+                "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} |",
                 c.layout,
                 c.agent,
                 c.partner,
@@ -459,12 +481,25 @@ impl Report {
                 c.episode_wall_s,
                 c.constructive.map_or("—".to_string(), |x| format!("{x:.1}")),
                 c.non_constructive.map_or("—".to_string(), |x| format!("{x:.1}")),
+                show_share(c.parse_failure_share),
             );
         }
         let _ = writeln!(
             s,
-            "| **total** | | | | {} | | {} | {} | {} | {:.2} | {:.2} | | |",
-            t.episodes, t.llm_calls, t.prompt_tokens, t.completion_tokens, t.llm_wall_s, t.episode_wall_s
+            "| **total** | | | | {} | | {} | {} | {} | {:.2} | {:.2} | | | {} |",
+            t.episodes,
+            t.llm_calls,
+            t.prompt_tokens,
+            t.completion_tokens,
+            t.llm_wall_s,
+            t.episode_wall_s,
+            show_share(t.parse_failure_share)
+        );
+        let _ = writeln!(
+            s,
+            "\nUnparsed replies: the share of LLM calls whose reply named no usable action. An episode \
+             over `--max-parse-failure-share` (default 50%) is failed, not recorded, and played again \
+             by the next run, so it is in no mean above."
         );
         s
     }
@@ -565,6 +600,7 @@ impl Report {
             "episode_wall_s",
             "constructive",
             "non_constructive",
+            "parse_failure_share",
         ])?;
         for c in &self.cells {
             w.write_record([
@@ -583,6 +619,7 @@ impl Report {
                 c.episode_wall_s.to_string(),
                 c.constructive.map_or(String::new(), |x| x.to_string()),
                 c.non_constructive.map_or(String::new(), |x| x.to_string()),
+                opt(c.parse_failure_share),
             ])?;
         }
         finish_csv(w)
@@ -693,6 +730,26 @@ mod tests {
         assert_eq!(r.cell("cramped_room", "x", "z", 0).unwrap().constructive, None);
         assert!(r.markdown().contains("| 6.0 | 0.5 |"));
         assert!(r.cells_csv().unwrap().contains(",6,0.5"));
+    }
+
+    #[test]
+    fn parse_failure_share_per_cell() {
+        let mut a = rec("cramped_room", "x", "y", 0, 0, 20.0, 6);
+        let mut b = rec("cramped_room", "x", "y", 0, 1, 40.0, 2);
+        let mut old = rec("cramped_room", "x", "z", 0, 0, 40.0, 4);
+        (a.parse_failures, b.parse_failures, old.parse_failures) = (Some(3), Some(1), None);
+        let r = Report::build(&[a, b, old]);
+        // (3 + 1) / (6 + 2); records written before the count have none.
+        assert_eq!(r.cell("cramped_room", "x", "y", 0).unwrap().parse_failure_share, Some(0.5));
+        assert_eq!(r.cell("cramped_room", "x", "z", 0).unwrap().parse_failure_share, None);
+        assert_eq!(r.totals.parse_failure_share, Some(0.5));
+        let md = r.markdown();
+        assert!(md.contains("| 50.0% |") && md.contains("| – |") && md.contains("unparsed replies"), "{md}");
+        let csv = r.cells_csv().unwrap();
+        assert!(csv.lines().next().unwrap().ends_with(",parse_failure_share"), "{csv}");
+        assert!(csv.lines().nth(1).unwrap().ends_with(",0.5"), "{csv}");
+        let v: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(v["cells"][0]["parse_failure_share"], 0.5);
     }
 
     #[test]

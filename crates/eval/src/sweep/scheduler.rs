@@ -109,6 +109,7 @@ impl FakeRunner {
             deliveries,
             steps: horizon,
             llm_calls,
+            parse_failures: 0,
             prompt_tokens: llm_calls * 900,
             completion_tokens: llm_calls * 40,
             llm_wall_s: episode_ms as f64 / 1000.0,

@@ -10,10 +10,17 @@
 //! its newline (or one that does not parse) is the mark of an interrupted
 //! write — it is reported, ignored, and truncated away before new lines are
 //! appended, and that episode is simply played again.
+//!
+//! Every line ends with its checksum, `"checksum":"sha256:<hex>"`: the sha256 of the
+//! line's exact bytes without that field. Resuming and reporting verify it, so a line
+//! edited or damaged after it was written is an error naming file and line, never a
+//! result counted (delete the line and the episode is played again). Lines written
+//! before records carried checksums still load; [`ResultSet::unchecked`] counts them.
 
 use super::plan::EpisodeSpec;
 use proagent_analysis::TeamworkTotals;
 use proagent_core::limits::{MAX_HORIZON, MAX_RESULTS_BYTES, check_int, read_file, read_limited};
+use proagent_llm::sha256_hex;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -61,6 +68,8 @@ pub struct EpisodeOutcome {
     pub steps: u32,
     /// LLM requests of both seats together.
     pub llm_calls: u64,
+    /// Of those, replies that named no usable action (both seats).
+    pub parse_failures: u64,
     /// Prompt tokens of both seats together.
     pub prompt_tokens: u64,
     /// Completion tokens of both seats together.
@@ -107,6 +116,10 @@ pub struct EpisodeRecord {
     pub steps: u32,
     /// LLM use of both seats together.
     pub llm_calls: u64,
+    /// Of those, replies that named no usable action (both seats); `None` in records
+    /// written before it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parse_failures: Option<u64>,
     /// Prompt tokens of both seats together.
     pub prompt_tokens: u64,
     /// Completion tokens of both seats together.
@@ -159,6 +172,7 @@ impl EpisodeRecord {
             deliveries: o.deliveries,
             steps: o.steps,
             llm_calls: o.llm_calls,
+            parse_failures: Some(o.parse_failures),
             prompt_tokens: o.prompt_tokens,
             completion_tokens: o.completion_tokens,
             llm_wall_s: o.llm_wall_s,
@@ -200,13 +214,46 @@ impl EpisodeRecord {
         pairs.into_iter().find(|(_, a, b)| a != b).map(|(f, a, b)| format!("{f} {a} vs {b}"))
     }
 
-    /// One line of a results file, newline included.
+    /// One line of a results file, newline included, ending with its checksum (see the
+    /// module doc).
     pub fn to_line(&self) -> String {
         // A record holds only strings, numbers and JSON values, so this cannot fail.
-        let mut s = serde_json::to_string(self).unwrap_or_default();
-        s.push('\n');
-        s
+        let body = serde_json::to_string(self).unwrap_or_default();
+        let sum = sha256_hex(body.as_bytes());
+        // The body is a non-empty JSON object: the checksum becomes its last field.
+        let open = body.strip_suffix('}').unwrap_or(&body);
+        format!("{open},\"{CHECKSUM_FIELD}\":\"{CHECKSUM_PREFIX}{sum}\"}}\n")
     }
+}
+
+/// The field of a results line that holds its checksum.
+const CHECKSUM_FIELD: &str = "checksum";
+
+/// What a checksum value starts with (the algorithm).
+const CHECKSUM_PREFIX: &str = "sha256:";
+
+/// Verifies the checksum of a results line whose top-level object has a `checksum`
+/// field: the line must end with that field, and the sha256 of the line without it
+/// must be the one it names.
+fn verify_checksum(text: &[u8], claimed: &serde_json::Value) -> Result<(), BadLine> {
+    let edited = "the line was edited or damaged after it was written; delete it and the episode is played again";
+    let Some(claimed) = claimed.as_str() else {
+        return Err(BadLine::Data(format!("its {CHECKSUM_FIELD} is not a string: {edited}")));
+    };
+    let text = text.trim_ascii_end();
+    let suffix = format!(",\"{CHECKSUM_FIELD}\":{}}}", serde_json::Value::from(claimed));
+    let Some(open) = text.strip_suffix(suffix.as_bytes()) else {
+        return Err(BadLine::Data(format!("its {CHECKSUM_FIELD} is not the last field as written: {edited}")));
+    };
+    let mut body = open.to_vec();
+    body.push(b'}');
+    let actual = format!("{CHECKSUM_PREFIX}{}", sha256_hex(&body));
+    if actual != claimed {
+        return Err(BadLine::Data(format!(
+            "checksum mismatch (recorded {claimed}, the line hashes to {actual}): {edited}"
+        )));
+    }
+    Ok(())
 }
 
 /// Why results could not be read or written.
@@ -303,6 +350,9 @@ pub struct ResultSet {
     index: HashMap<String, usize>,
     /// Identical duplicate lines that were skipped.
     pub duplicates: usize,
+    /// Records read without a checksum (written before records carried one): they were
+    /// loaded unverified.
+    pub unchecked: usize,
 }
 
 impl ResultSet {
@@ -387,7 +437,8 @@ impl ResultSet {
             }
             let is_last = Some(k) == last_with_data;
             match parse_record(l.text) {
-                Ok(rec) if l.complete => {
+                Ok((rec, checked)) if l.complete => {
+                    self.unchecked += usize::from(!checked);
                     self.insert(rec, Source { path: path.to_path_buf(), line: l.number })?;
                 }
                 // The last line is torn when its newline is missing (even if the JSON happens
@@ -464,11 +515,18 @@ enum BadLine {
     Data(String),
 }
 
-fn parse_record(text: &[u8]) -> Result<EpisodeRecord, BadLine> {
-    let mut rec: EpisodeRecord = serde_json::from_slice(text).map_err(|e| match e.classify() {
+/// A record and whether it carried a checksum (verified).
+fn parse_record(text: &[u8]) -> Result<(EpisodeRecord, bool), BadLine> {
+    let value: serde_json::Value = serde_json::from_slice(text).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => BadLine::Data(e.to_string()),
         _ => BadLine::Syntax(e.to_string()),
     })?;
+    let claimed = value.get(CHECKSUM_FIELD);
+    if let Some(claimed) = claimed {
+        verify_checksum(text, claimed)?;
+    }
+    let checked = claimed.is_some();
+    let mut rec = EpisodeRecord::deserialize(value).map_err(|e| BadLine::Data(e.to_string()))?;
     if rec.teamwork.is_none() {
         // Results written before records had a typed `teamwork` field kept it only
         // inside the summary; read it from there once, with the same type.
@@ -488,7 +546,7 @@ fn parse_record(text: &[u8]) -> Result<EpisodeRecord, BadLine> {
             rec.config_hash
         )));
     }
-    Ok(rec)
+    Ok((rec, checked))
 }
 
 /// Reads several results files (or directories of them) into one deduplicated set.
@@ -659,6 +717,7 @@ mod tests {
             deliveries: (score / 20.0) as u32,
             steps: 400,
             llm_calls: 3,
+            parse_failures: 0,
             prompt_tokens: 100,
             completion_tokens: 10,
             llm_wall_s: 0.5,
@@ -778,6 +837,58 @@ mod tests {
         let msg = load_all(&[dir.path().to_path_buf()]).unwrap_err().to_string();
         assert!(msg.contains("conflicting results") && msg.contains("score 40 vs 60"), "{msg}");
         assert!(msg.contains("results.shard-0-of-2.jsonl:1") && msg.contains("results.shard-1-of-2.jsonl:1"), "{msg}");
+    }
+
+    #[test]
+    fn every_line_carries_a_checksum_that_reading_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RESULTS_FILE);
+        let (a, b, c) = (record("a", "b", 0, 1, 40.0), record("a", "b", 0, 2, 60.0), record("a", "b", 0, 3, 0.0));
+        let line = a.to_line();
+        assert!(line.contains(r#","checksum":"sha256:"#) && line.ends_with("\"}\n"), "{line}");
+        std::fs::write(&path, a.to_line() + &b.to_line() + &c.to_line()).unwrap();
+        let (set, _) = load_all(std::slice::from_ref(&path)).unwrap();
+        assert_eq!((set.len(), set.unchecked), (3, 0));
+        assert_eq!(set.records(), &[a.clone(), b.clone(), c.clone()][..]);
+        // An edited score: valid JSON, a valid record, the right key, but not what was written.
+        let edited = b.to_line().replace(r#""score":60.0"#, r#""score":80.0"#);
+        assert_ne!(edited, b.to_line());
+        for tail in [c.to_line(), String::new()] {
+            std::fs::write(&path, a.to_line() + &edited + &tail).unwrap();
+            let msg = load_all(std::slice::from_ref(&path)).unwrap_err().to_string();
+            assert!(msg.contains("results.jsonl:2: malformed result record: checksum mismatch"), "{msg}");
+            assert!(msg.contains("edited or damaged") && msg.contains("delete it"), "{msg}");
+            assert!(matches!(ResultWriter::open(&path), Err(StoreError::Malformed { line: 2, .. })), "resume refuses");
+        }
+        // A flipped byte inside a string, and a reformatted line, are named too.
+        let damaged = b.to_line().replacen("cramped_room", "cramped_roon", 1);
+        let pretty = serde_json::to_string_pretty(&serde_json::from_str::<serde_json::Value>(&b.to_line()).unwrap())
+            .unwrap()
+            .replace('\n', " ")
+            + "\n";
+        for bad in [damaged, pretty] {
+            std::fs::write(&path, a.to_line() + &bad + &c.to_line()).unwrap();
+            let msg = load_all(std::slice::from_ref(&path)).unwrap_err().to_string();
+            assert!(msg.contains("results.jsonl:2: malformed result record"), "{msg}");
+        }
+        // Lines from before checksums still load, counted as unchecked.
+        let old = serde_json::to_string(&b).unwrap() + "\n";
+        assert!(!old.contains("checksum"));
+        std::fs::write(&path, a.to_line() + &old + &c.to_line()).unwrap();
+        let (set, _) = load_all(std::slice::from_ref(&path)).unwrap();
+        assert_eq!((set.len(), set.unchecked), (3, 1));
+        // Windows line ends from an editor that changed nothing else are not an edit.
+        std::fs::write(&path, a.to_line().replace('\n', "\r\n")).unwrap();
+        assert_eq!(load_all(std::slice::from_ref(&path)).unwrap().0.len(), 1);
+    }
+
+    #[test]
+    fn records_without_parse_failure_counts_still_load() {
+        let mut v: serde_json::Value = serde_json::to_value(record("a", "b", 0, 1, 40.0)).unwrap();
+        assert_eq!(v["parse_failures"], 0);
+        v.as_object_mut().unwrap().remove("parse_failures");
+        let (rec, checked) = parse_record(v.to_string().as_bytes()).ok().unwrap();
+        assert_eq!((rec.parse_failures, checked), (None, false));
     }
 
     #[test]

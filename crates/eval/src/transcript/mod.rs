@@ -254,6 +254,33 @@ mod tests {
         assert_eq!(reply.unwrap().text, "echo [REDACTED]");
     }
 
+    /// A transcript holding a scrubbed secret replays, and its re-run compares equal, on a
+    /// machine that does not know the secret.
+    #[test]
+    fn scrubbed_transcripts_replay_and_compare_where_the_secret_is_unknown() {
+        let canary = "hf-canary-portable-31337";
+        let write = |scrubber: Scrubber, user: &str| {
+            let (mut w, buf) = TranscriptWriter::in_memory("mem", WriterOptions { scrubber, wall_clock: false });
+            w.write_header(&Header::new(serde_json::json!({"seed": 1}), BTreeMap::new())).unwrap();
+            let ok: Result<ChatResponse, LlmError> = Ok(ChatResponse::simple("wait(1)", Usage::default()));
+            let req = request(&format!("System with {canary}."), user);
+            w.write_exchange(&Exchange::new(0, "plan", req, &ok, Duration::ZERO)).unwrap();
+            w.write_footer(serde_json::json!({"score": 0})).unwrap();
+            Transcript::parse(&buf.text(), "mem").unwrap()
+        };
+        let recorded = write(Scrubber::new().with(canary), "state 0");
+        assert_eq!(recorded.exchanges[0].request.messages[0].content, "System with [REDACTED].");
+        // Served without the secret known...
+        let replayer = recorded.replayer(Scrubber::new());
+        let live = request(&format!("System with {canary}."), "state 0");
+        assert_eq!(block_on(proagent_llm::LanguageModel::chat(&replayer, &live)).unwrap().text, "wait(1)");
+        assert_eq!(replayer.wildcard_matches(), 1);
+        // ...and the re-run, which holds the secret as text, agrees with the recording.
+        assert_eq!(first_divergence(&recorded, &write(Scrubber::new(), "state 0")), None);
+        let other = first_divergence(&recorded, &write(Scrubber::new(), "state 9")).unwrap();
+        assert!(other.contains("message 1 (user) differs at character 6"), "{other}");
+    }
+
     /// Runs a future to completion on a fresh single-threaded runtime.
     fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)

@@ -15,12 +15,18 @@
 //! number of replacements, never what was there); records with nothing replaced have
 //! no such field.
 //!
+//! Values under [`MIN_SECRET_CHARS`] characters and plain English words are never
+//! secrets ([`proagent_llm::scrub::could_be_secret`]), so a word of the prompts in a
+//! `*_TOKEN` variable leaves the transcript readable.
+//!
 //! Replay: the re-run builds the prompt with the secret in it again, while the
 //! recording holds `[REDACTED]`. The replayer ([`proagent_llm::replay::ReplayModel`])
 //! scrubs each live request with the same kind of scrubber before looking it up, so
-//! the request matches when the same secrets are known (the same environment
-//! variables set); a reply that was itself scrubbed is served as recorded, with
-//! `[REDACTED]` in it.
+//! the request matches exactly when the same secrets are known; where they are not
+//! (the variable unset on this machine), each scrubbed span is a wildcard and the
+//! replayer says so. A reply that was itself scrubbed is served as recorded, with
+//! `[REDACTED]` in it. Comparing a re-run with its recording
+//! ([`super::diff::first_divergence`]) reads scrubbed spans the same way.
 //!
 //! Last line of defence: a serialised line in which the scrubber still finds a secret
 //! (possible only for exotic secrets that match JSON escape sequences) is scrubbed as

@@ -55,10 +55,15 @@ pub trait RlGame: Game<Action = Action> + Clone {
     fn model_fields(&self) -> Map<String, Value>;
     /// Whether a model whose metadata is `info` was trained on this game: `Err` says what
     /// differs.
-    fn check_model(&self, info: &Value) -> Result<(), String>;
+    fn check_model(&self, info: &Value) -> Result<(), ModelMismatch>;
     /// The built-in layout with this game's terrain, under which shipped models are filed.
     fn shipped_layout(&self) -> Option<String>;
 }
+
+/// What differs between the game a model was trained on and the one it is asked to play.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelMismatch(pub String);
 
 fn recorded_game(info: &Value) -> &str {
     info.get("game").and_then(Value::as_str).unwrap_or("overcooked")
@@ -91,17 +96,21 @@ impl RlGame for Overcooked {
         Map::new()
     }
 
-    fn check_model(&self, info: &Value) -> Result<(), String> {
+    fn check_model(&self, info: &Value) -> Result<(), ModelMismatch> {
         let game = recorded_game(info);
         if game != "overcooked" {
-            return Err(format!("trained on game {game:?}, this is classic Overcooked"));
+            return Err(ModelMismatch(format!("trained on game {game:?}, this is classic Overcooked")));
         }
         let recorded = info.get("layout").and_then(Value::as_str).unwrap_or("");
         let same = match proagent_overcooked::env::Layout::builtin(recorded) {
             Some(b) => b.width == self.layout.width && b.height == self.layout.height && b.tiles == self.layout.tiles,
             None => recorded == self.layout.name,
         };
-        if same { Ok(()) } else { Err(format!("trained on layout {recorded:?}, this is {:?}", self.layout.name)) }
+        if same {
+            Ok(())
+        } else {
+            Err(ModelMismatch(format!("trained on layout {recorded:?}, this is {:?}", self.layout.name)))
+        }
     }
 
     fn shipped_layout(&self) -> Option<String> {
@@ -155,10 +164,10 @@ impl RlGame for OvercookedV2 {
         m
     }
 
-    fn check_model(&self, info: &Value) -> Result<(), String> {
+    fn check_model(&self, info: &Value) -> Result<(), ModelMismatch> {
         let game = recorded_game(info);
         if game != "overcooked_v2" {
-            return Err(format!("trained on game {game:?}, this is OvercookedV2"));
+            return Err(ModelMismatch(format!("trained on game {game:?}, this is OvercookedV2")));
         }
         let recorded = info.get("layout").and_then(Value::as_str).unwrap_or("");
         let same = match V2Layout::builtin(recorded) {
@@ -166,12 +175,12 @@ impl RlGame for OvercookedV2 {
             None => recorded == self.layout.name,
         };
         if !same {
-            return Err(format!("trained on layout v2:{recorded}, this is v2:{}", self.layout.name));
+            return Err(ModelMismatch(format!("trained on layout v2:{recorded}, this is v2:{}", self.layout.name)));
         }
         let want = settings_json(&self.settings);
         let had = info.get("settings").cloned().unwrap_or(Value::Null);
         if had != want {
-            return Err(format!("trained with the V2 switches {had}, this game has {want}"));
+            return Err(ModelMismatch(format!("trained with the V2 switches {had}, this game has {want}")));
         }
         Ok(())
     }
@@ -190,7 +199,7 @@ mod tests {
     fn model_checks_name_what_differs() {
         let g = Overcooked::new(Arc::new(Layout::builtin("cramped_room").unwrap()), 400);
         assert!(g.check_model(&json!({"layout": "cramped_room"})).is_ok());
-        let e = g.check_model(&json!({"layout": "counter_circuit"})).unwrap_err();
+        let e = g.check_model(&json!({"layout": "counter_circuit"})).unwrap_err().0;
         assert!(e.contains("counter_circuit") && e.contains("cramped_room"), "{e}");
         assert!(g.check_model(&json!({"layout": "cramped_room", "game": "overcooked_v2"})).is_err());
         assert_eq!(g.shipped_layout().as_deref(), Some("cramped_room"));
@@ -202,9 +211,9 @@ mod tests {
             Arc::clone(&v2.layout),
             Settings { view_radius: Some(2), max_steps: 100, ..Settings::default() },
         );
-        let e = radius.check_model(&info).unwrap_err();
+        let e = radius.check_model(&info).unwrap_err().0;
         assert!(e.contains("view_radius"), "{e}");
-        assert!(v2.check_model(&json!({"layout": "cramped_room"})).unwrap_err().contains("game"));
+        assert!(v2.check_model(&json!({"layout": "cramped_room"})).unwrap_err().0.contains("game"));
         assert!(v2.encoder(FEATURES62).is_err() && g.encoder(V2_VIEW).is_err());
     }
 }

@@ -27,6 +27,7 @@ pub mod obs;
 pub mod obs_v2;
 pub mod ppo;
 pub mod rollout;
+pub mod run;
 pub mod train;
 
 pub use agent::{RlAgent, RlSpec};

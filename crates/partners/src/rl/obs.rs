@@ -7,7 +7,7 @@
 //!
 //! - classic Overcooked: [`FEATURES62`], the 62 hand-made features of Carroll et al.
 //!   (2019) that the BC models use ([`crate::bc::features`]);
-//! - OvercookedV2: [`super::obs_v2::V2_VIEW`], compact features of the player's own view
+//! - OvercookedV2: [`V2_VIEW`], compact features of the player's own view
 //!   (nothing outside its view radius is encoded), documented in [`super::obs_v2`].
 //!
 //! The 2019 lossless per-cell grid (`env::encoding`) and JaxMARL's per-cell V2 tensor
@@ -17,7 +17,6 @@
 //! Guarantees: encoding is a pure function of (game, view, seat); the output length is
 //! [`Encode::dim`] for every state of the game.
 
-use super::obs_v2::V2_VIEW;
 use crate::bc::features::{self, FEATURE_SET, NUM_FEATURES};
 use proagent_core::Game;
 use proagent_overcooked::env::motion::MotionTable;
@@ -27,6 +26,10 @@ use std::sync::Arc;
 
 /// The name of the classic 62-feature encoding in model files (`carroll2019-62`).
 pub const FEATURES62: &str = FEATURE_SET;
+
+/// The name of the OvercookedV2 own-view encoding in model files (`v2-view/1`; the
+/// encoder is [`super::obs_v2`]'s).
+pub const V2_VIEW: &str = "v2-view/1";
 
 /// Every encoding this build computes, by model-file name, with its game's kind.
 pub const KNOWN: [(&str, &str); 2] = [(FEATURES62, "overcooked"), (V2_VIEW, "overcooked_v2")];

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// The name of this encoding in model files.
-pub const V2_VIEW: &str = "v2-view/1";
+pub use super::obs::V2_VIEW;
 
 /// Largest layout (in cells) the encoding precomputes walking distances for.
 pub const MAX_CELLS: usize = 1024;

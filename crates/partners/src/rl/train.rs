@@ -23,7 +23,7 @@
 //!   half of the learner's environments are self-play, half pair it with a member drawn
 //!   from the cooperative-incompatibility distribution (members with a low graphic
 //!   Shapley value, i.e. that the population cooperates with poorly, are drawn more
-//!   often, with a UCB bonus for rarely drawn ones). See [`super::cole`].
+//!   often, with a UCB bonus for rarely drawn ones), in its own module.
 //!
 //! Rewards: the sparse team reward plus the team's shaped reward (potting, useful dish
 //! pickup, soup pickup: `StepOutcome::shaped_by_player`) times a factor annealed linearly
@@ -37,7 +37,7 @@
 //! count, so the same configuration gives bit-identical weights.
 //!
 //! Memory: [`TrainConfig::memory_estimate`] bounds what a run allocates from its flags;
-//! [`train`] refuses a run over [`MAX_TRAIN_BYTES`] before allocating anything.
+//! [`super::run::train`] refuses a run over [`MAX_TRAIN_BYTES`] before allocating anything.
 
 use super::game::RlGame;
 use super::net::{Adam, HEAD_OUTPUTS, Net, Workspace, log_softmax};
@@ -775,31 +775,28 @@ pub fn check<G: RlGame>(game: &G, cfg: &TrainConfig) -> Result<usize, TrainError
     Ok(dim)
 }
 
-/// Runs the configured algorithm on `game`. `pool` (FCP only) replaces the internal SP
-/// runs; `on_iter` sees every iteration as it finishes.
-pub fn train<G: RlGame>(
-    game: &G,
-    cfg: &TrainConfig,
-    pool: Option<Vec<PoolEntry>>,
-    on_iter: &mut dyn FnMut(&IterRecord),
-) -> Result<TrainOutcome, TrainError> {
+/// Checks `cfg` on `game` (configuration, memory budget, FCP pool widths) and sets up a
+/// run's context; [`super::run::train`] runs the algorithm in it.
+pub(super) fn context<'a, G: RlGame>(
+    game: &'a G,
+    cfg: &'a TrainConfig,
+    pool: Option<&[PoolEntry]>,
+    on_iter: &'a mut dyn FnMut(&IterRecord),
+) -> Result<Ctx<'a, G>, TrainError> {
     let dim = check(game, cfg)?;
     let enc = run_encoder(game, cfg)?;
-    if let Some(p) = &pool {
+    if let Some(p) = pool {
         if let Some(e) = p.iter().find(|e| e.net.inputs() != dim) {
             return Err(TrainError::PoolShape { label: e.label.clone(), got: e.net.inputs(), want: dim });
         }
     }
-    let mut ctx =
-        Ctx { game, enc, dim, cfg, run_steps: 0, on_iter, history: Vec::new(), rollout_s: 0.0, update_s: 0.0 };
-    let (net, checkpoints, evals, notes) = match cfg.algo {
-        Algo::Sp => train_sp(&mut ctx),
-        Algo::Pbt => train_pbt(&mut ctx),
-        Algo::Fcp => train_fcp(&mut ctx, pool),
-        Algo::Mep => train_mep(&mut ctx),
-        Algo::Cole => super::cole::train_cole(&mut ctx),
-    };
-    Ok(TrainOutcome {
+    Ok(Ctx { game, enc, dim, cfg, run_steps: 0, on_iter, history: Vec::new(), rollout_s: 0.0, update_s: 0.0 })
+}
+
+/// The outcome of a finished run in `ctx`.
+pub(super) fn finish<G: RlGame>(ctx: Ctx<'_, G>, trained: Trained) -> TrainOutcome {
+    let (net, checkpoints, evals, notes) = trained;
+    TrainOutcome {
         net,
         checkpoints,
         evals,
@@ -808,7 +805,7 @@ pub fn train<G: RlGame>(
         rollout_s: ctx.rollout_s,
         update_s: ctx.update_s,
         history: ctx.history,
-    })
+    }
 }
 
 pub(super) type Trained = (Net, Vec<(String, Net)>, Vec<EvalRecord>, serde_json::Value);
@@ -823,7 +820,7 @@ pub fn fcp_checkpoints(snaps: &[(f64, Net)]) -> Option<[(usize, &Net); 3]> {
     Some([(0, &snaps[0].1), (mid, &snaps[mid].1), (last, &snaps[last].1)])
 }
 
-fn train_sp<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
+pub(super) fn train_sp<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let cfg = ctx.cfg;
     let (l, snaps) = ctx.self_play("sp", cfg.seed, cfg.steps, true);
     let mut checkpoints = Vec::new();
@@ -867,7 +864,7 @@ fn mutate(hp: &mut PpoConfig, rng: &mut ChaCha8Rng) -> Vec<String> {
     changed
 }
 
-fn train_pbt<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
+pub(super) fn train_pbt<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let cfg = ctx.cfg;
     let k = cfg.population;
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 300));
@@ -944,7 +941,7 @@ fn train_pbt<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     (pool[best].net.clone(), Vec::new(), evals, notes)
 }
 
-fn train_fcp<G: RlGame>(ctx: &mut Ctx<'_, G>, given: Option<Vec<PoolEntry>>) -> Trained {
+pub(super) fn train_fcp<G: RlGame>(ctx: &mut Ctx<'_, G>, given: Option<Vec<PoolEntry>>) -> Trained {
     let cfg = ctx.cfg;
     let pool: Vec<PoolEntry> = match given {
         Some(p) => p,
@@ -1026,7 +1023,7 @@ pub fn mep_priorities(scores: &[Option<f64>], beta: f64) -> Vec<f64> {
     w.iter().map(|x| x / total).collect()
 }
 
-fn train_mep<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
+pub(super) fn train_mep<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let cfg = ctx.cfg;
     let k = cfg.population;
     let mut members: Vec<Learner> =
@@ -1112,6 +1109,7 @@ fn train_mep<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rl::run::train;
     use proagent_overcooked::env::Layout;
     use proagent_overcooked::game::Overcooked;
     use std::sync::Arc;

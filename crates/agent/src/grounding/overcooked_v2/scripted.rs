@@ -7,7 +7,7 @@
 //! the built-in templates; rewritten templates change what it understands.
 
 use async_trait::async_trait;
-use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role, Usage, estimate_tokens};
+use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
 use proagent_overcooked_v2::env::item::Recipe;
 use proagent_overcooked_v2::knowledge::{Knowledge, Reach, TextContext, parse_item, parse_reach};
 use proagent_overcooked_v2::rules::choose;
@@ -176,15 +176,6 @@ impl LanguageModel for ScriptedV2Model {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let text = self.reply(request);
-        let prompt: u64 = request.messages.iter().map(|m| estimate_tokens(&m.content)).sum();
-        let completion = estimate_tokens(&text);
-        Ok(ChatResponse {
-            usage: Usage { prompt_tokens: prompt, completion_tokens: completion },
-            text,
-            attempts: 1,
-            faults: Vec::new(),
-            finish_reason: None,
-        })
+        Ok(crate::grounding::stand_in_response(request, self.reply(request)))
     }
 }

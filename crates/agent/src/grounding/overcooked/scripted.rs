@@ -19,7 +19,7 @@
 //! sequences are honoured as a served model honours them.
 
 use async_trait::async_trait;
-use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role, Usage, estimate_tokens};
+use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
 use proagent_overcooked::env::ObjKind;
 use proagent_overcooked::skills::facts::{Access, PotFact, PotStatus, SkillFacts, Steps};
 use proagent_overcooked::skills::{MAX_WAIT, Skill};
@@ -197,16 +197,7 @@ impl LanguageModel for ScriptedModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let mut text = self.reply(request);
-        // A served model stops before the first stop sequence and leaves it out.
-        if let Some(at) =
-            request.sampling.stop.iter().filter(|s| !s.is_empty()).filter_map(|s| text.find(s.as_str())).min()
-        {
-            text.truncate(at);
-        }
-        let prompt_tokens = request.messages.iter().map(|m| estimate_tokens(&m.content)).sum();
-        let usage = Usage { prompt_tokens, completion_tokens: estimate_tokens(&text) };
-        Ok(ChatResponse::simple(text, usage))
+        Ok(crate::grounding::stand_in_response(request, self.reply(request)))
     }
 }
 
@@ -799,7 +790,7 @@ mod tests {
         let scene = "Scene 12: <Player 0> holds nothing. <Player 1> holds nothing. Kitchen states: <Pot 0> is empty; \
                      On counters <Player 0> can reach: 1 onion. On counters <Player 1> can reach: nothing. Time left: 300 timesteps.";
         let req = ChatRequest::new(
-            vec![super::super::Message::system(SYSTEM), super::super::Message::user(user(scene))],
+            vec![proagent_llm::Message::system(SYSTEM), proagent_llm::Message::user(user(scene))],
             Default::default(),
         );
         let r = m.reply(&req);
@@ -810,15 +801,15 @@ mod tests {
         assert_eq!(parsed.plan, Skill::PickupOnion);
         // Told pickup(onion) was rejected, it picks something else whose preconditions hold in the text.
         let mut req2 = req.clone();
-        req2.messages.push(super::super::Message::assistant(r));
+        req2.messages.push(proagent_llm::Message::assistant(r));
         req2.messages
-            .push(super::super::Message::user("Rejected plan: pickup(onion). Cannot.\nAnswer in the same format."));
+            .push(proagent_llm::Message::user("Rejected plan: pickup(onion). Cannot.\nAnswer in the same format."));
         let r2 = m.reply(&req2);
         assert!(r2.ends_with("Plan for Player 0: \"wait(1)\"."), "{r2}");
         // Plan-only prompt: no analysis, no intention.
         let plain = format!("{scene}\nPlan for Player 0: \"<one allowed skill>\"");
         let req3 = ChatRequest::new(
-            vec![super::super::Message::system(SYSTEM), super::super::Message::user(plain)],
+            vec![proagent_llm::Message::system(SYSTEM), proagent_llm::Message::user(plain)],
             Default::default(),
         );
         assert_eq!(m.reply(&req3), "Plan for Player 0: \"pickup(onion)\".");

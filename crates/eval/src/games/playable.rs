@@ -1,0 +1,278 @@
+//! What the evaluation layer needs of a game ([`Playable`]), the errors of building its
+//! seats ([`SeatError`]) and of loading it ([`GameError`]), and its options.
+
+use super::saved::SavedEpisode;
+use proagent_agent::prompts::PromptLibrary;
+use proagent_agent::prompts::{Family, PromptError};
+use proagent_agent::{Grounding, ProAgent, ProAgentConfig};
+use proagent_core::episode::EpisodeResult;
+use proagent_core::{Game, Seat};
+use proagent_llm::LanguageModel;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// Teamwork of one episode: the figures `play --json` shows, and the totals sweeps keep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Teamwork {
+    /// The game's own teamwork record (or `{"error": ...}` when it could not be computed).
+    pub json: Value,
+    /// Deliveries, constructive and non-constructive interdependencies, for eval reports
+    /// (`None` when the analysis failed).
+    pub totals: Option<proagent_analysis::TeamworkTotals>,
+}
+
+/// Why a recorded episode (a trajectory record, a reference trace) could not be read back:
+/// what is wrong with it (the caller adds the file and line).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RecordError(pub String);
+
+impl From<String> for RecordError {
+    fn from(s: String) -> Self {
+        RecordError(s)
+    }
+}
+
+impl From<&str> for RecordError {
+    fn from(s: &str) -> Self {
+        RecordError(s.to_string())
+    }
+}
+
+/// Teamwork of a saved episode as the viewer shows it: the game's teamwork record, a line
+/// of text, and every hand-over with the cell to mark on the board.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedTeamwork {
+    /// The game's teamwork record (or `{"error": ...}` when it could not be computed).
+    pub json: Value,
+    /// The figures in one line ("deliveries 2, hand-overs: 3 constructive, 1 other").
+    pub line: String,
+    /// The hand-overs, in the order they were completed.
+    pub handovers: Vec<HandOverMark>,
+}
+
+/// One hand-over of a saved episode: an item put down by one player and picked up by another.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandOverMark {
+    /// The counter.
+    pub at: proagent_overcooked::env::Pos,
+    /// The step in which it was put down (`None`: it lay there from the start).
+    pub t_give: Option<u32>,
+    /// The step in which it was picked up.
+    pub t_receive: u32,
+    /// The item ended in a delivery that counted.
+    pub constructive: bool,
+    /// Everything the viewer lists about it (`giver`, `receiver`, `object`, `link`, ...).
+    pub json: Value,
+}
+
+/// How partner seats are built beyond their spec (set on the seat factory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartnerOptions {
+    /// Let a BC or RL model file play a layout (or V2 switches) other than the one it was
+    /// trained on (`--allow-model-mismatch`); without it such a seat is refused.
+    pub allow_model_mismatch: bool,
+}
+
+/// What the evaluation layer needs of a game. Implemented once per game; every command,
+/// the sweeps, transcripts and the Python bindings go through it.
+pub trait Playable: Game + Sized {
+    /// How the ProAgent agent plays this game (its scene text, skills, controller,
+    /// templates and `scripted` stand-in): the one loop, [`ProAgent`], runs over it.
+    type Grounding: Grounding<Game = Self> + Default;
+
+    /// The game's name in reports and transcript headers (`cramped_room`, `v2:two_rooms`).
+    fn report_name(&self) -> String;
+    /// The partner a command seats when none is named.
+    fn default_partner(&self) -> &'static str;
+    /// The seat specs this game knows besides `proagent` (for errors and help).
+    fn known_specs(&self) -> &'static [&'static str];
+    /// A seat that talks to no model, from its spec (`greedy`, `random`, `bc:train`, ...).
+    fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Self>>, SeatError>;
+    /// [`Playable::partner`] with the factory's options (games without model-file
+    /// partners ignore them).
+    fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<Self>>, SeatError> {
+        let _ = options;
+        self.partner(spec)
+    }
+    /// The prompt templates a ProAgent reads on this game (the grounding's).
+    fn prompt_family(&self) -> Family {
+        <Self::Grounding as Grounding>::FAMILY
+    }
+    /// The built-in `scripted` stand-in model for this game's prompts (the grounding's).
+    fn scripted_model(&self) -> Arc<dyn LanguageModel> {
+        Self::Grounding::default().scripted_model()
+    }
+    /// A ProAgent seat with `cfg` (its prompts are this game's family).
+    fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>> {
+        Box::new(ProAgent::<Self::Grounding>::new(cfg))
+    }
+    /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs;
+    /// refuses a preset the game has no templates for.
+    fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
+        ProAgent::<Self::Grounding>::check_prompts(cfg, self, seat)
+    }
+    /// The game's own fields of an episode summary (the layout, deliveries, ...), merged
+    /// into the common ones by [`crate::runner::summary`].
+    fn summary_fields(&self, result: &EpisodeResult<Self>) -> Map<String, Value>;
+    /// Correct deliveries (or the game's measure of success) of an episode, for reports.
+    fn deliveries(&self, result: &EpisodeResult<Self>) -> u32;
+    /// The teamwork analysis of an episode.
+    fn teamwork(&self, result: &EpisodeResult<Self>) -> Teamwork;
+    /// The episode as one trajectory record (JSON Lines), as `verify-trace`, `analyze` and
+    /// the viewer read it.
+    fn trajectory_json(&self, result: &EpisodeResult<Self>) -> Value;
+    /// Extra fields of a transcript step record beyond the actions, reward, skill events
+    /// and belief corrections (V2: the interact events).
+    fn step_fields(&self, outcome: &Self::Outcome) -> Map<String, Value>;
+    /// The environment switches a transcript header records for this game (`None`: none).
+    fn env_settings(&self) -> Option<Value>;
+    /// The same game with episodes of `horizon` steps (sharing what was precomputed).
+    fn with_horizon(&self, horizon: u32) -> Self;
+    /// What the characters of [`proagent_core::Game::render_text`] mean.
+    fn legend(&self) -> &'static str;
+    /// The episode's outcome in words for a `play` line (`12 deliveries`).
+    fn outcome_text(&self, result: &EpisodeResult<Self>) -> String;
+    /// Reads an action as people and files write it: [`Game::parse_action`]'s tokens, and
+    /// whatever else the game accepts (Overcooked: `n`, `north`, `INTERACT`, ...).
+    fn read_action(&self, token: &str) -> Option<Self::Action> {
+        self.parse_action(token)
+    }
+    /// Reads back one record written by [`Playable::trajectory_json`] (line `line` of
+    /// `source`): the game it was played in and its episode. Errors say what is wrong
+    /// (the caller adds the file and line).
+    fn read_trajectory(source: &str, line: usize, record: &Value) -> Result<SavedEpisode<Self>, RecordError>;
+    /// The teamwork of a saved episode with its hand-overs, for the viewer.
+    fn saved_teamwork(&self, episode: &SavedEpisode<Self>) -> SavedTeamwork;
+    /// The episode in the game's human-data schema, one line per step (classic
+    /// Overcooked: the 2019 study's, read by `bc train` and `analyze`), for games played by a
+    /// person in `proagent serve`; `None` for games without one. `trial` names the game.
+    fn human_game_lines(&self, _result: &EpisodeResult<Self>, _trial: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Why a seat could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SeatError {
+    /// A spec no seat of this game answers to.
+    #[error("unknown agent {spec:?} for {game} (known: {known}){hint}")]
+    Unknown {
+        /// The spec as given.
+        spec: String,
+        /// The game's report name.
+        game: String,
+        /// The specs that exist.
+        known: String,
+        /// A hint when the spec looks like a model name.
+        hint: String,
+    },
+    /// A `proagent[...]` spec that does not parse.
+    #[error("{spec:?}: {message}")]
+    BadProAgentSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A `proagent[...]` seat whose settings were not resolved by the caller (a
+    /// programming error: the caller must register every such spec).
+    #[error("{0:?}: this command cannot seat a configured ProAgent here")]
+    Unresolved(String),
+    /// A BC model that could not be loaded.
+    #[error(transparent)]
+    Bc(#[from] proagent_partners::bc::BcError),
+    /// An RL policy that could not be loaded.
+    #[error(transparent)]
+    Rl(#[from] proagent_partners::rl::model::LoadError),
+    /// The ProAgent's model could not be built.
+    #[error("{label}: --model: {source}")]
+    Model {
+        /// The seat's name.
+        label: String,
+        /// Why.
+        #[source]
+        source: crate::runner::models::ModelError,
+    },
+    /// A prompt template that does not render (or load) for this game and seat.
+    #[error("prompt templates for {layout}, seat {seat}: {source}")]
+    Prompts {
+        /// The game's report name.
+        layout: String,
+        /// The seat (player index).
+        seat: usize,
+        /// What went wrong.
+        #[source]
+        source: PromptError,
+    },
+}
+
+/// The error for a spec no seat of `game` answers to, with a hint when it looks like a
+/// model name.
+pub fn unknown_spec(spec: &str, game: &str, known: &[&str]) -> SeatError {
+    let looks_like_a_model = ["gpt", "llama", "qwen", "mistral", "claude", "gemma", "phi", "o1", "o3", "deepseek"]
+        .iter()
+        .any(|m| spec.to_ascii_lowercase().starts_with(m))
+        || spec.contains(':') && !spec.starts_with("bc") && !spec.starts_with("rl");
+    let hint = if looks_like_a_model {
+        format!("; to seat a language model, use proagent[model={spec}] (or proagent with --model {spec})")
+    } else {
+        String::new()
+    };
+    SeatError::Unknown { spec: spec.to_string(), game: game.to_string(), known: known.join(", "), hint }
+}
+
+/// Why a game could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// Not a built-in name nor an existing file.
+    #[error("unknown {what} {spec:?}: not a built-in name ({known}) nor an existing file")]
+    Unknown {
+        /// Which kind of layout.
+        what: &'static str,
+        /// The spec as given.
+        spec: String,
+        /// The built-in names.
+        known: String,
+    },
+    /// The file could not be read.
+    #[error("reading layout file {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a layout (the message names file, line and column).
+    #[error("{0}")]
+    Parse(String),
+}
+
+/// The options of a game beyond its layout: episode length and the OvercookedV2 switches
+/// (ignored by the other games).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameOptions {
+    /// Steps in an episode.
+    pub horizon: u32,
+    /// The OvercookedV2 switches (`max_steps` is replaced by `horizon`).
+    pub v2: proagent_overcooked_v2::env::Settings,
+}
+
+impl Default for GameOptions {
+    fn default() -> Self {
+        GameOptions {
+            horizon: proagent_overcooked::env::DEFAULT_HORIZON,
+            v2: proagent_overcooked_v2::env::Settings::default(),
+        }
+    }
+}
+
+/// The configuration plain `proagent` gets on `game` when nothing else is configured: the
+/// default switches, the game's `scripted` stand-in model, its embedded templates, its
+/// episode length.
+pub fn default_proagent_config<G: Playable>(game: &G) -> ProAgentConfig {
+    let mut cfg = ProAgentConfig::new(game.scripted_model());
+    cfg.prompts = Arc::new(PromptLibrary::embedded_family(game.prompt_family()));
+    cfg.horizon = game.max_steps();
+    cfg
+}
