@@ -33,7 +33,7 @@ for L in $LAYOUTS; do
     --out "data/rl/${L}_cole.safetensors" --quiet --force
 done
 # OvercookedV2, on the agent's own view: SP on five layouts (cramped_room_v2 has a recipe
-# indicator; asymm_advantages is played with a view radius of 2), FCP on cramped_room.
+# indicator; asymm_advantages is played with a view radius of 2), FCP on three of them.
 mkdir -p data/rl/v2
 for L in cramped_room cramped_room_v2 coord_ring forced_coord; do
   nice -n 19 "$BIN" rl train --algo sp --layout "v2:$L" --seed 1 --steps 3000000 --out "data/rl/v2/${L}_sp.safetensors" --quiet --force
@@ -42,6 +42,12 @@ nice -n 19 "$BIN" rl train --algo sp --layout v2:asymm_advantages --view-radius 
   --out data/rl/v2/asymm_advantages_r2_sp.safetensors --quiet --force
 nice -n 19 "$BIN" rl train --algo fcp --layout v2:cramped_room --seed 1 --steps 6000000 --pool-steps 3000000 --population 3 \
   --out data/rl/v2/cramped_room_fcp.safetensors --quiet --force
+# Smaller FCP runs (what the shared machine had time for): the pool is the shipped SP
+# model's initial, middle and final weights, the learner trains 3 M steps.
+for L in cramped_room_v2 forced_coord; do
+  nice -n 19 "$BIN" rl train --algo fcp --layout "v2:$L" --seed 1 --steps 3000000 --pool "data/rl/v2/${L}_sp.safetensors" \
+    --out "data/rl/v2/${L}_fcp.safetensors" --quiet --force
+done
 for L in $LAYOUTS; do
   for S in 2 3; do
     nice -n 19 "$BIN" rl train --algo sp --layout "$L" --seed "$S" --steps 3000000 --out "$XP/${L}_sp_s${S}.safetensors" --quiet --force

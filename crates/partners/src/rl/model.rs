@@ -372,6 +372,7 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!("asymmetric_advantages", Cole, "asymmetric_advantages_cole"),
     shipped!("coordination_ring", Cole, "coordination_ring_cole"),
     shipped!("forced_coordination", Cole, "forced_coordination_cole"),
+    shipped!("counter_circuit", Cole, "counter_circuit_cole"),
     // OvercookedV2, on the agent's own view (`v2-view/1`).
     shipped!(v2 "cramped_room", Sp, "cramped_room_sp"),
     shipped!(v2 "cramped_room_v2", Sp, "cramped_room_v2_sp"),
@@ -379,6 +380,8 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!(v2 "forced_coord", Sp, "forced_coord_sp"),
     shipped!(v2 "asymm_advantages", Sp, "asymm_advantages_r2_sp"),
     shipped!(v2 "cramped_room", Fcp, "cramped_room_fcp"),
+    shipped!(v2 "cramped_room_v2", Fcp, "cramped_room_v2_fcp"),
+    shipped!(v2 "forced_coord", Fcp, "forced_coord_fcp"),
 ];
 
 /// Shipped models known to be weak partners even on their own layout (docs/rl.md,
