@@ -387,7 +387,7 @@ pub const SHIPPED: &[ShippedModel] = &[
 /// Shipped models known to be weak partners even on their own layout (docs/rl.md,
 /// results.md "Held-out partners"): they load and play, but cook little with the layout's
 /// SP policy. Shipped so the Table 1 protocol runs on every layout.
-pub const KNOWN_WEAK: &[&str] = &["counter_circuit_fcp"];
+pub const KNOWN_WEAK: &[&str] = &[];
 
 /// Why a partner's model could not be found or read.
 #[derive(Debug, thiserror::Error)]
