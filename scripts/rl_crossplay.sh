@@ -1,7 +1,7 @@
 #!/bin/sh
 # Cross-play matrices per layout: the shipped SP (seed 1), the extra SP seeds 2 and 3 that
 # exist in the seeds directory (from scripts/rl_train_all.sh, not shipped) and the shipped
-# PBT, FCP and MEP policies, each as player 0 with each as player 1, 10 episodes per cell
+# PBT, FCP, MEP and COLE policies, each as player 0 with each as player 1, 10 episodes per cell
 # (seeds 0-9). Writes OUT/<layout>/ (report.md, heatmap-<layout>.svg, ...).
 # Usage: scripts/rl_crossplay.sh [path/to/proagent] [dir-with-extra-seeds] [out-dir] [layouts...]
 set -eu
@@ -15,7 +15,7 @@ for L in $LAYOUTS; do
   for S in 2 3; do
     if [ -f "$XP/${L}_sp_s$S.safetensors" ]; then M="$M,rl:$XP/${L}_sp_s$S.safetensors"; fi
   done
-  M="$M,pbt,fcp,mep"
+  M="$M,pbt,fcp,mep,cole"
   "$BIN" eval --layouts "$L" --agents "$M" --partners "$M" --seats 0 --episodes 10 --seed 0 --concurrency 2 \
     --quiet --out "$OUT/$L" > /dev/null
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the learned-partner tables of docs/results.md from the shipped models' metadata
-(data/rl/<layout>_<algo>.json, written by `proagent rl train`): self-play scores beside the
-2019 PPO figures, and training times with rollout and update speeds.
+(data/rl/<layout>_<algo>.json and data/rl/v2/*.json, written by `proagent rl train`):
+self-play scores beside the 2019 PPO figures, training times with rollout and update
+speeds, and the OvercookedV2 models.
 
 With a cross-play directory (written by scripts/rl_crossplay.sh), prints per layout each
 policy's score with itself (the matrix diagonal) against its mean with the others.
@@ -58,7 +59,7 @@ def training_table(d):
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for layout in LAYOUTS:
-        for algo in ["sp", "pbt", "fcp", "mep"]:
+        for algo in ["sp", "pbt", "fcp", "mep", "cole"]:
             m = load(d, layout, algo)
             if m is None:
                 print(f"| {layout} | {algo} | not trained | | | | | | | |")
@@ -105,11 +106,37 @@ def crossplay_table(xp):
         )
 
 
+def v2_table(d):
+    v2 = os.path.join(d, "v2")
+    if not os.path.isdir(v2):
+        return
+    print(
+        "| V2 layout | switches | algo | env steps (all networks) | wall | rollout steps/s | update samples/s "
+        "| self-play (100 ep.) | mean with its pool |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for f in sorted(os.listdir(v2)):
+        if not f.endswith(".json"):
+            continue
+        with open(os.path.join(v2, f)) as fh:
+            m = json.load(fh)
+        sw = {k: v for k, v in m.get("settings", {}).items() if v not in (None, False)}
+        switches = ", ".join(f"{k} {v}" for k, v in sw.items()) or "defaults (full view)"
+        pm = pool_mean(m)
+        print(
+            f"| v2:{m['layout']} | {switches} | {m['algo']} | {m['env_steps'] / 1e6:.0f} M | {m['wall_s'] / 60:.1f} min | "
+            f"{m['rollout_steps_per_s']:,.0f} | {m['update_samples_per_s']:,.0f} | "
+            f"{m['self_play']['mean']:.1f} ± {m['self_play']['se']:.1f} | " + (f"{pm:.1f}" if pm is not None else "—") + " |"
+        )
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "data/rl"
     self_play_table(d)
     print()
     training_table(d)
+    print()
+    v2_table(d)
     if len(sys.argv) > 2:
         print()
         crossplay_table(sys.argv[2])

@@ -2,15 +2,18 @@
 //! steps per second, features and forward passes included) and updates (samples per
 //! second through forward + backward + Adam) — and the same network's forward + backward
 //! in candle on the same minibatch, to justify the plain-Rust choice with a measurement.
+//! Classic and OvercookedV2 layouts (`v2:NAME`, with the V2 switches).
 
-use super::common::load_layout;
+use super::common::V2Args;
 use anyhow::{Context, Result, bail};
 use candle_core::{DType, Device, Tensor, Var};
+use proagent::rl::RlGame;
 use proagent::rl::net::{HEAD_OUTPUTS, Net, Workspace};
-use proagent::rl::obs::ObsEncoder;
+use proagent::rl::obs::Encode;
 use proagent::rl::ppo::{PpoConfig, update};
 use proagent::rl::rollout::{EnvSlot, SeatPolicy, collect_parallel};
 use proagent::rl::train::to_batch;
+use proagent_eval::games::{AnyGame, GameOptions};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
@@ -19,7 +22,7 @@ use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct RlBenchArgs {
-    /// A built-in layout name or a layout file.
+    /// A built-in layout name or a layout file; `v2:NAME` for OvercookedV2.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
     /// Environments per rollout (each plays one episode of --horizon steps).
@@ -46,6 +49,9 @@ pub struct RlBenchArgs {
     /// Print the measurements as JSON.
     #[arg(long)]
     json: bool,
+    /// The OvercookedV2 switches (`--layout v2:NAME`).
+    #[command(flatten)]
+    v2: V2Args,
 }
 
 /// candle: the same MLP (ReLU trunk, 7 outputs), forward + backward of Σ c·out.
@@ -80,34 +86,66 @@ fn candle_fwd_bwd(sizes: &[usize], x: &[f32], batch: usize, repeats: usize) -> c
 }
 
 pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
+    if proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_none() {
+        a.v2.require_v2(&a.layout)?;
+    }
+    if a.envs > 10_000 || a.horizon > 100_000 {
+        bail!("--envs takes at most 10000 and --horizon at most 100000");
+    }
+    let horizon = u32::try_from(a.horizon).unwrap_or(u32::MAX);
+    let options = GameOptions { horizon, v2: a.v2.settings(horizon) };
+    let (game, _) = AnyGame::load(&a.layout, &options).context("--layout")?;
+    match game {
+        AnyGame::Overcooked(g) => bench(&a, &*g),
+        AnyGame::V2(g) => bench(&a, &*g),
+        other => bail!("--layout {}: PPO runs on the Overcooked games only", other.report_name()),
+    }
+}
+
+fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {
     if a.envs == 0 || a.horizon == 0 || a.repeats == 0 || a.epochs == 0 || a.minibatches == 0 || a.threads == 0 {
         bail!("--envs, --horizon, --epochs, --minibatches, --threads and --repeats must be at least 1");
     }
     if a.hidden.is_empty() || a.hidden.iter().any(|&h| h == 0 || h > 4096) {
         bail!("--hidden takes widths between 1 and 4096");
     }
-    let layout = load_layout(&a.layout)?;
-    let enc = ObsEncoder::Features62;
-    let lenc = enc.for_layout(&layout);
-    let dim = enc.dim(&layout);
+    let cfg = proagent::rl::TrainConfig {
+        envs: a.envs,
+        horizon: a.horizon,
+        hidden: a.hidden.clone(),
+        encoder: G::ENCODERS[0].to_string(),
+        threads: a.threads,
+        ..proagent::rl::TrainConfig::new(proagent::rl::Algo::Sp, 0)
+    };
+    let lenc = proagent::rl::train::run_encoder(game, &cfg)?;
+    let dim = lenc.dim();
+    let budget = cfg.memory_estimate(dim);
+    if budget > proagent::rl::train::MAX_TRAIN_BYTES {
+        bail!("these flags would allocate about {} (docs/limits.md)", proagent::limits::human_bytes(budget));
+    }
     let net = Net::new(dim, &a.hidden, 7);
     let both = [SeatPolicy { net: 0, record: true }; 2];
     let mut slots: Vec<EnvSlot> = (0..a.envs)
-        .map(|e| EnvSlot { seats: both, rng: ChaCha8Rng::seed_from_u64(e as u64), own_shaping: false })
+        .map(|e| EnvSlot {
+            seats: both,
+            rng: ChaCha8Rng::seed_from_u64(e as u64),
+            chance: ChaCha8Rng::seed_from_u64(e as u64 + 1_000_000),
+            own_shaping: false,
+        })
         .collect();
 
     let t = Instant::now();
-    let r = collect_parallel(&layout, &lenc, dim, &[&net], &mut slots, a.horizon, 1.0, a.threads);
+    let r = collect_parallel(game, &lenc, &[&net], &mut slots, a.horizon, 1.0, a.threads);
     let rollout_s = t.elapsed().as_secs_f64();
     let env_steps = (a.envs * a.horizon) as f64;
 
     // The features alone, for the split of rollout time.
     let mut x = vec![0f32; dim];
-    let state = layout.start_state();
+    let state = game.initial_state(&mut ChaCha8Rng::seed_from_u64(0));
     let t = Instant::now();
     let n_feat = 20_000;
     for i in 0..n_feat {
-        lenc.encode(&layout, &state, i & 1, &mut x);
+        lenc.encode(game.view(&state, i & 1), i & 1, &mut x);
     }
     let feature_us = t.elapsed().as_secs_f64() * 1e6 / n_feat as f64;
 
@@ -144,7 +182,7 @@ pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
         println!(
             "{}",
             json!({
-                "layout": layout.name, "envs": a.envs, "horizon": a.horizon, "hidden": a.hidden, "threads": a.threads,
+                "layout": game.spec(), "encoder": lenc.name(), "inputs": dim, "envs": a.envs, "horizon": a.horizon, "hidden": a.hidden, "threads": a.threads,
                 "parameters": net.params.len(),
                 "rollout_env_steps_per_s": rollout_rate.round(), "feature_us": feature_us,
                 "update_samples_per_s": update_rate.round(), "samples": samples, "epochs": cfg.epochs,
@@ -155,8 +193,9 @@ pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
         );
     } else {
         println!(
-            "{} · MLP {:?} ({} parameters) · {} envs × {} steps · {} thread(s)",
-            layout.name,
+            "{} · {} · MLP {:?} ({} parameters) · {} envs × {} steps · {} thread(s)",
+            game.spec(),
+            lenc.name(),
             net.sizes,
             net.params.len(),
             a.envs,

@@ -139,6 +139,22 @@ impl V2Args {
     }
 }
 
+/// How model-file seats (`bc:PATH`, `rl:PATH`) may be used.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct ModelFileArgs {
+    /// Let a BC or RL model file play a layout (or OvercookedV2 switches) other than the
+    /// one it was trained on; without it such a seat is refused with an error naming both.
+    #[arg(long)]
+    pub allow_model_mismatch: bool,
+}
+
+impl ModelFileArgs {
+    /// The seat factory's partner options.
+    pub fn options(&self) -> proagent_eval::games::PartnerOptions {
+        proagent_eval::games::PartnerOptions { allow_model_mismatch: self.allow_model_mismatch }
+    }
+}
+
 /// An OvercookedV2 layout from the part after `v2:`: a built-in name or a `.layout` file;
 /// returns the layout and, for a file, its text (recorded in transcripts).
 pub fn load_v2_layout(spec: &str) -> Result<(proagent::env_v2::Layout, Option<String>)> {

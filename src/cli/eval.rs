@@ -44,7 +44,7 @@ enum EvalCommand {
 #[derive(clap::Args, Debug)]
 struct SweepArgs {
     /// A published protocol: `table1` is ProAgent's Table 1 — every agent with each of the
-    /// partners sp, pbt, fcp, mep (the shipped RL partners; override with --partners), both
+    /// partners sp, pbt, fcp, mep, cole (the shipped RL partners; override with --partners), both
     /// seats, 10 episodes each, all five layouts unless --layouts is given; the report adds
     /// the paper-shaped table with the published ProAgent figures beside ours.
     #[arg(long, value_parser = ["table1"])]
@@ -106,6 +106,8 @@ struct SweepArgs {
     /// The OvercookedV2 switches of every `v2:` layout.
     #[command(flatten)]
     v2: super::common::V2Args,
+    #[command(flatten)]
+    models: super::common::ModelFileArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -308,7 +310,8 @@ fn make_runner(
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
         .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
         .keep_trajectories(a.keep_trajectories)
-        .with_llmco_seats(llmco_seats);
+        .with_llmco_seats(llmco_seats)
+        .partner_options(a.models.options());
     Ok(Arc::new(runner))
 }
 

@@ -34,8 +34,9 @@ pub struct PlayArgs {
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
     /// its own model or switches), llmco, llmco[model=NAME,tom=on|off,verify=on|off,...] (the
     /// LLM-Coordination agent), scripted, greedy, random, random4, stay, courier, bc, bc:test,
-    /// bc:train, bc:PATH, sp, pbt, fcp, mep or rl:PATH; Hanabi and the maze games take
-    /// llmco and their own partners. Default: proagent; llmco on Hanabi and the maze games.
+    /// bc:train, bc:PATH, sp, pbt, fcp, mep, cole or rl:PATH (OvercookedV2: proagent, scripted,
+    /// random, stay, sp, fcp, rl:PATH); Hanabi and the maze games take llmco and their own
+    /// partners. Default: proagent; llmco on Hanabi and the maze games.
     #[arg(long)]
     agent: Option<String>,
     /// The partner in the other seat (same choices; two ProAgents can play together).
@@ -86,6 +87,8 @@ pub struct PlayArgs {
     pub(super) proagent: super::agent_args::ProAgentArgs,
     #[command(flatten)]
     v2: V2Args,
+    #[command(flatten)]
+    models: super::common::ModelFileArgs,
 }
 
 /// The transcript file of each episode.
@@ -130,7 +133,8 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     // Each ProAgent seat resolved (flags + its own options) and checked before anything runs.
     let factory = SeatFactory::new(None)
         .with_max_llm_failures(Some(a.proagent.max_llm_failures))
-        .with_max_parse_failure_share(Some(a.proagent.max_parse_failure_share));
+        .with_max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
+        .with_partner_options(a.models.options());
     let factory = a.proagent.register(factory, &[("--agent", &agent), ("--partner", &partner)], 0)?;
     let run = Run::new(Arc::clone(&game), &agent, &partner, seat, factory).with_layout(&a.layout, file);
     run.check().map_err(|(player, e)| anyhow!(e).context(if player == seat { "--agent" } else { "--partner" }))?;

@@ -1,16 +1,17 @@
-//! `proagent rl …`: train the SP / PBT / FCP / MEP partners with PPO, and evaluate them.
+//! `proagent rl …`: train the SP / PBT / FCP / MEP / COLE partners with PPO on classic
+//! Overcooked or OvercookedV2 layouts, and evaluate them.
 
-use super::common::{EpisodeArgs, load_layout};
+use super::common::{EpisodeArgs, ModelFileArgs, V2Args};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use proagent::env::layout;
-use proagent::overcooked_game::Overcooked;
+use proagent::on_game;
+use proagent::rl::RlGame;
 use proagent::rl::model::{RlModel, load_file};
-use proagent::rl::obs::ObsEncoder;
 use proagent::rl::ppo::PpoConfig;
 use proagent::rl::train::{self, Algo, IterRecord, PoolEntry, TrainConfig};
 use proagent::runner::seats::SeatFactory;
 use proagent::runner::{EpisodeOptions, play_seated};
+use proagent_eval::games::{AnyGame, GameOptions, Playable};
 use serde_json::{Value, json};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -28,11 +29,12 @@ pub enum RlCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
-    /// sp (self-play), pbt (population-based training), fcp (fictitious co-play) or mep
-    /// (maximum-entropy population).
-    #[arg(long, value_parser = ["sp", "pbt", "fcp", "mep"])]
+    /// sp (self-play), pbt (population-based training), fcp (fictitious co-play), mep
+    /// (maximum-entropy population) or cole (cooperative open-ended learning, COLE_SV).
+    #[arg(long, value_parser = ["sp", "pbt", "fcp", "mep", "cole"])]
     algo: String,
-    /// A built-in layout name (or alias) or a layout file.
+    /// A built-in layout name (or alias) or a layout file; `v2:NAME` or `v2:PATH` for an
+    /// OvercookedV2 layout (with the V2 switches below).
     #[arg(long)]
     layout: String,
     /// Seed of every random choice (weights, environments, minibatches, mutations, draws).
@@ -91,9 +93,10 @@ pub struct TrainArgs {
     /// seat's own when paired with another network), team or own.
     #[arg(long, default_value = "auto", value_parser = ["auto", "team", "own"])]
     shaping_credit: String,
-    /// Population size (pbt, mep) or number of SP runs in the FCP pool.
-    #[arg(long, default_value_t = 3)]
-    population: usize,
+    /// Population size (pbt, mep), number of SP runs in the FCP pool, or COLE's largest
+    /// population of past learners [default: 3; cole: 25].
+    #[arg(long)]
+    population: Option<usize>,
     /// Environment steps of each FCP pool run and each MEP population member (default: --steps).
     #[arg(long)]
     pool_steps: Option<u64>,
@@ -110,6 +113,16 @@ pub struct TrainArgs {
     /// MEP: prioritised-sampling exponent.
     #[arg(long, default_value_t = 3.0)]
     mep_beta: f64,
+    /// COLE: learner iterations per generation (between payoff-matrix updates).
+    #[arg(long, default_value_t = 10)]
+    cole_inner: usize,
+    /// COLE: episodes per pair and seat when the payoff matrix is updated.
+    #[arg(long, default_value_t = 3)]
+    cole_eval_episodes: u32,
+    /// COLE: A:B — of every A + B environments, A are self-play and B pair the learner
+    /// with a population member.
+    #[arg(long, default_value = "1:1")]
+    cole_ratio: String,
     /// Self-play episodes of the final evaluation.
     #[arg(long, default_value_t = 100)]
     eval_episodes: u32,
@@ -122,17 +135,20 @@ pub struct TrainArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// The OvercookedV2 switches (`--layout v2:NAME`); recorded in the model file.
+    #[command(flatten)]
+    v2: V2Args,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
-    /// The policy: sp, pbt, fcp, mep (shipped), rl:PATH, or a path to a model file.
+    /// The policy: sp, pbt, fcp, mep, cole (shipped), rl:PATH, or a path to a model file.
     #[arg(long)]
     model: String,
     /// The partner (any partner spec: sp, rl:PATH, greedy, bc, …); default: self-play.
     #[arg(long)]
     partner: Option<String>,
-    /// A built-in layout name or a layout file.
+    /// A built-in layout name or a layout file; `v2:NAME` for OvercookedV2.
     #[arg(long)]
     layout: String,
     #[command(flatten)]
@@ -140,6 +156,11 @@ pub struct EvalArgs {
     /// Print the scores as JSON.
     #[arg(long)]
     json: bool,
+    /// The OvercookedV2 switches (`--layout v2:NAME`).
+    #[command(flatten)]
+    v2: V2Args,
+    #[command(flatten)]
+    models: ModelFileArgs,
 }
 
 pub fn run(c: RlCommand) -> Result<ExitCode> {
@@ -155,7 +176,8 @@ fn sidecar(out: &Path) -> PathBuf {
 
 /// The validated configuration of a `train` command line.
 fn config(a: &TrainArgs) -> Result<TrainConfig> {
-    let algo = Algo::parse(&a.algo).ok_or_else(|| anyhow!("--algo must be sp, pbt, fcp or mep"))?;
+    let algo = Algo::parse(&a.algo).ok_or_else(|| anyhow!("--algo must be sp, pbt, fcp, mep or cole"))?;
+    let population = a.population.unwrap_or(if algo == Algo::Cole { 25 } else { 3 });
     let d = PpoConfig::default();
     let ppo = PpoConfig {
         lr: a.lr.unwrap_or(d.lr),
@@ -186,7 +208,15 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     range("--minibatches", (1..=10_000).contains(&ppo.minibatches), "must be between 1 and 10000")?;
     range("--gamma", (0.0..=1.0).contains(&ppo.gamma), "must be in [0, 1]")?;
     range("--lambda", (0.0..=1.0).contains(&ppo.lambda), "must be in [0, 1]")?;
-    range("--population", (1..=64).contains(&a.population), "must be between 1 and 64")?;
+    range("--population", (1..=64).contains(&population), "must be between 1 and 64")?;
+    range("--cole-inner", (1..=10_000).contains(&a.cole_inner), "must be between 1 and 10000")?;
+    range("--cole-eval-episodes", (1..=1000).contains(&a.cole_eval_episodes), "must be between 1 and 1000")?;
+    let cole_ratio = a
+        .cole_ratio
+        .split_once(':')
+        .and_then(|(x, y)| Some([x.trim().parse::<usize>().ok()?, y.trim().parse::<usize>().ok()?]))
+        .filter(|[x, y]| x + y >= 1 && *x <= 1000 && *y <= 1000)
+        .ok_or_else(|| anyhow!("--cole-ratio takes A:B, two counts of environments (e.g. 1:1, 1:3)"))?;
     range("--pbt-interval", a.pbt_interval >= 1, "must be at least 1")?;
     range("--mep-alpha", a.mep_alpha.is_finite() && a.mep_alpha >= 0.0, "must be a non-negative number")?;
     range("--mep-beta", a.mep_beta.is_finite() && a.mep_beta >= 0.0, "must be a non-negative number")?;
@@ -202,16 +232,19 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
         envs: a.envs,
         horizon: a.horizon,
         hidden: a.hidden.clone(),
-        encoder: ObsEncoder::Features62.name().to_string(),
+        encoder: String::new(),
         ppo,
         shaping_horizon: a.shaping_horizon.unwrap_or(a.steps / 2),
         shaping_credit: train::ShapingCredit::parse(&a.shaping_credit)
             .ok_or_else(|| anyhow!("--shaping-credit must be auto, team or own"))?,
-        population: a.population,
+        population,
         pool_steps: a.pool_steps.unwrap_or(a.steps),
         pbt_interval: a.pbt_interval,
         mep_alpha: a.mep_alpha,
         mep_beta: a.mep_beta,
+        cole_inner: a.cole_inner,
+        cole_eval_episodes: a.cole_eval_episodes,
+        cole_ratio,
         eval_episodes: a.eval_episodes,
         threads: a.threads,
     })
@@ -225,14 +258,34 @@ fn a_credit(c: train::ShapingCredit) -> &'static str {
     }
 }
 
+/// The V2 switches as the flags that set them (empty for a classic layout).
+fn v2_flags(v: &V2Args) -> String {
+    let mut s = String::new();
+    if let Some(r) = v.view_radius {
+        s += &format!(" --view-radius {r}");
+    }
+    for (on, flag) in [
+        (v.start_cooking_on_interact, "--start-cooking-on-interact"),
+        (v.negative_rewards, "--negative-rewards"),
+        (v.resample_recipe, "--resample-recipe"),
+        (v.random_starts, "--random-starts"),
+        (v.indicate_delivery, "--indicate-delivery"),
+    ] {
+        if on {
+            s += &format!(" {flag}");
+        }
+    }
+    s
+}
+
 /// The full command line that reproduces a run (every setting spelled out).
-fn command_line(c: &TrainConfig, layout: &str, pool: &[PathBuf], out: &Path) -> String {
+fn command_line(c: &TrainConfig, layout: &str, v2: &str, pool: &[PathBuf], out: &Path) -> String {
     let p = &c.ppo;
     let hidden: Vec<String> = c.hidden.iter().map(|h| h.to_string()).collect();
     let mut s = format!(
         "proagent rl train --algo {} --layout {layout} --seed {} --steps {} --envs {} --horizon {} --hidden {} \
          --lr {} --clip {} --ent-coef {} --vf-coef {} --max-grad-norm {} --epochs {} --minibatches {} --gamma {} \
-         --lambda {} --shaping-horizon {} --shaping-credit {}",
+         --lambda {} --shaping-horizon {} --shaping-credit {}{v2}",
         c.algo.name(),
         c.seed,
         c.steps,
@@ -265,18 +318,26 @@ fn command_line(c: &TrainConfig, layout: &str, pool: &[PathBuf], out: &Path) -> 
                 c.population, c.pool_steps, c.mep_alpha, c.mep_beta
             )
         }
+        Algo::Cole => {
+            s += &format!(
+                " --population {} --cole-inner {} --cole-eval-episodes {}",
+                c.population, c.cole_inner, c.cole_eval_episodes
+            );
+            // Only when not the default 1:1, as in the configuration written beside it.
+            if c.cole_ratio != [1, 1] {
+                s += &format!(" --cole-ratio {}:{}", c.cole_ratio[0], c.cole_ratio[1]);
+            }
+        }
     }
     s += &format!(" --eval-episodes {} --out {}", c.eval_episodes, out.display());
     s
 }
 
-fn load_pool(files: &[PathBuf], dim: usize) -> Result<Vec<PoolEntry>> {
+fn load_pool<G: RlGame>(files: &[PathBuf], game: &G) -> Result<Vec<PoolEntry>> {
     let mut pool = Vec::new();
     for f in files {
         let m: RlModel = load_file(f)?;
-        if m.net.inputs() != dim {
-            bail!("--pool {}: the model takes {} inputs, this run's encoder gives {dim}", f.display(), m.net.inputs());
-        }
+        m.encoder_for(game, false).with_context(|| format!("--pool {}", f.display()))?;
         let stem = f.file_stem().map_or_else(|| f.display().to_string(), |s| s.to_string_lossy().into_owned());
         for (tag, net) in &m.checkpoints {
             pool.push(PoolEntry { label: format!("{stem}.{tag}"), net: net.clone() });
@@ -325,15 +386,41 @@ fn metadata_text(meta: &Value, history: &Value) -> Result<String> {
 }
 
 fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
-    let cfg = config(&a)?;
-    let layout = load_layout(&a.layout)?;
-    let layout_name = layout::canonical_name(&a.layout).map_or_else(|| layout.name.clone(), str::to_string);
+    let mut cfg = config(&a)?;
+    let v2 = proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_some();
+    if !v2 {
+        a.v2.require_v2(&a.layout)?;
+    }
+    let horizon = u32::try_from(a.horizon).unwrap_or(u32::MAX);
+    let options = GameOptions { horizon, v2: a.v2.settings(horizon) };
+    let (game, _) = AnyGame::load(&a.layout, &options).context("--layout")?;
     if sidecar(&a.out) == a.out {
         bail!("--out {} must not end in .json (the metadata is written there)", a.out.display());
     }
     super::common::refuse_to_replace_model(&a.out, a.force)?;
-    let encoder = ObsEncoder::Features62;
-    let pool = if a.pool.is_empty() { None } else { Some(load_pool(&a.pool, encoder.dim(&layout))?) };
+    match game {
+        AnyGame::Overcooked(g) => {
+            // Classic runs name a built-in layout by its canonical name (aliases resolved).
+            let name =
+                proagent::env::layout::canonical_name(&a.layout).map_or_else(|| g.layout.name.clone(), str::to_string);
+            cfg.encoder = <proagent::overcooked_game::Overcooked as RlGame>::ENCODERS[0].to_string();
+            train_on(&a, cfg, &*g, &name, "")
+        }
+        AnyGame::V2(g) => {
+            cfg.encoder = <proagent::overcooked_v2::game::OvercookedV2 as RlGame>::ENCODERS[0].to_string();
+            let name = format!("v2:{}", g.layout.name);
+            train_on(&a, cfg, &*g, &name, &v2_flags(&a.v2))
+        }
+        other => bail!("--layout {}: PPO runs on the Overcooked games only", other.report_name()),
+    }
+}
+
+/// Trains on one game; `layout_name` is how the command line names its layout, `v2` its
+/// V2 flags.
+fn train_on<G: RlGame>(a: &TrainArgs, cfg: TrainConfig, game: &G, layout_name: &str, v2: &str) -> Result<ExitCode> {
+    // Configuration, game and memory budget, before anything is allocated.
+    train::check(game, &cfg)?;
+    let pool = if a.pool.is_empty() { None } else { Some(load_pool(&a.pool, game)?) };
     let total = cfg.total_steps(pool.is_some());
     let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
     if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:25}] {percent:>3}% {msg} ({elapsed}, eta {eta})") {
@@ -368,19 +455,20 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
             last_line = Instant::now();
         }
     };
-    let outcome = train::train(&layout, &cfg, pool, &mut on_iter)?;
+    let outcome = proagent::rl::run::train(game, &cfg, pool, &mut on_iter)?;
     let wall = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
-    let command = command_line(&cfg, &layout_name, &a.pool, &a.out);
+    let command = command_line(&cfg, layout_name, v2, &a.pool, &a.out);
     let samples: usize = outcome.history.iter().map(|r| r.samples).sum();
     let evals: Vec<Value> = outcome.evals.iter().map(|e| json!(e)).collect();
     let self_play = outcome.evals.iter().find(|e| e.partner == "self");
-    let meta = json!({
+    let recorded = game.layout_name();
+    let mut meta = json!({
         "format": "proagent-rl/1",
-        "layout": layout_name,
+        "layout": recorded,
         "algo": cfg.algo.name(),
-        "encoder": encoder.name(),
+        "encoder": cfg.encoder,
         "architecture": {"inputs": outcome.net.inputs(), "hidden": cfg.hidden, "outputs": {"logits": 6, "value": 1},
                           "activation": "relu", "parameters": outcome.net.params.len()},
         "command": command,
@@ -396,11 +484,18 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
         "evaluations": evals,
         "notes": outcome.notes,
     });
+    let mut info = json!({"layout": recorded, "algo": cfg.algo.name(), "seed": cfg.seed, "steps": outcome.env_steps});
+    for (k, v) in game.model_fields() {
+        if let (Some(m), Some(i)) = (meta.as_object_mut(), info.as_object_mut()) {
+            m.insert(k.clone(), v.clone());
+            i.insert(k, v);
+        }
+    }
     let model = RlModel {
         net: outcome.net.clone(),
-        encoder,
+        encoder: cfg.encoder.clone(),
         source: a.out.display().to_string(),
-        info: json!({"layout": layout_name, "algo": cfg.algo.name(), "seed": cfg.seed, "steps": outcome.env_steps}),
+        info,
         checkpoints: outcome.checkpoints.clone(),
     };
     if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -447,9 +542,16 @@ fn model_spec(s: &str) -> String {
 }
 
 fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
-    let layout = Arc::new(load_layout(&a.layout)?);
-    let game = Arc::new(Overcooked::new(Arc::clone(&layout), a.run.horizon));
-    let factory = SeatFactory::default();
+    if proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_none() {
+        a.v2.require_v2(&a.layout)?;
+    }
+    let options = GameOptions { horizon: a.run.horizon, v2: a.v2.settings(a.run.horizon) };
+    let (game, _) = AnyGame::load(&a.layout, &options).context("--layout")?;
+    on_game!(game, |g| eval_on(&a, g))
+}
+
+fn eval_on<G: Playable>(a: &EvalArgs, game: Arc<G>) -> Result<ExitCode> {
+    let factory = SeatFactory::default().with_partner_options(a.models.options());
     let model = model_spec(&a.model);
     let partner = a.partner.clone().unwrap_or_else(|| model.clone());
     factory.check(&model, &*game, 0).context("--model")?;
@@ -465,7 +567,7 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
             let r = rt
                 .block_on(play_seated(&game, &factory, &specs, a.run.seed_of(e), None, EpisodeOptions::default()))
                 .map_err(|f| anyhow::anyhow!("episode {e} (seat {seat}) failed: {f}"))?;
-            scores.push(u32::try_from(r.score).unwrap_or(0));
+            scores.push(i32::try_from(r.score).unwrap_or(0));
         }
         let (mean, se) = train::mean_se(&scores);
         rows.push((seat, scores, mean, se));
@@ -479,7 +581,7 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
             .collect();
         println!(
             "{}",
-            json!({"layout": layout.name, "model": model, "partner": partner, "episodes": a.run.episodes,
+            json!({"layout": game.report_name(), "model": model, "partner": partner, "episodes": a.run.episodes,
                    "seed": a.run.seed, "horizon": a.run.horizon, "results": v})
         );
     } else {
@@ -488,7 +590,7 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
                 if self_play { "self-play".to_string() } else { format!("{model} in seat {seat} with {partner}") };
             println!(
                 "{} {who}: mean {mean:.1} ± {se:.1} (s.e.) over {} episodes (min {}, max {})",
-                layout.name,
+                game.report_name(),
                 scores.len(),
                 scores.iter().min().unwrap_or(&0),
                 scores.iter().max().unwrap_or(&0)

@@ -610,3 +610,153 @@ async fn futures_catch<F: std::future::Future>(f: AssertUnwindSafe<F>) -> Option
     })
     .await
 }
+
+/// A small RL model file (a narrow network, so the header is a large part of it).
+fn small_rl_model(encoder: &str, inputs: usize, info: serde_json::Value) -> Vec<u8> {
+    use proagent::rl::model::RlModel;
+    use proagent::rl::net::Net;
+    RlModel {
+        net: Net::new(inputs, &[3], 1),
+        encoder: encoder.into(),
+        source: "seed".into(),
+        info,
+        checkpoints: vec![("early".into(), Net::new(inputs, &[3], 2))],
+    }
+    .to_safetensors()
+}
+
+/// `bytes` with its safetensors header replaced by `header` (the length prefix fixed).
+fn with_header(bytes: &[u8], header: &[u8]) -> Vec<u8> {
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let mut out = (header.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(header);
+    out.extend_from_slice(&bytes[8 + n..]);
+    out
+}
+
+fn header_of(bytes: &[u8]) -> Vec<u8> {
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    bytes[8..8 + n].to_vec()
+}
+
+/// Model files: RL (`rl:PATH`) and BC (`bc:PATH`) weights, as whole files mutated byte by
+/// byte, as headers mutated as text (length prefix kept right), and hand-made hostile
+/// files (truncated, a huge header length, wrong dtypes, wrong shapes, NaN weights, one
+/// checkpoint listed many times). A file either loads — and then seats on every game it
+/// names or is refused there with an error naming the file — or is refused naming the file.
+#[test]
+fn fuzz_model_files() {
+    use proagent::overcooked_game::Overcooked;
+    use proagent::overcooked_v2::game::OvercookedV2;
+    use proagent::partners::bc::model::BcModel;
+    use proagent::rl::RlAgent;
+    use proagent::rl::model::RlModel;
+    let classic = Overcooked::new(Arc::new(Layout::builtin("cramped_room").unwrap()), 400);
+    let other = Overcooked::new(Arc::new(Layout::builtin("counter_circuit").unwrap()), 400);
+    let v2 = OvercookedV2::new(
+        Arc::new(proagent::env_v2::Layout::builtin("cramped_room_v2").unwrap()),
+        proagent::env_v2::Settings::default(),
+    );
+    let v2_dim = {
+        use proagent::rl::RlGame;
+        v2.encoder(proagent::rl::obs_v2::V2_VIEW).unwrap().dim()
+    };
+    let mut v2_info = serde_json::json!({"layout": "cramped_room_v2", "algo": "sp", "game": "overcooked_v2"});
+    v2_info["settings"] = serde_json::json!({"view_radius": null, "random_agent_positions": false,
+        "start_cooking_interaction": false, "negative_rewards": false, "sample_recipe_on_delivery": false,
+        "indicate_successful_delivery": false});
+    let rl_small = small_rl_model("carroll2019-62", 62, serde_json::json!({"layout": "cramped_room", "algo": "sp"}));
+    let rl_v2 = small_rl_model(proagent::rl::obs_v2::V2_VIEW, v2_dim, v2_info);
+    let shipped = std::fs::read(repo("data/rl/cramped_room_sp.safetensors")).unwrap();
+    let bc = std::fs::read(repo("data/bc/cramped_room_test.safetensors")).unwrap();
+    let mut seeds = vec![rl_small.clone(), rl_v2.clone(), shipped, bc.clone()];
+    // Hand-made hostile files.
+    let mut huge = rl_small.clone();
+    huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    seeds.push(huge);
+    let mut long = rl_small.clone();
+    long[..8].copy_from_slice(&((100u64 << 20) + 1).to_le_bytes());
+    seeds.push(long);
+    seeds.push(rl_small[..rl_small.len() - 7].to_vec());
+    seeds.push(rl_small[..5].to_vec());
+    let h = String::from_utf8(header_of(&rl_small)).unwrap();
+    for (from, to) in [("F32", "F16"), ("F32", "I64"), ("F32", "BF16"), ("[3,62]", "[3,61]"), ("[3,62]", "[62,3]")] {
+        seeds.push(with_header(&rl_small, h.replacen(from, to, 1).as_bytes()));
+    }
+    let many = h.replace(
+        "\\\"checkpoints\\\":[\\\"early\\\"]",
+        &format!("\\\"checkpoints\\\":[{}]", vec!["\\\"early\\\""; 5000].join(",")),
+    );
+    assert_ne!(many, h, "the checkpoint list was found");
+    seeds.push(with_header(&rl_small, many.as_bytes()));
+    let mut nan = rl_small.clone();
+    let at = 8 + header_of(&rl_small).len();
+    nan[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    seeds.push(nan);
+    let headers: Vec<(Vec<u8>, Vec<u8>)> =
+        [&rl_small, &rl_v2, &bc].iter().map(|b| (b.to_vec(), header_of(b))).collect();
+    let mut hm = Mutator::new(11);
+    let mut k = 0usize;
+    fuzz("model files", &seeds, 4_000, 10, |input| {
+        k += 1;
+        // Every other case: mutate a header as text instead of the whole file.
+        let owned;
+        let input = if k.is_multiple_of(2) {
+            let (file, header) = &headers[k / 2 % headers.len()];
+            owned = with_header(file, &hm.mutate(header));
+            &owned[..]
+        } else {
+            input
+        };
+        let mut ok = false;
+        match RlModel::from_safetensors(input, "fuzz.safetensors") {
+            Ok(m) => {
+                assert!(m.checkpoints.len() <= proagent::rl::model::MAX_CHECKPOINTS);
+                let m = Arc::new(m);
+                let mut seated = 0;
+                for mismatch in [false, true] {
+                    for r in [
+                        RlAgent::for_game(Arc::clone(&m), "f", &classic, mismatch).map(|mut a| {
+                            let s = classic.layout.start_state();
+                            a.probabilities(&s, 1)
+                        }),
+                        RlAgent::for_game(Arc::clone(&m), "f", &other, mismatch).map(|mut a| {
+                            let s = other.layout.start_state();
+                            a.probabilities(&s, 0)
+                        }),
+                        RlAgent::for_game(Arc::clone(&m), "f", &v2, mismatch).map(|mut a| {
+                            use proagent::game::Game;
+                            let s = v2.initial_state(&mut proagent::game::NoChance);
+                            a.probabilities(&s, 1)
+                        }),
+                    ] {
+                        match r {
+                            Ok(p) => {
+                                seated += 1;
+                                assert!(p.iter().all(|x| x.is_finite()), "{p:?}");
+                            }
+                            Err(e) => assert!(e.to_string().starts_with("fuzz.safetensors: "), "{e}"),
+                        }
+                    }
+                }
+                ok = seated > 0;
+            }
+            Err(e) => assert!(e.to_string().starts_with("fuzz.safetensors: "), "{e}"),
+        }
+        match BcModel::from_safetensors(input, "fuzz.safetensors") {
+            Ok(m) => {
+                let p = m.probabilities(&[0.5; 62]);
+                assert!(p.iter().all(|x| x.is_finite()), "{p:?}");
+                ok = true;
+            }
+            Err(e) => assert!(e.to_string().starts_with("fuzz.safetensors: "), "{e}"),
+        }
+        ok
+    });
+    // Files on disk go through the bounded reader: an endless stream is refused at the cap.
+    #[cfg(unix)]
+    {
+        let e = proagent::rl::model::load_file(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(e.contains("/dev/zero") && e.contains("larger than 64 MiB"), "{e}");
+    }
+}

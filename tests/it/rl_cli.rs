@@ -175,3 +175,128 @@ fn an_existing_model_is_never_replaced_without_force() {
     ok(&run(&args));
     assert!(out.exists());
 }
+
+#[test]
+fn v2_layouts_train_and_play_and_models_play_only_their_own_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("v2.safetensors");
+    let m_s = m.to_str().unwrap();
+    // A tiny SP run on an OvercookedV2 layout with partial view.
+    let mut args = vec!["rl", "train", "--algo", "sp", "--layout", "v2:cramped_room_v2", "--view-radius", "2"];
+    args.extend_from_slice(&["--out", m_s]);
+    args.extend_from_slice(&TINY);
+    let summary: Value = serde_json::from_str(&ok(&run(&args))).unwrap();
+    assert_eq!(summary["game"], "overcooked_v2");
+    assert_eq!(summary["settings"]["view_radius"], 2);
+    let cmd = summary["command"].as_str().unwrap();
+    assert!(cmd.contains("--layout v2:cramped_room_v2") && cmd.contains("--view-radius 2"), "{cmd}");
+    let model = load_file(&m).unwrap();
+    assert_eq!(model.encoder, "v2-view/1");
+    // It plays its own game anywhere a seat is taken.
+    let spec = format!("rl:{m_s}");
+    let play = |extra: &[&str]| {
+        let mut a = vec!["play", "--layout", "v2:cramped_room_v2", "--agent", &spec, "--partner", "scripted"];
+        a.extend_from_slice(&["--horizon", "20", "--json"]);
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let v: Value = serde_json::from_str(ok(&play(&["--view-radius", "2"])).lines().next().unwrap()).unwrap();
+    assert_eq!(v["decisions"], 20, "{v}");
+    // Another view radius than the one it was trained with: refused, naming the switch and the override.
+    let o = play(&[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("view_radius") && err.contains("--allow-model-mismatch"), "{err}");
+    ok(&play(&["--allow-model-mismatch"]));
+    // A V2 policy on a classic layout, even with the override: the encodings differ.
+    let o = run(&["play", "--layout", "cramped_room", "--agent", &spec, "--horizon", "5", "--allow-model-mismatch"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot play cramped_room"), "{o:?}");
+    // rl eval takes V2 layouts too.
+    let o = ok(&run(&[
+        "rl",
+        "eval",
+        "--model",
+        m_s,
+        "--layout",
+        "v2:cramped_room_v2",
+        "--view-radius",
+        "2",
+        "--episodes",
+        "2",
+        "--horizon",
+        "20",
+        "--json",
+    ]));
+    let v: Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(v["layout"], "v2:cramped_room_v2");
+
+    // A classic cramped_room policy does not silently play counter_circuit.
+    let c = dir.path().join("c.safetensors");
+    train("sp", c.to_str().unwrap(), &[]);
+    let cspec = format!("rl:{}", c.display());
+    let o = run(&["play", "--layout", "counter_circuit", "--agent", &cspec, "--partner", "greedy", "--horizon", "5"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("trained on layout \"cramped_room\"") && err.contains("counter_circuit"), "{err}");
+    ok(&run(&[
+        "play",
+        "--layout",
+        "counter_circuit",
+        "--agent",
+        &cspec,
+        "--partner",
+        "greedy",
+        "--horizon",
+        "5",
+        "--allow-model-mismatch",
+        "--json",
+    ]));
+    // A file whose first layer is not 62 wide is refused, not run.
+    let wide = dir.path().join("wide.safetensors");
+    let mut m = load_file(&c).unwrap();
+    m.net = proagent::rl::net::Net::new(100, &[16], 1);
+    m.checkpoints.clear();
+    std::fs::write(&wide, m.to_safetensors()).unwrap();
+    let o = run(&["play", "--agent", &format!("rl:{}", wide.display()), "--partner", "greedy", "--horizon", "5"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("takes 100 inputs"), "{o:?}");
+}
+
+#[test]
+fn training_flags_that_would_exhaust_memory_are_refused_before_training() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.safetensors");
+    let o = run(&[
+        "rl",
+        "train",
+        "--algo",
+        "sp",
+        "--layout",
+        "cramped_room",
+        "--out",
+        out.to_str().unwrap(),
+        "--envs",
+        "10000",
+        "--horizon",
+        "100000",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("training budget") && err.contains("docs/limits.md"), "{err}");
+    let hidden = vec!["64"; 200].join(",");
+    let o = run(&[
+        "rl",
+        "train",
+        "--algo",
+        "sp",
+        "--layout",
+        "cramped_room",
+        "--out",
+        out.to_str().unwrap(),
+        "--hidden",
+        &hidden,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("layers"), "{o:?}");
+    assert!(!out.exists());
+}

@@ -27,7 +27,8 @@ use std::sync::Arc;
 pub use overcooked::load_layout;
 pub use overcooked_v2::{V2_PREFIX, load_v2_layout};
 pub use playable::{
-    GameError, GameOptions, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, unknown_spec,
+    GameError, GameOptions, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
+    unknown_spec,
 };
 
 /// A game chosen on the command line (or from Python, or in a transcript header).

@@ -4,8 +4,8 @@
 
 use super::hooks::{LlmcoHooks, LlmcoOn, ProAgentHooks, ProAgentOn};
 use super::playable::{
-    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
-    default_proagent_config, unknown_spec,
+    GameError, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
+    default_llmco_config, default_proagent_config, unknown_spec,
 };
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
 use proagent_agent::OvercookedGrounding;
@@ -44,6 +44,7 @@ pub const KNOWN_SPECS: &[&str] = &[
     "pbt",
     "fcp",
     "mep",
+    "cole",
     "rl:PATH",
 ];
 
@@ -143,7 +144,12 @@ impl Playable for Overcooked {
     }
 
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Overcooked>>, SeatError> {
+        self.partner_with(spec, &PartnerOptions::default())
+    }
+
+    fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<Overcooked>>, SeatError> {
         let k = self.kitchen();
+        let mismatch = options.allow_model_mismatch;
         Ok(match spec.trim() {
             "greedy" => Box::new(greedy::GreedyPartner::new(k)),
             "random" => Box::new(RandomSeat::<Overcooked>::new()),
@@ -153,8 +159,10 @@ impl Playable for Overcooked {
             "scripted" => Box::new(scripted::ScriptedPartner::new(k)),
             "proagent" => self.proagent_or_refuse()?.seat(default_proagent_config(self)?),
             "llmco" => self.llmco_or_refuse()?.seat(default_llmco_config(self)?),
-            other if bc::BcSpec::parse(other).is_some() => Box::new(bc::BcAgent::from_spec(other, &self.layout)?),
-            other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, &self.layout)?),
+            other if bc::BcSpec::parse(other).is_some() => {
+                Box::new(bc::BcAgent::from_spec_with(other, &self.layout, mismatch)?)
+            }
+            other if let Some(rl) = RlSpec::parse(other) => Box::new(RlAgent::from_spec(&rl, other, self, mismatch)?),
             // A configured agent needs its model built by the caller (`SeatFactory::with_seat`).
             other if other.starts_with("proagent[") || other.starts_with("llmco[") => {
                 return Err(SeatError::Unresolved(other.to_string()));

@@ -4,8 +4,8 @@
 
 use super::hooks::{ProAgentHooks, ProAgentOn};
 use super::playable::{
-    GameError, HandOverMark, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_proagent_config,
-    unknown_spec,
+    GameError, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
+    default_proagent_config, unknown_spec,
 };
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
 use proagent_agent::OvercookedV2Grounding;
@@ -20,6 +20,7 @@ use proagent_overcooked_v2::env::trace::{TraceState, trace_state};
 use proagent_overcooked_v2::env::{Event, Layout, Settings, StepOutcome};
 use proagent_overcooked_v2::game::OvercookedV2;
 use proagent_partners::basic::{RandomSeat, StaySeat};
+use proagent_partners::rl::{RlAgent, RlSpec};
 use proagent_partners::v2::ScriptedV2;
 use serde_json::{Map, Value, json};
 use std::path::Path;
@@ -34,7 +35,8 @@ L recipe button · 0-9 among the walls: ingredient piles (by kind) · blank floo
 a digit on the floor: that agent (its index); the lines below the grid say where each agent faces and what it holds";
 
 /// The specs a V2 seat understands.
-pub const KNOWN_SPECS: &[&str] = &["proagent", "proagent[model=NAME,key=value,...]", "scripted", "random", "stay"];
+pub const KNOWN_SPECS: &[&str] =
+    &["proagent", "proagent[model=NAME,key=value,...]", "scripted", "random", "stay", "sp", "fcp", "rl:PATH"];
 
 /// A V2 layout by built-in name or file path (without the `v2:` prefix), with the file's
 /// text (`None` for a built-in layout).
@@ -134,12 +136,19 @@ impl Playable for OvercookedV2 {
     }
 
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<OvercookedV2>>, SeatError> {
+        self.partner_with(spec, &PartnerOptions::default())
+    }
+
+    fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<OvercookedV2>>, SeatError> {
         Ok(match spec.trim() {
             "scripted" => Box::new(ScriptedV2::new()),
             "random" => Box::new(RandomSeat::<OvercookedV2>::new()),
             "stay" => Box::new(StaySeat),
             "proagent" => self.proagent_or_refuse()?.seat(default_proagent_config(self)?),
             other if other.starts_with("proagent[") => return Err(SeatError::Unresolved(other.to_string())),
+            other if let Some(rl) = RlSpec::parse(other) => {
+                Box::new(RlAgent::from_spec(&rl, other, self, options.allow_model_mismatch)?)
+            }
             other => return Err(unknown_spec(other, &self.report_name(), KNOWN_SPECS)),
         })
     }

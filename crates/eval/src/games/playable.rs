@@ -67,6 +67,14 @@ pub struct HandOverMark {
     pub json: Value,
 }
 
+/// How partner seats are built beyond their spec (set on the seat factory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartnerOptions {
+    /// Let a BC or RL model file play a layout (or V2 switches) other than the one it was
+    /// trained on (`--allow-model-mismatch`); without it such a seat is refused.
+    pub allow_model_mismatch: bool,
+}
+
 /// What the evaluation layer needs of a game. Implemented once per game; every command,
 /// the sweeps, transcripts and the Python bindings go through it.
 pub trait Playable: Game + Sized {
@@ -83,6 +91,12 @@ pub trait Playable: Game + Sized {
     fn known_specs(&self) -> &'static [&'static str];
     /// A seat that talks to no model, from its spec (`greedy`, `random`, `bc:train`, ...).
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Self>>, SeatError>;
+    /// [`Playable::partner`] with the factory's options (games without model-file
+    /// partners ignore them).
+    fn partner_with(&self, spec: &str, options: &PartnerOptions) -> Result<Box<dyn Seat<Self>>, SeatError> {
+        let _ = options;
+        self.partner(spec)
+    }
     /// The ProAgent agent on this game, when it has a ProAgent grounding (`None`: a
     /// `proagent` seat is refused with [`SeatError::NoAgent`]).
     fn proagent_hooks(&self) -> Option<&'static dyn ProAgentHooks<Self>> {

@@ -7,6 +7,7 @@
 //! ([`ProAgentSeat`]) and built for whichever game it sits in.
 
 use super::models::build_model_with;
+use crate::games::PartnerOptions;
 pub use crate::games::playable::{default_llmco_config, default_proagent_config};
 pub use crate::games::{Playable, SeatError, unknown_spec};
 use proagent_agent::llmco::{LlmcoConfig, LlmcoSettings};
@@ -237,6 +238,7 @@ pub struct SeatFactory {
     seats: HashMap<String, Configured>,
     llmco: HashMap<String, LlmcoConfigured>,
     max_llm_failures: Option<u64>,
+    partner_options: PartnerOptions,
     max_parse_failure_share: Option<f64>,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
     built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
@@ -258,6 +260,7 @@ impl SeatFactory {
             seats: HashMap::new(),
             llmco: HashMap::new(),
             max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
+            partner_options: PartnerOptions::default(),
             max_parse_failure_share: Some(proagent_core::episode::DEFAULT_MAX_PARSE_FAILURE_SHARE),
             built: Arc::default(),
         }
@@ -274,6 +277,17 @@ impl SeatFactory {
     pub fn with_max_llm_failures(mut self, limit: Option<u64>) -> Self {
         self.max_llm_failures = limit;
         self
+    }
+
+    /// Builds partner seats with `options` (e.g. letting model files of another layout play).
+    pub fn with_partner_options(mut self, options: PartnerOptions) -> Self {
+        self.partner_options = options;
+        self
+    }
+
+    /// The options partner seats are built with.
+    pub fn partner_options(&self) -> PartnerOptions {
+        self.partner_options
     }
 
     /// How many model calls of an episode may fail (see [`SeatFactory::with_max_llm_failures`]).
@@ -451,7 +465,7 @@ impl SeatFactory {
             return Ok(BuiltSeat { seat: hooks.seat(cfg), exchanges: Some(sink) });
         }
         if !is_proagent(spec) {
-            return Ok(BuiltSeat { seat: game.partner(spec)?, exchanges: None });
+            return Ok(BuiltSeat { seat: game.partner_with(spec, &self.partner_options)?, exchanges: None });
         }
         let hooks = game.proagent_or_refuse()?;
         let mut cfg = self.config_of(spec, game)?;
@@ -470,7 +484,7 @@ impl SeatFactory {
             return hooks.check_prompts(&cfg, game, seat).map_err(prompts);
         }
         if !is_proagent(spec) {
-            game.partner(spec)?;
+            game.partner_with(spec, &self.partner_options)?;
             return Ok(());
         }
         let hooks = game.proagent_or_refuse()?;

@@ -109,6 +109,12 @@ impl PlayRunner {
         self
     }
 
+    /// Builds partner seats with `options` (e.g. `--allow-model-mismatch`).
+    pub fn partner_options(mut self, options: crate::games::PartnerOptions) -> Self {
+        self.factory = self.factory.with_partner_options(options);
+        self
+    }
+
     /// The largest share of an episode's model calls whose replies may name no usable
     /// action (see [`SeatFactory::with_max_parse_failure_share`]); an episode over it is
     /// an [`EpisodeError::Failed`], not recorded, and retried by the next run.

@@ -25,9 +25,47 @@ pub const PROAGENT_TABLE1_GPT35: [(&str, f64, f64); 5] = [
     ("counter_circuit", 126.3, 128.5),
 ];
 
-/// The partners of the Table 1 protocol here: the shipped RL partners (the paper's COLE is
-/// not trained by this project).
-pub const TABLE1_PARTNERS: [&str; 4] = ["sp", "pbt", "fcp", "mep"];
+/// The baseline columns of Table 1 of Zhang et al.: each learned partner algorithm's mean
+/// score when paired with all the others, as (algorithm, layout, as player 0, as player 1).
+/// Published figures (trained by the COLE authors), not measured here.
+pub const PUBLISHED_TABLE1_BASELINES: [(&str, &str, f64, f64); 25] = [
+    ("sp", "cramped_room", 168.5, 172.8),
+    ("pbt", "cramped_room", 178.8, 179.8),
+    ("fcp", "cramped_room", 196.3, 196.0),
+    ("mep", "cramped_room", 185.0, 178.2),
+    ("cole", "cramped_room", 163.8, 169.2),
+    ("sp", "asymmetric_advantages", 183.3, 177.8),
+    ("pbt", "asymmetric_advantages", 182.2, 152.3),
+    ("fcp", "asymmetric_advantages", 185.7, 167.8),
+    ("mep", "asymmetric_advantages", 155.7, 184.0),
+    ("cole", "asymmetric_advantages", 201.3, 165.5),
+    ("sp", "coordination_ring", 122.0, 133.3),
+    ("pbt", "coordination_ring", 141.3, 141.3),
+    ("fcp", "coordination_ring", 148.8, 145.7),
+    ("mep", "coordination_ring", 167.2, 159.3),
+    ("cole", "coordination_ring", 168.8, 158.3),
+    ("sp", "forced_coordination", 6.7, 30.2),
+    ("pbt", "forced_coordination", 15.3, 61.7),
+    ("fcp", "forced_coordination", 44.7, 32.2),
+    ("mep", "forced_coordination", 23.3, 39.3),
+    ("cole", "forced_coordination", 24.0, 57.3),
+    ("sp", "counter_circuit", 64.7, 60.7),
+    ("pbt", "counter_circuit", 64.7, 54.3),
+    ("fcp", "counter_circuit", 58.3, 60.0),
+    ("mep", "counter_circuit", 74.3, 81.5),
+    ("cole", "counter_circuit", 95.5, 100.8),
+];
+
+/// The published baseline column value of `algo` on `layout` as player `seat`.
+pub fn published_baseline(algo: &str, layout: &str, seat: u8) -> Option<f64> {
+    PUBLISHED_TABLE1_BASELINES
+        .iter()
+        .find(|(a, l, _, _)| *a == algo && *l == layout)
+        .map(|(_, _, p0, p1)| if seat == 0 { *p0 } else { *p1 })
+}
+
+/// The partners of the Table 1 protocol here: the shipped RL partners, the paper's five.
+pub const TABLE1_PARTNERS: [&str; 5] = ["sp", "pbt", "fcp", "mep", "cole"];
 
 /// Episodes per agent × partner × seat × layout in the Table 1 protocol.
 pub const TABLE1_EPISODES: u32 = 10;
@@ -139,6 +177,9 @@ pub struct Table1Entry {
     /// Team score over all the agent's episodes in this layout and seat; flattened into the JSON.
     #[serde(flatten)]
     pub score: Stat,
+    /// When the agent is also one of the partners: its score with the *other* partners
+    /// only (the paper's baseline columns pair each algorithm with all the others).
+    pub with_others: Option<Stat>,
 }
 
 /// Sums over every episode of the report.
@@ -274,11 +315,18 @@ impl Report {
             for &seat in &seats {
                 for agent in &agents {
                     let mut scores = Vec::new();
+                    let mut others = Vec::new();
+                    let mut with_self = false;
                     let mut partners_seen = 0;
-                    for ((l, a, _p, s), recs) in &by_cell {
+                    for ((l, a, p, s), recs) in &by_cell {
                         if *l == li && *a == agent && *s == seat {
                             partners_seen += 1;
                             scores.extend(recs.iter().map(|r| r.score));
+                            if p == a {
+                                with_self = true;
+                            } else {
+                                others.extend(recs.iter().map(|r| r.score));
+                            }
                         }
                     }
                     if !scores.is_empty() {
@@ -288,6 +336,7 @@ impl Report {
                             agent: agent.clone(),
                             partners: partners_seen,
                             score: Stat::of(&scores),
+                            with_others: (with_self && !others.is_empty()).then(|| Stat::of(&others)),
                         });
                     }
                 }
@@ -489,12 +538,27 @@ impl Report {
                     .iter()
                     .map(|l| {
                         self.table1_entry(l, seat, agent)
-                            .map(|e| format!("{} (n={}, {} partners)", e.score.show(), e.score.n, e.partners))
+                            .map(|e| match &e.with_others {
+                                Some(o) => format!("{} (n={}, the {} other partners)", o.show(), o.n, e.partners - 1),
+                                None => format!("{} (n={}, {} partners)", e.score.show(), e.score.n, e.partners),
+                            })
                             .unwrap_or_default()
                     })
                     .collect();
                 if row.iter().any(|c| !c.is_empty()) {
                     let _ = writeln!(s, "| ours: {agent} | {} |", row.join(" | "));
+                }
+                let published: Vec<String> = layouts
+                    .iter()
+                    .map(|l| published_baseline(agent, l, seat).map(|v| format!("{v:.1}")).unwrap_or_default())
+                    .collect();
+                if published.iter().any(|c| !c.is_empty()) {
+                    let _ = writeln!(
+                        s,
+                        "| published: {} with all the others (Zhang et al., Table 1) | {} |",
+                        agent.to_uppercase(),
+                        published.join(" | ")
+                    );
                 }
             }
             let published: Vec<String> = layouts
@@ -515,9 +579,10 @@ impl Report {
         }
         let _ = writeln!(
             s,
-            "The published row is copied from Zhang et al. (Table 1), not measured here: another \
-             language model, the authors' own trained partners (including COLE, which this project \
-             does not train) and their settings."
+            "The published rows are copied from Zhang et al. (Table 1), not measured here: another \
+             language model, the authors' own trained partners (COLE-Platform's checkpoints) and their \
+             settings. An agent that is also among the partners is shown with the other partners only, \
+             as the paper's baseline columns pair each algorithm with all the others."
         );
         s
     }
@@ -569,8 +634,21 @@ impl Report {
     /// The Table 1 view as CSV (`table1.csv`).
     pub fn table1_csv(&self) -> Result<String, csv::Error> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(["layout", "seat", "agent", "partners", "n", "mean", "sd", "se"])?;
+        w.write_record([
+            "layout",
+            "seat",
+            "agent",
+            "partners",
+            "n",
+            "mean",
+            "sd",
+            "se",
+            "others_n",
+            "others_mean",
+            "others_se",
+        ])?;
         for e in &self.table1 {
+            let o = e.with_others.as_ref();
             w.write_record([
                 e.layout.clone(),
                 e.seat.to_string(),
@@ -580,6 +658,9 @@ impl Report {
                 e.score.mean.to_string(),
                 opt(e.score.sd),
                 opt(e.score.se),
+                o.map_or(String::new(), |s| s.n.to_string()),
+                o.map_or(String::new(), |s| s.mean.to_string()),
+                opt(o.and_then(|s| s.se)),
             ])?;
         }
         finish_csv(w)
@@ -748,6 +829,25 @@ mod tests {
         );
         assert!(md.contains("| ours: proagent | 40.0 ± – (n=1, 1 partners) | 20.0 ± – (n=1, 1 partners) |"), "{md}");
         assert!(md.contains("| 194.2 | 31.0 |"), "{md}");
+    }
+
+    #[test]
+    fn baseline_columns_pair_each_algorithm_with_the_others() {
+        let records = vec![
+            rec("cramped_room", "sp", "sp", 0, 0, 200.0, 0),
+            rec("cramped_room", "sp", "pbt", 0, 0, 100.0, 0),
+            rec("cramped_room", "sp", "fcp", 0, 0, 60.0, 0),
+        ];
+        let r = Report::build(&records);
+        let e = r.table1_entry("cramped_room", 0, "sp").unwrap();
+        assert_eq!((e.score.n, e.score.mean), (3, 120.0));
+        let o = e.with_others.unwrap();
+        assert_eq!((o.n, o.mean), (2, 80.0));
+        let md = r.table1_paper_markdown();
+        assert!(md.contains("| ours: sp | 80.0 ± 20.0 (n=2, the 2 other partners) |"), "{md}");
+        assert!(md.contains("| published: SP with all the others (Zhang et al., Table 1) | 168.5 |"), "{md}");
+        assert!(r.table1_csv().unwrap().contains(",2,80,20"), "{}", r.table1_csv().unwrap());
+        assert_eq!(published_baseline("cole", "counter_circuit", 1), Some(100.8));
     }
 
     #[test]

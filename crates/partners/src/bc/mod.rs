@@ -116,6 +116,16 @@ pub enum BcError {
     /// The weights were read but are not a valid BC model.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// A model file trained on another layout than the one it would play.
+    #[error("{path}: trained on layout {trained:?}, this is {layout:?}; pass --allow-model-mismatch to play it anyway")]
+    Mismatch {
+        /// The file.
+        path: String,
+        /// The layout its metadata records.
+        trained: String,
+        /// The layout being played.
+        layout: String,
+    },
     /// The spec is none of `bc`, `bc:test`, `bc:train`, `bc:PATH` (e.g. `bcx` or a bare `bc:`).
     #[error("{spec:?} is not a BC spec (expected bc, bc:test, bc:train or bc:PATH)")]
     BadSpec {
@@ -184,8 +194,10 @@ pub fn shipped_model(l: &Layout, split: Split) -> Result<BcModel, BcError> {
     Ok(BcModel::from_safetensors(m.weights, &format!("shipped:{}_{}", m.layout, split.name()))?)
 }
 
-/// Loads the model a spec names. `bc:PATH` reads the file (the only I/O here).
-pub fn load_model(spec: &BcSpec, l: &Layout) -> Result<BcModel, BcError> {
+/// Loads the model a spec names. `bc:PATH` reads the file (the only I/O here) and, unless
+/// `allow_mismatch`, refuses a file whose metadata records another layout than `l`
+/// (compared by terrain for built-in layouts, by name otherwise).
+pub fn load_model_with(spec: &BcSpec, l: &Layout, allow_mismatch: bool) -> Result<BcModel, BcError> {
     match spec {
         BcSpec::Shipped(split) => shipped_model(l, *split),
         BcSpec::File(path) => {
@@ -193,9 +205,24 @@ pub fn load_model(spec: &BcSpec, l: &Layout) -> Result<BcModel, BcError> {
             let bytes =
                 proagent_core::limits::read_file(path, proagent_core::limits::MAX_WEIGHTS_BYTES, "BC weights files")
                     .map_err(|error| BcError::Read { path: shown.clone(), error })?;
-            Ok(BcModel::from_safetensors(&bytes, &shown)?)
+            let model = BcModel::from_safetensors(&bytes, &shown)?;
+            if let Some(trained) = model::recorded_layout(&bytes).filter(|_| !allow_mismatch) {
+                let same = match Layout::builtin(&trained) {
+                    Some(b) => b.width == l.width && b.height == l.height && b.tiles == l.tiles,
+                    None => trained == l.name,
+                };
+                if !same {
+                    return Err(BcError::Mismatch { path: shown, trained, layout: l.name.clone() });
+                }
+            }
+            Ok(model)
         }
     }
+}
+
+/// [`load_model_with`] refusing a model of another layout.
+pub fn load_model(spec: &BcSpec, l: &Layout) -> Result<BcModel, BcError> {
+    load_model_with(spec, l, false)
 }
 
 /// How many past decisions the unstuck rule looks at (the 2019 `stuck_time`).
@@ -230,8 +257,13 @@ impl BcAgent {
 
     /// Builds the partner a spec (`bc`, `bc:test`, `bc:train`, `bc:PATH`) names for `layout`.
     pub fn from_spec(spec: &str, l: &Layout) -> Result<BcAgent, BcError> {
+        BcAgent::from_spec_with(spec, l, false)
+    }
+
+    /// [`BcAgent::from_spec`], letting a model file of another layout play when `allow_mismatch`.
+    pub fn from_spec_with(spec: &str, l: &Layout, allow_mismatch: bool) -> Result<BcAgent, BcError> {
         let parsed = BcSpec::parse(spec).ok_or_else(|| BcError::BadSpec { spec: spec.to_string() })?;
-        let model = load_model(&parsed, l)?;
+        let model = load_model_with(&parsed, l, allow_mismatch)?;
         Ok(BcAgent::new(Arc::new(model), spec))
     }
 

@@ -153,6 +153,14 @@ impl BcModel {
     }
 }
 
+/// The layout a BC model file's metadata records, if it records one.
+pub fn recorded_layout(bytes: &[u8]) -> Option<String> {
+    let (_, meta) = SafeTensors::read_metadata(bytes).ok()?;
+    let raw = meta.metadata().as_ref()?.get(META_KEY)?;
+    let info: serde_json::Value = serde_json::from_str(raw).ok()?;
+    info.get("layout")?.as_str().map(str::to_string)
+}
+
 fn tensor<'a>(st: &SafeTensors<'a>, name: &str, source: &str) -> Result<TensorView<'a>, ModelError> {
     st.tensor(name).map_err(|_| ModelError {
         origin: source.to_string(),

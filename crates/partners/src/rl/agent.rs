@@ -1,15 +1,19 @@
-//! An RL policy in a seat: encode the state from the seat's side, run the network,
-//! sample from the softmax with the seat's seeded RNG.
+//! An RL policy in a seat of any [`RlGame`]: encode what the seat's player sees, run the
+//! network, sample from the softmax with the seat's seeded RNG.
+//!
+//! A seat is built for one game ([`RlAgent::for_game`]): the model must read an encoding
+//! of that game, of the width its network takes, and (unless overridden) have been
+//! trained on that layout and those switches ([`RlModel::encoder_for`]).
 
+use super::game::RlGame;
 use super::model::{LoadError, RlModel, load_file, shipped_model};
 use super::net::{Workspace, log_softmax};
-use super::obs::LayoutEncoder;
+use super::obs::Encode;
 use super::rollout::sample_action;
 use super::train::Algo;
 use async_trait::async_trait;
 use proagent_core::{AgentError, Observation, Seat};
-use proagent_overcooked::env::{Action, Layout, Tile};
-use proagent_overcooked::game::Overcooked;
+use proagent_overcooked::env::Action;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
@@ -18,14 +22,14 @@ use std::sync::Arc;
 /// A parsed RL partner spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RlSpec {
-    /// `sp`, `pbt`, `fcp`, `mep`: the shipped model of that algorithm for the layout.
+    /// `sp`, `pbt`, `fcp`, `mep`, `cole`: the shipped model of that algorithm for the layout.
     Shipped(Algo),
     /// `rl:PATH`: a model file written by `proagent rl train`.
     File(PathBuf),
 }
 
 impl RlSpec {
-    /// Parses `sp`, `pbt`, `fcp`, `mep` or `rl:PATH`; `None` for other specs.
+    /// Parses `sp`, `pbt`, `fcp`, `mep`, `cole` or `rl:PATH`; `None` for other specs.
     pub fn parse(spec: &str) -> Option<RlSpec> {
         let s = spec.trim();
         if let Some(a) = Algo::parse(s) {
@@ -35,43 +39,51 @@ impl RlSpec {
         (!path.is_empty()).then(|| RlSpec::File(PathBuf::from(path)))
     }
 
-    /// Loads the model the spec names for `layout`.
-    pub fn load(&self, layout: &Layout) -> Result<RlModel, LoadError> {
+    /// Loads the model the spec names for `game` (not yet checked against it).
+    pub fn load<G: RlGame>(&self, game: &G) -> Result<RlModel, LoadError> {
         match self {
-            RlSpec::Shipped(a) => shipped_model(layout, *a),
+            RlSpec::Shipped(a) => shipped_model(game, *a),
             RlSpec::File(p) => load_file(p),
         }
     }
 }
 
 /// A seat played by an RL policy.
-pub struct RlAgent {
+pub struct RlAgent<G: RlGame> {
     model: Arc<RlModel>,
     label: String,
-    enc: Option<(usize, Vec<Tile>, LayoutEncoder)>,
+    enc: G::Encoder,
     rng: ChaCha8Rng,
     ws: Workspace,
     x: Vec<f32>,
     decisions: u32,
 }
 
-impl RlAgent {
-    /// A seat playing `model`, reported as `label`; RNG seed 0 until [`Agent::reset`].
-    pub fn new(model: Arc<RlModel>, label: impl Into<String>) -> RlAgent {
-        RlAgent {
+impl<G: RlGame> RlAgent<G> {
+    /// A seat playing `model` on `game`, reported as `label`; RNG seed 0 until
+    /// [`Seat::reset`]. Refused when the model cannot play the game (see
+    /// [`RlModel::encoder_for`]; `allow_mismatch` lets a model of another layout play).
+    pub fn for_game(
+        model: Arc<RlModel>,
+        label: impl Into<String>,
+        game: &G,
+        allow_mismatch: bool,
+    ) -> Result<Self, LoadError> {
+        let enc = model.encoder_for(game, allow_mismatch)?;
+        Ok(RlAgent {
             model,
             label: label.into(),
-            enc: None,
+            enc,
             rng: ChaCha8Rng::seed_from_u64(0),
             ws: Workspace::default(),
             x: Vec::new(),
             decisions: 0,
-        }
+        })
     }
 
-    /// Builds the seat a spec names on `layout`.
-    pub fn from_spec(spec: &RlSpec, label: &str, layout: &Layout) -> Result<RlAgent, LoadError> {
-        Ok(RlAgent::new(Arc::new(spec.load(layout)?), label))
+    /// Builds the seat a spec names on `game`.
+    pub fn from_spec(spec: &RlSpec, label: &str, game: &G, allow_mismatch: bool) -> Result<Self, LoadError> {
+        RlAgent::for_game(Arc::new(spec.load(game)?), label, game, allow_mismatch)
     }
 
     /// The model this seat samples from.
@@ -79,32 +91,19 @@ impl RlAgent {
         &self.model
     }
 
-    fn encoder_for(&mut self, l: &Layout) -> &LayoutEncoder {
-        let stale = !matches!(&self.enc, Some((w, tiles, _)) if *w == l.width && *tiles == l.tiles);
-        if stale {
-            self.enc = Some((l.width, l.tiles.clone(), self.model.encoder.for_layout(l)));
-        }
-        match &self.enc {
-            Some((_, _, e)) => e,
-            None => unreachable!("set just above"),
-        }
-    }
-
-    /// The action probabilities for `seat` in `state`.
-    pub fn probabilities(&mut self, l: &Layout, state: &proagent_overcooked::env::State, seat: usize) -> [f32; 6] {
-        let dim = self.model.encoder.dim(l);
+    /// The action probabilities of player `seat` seeing `view`.
+    pub fn probabilities(&mut self, view: G::View<'_>, seat: usize) -> [f32; 6] {
         let mut x = std::mem::take(&mut self.x);
-        x.resize(dim, 0.0);
-        self.encoder_for(l).encode(l, state, seat.min(1), &mut x);
-        let model = Arc::clone(&self.model);
-        model.net.forward(&x, 1, &mut self.ws);
+        x.resize(self.enc.dim(), 0.0);
+        self.enc.encode(view, seat, &mut x);
+        self.model.net.forward(&x, 1, &mut self.ws);
         self.x = x;
         log_softmax(self.ws.output()).map(f32::exp)
     }
 
-    /// Samples `seat`'s action.
-    pub fn choose(&mut self, l: &Layout, state: &proagent_overcooked::env::State, seat: usize) -> Action {
-        let p = self.probabilities(l, state, seat);
+    /// Samples player `seat`'s action.
+    pub fn choose(&mut self, view: G::View<'_>, seat: usize) -> Action {
+        let p = self.probabilities(view, seat);
         let lp = p.map(|v| if v > 0.0 { v.ln() } else { f32::NEG_INFINITY });
         self.decisions += 1;
         Action::ALL[sample_action(&lp, &mut self.rng)]
@@ -112,21 +111,19 @@ impl RlAgent {
 }
 
 #[async_trait]
-impl Seat<Overcooked> for RlAgent {
+impl<G: RlGame> Seat<G> for RlAgent<G> {
     fn name(&self) -> String {
         self.label.clone()
     }
 
-    fn reset(&mut self, game: &Overcooked, seat: usize, seed: u64) {
-        let l: &Layout = &game.layout;
+    fn reset(&mut self, _game: &G, seat: usize, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.rng.set_stream(seat as u64);
         self.decisions = 0;
-        self.encoder_for(l);
     }
 
-    async fn act(&mut self, obs: &Observation<'_, Overcooked>) -> Result<Action, AgentError> {
-        Ok(self.choose(&obs.game.layout, obs.view, obs.seat))
+    async fn act(&mut self, obs: &Observation<'_, G>) -> Result<Action, AgentError> {
+        Ok(self.choose(obs.view, obs.seat))
     }
 
     fn metrics(&self) -> serde_json::Value {
@@ -138,12 +135,15 @@ impl Seat<Overcooked> for RlAgent {
 mod tests {
     use super::*;
     use crate::rl::net::Net;
-    use crate::rl::obs::ObsEncoder;
+    use crate::rl::obs::FEATURES62;
+    use proagent_overcooked::env::Layout;
+    use proagent_overcooked::game::Overcooked;
 
     #[test]
     fn specs() {
         assert_eq!(RlSpec::parse("sp"), Some(RlSpec::Shipped(Algo::Sp)));
         assert_eq!(RlSpec::parse(" mep "), Some(RlSpec::Shipped(Algo::Mep)));
+        assert_eq!(RlSpec::parse("cole"), Some(RlSpec::Shipped(Algo::Cole)));
         assert_eq!(RlSpec::parse("rl:a/b.safetensors"), Some(RlSpec::File("a/b.safetensors".into())));
         assert_eq!(RlSpec::parse("rl:"), None);
         assert_eq!(RlSpec::parse("bc"), None);
@@ -153,23 +153,24 @@ mod tests {
     #[test]
     fn seeded_sampling_is_reproducible() {
         let l = Layout::builtin("cramped_room").unwrap();
+        let g = Overcooked::new(Arc::new(l.clone()), 400);
         let m = Arc::new(RlModel {
             net: Net::new(62, &[8], 1),
-            encoder: ObsEncoder::Features62,
+            encoder: FEATURES62.into(),
             source: "t".into(),
-            info: serde_json::json!({}),
+            info: serde_json::json!({"layout": "cramped_room"}),
             checkpoints: vec![],
         });
         let run = |seed: u64| {
-            let mut a = RlAgent::new(Arc::clone(&m), "t");
-            a.reset(&Overcooked::new(Arc::new(l.clone()), 400), 0, seed);
+            let mut a = RlAgent::for_game(Arc::clone(&m), "t", &g, false).unwrap();
+            a.reset(&g, 0, seed);
             let s = l.start_state();
-            (0..50).map(|_| a.choose(&l, &s, 0)).collect::<Vec<_>>()
+            (0..50).map(|_| a.choose(&s, 0)).collect::<Vec<_>>()
         };
         assert_eq!(run(3), run(3));
         assert_ne!(run(3), run(4));
-        let mut a = RlAgent::new(Arc::clone(&m), "t");
-        let p = a.probabilities(&l, &l.start_state(), 1);
+        let mut a = RlAgent::for_game(Arc::clone(&m), "t", &g, false).unwrap();
+        let p = a.probabilities(&l.start_state(), 1);
         assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
     }
 }

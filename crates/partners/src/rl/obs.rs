@@ -1,77 +1,90 @@
-//! Observation encoders: a state seen from one seat → the network's input vector.
+//! Observation encodings: what one player sees of a state → the network's input vector.
 //!
-//! An encoder is named in every model file, so a policy is always fed the encoding it
-//! was trained on (loading a model trained on another encoder is an error). Today there
-//! is one: the 62 hand-made features of Carroll et al. (2019) that the BC models use
-//! ([`crate::bc::features`]). The 2019 lossless per-cell grid encoding is in
-//! the library (`env::encoding`) but no policy is trained on it yet; it plugs in here as a second
-//! [`ObsEncoder`] variant whose input size is the layout's `width × height × channels`
-//! (the MLP takes any input size; a convolutional trunk would be a separate network).
+//! An encoding is named in every model file, so a policy is always fed the encoding it
+//! was trained on (a model whose encoding this build does not compute, or that belongs to
+//! another game, is refused when it is loaded or seated). Each game says which encodings
+//! it has ([`super::game::RlGame`]); today:
 //!
-//! Guarantees: encoding is a pure function of (layout, state, seat); the output length is
-//! [`ObsEncoder::dim`] for every state of the layout.
+//! - classic Overcooked: [`FEATURES62`], the 62 hand-made features of Carroll et al.
+//!   (2019) that the BC models use ([`crate::bc::features`]);
+//! - OvercookedV2: [`V2_VIEW`], compact features of the player's own view
+//!   (nothing outside its view radius is encoded), documented in [`super::obs_v2`].
+//!
+//! The 2019 lossless per-cell grid (`env::encoding`) and JaxMARL's per-cell V2 tensor
+//! (`env_v2::obs`) are in the library too; either plugs in as another [`Encode`]
+//! implementation (the MLP takes any input width).
+//!
+//! Guarantees: encoding is a pure function of (game, view, seat); the output length is
+//! [`Encode::dim`] for every state of the game.
 
 use crate::bc::features::{self, FEATURE_SET, NUM_FEATURES};
+use proagent_core::Game;
 use proagent_overcooked::env::motion::MotionTable;
 use proagent_overcooked::env::{Layout, State};
+use proagent_overcooked::game::Overcooked;
+use std::sync::Arc;
 
-/// Which encoding a policy reads.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ObsEncoder {
-    /// The 62 BC features (`carroll2019-62`): both players' facings, held objects,
-    /// offsets to the closest useful targets, wall flags and positions.
-    Features62,
+/// The name of the classic 62-feature encoding in model files (`carroll2019-62`).
+pub const FEATURES62: &str = FEATURE_SET;
+
+/// The name of the OvercookedV2 own-view encoding in model files (`v2-view/1`; the
+/// encoder is [`super::obs_v2`]'s).
+pub const V2_VIEW: &str = "v2-view/1";
+
+/// Every encoding this build computes, by model-file name, with its game's kind.
+pub const KNOWN: [(&str, &str); 2] = [(FEATURES62, "overcooked"), (V2_VIEW, "overcooked_v2")];
+
+/// The game kind an encoding belongs to (`None`: this build does not compute it).
+pub fn game_of(encoder: &str) -> Option<&'static str> {
+    KNOWN.iter().find(|(n, _)| *n == encoder).map(|(_, g)| *g)
 }
 
-impl ObsEncoder {
+/// An encoding bound to one game (with whatever it precomputed for its layout).
+pub trait Encode<G: Game>: Send + Sync {
     /// The name stored in model files.
-    pub fn name(self) -> &'static str {
-        match self {
-            ObsEncoder::Features62 => FEATURE_SET,
-        }
-    }
-
-    /// Inverse of [`ObsEncoder::name`].
-    pub fn parse(name: &str) -> Option<ObsEncoder> {
-        (name == FEATURE_SET).then_some(ObsEncoder::Features62)
-    }
-
-    /// Length of the encoded vector on `layout` (62 for the features, whatever the layout).
-    pub fn dim(self, _layout: &Layout) -> usize {
-        match self {
-            ObsEncoder::Features62 => NUM_FEATURES,
-        }
-    }
-
-    /// A per-layout encoder, with whatever precomputation the encoding needs.
-    pub fn for_layout(self, layout: &Layout) -> LayoutEncoder {
-        match self {
-            ObsEncoder::Features62 => LayoutEncoder { kind: self, motion: MotionTable::new(layout) },
-        }
-    }
+    fn name(&self) -> &'static str;
+    /// Length of the encoded vector (the same for every state of the game).
+    fn dim(&self) -> usize;
+    /// Writes what player `seat` sees (`view`) into `out`, whose length is [`Encode::dim`].
+    fn encode(&self, view: G::View<'_>, seat: usize, out: &mut [f32]);
 }
 
-/// An encoder bound to one layout (the features need its motion table).
+/// The 62 BC features on one classic layout (they need its motion table).
 #[derive(Clone, Debug)]
-pub struct LayoutEncoder {
-    kind: ObsEncoder,
-    motion: MotionTable,
+pub struct Features62 {
+    layout: Arc<Layout>,
+    motion: Arc<MotionTable>,
 }
 
-impl LayoutEncoder {
-    /// The encoding this encoder computes.
-    pub fn kind(&self) -> ObsEncoder {
-        self.kind
+impl Features62 {
+    /// The encoder of `layout`.
+    pub fn new(layout: Arc<Layout>) -> Features62 {
+        let motion = Arc::new(MotionTable::new(&layout));
+        Features62 { layout, motion }
     }
 
-    /// Writes the encoding of `state` for player `seat` into `out`, whose length must be
-    /// [`ObsEncoder::dim`] (the trainer and the agent size their buffers from it).
-    pub fn encode(&self, layout: &Layout, state: &State, seat: usize, out: &mut [f32]) {
-        match self.kind {
-            ObsEncoder::Features62 => {
-                out.copy_from_slice(&features::featurize(layout, &self.motion, state, seat));
-            }
-        }
+    /// The features of `state` for player `seat` (the classic seats call this directly).
+    pub fn features(&self, state: &State, seat: usize, out: &mut [f32]) {
+        out.copy_from_slice(&features::featurize(&self.layout, &self.motion, state, seat));
+    }
+
+    /// The layout it encodes.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+}
+
+impl Encode<Overcooked> for Features62 {
+    fn name(&self) -> &'static str {
+        FEATURES62
+    }
+
+    fn dim(&self) -> usize {
+        NUM_FEATURES
+    }
+
+    fn encode(&self, view: &State, seat: usize, out: &mut [f32]) {
+        self.features(view, seat.min(1), out);
     }
 }
 
@@ -83,13 +96,13 @@ mod tests {
     #[test]
     fn features_on_hand_checked_cells() {
         // cramped_room: XXPXX / O  2O / X1  X / XDXSX; player 0 at (1,2), player 1 at (3,1).
-        let l = Layout::builtin("cramped_room").unwrap();
-        let enc = ObsEncoder::Features62.for_layout(&l);
-        assert_eq!(ObsEncoder::parse(ObsEncoder::Features62.name()), Some(ObsEncoder::Features62));
-        assert_eq!(ObsEncoder::parse("lossless"), None);
+        let l = Arc::new(Layout::builtin("cramped_room").unwrap());
+        let enc = Features62::new(Arc::clone(&l));
+        assert_eq!(game_of(FEATURES62), Some("overcooked"));
+        assert_eq!(game_of("lossless"), None);
         let mut s = l.start_state();
-        let mut x = vec![0f32; ObsEncoder::Features62.dim(&l)];
-        enc.encode(&l, &s, 0, &mut x);
+        let mut x = vec![0f32; Encode::<Overcooked>::dim(&enc)];
+        enc.encode(&s, 0, &mut x);
         // Own position, partner offset, the pot at (2,0) as the closest empty pot.
         assert_eq!(&x[60..62], &[1.0, 2.0]);
         assert_eq!(&x[58..60], &[2.0, -1.0]);
@@ -100,14 +113,14 @@ mod tests {
         l.step(&mut s, [Action::Interact, Action::Stay]);
         assert_eq!(s.players[0].pos, Pos::new(1, 1));
         assert_eq!(s.players[0].held, Some(Object::ONION));
-        enc.encode(&l, &s, 0, &mut x);
+        enc.encode(&s, 0, &mut x);
         assert_eq!(&x[0..4], &[0.0, 0.0, 0.0, 1.0], "facing west");
         assert_eq!(&x[4..7], &[1.0, 0.0, 0.0], "holding an onion");
         assert_eq!((x[7], x[8]), (0.0, 0.0), "the onion target is hidden while holding one");
         assert_eq!(&x[60..62], &[1.0, 1.0]);
         // Seat 1 sees the same state with the blocks swapped.
         let mut y = vec![0f32; 62];
-        enc.encode(&l, &s, 1, &mut y);
+        enc.encode(&s, 1, &mut y);
         assert_eq!(&y[29..58], &x[0..29]);
         assert_eq!(&y[60..62], &[3.0, 1.0]);
     }

@@ -5,13 +5,18 @@
 //! end in a terminal state and GAE needs no bootstrapping. A seat either records its
 //! samples (a learner's seat) or only acts (a frozen partner).
 //!
-//! Determinism: an environment's actions depend only on its RNG and on the networks'
+//! Generic over the game ([`RlGame`]): every player sees its own view through the
+//! policy's encoding, the game's own `step` plays the joint action, and the game's chance
+//! (recipes, random starts) is drawn from each environment's own chance stream.
+//!
+//! Determinism: an environment's actions depend only on its RNGs and on the networks'
 //! outputs for its own observations (a sample's forward pass does not depend on its batch),
 //! so splitting the environments over threads changes nothing.
 
+use super::game::RlGame;
 use super::net::{HEAD_OUTPUTS, NUM_ACTIONS, Net, Workspace, log_softmax};
-use super::obs::LayoutEncoder;
-use proagent_overcooked::env::{Action, Layout, State};
+use super::obs::Encode;
+use proagent_overcooked::env::Action;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -31,6 +36,9 @@ pub struct EnvSlot {
     pub seats: [SeatPolicy; 2],
     /// The environment's sampling RNG.
     pub rng: ChaCha8Rng,
+    /// The game's chance in this environment (recipes, random starts; unused by classic
+    /// Overcooked).
+    pub chance: ChaCha8Rng,
     /// Credit each recorded seat with its own shaped reward only (instead of the team's).
     pub own_shaping: bool,
 }
@@ -67,10 +75,10 @@ pub struct Rollout {
     pub rewards: Vec<f32>,
     /// Entropy of the acting policy at each sample.
     pub entropy: Vec<f32>,
-    /// Sparse team score of each environment's episode.
-    pub scores: Vec<u32>,
+    /// Sparse team score of each environment's episode (negative rewards included).
+    pub scores: Vec<i32>,
     /// Shaped team reward (unscaled) of each environment's episode.
-    pub shaped: Vec<u32>,
+    pub shaped: Vec<i32>,
 }
 
 impl Rollout {
@@ -115,16 +123,17 @@ pub fn sample_action(logp: &[f32; NUM_ACTIONS], rng: &mut ChaCha8Rng) -> usize {
     last
 }
 
-/// Plays one episode in every slot from the start state; `shaping` scales the shaped reward.
-pub fn collect(
-    layout: &Layout,
-    enc: &LayoutEncoder,
-    dim: usize,
+/// Plays one episode of `horizon` steps in every slot from the game's start state;
+/// `shaping` scales the shaped reward.
+pub fn collect<G: RlGame>(
+    game: &G,
+    enc: &G::Encoder,
     nets: &[&Net],
     slots: &mut [EnvSlot],
     horizon: usize,
     shaping: f32,
 ) -> Rollout {
+    let dim = enc.dim();
     let n_env = slots.len();
     let mut tracks = Vec::new();
     for (e, s) in slots.iter().enumerate() {
@@ -160,7 +169,7 @@ pub fn collect(
         scores: vec![0; n_env],
         shaped: vec![0; n_env],
     };
-    let mut states: Vec<State> = (0..n_env).map(|_| layout.start_state()).collect();
+    let mut states: Vec<G::State> = slots.iter_mut().map(|s| game.initial_state(&mut s.chance)).collect();
     let mut inputs: Vec<Vec<f32>> = groups.iter().map(|g| vec![0f32; g.len() * dim]).collect();
     let mut ws: Vec<Workspace> = (0..nets.len()).map(|_| Workspace::default()).collect();
     let mut head = vec![[0f32; HEAD_OUTPUTS]; n_env * 2];
@@ -171,7 +180,7 @@ pub fn collect(
             }
             let x = &mut inputs[p];
             for (row, &(e, seat)) in group.iter().enumerate() {
-                enc.encode(layout, &states[e], seat, &mut x[row * dim..(row + 1) * dim]);
+                enc.encode(game.view(&states[e], seat), seat, &mut x[row * dim..(row + 1) * dim]);
             }
             nets[p].forward(x, group.len(), &mut ws[p]);
             let out = ws[p].output();
@@ -185,25 +194,27 @@ pub fn collect(
             }
         }
         for e in 0..n_env {
-            let mut joint = [Action::Stay; 2];
+            let mut joint = [None; 2];
             let mut taken = [0usize; 2];
             let mut lps = [[0f32; NUM_ACTIONS]; 2];
             for seat in 0..2 {
                 lps[seat] = log_softmax(&head[e * 2 + seat]);
                 taken[seat] = sample_action(&lps[seat], &mut slots[e].rng);
-                joint[seat] = Action::ALL[taken[seat]];
+                joint[seat] = Some(Action::ALL[taken[seat]]);
             }
-            let out = layout.step(&mut states[e], joint);
-            let shaped = out.shaped_by_player[0] + out.shaped_by_player[1];
-            r.scores[e] += out.reward;
+            let out = game.step(&mut states[e], &joint, &mut slots[e].chance);
+            let reward = game.reward(&out);
+            let by_player = game.shaped(&out);
+            let shaped = by_player[0] + by_player[1];
+            r.scores[e] += reward;
             r.shaped[e] += shaped;
             for seat in 0..2 {
                 let k = track_of[e][seat];
                 if k == usize::MAX {
                     continue;
                 }
-                let credited = if slots[e].own_shaping { out.shaped_by_player[seat] } else { shaped };
-                let reward = out.reward as f32 + shaping * credited as f32;
+                let credited = if slots[e].own_shaping { by_player[seat] } else { shaped };
+                let reward = reward as f32 + shaping * credited as f32;
                 let i = k * horizon + t;
                 r.actions[i] = taken[seat] as u8;
                 r.logp[i] = lps[seat][taken[seat]];
@@ -218,11 +229,9 @@ pub fn collect(
 
 /// [`collect`] with the slots split into `threads` contiguous groups played in parallel;
 /// the result is the same as with one thread.
-#[allow(clippy::too_many_arguments)]
-pub fn collect_parallel(
-    layout: &Layout,
-    enc: &LayoutEncoder,
-    dim: usize,
+pub fn collect_parallel<G: RlGame>(
+    game: &G,
+    enc: &G::Encoder,
     nets: &[&Net],
     slots: &mut [EnvSlot],
     horizon: usize,
@@ -231,13 +240,13 @@ pub fn collect_parallel(
 ) -> Rollout {
     let threads = threads.clamp(1, slots.len().max(1));
     if threads == 1 {
-        return collect(layout, enc, dim, nets, slots, horizon, shaping);
+        return collect(game, enc, nets, slots, horizon, shaping);
     }
     let per = slots.len().div_ceil(threads);
     let parts: Vec<Rollout> = std::thread::scope(|s| {
         let handles: Vec<_> = slots
             .chunks_mut(per)
-            .map(|chunk| s.spawn(move || collect(layout, enc, dim, nets, chunk, horizon, shaping)))
+            .map(|chunk| s.spawn(move || collect(game, enc, nets, chunk, horizon, shaping)))
             .collect();
         // A worker only panics on a bug here; re-raise it.
         handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
@@ -252,13 +261,16 @@ pub fn collect_parallel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rl::obs::ObsEncoder;
+    use proagent_overcooked::env::Layout;
+    use proagent_overcooked::game::Overcooked;
     use rand::SeedableRng;
+    use std::sync::Arc;
 
     #[test]
     fn rollout_shapes_rewards_and_thread_independence() {
         let l = Layout::builtin("cramped_room").unwrap();
-        let enc = ObsEncoder::Features62.for_layout(&l);
+        let g = Overcooked::new(Arc::new(l.clone()), 400);
+        let enc = g.encoder(crate::rl::obs::FEATURES62).unwrap();
         let a = Net::new(62, &[8], 1);
         let b = Net::new(62, &[8], 2);
         let slots = |n: usize| -> Vec<EnvSlot> {
@@ -270,22 +282,23 @@ mod tests {
                         [SeatPolicy { net: 0, record: true }, SeatPolicy { net: 0, record: true }]
                     },
                     rng: ChaCha8Rng::seed_from_u64(e as u64),
+                    chance: ChaCha8Rng::seed_from_u64(0),
                     own_shaping: e == 2,
                 })
                 .collect()
         };
         let mut s1 = slots(5);
-        let r1 = collect(&l, &enc, 62, &[&a, &b], &mut s1, 50, 1.0);
+        let r1 = collect(&g, &enc, &[&a, &b], &mut s1, 50, 1.0);
         assert_eq!(r1.tracks.len(), 3 + 2 * 2);
         assert_eq!(r1.samples(), 7 * 50);
         assert_eq!(r1.tracks[1], Track { env: 1, seat: 0 });
         // The first observation of every track is the start state from that seat.
         let mut x = vec![0f32; 62];
-        enc.encode(&l, &l.start_state(), 1, &mut x);
+        enc.encode(&l.start_state(), 1, &mut x);
         assert_eq!(&r1.obs[2 * 50 * 62..(2 * 50 + 1) * 62], &x[..]);
         assert!(r1.entropy.iter().all(|&h| h > 1.7 && h <= 6f32.ln() + 1e-5), "near-uniform first policies");
         let mut s2 = slots(5);
-        let r2 = collect_parallel(&l, &enc, 62, &[&a, &b], &mut s2, 50, 1.0, 2);
+        let r2 = collect_parallel(&g, &enc, &[&a, &b], &mut s2, 50, 1.0, 2);
         assert_eq!(r1.actions, r2.actions);
         assert_eq!(r1.obs, r2.obs);
         assert_eq!(r1.rewards, r2.rewards);

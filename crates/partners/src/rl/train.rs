@@ -18,23 +18,33 @@
 //!   final policies (chosen as FCP's) with prioritised sampling: partner j is drawn with
 //!   probability ∝ rank_jᵝ, ranking the partners by the learner's latest score with them,
 //!   lowest score highest rank.
-//!
-//! COLE is not implemented.
+//! - **COLE** (Li et al. 2023, COLE_SV) — one learner and a growing population of its
+//!   own past versions, seen as a graphic-form game (the payoff matrix of every pair);
+//!   half of the learner's environments are self-play, half pair it with a member drawn
+//!   from the cooperative-incompatibility distribution (members with a low graphic
+//!   Shapley value, i.e. that the population cooperates with poorly, are drawn more
+//!   often, with a UCB bonus for rarely drawn ones), in its own module.
 //!
 //! Rewards: the sparse team reward plus the team's shaped reward (potting, useful dish
 //! pickup, soup pickup: `StepOutcome::shaped_by_player`) times a factor annealed linearly
 //! from 1 to 0 over `shaping_horizon` environment steps of the policy being trained.
 //!
+//! The trainer is generic over the game ([`RlGame`]): classic Overcooked and OvercookedV2
+//! train the same way, each through its own observation encoding.
+//!
 //! Determinism: every random choice comes from a seed derived from `seed`
 //! ([`proagent_core::seat::derive_seed`]), and rollouts and updates do not depend on the thread
 //! count, so the same configuration gives bit-identical weights.
+//!
+//! Memory: [`TrainConfig::memory_estimate`] bounds what a run allocates from its flags;
+//! [`super::run::train`] refuses a run over [`MAX_TRAIN_BYTES`] before allocating anything.
 
+use super::game::RlGame;
 use super::net::{Adam, HEAD_OUTPUTS, Net, Workspace, log_softmax};
-use super::obs::{LayoutEncoder, ObsEncoder};
-use super::ppo::{self, Batch, PpoConfig, UpdateStats};
+use super::obs::{Encode, FEATURES62};
+use super::ppo::{self, Batch, CHUNK, PpoConfig, UpdateStats};
 use super::rollout::{EnvSlot, Rollout, SeatPolicy, collect_parallel};
 use proagent_core::seat::derive_seed;
-use proagent_overcooked::env::Layout;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -52,19 +62,22 @@ pub enum Algo {
     Fcp,
     /// Maximum-entropy population.
     Mep,
+    /// Cooperative open-ended learning (COLE_SV).
+    Cole,
 }
 
 impl Algo {
     /// All algorithms, in the order of ProAgent's Table 1.
-    pub const ALL: [Algo; 4] = [Algo::Sp, Algo::Pbt, Algo::Fcp, Algo::Mep];
+    pub const ALL: [Algo; 5] = [Algo::Sp, Algo::Pbt, Algo::Fcp, Algo::Mep, Algo::Cole];
 
-    /// `sp`, `pbt`, `fcp` or `mep`.
+    /// `sp`, `pbt`, `fcp`, `mep` or `cole`.
     pub fn name(self) -> &'static str {
         match self {
             Algo::Sp => "sp",
             Algo::Pbt => "pbt",
             Algo::Fcp => "fcp",
             Algo::Mep => "mep",
+            Algo::Cole => "cole",
         }
     }
 
@@ -107,6 +120,35 @@ impl ShapingCredit {
     }
 }
 
+fn default_cole_inner() -> usize {
+    5
+}
+
+fn default_cole_eval() -> u32 {
+    3
+}
+
+fn default_cole_ratio() -> [usize; 2] {
+    [1, 1]
+}
+
+/// Left out of the written configuration at its default, so files trained before the
+/// option existed are still what the same command writes.
+fn is_default_cole_ratio(r: &[usize; 2]) -> bool {
+    *r == default_cole_ratio()
+}
+
+/// The most bytes a training run may allocate by its estimate
+/// ([`TrainConfig::memory_estimate`]); larger runs are refused before they start.
+pub const MAX_TRAIN_BYTES: u64 = 4 << 30;
+
+/// The most hidden layers a trained network may have (model files are held to the same).
+pub const MAX_HIDDEN_LAYERS: usize = 16;
+
+/// The most network snapshots a run keeps to choose FCP's middle checkpoint from; longer
+/// runs keep every second one, then every fourth, … (shipped runs stay well below).
+pub const MAX_SNAPSHOTS: usize = 1024;
+
 /// Everything a training run depends on (stored in the model's metadata).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
@@ -133,7 +175,8 @@ pub struct TrainConfig {
     /// capable partner work: an FCP learner trained with the team's shaping scored 0.6 in
     /// self-play on cramped_room).
     pub shaping_credit: ShapingCredit,
-    /// PBT and MEP population size; FCP's number of SP runs in its pool.
+    /// PBT and MEP population size; FCP's number of SP runs in its pool; COLE's largest
+    /// population of past learners.
     pub population: usize,
     /// Environment steps of each FCP pool run and of each MEP population member.
     pub pool_steps: u64,
@@ -143,6 +186,16 @@ pub struct TrainConfig {
     pub mep_alpha: f64,
     /// MEP: prioritisation exponent β.
     pub mep_beta: f64,
+    /// COLE: learner iterations per generation (between payoff updates).
+    #[serde(default = "default_cole_inner")]
+    pub cole_inner: usize,
+    /// COLE: episodes per pair and seat when the payoff matrix is updated.
+    #[serde(default = "default_cole_eval")]
+    pub cole_eval_episodes: u32,
+    /// COLE: of every `a + b` environments, `a` are self-play and `b` pair the learner with
+    /// a population member (the authors' `RATIO`; theirs is 2:2).
+    #[serde(default = "default_cole_ratio", skip_serializing_if = "is_default_cole_ratio")]
+    pub cole_ratio: [usize; 2],
     /// Self-play episodes of the final evaluation (10 per partner and seat otherwise).
     pub eval_episodes: u32,
     /// Worker threads (results do not depend on it).
@@ -160,7 +213,7 @@ impl TrainConfig {
             envs: 30,
             horizon: 400,
             hidden: vec![64, 64],
-            encoder: ObsEncoder::Features62.name().to_string(),
+            encoder: FEATURES62.to_string(),
             ppo: PpoConfig::default(),
             shaping_horizon: 1_500_000,
             shaping_credit: ShapingCredit::Auto,
@@ -169,6 +222,9 @@ impl TrainConfig {
             pbt_interval: 10,
             mep_alpha: 0.01,
             mep_beta: 3.0,
+            cole_inner: default_cole_inner(),
+            cole_eval_episodes: default_cole_eval(),
+            cole_ratio: default_cole_ratio(),
             eval_episodes: 100,
             threads: 1,
         }
@@ -184,11 +240,60 @@ impl TrainConfig {
             Algo::Pbt => k * round(self.steps),
             Algo::Fcp => round(self.steps) + if pool_given { 0 } else { k * round(self.pool_steps) },
             Algo::Mep => round(self.steps) + k * round(self.pool_steps),
+            Algo::Cole => round(self.steps),
         }
+    }
+
+    /// Parameters of a network with `inputs` inputs and this run's hidden widths.
+    pub fn parameters(&self, inputs: usize) -> u64 {
+        let mut sizes = vec![inputs as u64];
+        sizes.extend(self.hidden.iter().map(|&h| h as u64));
+        sizes.push(HEAD_OUTPUTS as u64);
+        sizes.windows(2).map(|w| w[0].saturating_mul(w[1]).saturating_add(w[1])).fold(0u64, u64::saturating_add)
+    }
+
+    /// An upper bound on the bytes a run allocates, from its flags and the encoding's
+    /// width `dim`: the rollout and its PPO batch (envs × horizon × 2 seats × (2 × dim + 11)
+    /// × 4 bytes), a minibatch's copy and per-chunk gradients, the networks a run holds at
+    /// once (learners with Adam state and gradient, frozen partners, kept snapshots) and
+    /// the forward workspaces. Saturates instead of overflowing.
+    pub fn memory_estimate(&self, dim: usize) -> u64 {
+        let m = |a: u64, b: u64| a.saturating_mul(b);
+        let dim = dim as u64;
+        let params = self.parameters(dim as usize);
+        let samples = m(m(self.envs as u64, self.horizon as u64), 2);
+        // Rollout (obs, actions, logp, values, rewards, entropy) and batch (obs, actions,
+        // logp, adv, ret).
+        let per_sample = m(2, m(dim, 4)).saturating_add(2 + 4 * 7);
+        let rollout = m(samples, per_sample);
+        let mb = samples / self.ppo.minibatches.max(1) as u64 + 1;
+        let chunks = mb / CHUNK as u64 + 1;
+        let minibatch = m(mb, m(dim, 4).saturating_add(16)).saturating_add(m(m(chunks, params), 4));
+        let widest = self.hidden.iter().copied().max().unwrap_or(0).max(HEAD_OUTPUTS) as u64;
+        let rows = m(self.envs as u64, 2).max(1024);
+        let workspace = m(m(rows, widest), m(4, self.hidden.len() as u64 + 3));
+        let net = m(params, 4);
+        let learner = m(net, 4);
+        let k = self.population.max(1) as u64;
+        let snapshots = m(net, MAX_SNAPSHOTS as u64 + 3);
+        let nets = match self.algo {
+            Algo::Sp => learner.saturating_add(snapshots),
+            Algo::Pbt => m(k, learner.saturating_add(net)),
+            Algo::Fcp => learner.saturating_add(snapshots).saturating_add(m(m(k, 3), net)),
+            Algo::Mep => {
+                m(k, learner.saturating_add(snapshots)).saturating_add(m(m(k, 3), net)).saturating_add(learner)
+            }
+            Algo::Cole => learner.saturating_add(m(k + 2, net)),
+        };
+        let eval = m(self.eval_episodes as u64, 2 * HEAD_OUTPUTS as u64 * 4 + 256);
+        rollout.saturating_add(minibatch).saturating_add(workspace).saturating_add(nets).saturating_add(eval)
     }
 
     fn validate(&self) -> Result<(), TrainError> {
         let bad = |field: &'static str, why: &str| Err(TrainError::Config { field, message: why.to_string() });
+        if self.hidden.len() > MAX_HIDDEN_LAYERS {
+            return bad("hidden", &format!("has {} layers; at most {MAX_HIDDEN_LAYERS}", self.hidden.len()));
+        }
         if self.envs == 0 || self.envs > 100_000 {
             return bad("envs", "must be between 1 and 100000");
         }
@@ -201,8 +306,14 @@ impl TrainConfig {
         if self.hidden.is_empty() || self.hidden.iter().any(|&h| h == 0 || h > super::net::MAX_WIDTH) {
             return bad("hidden", "needs 1 or more widths between 1 and 4096");
         }
-        if matches!(self.algo, Algo::Pbt | Algo::Mep | Algo::Fcp) && self.population == 0 {
+        if matches!(self.algo, Algo::Pbt | Algo::Mep | Algo::Fcp | Algo::Cole) && self.population == 0 {
             return bad("population", "must be at least 1");
+        }
+        if self.algo == Algo::Cole && (self.cole_inner == 0 || self.cole_eval_episodes == 0) {
+            return bad("cole-inner/cole-eval-episodes", "must be at least 1");
+        }
+        if self.cole_ratio[0] + self.cole_ratio[1] == 0 {
+            return bad("cole-ratio", "needs a self-play or a population share above 0");
         }
         if self.ppo.epochs == 0 || self.ppo.minibatches == 0 {
             return bad("epochs/minibatches", "must be at least 1");
@@ -214,9 +325,6 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&p.gamma) || !(0.0..=1.0).contains(&p.lambda) {
             return bad("gamma/lambda", "must be between 0 and 1");
-        }
-        if ObsEncoder::parse(&self.encoder).is_none() {
-            return bad("encoder", "unknown observation encoder");
         }
         Ok(())
     }
@@ -232,6 +340,29 @@ pub enum TrainError {
         field: &'static str,
         /// What is wrong.
         message: String,
+    },
+    /// The game cannot be trained on as configured.
+    #[error("{0}")]
+    Game(String),
+    /// The run would allocate more than [`MAX_TRAIN_BYTES`].
+    #[error(
+        "this run would allocate about {:.1} GiB (envs {envs} × horizon {horizon} × 2 seats × {dim} inputs, {params} \
+         parameters per network), over the {} training budget (docs/limits.md); use fewer --envs, a shorter \
+         --horizon or smaller --hidden layers",
+        *bytes as f64 / (1u64 << 30) as f64,
+        proagent_core::limits::human_bytes(MAX_TRAIN_BYTES)
+    )]
+    TooLarge {
+        /// The estimate.
+        bytes: u64,
+        /// Environments.
+        envs: usize,
+        /// Episode length.
+        horizon: usize,
+        /// The encoding's width.
+        dim: usize,
+        /// Parameters per network.
+        params: u64,
     },
     /// A pool network that does not take this run's input.
     #[error("pool policy {label} takes {got} inputs, this run's encoder gives {want}")]
@@ -288,7 +419,7 @@ pub struct EvalRecord {
     /// The policy's seat (`None` in self-play).
     pub seat: Option<usize>,
     /// Sparse scores, one per episode.
-    pub scores: Vec<u32>,
+    pub scores: Vec<i32>,
     /// Mean score.
     pub mean: f64,
     /// Standard error of the mean (sample sd / √n; 0 for one episode).
@@ -325,8 +456,8 @@ pub struct PoolEntry {
     pub net: Net,
 }
 
-struct Learner {
-    net: Net,
+pub(super) struct Learner {
+    pub(super) net: Net,
     opt: Adam,
     hp: PpoConfig,
     rng: ChaCha8Rng,
@@ -336,7 +467,7 @@ struct Learner {
 }
 
 impl Learner {
-    fn new(dim: usize, cfg: &TrainConfig, seed: u64) -> Learner {
+    pub(super) fn new(dim: usize, cfg: &TrainConfig, seed: u64) -> Learner {
         let net = Net::new(dim, &cfg.hidden, derive_seed(seed, 1));
         let n = net.params.len();
         Learner {
@@ -352,18 +483,28 @@ impl Learner {
 
     /// The RNG of environment `e` in this learner's next iteration.
     fn env_rng(&self, e: usize) -> ChaCha8Rng {
-        ChaCha8Rng::seed_from_u64(derive_seed(derive_seed(self.seed ^ 0x5EED, self.iterations as u64), e as u64))
+        ChaCha8Rng::seed_from_u64(self.env_seed(e))
+    }
+
+    fn env_seed(&self, e: usize) -> u64 {
+        derive_seed(derive_seed(self.seed ^ 0x5EED, self.iterations as u64), e as u64)
+    }
+
+    /// The game's chance in environment `e` of this learner's next iteration (a stream of
+    /// its own, so games without chance sample exactly as before).
+    fn env_chance(&self, e: usize) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(derive_seed(self.env_seed(e), 0xC4A2CE))
     }
 }
 
 /// Extra reward per recorded sample, computed from a finished rollout (MEP's entropy bonus).
 type RewardBonus<'a> = &'a dyn Fn(&Rollout) -> Vec<f32>;
 
-struct Ctx<'a> {
-    layout: &'a Layout,
-    enc: LayoutEncoder,
-    dim: usize,
-    cfg: &'a TrainConfig,
+pub(super) struct Ctx<'a, G: RlGame> {
+    pub(super) game: &'a G,
+    pub(super) enc: G::Encoder,
+    pub(super) dim: usize,
+    pub(super) cfg: &'a TrainConfig,
     run_steps: u64,
     on_iter: &'a mut dyn FnMut(&IterRecord),
     history: Vec<IterRecord>,
@@ -371,7 +512,7 @@ struct Ctx<'a> {
     update_s: f64,
 }
 
-impl Ctx<'_> {
+impl<G: RlGame> Ctx<'_, G> {
     fn shaping(&self, steps: u64) -> f32 {
         if self.cfg.shaping_horizon == 0 {
             return 0.0;
@@ -381,7 +522,7 @@ impl Ctx<'_> {
 
     /// One rollout + update of `l`. `partners` are frozen nets; `seats(e, rng)` says who plays
     /// environment `e` (net 0 is the learner); `bonus` may add to the rewards before GAE.
-    fn iterate(
+    pub(super) fn iterate(
         &mut self,
         phase: &str,
         l: &mut Learner,
@@ -394,22 +535,14 @@ impl Ctx<'_> {
         let mut slots: Vec<EnvSlot> = (0..self.cfg.envs)
             .map(|e| {
                 let s = seats(e);
-                EnvSlot { seats: s, rng: l.env_rng(e), own_shaping: credit.own(&s) }
+                EnvSlot { seats: s, rng: l.env_rng(e), chance: l.env_chance(e), own_shaping: credit.own(&s) }
             })
             .collect();
         let mut nets: Vec<&Net> = vec![&l.net];
         nets.extend_from_slice(partners);
         let t0 = Instant::now();
-        let mut r = collect_parallel(
-            self.layout,
-            &self.enc,
-            self.dim,
-            &nets,
-            &mut slots,
-            self.cfg.horizon,
-            shaping,
-            self.cfg.threads,
-        );
+        let mut r =
+            collect_parallel(self.game, &self.enc, &nets, &mut slots, self.cfg.horizon, shaping, self.cfg.threads);
         if let Some(b) = bonus {
             let extra = b(&r);
             for (x, y) in r.rewards.iter_mut().zip(extra) {
@@ -451,7 +584,7 @@ impl Ctx<'_> {
         (rec, r)
     }
 
-    fn iterations(&self, steps: u64) -> usize {
+    pub(super) fn iterations(&self, steps: u64) -> usize {
         steps.div_ceil((self.cfg.envs * self.cfg.horizon) as u64) as usize
     }
 
@@ -459,31 +592,31 @@ impl Ctx<'_> {
     /// the first one being the initial weights.
     fn self_play(&mut self, phase: &str, seed: u64, steps: u64, keep_snapshots: bool) -> (Learner, Vec<(f64, Net)>) {
         let mut l = Learner::new(self.dim, self.cfg, seed);
-        let mut snaps = Vec::new();
+        let mut snaps = Snapshots::default();
         if keep_snapshots {
-            snaps.push((0.0, l.net.clone()));
+            snaps.push(0.0, &l.net);
         }
         let both = [SeatPolicy { net: 0, record: true }; 2];
         for _ in 0..self.iterations(steps) {
             let (rec, _) = self.iterate(phase, &mut l, &[], &mut |_| both, None);
             if keep_snapshots {
-                snaps.push((rec.score, l.net.clone()));
+                snaps.push(rec.score, &l.net);
             }
         }
-        (l, snaps)
+        (l, snaps.finish())
     }
 
-    fn eval(&self, a: &Net, b: &Net, episodes: u32, seed: u64) -> Vec<u32> {
-        play(self.layout, &self.enc, self.dim, a, b, episodes, self.cfg.horizon, seed, self.cfg.threads)
+    pub(super) fn eval(&self, a: &Net, b: &Net, episodes: u32, seed: u64) -> Vec<i32> {
+        play(self.game, &self.enc, a, b, episodes, self.cfg.horizon, seed, self.cfg.threads)
     }
 
-    fn eval_record(&self, partner: &str, seat: Option<usize>, scores: Vec<u32>) -> EvalRecord {
+    fn eval_record(&self, partner: &str, seat: Option<usize>, scores: Vec<i32>) -> EvalRecord {
         let (mean, se) = mean_se(&scores);
         EvalRecord { partner: partner.to_string(), seat, scores, mean, se }
     }
 
     /// Self-play evaluation plus, for each partner, 10 episodes in each seat.
-    fn final_evals(&self, net: &Net, partners: &[PoolEntry]) -> Vec<EvalRecord> {
+    pub(super) fn final_evals(&self, net: &Net, partners: &[PoolEntry]) -> Vec<EvalRecord> {
         let seed = derive_seed(self.cfg.seed, 900);
         let mut out = vec![self.eval_record("self", None, self.eval(net, net, self.cfg.eval_episodes, seed))];
         for (j, p) in partners.iter().enumerate() {
@@ -497,8 +630,51 @@ impl Ctx<'_> {
     }
 }
 
+/// The snapshots (iteration score, network) of a run, at most [`MAX_SNAPSHOTS`]: when
+/// full, every second one is dropped and later ones are kept at twice the stride. The
+/// first snapshot (the initial weights) and the last pushed are always kept.
+#[derive(Default)]
+struct Snapshots {
+    kept: Vec<(f64, Net)>,
+    stride: usize,
+    seen: usize,
+    last: Option<(f64, Net)>,
+}
+
+impl Snapshots {
+    fn push(&mut self, score: f64, net: &Net) {
+        let stride = self.stride.max(1);
+        if self.seen.is_multiple_of(stride) {
+            if self.kept.len() == MAX_SNAPSHOTS {
+                let mut i = 0;
+                self.kept.retain(|_| {
+                    i += 1;
+                    (i - 1) % 2 == 0
+                });
+                self.stride = stride * 2;
+            }
+            if self.seen.is_multiple_of(self.stride.max(1)) {
+                self.kept.push((score, net.clone()));
+                self.last = None;
+            } else {
+                self.last = Some((score, net.clone()));
+            }
+        } else {
+            self.last = Some((score, net.clone()));
+        }
+        self.seen += 1;
+    }
+
+    fn finish(mut self) -> Vec<(f64, Net)> {
+        if let Some(l) = self.last.take() {
+            self.kept.push(l);
+        }
+        self.kept
+    }
+}
+
 /// Mean and standard error of scores.
-pub fn mean_se(scores: &[u32]) -> (f64, f64) {
+pub fn mean_se(scores: &[i32]) -> (f64, f64) {
     let n = scores.len();
     if n == 0 {
         return (f64::NAN, f64::NAN);
@@ -528,26 +704,30 @@ use ppo::gae;
 
 /// Plays `episodes` episodes of `a` (seat 0) with `b` (seat 1), sampling both; sparse scores.
 #[allow(clippy::too_many_arguments)]
-pub fn play(
-    layout: &Layout,
-    enc: &LayoutEncoder,
-    dim: usize,
+pub fn play<G: RlGame>(
+    game: &G,
+    enc: &G::Encoder,
     a: &Net,
     b: &Net,
     episodes: u32,
     horizon: usize,
     seed: u64,
     threads: usize,
-) -> Vec<u32> {
-    play_rollout(layout, enc, dim, [a, b], episodes, horizon, seed, threads).scores
+) -> Vec<i32> {
+    play_rollout(game, enc, [a, b], episodes, horizon, seed, threads).scores
+}
+
+/// The sampling and chance RNGs of episode `e` of an evaluation seeded `seed`.
+pub fn eval_rngs(seed: u64, e: usize) -> (ChaCha8Rng, ChaCha8Rng) {
+    let s = derive_seed(seed, e as u64);
+    (ChaCha8Rng::seed_from_u64(s), ChaCha8Rng::seed_from_u64(derive_seed(s, 0xC4A2CE)))
 }
 
 /// Like [`play`], but the whole rollout (per-episode sparse scores and shaped totals).
 #[allow(clippy::too_many_arguments)]
-pub fn play_rollout(
-    layout: &Layout,
-    enc: &LayoutEncoder,
-    dim: usize,
+pub fn play_rollout<G: RlGame>(
+    game: &G,
+    enc: &G::Encoder,
     nets: [&Net; 2],
     episodes: u32,
     horizon: usize,
@@ -556,45 +736,67 @@ pub fn play_rollout(
 ) -> Rollout {
     let seats = [SeatPolicy { net: 0, record: false }, SeatPolicy { net: 1, record: false }];
     let mut slots: Vec<EnvSlot> = (0..episodes as usize)
-        .map(|e| EnvSlot { seats, rng: ChaCha8Rng::seed_from_u64(derive_seed(seed, e as u64)), own_shaping: false })
+        .map(|e| {
+            let (rng, chance) = eval_rngs(seed, e);
+            EnvSlot { seats, rng, chance, own_shaping: false }
+        })
         .collect();
-    collect_parallel(layout, enc, dim, &nets, &mut slots, horizon, 0.0, threads)
+    collect_parallel(game, enc, &nets, &mut slots, horizon, 0.0, threads)
 }
 
-/// Runs the configured algorithm on `layout`. `pool` (FCP only) replaces the internal SP
-/// runs; `on_iter` sees every iteration as it finishes.
-pub fn train(
-    layout: &Layout,
-    cfg: &TrainConfig,
-    pool: Option<Vec<PoolEntry>>,
-    on_iter: &mut dyn FnMut(&IterRecord),
-) -> Result<TrainOutcome, TrainError> {
+/// The encoding a run of `cfg` reads on `game`, after checking the game can be trained on
+/// (two players, a known encoding).
+pub fn run_encoder<G: RlGame>(game: &G, cfg: &TrainConfig) -> Result<G::Encoder, TrainError> {
+    if game.num_players() != 2 {
+        return Err(TrainError::Game(format!(
+            "{} has {} player(s); the PPO trainer plays two-player layouts",
+            game.spec(),
+            game.num_players()
+        )));
+    }
+    game.encoder(&cfg.encoder).map_err(|e| TrainError::Game(e.to_string()))
+}
+
+/// Checks a run's configuration and its memory estimate on `game` (what [`train`] does
+/// before it allocates anything).
+pub fn check<G: RlGame>(game: &G, cfg: &TrainConfig) -> Result<usize, TrainError> {
     cfg.validate()?;
-    let encoder = ObsEncoder::parse(&cfg.encoder).unwrap_or(ObsEncoder::Features62);
-    let dim = encoder.dim(layout);
-    if let Some(p) = &pool {
+    let dim = run_encoder(game, cfg)?.dim();
+    let bytes = cfg.memory_estimate(dim);
+    if bytes > MAX_TRAIN_BYTES {
+        return Err(TrainError::TooLarge {
+            bytes,
+            envs: cfg.envs,
+            horizon: cfg.horizon,
+            dim,
+            params: cfg.parameters(dim),
+        });
+    }
+    Ok(dim)
+}
+
+/// Checks `cfg` on `game` (configuration, memory budget, FCP pool widths) and sets up a
+/// run's context; [`super::run::train`] runs the algorithm in it.
+pub(super) fn context<'a, G: RlGame>(
+    game: &'a G,
+    cfg: &'a TrainConfig,
+    pool: Option<&[PoolEntry]>,
+    on_iter: &'a mut dyn FnMut(&IterRecord),
+) -> Result<Ctx<'a, G>, TrainError> {
+    let dim = check(game, cfg)?;
+    let enc = run_encoder(game, cfg)?;
+    if let Some(p) = pool {
         if let Some(e) = p.iter().find(|e| e.net.inputs() != dim) {
             return Err(TrainError::PoolShape { label: e.label.clone(), got: e.net.inputs(), want: dim });
         }
     }
-    let mut ctx = Ctx {
-        layout,
-        enc: encoder.for_layout(layout),
-        dim,
-        cfg,
-        run_steps: 0,
-        on_iter,
-        history: Vec::new(),
-        rollout_s: 0.0,
-        update_s: 0.0,
-    };
-    let (net, checkpoints, evals, notes) = match cfg.algo {
-        Algo::Sp => train_sp(&mut ctx),
-        Algo::Pbt => train_pbt(&mut ctx),
-        Algo::Fcp => train_fcp(&mut ctx, pool),
-        Algo::Mep => train_mep(&mut ctx),
-    };
-    Ok(TrainOutcome {
+    Ok(Ctx { game, enc, dim, cfg, run_steps: 0, on_iter, history: Vec::new(), rollout_s: 0.0, update_s: 0.0 })
+}
+
+/// The outcome of a finished run in `ctx`.
+pub(super) fn finish<G: RlGame>(ctx: Ctx<'_, G>, trained: Trained) -> TrainOutcome {
+    let (net, checkpoints, evals, notes) = trained;
+    TrainOutcome {
         net,
         checkpoints,
         evals,
@@ -603,10 +805,10 @@ pub fn train(
         rollout_s: ctx.rollout_s,
         update_s: ctx.update_s,
         history: ctx.history,
-    })
+    }
 }
 
-type Trained = (Net, Vec<(String, Net)>, Vec<EvalRecord>, serde_json::Value);
+pub(super) type Trained = (Net, Vec<(String, Net)>, Vec<EvalRecord>, serde_json::Value);
 
 /// FCP's three checkpoints of an SP run: initial, middle (first snapshot whose rollout score
 /// reaches half the final score, the mean of the last three), final.
@@ -618,7 +820,7 @@ pub fn fcp_checkpoints(snaps: &[(f64, Net)]) -> Option<[(usize, &Net); 3]> {
     Some([(0, &snaps[0].1), (mid, &snaps[mid].1), (last, &snaps[last].1)])
 }
 
-fn train_sp(ctx: &mut Ctx<'_>) -> Trained {
+pub(super) fn train_sp<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let cfg = ctx.cfg;
     let (l, snaps) = ctx.self_play("sp", cfg.seed, cfg.steps, true);
     let mut checkpoints = Vec::new();
@@ -662,7 +864,7 @@ fn mutate(hp: &mut PpoConfig, rng: &mut ChaCha8Rng) -> Vec<String> {
     changed
 }
 
-fn train_pbt(ctx: &mut Ctx<'_>) -> Trained {
+pub(super) fn train_pbt<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let cfg = ctx.cfg;
     let k = cfg.population;
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 300));
@@ -739,7 +941,7 @@ fn train_pbt(ctx: &mut Ctx<'_>) -> Trained {
     (pool[best].net.clone(), Vec::new(), evals, notes)
 }
 
-fn train_fcp(ctx: &mut Ctx<'_>, given: Option<Vec<PoolEntry>>) -> Trained {
+pub(super) fn train_fcp<G: RlGame>(ctx: &mut Ctx<'_, G>, given: Option<Vec<PoolEntry>>) -> Trained {
     let cfg = ctx.cfg;
     let pool: Vec<PoolEntry> = match given {
         Some(p) => p,
@@ -821,13 +1023,20 @@ pub fn mep_priorities(scores: &[Option<f64>], beta: f64) -> Vec<f64> {
     w.iter().map(|x| x / total).collect()
 }
 
-fn train_mep(ctx: &mut Ctx<'_>) -> Trained {
+pub(super) fn train_mep<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let cfg = ctx.cfg;
     let k = cfg.population;
     let mut members: Vec<Learner> =
         (0..k).map(|i| Learner::new(ctx.dim, cfg, derive_seed(cfg.seed, 500 + i as u64))).collect();
     let both = [SeatPolicy { net: 0, record: true }; 2];
-    let mut snaps: Vec<Vec<(f64, Net)>> = members.iter().map(|m| vec![(0.0, m.net.clone())]).collect();
+    let mut snaps: Vec<Snapshots> = members
+        .iter()
+        .map(|m| {
+            let mut s = Snapshots::default();
+            s.push(0.0, &m.net);
+            s
+        })
+        .collect();
     for _ in 0..ctx.iterations(cfg.pool_steps) {
         let snapshot: Vec<Net> = members.iter().map(|m| m.net.clone()).collect();
         let pop: Vec<&Net> = snapshot.iter().collect();
@@ -835,7 +1044,7 @@ fn train_mep(ctx: &mut Ctx<'_>) -> Trained {
         for (i, m) in members.iter_mut().enumerate() {
             let phase = format!("mep population {}/{k}", i + 1);
             let (rec, _) = ctx.iterate(&phase, m, &[], &mut |_| both, Some(&bonus));
-            snaps[i].push((rec.score, m.net.clone()));
+            snaps[i].push(rec.score, &m.net);
         }
     }
     // The learner's partners: each member's initial, middle and final policies (as FCP's
@@ -843,6 +1052,7 @@ fn train_mep(ctx: &mut Ctx<'_>) -> Trained {
     // final policies alone teaches a role that fails with anyone else (self-play 0.2 on
     // cramped_room).
     let mut pool: Vec<PoolEntry> = Vec::new();
+    let snaps: Vec<Vec<(f64, Net)>> = snaps.into_iter().map(Snapshots::finish).collect();
     for (i, s) in snaps.iter().enumerate() {
         if let Some(ck) = fcp_checkpoints(s) {
             for (tag, (_, net)) in ["early", "middle", "final"].iter().zip(ck) {
@@ -881,7 +1091,7 @@ fn train_mep(ctx: &mut Ctx<'_>) -> Trained {
         };
         let (_, r) = ctx.iterate("learner", &mut l, &nets, &mut seats, None);
         for j in 0..k {
-            let s: Vec<u32> = (0..cfg.envs).filter(|&e| draws[e].0 == j).map(|e| r.scores[e]).collect();
+            let s: Vec<i32> = (0..cfg.envs).filter(|&e| draws[e].0 == j).map(|e| r.scores[e]).collect();
             if !s.is_empty() {
                 scores[j] = Some(mean_se(&s).0);
             }
@@ -899,6 +1109,14 @@ fn train_mep(ctx: &mut Ctx<'_>) -> Trained {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rl::run::train;
+    use proagent_overcooked::env::Layout;
+    use proagent_overcooked::game::Overcooked;
+    use std::sync::Arc;
+
+    fn cramped() -> Overcooked {
+        Overcooked::new(Arc::new(Layout::builtin("cramped_room").unwrap()), 400)
+    }
 
     fn tiny(algo: Algo) -> TrainConfig {
         TrainConfig {
@@ -917,7 +1135,7 @@ mod tests {
 
     #[test]
     fn same_config_same_weights_for_every_algorithm() {
-        let l = Layout::builtin("cramped_room").unwrap();
+        let l = cramped();
         for algo in Algo::ALL {
             let cfg = tiny(algo);
             let mut n = 0;
@@ -934,7 +1152,7 @@ mod tests {
 
     #[test]
     fn a_short_self_play_run_improves_over_the_random_start_on_cramped_room() {
-        let l = Layout::builtin("cramped_room").unwrap();
+        let l = cramped();
         let cfg = TrainConfig {
             steps: 16 * 8 * 200,
             envs: 8,
@@ -946,14 +1164,70 @@ mod tests {
         };
         let out = train(&l, &cfg, None, &mut |_| {}).unwrap();
         let early = &out.checkpoints.iter().find(|(t, _)| t == "early").unwrap().1;
-        let enc = ObsEncoder::Features62.for_layout(&l);
+        let enc = l.encoder(FEATURES62).unwrap();
         // Team return (sparse + shaped: potting, dish and soup pickups) over the same 24 seeded episodes.
         let ret = |net: &Net| {
-            let r = play_rollout(&l, &enc, 62, [net, net], 24, 200, 77, 1);
+            let r = play_rollout(&l, &enc, [net, net], 24, 200, 77, 1);
             r.scores.iter().zip(&r.shaped).map(|(a, b)| (a + b) as f64).sum::<f64>() / 24.0
         };
         let (before, after) = (ret(early), ret(&out.net));
         assert!(after > before + 3.0, "random start {before:.2}, after training {after:.2}");
+    }
+
+    #[test]
+    fn the_trainer_is_generic_over_the_game_v2_with_a_view_radius() {
+        use proagent_overcooked_v2::env::{Layout as V2Layout, Settings};
+        use proagent_overcooked_v2::game::OvercookedV2;
+        let l = Arc::new(V2Layout::builtin("cramped_room_v2").unwrap());
+        let g = OvercookedV2::new(l, Settings { max_steps: 100, view_radius: Some(2), ..Settings::default() });
+        let dim = g.encoder(crate::rl::obs_v2::V2_VIEW).unwrap().dim();
+        for algo in [Algo::Sp, Algo::Fcp] {
+            let cfg = TrainConfig { encoder: crate::rl::obs_v2::V2_VIEW.into(), ..tiny(algo) };
+            let a = train(&g, &cfg, None, &mut |_| {}).unwrap();
+            let b = train(&g, &TrainConfig { threads: 2, ..cfg.clone() }, None, &mut |_| {}).unwrap();
+            assert_eq!(a.net, b.net, "{algo:?}: same weights with 1 and 2 threads");
+            assert_eq!(a.net.inputs(), dim);
+        }
+        // The classic encoding is not one of V2's.
+        let e = train(&g, &tiny(Algo::Sp), None, &mut |_| {}).unwrap_err().to_string();
+        assert!(e.contains("not one of overcooked_v2's"), "{e}");
+        // One-player layouts cannot be trained on.
+        let solo = OvercookedV2::new(Arc::new(V2Layout::builtin("long_room").unwrap()), Settings::default());
+        let cfg = TrainConfig { encoder: crate::rl::obs_v2::V2_VIEW.into(), ..tiny(Algo::Sp) };
+        assert!(train(&solo, &cfg, None, &mut |_| {}).unwrap_err().to_string().contains("1 player"));
+    }
+
+    #[test]
+    fn runs_over_the_memory_budget_are_refused_before_allocating() {
+        let l = cramped();
+        let big = TrainConfig { envs: 10_000, horizon: 100_000, ..tiny(Algo::Sp) };
+        let e = train(&l, &big, None, &mut |_| {}).unwrap_err().to_string();
+        assert!(e.contains("training budget") && e.contains("--envs"), "{e}");
+        let deep = TrainConfig { hidden: vec![4096; 200], ..tiny(Algo::Sp) };
+        assert!(train(&l, &deep, None, &mut |_| {}).unwrap_err().to_string().contains("layers"));
+        let wide = TrainConfig { hidden: vec![4096; 16], ..tiny(Algo::Sp) };
+        assert!(matches!(train(&l, &wide, None, &mut |_| {}), Err(TrainError::TooLarge { .. })));
+        // The defaults are far below it: tens of megabytes.
+        let d = TrainConfig::new(Algo::Mep, 1).memory_estimate(62);
+        assert!(d < 200 << 20, "{d}");
+    }
+
+    #[test]
+    fn snapshots_stay_bounded_and_keep_the_first_and_last() {
+        let net = Net::new(2, &[2], 0);
+        let mut s = Snapshots::default();
+        for i in 0..3 * MAX_SNAPSHOTS {
+            s.push(i as f64, &net);
+        }
+        let kept = s.finish();
+        assert!(kept.len() <= MAX_SNAPSHOTS + 1, "{}", kept.len());
+        assert_eq!(kept[0].0, 0.0);
+        assert_eq!(kept.last().unwrap().0, (3 * MAX_SNAPSHOTS - 1) as f64);
+        let mut few = Snapshots::default();
+        for i in 0..10 {
+            few.push(i as f64, &net);
+        }
+        assert_eq!(few.finish().len(), 10, "short runs keep every snapshot");
     }
 
     #[test]
@@ -986,7 +1260,7 @@ mod tests {
 
     #[test]
     fn configuration_errors_name_the_field() {
-        let l = Layout::builtin("cramped_room").unwrap();
+        let l = cramped();
         let bad = TrainConfig { envs: 0, ..tiny(Algo::Sp) };
         let e = train(&l, &bad, None, &mut |_| {}).unwrap_err();
         assert!(e.to_string().contains("envs"), "{e}");

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Summarises scripts/rl_heldout.sh: for each learned partner and layout, its mean score
+with each held-out partner (the BC human proxy `bc`, `greedy`, and an SP policy of another
+seed), both seats averaged (20 episodes), and whether it is a competent partner.
+
+Competent (docs/rl.md): with every held-out partner it scores at least a quarter of what
+the best of the layout's learned partners scores with that partner, and at least one soup
+(20 points) on average; and it is never the only policy that fails a partner.
+
+Also prints the comparison the issue asks for: FCP, MEP and COLE against SP with the BC
+proxy, per layout.
+
+Usage: python3 scripts/rl_heldout.py OUT-dir
+"""
+
+import json
+import os
+import sys
+from collections import defaultdict
+
+LAYOUTS = ["cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
+
+
+def partner_name(p):
+    if p.startswith("rl:"):
+        return "sp seed 2"
+    return p
+
+
+def load(out):
+    scores = defaultdict(list)  # (layout, agent, partner) -> scores
+    for layout in LAYOUTS:
+        d = os.path.join(out, layout)
+        if not os.path.isdir(d):
+            continue
+        for f in sorted(os.listdir(d)):
+            if not (f.startswith("results") and f.endswith(".jsonl")):
+                continue
+            with open(os.path.join(d, f)) as fh:
+                for line in fh:
+                    line = line.strip()
+                    if not line:
+                        continue
+                    r = json.loads(line)
+                    if "score" not in r:
+                        continue
+                    scores[(layout, r["agent"], partner_name(r["partner"]))].append(r["score"])
+    return scores
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "runs/heldout"
+    s = load(out)
+    agents = sorted({a for (_, a, _) in s}, key=lambda a: ["sp", "pbt", "fcp", "mep", "cole"].index(a)
+                    if a in ["sp", "pbt", "fcp", "mep", "cole"] else 9)
+    partners = ["bc", "greedy", "sp seed 2"]
+    mean = {k: sum(v) / len(v) for k, v in s.items()}
+    print("| layout | policy | with bc | with greedy | with sp seed 2 | mean | competent |")
+    print("|---|---|---|---|---|---|---|")
+    weak = []
+    for layout in LAYOUTS:
+        best = {p: max([mean.get((layout, a, p), 0.0) for a in agents] or [0.0]) for p in partners}
+        for a in agents:
+            row = [mean.get((layout, a, p)) for p in partners]
+            if any(x is None for x in row):
+                continue
+            ok = all(x >= max(20.0, 0.25 * best[p]) for x, p in zip(row, partners))
+            if not ok:
+                weak.append(f"{layout} {a}")
+            n = len(s[(layout, a, partners[0])])
+            cells = [f"{x:.1f}" for x in row]
+            print(f"| {layout} | {a} | " + " | ".join(cells) + f" | {sum(row) / 3:.1f} | {'yes' if ok else '**no**'} |")
+    print()
+    print("weak:", ", ".join(weak) if weak else "none")
+    print()
+    print("| layout | SP with bc | FCP with bc | MEP with bc | COLE with bc |")
+    print("|---|---|---|---|---|")
+    wins = defaultdict(int)
+    for layout in LAYOUTS:
+        sp = mean.get((layout, "sp", "bc"))
+        if sp is None:
+            continue
+        cells = [f"{sp:.1f}"]
+        for a in ["fcp", "mep", "cole"]:
+            v = mean.get((layout, a, "bc"))
+            if v is None:
+                cells.append("—")
+                continue
+            if v >= sp:
+                wins[a] += 1
+            cells.append(f"{v:.1f}" + (" ≥ SP" if v >= sp else ""))
+        print(f"| {layout} | " + " | ".join(cells) + " |")
+    print()
+    for a in ["fcp", "mep", "cole"]:
+        print(f"{a}: at least SP's score with bc on {wins[a]} of {len(LAYOUTS)} layouts")
+
+
+if __name__ == "__main__":
+    main()
