@@ -11,6 +11,7 @@ pub mod record;
 pub mod replay;
 pub mod scrub;
 pub mod spec;
+pub mod tokens;
 
 pub use spec::{ModelChoice, ModelSpec, classify_model};
 
