@@ -20,7 +20,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 # Already-satisfied requirements are not fetched again.
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.9.4,<2" pytest numpy gymnasium pettingzoo
+    "maturin>=1.9.4,<2" pytest hypothesis numpy gymnasium pettingzoo
 
 # The CLI binary, for the mock-server and replay tests (already built by `cargo test`).
 cargo build --locked --quiet --bin proagent

@@ -9,11 +9,13 @@ A command, not a test:
 Every system plays uniformly random joint actions, drawn before timing, with auto-reset
 at the 400-step horizon. Two settings are timed:
 
-- ``obs``: each step also produces both players' grid observation, as an RL loop needs
-  (proagent: the lossless encoding, 20 channels; overcooked_ai: its
+- ``obs26``: each step also produces both players' 26-layer grid observation (proagent:
+  ``obs="overcooked_ai"``, overcooked_ai 1.x's ``lossless_state_encoding`` value for value);
+- ``obs``: the same with proagent's 20-channel 2019 encoding (overcooked_ai: its
   ``lossless_state_encoding``; JaxMARL: its 26-channel observation, computed in every step);
 - ``state``: the step alone (proagent ``obs="none"``, overcooked_ai ``env.step``; JaxMARL
-  has no step without observations).
+  has no step without observations); and overcooked_ai's bare transition function
+  ``OvercookedGridworld.get_state_transition`` (one environment).
 
 overcooked_ai has no batched step: n environments are n Python objects stepped in a loop,
 as users of it do. A missing package is reported with its import error and skipped.
@@ -50,7 +52,8 @@ def timed(step, seconds: float, per_call: int, min_calls: int = 3) -> float:
 def bench_proagent(layout: str, n: int, obs: str, seconds: float, threads: int = 1) -> float:
     import proagent
 
-    vec = proagent.VecEnv(layout, n, horizon=HORIZON, obs="lossless" if obs == "obs" else "none", threads=threads)
+    kind = {"obs": "lossless", "obs26": "overcooked_ai", "state": "none"}[obs]
+    vec = proagent.VecEnv(layout, n, horizon=HORIZON, obs=kind, threads=threads)
     vec.reset()
     rng = np.random.default_rng(0)
     acts = [rng.integers(0, 6, size=(n, 2), dtype=np.int64) for _ in range(64)]
@@ -129,6 +132,30 @@ def bench_overcooked_ai(layout: str, n: int, obs: str, seconds: float) -> float:
     return timed(step, seconds, n, min_calls=1)
 
 
+def bench_overcooked_ai_transition(layout: str, seconds: float) -> float:
+    """overcooked_ai's own `OvercookedGridworld.get_state_transition`, the bare transition
+    function (no env wrapper, no observation), from the start state with auto-reset."""
+    if "Inf" not in np.__dict__:
+        np.Inf = np.inf
+    from overcooked_ai_py.mdp.actions import Action
+    from overcooked_ai_py.mdp.overcooked_mdp import OvercookedGridworld
+
+    mdp = OvercookedGridworld.from_layout_name(layout)
+    start = mdp.get_standard_start_state()
+    rng = np.random.default_rng(0)
+    joints = [(Action.ALL_ACTIONS[a], Action.ALL_ACTIONS[b]) for a, b in rng.integers(0, 6, size=(4096, 2))]
+    carry = {"state": start, "i": 0}
+
+    def hundred():
+        for _ in range(100):
+            i = carry["i"]
+            state, _ = mdp.get_state_transition(carry["state"], joints[i & 4095])
+            carry["state"] = start if state.timestep >= HORIZON else state
+            carry["i"] = i + 1
+
+    return timed(hundred, seconds, 100)
+
+
 def bench_jaxmarl(layout: str, n: int, seconds: float) -> float:
     import jax
     import jax.numpy as jnp
@@ -187,7 +214,9 @@ def main() -> int:
         rows.append({"system": system, "setting": setting, "n": n, "steps_per_s": sps})
         print(f"  {system:<26} {setting:<6} n={n:<5} {sps:>14,.0f} steps/s", file=sys.stderr)
 
+    run("overcooked_ai get_state_transition", "state", 1, bench_overcooked_ai_transition, args.layout, args.seconds)
     for n in NS:
+        run("proagent.VecEnv", "obs26", n, bench_proagent, args.layout, n, "obs26", args.seconds)
         for setting in ("obs", "state"):
             run("proagent.VecEnv", setting, n, bench_proagent, args.layout, n, setting, args.seconds)
             if n >= 64:
@@ -217,7 +246,13 @@ def main() -> int:
                 "vs_jaxmarl": None if not (ours and jm) else ours / jm,
                 "threads2_vs_jaxmarl": None if not (ours2 and jm) else ours2 / jm,
             })
+    import proagent
+
+    transition = get("overcooked_ai get_state_transition", "state", 1)
+    big = get("proagent.VecEnv", "obs26", 1024)
     result = {
+        "build_profile": proagent._native.build_profile(),
+        "vecenv1024_obs26_vs_get_state_transition": None if not (transition and big) else big / transition,
         "layout": args.layout,
         "horizon": HORIZON,
         "machine": {
@@ -234,11 +269,11 @@ def main() -> int:
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
-    print(f"layout {args.layout}, horizon {HORIZON}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+    print(f"build profile {result['build_profile']}, layout {args.layout}, horizon {HORIZON}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'system':<27}{'setting':<8}" + "".join(f"{'n=' + str(n):>15}" for n in NS))
-    for system in ("proagent.VecEnv", "proagent.VecEnv threads=2", "overcooked_ai", "jaxmarl"):
-        for setting in ("obs", "state"):
+    for system in ("proagent.VecEnv", "proagent.VecEnv threads=2", "overcooked_ai", "overcooked_ai get_state_transition", "jaxmarl"):
+        for setting in ("obs26", "obs", "state"):
             vals = [get(system, setting, n) for n in NS]
             if any(v is not None for v in vals):
                 print(f"{system:<27}{setting:<8}" + "".join(f"{v:>15,.0f}" if v else f"{'-':>15}" for v in vals))
@@ -251,6 +286,9 @@ def main() -> int:
             t2 = r["threads2_vs_jaxmarl"]
             parts.append(f"×{r['vs_jaxmarl']:.2f} jaxmarl" + (f" (threads=2: ×{t2:.2f})" if t2 else ""))
         print(f"  n={r['n']:<5} {r['setting']:<6} " + ", ".join(parts))
+    if result["vecenv1024_obs26_vs_get_state_transition"]:
+        print(f"\nVecEnv(1024) with 26-layer observations ÷ overcooked_ai get_state_transition: "
+              f"×{result['vecenv1024_obs26_vs_get_state_transition']:,.0f}")
     print(f"\nproagent.Env from Python: step() {env_us['step']:.2f} µs (state dict + info), "
           f"step_fast() {env_us['step_fast']:.2f} µs")
     for system, e in errors.items():

@@ -8,15 +8,18 @@ native module ``proagent._native``:
   shape; observations as numpy arrays (:meth:`Env.lossless`, :meth:`Env.features`).
 - :class:`EnvV2` - one OvercookedV2 episode (JaxMARL's dynamics, ``"v2:NAME"`` layouts):
   every agent's observation tensor as a numpy array, view radius, recipes, the button.
-- :class:`VecEnv` - n episodes stepped in one call from numpy actions, auto-reset.
+- :class:`VecEnv` - n episodes of any game stepped in one call from numpy actions, with
+  built-in partner seats, terminated/truncated and Gymnasium 1.x auto-reset.
 - :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies
   with ``.act(state)``.
 - :func:`play` - one episode in the Rust runner (any seat may be a Python callable);
   returns the ``proagent play --json`` summary as a dict and can write the transcript.
 - :func:`analyze` - interdependence (teamwork) metrics of a trajectory.
 - :mod:`proagent.qa` - CoordinationQA questions and scoring.
-- :mod:`proagent.gym` / :mod:`proagent.pettingzoo` - Gymnasium and PettingZoo adapters
-  (imported on demand, so neither package is required).
+- :mod:`proagent.gym` / :mod:`proagent.vector` / :mod:`proagent.pettingzoo` - Gymnasium
+  (single-agent and vector) and PettingZoo adapters (imported on demand, so neither
+  package is required). With gymnasium installed, ``import proagent`` registers the ids
+  ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``.
 
 Actions are ints 0..6 in the order north, south, east, west, stay, interact (the order of
 overcooked_ai's ``Action.ALL_ACTIONS``); names ("north", "interact") and overcooked_ai's
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, EnvV2, Policy, VecEnv, __version__
+from ._native import Env, EnvV2, InternalError, ModelFailure, Policy, VecEnv, __version__
 from ._native import analyze as _analyze
 from ._native import partner as _partner
 from ._native import play as _play
@@ -36,6 +39,8 @@ __all__ = [
     "ACTIONS",
     "Env",
     "EnvV2",
+    "InternalError",
+    "ModelFailure",
     "Policy",
     "VecEnv",
     "__version__",
@@ -56,6 +61,23 @@ PARTNERS = (
     "greedy", "random", "random4", "stay", "courier", "scripted", "bc", "bc:train",
     "sp", "pbt", "fcp", "mep", "proagent",
 )
+
+
+def _int(name: str, v: Any, lo: int, hi: int) -> int:
+    """An integer parameter, checked: floats, bools and out-of-range values name it."""
+    import numbers
+
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {v!r}")
+    v = int(v)
+    if v < lo:
+        raise ValueError(f"{name} must be ≥ {lo}, got {v}")
+    if v > hi:
+        raise ValueError(f"{name} must be ≤ {hi}, got {v}")
+    return v
+
+
+_U64 = 2**64 - 1
 
 
 def _proagent_options(
@@ -121,7 +143,8 @@ def partner(
     step's events) or a state dict, and returns the action index for ``seat``. ``horizon``
     defaults to the Env's, else 400.
     """
-    return _partner(kind, seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon))
+    return _partner(kind, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
+                    horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000))
 
 
 def _horizon(layout: Union[str, Env], horizon: Optional[int]) -> int:
@@ -157,6 +180,7 @@ def agent(
     backoff_max_ms: int = 30000,
     transcript: Optional[str] = None,
     no_wall_clock: bool = False,
+    max_llm_failures: Optional[int] = 0,
 ) -> Policy:
     """The ProAgent agent as a policy, with the options of ``proagent play``:
 
@@ -173,6 +197,11 @@ def agent(
     ``PATH.partial`` to ``PATH``. Its steps and model exchanges are those :func:`play` writes
     for the same episode; the header names the other seat ``python``, so ``proagent replay``
     cannot rebuild it. Without a transcript, ``policy.exchanges()`` returns the exchanges.
+
+    ``act`` follows ``play``'s failure rules: a model that refuses the run raises
+    :class:`proagent.ModelFailure`, and so does a call that fails after every retry once
+    more than ``max_llm_failures`` have (default 0; ``None``: no limit, the agent's
+    fallback plays on). Ctrl-C interrupts a model wait or a retry backoff at once.
     """
     opts = _proagent_options(
         model, base_url, temperature, top_p, max_tokens, memory_k, max_replans, verificator, belief,
@@ -180,8 +209,10 @@ def agent(
         backoff_ms, backoff_max_ms,
     )
     return _partner(
-        "proagent", seat=seat, seed=seed, layout=layout, horizon=_horizon(layout, horizon), options=opts,
+        "proagent", seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
+        horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000), options=opts,
         transcript=None if transcript is None else str(transcript), no_wall_clock=no_wall_clock,
+        max_llm_failures=-1 if max_llm_failures is None else _int("max_llm_failures", max_llm_failures, 0, 2**62),
     )
 
 
@@ -239,7 +270,8 @@ def play(
         backoff_ms, backoff_max_ms,
     )
     return _play(
-        layout=layout, agent=agent, partner=partner, seat=seat, seed=seed, horizon=horizon, options=opts,
+        layout=layout, agent=agent, partner=partner, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64),
+        horizon=_int("horizon", horizon, 1, 100_000), options=opts,
         transcript=None if transcript is None else str(transcript), no_wall_clock=no_wall_clock,
         trajectory=trajectory,
     )
@@ -271,3 +303,26 @@ def from_overcooked(state: Any) -> Dict[str, Any]:
     ready for :meth:`Env.set_state`."""
     d = state if isinstance(state, dict) else state.to_dict()
     return d
+
+
+def _register_gymnasium_ids() -> None:
+    """Registers the Gymnasium ids when gymnasium is installed (entry points are strings,
+    so nothing else is imported until ``gymnasium.make``)."""
+    try:
+        import gymnasium
+    except ImportError:
+        return
+    from ._ids import CLASSIC_LAYOUTS, V2_LAYOUTS
+
+    for name in CLASSIC_LAYOUTS:
+        env_id = f"proagent/Overcooked-{name}-v0"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv", kwargs={"layout": name})
+    for name in V2_LAYOUTS:
+        env_id = f"proagent/OvercookedV2-{name}-v0"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv",
+                               kwargs={"layout": f"v2:{name}", "partner": "scripted"})
+
+
+_register_gymnasium_ids()

@@ -1,104 +1,236 @@
-"""A Gymnasium single-agent environment: the learner plays one seat, a partner policy
-(any built-in partner, the ProAgent agent, or a Python callable) plays the other."""
+"""Gymnasium environments: the learner plays one seat, a partner plays the others.
+
+The partner is a built-in spec (``"greedy"``, ``"bc"``, ``"sp"``, ... on classic layouts;
+``"scripted"``, ``"random"``, ``"stay"`` on OvercookedV2), which then plays inside Rust,
+or a :class:`proagent.Policy` (e.g. the ProAgent agent) or a Python callable
+``f(state, seat)`` asked from Python each step.
+
+Registered ids (``import proagent.gym`` registers them; ``gymnasium.make`` finds them
+through the ``proagent`` namespace)::
+
+    gymnasium.make("proagent/Overcooked-cramped_room-v0", partner="greedy")
+    gymnasium.make("proagent/OvercookedV2-grounded_coord_simple-v0", partner="scripted")
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import Env, Policy
-from . import partner as _make_partner
+from . import Policy, VecEnv
 
-__all__ = ["OvercookedGymEnv"]
+__all__ = ["OvercookedGymEnv", "observation_space", "register_envs"]
+
+PartnerLike = Union[str, Policy, Callable[[Dict[str, Any], int], Any]]
+
+from ._ids import CLASSIC_LAYOUTS, V2_LAYOUTS  # noqa: E402,F401
+
+
+def observation_space(vec: VecEnv, horizon: int) -> spaces.Box:
+    """The Box of one player's observation of ``vec`` (bounds cover every value the
+    encoding can take on its layout)."""
+    shape = tuple(vec.single_observation_shape)
+    kind = vec.obs_kind
+    if kind in ("features", "featurize"):
+        lo, hi = -64.0, 64.0
+    elif kind == "grid":
+        lo, hi = -1.0, float(max(horizon, 255))
+    else:
+        lo, hi = -64.0, float(max(horizon, 64))
+    return spaces.Box(lo, hi, shape=shape, dtype=np.float32)
 
 
 class OvercookedGymEnv(gymnasium.Env):
-    """Overcooked for one learner.
+    """Overcooked (classic or ``"v2:NAME"``) for one learner.
 
-    Parameters: ``layout`` (name or file), ``partner`` (a partner kind such as ``"greedy"``,
-    a :class:`proagent.Policy` for the other seat, or a callable ``f(state, seat)``),
-    ``seat`` (the learner's player index), ``horizon``, ``obs`` (``"lossless"``: float32
-    (width, height, channels); ``"features"``: the 62 BC features), ``shaped_coef``
-    (reward = sparse team reward + shaped_coef × the learner's shaped reward).
+    Parameters: ``layout``, ``partner`` (see the module doc), ``seat`` (the learner's
+    player), ``horizon``, ``obs`` (classic: ``"lossless"``, ``"overcooked_ai"``,
+    ``"features"``, ``"featurize"``; V2: ``"grid"``), ``order`` (``"whc"`` or ``"hwc"``;
+    ``style="jaxmarl"`` picks ``"hwc"``), ``shaped_coef`` (reward = team reward +
+    shaped_coef × the learner's shaped reward), ``render_mode`` (``"ansi"`` or
+    ``"rgb_array"``) and the OvercookedV2 switches (``view_radius``, ...).
 
-    The episode ends by truncation at the horizon (``terminated`` is always False).
+    Seeds: ``reset(seed=s)`` plays the episode ``proagent play --seed s`` plays (the
+    partner's randomness, V2 recipes and random starts are all drawn from it);
+    ``reset()`` draws the next episode's seed from the environment's generator, so
+    successive episodes differ and a seeded sequence repeats. Episodes end by truncation
+    at the horizon (``terminated`` is always False: Overcooked never ends by itself).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 8}
 
     def __init__(
         self,
         layout: str = "cramped_room",
-        partner: Union[str, Policy, Callable[[Dict[str, Any], int], Any]] = "greedy",
+        partner: PartnerLike = "greedy",
         seat: int = 0,
         horizon: int = 400,
-        obs: str = "lossless",
+        obs: Optional[str] = None,
         shaped_coef: float = 0.0,
-        partner_seed: int = 0,
         render_mode: Optional[str] = None,
+        order: Optional[str] = None,
+        style: Optional[str] = None,
+        **v2: Any,
     ) -> None:
-        if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat}")
-        if obs not in ("lossless", "features"):
-            raise ValueError(f'obs must be "lossless" or "features", got {obs!r}')
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self._env = Env(layout, horizon)
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+        if style not in (None, "jaxmarl"):
+            raise ValueError(f"style must be None or 'jaxmarl', got {style!r}")
+        if style == "jaxmarl" and order is None:
+            order = "hwc"
+        builtin = isinstance(partner, str) and partner.strip() not in ("proagent",) and not partner.strip().startswith("proagent[")
+        self._args = dict(layout=layout, partner=partner, seat=seat, horizon=horizon, obs=obs, shaped_coef=shaped_coef,
+                          render_mode=render_mode, order=order, style=style, **v2)
+        self._vec = VecEnv(layout, 1, horizon=horizon, obs=obs, partner=partner if builtin else None,
+                           seat=seat if builtin else 0, order=order, autoreset=False, **v2)
+        players = self._vec.num_players
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
+            raise ValueError(f"seat must be in 0..{players - 1}, got {seat!r}")
         self.seat = seat
-        self.obs_kind = obs
         self.shaped_coef = float(shaped_coef)
         self.render_mode = render_mode
-        self._partner_seed = partner_seed
-        if isinstance(partner, str):
-            self.partner = _make_partner(partner, seat=1 - seat, seed=partner_seed, layout=self._env, horizon=horizon)
+        self.horizon = horizon
+        if builtin:
+            self.partner: Any = None
+            self.partner_spec: Optional[str] = partner
         else:
-            if isinstance(partner, Policy) and partner.seat != 1 - seat:
-                raise ValueError(f"the partner policy plays seat {partner.seat}; the learner has seat {seat}")
+            if isinstance(partner, str):
+                from . import partner as make_partner
+
+                partner = make_partner(partner, seat=1 - seat, layout=layout, horizon=horizon)
+            if isinstance(partner, Policy) and partner.seat == seat:
+                raise ValueError(f"the partner policy plays seat {partner.seat}, the learner's seat")
+            if players != 2 and not callable(partner):
+                raise ValueError("a Python partner on a game of more than two players must be a callable f(state, seat)")
             self.partner = partner
-        if obs == "lossless":
-            self.observation_space = spaces.Box(0.0, float(max(horizon, 3)), shape=self._env.lossless_shape, dtype=np.float32)
-        else:
-            self.observation_space = spaces.Box(-float(max(self._env.width, self._env.height)), float(max(self._env.width, self._env.height)), shape=(62,), dtype=np.float32)
+            self.partner_spec = None
+        self.observation_space = observation_space(self._vec, horizon)
         self.action_space = spaces.Discrete(6)
+        self._episode_seed: Optional[int] = None
 
     @property
-    def env(self) -> Env:
-        """The underlying :class:`proagent.Env`."""
-        return self._env
+    def vec(self) -> VecEnv:
+        """The underlying one-environment :class:`proagent.VecEnv`."""
+        return self._vec
 
-    def _obs(self) -> np.ndarray:
-        if self.obs_kind == "lossless":
-            return self._env.lossless(self.seat)
-        return self._env.features(self.seat)
+    @property
+    def episode_seed(self) -> Optional[int]:
+        """The seed of the episode being played."""
+        return self._episode_seed
 
-    def _partner_action(self) -> int:
-        p = self.partner
-        if isinstance(p, Policy):
-            return p.act(self._env)
-        act = getattr(p, "act", None)
-        f = act if (act is not None and not callable(p)) else p
-        return f(self._env.state, 1 - self.seat)
+    @property
+    def obs_names(self) -> List[str]:
+        """The observation's channel or feature names."""
+        return self._vec.obs_names
+
+    def _one(self, o: np.ndarray) -> np.ndarray:
+        o = o[0]
+        return o if self.partner is None else o[self.seat]
+
+    def _python_partner_actions(self) -> List[int]:
+        acts = []
+        for p in range(self._vec.num_players):
+            if p == self.seat:
+                continue
+            q = self.partner
+            if isinstance(q, Policy):
+                acts.append(int(q.act(self._vec)))
+            else:
+                f = q.act if (not callable(q) and hasattr(q, "act")) else q
+                from ._native import Env as _Env  # noqa: F401  (documented: callables get the state dict)
+
+                acts.append(_action_index(f(self._vec.state(0), p)))
+        return acts
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[np.ndarray, Dict[str, Any]]:
         super().reset(seed=seed)
-        self._env.reset()
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**63 - 1))
+        self._episode_seed = int(seed)
+        obs = self._vec.reset(seed=self._episode_seed)
         if isinstance(self.partner, Policy):
-            self.partner.reset(self._partner_seed if seed is None else seed)
-        return self._obs(), {}
+            self.partner.reset(self._episode_seed)
+        return self._one(obs), {"episode_seed": self._episode_seed}
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
-        other = self._partner_action()
-        joint = (int(action), other) if self.seat == 0 else (other, int(action))
-        _, reward, done, info = self._env.step(joint)
-        shaped = info["shaped_r_by_agent"][self.seat]
-        r = float(reward) + self.shaped_coef * float(shaped)
-        info["partner_action"] = other
-        return self._obs(), r, False, bool(done), info
+        a = _action_index(action)
+        if self.partner is None:
+            acts = np.array([[a]], dtype=np.int64)
+        else:
+            others = self._python_partner_actions()
+            joint = others[: self.seat] + [a] + others[self.seat:]
+            acts = np.array([joint], dtype=np.int64)
+        obs, reward, terminated, truncated, info = self._vec.step(acts)
+        shaped = float(info["shaped_r_by_agent"][0][self.seat])
+        r = float(reward[0]) + self.shaped_coef * shaped
+        joint = [int(x) for x in info["joint_actions"][0]]
+        out = {
+            "sparse_r_by_agent": [float(x) for x in info["sparse_r_by_agent"][0]],
+            "shaped_r_by_agent": [float(x) for x in info["shaped_r_by_agent"][0]],
+            "joint_action": joint,
+            "partner_action": joint[1 - self.seat] if len(joint) == 2 else [x for i, x in enumerate(joint) if i != self.seat],
+            "score": float(info["score"][0]),
+            "episode_seed": self._episode_seed,
+        }
+        return self._one(obs), r, bool(terminated[0]), bool(truncated[0]), out
 
-    def render(self) -> Optional[str]:
+    def state(self) -> Dict[str, Any]:
+        """The current state as a dict (classic: overcooked_ai's ``to_dict()`` shape)."""
+        return self._vec.state(0)
+
+    def render(self) -> Any:
         if self.render_mode == "ansi":
-            return self._env.render()
+            return self._vec.render(0)
+        if self.render_mode == "rgb_array":
+            return self._vec.rgb(0)
         return None
+
+    def close(self) -> None:
+        pass
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __setstate__(self, d: Dict[str, Any]) -> None:
+        self.__dict__.update(d)
+
+
+def _action_index(a: Any) -> int:
+    """An action from Python: an int 0..6 (numpy ints too), a name, or overcooked_ai's tuple.
+    Floats, NaN and bools are refused."""
+    if isinstance(a, (bool, np.bool_)):
+        raise TypeError(f"an action is an int 0..6, not a bool ({a!r})")
+    if isinstance(a, (int, np.integer)):
+        i = int(a)
+        if not 0 <= i < 6:
+            raise ValueError(f"action {i} is not in 0..6")
+        return i
+    if isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu":
+        return _action_index(int(a))
+    if isinstance(a, str) or isinstance(a, tuple):
+        from . import ACTIONS
+
+        names = {n: i for i, n in enumerate(ACTIONS)}
+        letters = dict(zip("NSEWXI", range(6)))
+        if isinstance(a, str):
+            s = a.strip()
+            if s.lower() in names:
+                return names[s.lower()]
+            if s.upper() in letters and len(s) == 1:
+                return letters[s.upper()]
+            raise ValueError(f"unknown action {a!r}")
+        deltas = {(0, -1): 0, (0, 1): 1, (1, 0): 2, (-1, 0): 3, (0, 0): 4}
+        if a in deltas:
+            return deltas[a]
+        raise ValueError(f"{a!r} is not a direction")
+    raise TypeError(f"an action is an int 0..6, got {type(a).__name__} {a!r}")
+
+
+def register_envs() -> None:
+    """Registers the ids (``import proagent`` already does; kept for explicit callers)."""
+    from . import _register_gymnasium_ids
+
+    _register_gymnasium_ids()

@@ -227,8 +227,39 @@ pub fn state_from_dict(layout: &Layout, v: &Bound<'_, PyAny>) -> PyResult<State>
         }
     }
     let ts = j.get("timestep").cloned().unwrap_or(json!(0));
+    if ts.as_u64().is_none_or(|t| t > u64::from(u32::MAX)) {
+        return Err(bad("state.timestep", &format!("must be a non-negative integer, got {ts}")));
+    }
     let t = json!({ "players": tp, "objects": objs, "timestep": ts });
     let state = state_from_json(layout, &t).map_err(|e| PyValueError::new_err(format!("state: {e}")))?;
+    if state.players[0].pos == state.players[1].pos {
+        return Err(bad("state.players", &format!("both players stand on {}", state.players[0].pos)));
+    }
+    // Soups the old dynamics can produce: cooking only once full, never past their cook
+    // time, and outside a pot only when ready (plated).
+    let soup_ok = |soup: &proagent::env::Soup, in_pot: bool| -> Result<(), String> {
+        if !soup.is_idle() && soup.len() < layout.rules.num_items {
+            return Err(format!("a soup of {} ingredient(s) cannot be cooking", soup.len()));
+        }
+        if soup.cooking_tick > soup.cook_time as i16 {
+            return Err(format!("cooking_tick {} is past the cook time {}", soup.cooking_tick, soup.cook_time));
+        }
+        if !in_pot && !soup.is_ready() {
+            return Err("a soup outside a pot must be ready (plated)".into());
+        }
+        Ok(())
+    };
+    for (i, p) in state.players.iter().enumerate() {
+        if let Some(Object::Soup(soup)) = &p.held {
+            soup_ok(soup, false).map_err(|m| bad(&format!("state.players[{i}].held_object"), &m))?;
+        }
+    }
+    for (i, o) in state.objects.iter().enumerate() {
+        if let Some(Object::Soup(soup)) = o {
+            let p = layout.pos_of(i);
+            soup_ok(soup, layout.tile(p) == Tile::Pot).map_err(|m| bad(&format!("state.objects at {p}"), &m))?;
+        }
+    }
     // The trace reader places objects on any cell; the game only ever has them on
     // counters, and soups in pots.
     for (i, o) in state.objects.iter().enumerate() {
@@ -250,6 +281,9 @@ pub fn state_from_dict(layout: &Layout, v: &Bound<'_, PyAny>) -> PyResult<State>
 /// Reads one action: an index 0..6 (N, S, E, W, stay, interact), a letter or name
 /// ("N", "north", "interact", …), or overcooked_ai's (dx, dy) tuple / "interact".
 pub fn action_from_py(v: &Bound<'_, PyAny>) -> PyResult<Action> {
+    if v.is_instance_of::<PyBool>() || v.is_instance_of::<PyFloat>() {
+        return Err(PyTypeError::new_err(format!("an action is an int 0..6 or a name, not {}", v.repr()?)));
+    }
     if let Ok(i) = v.extract::<i64>() {
         return usize::try_from(i)
             .ok()

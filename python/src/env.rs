@@ -1,36 +1,38 @@
 //! `proagent.Env`: one episode of the old-dynamics simulator, stepped from Python.
 
 use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
+use crate::guard::{guarded, opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent::controller::Kitchen;
 use proagent::env::encoding::Encoder;
 use proagent::env::render::render;
-use proagent::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome, layout};
+use proagent::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome};
 use proagent::partners::bc::features::{NUM_FEATURES, featurize};
-use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::path::Path;
 use std::sync::Arc;
 
-/// A layout by built-in name or alias, or a path to a `.layout` / plain grid file.
-pub fn load_layout(spec: &str) -> PyResult<Layout> {
-    if let Some(l) = Layout::builtin(spec) {
-        return Ok(l);
-    }
-    let path = Path::new(spec);
-    if !path.exists() {
-        let names: Vec<&str> = layout::BUILTIN.iter().map(|(n, _)| *n).collect();
-        return Err(PyFileNotFoundError::new_err(format!(
-            "unknown layout {spec:?}: not a built-in name ({}) nor an existing file",
-            names.join(", ")
+/// A classic layout by built-in name or alias, or a path to a `.layout` / plain grid file
+/// (read only if it is a regular file under the layout size limit), through the library's
+/// loader; also the file's text for a layout that is not built in.
+pub fn load_layout_text(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
+    if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() {
+        return Err(PyValueError::new_err(format!(
+            "{spec:?} is an OvercookedV2 layout: use proagent.EnvV2 (or VecEnv and the wrappers, which take both)"
         )));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| PyFileNotFoundError::new_err(format!("reading layout file {}: {e}", path.display())))?;
-    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-    Layout::parse(&name, &text, &path.display().to_string()).map_err(|e| PyValueError::new_err(e.to_string()))
+    let options = proagent::games::GameOptions::default();
+    match crate::vec_env::load_game(spec, text, &options)? {
+        (proagent::games::AnyGame::Overcooked(g), text) => Ok(((*g.layout).clone(), text)),
+        _ => Err(PyValueError::new_err(format!("{spec:?} is not a classic Overcooked layout"))),
+    }
+}
+
+/// A classic layout by built-in name or alias, or a path to a layout file.
+pub fn load_layout(spec: &str) -> PyResult<Layout> {
+    Ok(load_layout_text(spec, None)?.0)
 }
 
 /// Checks a horizon the way the CLI does.
@@ -66,22 +68,19 @@ pub struct Env {
     pub(crate) last_joint: Option<[Action; 2]>,
     pub(crate) last_outcome: StepOutcome,
     pub(crate) score: u32,
+    /// The episode seed (what the wrappers seed partners with).
+    pub(crate) seed: u64,
+    /// Episodes started since the last seeded reset.
+    pub(crate) episode: u64,
+    /// The layout as given and, for a file, its text (for pickling).
+    pub(crate) spec: (String, Option<String>),
 }
 
 impl Env {
-    /// The kitchen (layout and motion table) this episode is played in.
-    pub fn kitchen(&self) -> &Arc<Kitchen> {
-        &self.kitchen
-    }
-}
-
-#[pymethods]
-impl Env {
-    #[new]
-    #[pyo3(signature = (layout = "cramped_room", horizon = DEFAULT_HORIZON))]
-    fn new(layout: &str, horizon: u32) -> PyResult<Env> {
-        let l = Arc::new(load_layout(layout)?);
-        let kitchen = Arc::new(Kitchen::new(l));
+    /// An episode of `layout` (a spec; `text`: a file's content) lasting `horizon` steps.
+    pub fn build(layout: &str, text: Option<&str>, horizon: u32) -> PyResult<Env> {
+        let (l, text) = load_layout_text(layout, text)?;
+        let kitchen = Arc::new(Kitchen::new(Arc::new(l)));
         let encoder = Encoder::new(&kitchen.layout);
         let state = kitchen.layout.start_state();
         Ok(Env {
@@ -92,20 +91,127 @@ impl Env {
             last_joint: None,
             last_outcome: StepOutcome::default(),
             score: 0,
+            seed: 0,
+            episode: 0,
+            spec: (layout.to_string(), text),
         })
     }
 
-    /// Puts the episode back to the start state and returns it (a dict). The old-dynamics
-    /// start state is fixed, so `seed` changes nothing here; it is accepted for the
-    /// Gymnasium / PettingZoo conventions.
+    /// The kitchen (layout and motion table) this episode is played in.
+    pub fn kitchen(&self) -> &Arc<Kitchen> {
+        &self.kitchen
+    }
+}
+
+#[pymethods]
+impl Env {
+    #[new]
+    #[pyo3(signature = (layout = "cramped_room", horizon = None))]
+    fn new(layout: &str, horizon: Option<&Bound<'_, PyAny>>) -> PyResult<Env> {
+        guarded(|| {
+            let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+                .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
+            Env::build(layout, None, horizon)
+        })
+    }
+
+    /// Puts the episode back to the start state and returns it (a dict). `seed` is the
+    /// episode seed (the old-dynamics start state is fixed, so it changes the state
+    /// nothing; the wrappers seed the partners with it); without one the next episode's
+    /// seed is derived from the last (`Env.seed`).
     #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
-        let _ = seed;
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+        match seed_param(seed)? {
+            Some(s) => {
+                self.seed = s;
+                self.episode = 0;
+            }
+            None => {
+                self.episode += 1;
+                self.seed = crate::lanes::episode_seed(self.seed, self.episode);
+            }
+        }
         self.state = self.kitchen.layout.start_state();
         self.last_joint = None;
         self.last_outcome = StepOutcome::default();
         self.score = 0;
         state_to_dict(py, &self.kitchen.layout, &self.state)
+    }
+
+    /// The episode seed.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Any observation kind of classic Overcooked (`lossless`, `overcooked_ai`,
+    /// `features`, `featurize`) for both players (`(2, ...)`) or `seat`, float32;
+    /// `order` `"whc"`/`"hwc"` for grids; `counter_goals=True` makes counters planning
+    /// goals for `featurize` (overcooked_ai's environment has none).
+    #[pyo3(signature = (kind = "lossless", seat = None, order = None, counter_goals = false))]
+    fn observe<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        seat: Option<usize>,
+        order: Option<&str>,
+        counter_goals: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        use crate::obs::PyGame;
+        let game = proagent::overcooked_game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
+        let obs = game.make_obs(kind, order)?;
+        let seats: Vec<usize> = match seat {
+            Some(s) => vec![check_seat(s)?],
+            None => vec![0, 1],
+        };
+        let len = obs.len();
+        let mut buf = vec![0f32; len * seats.len()];
+        for (k, &p) in seats.iter().enumerate() {
+            let out = &mut buf[k * len..(k + 1) * len];
+            if counter_goals && obs.kind == crate::obs::ObsKind::Featurize {
+                let f = proagent::env::ai_features::ai_featurize(
+                    &self.kitchen.layout,
+                    &self.kitchen.motion,
+                    &self.state,
+                    p,
+                    true,
+                );
+                out.copy_from_slice(&f);
+            } else {
+                game.encode(&obs, &self.state, p, out);
+            }
+        }
+        let mut shape = if seat.is_some() { vec![] } else { vec![2] };
+        shape.extend_from_slice(&obs.shape);
+        Ok(PyArray::from_vec(py, buf).reshape(shape)?.into_any())
+    }
+
+    /// The channel or feature names of an observation kind.
+    #[pyo3(signature = (kind = "lossless"))]
+    fn obs_names(&self, kind: &str) -> PyResult<Vec<String>> {
+        use crate::obs::PyGame;
+        let game = proagent::overcooked_game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
+        Ok(game.make_obs(kind, None)?.names)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
+        let f = py.import("proagent._native")?.getattr("_restore_env")?;
+        let state = state_to_dict(py, &self.kitchen.layout, &self.state)?;
+        let joint = self.last_joint.map(|j| [j[0].index(), j[1].index()]);
+        let args = pyo3::types::PyTuple::new(
+            py,
+            [
+                self.spec.0.clone().into_pyobject(py)?.into_any(),
+                self.spec.1.clone().into_pyobject(py)?.into_any(),
+                self.horizon.into_pyobject(py)?.into_any(),
+                state.into_any(),
+                self.score.into_pyobject(py)?.into_any(),
+                self.seed.into_pyobject(py)?.into_any(),
+                self.episode.into_pyobject(py)?.into_any(),
+                joint.into_pyobject(py)?.into_any(),
+            ],
+        )?;
+        Ok((f, args))
     }
 
     /// Advances one tick by `joint_action` (player 0's, player 1's action; each an int
@@ -295,4 +401,33 @@ pub fn check_seat(seat: usize) -> PyResult<usize> {
         return Err(PyValueError::new_err(format!("seat must be 0 or 1, got {seat}")));
     }
     Ok(seat)
+}
+
+/// Rebuilds a pickled `Env` (the target of `Env.__reduce__`).
+#[pyfunction]
+#[pyo3(signature = (layout, text, horizon, state, score, seed, episode, joint))]
+#[allow(clippy::too_many_arguments)]
+pub fn _restore_env(
+    layout: &str,
+    text: Option<String>,
+    horizon: u32,
+    state: &Bound<'_, PyAny>,
+    score: u32,
+    seed: u64,
+    episode: u64,
+    joint: Option<(usize, usize)>,
+) -> PyResult<Env> {
+    let mut env = Env::build(layout, text.as_deref(), horizon)?;
+    env.state = state_from_dict(&env.kitchen.layout, state)?;
+    env.score = score;
+    env.seed = seed;
+    env.episode = episode;
+    if let Some((a, b)) = joint {
+        let get = |i: usize| Action::from_index(i).ok_or_else(|| PyValueError::new_err("bad action in a pickled Env"));
+        let j = [get(a)?, get(b)?];
+        // The last step's events are recomputed from the state before it is unknown; they
+        // are only read by a ProAgent's belief correction, once.
+        env.last_joint = Some(j);
+    }
+    Ok(env)
 }

@@ -3,32 +3,24 @@
 
 use crate::convert::{action_from_py, json_to_py};
 use crate::env::check_horizon;
+use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent::env::Action;
 use proagent::env_v2::{Chance, Layout, Settings, State, obs};
-use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::path::Path;
 
-/// An OvercookedV2 layout: `v2:NAME` or `NAME` (built in), or a path to a V2 `.layout` file.
-fn load_v2_layout(spec: &str) -> PyResult<Layout> {
-    let spec = proagent::env_v2::layout::strip_v2_prefix(spec).unwrap_or(spec);
-    if let Some(l) = Layout::builtin(spec) {
-        return Ok(l);
+/// An OvercookedV2 layout: `v2:NAME` or `NAME` (built in), or a path to a V2 `.layout`
+/// file (read only if it is a regular file under the size limit), through the library's
+/// loader; with the file's text for a layout that is not built in.
+fn load_v2_layout(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
+    let full =
+        if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() { spec.to_string() } else { format!("v2:{spec}") };
+    match crate::vec_env::load_game(&full, text, &proagent::games::GameOptions::default())? {
+        (proagent::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
+        _ => Err(PyValueError::new_err(format!("{spec:?} is not an OvercookedV2 layout"))),
     }
-    let path = Path::new(spec);
-    if !path.exists() {
-        let names: Vec<&str> = Layout::builtin_names().collect();
-        return Err(PyFileNotFoundError::new_err(format!(
-            "unknown OvercookedV2 layout {spec:?}: not a built-in name ({}) nor an existing file",
-            names.join(", ")
-        )));
-    }
-    let text =
-        proagent::limits::read_file_text(path, proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
-            .map_err(|e| PyFileNotFoundError::new_err(format!("reading layout file {}: {e}", path.display())))?;
-    Layout::parse(&text, &path.display().to_string()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// One OvercookedV2 episode. `reset(seed)` draws the start (recipe, and start cells with
@@ -42,9 +34,49 @@ pub struct EnvV2 {
     score: i32,
     correct: u32,
     wrong: u32,
+    seed: u64,
+    base: u64,
+    episode: u64,
+    /// Every joint action of this episode (action indices), for exact copies.
+    history: Vec<u8>,
+    /// The constructor's layout spec and file text, for pickling.
+    spec: (String, Option<String>),
 }
 
 impl EnvV2 {
+    fn build(layout: &str, text: Option<&str>, settings: Settings) -> PyResult<EnvV2> {
+        let (layout_v, text) = load_v2_layout(layout, text)?;
+        let mut chance = Box::new(proagent::runner::env_chance(0));
+        let state = layout_v.start_state(&settings, &mut *chance);
+        let mut env = EnvV2 {
+            layout: layout_v,
+            settings,
+            state,
+            chance,
+            score: 0,
+            correct: 0,
+            wrong: 0,
+            seed: 0,
+            base: 0,
+            episode: 0,
+            history: Vec::new(),
+            spec: (layout.to_string(), text),
+        };
+        env.start();
+        Ok(env)
+    }
+
+    /// Starts episode `episode` of base seed `base`.
+    fn start(&mut self) {
+        self.seed = crate::lanes::episode_seed(self.base, self.episode);
+        self.chance = Box::new(proagent::runner::env_chance(self.seed));
+        self.state = self.layout.start_state(&self.settings, &mut *self.chance);
+        self.score = 0;
+        self.correct = 0;
+        self.wrong = 0;
+        self.history.clear();
+    }
+
     fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let (h, w, c) = obs::shape(&self.layout, &self.settings);
         let list = PyList::empty(py);
@@ -64,7 +96,7 @@ impl EnvV2 {
     #[new]
     #[pyo3(signature = (
         layout = "cramped_room_v2",
-        horizon = 400,
+        horizon = None,
         view_radius = None,
         negative_rewards = false,
         resample_recipe = false,
@@ -75,18 +107,17 @@ impl EnvV2 {
     #[allow(clippy::too_many_arguments)]
     fn new(
         layout: &str,
-        horizon: u32,
-        view_radius: Option<u8>,
+        horizon: Option<&Bound<'_, PyAny>>,
+        view_radius: Option<&Bound<'_, PyAny>>,
         negative_rewards: bool,
         resample_recipe: bool,
         random_starts: bool,
         start_cooking_on_interact: bool,
         indicate_delivery: bool,
     ) -> PyResult<EnvV2> {
-        if view_radius.is_some_and(|r| r > 30) {
-            return Err(PyValueError::new_err("view_radius must be in 0..=30"));
-        }
-        let layout = load_v2_layout(layout)?;
+        let horizon =
+            opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?.unwrap_or(400) as u32;
+        let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
         let settings = Settings {
             max_steps: check_horizon(horizon)?,
             view_radius,
@@ -96,21 +127,45 @@ impl EnvV2 {
             sample_recipe_on_delivery: resample_recipe,
             indicate_successful_delivery: indicate_delivery,
         };
-        let mut chance = Box::new(proagent::runner::env_chance(0));
-        let state = layout.start_state(&settings, &mut *chance);
-        Ok(EnvV2 { layout, settings, state, chance, score: 0, correct: 0, wrong: 0 })
+        EnvV2::build(layout, None, settings)
     }
 
-    /// Starts a new episode drawn from `seed` (0 when not given); returns every agent's
+    /// Starts a new episode drawn from `seed` (without one, the next episode's seed is
+    /// derived from the last, so successive episodes differ); returns every agent's
     /// observation tensor (int32, height × width × channels), in player order.
     #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
-        self.chance = Box::new(proagent::runner::env_chance(seed.unwrap_or(0)));
-        self.state = self.layout.start_state(&self.settings, &mut *self.chance);
-        self.score = 0;
-        self.correct = 0;
-        self.wrong = 0;
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyList>> {
+        match seed_param(seed)? {
+            Some(s) => {
+                self.base = s;
+                self.episode = 0;
+            }
+            None => self.episode += 1,
+        }
+        self.start();
         self.observations(py)
+    }
+
+    /// The episode seed.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The state as the trajectory record's dict.
+    #[getter]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let t = proagent::env_v2::trace::trace_state(&self.layout, &self.settings, &self.state);
+        crate::convert::from_json(py, &serde_json::to_value(t).map_err(|e| PyValueError::new_err(e.to_string()))?)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let f = py.import("proagent._native")?.getattr("_restore_env_v2")?;
+        let v = serde_json::json!({
+            "layout": self.spec.0, "text": self.spec.1, "settings": self.settings,
+            "base": self.base, "episode": self.episode, "history": self.history,
+        });
+        Ok((f, (v.to_string(),)))
     }
 
     /// Advances one tick by `actions` (one per player: an int 0..6 in the order N, S, E, W,
@@ -139,6 +194,7 @@ impl EnvV2 {
             )));
         }
         let actions: Vec<Action> = given.iter().map(action_from_py).collect::<PyResult<_>>()?;
+        self.history.extend(actions.iter().map(|a| a.index() as u8));
         let out = self.layout.step(&self.settings, &mut self.state, &actions, &mut *self.chance);
         self.score += out.reward;
         self.correct += out.correct_deliveries;
@@ -233,4 +289,25 @@ impl EnvV2 {
             self.state.step
         )
     }
+}
+
+/// Rebuilds a pickled `EnvV2` by re-playing its episode (the target of `EnvV2.__reduce__`).
+#[pyfunction]
+pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<EnvV2> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled EnvV2: {e}")))?;
+    let bad = || PyValueError::new_err("not a pickled EnvV2");
+    let settings: Settings = serde_json::from_value(v["settings"].clone()).map_err(|_| bad())?;
+    let layout = v["layout"].as_str().ok_or_else(bad)?;
+    let mut env = EnvV2::build(layout, v["text"].as_str(), settings)?;
+    env.base = v["base"].as_u64().ok_or_else(bad)?;
+    env.episode = v["episode"].as_u64().ok_or_else(bad)?;
+    env.start();
+    let history: Vec<u8> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
+    let n = env.state.agents.len().max(1);
+    for joint in history.chunks(n) {
+        let acts = pyo3::types::PyList::new(py, joint.iter().map(|&a| a as usize))?;
+        env.step(py, acts.as_any())?;
+    }
+    Ok(env)
 }

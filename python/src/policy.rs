@@ -9,6 +9,7 @@
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
 use crate::env::{Env, check_horizon, check_seat, kitchen_of};
 use crate::options::AgentOptions;
+use crate::vec_env::VecEnv;
 use async_trait::async_trait;
 use proagent::agent::ExchangeSink;
 use proagent::controller::Kitchen;
@@ -21,10 +22,40 @@ use proagent::runner::record::EpisodeRecorder;
 use proagent::runner::seats::SeatFactory;
 use proagent::seat::{AgentError, BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
 use proagent::transcript::WriterOptions;
-use pyo3::exceptions::{PyIOError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyIOError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+pyo3::create_exception!(
+    _native,
+    ModelFailure,
+    PyRuntimeError,
+    "The agent's model failed: it refused the run, or more calls failed after every retry than max_llm_failures allows."
+);
+
+/// Drives `fut` to completion on `rt` with the interpreter released, waking every 100 ms
+/// to let Python handle signals: Ctrl-C (or any signal handler that raises) interrupts a
+/// model call or a retry backoff within a fraction of a second, dropping the future.
+pub fn block_interruptible<F: std::future::Future + Send>(
+    py: Python<'_>,
+    rt: &tokio::runtime::Runtime,
+    fut: F,
+) -> PyResult<F::Output>
+where
+    F::Output: Send,
+{
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        let step = py.detach(|| {
+            rt.block_on(async { tokio::time::timeout(std::time::Duration::from_millis(100), fut.as_mut()).await })
+        });
+        match step {
+            Ok(v) => return Ok(v),
+            Err(_) => py.check_signals()?,
+        }
+    }
+}
 
 /// A seat's agent shared between a `Policy` object and the episodes it is lent to.
 pub type SharedAgent = Arc<tokio::sync::Mutex<Box<dyn Seat<Overcooked>>>>;
@@ -137,7 +168,19 @@ pub struct Policy {
     name: String,
     /// The transcript being written, for a ProAgent made with `transcript=`.
     recorder: Mutex<Option<Recording>>,
+    /// How many model calls may fail after every retry before `act` raises (as `play`'s
+    /// `max_llm_failures`; None: no limit).
+    max_llm_failures: Option<u64>,
+    /// What the policy was built from, for pickling: the layout spec and file text, the
+    /// horizon and the ProAgent options (as given).
+    built_from: (String, Option<String>, u32, Option<serde_json::Value>),
+    /// Every `act` input since the last reset: a copy asks its fresh agent the same
+    /// questions in order, so it ends in the same internal state.
+    log: Mutex<Vec<ActInput>>,
 }
+
+/// One `act` call's input: the state, the last joint action and the last events.
+type ActInput = (State, Option<[Action; 2]>, [Option<Event>; 2]);
 
 /// A transcript written from a Python loop: steps are recorded as `act` sees them.
 struct Recording {
@@ -148,6 +191,74 @@ struct Recording {
 }
 
 impl Policy {
+    fn act_inner(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
+            let e = env.borrow();
+            if e.kitchen().layout.grid != self.game.layout.grid {
+                return Err(PyValueError::new_err(format!(
+                    "this policy plays {}, the Env is {}",
+                    self.game.layout.name,
+                    e.kitchen().layout.name
+                )));
+            }
+            self.record_previous_step(py, &e)?;
+            (e.state.clone(), e.last_joint, e.last_outcome.events)
+        } else if let Ok(vec) = state.cast::<VecEnv>() {
+            if self.recording() {
+                return Err(PyValueError::new_err(
+                    "a policy writing a transcript must be given the Env (act(env)), which it records",
+                ));
+            }
+            let v = vec.borrow();
+            let (game, st, joint, events) = v.classic_lane(0).ok_or_else(|| {
+                PyValueError::new_err("this policy plays classic Overcooked; the VecEnv plays another game")
+            })?;
+            if game.layout.grid != self.game.layout.grid {
+                return Err(PyValueError::new_err(format!(
+                    "this policy plays {}, the VecEnv is {}",
+                    self.game.layout.name, game.layout.name
+                )));
+            }
+            (st, joint, events)
+        } else {
+            if self.recording() {
+                return Err(PyValueError::new_err(
+                    "a policy writing a transcript must be given the Env (act(env)), which knows the last step",
+                ));
+            }
+            (state_from_dict(&self.game.layout, state)?, None, [None; 2])
+        };
+        if let Ok(mut log) = self.log.lock() {
+            log.push((st.clone(), last_joint, last_events));
+        }
+        let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
+        let last_actions: Vec<Option<Action>> =
+            last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
+        let last_events: [Option<Event>; 2] = last_events;
+        let fut = async {
+            let obs = Observation {
+                last_actions: &last_actions,
+                last_events: &last_events,
+                ..Observation::new(game, &st, seat, st.timestep)
+            };
+            let mut a = agent.lock().await;
+            let action = a.act(&obs).await;
+            (action, a.llm_usage().failures, a.last_llm_failure())
+        };
+        let (a, failures, last) = block_interruptible(py, &self.rt, fut)?;
+        let a = a.map_err(|e| ModelFailure::new_err(e.to_string()))?;
+        if let Some(limit) = self.max_llm_failures
+            && failures > limit
+        {
+            return Err(ModelFailure::new_err(format!(
+                "{failures} model call(s) failed after every retry, more than the {limit} allowed \
+                 (max_llm_failures); last failure: {}",
+                last.as_deref().unwrap_or("unknown")
+            )));
+        }
+        Ok(a.index())
+    }
+
     fn recording(&self) -> bool {
         self.recorder.lock().map(|r| r.is_some()).unwrap_or(false)
     }
@@ -230,40 +341,7 @@ impl Policy {
     /// used, as inside the runner) or a state dict (then the previous step's events are
     /// unknown to the agent).
     fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
-            let e = env.borrow();
-            if e.kitchen().layout.grid != self.game.layout.grid {
-                return Err(PyValueError::new_err(format!(
-                    "this policy plays {}, the Env is {}",
-                    self.game.layout.name,
-                    e.kitchen().layout.name
-                )));
-            }
-            self.record_previous_step(py, &e)?;
-            (e.state.clone(), e.last_joint, e.last_outcome.events)
-        } else {
-            if self.recording() {
-                return Err(PyValueError::new_err(
-                    "a policy writing a transcript must be given the Env (act(env)), which knows the last step",
-                ));
-            }
-            (state_from_dict(&self.game.layout, state)?, None, [None; 2])
-        };
-        let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
-        let a = py.detach(|| {
-            self.rt.block_on(async {
-                let last_actions: Vec<Option<Action>> =
-                    last_joint.map(|j: [Action; 2]| j.map(Some).to_vec()).unwrap_or_default();
-                let last_events: [Option<Event>; 2] = last_events;
-                let obs = Observation {
-                    last_actions: &last_actions,
-                    last_events: &last_events,
-                    ..Observation::new(game, &st, seat, st.timestep)
-                };
-                agent.lock().await.act(&obs).await
-            })
-        });
-        Ok(a.map_err(|e| PyRuntimeError::new_err(e.to_string()))?.index())
+        crate::guard::guarded(|| self.act_inner(py, state))
     }
 
     /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
@@ -276,6 +354,43 @@ impl Policy {
         let (agent, game, seat) = (&self.agent, &*self.game, self.seat);
         let seed = seat_seed(self.seed, seat);
         py.detach(|| self.rt.block_on(async { agent.lock().await.reset(game, seat, seed) }));
+        if let Ok(mut log) = self.log.lock() {
+            log.clear();
+        }
+    }
+
+    /// Pickling: the policy is rebuilt from what it was made of and asked the same
+    /// questions again (its answers, and so its internal state, follow). A ProAgent that
+    /// talks to a served model or writes a transcript cannot be copied.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        if self.recording() {
+            return Err(PyTypeError::new_err("a policy writing a transcript cannot be pickled"));
+        }
+        if let Some(o) = &self.built_from.3
+            && o.get("model").and_then(serde_json::Value::as_str).is_some_and(|m| m != "scripted")
+        {
+            return Err(PyTypeError::new_err(
+                "a ProAgent policy talking to a served model cannot be pickled (a copy would ask the model again)",
+            ));
+        }
+        let log = self.log.lock().map_err(|_| PyRuntimeError::new_err("policy log poisoned"))?;
+        let inputs: Vec<serde_json::Value> = log
+            .iter()
+            .map(|(st, joint, ev)| {
+                serde_json::json!({
+                    "state": proagent::env::trace::state_json(&self.game.layout, st),
+                    "joint": joint.map(|j| [j[0].index(), j[1].index()]),
+                    "events": ev,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "kind": self.spec, "seat": self.seat, "seed": self.seed,
+            "layout": self.built_from.0, "text": self.built_from.1, "horizon": self.built_from.2,
+            "options": self.built_from.3, "max_llm_failures": self.max_llm_failures, "inputs": inputs,
+        });
+        let f = py.import("proagent._native")?.getattr("_restore_policy")?;
+        Ok((f, (v.to_string(),)))
     }
 
     /// The agent's name for reports (e.g. `greedy`, `proagent[scripted]`).
@@ -380,7 +495,7 @@ impl Policy {
 /// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict).
 #[pyfunction]
 #[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent::env::DEFAULT_HORIZON,
-    options = None, transcript = None, no_wall_clock = false))]
+    options = None, transcript = None, no_wall_clock = false, max_llm_failures = 0))]
 #[allow(clippy::too_many_arguments)]
 pub fn partner(
     kind: &str,
@@ -391,13 +506,32 @@ pub fn partner(
     options: Option<&Bound<'_, PyAny>>,
     transcript: Option<PathBuf>,
     no_wall_clock: bool,
+    max_llm_failures: i64,
 ) -> PyResult<Policy> {
     let seat = check_seat(seat)?;
     let horizon = check_horizon(horizon)?;
-    let kitchen = match layout {
-        Some(l) => kitchen_of(l)?,
-        None => Arc::new(Kitchen::new(Arc::new(crate::env::load_layout("cramped_room")?))),
+    let (kitchen, layout_from) = match layout {
+        Some(l) => {
+            let from = match l.cast::<Env>() {
+                Ok(e) => e.borrow().spec.clone(),
+                Err(_) => {
+                    let spec: String = l.extract().unwrap_or_default();
+                    let text = crate::env::load_layout_text(&spec, None).map(|(_, t)| t).unwrap_or(None);
+                    (spec, text)
+                }
+            };
+            (kitchen_of(l)?, from)
+        }
+        None => (
+            Arc::new(Kitchen::new(Arc::new(crate::env::load_layout("cramped_room")?))),
+            ("cramped_room".to_string(), None),
+        ),
     };
+    let options_json = match options {
+        Some(o) if !o.is_none() => Some(crate::convert::to_json(o)?),
+        _ => None,
+    };
+    let built_from = (layout_from.0, layout_from.1, horizon, options_json);
     let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
     let opts = match options {
         Some(o) if !o.is_none() => Some(AgentOptions::from_json(&crate::convert::to_json(o)?)?),
@@ -458,5 +592,63 @@ pub fn partner(
         rt: runtime()?,
         name,
         recorder: Mutex::new(recorder),
+        max_llm_failures: if max_llm_failures < 0 { None } else { Some(max_llm_failures as u64) },
+        built_from,
+        log: Mutex::new(Vec::new()),
     })
+}
+
+/// Rebuilds a pickled `Policy` (the target of `Policy.__reduce__`).
+#[pyfunction]
+pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled Policy: {e}")))?;
+    let bad = || PyValueError::new_err("not a pickled Policy");
+    let layout = v["layout"].as_str().ok_or_else(bad)?;
+    let env = Env::build(layout, v["text"].as_str(), v["horizon"].as_u64().ok_or_else(bad)? as u32)?;
+    let env = Bound::new(py, env)?;
+    let options = match &v["options"] {
+        serde_json::Value::Null => None,
+        o => Some(crate::convert::from_json(py, o)?),
+    };
+    let max_failures = v["max_llm_failures"].as_i64().unwrap_or(-1);
+    let p = partner(
+        v["kind"].as_str().ok_or_else(bad)?,
+        v["seat"].as_u64().ok_or_else(bad)? as usize,
+        v["seed"].as_u64().ok_or_else(bad)?,
+        Some(env.as_any()),
+        v["horizon"].as_u64().ok_or_else(bad)? as u32,
+        options.as_ref(),
+        None,
+        false,
+        max_failures,
+    )?;
+    for input in v["inputs"].as_array().ok_or_else(bad)? {
+        let st = proagent::env::trace::state_from_json(&p.game.layout, &input["state"])
+            .map_err(|e| PyValueError::new_err(format!("a pickled Policy's state: {e}")))?;
+        let joint = match &input["joint"] {
+            serde_json::Value::Array(a) if a.len() == 2 => {
+                let get =
+                    |x: &serde_json::Value| x.as_u64().and_then(|i| Action::from_index(i as usize)).ok_or_else(bad);
+                Some([get(&a[0])?, get(&a[1])?])
+            }
+            _ => None,
+        };
+        let events: [Option<Event>; 2] = serde_json::from_value(input["events"].clone()).map_err(|_| bad())?;
+        if let Ok(mut log) = p.log.lock() {
+            log.push((st.clone(), joint, events));
+        }
+        let last_actions: Vec<Option<Action>> = joint.map(|j| j.map(Some).to_vec()).unwrap_or_default();
+        let (agent, game, seat) = (&p.agent, &*p.game, p.seat);
+        let fut = async {
+            let obs = Observation {
+                last_actions: &last_actions,
+                last_events: &events,
+                ..Observation::new(game, &st, seat, st.timestep)
+            };
+            let _ = agent.lock().await.act(&obs).await;
+        };
+        block_interruptible(py, &p.rt, fut)?;
+    }
+    Ok(p)
 }

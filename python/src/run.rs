@@ -85,122 +85,128 @@ pub fn play<'py>(
     no_wall_clock: bool,
     trajectory: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let seat = check_seat(seat)?;
-    let horizon = check_horizon(horizon)?;
-    let layout_default = PyString::new(py, "cramped_room");
-    let layout = layout.unwrap_or(layout_default.as_any());
-    let kitchen = kitchen_of(layout)?;
-    let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
-    let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-        std::fs::read_to_string(&layout_spec).ok()
-    } else {
-        None
-    };
-    let agent = match agent {
-        Some(a) => seat_arg(a, "agent")?,
-        None => SeatArg::Spec("proagent".into()),
-    };
-    let partner = match partner {
-        Some(p) => seat_arg(p, "partner")?,
-        None => SeatArg::Spec("greedy".into()),
-    };
-    let opts = match options {
-        Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
-        _ => AgentOptions::from_json(&serde_json::Value::Null)?,
-    };
-    let labels = [label_of(py, &agent), label_of(py, &partner)];
-    let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
-    let mut by_player = if seat == 0 { [agent, partner] } else { [partner, agent] };
-    let mut agents: Vec<Box<dyn Seat<Overcooked>>> = Vec::new();
-    let mut sinks: Vec<Option<ExchangeSink>> = Vec::new();
-    let mut errors: Vec<Arc<Mutex<Option<PyErr>>>> = Vec::new();
-    let mut has_proagent = false;
-    for (player, a) in by_player.iter_mut().enumerate() {
-        match a {
-            SeatArg::Spec(spec) => {
-                let pa = is_proagent(spec);
-                has_proagent |= pa;
-                let (agent, sink) = build_seat(spec, &game, pa.then_some(&opts), seed, player).map_err(|e| {
-                    let flag = if player == seat { "agent" } else { "partner" };
-                    PyValueError::new_err(format!("{flag}: {e}"))
-                })?;
-                sinks.push(sink);
-                agents.push(agent);
-            }
-            SeatArg::Policy(p) => {
-                let p = p.borrow(py);
-                if p.game().layout.grid != kitchen.layout.grid {
-                    return Err(PyValueError::new_err(format!(
-                        "a policy built for {} cannot play {}",
-                        p.game().layout.name,
-                        kitchen.layout.name
-                    )));
+    crate::guard::guarded(|| {
+        let seat = check_seat(seat)?;
+        let horizon = check_horizon(horizon)?;
+        let layout_default = PyString::new(py, "cramped_room");
+        let layout = layout.unwrap_or(layout_default.as_any());
+        let kitchen = kitchen_of(layout)?;
+        let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
+        let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
+            std::fs::read_to_string(&layout_spec).ok()
+        } else {
+            None
+        };
+        let agent = match agent {
+            Some(a) => seat_arg(a, "agent")?,
+            None => SeatArg::Spec("proagent".into()),
+        };
+        let partner = match partner {
+            Some(p) => seat_arg(p, "partner")?,
+            None => SeatArg::Spec("greedy".into()),
+        };
+        let opts = match options {
+            Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
+            _ => AgentOptions::from_json(&serde_json::Value::Null)?,
+        };
+        let labels = [label_of(py, &agent), label_of(py, &partner)];
+        let game = Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon));
+        let mut by_player = if seat == 0 { [agent, partner] } else { [partner, agent] };
+        let mut agents: Vec<Box<dyn Seat<Overcooked>>> = Vec::new();
+        let mut sinks: Vec<Option<ExchangeSink>> = Vec::new();
+        let mut errors: Vec<Arc<Mutex<Option<PyErr>>>> = Vec::new();
+        let mut has_proagent = false;
+        for (player, a) in by_player.iter_mut().enumerate() {
+            match a {
+                SeatArg::Spec(spec) => {
+                    let pa = is_proagent(spec);
+                    has_proagent |= pa;
+                    let (agent, sink) = build_seat(spec, &game, pa.then_some(&opts), seed, player).map_err(|e| {
+                        let flag = if player == seat { "agent" } else { "partner" };
+                        PyValueError::new_err(format!("{flag}: {e}"))
+                    })?;
+                    sinks.push(sink);
+                    agents.push(agent);
                 }
-                let sink = p.sink();
-                has_proagent |= sink.is_some();
-                sinks.push(sink);
-                agents.push(Box::new(Lent(p.shared())));
-            }
-            SeatArg::Callable(f) => {
-                let label = label_of(py, &SeatArg::Callable(f.clone_ref(py)));
-                let c = PyCallableAgent::new(f.clone_ref(py), label);
-                errors.push(Arc::clone(&c.error));
-                sinks.push(None);
-                agents.push(Box::new(c));
+                SeatArg::Policy(p) => {
+                    let p = p.borrow(py);
+                    if p.game().layout.grid != kitchen.layout.grid {
+                        return Err(PyValueError::new_err(format!(
+                            "a policy built for {} cannot play {}",
+                            p.game().layout.name,
+                            kitchen.layout.name
+                        )));
+                    }
+                    let sink = p.sink();
+                    has_proagent |= sink.is_some();
+                    sinks.push(sink);
+                    agents.push(Box::new(Lent(p.shared())));
+                }
+                SeatArg::Callable(f) => {
+                    let label = label_of(py, &SeatArg::Callable(f.clone_ref(py)));
+                    let c = PyCallableAgent::new(f.clone_ref(py), label);
+                    errors.push(Arc::clone(&c.error));
+                    sinks.push(None);
+                    agents.push(Box::new(c));
+                }
             }
         }
-    }
-    if transcript.is_some() && !has_proagent {
-        return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
-    }
-    let mut recorder = match &transcript {
-        Some(path) => {
-            // The header names each seat as given from Python; ProAgent seats built from
-            // specs are recorded with their options.
-            let mut run =
-                Run::new(Arc::clone(&game), &labels[0], &labels[1], seat, crate::policy::factory_of(Some(&opts), seed))
-                    .with_layout(&layout_spec, layout_file);
-            run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
-            let target = TranscriptTarget {
-                path: path.clone(),
-                options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock },
-                partial_until_done: false,
-            };
-            let mut r = run
-                .recorder(seed, &target)
-                .map_err(|e| PyIOError::new_err(e.to_string()))?
-                .ok_or_else(|| PyValueError::new_err("transcript needs a proagent seat"))?;
-            r.set_seat_sinks(sinks.clone());
-            Some(r)
+        if transcript.is_some() && !has_proagent {
+            return Err(PyValueError::new_err("transcript needs a proagent seat (only ProAgent runs talk to a model)"));
         }
-        None => None,
-    };
-    let rt = runtime()?;
-    let played = Arc::clone(&game);
-    let result = py.detach(|| {
+        let mut recorder = match &transcript {
+            Some(path) => {
+                // The header names each seat as given from Python; ProAgent seats built from
+                // specs are recorded with their options.
+                let mut run = Run::new(
+                    Arc::clone(&game),
+                    &labels[0],
+                    &labels[1],
+                    seat,
+                    crate::policy::factory_of(Some(&opts), seed),
+                )
+                .with_layout(&layout_spec, layout_file);
+                run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
+                let target = TranscriptTarget {
+                    path: path.clone(),
+                    options: WriterOptions { scrubber: opts.scrubber(), wall_clock: !no_wall_clock },
+                    partial_until_done: false,
+                };
+                let mut r = run
+                    .recorder(seed, &target)
+                    .map_err(|e| PyIOError::new_err(e.to_string()))?
+                    .ok_or_else(|| PyValueError::new_err("transcript needs a proagent seat"))?;
+                r.set_seat_sinks(sinks.clone());
+                Some(r)
+            }
+            None => None,
+        };
+        let rt = runtime()?;
+        let played = Arc::clone(&game);
         let mut options = EpisodeOptions::default();
         if let Some(r) = recorder.as_mut() {
             options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
         }
-        rt.block_on(play_episode(played, agents, seed, options))
-    });
-    for e in &errors {
-        if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
-            return Err(err);
+        // Ctrl-C stops the episode (and any model wait or retry backoff) within 100 ms.
+        let result = crate::policy::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
+        for e in &errors {
+            if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
+                return Err(err);
+            }
         }
-    }
-    let result = result.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-    let mut summary = summary_json(&result, seat);
-    if let Some(r) = recorder {
-        r.finish(summary.clone()).map_err(|e| PyIOError::new_err(e.to_string()))?;
-    }
-    if trajectory {
-        summary["trajectory"] = game.trajectory_json(&result);
-    }
-    if let Some(p) = &transcript {
-        summary["transcript"] = serde_json::json!(p.display().to_string());
-    }
-    from_json(py, &summary)
+        let result = result.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+        let mut summary = summary_json(&result, seat);
+        if let Some(r) = recorder {
+            r.finish(summary.clone()).map_err(|e| PyIOError::new_err(e.to_string()))?;
+        }
+        if trajectory {
+            summary["trajectory"] = game.trajectory_json(&result);
+        }
+        if let Some(p) = &transcript {
+            summary["transcript"] = serde_json::json!(p.display().to_string());
+        }
+        from_json(py, &summary)
+    })
 }
 
 /// `proagent.analyze(trajectory)`: the interdependence report of a trajectory. Takes a

@@ -1,209 +1,644 @@
-//! `proagent.VecEnv`: n episodes of one layout stepped in one call, numpy in and out.
+//! `proagent.VecEnv`: n environments of one game (classic Overcooked or OvercookedV2)
+//! stepped in one call, numpy in and out, with built-in partner seats and Gymnasium 1.x
+//! termination / truncation / auto-reset semantics.
 //!
 //! The whole batch is stepped and encoded in Rust with the interpreter released; Python
-//! pays one call per batch, not per environment. Episodes reset themselves when they
-//! reach the horizon (the returned observation is then the next episode's first).
+//! pays one call per batch. The game comes from the library's one loader
+//! (`AnyGame::load`), the partners from its one seat factory, and the lanes
+//! ([`crate::lanes`]) play episodes as `proagent play` does for the same seeds.
 
-use crate::env::{check_horizon, load_layout};
-use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
-use proagent::controller::Kitchen;
-use proagent::env::encoding::Encoder;
-use proagent::env::{Action, DEFAULT_HORIZON, State};
-use proagent::partners::bc::features::{NUM_FEATURES, featurize};
-use pyo3::exceptions::PyValueError;
+use crate::guard::{guarded, int_param, opt_int_param, seed_param, try_vec};
+use crate::lanes::{Lane, LaneOut};
+use crate::obs::{Obs, PyGame};
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use proagent::env::{Action, DEFAULT_HORIZON};
+use proagent::games::{AnyGame, GameError, GameOptions};
+use proagent::overcooked_game::Overcooked;
+use proagent::overcooked_v2::game::OvercookedV2;
+use proagent::runner::seats::{SeatFactory, is_proagent};
+use proagent::seat::Seat;
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
 use std::sync::Arc;
 
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum ObsKind {
-    Lossless,
-    Features,
-    Nothing,
+/// Most environments in one `VecEnv`.
+pub const MAX_ENVS: u64 = 1 << 20;
+
+/// Loads a game through the library's loader. A layout path is read only if it is a
+/// regular file no larger than the layout limit (never a FIFO or a device); `text`, when
+/// given, is the layout file's content (a pickled environment carries it).
+pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyResult<(AnyGame, Option<String>)> {
+    let v2_rest = proagent::env_v2::layout::strip_v2_prefix(spec);
+    if let Some(text) = text {
+        return match v2_rest {
+            Some(rest) => {
+                let l =
+                    proagent::env_v2::Layout::parse(text, rest).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let settings = proagent::env_v2::Settings { max_steps: options.horizon, ..options.v2.clone() };
+                Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(l), settings))), Some(text.to_string())))
+            }
+            None => {
+                let name = Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
+                let l = proagent::env::Layout::parse(&name, text, spec)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                Ok((
+                    AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::new(l), options.horizon))),
+                    Some(text.to_string()),
+                ))
+            }
+        };
+    }
+    let path_part = v2_rest.unwrap_or(spec);
+    let builtin = match v2_rest {
+        Some(r) => proagent::env_v2::Layout::builtin(r).is_some(),
+        None => proagent::env::Layout::builtin(spec).is_some(),
+    };
+    if !builtin && let Ok(meta) = std::fs::metadata(path_part) {
+        if !meta.is_file() {
+            return Err(PyValueError::new_err(format!(
+                "layout {path_part:?} is not a regular file (a layout path must name a file)"
+            )));
+        }
+        let cap = proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64;
+        if meta.len() > cap {
+            return Err(PyValueError::new_err(format!(
+                "layout file {path_part:?} is {} bytes, more than the {cap}-byte limit for layout files",
+                meta.len()
+            )));
+        }
+    }
+    AnyGame::load(spec, options).map_err(|e| match e {
+        GameError::Unknown { .. } => PyFileNotFoundError::new_err(e.to_string()),
+        GameError::Io { .. } => PyOSError::new_err(e.to_string()),
+        GameError::Parse(_) => PyValueError::new_err(e.to_string()),
+    })
 }
 
-impl ObsKind {
-    fn parse(s: &str) -> PyResult<ObsKind> {
-        match s {
-            "lossless" => Ok(ObsKind::Lossless),
-            "features" => Ok(ObsKind::Features),
-            "none" => Ok(ObsKind::Nothing),
-            other => {
-                Err(PyValueError::new_err(format!("obs must be \"lossless\", \"features\" or \"none\", got {other:?}")))
+/// The OvercookedV2 switches from Python (JaxMARL's names).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct V2Switches {
+    /// `agent_view_size`.
+    pub view_radius: Option<u8>,
+    /// Wrong dishes cost.
+    pub negative_rewards: bool,
+    /// New recipe after each correct delivery.
+    pub resample_recipe: bool,
+    /// Random start cells and facings.
+    pub random_starts: bool,
+    /// Pots start on interaction.
+    pub start_cooking_on_interact: bool,
+    /// The delivery indicator layer.
+    pub indicate_delivery: bool,
+}
+
+impl V2Switches {
+    /// The game options of these switches with `horizon`.
+    pub fn options(&self, horizon: u32) -> GameOptions {
+        GameOptions {
+            horizon,
+            v2: proagent::env_v2::Settings {
+                max_steps: horizon,
+                view_radius: self.view_radius,
+                random_agent_positions: self.random_starts,
+                start_cooking_interaction: self.start_cooking_on_interact,
+                negative_rewards: self.negative_rewards,
+                sample_recipe_on_delivery: self.resample_recipe,
+                indicate_successful_delivery: self.indicate_delivery,
+            },
+        }
+    }
+}
+
+/// Everything a `VecEnv` was built from (kept for pickling and `repr`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Spec {
+    layout: String,
+    layout_text: Option<String>,
+    n: usize,
+    horizon: u32,
+    obs: String,
+    order: Option<String>,
+    partner: Option<String>,
+    seat: usize,
+    threads: usize,
+    autoreset: bool,
+    seed: u64,
+    v2: V2Switches,
+}
+
+/// One lane's recorded episode, for pickling.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct LaneRecord {
+    base: u64,
+    episode: u64,
+    history: Vec<u8>,
+    done: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Pickled {
+    spec: Spec,
+    lanes: Vec<LaneRecord>,
+}
+
+/// The lanes of one game.
+pub struct Core<G: PyGame> {
+    /// The game.
+    pub game: Arc<G>,
+    /// The environments.
+    pub lanes: Vec<Lane<G>>,
+    /// The observation encoding.
+    pub obs: Obs,
+    /// The players driven from Python, in order.
+    pub learners: Vec<usize>,
+}
+
+impl<G: PyGame> Core<G> {
+    fn build(game: Arc<G>, spec: &Spec) -> PyResult<Core<G>> {
+        let np = game.num_players();
+        if np > crate::lanes::MAX_PLAYERS {
+            return Err(PyValueError::new_err(format!(
+                "{np} players: a VecEnv takes at most {}",
+                crate::lanes::MAX_PLAYERS
+            )));
+        }
+        let learners: Vec<usize> = match &spec.partner {
+            None => (0..np).collect(),
+            Some(_) => {
+                if spec.seat >= np {
+                    return Err(PyValueError::new_err(format!("seat must be in 0..{np}, got {}", spec.seat)));
+                }
+                vec![spec.seat]
+            }
+        };
+        let factory = SeatFactory::new(None);
+        if let Some(p) = &spec.partner {
+            if is_proagent(p) {
+                return Err(PyValueError::new_err(
+                    "partner: the ProAgent agent waits for a model and cannot sit inside a VecEnv; \
+                     use proagent.agent(...) with the Gymnasium wrapper or play()",
+                ));
+            }
+            for player in (0..np).filter(|q| !learners.contains(q)) {
+                factory.check(p, &*game, player).map_err(|e| PyValueError::new_err(format!("partner: {e}")))?;
+            }
+        }
+        let obs = game.make_obs(&spec.obs, spec.order.as_deref())?;
+        // Everything the batch will hold (lanes, their states and the observation arrays
+        // of a step) is reserved once up front: an amount the machine cannot give raises
+        // MemoryError here instead of aborting the process in the middle of the build.
+        // Per lane: three copies of its observations (the step's array, the final
+        // observation, numpy's copy) and about 5 KiB of state, seats and history.
+        let per_lane = obs.len() * learners.len() * 4 * 3 + 5 * 1024;
+        let mut probe: Vec<u8> = Vec::new();
+        probe.try_reserve_exact(per_lane.saturating_mul(spec.n)).map_err(|_| {
+            pyo3::exceptions::PyMemoryError::new_err(format!(
+                "not enough memory for {} environments (about {} MiB)",
+                spec.n,
+                per_lane.saturating_mul(spec.n) >> 20
+            ))
+        })?;
+        drop(probe);
+        let mut lanes = Vec::new();
+        lanes.try_reserve_exact(spec.n).map_err(|_| {
+            pyo3::exceptions::PyMemoryError::new_err(format!("cannot allocate {} environments", spec.n))
+        })?;
+        for i in 0..spec.n {
+            let mut partners: Vec<Option<Box<dyn Seat<G>>>> = Vec::with_capacity(np);
+            for player in 0..np {
+                partners.push(match (&spec.partner, learners.contains(&player)) {
+                    (Some(p), false) => {
+                        Some(factory.build(p, &*game).map_err(|e| PyValueError::new_err(format!("partner: {e}")))?.seat)
+                    }
+                    _ => None,
+                });
+            }
+            lanes.push(Lane::new(&*game, spec.seed.wrapping_add(i as u64), partners));
+        }
+        Ok(Core { game, lanes, obs, learners })
+    }
+
+    fn per_lane(&self) -> usize {
+        self.obs.len() * self.learners.len()
+    }
+
+    fn write_obs(&self, out: &mut [f32]) {
+        let len = self.obs.len();
+        if len == 0 {
+            return;
+        }
+        for (lane, chunk) in self.lanes.iter().zip(out.chunks_mut(self.per_lane())) {
+            for (k, &p) in self.learners.iter().enumerate() {
+                self.game.encode(&self.obs, &lane.state, p, &mut chunk[k * len..(k + 1) * len]);
             }
         }
     }
+
+    fn step(&mut self, acts: &[Action], obs_out: &mut [f32], autoreset: bool, threads: usize) -> Vec<LaneOut> {
+        let n = self.lanes.len();
+        let nl = self.learners.len();
+        let per = self.per_lane();
+        let len = self.obs.len();
+        let mut outs = vec![LaneOut::default(); n];
+        let (game, obs, learners) = (&*self.game, &self.obs, &self.learners[..]);
+        let work = |lanes: &mut [Lane<G>], acts: &[Action], ob: &mut [f32], outs: &mut [LaneOut]| {
+            for (i, lane) in lanes.iter_mut().enumerate() {
+                outs[i] = lane.step(game, obs, learners, &acts[i * nl..(i + 1) * nl], autoreset);
+                if len > 0 {
+                    let chunk = &mut ob[i * per..(i + 1) * per];
+                    for (k, &p) in learners.iter().enumerate() {
+                        game.encode(obs, &lane.state, p, &mut chunk[k * len..(k + 1) * len]);
+                    }
+                }
+            }
+        };
+        if threads <= 1 || n < 2 * threads {
+            work(&mut self.lanes, acts, obs_out, &mut outs);
+        } else {
+            let chunk = n.div_ceil(threads);
+            std::thread::scope(|s| {
+                let mut ob_rest: &mut [f32] = obs_out;
+                for ((lanes, acts), outs) in
+                    self.lanes.chunks_mut(chunk).zip(acts.chunks(chunk * nl)).zip(outs.chunks_mut(chunk))
+                {
+                    let take = if per > 0 { lanes.len() * per } else { 0 };
+                    let (mine, rest) = std::mem::take(&mut ob_rest).split_at_mut(take);
+                    ob_rest = rest;
+                    let work = &work;
+                    s.spawn(move || work(lanes, acts, mine, outs));
+                }
+            });
+        }
+        outs
+    }
+}
+
+/// The game behind a `VecEnv`.
+pub enum Batch {
+    /// Classic Overcooked.
+    Classic(Core<Overcooked>),
+    /// OvercookedV2.
+    V2(Core<OvercookedV2>),
+}
+
+macro_rules! on_batch {
+    ($b:expr, |$c:ident| $body:expr) => {
+        match $b {
+            Batch::Classic($c) => $body,
+            Batch::V2($c) => $body,
+        }
+    };
 }
 
 /// n environments of one layout, stepped together from numpy action arrays.
 ///
-/// `VecEnv(layout, n, horizon=400, obs="lossless", threads=1)`. `obs` is `"lossless"`
-/// (float32, shape (n, 2, width, height, channels)), `"features"` (float32, (n, 2, 62))
-/// or `"none"`. `threads` > 1 splits the batch over that many threads.
+/// `VecEnv(layout, n, horizon=400, obs=None, threads=1, partner=None, seat=0, order=None,
+/// autoreset=True, seed=0, **v2_switches)`; see docs/python.md.
 #[pyclass(module = "proagent._native")]
 pub struct VecEnv {
-    kitchen: Arc<Kitchen>,
-    encoder: Encoder,
-    states: Vec<State>,
-    scores: Vec<u32>,
-    horizon: u32,
-    obs: ObsKind,
-    threads: usize,
-}
-
-/// One environment's share of a batched step.
-struct Lane<'a> {
-    state: &'a mut State,
-    score: &'a mut u32,
-    obs: &'a mut [f32],
-    out: &'a mut [f32; 6],
+    batch: Batch,
+    spec: Spec,
+    squeeze: bool,
 }
 
 impl VecEnv {
-    fn obs_len(&self) -> usize {
-        match self.obs {
-            ObsKind::Lossless => 2 * self.encoder.len(),
-            ObsKind::Features => 2 * NUM_FEATURES,
-            ObsKind::Nothing => 0,
-        }
+    fn from_spec(spec: Spec) -> PyResult<VecEnv> {
+        let (game, text) = load_game(&spec.layout, spec.layout_text.as_deref(), &spec.v2.options(spec.horizon))?;
+        let mut spec = spec;
+        spec.layout_text = text;
+        let batch = match game {
+            AnyGame::Overcooked(g) => Batch::Classic(Core::build(g, &spec)?),
+            AnyGame::V2(g) => Batch::V2(Core::build(g, &spec)?),
+        };
+        let squeeze = spec.partner.is_some();
+        Ok(VecEnv { batch, spec, squeeze })
     }
 
-    fn obs_shape(&self, n: usize) -> Vec<usize> {
-        let [w, h, c] = self.encoder.shape();
-        match self.obs {
-            ObsKind::Lossless => vec![n, 2, w, h, c],
-            ObsKind::Features => vec![n, 2, NUM_FEATURES],
-            ObsKind::Nothing => vec![n, 0],
-        }
+    fn n(&self) -> usize {
+        on_batch!(&self.batch, |c| c.lanes.len())
     }
 
-    fn write_obs(kitchen: &Kitchen, encoder: &Encoder, kind: ObsKind, state: &State, out: &mut [f32]) {
-        match kind {
-            ObsKind::Lossless => {
-                let n = encoder.len();
-                for (seat, chunk) in out.chunks_mut(n).enumerate() {
-                    // The chunk is exactly one encoding long by construction.
-                    let _ = encoder.encode(state, seat, chunk);
-                }
+    fn batch_shape(&self, n: usize) -> Vec<usize> {
+        on_batch!(&self.batch, |c| {
+            let mut s = vec![n];
+            if !self.squeeze {
+                s.push(c.learners.len());
             }
-            ObsKind::Features => {
-                for (seat, chunk) in out.chunks_mut(NUM_FEATURES).enumerate() {
-                    chunk.copy_from_slice(&featurize(&kitchen.layout, &kitchen.motion, state, seat));
-                }
+            if c.obs.len() == 0 {
+                return vec![n, 0];
             }
-            ObsKind::Nothing => {}
-        }
+            s.extend_from_slice(&c.obs.shape);
+            s
+        })
     }
 
-    /// Steps a run of lanes: out = [reward, done, sparse0, sparse1, shaped0, shaped1, score].
-    fn step_lanes(
-        kitchen: &Kitchen,
-        encoder: &Encoder,
-        kind: ObsKind,
-        horizon: u32,
-        lanes: &mut [(Lane<'_>, [Action; 2])],
-        finals: &mut [f32],
-    ) {
-        for ((lane, joint), fin) in lanes.iter_mut().zip(finals.iter_mut()) {
-            let out = kitchen.layout.step(lane.state, *joint);
-            *lane.score += out.reward;
-            let done = lane.state.timestep >= horizon;
-            *lane.out = [
-                out.reward as f32,
-                if done { 1.0 } else { 0.0 },
-                out.sparse_by_player[0] as f32,
-                out.sparse_by_player[1] as f32,
-                out.shaped_by_player[0] as f32,
-                out.shaped_by_player[1] as f32,
-            ];
-            *fin = *lane.score as f32;
-            if done {
-                *lane.state = kitchen.layout.start_state();
-                *lane.score = 0;
-            }
-            Self::write_obs(kitchen, encoder, kind, lane.state, lane.obs);
+    fn lane_check(&self, i: usize) -> PyResult<usize> {
+        if i >= self.n() {
+            return Err(PyValueError::new_err(format!("no environment {i} (there are {})", self.n())));
         }
+        Ok(i)
+    }
+
+    /// Classic lane `i`'s game, state, last joint action and last events (for policies).
+    #[allow(clippy::type_complexity)]
+    pub fn classic_lane(
+        &self,
+        i: usize,
+    ) -> Option<(Arc<Overcooked>, proagent::env::State, Option<[Action; 2]>, [Option<proagent::env::Event>; 2])> {
+        let Batch::Classic(c) = &self.batch else { return None };
+        let lane = c.lanes.get(i)?;
+        let joint = match lane.last_actions.as_slice() {
+            [Some(a), Some(b)] => Some([*a, *b]),
+            _ => None,
+        };
+        let ev = [lane.last_events.first().cloned().flatten(), lane.last_events.get(1).cloned().flatten()];
+        Some((Arc::clone(&c.game), lane.state.clone(), joint, ev))
+    }
+
+    /// Reads the actions array: integers only, of shape (n, learners) (or (n,) with one learner).
+    fn read_actions(&self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<Vec<Action>> {
+        let n = self.n();
+        let nl = on_batch!(&self.batch, |c| c.learners.len());
+        let np = py.import(intern!(py, "numpy"))?;
+        let arr = np.call_method1(intern!(py, "asarray"), (actions,))?;
+        let kind: String = arr.getattr(intern!(py, "dtype"))?.getattr(intern!(py, "kind"))?.extract()?;
+        if kind != "i" && kind != "u" {
+            let dt = arr.getattr(intern!(py, "dtype"))?.str()?.to_string();
+            return Err(PyTypeError::new_err(format!(
+                "actions must be integers (action indices 0..6), got an array of {dt}"
+            )));
+        }
+        let arr = arr.call_method1(intern!(py, "astype"), (intern!(py, "int64"),))?;
+        let a: PyReadonlyArrayDyn<'_, i64> = arr.extract()?;
+        let shape = a.shape().to_vec();
+        let ok = shape == [n, nl] || (nl == 1 && shape == [n]);
+        if !ok {
+            let want = if nl == 1 { format!("({n},) or ({n}, 1)") } else { format!("({n}, {nl})") };
+            return Err(PyValueError::new_err(format!("actions must have shape {want}, got {shape:?}")));
+        }
+        let mut out = Vec::with_capacity(n * nl);
+        for (k, &v) in a.as_slice()?.iter().enumerate() {
+            let act = usize::try_from(v).ok().and_then(Action::from_index).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "actions[{}]{} holds {v}, not an action index in 0..6",
+                    k / nl,
+                    if nl > 1 { format!("[{}]", k % nl) } else { String::new() }
+                ))
+            })?;
+            out.push(act);
+        }
+        Ok(out)
+    }
+
+    fn pickled(&self) -> PyResult<String> {
+        let lanes = on_batch!(&self.batch, |c| c
+            .lanes
+            .iter()
+            .map(|l| LaneRecord { base: l.base, episode: l.episode, history: l.history.clone(), done: l.done })
+            .collect::<Vec<_>>());
+        serde_json::to_string(&Pickled { spec: self.spec.clone(), lanes })
+            .map_err(|e| PyRuntimeError::new_err(format!("pickling a VecEnv: {e}")))
+    }
+
+    /// Rebuilds a `VecEnv` from [`VecEnv::pickled`]'s text.
+    pub fn restore(text: &str) -> PyResult<VecEnv> {
+        let p: Pickled =
+            serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled VecEnv: {e}")))?;
+        let mut env = VecEnv::from_spec(p.spec)?;
+        if p.lanes.len() != env.n() {
+            return Err(PyValueError::new_err("a pickled VecEnv with the wrong number of lanes"));
+        }
+        on_batch!(&mut env.batch, |c| {
+            for (lane, rec) in c.lanes.iter_mut().zip(&p.lanes) {
+                lane.replay(&*c.game, rec.base, rec.episode, &rec.history, rec.done).map_err(PyValueError::new_err)?;
+            }
+        });
+        Ok(env)
     }
 }
 
 #[pymethods]
 impl VecEnv {
     #[new]
-    #[pyo3(signature = (layout = "cramped_room", n = 1, horizon = DEFAULT_HORIZON, obs = "lossless", threads = 1))]
-    fn new(layout: &str, n: usize, horizon: u32, obs: &str, threads: usize) -> PyResult<VecEnv> {
-        if n == 0 || n > 1 << 20 {
-            return Err(PyValueError::new_err(format!("n must be in 1..=1048576, got {n}")));
-        }
-        if threads == 0 || threads > 256 {
-            return Err(PyValueError::new_err(format!("threads must be in 1..=256, got {threads}")));
-        }
-        let kitchen = Arc::new(Kitchen::new(Arc::new(load_layout(layout)?)));
-        let encoder = Encoder::new(&kitchen.layout);
-        let start = kitchen.layout.start_state();
-        Ok(VecEnv {
-            encoder,
-            states: vec![start; n],
-            scores: vec![0; n],
-            horizon: check_horizon(horizon)?,
-            obs: ObsKind::parse(obs)?,
-            threads,
-            kitchen,
+    #[pyo3(signature = (layout = "cramped_room", n = None, horizon = None, obs = None, threads = None,
+        partner = None, seat = None, order = None, autoreset = true, seed = None, view_radius = None,
+        negative_rewards = false, resample_recipe = false, random_starts = false,
+        start_cooking_on_interact = false, indicate_delivery = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        layout: &str,
+        n: Option<&Bound<'_, PyAny>>,
+        horizon: Option<&Bound<'_, PyAny>>,
+        obs: Option<&str>,
+        threads: Option<&Bound<'_, PyAny>>,
+        partner: Option<&str>,
+        seat: Option<&Bound<'_, PyAny>>,
+        order: Option<&str>,
+        autoreset: bool,
+        seed: Option<&Bound<'_, PyAny>>,
+        view_radius: Option<&Bound<'_, PyAny>>,
+        negative_rewards: bool,
+        resample_recipe: bool,
+        random_starts: bool,
+        start_cooking_on_interact: bool,
+        indicate_delivery: bool,
+    ) -> PyResult<VecEnv> {
+        guarded(|| {
+            let n = opt_int_param(n, "n", 1, MAX_ENVS)?.unwrap_or(1) as usize;
+            let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+                .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
+            let threads = opt_int_param(threads, "threads", 1, 256)?.unwrap_or(1) as usize;
+            let seat = opt_int_param(seat, "seat", 0, 63)?.unwrap_or(0) as usize;
+            let seed = seed_param(seed)?.unwrap_or(0);
+            let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
+            let is_v2 = proagent::env_v2::layout::strip_v2_prefix(layout).is_some();
+            let obs = obs.map(str::to_string).unwrap_or_else(|| if is_v2 { "grid" } else { "lossless" }.to_string());
+            let partner = partner.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
+            let spec = Spec {
+                layout: layout.to_string(),
+                layout_text: None,
+                n,
+                horizon,
+                obs,
+                order: order.map(str::to_string),
+                partner,
+                seat,
+                threads,
+                autoreset,
+                seed,
+                v2: V2Switches {
+                    view_radius,
+                    negative_rewards,
+                    resample_recipe,
+                    random_starts,
+                    start_cooking_on_interact,
+                    indicate_delivery,
+                },
+            };
+            VecEnv::from_spec(spec)
         })
     }
 
     /// Number of environments.
     #[getter]
     fn num_envs(&self) -> usize {
-        self.states.len()
+        self.n()
     }
 
-    /// Episode length in ticks.
+    /// Players in the game.
+    #[getter]
+    fn num_players(&self) -> usize {
+        on_batch!(&self.batch, |c| proagent::game::Game::num_players(&*c.game))
+    }
+
+    /// The players driven by the actions array, in column order.
+    #[getter]
+    fn learners(&self) -> Vec<usize> {
+        on_batch!(&self.batch, |c| c.learners.clone())
+    }
+
+    /// The built-in partner's spec (None: every player is driven from Python).
+    #[getter]
+    fn partner(&self) -> Option<String> {
+        self.spec.partner.clone()
+    }
+
+    /// Episode length in steps.
     #[getter]
     fn horizon(&self) -> u32 {
-        self.horizon
+        self.spec.horizon
+    }
+
+    /// Whether finished environments reset themselves.
+    #[getter]
+    fn autoreset(&self) -> bool {
+        self.spec.autoreset
+    }
+
+    /// `overcooked` or `overcooked_v2`.
+    #[getter]
+    fn game_kind(&self) -> &'static str {
+        on_batch!(&self.batch, |c| proagent::game::Game::kind(&*c.game))
+    }
+
+    /// The layout as given.
+    #[getter]
+    fn layout(&self) -> String {
+        self.spec.layout.clone()
+    }
+
+    /// The game's report name (`cramped_room`, `v2:grounded_coord_simple`).
+    #[getter]
+    fn layout_name(&self) -> String {
+        on_batch!(&self.batch, |c| proagent::games::Playable::report_name(&*c.game))
+    }
+
+    /// The observation kind.
+    #[getter]
+    fn obs_kind(&self) -> &'static str {
+        on_batch!(&self.batch, |c| c.obs.kind_name())
+    }
+
+    /// Whether grids come as (height, width, C).
+    #[getter]
+    fn hwc(&self) -> bool {
+        on_batch!(&self.batch, |c| c.obs.hwc)
     }
 
     /// Shape of the observation array `step` and `reset` return.
     #[getter]
     fn observation_shape(&self) -> Vec<usize> {
-        self.obs_shape(self.states.len())
+        self.batch_shape(self.n())
     }
 
-    /// The names of the lossless encoding's channels, in order.
+    /// Shape of one player's observation.
     #[getter]
-    fn channel_names(&self) -> Vec<&'static str> {
-        self.encoder.channel_names()
+    fn single_observation_shape(&self) -> Vec<usize> {
+        on_batch!(&self.batch, |c| if c.obs.len() == 0 { vec![0] } else { c.obs.shape.clone() })
     }
 
-    /// Every environment back to the start state; returns the observations.
-    #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
-        let _ = seed;
-        let start = self.kitchen.layout.start_state();
-        for (s, sc) in self.states.iter_mut().zip(self.scores.iter_mut()) {
-            *s = start.clone();
-            *sc = 0;
+    /// The names of the observation's channels (grids) or features (vectors).
+    #[getter]
+    fn obs_names(&self) -> Vec<String> {
+        on_batch!(&self.batch, |c| c.obs.names.clone())
+    }
+
+    /// Alias of `obs_names` for grid encodings.
+    #[getter]
+    fn channel_names(&self) -> Vec<String> {
+        self.obs_names()
+    }
+
+    /// The observation kinds this game offers.
+    #[getter]
+    fn obs_kinds(&self) -> Vec<&'static str> {
+        match &self.batch {
+            Batch::Classic(_) => <Overcooked as PyGame>::OBS_KINDS.to_vec(),
+            Batch::V2(_) => <OvercookedV2 as PyGame>::OBS_KINDS.to_vec(),
         }
-        let n = self.states.len();
-        let arr = PyArrayDyn::<f32>::zeros(py, self.obs_shape(n), false);
-        let len = self.obs_len();
-        if len > 0 {
+    }
+
+    /// Each environment's current episode seed.
+    fn episode_seeds(&self) -> Vec<u64> {
+        on_batch!(&self.batch, |c| c.lanes.iter().map(|l| l.seed).collect())
+    }
+
+    /// Each environment's steps played this episode.
+    fn timesteps(&self) -> Vec<u32> {
+        on_batch!(&self.batch, |c| c.lanes.iter().map(|l| proagent::game::Game::time(&*c.game, &l.state)).collect())
+    }
+
+    /// Each environment's score this episode.
+    fn scores(&self) -> Vec<i64> {
+        on_batch!(&self.batch, |c| c.lanes.iter().map(|l| l.score).collect())
+    }
+
+    /// Starts every environment's next episode and returns the observations. `seed=S`
+    /// seeds environment i with S + i (its episode then has exactly that seed, as in
+    /// `proagent play --seed`); without a seed each environment goes on to its next
+    /// episode (an episode not yet stepped is not skipped).
+    #[pyo3(signature = (seed = None, options = None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+        let _ = options;
+        let seed = seed_param(seed)?;
+        let n = self.n();
+        let arr = PyArrayDyn::<f32>::zeros(py, self.batch_shape(n), false);
+        guarded(|| {
             // SAFETY: the array was just created here and no other reference to it exists.
             let buf = unsafe { arr.as_slice_mut()? };
-            for (s, chunk) in self.states.iter().zip(buf.chunks_mut(len)) {
-                Self::write_obs(&self.kitchen, &self.encoder, self.obs, s, chunk);
-            }
-        }
+            on_batch!(&mut self.batch, |c| {
+                let game = Arc::clone(&c.game);
+                py.detach(|| {
+                    for (i, lane) in c.lanes.iter_mut().enumerate() {
+                        match seed {
+                            Some(s) => lane.reseed(&*game, s.wrapping_add(i as u64)),
+                            None if lane.history.is_empty() && !lane.done => {
+                                let (b, e) = (lane.base, lane.episode);
+                                let _ = lane.replay(&*game, b, e, &[], false);
+                            }
+                            None => lane.next_episode(&*game),
+                        }
+                    }
+                    c.write_obs(buf);
+                });
+            });
+            Ok(())
+        })?;
         Ok(arr)
     }
 
-    /// Steps every environment by `actions` (an int array of shape (n, 2): player 0's and
-    /// player 1's action index 0..6 per environment). Returns `(obs, reward, done, info)`:
-    /// `reward` (n,) float32 sparse team reward, `done` (n,) bool, and `info` with
-    /// `sparse_r_by_agent` and `shaped_r_by_agent` ((n, 2) float32) and `score` ((n,)
-    /// float32: the episode's sparse return so far, the final one where `done`).
-    /// Finished environments reset themselves: their `obs` is the next episode's first.
+    /// Steps every environment by `actions` (ints 0..6, shape (n, learners), or (n,) with a
+    /// built-in partner). Returns `(obs, reward, terminated, truncated, info)` as
+    /// Gymnasium's vector environments do (see docs/python.md for `info`).
     #[allow(clippy::type_complexity)]
     fn step<'py>(
         &mut self,
@@ -213,87 +648,187 @@ impl VecEnv {
         Bound<'py, PyArrayDyn<f32>>,
         Bound<'py, PyArray1<f32>>,
         Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyArray1<bool>>,
         Bound<'py, PyDict>,
     )> {
-        let n = self.states.len();
-        // Any integer array-like (lists, int32 arrays, tensors) is converted once here.
-        let actions: PyReadonlyArray2<'py, i64> = match actions.extract() {
-            Ok(a) => a,
-            Err(_) => {
-                let np = py.import(intern!(py, "numpy"))?;
-                let converted = np.call_method1(intern!(py, "asarray"), (actions, intern!(py, "int64")))?;
-                converted
-                    .extract()
-                    .map_err(|_| PyValueError::new_err(format!("actions must be an integer array of shape ({n}, 2)")))?
-            }
-        };
-        if actions.shape() != [n, 2] {
-            return Err(PyValueError::new_err(format!("actions must have shape ({n}, 2), got {:?}", actions.shape())));
-        }
-        let acts = actions.as_array();
-        let mut joints = Vec::with_capacity(n);
-        for (i, row) in acts.outer_iter().enumerate() {
-            let get = |a: i64| {
-                usize::try_from(a).ok().and_then(Action::from_index).ok_or_else(|| {
-                    PyValueError::new_err(format!("actions[{i}] holds {a}, not an action index in 0..6"))
-                })
-            };
-            joints.push([get(row[0])?, get(row[1])?]);
-        }
-        let obs = PyArrayDyn::<f32>::zeros(py, self.obs_shape(n), false);
-        let mut outs = vec![[0f32; 6]; n];
-        let mut finals = vec![0f32; n];
-        let len = self.obs_len();
-        {
+        let acts = self.read_actions(py, actions)?;
+        let n = self.n();
+        // SAFETY: uninitialised, but every element is written below before the array is
+        // returned (each lane's step encodes all of its learners' observations in full);
+        // on an error the array is dropped unread.
+        let obs = unsafe { PyArrayDyn::<f32>::new(py, self.batch_shape(n), false) };
+        let (autoreset, threads) = (self.spec.autoreset, self.spec.threads);
+        let outs = guarded(|| {
             // SAFETY: the array was just created here; nothing else refers to it until it is returned.
-            let obs_buf = unsafe { obs.as_slice_mut()? };
-            let mut chunks = obs_buf.chunks_mut(len.max(1));
-            let mut lanes: Vec<(Lane<'_>, [Action; 2])> = Vec::with_capacity(n);
-            for (((state, score), out), joint) in
-                self.states.iter_mut().zip(self.scores.iter_mut()).zip(outs.iter_mut()).zip(joints)
-            {
-                let obs: &mut [f32] = if len > 0 { chunks.next().unwrap_or_default() } else { &mut [] };
-                lanes.push((Lane { state, score, obs, out }, joint));
-            }
-            let (kitchen, encoder, kind, horizon, threads) =
-                (&*self.kitchen, &self.encoder, self.obs, self.horizon, self.threads);
-            let fin = &mut finals[..];
-            py.detach(|| {
-                if threads <= 1 || n < 2 * threads {
-                    Self::step_lanes(kitchen, encoder, kind, horizon, &mut lanes, fin);
-                } else {
-                    let per = n.div_ceil(threads);
-                    std::thread::scope(|s| {
-                        for (lc, fc) in lanes.chunks_mut(per).zip(fin.chunks_mut(per)) {
-                            s.spawn(move || Self::step_lanes(kitchen, encoder, kind, horizon, lc, fc));
-                        }
-                    });
-                }
+            let buf = unsafe { obs.as_slice_mut()? };
+            Ok(on_batch!(&mut self.batch, |c| py.detach(|| c.step(&acts, buf, autoreset, threads))))
+        })?;
+        if let Some((i, e)) = outs.iter().enumerate().find_map(|(i, o)| o.error.as_ref().map(|e| (i, e))) {
+            let msg = if n > 1 { format!("environment {i}: {e}") } else { e.clone() };
+            return Err(if e.contains("episode is over") {
+                PyValueError::new_err(msg)
+            } else {
+                PyRuntimeError::new_err(msg)
             });
         }
-        let rewards = PyArray1::from_iter(py, outs.iter().map(|o| o[0]));
-        let dones = PyArray1::from_iter(py, outs.iter().map(|o| o[1] != 0.0));
-        let sparse = PyArray1::from_iter(py, outs.iter().flat_map(|o| [o[2], o[3]])).reshape([n, 2])?;
-        let shaped = PyArray1::from_iter(py, outs.iter().flat_map(|o| [o[4], o[5]])).reshape([n, 2])?;
-        let finals = PyArray1::from_vec(py, finals);
+        let np_players = self.num_players();
+        let rewards = PyArray1::from_iter(py, outs.iter().map(|o| o.reward));
+        let term = PyArray1::from_iter(py, outs.iter().map(|o| o.terminated));
+        let trunc = PyArray1::from_iter(py, outs.iter().map(|o| o.truncated));
+        let grid = |f: &dyn Fn(&LaneOut) -> &[f32]| -> PyResult<Bound<'py, PyAny>> {
+            let flat: Vec<f32> = outs.iter().flat_map(|o| f(o)[..np_players].iter().copied()).collect();
+            Ok(PyArray1::from_vec(py, flat).reshape([n, np_players])?.into_any())
+        };
         let info = PyDict::new(py);
-        info.set_item(intern!(py, "sparse_r_by_agent"), sparse)?;
-        info.set_item(intern!(py, "shaped_r_by_agent"), shaped)?;
-        info.set_item(intern!(py, "score"), finals)?;
-        Ok((obs, rewards, dones, info))
+        info.set_item(intern!(py, "sparse_r_by_agent"), grid(&|o| &o.sparse)?)?;
+        info.set_item(intern!(py, "shaped_r_by_agent"), grid(&|o| &o.shaped)?)?;
+        let joint: Vec<i64> = outs.iter().flat_map(|o| o.actions[..np_players].iter().map(|&a| i64::from(a))).collect();
+        info.set_item(intern!(py, "joint_actions"), PyArray1::from_vec(py, joint).reshape([n, np_players])?)?;
+        info.set_item(intern!(py, "score"), PyArray1::from_iter(py, outs.iter().map(|o| o.final_score)))?;
+        if outs.iter().any(|o| o.final_obs.is_some()) {
+            let fin = obs.call_method0(intern!(py, "copy"))?.cast_into::<PyArrayDyn<f32>>()?;
+            {
+                // SAFETY: `fin` is a fresh copy owned here.
+                let buf = unsafe { fin.as_slice_mut()? };
+                let per = on_batch!(&self.batch, |c| c.per_lane());
+                for (i, o) in outs.iter().enumerate() {
+                    if let Some(f) = &o.final_obs {
+                        buf[i * per..(i + 1) * per].copy_from_slice(f);
+                    }
+                }
+            }
+            info.set_item(intern!(py, "final_obs"), fin)?;
+            info.set_item(
+                intern!(py, "_final_obs"),
+                PyArray1::from_iter(py, outs.iter().map(|o| o.final_obs.is_some())),
+            )?;
+        }
+        Ok((obs, rewards, term, trunc, info))
     }
 
-    /// The current state of environment `i` as a dict (overcooked_ai's shape).
-    fn state<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.states.get(i).ok_or_else(|| PyValueError::new_err(format!("no environment {i}")))?;
-        crate::convert::state_to_dict(py, &self.kitchen.layout, s)
+    /// The state of environment `i` as a dict (classic: overcooked_ai's `to_dict()` shape;
+    /// V2: the trajectory record).
+    #[pyo3(signature = (i = 0))]
+    fn state<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        let i = self.lane_check(i)?;
+        on_batch!(&self.batch, |c| c.game.state_dict(py, &c.lanes[i].state))
+    }
+
+    /// The full-information state of every environment (classic: the lossless grid of
+    /// player 0; V2: the whole-kitchen tensor), float32 (n, *state_shape).
+    fn global_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+        on_batch!(&self.batch, |c| {
+            let so = c.game.state_obs()?;
+            let n = c.lanes.len();
+            let len = so.len();
+            let mut buf = try_vec(n * len, 0f32, "the global state")?;
+            for (lane, chunk) in c.lanes.iter().zip(buf.chunks_mut(len.max(1))) {
+                c.game.encode_state(&so, &lane.state, chunk);
+            }
+            let mut shape = vec![n];
+            shape.extend_from_slice(&so.shape);
+            Ok(PyArray1::from_vec(py, buf).reshape(shape)?)
+        })
+    }
+
+    /// The shape of one environment's `global_state`.
+    #[getter]
+    fn state_shape(&self) -> PyResult<Vec<usize>> {
+        on_batch!(&self.batch, |c| Ok(c.game.state_obs()?.shape))
+    }
+
+    /// The board of environment `i` as text.
+    #[pyo3(signature = (i = 0))]
+    fn render(&self, i: usize) -> PyResult<String> {
+        let i = self.lane_check(i)?;
+        Ok(on_batch!(&self.batch, |c| proagent::game::Game::render_text(&*c.game, &c.lanes[i].state)))
+    }
+
+    /// The board of environment `i` as an RGB picture, uint8 (height, width, 3).
+    #[pyo3(signature = (i = 0, cell = 32))]
+    fn rgb<'py>(&self, py: Python<'py>, i: usize, cell: u32) -> PyResult<Bound<'py, PyAny>> {
+        let i = self.lane_check(i)?;
+        if !(8..=128).contains(&cell) {
+            return Err(PyValueError::new_err(format!("cell must be in 8..=128, got {cell}")));
+        }
+        let (buf, h, w) = match &self.batch {
+            Batch::Classic(c) => crate::render::board_rgb(&*c.game, &c.lanes[i].state, cell)?,
+            Batch::V2(c) => crate::render::board_rgb(&*c.game, &c.lanes[i].state, cell)?,
+        };
+        Ok(PyArray1::from_vec(py, buf).reshape([h, w, 3])?.into_any())
+    }
+
+    /// The last step's actions of environment `i`, by player (None before the first).
+    #[pyo3(signature = (i = 0))]
+    fn last_actions(&self, i: usize) -> PyResult<Vec<Option<usize>>> {
+        let i = self.lane_check(i)?;
+        Ok(on_batch!(&self.batch, |c| c.lanes[i].last_actions.iter().map(|a| a.map(Action::index)).collect()))
+    }
+
+    /// The last step's interact events of environment `i`, by player.
+    #[pyo3(signature = (i = 0))]
+    fn last_events(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
+        let i = self.lane_check(i)?;
+        on_batch!(&self.batch, |c| crate::convert::json_to_py(py, &c.lanes[i].last_events))
+    }
+
+    /// Whether environment `i`'s episode is over (only without auto-reset).
+    #[pyo3(signature = (i = 0))]
+    fn is_done(&self, i: usize) -> PyResult<bool> {
+        let i = self.lane_check(i)?;
+        Ok(on_batch!(&self.batch, |c| c.lanes[i].done))
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let f = py.import(intern!(py, "proagent._native"))?.getattr(intern!(py, "_restore_vec_env"))?;
+        Ok((f, (self.pickled()?,)))
     }
 
     fn __len__(&self) -> usize {
-        self.states.len()
+        self.n()
     }
 
     fn __repr__(&self) -> String {
-        format!("VecEnv(layout={:?}, n={}, horizon={})", self.kitchen.layout.name, self.states.len(), self.horizon)
+        format!(
+            "VecEnv(layout={:?}, n={}, horizon={}, obs={:?}, partner={:?})",
+            self.spec.layout,
+            self.n(),
+            self.spec.horizon,
+            self.spec.obs,
+            self.spec.partner
+        )
     }
+}
+
+/// Rebuilds a pickled `VecEnv` (the target of `VecEnv.__reduce__`).
+#[pyfunction]
+pub fn _restore_vec_env(text: &str) -> PyResult<VecEnv> {
+    guarded(|| VecEnv::restore(text))
+}
+
+/// The names of the observation kinds of each game, for documentation and errors.
+#[pyfunction]
+pub fn obs_kinds<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("overcooked", PyList::new(py, <Overcooked as PyGame>::OBS_KINDS)?)?;
+    d.set_item("overcooked_v2", PyList::new(py, <OvercookedV2 as PyGame>::OBS_KINDS)?)?;
+    let _ = int_param;
+    Ok(d)
+}
+
+/// The built-in layouts of each game.
+#[pyfunction]
+pub fn builtin_layouts<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let classic: Vec<&str> = proagent::env::layout::BUILTIN.iter().map(|(n, _)| *n).collect();
+    let v2: Vec<&str> = proagent::env_v2::Layout::builtin_names().collect();
+    d.set_item("overcooked", PyList::new(py, classic)?)?;
+    d.set_item("overcooked_v2", PyList::new(py, v2)?)?;
+    Ok(d)
+}
+
+/// The cargo profile this extension was built with: `release` or `dev` (benchmarks name it).
+#[pyfunction]
+pub fn build_profile() -> &'static str {
+    if cfg!(debug_assertions) { "dev" } else { "release" }
 }

@@ -23,7 +23,7 @@ def test_partners_act_on_an_env_and_on_a_dict():
     assert g1.act(env) == g2.act(env.state)
     with pytest.raises(ValueError, match="unknown agent"):
         proagent.partner("telepath", layout=env)
-    with pytest.raises(ValueError, match="seat must be 0 or 1"):
+    with pytest.raises(ValueError, match="seat must be ≤ 1"):
         proagent.partner("greedy", seat=2)
 
 
@@ -220,3 +220,21 @@ def test_a_proagent_policy_writes_the_runners_transcript_from_a_python_loop(tmp_
     body = lambda lines: [x for x in lines if x["type"] in ("step", "exchange")]  # noqa: E731
     assert len(body(loop)) > 60
     assert body(loop) == body(run)
+
+
+@pytest.mark.parametrize("kind", ["greedy", "random", "bc", "sp", "proagent"])
+def test_partners_pickle_and_deepcopy_mid_episode(kind):
+    import copy
+    import pickle
+
+    env = proagent.Env("cramped_room", horizon=60)
+    env.reset()
+    p0 = proagent.partner("scripted", seat=0, seed=1, layout=env)
+    p1 = proagent.partner(kind, seat=1, seed=1, layout=env)
+    for _ in range(20):
+        env.step((p0.act(env), p1.act(env)))
+    twins = [pickle.loads(pickle.dumps(p1)), copy.deepcopy(p1)]
+    for _ in range(25):
+        a = p1.act(env)
+        assert all(t.act(env) == a for t in twins)
+        env.step((p0.act(env), a))

@@ -13,9 +13,21 @@ use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
-    /// Address to listen on. Keep it on loopback: the page reads the files given here.
+    /// Address to listen on. Loopback only unless --allow-remote: the page reads the files
+    /// given here and starts games on your model.
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
+    /// Listen on a non-loopback --addr (anyone who can reach it and load the page can
+    /// read the files given here and play on your model; a warning is printed).
+    #[arg(long)]
+    allow_remote: bool,
+    /// A host name the browser may use for this server besides localhost and IP
+    /// addresses (the Host header is checked); repeatable.
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
+    /// Connections open at once (more are answered 503).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    max_connections: u32,
     /// Transcripts, trajectory files, human-game files, eval directories, or directories
     /// holding them: the viewer lists and opens these (and only these).
     files: Vec<PathBuf>,
@@ -39,6 +51,23 @@ pub struct ServeArgs {
 }
 
 pub fn run(a: ServeArgs) -> Result<ExitCode> {
+    if !a.addr.ip().is_loopback() {
+        if !a.allow_remote {
+            bail!(
+                "--addr {}: not a loopback address; the server has no accounts, so anyone who reaches it can read the files given here and play on your model. Add --allow-remote to listen there anyway",
+                a.addr
+            );
+        }
+        eprintln!(
+            "warning: listening on {} (not loopback): anyone who can reach this address can open the files given here and start games on your model",
+            a.addr
+        );
+    }
+    for h in &a.allow_host {
+        if h.is_empty() || !h.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.') {
+            bail!("--allow-host {h:?}: expected a host name (letters, digits, '-' and '.')");
+        }
+    }
     if !(STEP_MS_RANGE.0..=STEP_MS_RANGE.1).contains(&a.step_ms) {
         bail!("--step-ms must be {}..={}, got {}", STEP_MS_RANGE.0, STEP_MS_RANGE.1, a.step_ms);
     }
@@ -73,7 +102,11 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
             },
         });
     }
+    let mut limits = proagent::web::ServeLimits::default();
+    limits.conn.max_connections = a.max_connections as usize;
     let cfg = ServeConfig {
+        limits,
+        allow_hosts: a.allow_host.clone(),
         roots: a.files.clone(),
         play: PlayConfig {
             games_dir: a.games_dir.clone(),

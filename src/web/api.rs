@@ -1,7 +1,11 @@
 //! The HTTP server: the page (HTML, JS, CSS embedded in the binary; nothing is fetched
-//! from elsewhere) and the JSON API it uses. Files are served only from the roots given
-//! on the command line (and the games directory); every error is a JSON object
-//! `{"error": "..."}` with a 4xx status that says what was wrong.
+//! from elsewhere) and the JSON API it uses. Every request first passes [`super::guard`]
+//! (Host, Origin, the per-start token, content types); every path in a request is resolved
+//! by [`super::access`] (the roots given on the command line, the games directory and the
+//! shipped data; a missing path and a forbidden one get the same 403). File reads happen
+//! off the async workers, and what files and uploads hold in memory at once is bounded
+//! ([`ServeLimits`]). Every error is a JSON object `{"error": "..."}` with a 4xx/5xx status
+//! that says what was wrong.
 //!
 //! | method | path | what |
 //! |---|---|---|
@@ -17,16 +21,19 @@
 //! | POST | `/api/play/{id}/key` | `{"action": "N"\|"S"\|"E"\|"W"\|"I"\|"X"}` |
 //! | POST | `/api/play/{id}/stop` | end the game now (what was played is saved) |
 
+use super::access::{Access, AccessError, Root, shipped_data};
+use super::guard::{Guard, new_token};
+use super::listen::ConnLimits;
 use super::play::{GameRequest, PlayConfig, PlayError, Sessions};
 use super::view::EpisodeView;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
-use axum::http::{StatusCode, header};
+use axum::body::{Body, Bytes};
+use axum::extract::{Path as UrlPath, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use proagent_eval::games::{AnyGame, GameOptions, V2_PREFIX};
-use proagent_eval::runner::files::{read_episode_file, read_episode_text, text_of_bytes};
+use proagent_eval::runner::files::{read_episode_text, text_of_bytes};
 use proagent_eval::sweep::store::{ResultSet, results_files_in};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -34,17 +41,55 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
 const APP_CSS: &str = include_str!("assets/app.css");
+/// Where the page's HTML receives the token.
+const TOKEN_SLOT: &str = "{{TOKEN}}";
+/// What the page may load: only from this server; no framing by other pages.
+const PAGE_POLICY: &str =
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'";
 
 /// Episodes kept open at once (the oldest is dropped first).
 const OPEN_EPISODES: usize = 16;
-/// Largest upload accepted.
-const MAX_UPLOAD: usize = 64 << 20;
 /// Most files listed under one root.
 const MAX_LISTED: usize = 2000;
+/// Largest game request or key body.
+const MAX_JSON_BODY: usize = 64 << 10;
+/// Units of the memory budget (bytes per permit).
+const BUDGET_UNIT: u64 = 1 << 10;
+
+/// The server's own limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServeLimits {
+    /// Connections, and header, body and write time-outs.
+    pub conn: ConnLimits,
+    /// Largest upload accepted (`/api/upload`).
+    pub max_upload: u64,
+    /// Bytes of episode text (files opened, uploads, after gunzip) being read and parsed at
+    /// once; also the largest single file the viewer opens. A request that would pass it
+    /// waits (up to [`ServeLimits::budget_wait`]), then gets 503.
+    pub read_budget: u64,
+    /// How long a request waits for the read budget.
+    pub budget_wait: Duration,
+    /// Bytes of episode text whose episodes are kept open at once (oldest dropped first).
+    pub keep_budget: u64,
+}
+
+impl Default for ServeLimits {
+    fn default() -> Self {
+        ServeLimits {
+            conn: ConnLimits::default(),
+            max_upload: 64 << 20,
+            read_budget: 64 << 20,
+            budget_wait: Duration::from_secs(30),
+            keep_budget: 192 << 20,
+        }
+    }
+}
 
 /// What a server serves.
 pub struct ServeConfig {
@@ -52,6 +97,10 @@ pub struct ServeConfig {
     pub roots: Vec<PathBuf>,
     /// Human play.
     pub play: PlayConfig,
+    /// The server's own limits.
+    pub limits: ServeLimits,
+    /// Host names accepted in the Host header besides `localhost` and IP literals.
+    pub allow_hosts: Vec<String>,
 }
 
 /// Why a server could not start.
@@ -65,29 +114,33 @@ pub enum ServeError {
         /// What is wrong.
         message: String,
     },
+    /// No token could be drawn from the operating system's random source.
+    #[error("drawing the server's token: {0}")]
+    Token(String),
 }
 
-struct Root {
-    /// As given (for display).
-    shown: String,
-    /// Canonical.
-    path: PathBuf,
-    is_dir: bool,
+/// An opened episode and the bytes of text it came from (for the keep budget).
+struct Kept {
+    view: Arc<EpisodeView>,
+    bytes: u64,
 }
 
 /// The server's state, shared by all requests.
 pub struct AppState {
-    roots: Vec<Root>,
-    episodes: Mutex<Vec<Arc<EpisodeView>>>,
+    access: Access,
+    episodes: Mutex<Vec<Kept>>,
     next_id: AtomicU64,
     play: PlayConfig,
+    limits: ServeLimits,
+    /// Read budget, in [`BUDGET_UNIT`]s.
+    budget: Arc<Semaphore>,
     /// The running and finished games.
     pub sessions: Sessions,
 }
 
 /// The router of `proagent serve` over these roots (the games directory is created and
-/// added as a root).
-pub fn router(cfg: ServeConfig) -> Result<Router, ServeError> {
+/// added as a root), for a server listening on `port`; every request passes the guard.
+pub fn router(cfg: ServeConfig, port: u16) -> Result<Router, ServeError> {
     let mut roots = Vec::new();
     std::fs::create_dir_all(&cfg.play.games_dir).map_err(|e| ServeError::Root {
         path: cfg.play.games_dir.display().to_string(),
@@ -101,17 +154,39 @@ pub fn router(cfg: ServeConfig) -> Result<Router, ServeError> {
         }
         roots.push(Root { shown: p.display().to_string(), is_dir: path.is_dir(), path });
     }
+    let token = new_token().map_err(|e| ServeError::Token(e.to_string()))?;
+    let units = (cfg.limits.read_budget / BUDGET_UNIT).clamp(1, u32::MAX as u64 / 2) as usize;
     let state = Arc::new(AppState {
-        roots,
+        access: Access { roots, shipped: shipped_data() },
         episodes: Mutex::new(Vec::new()),
         next_id: AtomicU64::new(1),
         play: cfg.play,
+        limits: cfg.limits,
+        budget: Arc::new(Semaphore::new(units)),
         sessions: Sessions::default(),
     });
+    let guard = Arc::new(Guard { token: token.clone(), port, hosts: cfg.allow_hosts });
+    let page = INDEX_HTML.replace(TOKEN_SLOT, &token);
+    let asset = |ct: &'static str, body: String| {
+        move || {
+            let body = body.clone();
+            async move {
+                (
+                    [
+                        (header::CONTENT_TYPE, ct),
+                        (header::CONTENT_SECURITY_POLICY, PAGE_POLICY),
+                        (header::X_FRAME_OPTIONS, "DENY"),
+                        (header::CACHE_CONTROL, "no-store"),
+                    ],
+                    body,
+                )
+            }
+        }
+    };
     Ok(Router::new()
-        .route("/", get(|| async { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], INDEX_HTML) }))
-        .route("/app.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], APP_JS) }))
-        .route("/app.css", get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], APP_CSS) }))
+        .route("/", get(asset("text/html; charset=utf-8", page)))
+        .route("/app.js", get(asset("text/javascript; charset=utf-8", APP_JS.to_string())))
+        .route("/app.css", get(asset("text/css; charset=utf-8", APP_CSS.to_string())))
         .route("/api/files", get(files))
         .route("/api/episode", get(episode))
         .route("/api/upload", post(upload))
@@ -123,7 +198,7 @@ pub fn router(cfg: ServeConfig) -> Result<Router, ServeError> {
         .route("/api/play/{id}/key", post(play_key))
         .route("/api/play/{id}/stop", post(play_stop))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or API endpoint") })
-        .layer(DefaultBodyLimit::max(MAX_UPLOAD))
+        .layer(axum::middleware::from_fn_with_state(guard, super::guard::guard))
         .with_state(state))
 }
 
@@ -140,6 +215,10 @@ impl ApiError {
     }
     fn bad(message: impl std::fmt::Display) -> Self {
         ApiError::new(StatusCode::BAD_REQUEST, message.to_string())
+    }
+    fn prefixed(mut self, source: &str) -> Self {
+        self.message = format!("{source}: {}", self.message);
+        self
     }
 }
 
@@ -161,46 +240,111 @@ impl From<PlayError> for ApiError {
     }
 }
 
+impl From<AccessError> for ApiError {
+    fn from(e: AccessError) -> Self {
+        let status = match e {
+            AccessError::NotServed(_) => StatusCode::FORBIDDEN,
+            AccessError::NotRegular(_) | AccessError::Kind { .. } => StatusCode::BAD_REQUEST,
+            AccessError::Refused(_) => StatusCode::FORBIDDEN,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+}
+
+/// Runs blocking work (file system, parsing) off the async workers.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> ApiResult<T> + Send + 'static) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f).await.map_err(internal)?
+}
+
 type Shared = State<Arc<AppState>>;
 type ApiResult<T> = Result<T, ApiError>;
 
 impl AppState {
-    /// The canonical path of `p` if it lies under a root; a clear error otherwise.
-    fn allowed(&self, p: &str) -> ApiResult<PathBuf> {
-        if p.is_empty() {
-            return Err(ApiError::bad("path: missing"));
-        }
-        let canon =
-            Path::new(p).canonicalize().map_err(|e| ApiError::new(StatusCode::NOT_FOUND, format!("{p}: {e}")))?;
-        let ok = self.roots.iter().any(|r| if r.is_dir { canon.starts_with(&r.path) } else { canon == r.path });
-        if !ok {
+    /// Holds `bytes` of the read budget (waiting for it up to the configured time).
+    async fn reserve(&self, bytes: u64, what: &str) -> ApiResult<OwnedSemaphorePermit> {
+        if bytes > self.limits.read_budget {
             return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
+                StatusCode::PAYLOAD_TOO_LARGE,
                 format!(
-                    "{p}: not under a file or directory this server was started with (give it to `proagent serve`)"
+                    "{what}: {} is more than this server reads at once ({}; see docs/limits.md)",
+                    proagent_core::limits::human_bytes(bytes),
+                    proagent_core::limits::human_bytes(self.limits.read_budget)
                 ),
             ));
         }
-        Ok(canon)
+        let units = bytes.div_ceil(BUDGET_UNIT).max(1) as u32;
+        let take = Arc::clone(&self.budget).acquire_many_owned(units);
+        match tokio::time::timeout(self.limits.budget_wait, take).await {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("{what}: the server is busy reading other files; try again"),
+            )),
+        }
     }
 
-    fn keep(&self, make: impl FnOnce(String) -> ApiResult<EpisodeView>) -> ApiResult<Arc<EpisodeView>> {
+    fn keep(&self, bytes: u64, make: impl FnOnce(String) -> ApiResult<EpisodeView>) -> ApiResult<Arc<EpisodeView>> {
         let id = format!("e{}", self.next_id.fetch_add(1, Ordering::SeqCst));
         let view = Arc::new(make(id)?);
         let mut eps = self.episodes.lock().unwrap_or_else(|e| e.into_inner());
-        if eps.len() >= OPEN_EPISODES {
+        while !eps.is_empty()
+            && (eps.len() >= OPEN_EPISODES
+                || eps.iter().map(|k| k.bytes).sum::<u64>() + bytes > self.limits.keep_budget)
+        {
             eps.remove(0);
         }
-        eps.push(Arc::clone(&view));
+        eps.push(Kept { view: Arc::clone(&view), bytes });
         Ok(view)
     }
 
     fn opened(&self, id: &str) -> ApiResult<Arc<EpisodeView>> {
         let eps = self.episodes.lock().unwrap_or_else(|e| e.into_inner());
         eps.iter()
-            .find(|e| e.id == id)
-            .cloned()
+            .find(|e| e.view.id == id)
+            .map(|k| Arc::clone(&k.view))
             .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("episode {id:?} is not open (open it again)")))
+    }
+
+    /// Reads an episode file's text (bounded), checks what its header names, opens it.
+    fn open_text(&self, source: &str, bytes: Vec<u8>, index: usize) -> ApiResult<Arc<EpisodeView>> {
+        let size = bytes.len() as u64;
+        let text = if proagent_core::limits::is_gzip(&bytes) {
+            let plain = proagent_core::limits::gunzip(
+                &bytes,
+                self.limits.read_budget,
+                "episode text this server reads at once",
+            )
+            .map_err(|e| ApiError::bad(format!("{source}: reading the gzip data: {e}")))?;
+            drop(bytes);
+            String::from_utf8(plain)
+                .map_err(|e| ApiError::bad(format!("{source}: the gzip data is not UTF-8 text: {e}")))?
+        } else {
+            text_of_bytes(source, bytes).map_err(ApiError::bad)?
+        };
+        self.access.episode_text(&text).map_err(|e| ApiError::from(e).prefixed(source))?;
+        let f = read_episode_text(source, &text).map_err(ApiError::bad)?;
+        let weight = size.max(text.len() as u64);
+        drop(text);
+        self.keep(weight, |id| EpisodeView::new(id, f, index).map_err(ApiError::bad))
+    }
+}
+
+/// Reads a request body: at most `limit` bytes, within the body time-out.
+async fn read_body(body: Body, limit: usize, timeout: Duration) -> ApiResult<Bytes> {
+    match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
+        Ok(Ok(b)) => Ok(b),
+        Ok(Err(e)) => Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("cannot read the request body (at most {}): {e}", proagent_core::limits::human_bytes(limit as u64)),
+        )),
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!("the request body did not arrive within {} s", timeout.as_secs()),
+        )),
     }
 }
 
@@ -239,24 +383,29 @@ fn list_dir(dir: &Path, shown: &Path, depth: usize, out: &mut Vec<Value>) {
     }
 }
 
-async fn files(State(st): Shared) -> axum::Json<Value> {
-    let roots: Vec<Value> = st
-        .roots
-        .iter()
-        .map(|r| {
-            let mut entries = Vec::new();
-            let kind = if !r.is_dir {
-                "file"
-            } else if results_files_in(&r.path).is_ok_and(|f| !f.is_empty()) {
-                "eval"
-            } else {
-                list_dir(&r.path, Path::new(&r.shown), 0, &mut entries);
-                "dir"
-            };
-            json!({"path": r.shown, "kind": kind, "entries": entries})
-        })
-        .collect();
-    axum::Json(json!({"roots": roots, "games_dir": st.play.games_dir.display().to_string()}))
+async fn files(State(st): Shared) -> ApiResult<axum::Json<Value>> {
+    let st2 = Arc::clone(&st);
+    let roots = blocking(move || {
+        Ok(st2
+            .access
+            .roots
+            .iter()
+            .map(|r| {
+                let mut entries = Vec::new();
+                let kind = if !r.is_dir {
+                    "file"
+                } else if results_files_in(&r.path).is_ok_and(|f| !f.is_empty()) {
+                    "eval"
+                } else {
+                    list_dir(&r.path, Path::new(&r.shown), 0, &mut entries);
+                    "dir"
+                };
+                json!({"path": r.shown, "kind": kind, "entries": entries})
+            })
+            .collect::<Vec<Value>>())
+    })
+    .await?;
+    Ok(axum::Json(json!({"roots": roots, "games_dir": st.play.games_dir.display().to_string()})))
 }
 
 #[derive(Deserialize)]
@@ -268,19 +417,29 @@ struct EpisodeQuery {
 }
 
 async fn episode(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult<axum::Json<Value>> {
-    let canon = st.allowed(&q.path)?;
-    if canon.is_dir() {
-        return Err(ApiError::bad(format!("{}: a directory (open an eval directory with /api/eval)", q.path)));
-    }
-    let shown = q.path.clone();
-    let view = tokio::task::spawn_blocking(move || -> ApiResult<_> {
-        let mut f = read_episode_file(&canon)
-            .map_err(|e| ApiError::bad(e.to_string().replacen(&*canon.display().to_string(), &shown, 1)))?;
-        f.source = shown;
-        st.keep(|id| EpisodeView::new(id, f, q.index).map_err(ApiError::bad))
+    // Resolve and size the file off the async workers (a FIFO is refused, never opened).
+    let st2 = Arc::clone(&st);
+    let path = q.path.clone();
+    let (canon, size, gz) = blocking(move || {
+        let canon = st2.access.file(&path)?;
+        let size = std::fs::metadata(&canon).map_err(|_| AccessError::NotServed(path.clone()))?.len();
+        let mut head = [0u8; 2];
+        let gz = std::fs::File::open(&canon)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok_and(|_| proagent_core::limits::is_gzip(&head));
+        Ok((canon, size, gz))
     })
-    .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    .await?;
+    // A gzipped file may expand up to the whole budget.
+    let _held = st.reserve(if gz { st.limits.read_budget } else { size }, &q.path).await?;
+    let shown = q.path.clone();
+    let view = blocking(move || {
+        let limit = st.limits.read_budget;
+        let bytes = proagent_core::limits::read_file(&canon, limit, "episode files this server reads at once")
+            .map_err(|e| ApiError::bad(format!("{shown}: {e}")))?;
+        st.open_text(&shown, bytes, q.index)
+    })
+    .await?;
     Ok(axum::Json(view.json()))
 }
 
@@ -292,15 +451,41 @@ struct UploadQuery {
     index: usize,
 }
 
-async fn upload(State(st): Shared, Query(q): Query<UploadQuery>, body: Bytes) -> ApiResult<axum::Json<Value>> {
-    let name = q.name.unwrap_or_else(|| "upload".into());
-    let view = tokio::task::spawn_blocking(move || -> ApiResult<_> {
-        let text = text_of_bytes(&name, body.to_vec()).map_err(ApiError::bad)?;
-        let f = read_episode_text(&name, &text).map_err(ApiError::bad)?;
-        st.keep(|id| EpisodeView::new(id, f, q.index).map_err(ApiError::bad))
+async fn upload(
+    State(st): Shared,
+    Query(q): Query<UploadQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<axum::Json<Value>> {
+    let name: String =
+        q.name.unwrap_or_else(|| "upload".into()).chars().filter(|c| !c.is_control()).take(200).collect();
+    let max = st.limits.max_upload;
+    let length = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if let Some(n) = length
+        && n > max
+    {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "{name}: {} is larger than the largest upload ({})",
+                proagent_core::limits::human_bytes(n),
+                proagent_core::limits::human_bytes(max)
+            ),
+        ));
+    }
+    // Held while the body arrives and is parsed; without a length, the largest upload.
+    let mut held = st.reserve(length.unwrap_or(max), &name).await?;
+    let bytes = read_body(body, max as usize, st.limits.conn.body_timeout).await?;
+    if proagent_core::limits::is_gzip(&bytes) {
+        // Unpacked, it may take the whole budget.
+        drop(held);
+        held = st.reserve(st.limits.read_budget, &name).await?;
+    }
+    let view = blocking(move || {
+        let _held = held;
+        st.open_text(&name, bytes.to_vec(), q.index)
     })
-    .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    .await?;
     Ok(axum::Json(view.json()))
 }
 
@@ -347,12 +532,11 @@ async fn board(
 }
 
 async fn eval_dir(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult<axum::Json<Value>> {
-    let canon = st.allowed(&q.path)?;
-    if !canon.is_dir() {
-        return Err(ApiError::bad(format!("{}: not a directory (an eval directory holds results.jsonl)", q.path)));
-    }
+    let st2 = Arc::clone(&st);
+    let path = q.path.clone();
+    let canon = blocking(move || Ok(st2.access.dir(&path)?)).await?;
     let shown = PathBuf::from(&q.path);
-    let out = tokio::task::spawn_blocking(move || -> ApiResult<Value> {
+    let out = blocking(move || -> ApiResult<Value> {
         let files = results_files_in(&canon).map_err(|e| ApiError::bad(format!("{}: {e}", shown.display())))?;
         if files.is_empty() {
             return Err(ApiError::bad(format!("{}: no results.jsonl here (not an eval directory)", shown.display())));
@@ -382,8 +566,7 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult
             .collect();
         Ok(json!({"path": shown.display().to_string(), "records": set.len(), "cells": cells}))
     })
-    .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    .await?;
     Ok(axum::Json(out))
 }
 
@@ -411,42 +594,46 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
 }
 
 /// The game a request's `layout` names: a built-in layout (`cramped_room`, `v2:two_rooms`)
-/// or a layout file under the server's roots (`PATH`, `v2:PATH`), with the file's text.
+/// or a layout file the server may read (`PATH`, `v2:PATH`), with the file's text.
+/// Blocking (it may read the file).
 fn requested_game(st: &AppState, req: &GameRequest) -> ApiResult<(AnyGame, Option<String>)> {
     let options = GameOptions { horizon: req.horizon, v2: req.v2.clone().unwrap_or_default() };
     let bad = |e: String| ApiError::bad(format!("layout: {e}"));
-    let v2 = proagent_overcooked_v2::env::layout::strip_v2_prefix(&req.layout);
-    let builtin = match v2 {
-        Some(name) => proagent_overcooked_v2::env::Layout::builtin(name).is_some(),
-        None => proagent_overcooked::env::Layout::builtin(&req.layout).is_some(),
-    };
-    if builtin {
-        return AnyGame::load(&req.layout, &options).map_err(|e| bad(e.to_string()));
-    }
-    let path = v2.unwrap_or(&req.layout);
-    let canon = st.allowed(path).map_err(|e| {
-        ApiError::bad(format!("layout: not a built-in layout, nor a file this server may read ({})", e.message))
-    })?;
-    let spec = match v2 {
-        Some(_) => format!("{V2_PREFIX}{}", canon.display()),
-        None => canon.display().to_string(),
+    let spec = match st.access.layout(&req.layout) {
+        Ok(None) => req.layout.clone(),
+        Ok(Some(canonical)) => canonical,
+        Err(AccessError::NotServed(_)) => {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!("layout: not a built-in layout, nor a layout file this server may open ({:?})", req.layout),
+            ));
+        }
+        Err(e) => return Err(bad(e.to_string())),
     };
     AnyGame::load(&spec, &options).map_err(|e| bad(e.to_string()))
 }
 
-async fn play_start(State(st): Shared, body: Bytes) -> ApiResult<axum::Json<Value>> {
-    let req: GameRequest =
+async fn play_start(State(st): Shared, body: Body) -> ApiResult<axum::Json<Value>> {
+    let body = read_body(body, MAX_JSON_BODY, st.limits.conn.body_timeout).await?;
+    let mut req: GameRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::bad(format!("the game request is not valid: {e}")))?;
-    let (game, text) = requested_game(&st, &req)?;
     let st2 = Arc::clone(&st);
-    // Building a seat may load a BC model from disk.
-    let session = tokio::task::spawn_blocking(move || {
+    // Loading a layout file and building a seat (a BC or RL model from disk) block.
+    let session = blocking(move || {
+        let (game, text) = requested_game(&st2, &req)?;
+        if let Some(partner) = &req.partner {
+            let known = proagent_eval::on_game!(&game, |g| proagent_eval::games::Playable::known_specs(&**g));
+            let models: Vec<&str> = st2.play.models.iter().map(|m| m.name.as_str()).collect();
+            req.partner = Some(st2.access.seat_spec(partner, known, &models).map_err(|e| match e {
+                AccessError::NotServed(_) => ApiError::new(StatusCode::FORBIDDEN, format!("partner: {e}")),
+                other => ApiError::from(other),
+            })?);
+        }
         let handle = tokio::runtime::Handle::current();
         let _guard = handle.enter();
-        st2.sessions.start(&st2.play, req, game, text)
+        Ok(st2.sessions.start(&st2.play, req, game, text)?)
     })
-    .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))??;
+    .await?;
     Ok(axum::Json(json!(session.status())))
 }
 
@@ -459,8 +646,9 @@ struct KeyBody {
     action: String,
 }
 
-async fn play_key(State(st): Shared, UrlPath(id): UrlPath<String>, body: Bytes) -> ApiResult<axum::Json<Value>> {
+async fn play_key(State(st): Shared, UrlPath(id): UrlPath<String>, body: Body) -> ApiResult<axum::Json<Value>> {
     let session = st.sessions.get(&id)?;
+    let body = read_body(body, MAX_JSON_BODY, st.limits.conn.body_timeout).await?;
     let k: KeyBody = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad(format!("expected {{\"action\": \"N\"|\"S\"|\"E\"|\"W\"|\"I\"|\"X\"}}: {e}")))?;
     session.key(&k.action)?;

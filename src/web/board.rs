@@ -37,6 +37,14 @@ pub enum DrawError {
         /// The backend's error.
         message: String,
     },
+    /// A state the game cannot draw (a room or player out of range, hands of another game).
+    #[error("the state does not fit the game {game}: {message}")]
+    State {
+        /// The game's name.
+        game: String,
+        /// What does not fit.
+        message: String,
+    },
     /// The state does not fit the layout (object table of another size).
     #[error("the state does not match the layout {layout} ({cells} cells, {objects} object slots)")]
     Mismatch {
@@ -128,15 +136,23 @@ pub trait Board: Game {
     fn grid_rows(&self) -> Vec<String>;
     /// Checks that a state can be drawn on this game's grid (a state of another layout cannot).
     fn check(&self, state: &Self::State) -> Result<(), DrawError>;
-    /// Draws the cells and what lies on them (tiles, items, pots), below `g.top`.
-    fn draw_cells<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, g: &Geom, state: &Self::State)
-    -> Drawn<DB>;
+    /// Draws the cells and what lies on them (tiles, items, pots), below `g.top`; `view`
+    /// is whose view the picture shows (games that hide something from a player, such as
+    /// Hanabi's own hand, draw it hidden).
+    fn draw_cells<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &Self::State,
+        view: Option<PlayerView>,
+    ) -> Drawn<DB>;
     /// Draws the players (with their facing and what they hold) over the cells.
     fn draw_players<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         g: &Geom,
         state: &Self::State,
+        view: Option<PlayerView>,
     ) -> Drawn<DB>;
     /// Status rows above the grid (the first holds time and score).
     fn status_rows(&self) -> u32 {
@@ -152,7 +168,8 @@ pub trait Board: Game {
     ) -> Drawn<DB> {
         Ok(())
     }
-    /// Whether players see only part of the board (then a view can be shaded).
+    /// Whether players see only part of the board (then a view can be chosen: what the
+    /// player does not see is shaded, or hidden).
     fn partial_view(&self) -> bool {
         false
     }
@@ -164,6 +181,10 @@ pub trait Board: Game {
     fn caption(&self, _state: &Self::State) -> Option<String> {
         None
     }
+    /// An action in words, for the buttons of a person playing (default: its token).
+    fn describe_action(&self, _state: &Self::State, action: Self::Action) -> String {
+        self.action_token(action)
+    }
 }
 
 /// The picture's size in pixels for a cell size.
@@ -173,28 +194,28 @@ pub fn frame_size<G: Board>(game: &G, cell: u32, with_status: bool) -> (u32, u32
     (w * cell, h * cell + top)
 }
 
-fn status_height(cell: u32) -> u32 {
+pub(crate) fn status_height(cell: u32) -> u32 {
     (cell / 2).max(10)
 }
 
-const FLOOR: RGBColor = RGBColor(0xf4, 0xef, 0xe4);
-const FLOOR_LINE: RGBColor = RGBColor(0xe3, 0xdc, 0xcc);
-const COUNTER: RGBColor = RGBColor(0xc9, 0xa2, 0x6b);
-const COUNTER_EDGE: RGBColor = RGBColor(0x8d, 0x6a, 0x3d);
-const POT: RGBColor = RGBColor(0x45, 0x47, 0x4d);
-const ONION: RGBColor = RGBColor(0xe8, 0xc5, 0x47);
-const ONION_EDGE: RGBColor = RGBColor(0x9c, 0x7a, 0x12);
-const TOMATO: RGBColor = RGBColor(0xd9, 0x3b, 0x2b);
-const DISH: RGBColor = RGBColor(0xfb, 0xfb, 0xfb);
-const DISH_EDGE: RGBColor = RGBColor(0x8a, 0x8a, 0x8a);
-const SOUP: RGBColor = RGBColor(0xe0, 0x7b, 0x39);
-const CRATE: RGBColor = RGBColor(0x7b, 0x50, 0x2a);
-const SERVE: RGBColor = RGBColor(0x8b, 0xc3, 0x4a);
-const SERVE_EDGE: RGBColor = RGBColor(0x4e, 0x7d, 0x1c);
-const COOKING: RGBColor = RGBColor(0xef, 0x8a, 0x17);
-const READY: RGBColor = RGBColor(0x2e, 0xa0, 0x43);
-const BAR_BG: RGBColor = RGBColor(0x2b, 0x2b, 0x2b);
-const CHEF: [RGBColor; 2] = [RGBColor(0x2f, 0x6b, 0xd8), RGBColor(0x2a, 0x9d, 0x5c)];
+pub(crate) const FLOOR: RGBColor = RGBColor(0xf4, 0xef, 0xe4);
+pub(crate) const FLOOR_LINE: RGBColor = RGBColor(0xe3, 0xdc, 0xcc);
+pub(crate) const COUNTER: RGBColor = RGBColor(0xc9, 0xa2, 0x6b);
+pub(crate) const COUNTER_EDGE: RGBColor = RGBColor(0x8d, 0x6a, 0x3d);
+pub(crate) const POT: RGBColor = RGBColor(0x45, 0x47, 0x4d);
+pub(crate) const ONION: RGBColor = RGBColor(0xe8, 0xc5, 0x47);
+pub(crate) const ONION_EDGE: RGBColor = RGBColor(0x9c, 0x7a, 0x12);
+pub(crate) const TOMATO: RGBColor = RGBColor(0xd9, 0x3b, 0x2b);
+pub(crate) const DISH: RGBColor = RGBColor(0xfb, 0xfb, 0xfb);
+pub(crate) const DISH_EDGE: RGBColor = RGBColor(0x8a, 0x8a, 0x8a);
+pub(crate) const SOUP: RGBColor = RGBColor(0xe0, 0x7b, 0x39);
+pub(crate) const CRATE: RGBColor = RGBColor(0x7b, 0x50, 0x2a);
+pub(crate) const SERVE: RGBColor = RGBColor(0x8b, 0xc3, 0x4a);
+pub(crate) const SERVE_EDGE: RGBColor = RGBColor(0x4e, 0x7d, 0x1c);
+pub(crate) const COOKING: RGBColor = RGBColor(0xef, 0x8a, 0x17);
+pub(crate) const READY: RGBColor = RGBColor(0x2e, 0xa0, 0x43);
+pub(crate) const BAR_BG: RGBColor = RGBColor(0x2b, 0x2b, 0x2b);
+pub(crate) const CHEF: [RGBColor; 2] = [RGBColor(0x2f, 0x6b, 0xd8), RGBColor(0x2a, 0x9d, 0x5c)];
 /// Colours of agents 2, 3, ... of games with more than two (V2 layouts may have up to 16).
 const MORE_CHEFS: [RGBColor; 6] = [
     RGBColor(0xc2, 0x41, 0x0c),
@@ -204,17 +225,17 @@ const MORE_CHEFS: [RGBColor; 6] = [
     RGBColor(0xad, 0x1f, 0x5b),
     RGBColor(0x55, 0x5a, 0x63),
 ];
-const HAND_OVER: RGBColor = RGBColor(0xd8, 0x1b, 0x60);
-const HAND_OVER_WEAK: RGBColor = RGBColor(0xf0, 0x9a, 0xbb);
-const STATUS_BG: RGBColor = RGBColor(0x26, 0x2b, 0x33);
-const INDICATOR: RGBColor = RGBColor(0x1f, 0x24, 0x2b);
-const BUTTON_OFF: RGBColor = RGBColor(0x8e, 0x2a, 0x22);
-const BUTTON_LIT: RGBColor = RGBColor(0xff, 0xd4, 0x3b);
-const SHADE: RGBColor = RGBColor(0x10, 0x14, 0x1c);
-const VIEW_EDGE: RGBColor = RGBColor(0xff, 0xff, 0xff);
+pub(crate) const HAND_OVER: RGBColor = RGBColor(0xd8, 0x1b, 0x60);
+pub(crate) const HAND_OVER_WEAK: RGBColor = RGBColor(0xf0, 0x9a, 0xbb);
+pub(crate) const STATUS_BG: RGBColor = RGBColor(0x26, 0x2b, 0x33);
+pub(crate) const INDICATOR: RGBColor = RGBColor(0x1f, 0x24, 0x2b);
+pub(crate) const BUTTON_OFF: RGBColor = RGBColor(0x8e, 0x2a, 0x22);
+pub(crate) const BUTTON_LIT: RGBColor = RGBColor(0xff, 0xd4, 0x3b);
+pub(crate) const SHADE: RGBColor = RGBColor(0x10, 0x14, 0x1c);
+pub(crate) const VIEW_EDGE: RGBColor = RGBColor(0xff, 0xff, 0xff);
 
 /// The colour of player `i`: blue and green for the first two, as the viewer's text says.
-fn chef_color(i: usize) -> RGBColor {
+pub(crate) fn chef_color(i: usize) -> RGBColor {
     match i {
         0 | 1 => CHEF[i],
         _ => MORE_CHEFS[(i - 2) % MORE_CHEFS.len()],
@@ -304,7 +325,7 @@ pub fn draw<G: Board, DB: DrawingBackend>(
         0
     };
     let g = Geom { c, top };
-    game.draw_cells(area, &g, state)?;
+    game.draw_cells(area, &g, state, overlay.view)?;
     for hl in &overlay.highlights {
         let (x0, y0) = g.corner(hl.at);
         let color = if hl.constructive { HAND_OVER } else { HAND_OVER_WEAK };
@@ -313,9 +334,10 @@ pub fn draw<G: Board, DB: DrawingBackend>(
             area.draw(&Rectangle::new([(x0 + k, y0 + k), (x0 + c - 1 - k, y0 + c - 1 - k)], color.stroke_width(1)))?;
         }
     }
-    game.draw_players(area, &g, state)?;
+    game.draw_players(area, &g, state, overlay.view)?;
     if let Some(v) = overlay.view
         && game.partial_view()
+        && (0..h).any(|y| (0..w).any(|x| !game.sees(state, v.player, Pos::new(x as u8, y as u8))))
     {
         let shade = if v.hide { SHADE.mix(1.0) } else { SHADE.mix(0.45) };
         for y in 0..h {
@@ -348,7 +370,7 @@ pub fn draw<G: Board, DB: DrawingBackend>(
     Ok(())
 }
 
-fn rect<DB: DrawingBackend>(
+pub(crate) fn rect<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     a: (i32, i32),
     b: (i32, i32),
@@ -362,7 +384,7 @@ fn rect<DB: DrawingBackend>(
     Ok(())
 }
 
-fn disc<DB: DrawingBackend>(
+pub(crate) fn disc<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     at: (i32, i32),
     r: i32,
@@ -447,7 +469,7 @@ fn serve_tile<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &Geom, p: Po
 }
 
 /// A cooking bar along the bottom of a pot cell: `frac` done, green when ready.
-fn cooking_bar<DB: DrawingBackend>(
+pub(crate) fn cooking_bar<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     g: &Geom,
     p: Pos,
@@ -467,7 +489,7 @@ fn cooking_bar<DB: DrawingBackend>(
 }
 
 /// A row of ingredient dots centred on `(cx, cy)`, each of radius `r`.
-fn dots<DB: DrawingBackend>(
+pub(crate) fn dots<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     (cx, cy): (i32, i32),
     r: i32,
@@ -530,7 +552,13 @@ impl Board for Overcooked {
         Ok(())
     }
 
-    fn draw_cells<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, g: &Geom, state: &State) -> Drawn<DB> {
+    fn draw_cells<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
         let layout = &*self.layout;
         for y in 0..layout.height {
             for x in 0..layout.width {
@@ -572,7 +600,13 @@ impl Board for Overcooked {
         Ok(())
     }
 
-    fn draw_players<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, g: &Geom, state: &State) -> Drawn<DB> {
+    fn draw_players<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
         for (i, p) in state.players.iter().enumerate() {
             let hand = chef(area, g, i.min(1), p.pos, p.dir, if i == 0 { "0" } else { "1" })?;
             if let Some(o) = &p.held {
@@ -689,7 +723,13 @@ impl Board for OvercookedV2 {
         Ok(())
     }
 
-    fn draw_cells<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, g: &Geom, state: &v2::State) -> Drawn<DB> {
+    fn draw_cells<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &v2::State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
         let layout = &*self.layout;
         let c = g.c;
         for i in 0..layout.cells() {
@@ -759,6 +799,7 @@ impl Board for OvercookedV2 {
         area: &DrawingArea<DB, Shift>,
         g: &Geom,
         state: &v2::State,
+        _view: Option<PlayerView>,
     ) -> Drawn<DB> {
         for (i, a) in state.agents.iter().enumerate() {
             let hand = chef(area, g, i, a.pos, a.dir, &i.to_string())?;
@@ -825,7 +866,8 @@ impl Board for OvercookedV2 {
     }
 }
 
-/// 3×5 glyphs of the characters the status line and chefs need.
+/// 3×5 glyphs of the characters the status lines, labels and pieces need (digits, capital
+/// letters, a few signs); lower-case letters are drawn as capitals.
 fn glyph(ch: char) -> Option<[&'static str; 5]> {
     Some(match ch {
         '0' | 'O' => ["###", "#.#", "#.#", "#.#", "###"],
@@ -848,11 +890,33 @@ fn glyph(ch: char) -> Option<[&'static str; 5]> {
         '-' => ["...", "...", "###", "...", "..."],
         '/' => ["..#", "..#", ".#.", "#..", "#.."],
         ' ' => ["...", "...", "...", "...", "..."],
+        'A' => [".#.", "#.#", "###", "#.#", "#.#"],
+        'B' => ["##.", "#.#", "##.", "#.#", "##."],
+        'D' => ["##.", "#.#", "#.#", "#.#", "##."],
+        'F' => ["###", "#..", "##.", "#..", "#.."],
+        'G' => ["###", "#..", "#.#", "#.#", "###"],
+        'H' => ["#.#", "#.#", "###", "#.#", "#.#"],
+        'J' => ["..#", "..#", "..#", "#.#", "###"],
+        'K' => ["#.#", "##.", "#..", "##.", "#.#"],
+        'L' => ["#..", "#..", "#..", "#..", "###"],
+        'M' => ["#.#", "###", "###", "#.#", "#.#"],
+        'N' => ["##.", "#.#", "#.#", "#.#", "#.#"],
+        'Q' => ["###", "#.#", "#.#", "###", "..#"],
+        'U' => ["#.#", "#.#", "#.#", "#.#", "###"],
+        'V' => ["#.#", "#.#", "#.#", "#.#", ".#."],
+        'W' => ["#.#", "#.#", "###", "###", "#.#"],
+        'X' => ["#.#", "#.#", ".#.", "#.#", "#.#"],
+        'Y' => ["#.#", "#.#", ".#.", ".#.", ".#."],
+        'Z' => ["###", "..#", ".#.", "#..", "###"],
+        '>' => ["#..", ".#.", "..#", ".#.", "#.."],
+        '+' => ["...", ".#.", "###", ".#.", "..."],
+        ':' => ["...", ".#.", "...", ".#.", "..."],
+        '.' => ["...", "...", "...", "...", ".#."],
         _ => return None,
     })
 }
 
-fn pixel_text<DB: DrawingBackend>(
+pub(crate) fn pixel_text<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     at: (i32, i32),
@@ -861,7 +925,7 @@ fn pixel_text<DB: DrawingBackend>(
 ) -> Drawn<DB> {
     let mut x = at.0;
     for ch in text.chars() {
-        let Some(rows) = glyph(ch) else { continue };
+        let Some(rows) = glyph(ch.to_ascii_uppercase()) else { continue };
         for (ry, row) in rows.iter().enumerate() {
             for (rx, b) in row.bytes().enumerate() {
                 if b == b'#' {

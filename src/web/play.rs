@@ -196,8 +196,14 @@ pub struct GameStatus {
     pub done: bool,
     /// The game is waiting for the other seat's action.
     pub thinking: bool,
+    /// The game's family (`overcooked`, `overcooked_v2`, `hanabi`, ...).
+    pub game: &'static str,
     /// The board as SVG (with the status line), as the human's player sees it.
     pub svg: String,
+    /// The person's legal moves now (token and words; empty when it is not their turn or
+    /// the game is over): the page offers them as buttons for games not played with the
+    /// arrow keys.
+    pub moves: Vec<LegalMove>,
     /// The human's seat.
     pub human_seat: usize,
     /// Players in the game.
@@ -210,6 +216,15 @@ pub struct GameStatus {
     pub files: Option<Value>,
     /// Why the game ended early or could not be saved, if it did.
     pub error: Option<String>,
+}
+
+/// One move a person may make now.
+#[derive(Clone, Debug, Serialize)]
+pub struct LegalMove {
+    /// The action token the key endpoint takes.
+    pub token: String,
+    /// The move in words.
+    pub label: String,
 }
 
 /// A running or finished game, whatever its game: what the server asks of it.
@@ -276,8 +291,20 @@ impl<G: Playable + Board> Session for Live<G> {
         let svg = board::svg(&*self.game, &s.state, &overlay, board::DEFAULT_CELL)
             .unwrap_or_else(|e| format!("<svg xmlns=\"http://www.w3.org/2000/svg\"><text>{e}</text></svg>"));
         let from = s.events.len().saturating_sub(8);
+        let moves = if s.done {
+            Vec::new()
+        } else {
+            let me = self.human_seat;
+            self.game
+                .legal_actions(self.game.view(&s.state, me), me)
+                .into_iter()
+                .map(|a| LegalMove { token: self.game.action_token(a), label: self.game.describe_action(&s.state, a) })
+                .collect()
+        };
         GameStatus {
             id: self.id.clone(),
+            game: self.game.kind(),
+            moves,
             layout: self.game.report_name(),
             t: s.t,
             horizon,
@@ -453,7 +480,7 @@ impl Sessions {
             id: id.clone(),
             game: Arc::clone(&game),
             human_seat: req.human_seat,
-            turn_based: req.turn_based,
+            turn_based: req.turn_based || !real_time_game(game.kind()),
             shared: Mutex::new(Shared {
                 state: start.clone(),
                 t: 0,
@@ -473,7 +500,11 @@ impl Sessions {
         let session: Arc<dyn Session> = live.clone();
         self.lock().insert(id, Arc::clone(&session));
         // Proceeding without the other seat's action needs an action that does nothing.
-        let timing = if req.turn_based || game.idle_action().is_none() { LlmTiming::Wait } else { req.llm };
+        let timing = if req.turn_based || !real_time_game(game.kind()) || game.idle_action().is_none() {
+            LlmTiming::Wait
+        } else {
+            req.llm
+        };
         let played = Played {
             live,
             other: built.zip(ai_seat).map(|(b, ai)| (b.seat, ai)),
@@ -488,6 +519,13 @@ impl Sessions {
         tokio::spawn(played.run());
         Ok(session)
     }
+}
+
+/// Whether a game family is played in real time by a person (the Overcooked games, with
+/// the arrow keys); the others (Hanabi, the maze games) are always turn-based: the game
+/// waits for the person's pick.
+fn real_time_game(kind: &str) -> bool {
+    matches!(kind, "overcooked" | "overcooked_v2")
 }
 
 /// The name of the human seat in files.

@@ -382,5 +382,68 @@ fn viewer_and_human_play_in_headless_chromium() {
     let mine: Vec<&str> = t["steps"].as_array().unwrap().iter().map(|s| s["actions"][0].as_str().unwrap()).collect();
     assert_eq!(mine, ["S", "W", "I", "N", "I"]);
     assert_eq!(t["settings"]["view_radius"], 2);
+
+    // A page of another origin (another port on loopback) tries to use the server: a
+    // "simple" text/plain POST that starts a game, a JSON POST, reading the file list and
+    // the page (for its token), and an image of a device file. None may get through.
+    let saved_before = std::fs::read_dir(&games).map_or(0, |d| d.count());
+    let attacker = attacker_page(&base);
+    cdp.call("Page.navigate", json!({"url": attacker}));
+    let results = cdp.wait("window.attackDone && JSON.stringify(window.attack)", "the other page's attempts");
+    let results: Value = serde_json::from_str(results.as_str().unwrap()).unwrap();
+    assert_eq!(results["json_post"], "blocked", "{results}");
+    assert_eq!(results["files"], "blocked", "{results}");
+    assert_eq!(results["page"], "blocked", "{results}");
+    assert_eq!(results["image"], "blocked", "{results}");
+    // The no-cors POST is sent but answered 403 (its answer is opaque to the page): no game.
+    std::thread::sleep(Duration::from_millis(800));
+    let saved_after = std::fs::read_dir(&games).map_or(0, |d| d.count());
+    assert_eq!(saved_before, saved_after, "a page of another origin started a game: {results}");
     eprintln!("web_browser: viewer and game checked in Chromium in {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// Serves, on another loopback port (another origin), a page that tries to use the
+/// proagent server at `base`; returns its URL. The page records each attempt's outcome in
+/// `window.attack` and sets `window.attackDone`.
+fn attacker_page(base: &str) -> String {
+    let base = base.trim_end_matches('/');
+    let game = r#"{"layout":"cramped_room","partner":"greedy","horizon":2,"step_ms":30}"#;
+    let html = format!(
+        r#"<!doctype html><html><body><script>
+window.attack = {{}};
+const B = "{base}";
+const game = '{game}';
+async function attempt(name, f) {{
+  try {{ const r = await f(); window.attack[name] = r; }} catch (e) {{ window.attack[name] = "blocked"; }}
+}}
+(async () => {{
+  await attempt("simple_post", async () => {{ const r = await fetch(B + "/api/play", {{ method: "POST", mode: "no-cors", headers: {{ "content-type": "text/plain" }}, body: game }}); return r.type; }});
+  await attempt("json_post", async () => {{ const r = await fetch(B + "/api/play", {{ method: "POST", headers: {{ "content-type": "application/json" }}, body: game }}); return "status " + r.status; }});
+  await attempt("files", async () => {{ const r = await fetch(B + "/api/files"); return await r.text(); }});
+  await attempt("page", async () => {{ const r = await fetch(B + "/"); return await r.text(); }});
+  await new Promise((done) => {{
+    const img = new Image();
+    img.onload = () => {{ window.attack.image = "loaded"; done(); }};
+    img.onerror = () => {{ window.attack.image = "blocked"; done(); }};
+    img.src = B + "/api/episode?path=/dev/zero";
+  }});
+  window.attackDone = true;
+}})();
+</script></body></html>"#
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut buf);
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{html}",
+                html.len()
+            );
+            let _ = std::io::Write::write_all(&mut stream, answer.as_bytes());
+        }
+    });
+    format!("http://127.0.0.1:{port}/")
 }

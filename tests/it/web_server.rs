@@ -8,8 +8,9 @@ use proagent::partners::bc::data::{parse as parse_demo, step_line};
 use proagent::runner::files::{EpisodeKind, read_episode_file};
 use proagent::runner::seats::ProAgentSeat;
 use proagent::transcript::Scrubber;
+use proagent::web::guard::TOKEN_HEADER;
 use proagent::web::play::{GameModel, PlayConfig, PlayLimits};
-use proagent::web::{ServeConfig, serve};
+use proagent::web::{ServeConfig, ServeLimits, serve};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,10 +21,22 @@ struct Server {
     base: String,
     http: reqwest::Client,
     dir: tempfile::TempDir,
+    token: String,
+}
+
+/// The token the page of a server start carries.
+async fn page_token(http: &reqwest::Client, base: &str) -> String {
+    let html = http.get(format!("{base}/")).send().await.unwrap().text().await.unwrap();
+    let at = html.find("name=\"proagent-token\" content=\"").expect("the page carries the token") + 31;
+    html[at..at + 32].to_string()
 }
 
 impl Server {
     async fn start(max_running: usize) -> Server {
+        Server::start_with(max_running, ServeLimits::default()).await
+    }
+
+    async fn start_with(max_running: usize, limits: ServeLimits) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let files = dir.path().join("files");
         std::fs::create_dir_all(&files).unwrap();
@@ -35,12 +48,16 @@ impl Server {
                 scrubber: Scrubber::new(),
                 limits: PlayLimits { max_running, idle: Duration::from_secs(30), default_step_ms: 154 },
             },
+            limits,
+            allow_hosts: Vec::new(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(serve(listener, cfg, std::future::pending()));
         proagent::llm::http::install_tls_provider();
-        Server { base, http: reqwest::Client::new(), dir }
+        let http = reqwest::Client::new();
+        let token = page_token(&http, &base).await;
+        Server { base, http, dir, token }
     }
 
     fn file(&self, name: &str, text: &str) -> String {
@@ -50,7 +67,7 @@ impl Server {
     }
 
     async fn get(&self, path: &str) -> (u16, String, String) {
-        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        let r = self.http.get(format!("{}{path}", self.base)).header(TOKEN_HEADER, &self.token).send().await.unwrap();
         let status = r.status().as_u16();
         let ct = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
         (status, ct, r.text().await.unwrap())
@@ -61,8 +78,18 @@ impl Server {
         (s, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}")))
     }
 
+    /// A POST as the page sends it: the token, and the endpoint's content type.
     async fn post(&self, path: &str, body: impl Into<reqwest::Body>) -> (u16, Value) {
-        let r = self.http.post(format!("{}{path}", self.base)).body(body).send().await.unwrap();
+        let ct = if path.starts_with("/api/upload") { "application/octet-stream" } else { "application/json" };
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header(TOKEN_HEADER, &self.token)
+            .header("content-type", ct)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
         let s = r.status().as_u16();
         let text = r.text().await.unwrap();
         (s, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {text}")))
@@ -111,14 +138,17 @@ async fn files_lists_the_roots_and_only_they_can_be_opened() {
         roots[0]["entries"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
     assert!(entries.iter().any(|p| p.ends_with("cramped_room.jsonl")), "{entries:?}");
     // Outside the roots: refused, with a reason.
-    let (st, v) = s.episode(&format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR")), 0).await;
+    let outside = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
+    let (st, v) = s.episode(&outside, 0).await;
     assert_eq!(st, 403);
-    assert!(err(&v).contains("not under a file or directory this server was started with"));
+    assert!(err(&v).contains("not a file this server may open"), "{v}");
     let (st, v) = s.episode(&format!("{COMMITTED}/../../Cargo.toml"), 0).await;
     assert_eq!(st, 403, "{v}");
-    let (st, v) = s.episode(&committed("missing.jsonl"), 0).await;
-    assert_eq!(st, 404);
-    assert!(err(&v).contains("missing.jsonl"));
+    // A missing path gets the answer a forbidden one gets: a page cannot tell which exist.
+    let missing = committed("missing.jsonl");
+    let (st, w) = s.episode(&missing, 0).await;
+    assert_eq!(st, 403);
+    assert_eq!(err(&w).replace(&missing, "P"), err(&v).replace(&format!("{COMMITTED}/../../Cargo.toml"), "P"));
     let (st, v) = s.episode("", 0).await;
     assert_eq!((st, err(&v)), (400, "path: missing"));
     let (st, v) = s.episode(COMMITTED, 0).await;
@@ -365,7 +395,9 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
         (json!({"speed": 3}), "unknown field `speed`"),
     ] {
         let (st, v) = s.post("/api/play", body.to_string()).await;
-        assert_eq!(st, 400, "{body}: {v}");
+        // An unknown layout name is answered like a file the server may not open.
+        let status = if want.starts_with("layout: not a built-in") { 403 } else { 400 };
+        assert_eq!(st, status, "{body}: {v}");
         assert!(err(&v).contains(want), "{body}: {v}");
     }
     let (st, v) = s.post("/api/play", "{").await;
@@ -384,6 +416,11 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
     let (ida, idb) = (a["id"].as_str().unwrap(), b["id"].as_str().unwrap());
     assert_ne!(ida, idb);
     assert!(a["svg"].as_str().unwrap().starts_with("<svg"));
+    // The person's legal moves come with the state (the page shows them as buttons for games
+    // not played with the arrow keys).
+    assert_eq!(a["game"], "overcooked");
+    let moves: Vec<&str> = a["moves"].as_array().unwrap().iter().map(|m| m["token"].as_str().unwrap()).collect();
+    assert!(moves.contains(&"N") && moves.contains(&"I"), "{moves:?}");
     // A third is too many for this server.
     let (st, v) = s.post("/api/play", json!({"turn_based": true}).to_string()).await;
     assert_eq!(st, 429, "{v}");
@@ -559,7 +596,9 @@ async fn a_person_plays_v2_layouts_against_v2_seats() {
         (json!({"layout": "v2:two_rooms", "v2": {"view_radius": 2, "fog": true}}), "unknown field `fog`"),
     ] {
         let (st, v) = s.post("/api/play", body.to_string()).await;
-        assert_eq!(st, 400, "{body}: {v}");
+        // An unknown layout name is answered like a file the server may not open.
+        let status = if want.starts_with("layout: not a built-in") { 403 } else { 400 };
+        assert_eq!(st, status, "{body}: {v}");
         assert!(err(&v).contains(want), "{body}: {v}");
     }
     // Turn-based against the V2 ProAgent (its built-in scripted model), with a view radius:
@@ -644,4 +683,210 @@ async fn a_person_plays_v2_layouts_against_v2_seats() {
     let done = wait_done(&s, id).await;
     let f = read_episode_file(Path::new(done["files"]["trajectory"].as_str().unwrap())).unwrap();
     assert_eq!(f.episodes[0].steps(), 2);
+}
+
+/// A raw request with exactly these headers (no token unless given), for the attacks below.
+async fn raw(s: &Server, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut r = s.http.request(m, format!("{}{path}", s.base));
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    let r = r.body(body.to_string()).send().await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+fn games_saved(s: &Server) -> usize {
+    std::fs::read_dir(s.dir.path().join("games")).map_or(0, |d| d.count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_that_are_not_the_pages_own_are_refused() {
+    let s = Server::start(4).await;
+    let game = json!({"layout": "cramped_room", "partner": "greedy", "horizon": 2, "step_ms": 30}).to_string();
+    let token = s.token.clone();
+    // A "simple" cross-site POST (text/plain, no token), as any page can send without asking.
+    let (st, body) = raw(&s, "POST", "/api/play", &[("content-type", "text/plain")], &game).await;
+    assert_eq!(st, 403, "{body}");
+    // With the token but as text/plain: not JSON here.
+    let (st, body) =
+        raw(&s, "POST", "/api/play", &[("content-type", "text/plain"), (TOKEN_HEADER, &token)], &game).await;
+    assert_eq!(st, 415, "{body}");
+    // From another page's origin, even with the right token and type.
+    let json_ct = ("content-type", "application/json");
+    let (st, body) =
+        raw(&s, "POST", "/api/play", &[json_ct, (TOKEN_HEADER, &token), ("origin", "http://evil.example")], &game)
+            .await;
+    assert_eq!(st, 403);
+    assert!(body.contains("Origin"), "{body}");
+    let (st, _) = raw(&s, "GET", "/api/files", &[(TOKEN_HEADER, &token), ("sec-fetch-site", "cross-site")], "").await;
+    assert_eq!(st, 403);
+    // DNS rebinding: the page's own host name in the Host header.
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let evil = format!("evil.example:{port}");
+    let (st, body) = raw(&s, "GET", "/", &[("host", &evil)], "").await;
+    assert_eq!(st, 403);
+    assert!(body.contains("does not name this server") && !body.contains("proagent-token"), "{body}");
+    // A wrong token.
+    let (st, _) = raw(&s, "GET", "/api/files", &[(TOKEN_HEADER, "0123456789abcdef0123456789abcdef")], "").await;
+    assert_eq!(st, 403);
+    // None of them started a game: one game of two steps at 30 ms would be saved by now.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(games_saved(&s), 0);
+    // The page's own request does.
+    let (st, v) = s.post("/api/play", game).await;
+    assert_eq!(st, 200, "{v}");
+    wait_done(&s, v["id"].as_str().unwrap()).await;
+    assert!(games_saved(&s) > 0);
+    // A new server start has a new token: the old one is refused there.
+    let t = Server::start(1).await;
+    assert_ne!(t.token, token);
+    assert_eq!(raw(&t, "GET", "/api/files", &[(TOKEN_HEADER, &token)], "").await.0, 403);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paths_in_requests_and_headers_are_allow_listed() {
+    let s = Server::start(4).await;
+    let secret = s.dir.path().join("secret.layout");
+    std::fs::write(&secret, "rX\n").unwrap();
+    let secret = secret.display().to_string();
+    // Seat specs naming files outside the roots: refused before anything is opened.
+    for partner in ["rl:/dev/zero", "bc:/etc/passwd", &format!("bc:{secret}"), "rl:../../../../../../dev/zero"] {
+        let (st, v) = s.post("/api/play", json!({"partner": partner, "horizon": 2}).to_string()).await;
+        assert_eq!(st, 403, "{partner}: {v}");
+        assert!(err(&v).starts_with("partner: ") && err(&v).contains("not a file this server may open"), "{v}");
+    }
+    // ProAgent options that would read files or use another model.
+    for (partner, want) in [
+        ("proagent[prompts=/etc]", "cannot be set from the page"),
+        ("proagent[model=gpt-4o]", "not one this server offers"),
+    ] {
+        let (st, v) = s.post("/api/play", json!({"partner": partner, "horizon": 2}).to_string()).await;
+        assert_eq!(st, 403, "{partner}: {v}");
+        assert!(err(&v).contains(want), "{v}");
+    }
+    // A layout file outside the roots, or a device.
+    for layout in [secret.as_str(), "/dev/zero", "v2:/etc/passwd"] {
+        let (st, v) = s.post("/api/play", json!({"layout": layout}).to_string()).await;
+        assert_eq!(st, 403, "{layout}: {v}");
+        assert!(!err(&v).contains("'r'") && !err(&v).contains("rX"), "nothing of the file: {v}");
+    }
+    // An uploaded transcript whose header names a file outside the roots: refused before
+    // the file is read, nothing of it echoed.
+    let transcript = std::fs::read_to_string(committed("cramped_room.jsonl")).unwrap();
+    let (head, rest) = transcript.split_once('\n').unwrap();
+    let mut h: Value = serde_json::from_str(head).unwrap();
+    h["config"]["layout_spec"] = json!(secret);
+    h["config"]["layout"] = json!("secret");
+    h["config"].as_object_mut().unwrap().remove("layout_file");
+    let crafted = format!("{h}\n{rest}");
+    let (st, v) = s.post("/api/upload?name=crafted.jsonl", crafted.clone()).await;
+    assert_eq!(st, 403, "{v}");
+    assert!(err(&v).contains("names a layout") && !err(&v).contains("rX") && !err(&v).contains("'r'"), "{v}");
+    // The same file on disk under a root: the same refusal.
+    let p = s.file("crafted.jsonl", &crafted);
+    let (st, _) = s.episode(&p, 0).await;
+    assert_eq!(st, 403);
+    // A FIFO under a root, as an episode and as a layout: refused at once, never opened;
+    // the server goes on answering.
+    let fifo = s.dir.path().join("files/pipe.layout");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = fifo.display().to_string();
+    let (st, v) = s.episode(&fifo, 0).await;
+    assert_eq!(st, 400);
+    assert!(err(&v).contains("not a regular file"), "{v}");
+    let (st, v) = s.post("/api/play", json!({"layout": fifo}).to_string()).await;
+    assert_eq!(st, 400, "{v}");
+    let (st, v) = s.post("/api/play", json!({"partner": format!("rl:{fifo}")}).to_string()).await;
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(s.get_json("/api/files").await.0, 200);
+    // /dev/zero and a missing file: the same answer.
+    let (a, va) = s.episode("/dev/zero", 0).await;
+    let (b, vb) = s.episode("/nonexistent/x.jsonl", 0).await;
+    assert_eq!((a, b), (403, 403));
+    assert_eq!(err(&va).replace("/dev/zero", "P"), err(&vb).replace("/nonexistent/x.jsonl", "P"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_bounds_connections_time_and_memory() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut limits = ServeLimits::default();
+    limits.conn.max_connections = 4;
+    limits.conn.header_timeout = Duration::from_millis(500);
+    limits.conn.body_timeout = Duration::from_millis(500);
+    limits.read_budget = 256 << 10;
+    limits.max_upload = 1 << 20;
+    limits.budget_wait = Duration::from_millis(300);
+    let s = Server::start_with(2, limits).await;
+    let addr = s.base.trim_start_matches("http://").to_string();
+    // An idle connection is closed after the header time-out.
+    let mut idle = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut buf = [0u8; 256];
+    let n =
+        tokio::time::timeout(Duration::from_secs(5), idle.read(&mut buf)).await.expect("closed in time").unwrap_or(0);
+    let said = String::from_utf8_lossy(&buf[..n]).to_string();
+    assert!(n == 0 || said.contains("408"), "{said}");
+    // A body that never arrives: 408 after the body time-out.
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /api/play HTTP/1.1\r\nhost: {addr}\r\n{TOKEN_HEADER}: {}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{",
+        s.token
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut out)).await.expect("answered in time");
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.starts_with("HTTP/1.1 408"), "{out}");
+    // The connection cap: four held open, the fifth is told 503.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut c = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        c.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n").await.unwrap();
+        held.push(c);
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut extra = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(2), extra.read_to_end(&mut out)).await;
+    assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 503"), "{}", String::from_utf8_lossy(&out));
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    // Uploads: larger than the largest upload, or than the read budget, are refused
+    // before they are read; the server goes on.
+    let (st, v) = s.post("/api/upload?name=big.jsonl", vec![b' '; 2 << 20]).await;
+    assert_eq!(st, 413, "{v}");
+    let (st, v) = s.post("/api/upload?name=mid.jsonl", vec![b' '; 512 << 10]).await;
+    assert_eq!(st, 413, "{v}");
+    assert!(err(&v).contains("more than this server reads at once"), "{v}");
+    let (st, v) = s.post("/api/upload?name=ok.jsonl", std::fs::read(committed("cramped_room.jsonl")).unwrap()).await;
+    assert_eq!(st, 200, "{v}");
+}
+
+/// `serve` on an address other than loopback needs --allow-remote, and says why.
+#[test]
+fn serve_refuses_a_remote_address_without_allow_remote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args(["serve", "--addr", "0.0.0.0:0", "--games-dir"])
+        .arg(tmp.path().join("g"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("not a loopback address") && e.contains("--allow-remote"), "{e}");
+    // With it: a warning, then it serves.
+    use std::io::BufRead;
+    let mut child = crate::support::bin()
+        .args(["serve", "--addr", "0.0.0.0:0", "--allow-remote", "--games-dir"])
+        .arg(tmp.path().join("g"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    assert!(line.starts_with("serving http://0.0.0.0:"), "{line}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: listening on 0.0.0.0"));
 }

@@ -8,8 +8,17 @@ const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "
 
 function say(text) { $("message").textContent = text || ""; }
 
+// Every API call carries this server start's token (it is in the page's HTML; other
+// pages cannot read it), and JSON bodies say they are JSON.
+const TOKEN = document.querySelector('meta[name="proagent-token"]').content;
+function send(url, opts) {
+  const o = Object.assign({}, opts || {});
+  o.headers = Object.assign({ "x-proagent-token": TOKEN }, o.headers || {});
+  return fetch(url, o);
+}
+
 async function api(url, opts) {
-  const r = await fetch(url, opts);
+  const r = await send(url, opts);
   let body = null;
   try { body = await r.json(); } catch (_) { /* not JSON */ }
   if (!r.ok) throw new Error((body && body.error) || `${r.status} ${r.statusText}`);
@@ -89,7 +98,7 @@ $("upload").addEventListener("change", async () => {
   if (!f) return;
   say("");
   try {
-    const ep = await api(`/api/upload?name=${encodeURIComponent(f.name)}`, { method: "POST", body: await f.arrayBuffer() });
+    const ep = await api(`/api/upload?name=${encodeURIComponent(f.name)}`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: await f.arrayBuffer() });
     showEpisode(ep);
   } catch (e) { say(e.message); }
 });
@@ -149,7 +158,7 @@ $("view-of").onchange = () => {
 function fetchFrame(f) {
   if (V.cache.has(f)) return Promise.resolve(V.cache.get(f));
   if (V.pending.has(f)) return V.pending.get(f);
-  const p = fetch(frameUrl(f)).then((r) => (r.ok ? r.text() : r.json().then((b) => { throw new Error(b.error); })))
+  const p = send(frameUrl(f)).then((r) => (r.ok ? r.text() : r.json().then((b) => { throw new Error(b.error); })))
     .then((svg) => { V.cache.set(f, svg); V.pending.delete(f); return svg; });
   V.pending.set(f, p);
   return p;
@@ -327,7 +336,15 @@ async function loadPlayOptions() {
 }
 
 // The seats and switches offered depend on the layout's game.
-function gameOf(layout) { return layout.startsWith("v2:") ? "overcooked_v2" : "overcooked"; }
+function gameOf(layout) {
+  if (layout.startsWith("v2:")) return "overcooked_v2";
+  if (layout === "hanabi" || layout.startsWith("hanabi:")) return "hanabi";
+  if (layout.startsWith("capture:")) return "collab_capture";
+  if (layout.startsWith("escape:")) return "collab_escape";
+  return "overcooked";
+}
+// Games played with the arrow keys; the others by picking one of the legal moves.
+const ARROW_GAMES = new Set(["overcooked", "overcooked_v2"]);
 function fillPartners() {
   const o = P.options;
   if (!o) return;
@@ -384,9 +401,30 @@ async function pollGame() {
   try { showGame(await api(`/api/play/${P.id}`)); } catch (e) { say(e.message); clearInterval(P.poll); P.poll = null; }
 }
 
+function pressMove(token) {
+  if (!P.id || (P.last && P.last.done)) return;
+  send(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: token }) })
+    .then(() => setTimeout(pollGame, 30))
+    .catch((e) => say(e.message));
+}
+
+// The legal moves of a game not played with the arrow keys, as buttons (keys 1-9 pick the first nine).
+function showMoves(s) {
+  const box = $("play-moves");
+  if (ARROW_GAMES.has(s.game) || s.done) { box.innerHTML = ""; return; }
+  if (!s.moves.length) { box.innerHTML = `<div class="hint">waiting for the other player…</div>`; return; }
+  box.innerHTML = s.moves.map((m, i) =>
+    `<button class="move" data-token="${esc(m.token)}">${i < 9 ? `<b>${i + 1}</b> ` : ""}${esc(m.label)}</button>`).join("");
+}
+$("play-moves").addEventListener("click", (ev) => {
+  const b = ev.target.closest("button[data-token]");
+  if (b) pressMove(b.dataset.token);
+});
+
 function showGame(s) {
   P.last = s;
   $("play-board").innerHTML = s.svg;
+  showMoves(s);
   const colour = s.human_seat === 0 ? "blue" : "green";
   const you = `${s.layout} · you are player ${s.human_seat} (${colour})${s.partner ? `, with ${s.partner}` : ""}`;
   $("play-status").textContent = `${s.done ? "Game over" : s.thinking ? "Waiting for the other seat…" : "Playing"} · t = ${s.t} / ${s.horizon} · score ${s.score} · ${you}`;
@@ -406,10 +444,15 @@ function showGame(s) {
 const KEYS = { ArrowUp: "N", ArrowDown: "S", ArrowRight: "E", ArrowLeft: "W", " ": "I", Spacebar: "I" };
 function playKey(ev) {
   if (ev.target.closest("input, select, textarea")) return;
+  if (P.last && !ARROW_GAMES.has(P.last.game)) {
+    const k = Number(ev.key);
+    if (k >= 1 && k <= 9 && P.last.moves[k - 1]) { ev.preventDefault(); pressMove(P.last.moves[k - 1].token); }
+    return;
+  }
   const a = KEYS[ev.key];
   if (!a || !P.id || (P.last && P.last.done)) return;
   ev.preventDefault();
-  fetch(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: a }) })
+  send(`/api/play/${P.id}/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action: a }) })
     .then(() => { if (P.last && P.last.t === 0 || $("pf-turn").checked) setTimeout(pollGame, 30); })
     .catch((e) => say(e.message));
 }
@@ -418,7 +461,7 @@ function playKey(ev) {
 document.addEventListener("keyup", (ev) => { if (tab === "play" && KEYS[ev.key] && P.id) ev.preventDefault(); });
 
 $("play-start").onclick = startGame;
-$("play-stop").onclick = () => { if (P.id) fetch(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
+$("play-stop").onclick = () => { if (P.id) send(`/api/play/${P.id}/stop`, { method: "POST" }).then(pollGame); };
 document.addEventListener("click", (ev) => {
   // A saved game's link opens it in the viewer.
   if (ev.target.closest("#play-files a[data-path]")) showTab("view");

@@ -11,6 +11,8 @@
 //! 3. timestep += 1; a pot holding a full recipe starts cooking by itself,
 //!    then every cooking soup advances one tick.
 
+pub mod ai_features;
+pub mod ai_lossless;
 pub mod encoding;
 pub mod layout;
 pub mod motion;
