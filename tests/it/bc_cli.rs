@@ -416,7 +416,15 @@ fn synthetic_human_game(steps: u32) -> (Vec<Value>, Vec<Value>, Vec<String>, Vec
     (old, later, expected, inserted)
 }
 
-fn later_row(l: &Layout, s: &State, next: &State, joint: [Action; 2], reward: u32, score: u32, grid: &[String]) -> Value {
+fn later_row(
+    l: &Layout,
+    s: &State,
+    next: &State,
+    joint: [Action; 2],
+    reward: u32,
+    score: u32,
+    grid: &[String],
+) -> Value {
     serde_json::json!({
         "state": export_state(l, s, true), "joint_action": export_joint(joint, true), "reward": reward as f64,
         "time_left": 180.0, "score": score as f64, "time_elapsed": 0.0, "cur_gameloop": s.timestep as f64,
@@ -496,8 +504,15 @@ fn export_human_data_reads_both_schemas_of_the_real_files() {
 
     // A player on a counter is named with the trial and the step.
     let mut wall = old.clone();
-    wall[5]["state"] = serde_json::json!(wall[5]["state"].as_str().unwrap().replacen("'position': [", "'position': [0, 0], 'x': [", 1));
+    wall[5]["state"] = serde_json::json!(wall[5]["state"].as_str().unwrap().replacen(
+        "'position': [",
+        "'position': [0, 0], 'x': [",
+        1
+    ));
     let o = export(dir.path(), "wall", &wall);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("hh2019_w7_cramped_room cur_gameloop=5.0: player 0 stands on 'X'"), "{err}");
+    assert!(
+        !o.status.success() && err.contains("hh2019_w7_cramped_room cur_gameloop=5.0: player 0 stands on 'X'"),
+        "{err}"
+    );
 }
