@@ -93,6 +93,11 @@ pub trait Playable: Game + Sized {
     fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>> {
         Box::new(ProAgent::<Self::Grounding>::new(cfg))
     }
+    /// Refuses, with the reason, a layout the ProAgent agent's skills cannot score on (a
+    /// classic layout whose orders all need tomatoes: the agent cooks onion soup only).
+    fn proagent_support(&self) -> Result<(), String> {
+        Ok(())
+    }
     /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs;
     /// refuses a preset the game has no templates for.
     fn check_prompts(&self, cfg: &ProAgentConfig, seat: usize) -> Result<(), PromptError> {
@@ -190,6 +195,14 @@ pub enum SeatError {
         /// What went wrong.
         #[source]
         source: PromptError,
+    },
+    /// A layout the ProAgent agent cannot play for points ([`Playable::proagent_support`]).
+    #[error("the ProAgent agent cannot play {layout}: {message}")]
+    Unsupported {
+        /// The game's report name.
+        layout: String,
+        /// Why.
+        message: String,
     },
 }
 

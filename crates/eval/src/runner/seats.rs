@@ -298,6 +298,7 @@ impl SeatFactory {
         if !is_proagent(spec) {
             return Ok(BuiltSeat { seat: game.partner(spec)?, exchanges: None });
         }
+        game.proagent_support().map_err(|message| SeatError::Unsupported { layout: game.report_name(), message })?;
         let mut cfg = self.config_of(spec, game)?;
         let sink: ExchangeSink = Arc::default();
         cfg.exchange_sink = Some(Arc::clone(&sink));
@@ -311,6 +312,7 @@ impl SeatFactory {
             game.partner(spec)?;
             return Ok(());
         }
+        game.proagent_support().map_err(|message| SeatError::Unsupported { layout: game.report_name(), message })?;
         let cfg = self.config_of(spec, game)?;
         game.check_prompts(&cfg, seat).map_err(|source| SeatError::Prompts { layout: game.report_name(), seat, source })
     }
