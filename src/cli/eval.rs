@@ -15,10 +15,12 @@ use proagent::eval::{
 use proagent::games::AnyGame;
 use proagent::limits::{MAX_BENCH_LLM_CALLS, MAX_CONCURRENCY, MAX_EPISODES, MAX_MILLIS, MAX_SWEEP_EPISODES};
 use proagent::llm::sha256_hex;
+use proagent::on_game;
 use proagent::overcooked_game::Overcooked;
 use proagent::overcooked_v2::game::OvercookedV2;
 use proagent::runner::models::model_identity;
 use proagent::runner::seats::{is_proagent, split_specs};
+use proagent_core::Game;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -104,6 +106,9 @@ struct SweepArgs {
     /// The OvercookedV2 switches of every `v2:` layout.
     #[command(flatten)]
     v2: super::common::V2Args,
+    /// --dry-run, --price-per-mtok, --confirm-above, --yes.
+    #[command(flatten)]
+    cost: super::cost::CostArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -243,7 +248,11 @@ fn make_runner(
     let mut sweep_seats = HashMap::new();
     for setup in seats {
         let seat = a.proagent.seat(&setup.spec, a.run.seed)?;
-        let server = match rt.block_on(model_identity(&seat.model)) {
+        // A dry run contacts no server (its keys then match finished served-model episodes
+        // only by chance: it counts them as still to play).
+        let identity =
+            if a.cost.dry_run { Ok(serde_json::Value::Null) } else { rt.block_on(model_identity(&seat.model)) };
+        let server = match identity {
             Ok(v) => v,
             Err(e) => {
                 eprintln!(
@@ -260,6 +269,59 @@ fn make_runner(
         .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
         .keep_trajectories(a.keep_trajectories);
     Ok(Arc::new(runner))
+}
+
+/// `--dry-run`: each cell still to play is played once offline with the stand-in in every
+/// ProAgent's model's place; the table of calls, tokens and price goes to stdout.
+fn dry_run(
+    a: &SweepArgs,
+    games: &HashMap<String, SweepGame>,
+    setups: &[SeatSetup],
+    todo: &[&proagent::eval::PlannedEpisode],
+    rt: &tokio::runtime::Runtime,
+) -> Result<ExitCode> {
+    use proagent::eval::cost::{CostEstimate, measure};
+    use proagent::run::Run;
+    use proagent::runner::seats::SeatFactory;
+    let mut factory = SeatFactory::new(None);
+    for s in setups {
+        factory = factory.with_seat(&s.label, a.proagent.seat(&s.spec, a.run.seed)?);
+    }
+    // Cells in plan order, each with its episodes and its first seed.
+    let mut cells: Vec<(&proagent::eval::EpisodeSpec, u64)> = Vec::new();
+    for p in todo {
+        let s = &p.spec;
+        match cells
+            .iter_mut()
+            .find(|(c, _)| (&c.layout, &c.agent, &c.partner, c.seat) == (&s.layout, &s.agent, &s.partner, s.seat))
+        {
+            Some((_, n)) => *n += 1,
+            None => cells.push((s, 1)),
+        }
+    }
+    let labels: Vec<&str> = setups.iter().map(|s| s.label.as_str()).collect();
+    let mut estimate = CostEstimate::default();
+    for (spec, episodes) in cells {
+        if !labels.contains(&spec.agent.as_str()) && !labels.contains(&spec.partner.as_str()) {
+            estimate.add_cell(episodes, &[]);
+            continue;
+        }
+        let layout =
+            games.get(&spec.layout).with_context(|| format!("layout {} is not part of this sweep", spec.layout))?;
+        let game = layout.game.with_horizon(spec.horizon);
+        let used = on_game!(game, |g| {
+            let seat = (spec.seat as usize).min(g.num_players().saturating_sub(1));
+            let run = Run::new(g, &spec.agent, &spec.partner, seat, factory.clone())
+                .with_layout(&layout.spec, layout.file.clone());
+            rt.block_on(measure(&run, spec.seed))
+        })
+        .map_err(|e| {
+            anyhow::anyhow!("measuring {} {} vs {} seat {}: {e}", spec.layout, spec.agent, spec.partner, spec.seat)
+        })?;
+        estimate.add_cell(episodes, &used);
+    }
+    print!("{}", estimate.render(a.cost.price_per_mtok));
+    Ok(ExitCode::SUCCESS)
 }
 
 fn report_torn(torn: &[TornTail]) {
@@ -352,7 +414,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let runner = make_runner(&a, games, &setups, &rt)?;
+    let runner = make_runner(&a, games.clone(), &setups, &rt)?;
     for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
         for s in list {
             runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
@@ -380,6 +442,27 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         None => plan,
     };
     let in_shard = mine.len();
+
+    if a.cost.dry_run || a.fake_episode_ms.is_none() {
+        // What is finished already is not played again (nor counted); a dry run writes nothing.
+        let done = if out.exists() { store::load_all(std::slice::from_ref(&out))?.0 } else { Default::default() };
+        let todo: Vec<_> = mine.iter().filter(|p| !done.contains(&p.config_hash)).collect();
+        let served: Vec<&SeatSetup> =
+            setups.iter().filter(|s| proagent::eval::cost::is_served(&s.model.model)).collect();
+        if a.cost.dry_run {
+            return dry_run(&a, &games, &setups, &todo, &rt);
+        }
+        let labels: Vec<&str> = served.iter().map(|s| s.label.as_str()).collect();
+        let paid = todo
+            .iter()
+            .filter(|p| labels.contains(&p.spec.agent.as_str()) || labels.contains(&p.spec.partner.as_str()))
+            .count();
+        let models: Vec<String> = served.iter().map(|s| s.model.model.clone()).collect();
+        if !a.cost.confirm(paid as u64, &models)? {
+            eprintln!("not started");
+            return Ok(ExitCode::from(1));
+        }
+    }
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let results_path = store::results_path(&out, a.shard);

@@ -15,6 +15,7 @@ mod bench_v2;
 mod board;
 mod chat;
 mod common;
+mod cost;
 mod eval;
 mod llm_args;
 mod mock_server;

@@ -58,6 +58,9 @@ pub struct PlayArgs {
     /// Write each episode's trajectory (reference trace schema, JSON Lines) to this file.
     #[arg(long)]
     trajectory: Option<PathBuf>,
+    /// --dry-run, --price-per-mtok, --confirm-above, --yes.
+    #[command(flatten)]
+    cost: super::cost::CostArgs,
     /// Where to write the transcript of a run with a ProAgent seat (default:
     /// transcripts/<layout>-<agent>-<partner>-seat<k>-seed<s>-<time>.jsonl under the
     /// working directory); with --episodes N, `-seed<s>` is added to the file name.
@@ -130,6 +133,22 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     let factory = a.proagent.register(factory, &[("--agent", &a.agent), ("--partner", &partner)], 0)?;
     let run = Run::new(Arc::clone(&game), &a.agent, &partner, seat, factory).with_layout(&a.layout, file);
     run.check().map_err(|(player, e)| anyhow!(e).context(if player == seat { "--agent" } else { "--partner" }))?;
+    let models: Vec<String> =
+        run.specs.iter().filter_map(|s| run.factory.seat_of(s)).map(|s| s.model.model.clone()).collect();
+    if a.cost.dry_run {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let used = rt.block_on(proagent::eval::cost::measure(&run, a.run.seed_of(0))).map_err(|e| anyhow!(e))?;
+        let mut estimate = proagent::eval::cost::CostEstimate::default();
+        estimate.add_cell(a.run.episodes as u64, &used);
+        print!("{}", estimate.render(a.cost.price_per_mtok));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let served: Vec<String> = models.into_iter().filter(|m| proagent::eval::cost::is_served(m)).collect();
+    let paid = if served.is_empty() { 0 } else { a.run.episodes as u64 };
+    if !a.cost.confirm(paid, &served)? {
+        eprintln!("not started");
+        return Ok(ExitCode::from(1));
+    }
     let names = run.names();
     let (agent_name, partner_name) = (run.agent_name(), run.partner_name());
     if a.transcript.is_some() && !run.has_proagent() {

@@ -704,3 +704,91 @@ fn an_os_error_is_reported_once() {
     assert!(os.contains("os error"), "{line}");
     assert_eq!(line.matches(os).count(), 1, "the OS message once: {line}");
 }
+
+#[test]
+fn dry_run_counts_calls_and_tokens_per_model_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("sweep");
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "proagent[model=gpt-4o],proagent[model=llama3.1:8b],greedy",
+        ])
+        .args(["--partners", "greedy", "--seats", "0", "--episodes", "3", "--horizon", "60", "--dry-run"])
+        .args(["--price-per-mtok", "2.5,10"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{s}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!out_dir.exists(), "a dry run wrote {}", out_dir.display());
+    assert!(s.contains("dry run: 9 episodes, 6 with a ProAgent seat"), "{s}");
+    let row = |m: &str| {
+        s.lines().find(|l| l.starts_with(&format!("| {m} |"))).unwrap_or_else(|| panic!("{m}: {s}")).to_string()
+    };
+    let cols = |l: &str| l.split('|').map(|c| c.trim().to_string()).collect::<Vec<_>>();
+    let gpt = cols(&row("gpt-4o"));
+    let llama = cols(&row("llama3.1:8b"));
+    assert_eq!(gpt[2], "3");
+    assert_eq!(gpt[6], "o200k_base");
+    assert!(llama[6].contains("estimate"), "{s}");
+    // Same plays (the stand-in plans the same for both), counted by two tokenizers.
+    assert_eq!(gpt[3], llama[3]);
+    let calls: u64 = gpt[3].parse().unwrap();
+    let prompt: u64 = gpt[4].parse().unwrap();
+    assert!(calls > 0 && calls.is_multiple_of(3) && prompt > calls * 500, "{s}");
+    let bound: u64 = gpt[5].split('/').nth(1).unwrap().trim().parse().unwrap();
+    assert_eq!(bound, calls * 256);
+    let price: f64 = gpt[7].parse().unwrap();
+    let want = (prompt as f64 * 2.5 + bound as f64 * 10.0) / 1e6;
+    assert!((price - want).abs() < 0.006, "{price} vs {want}");
+    // The same command gives the same figures.
+    let again = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "proagent[model=gpt-4o],proagent[model=llama3.1:8b],greedy",
+        ])
+        .args(["--partners", "greedy", "--seats", "0", "--episodes", "3", "--horizon", "60", "--dry-run"])
+        .args(["--price-per-mtok", "2.5,10"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&again.stdout), s);
+}
+
+#[test]
+fn a_large_served_run_without_a_terminal_needs_yes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("sweep");
+    let out = crate::support::bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent[model=gpt-4o]", "--partners", "greedy"])
+        .args(["--episodes", "2", "--confirm-above", "3"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{e}");
+    assert!(e.contains("4 episodes with a served model (gpt-4o)") && e.contains("pass --yes"), "{e}");
+    assert!(!out_dir.exists());
+    let out = crate::support::bin()
+        .args(["play", "--agent", "proagent[model=gpt-4o]", "--episodes", "2", "--confirm-above", "1"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("pass --yes"), "{e}");
+    // The stand-in costs nothing and never asks.
+    let out = crate::support::bin()
+        .args(["play", "--episodes", "2", "--horizon", "20", "--confirm-above", "0", "--no-transcript", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

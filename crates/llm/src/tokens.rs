@@ -9,7 +9,9 @@
 //! A chat request is counted with the framing OpenAI documents for its chat models (three
 //! tokens per message, three to prime the reply).
 
-use crate::{Message, Role, estimate_tokens};
+use crate::{ChatRequest, ChatResponse, LanguageModel, LlmError, Message, Role, Usage, estimate_tokens};
+use async_trait::async_trait;
+use std::sync::Arc;
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
 
@@ -90,6 +92,37 @@ impl TokenCounter {
         };
         let body: u64 = messages.iter().map(|m| self.text(role(m.role)) + self.text(&m.content)).sum();
         body + TOKENS_PER_MESSAGE * messages.len() as u64 + REPLY_PRIMING
+    }
+}
+
+/// A model whose replies carry token counts made by a [`TokenCounter`] (not by the model):
+/// what `--dry-run` puts in a served model's place, around the offline stand-in, to count
+/// the prompts a run would send with the served model's tokenizer.
+pub struct CountingModel {
+    inner: Arc<dyn LanguageModel>,
+    counter: TokenCounter,
+}
+
+impl CountingModel {
+    /// `inner`'s replies, counted with `counter`.
+    pub fn new(inner: Arc<dyn LanguageModel>, counter: TokenCounter) -> Self {
+        CountingModel { inner, counter }
+    }
+}
+
+#[async_trait]
+impl LanguageModel for CountingModel {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let mut r = self.inner.chat(request).await?;
+        r.usage = Usage {
+            prompt_tokens: self.counter.prompt(&request.messages),
+            completion_tokens: self.counter.text(&r.text),
+        };
+        Ok(r)
     }
 }
 

@@ -160,6 +160,9 @@ pub struct SeatFactory {
     seats: HashMap<String, Configured>,
     max_llm_failures: Option<u64>,
     max_parse_failure_share: Option<f64>,
+    /// `--dry-run`: every configured ProAgent plays with the game's offline stand-in, its
+    /// prompts and replies counted with its own model's tokenizer.
+    stand_in: bool,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
     built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
 }
@@ -180,6 +183,7 @@ impl SeatFactory {
             seats: HashMap::new(),
             max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
             max_parse_failure_share: Some(proagent_core::episode::DEFAULT_MAX_PARSE_FAILURE_SHARE),
+            stand_in: false,
             built: Arc::default(),
         }
     }
@@ -188,6 +192,19 @@ impl SeatFactory {
     /// in transcript headers with the model settings `model`).
     pub fn with_default_config(cfg: ProAgentConfig, model: ModelSpec) -> Self {
         SeatFactory { proagent: Some(Configured::Config(cfg, model)), ..SeatFactory::new(None) }
+    }
+
+    /// For `--dry-run`: every ProAgent seat registered with [`SeatFactory::with_seat`]
+    /// plays with the game's rule-based stand-in instead of its model (nothing is sent
+    /// anywhere), and its usage counts the prompts and replies with its own model's
+    /// tokenizer ([`proagent_llm::tokens::TokenCounter::for_model`]).
+    pub fn with_stand_in_models(mut self) -> Self {
+        if !self.stand_in {
+            // Configurations built so far hold the real models (the cache is shared by clones).
+            self.built = Arc::default();
+        }
+        self.stand_in = true;
+        self
     }
 
     /// Sets how many model calls of an episode (all seats) may fail after every retry
@@ -285,7 +302,16 @@ impl SeatFactory {
                     c.horizon = game.max_steps();
                     return Ok(c);
                 }
-                let c = s.config(game)?;
+                let c = if self.stand_in {
+                    let mut offline = s.clone();
+                    offline.model = ModelSpec { model: "scripted".into(), ..s.model.clone() };
+                    let mut c = offline.config(game)?;
+                    let counter = proagent_llm::tokens::TokenCounter::for_model(&s.model.model);
+                    c.model = Arc::new(proagent_llm::tokens::CountingModel::new(c.model, counter));
+                    c
+                } else {
+                    s.config(game)?
+                };
                 built.insert(key, c.clone());
                 Ok(c)
             }

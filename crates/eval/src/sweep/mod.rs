@@ -8,6 +8,7 @@
 //! - [`play_runner`]: the runner that plays real episodes (and records transcripts).
 //! - [`report`] and [`heatmap`]: tables, CSV/JSON and SVG heatmaps.
 
+pub mod cost;
 pub mod heatmap;
 pub mod plan;
 pub mod play_runner;
