@@ -30,8 +30,8 @@ pub struct CostArgs {
     pub yes: bool,
 }
 
-fn parse_price(s: &str) -> Result<(f64, f64), String> {
-    proagent::eval::cost::parse_price(s)
+pub fn parse_price(s: &str) -> Result<(f64, f64), String> {
+    proagent::eval::cost::parse_price(s).map_err(|e| e.to_string())
 }
 
 impl CostArgs {

@@ -172,6 +172,11 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
         }
         None => None,
     };
+    let stand_in_note = if [&agent_name, &partner_name].iter().any(|l| proagent::eval::report::is_stand_in_seat(l)) {
+        format!(" ({})", proagent::eval::report::STAND_IN_MARK)
+    } else {
+        String::new()
+    };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut progress = EpisodeProgress::new(!a.no_progress && !a.render, every, a.run.horizon, names.clone());
     let mut scores = Vec::new();
@@ -239,7 +244,7 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
                 game.outcome_text(result),
                 result.steps.len(),
                 if result.deadlocked() { ", ended in a deadlock" } else { "" }
-            )
+            ) + &stand_in_note
         };
         if !print_episode(&line, played.transcript.as_deref())? {
             return Ok(ExitCode::SUCCESS);

@@ -113,7 +113,7 @@ struct RunArgs {
     #[arg(long)]
     dry_run: bool,
     /// With --dry-run: USD per million prompt and completion tokens, e.g. `2.5,10`.
-    #[arg(long, value_name = "IN,OUT", value_parser = proagent::eval::cost::parse_price, requires = "dry_run")]
+    #[arg(long, value_name = "IN,OUT", value_parser = super::cost::parse_price, requires = "dry_run")]
     price_per_mtok: Option<(f64, f64)>,
 }
 

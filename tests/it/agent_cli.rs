@@ -19,7 +19,7 @@ fn play_defaults_to_proagent_with_metrics() {
     let v = json_lines(&out);
     assert_eq!(v.len(), 1);
     let r = &v[0];
-    assert_eq!(r["agent"], "proagent[scripted]");
+    assert_eq!(r["agent"], "proagent[rule-based]");
     for key in [
         "llm_calls",
         "replans",

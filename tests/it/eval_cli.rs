@@ -506,7 +506,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     // A ProAgent is named by its model in every record.
-    let pa = recs.iter().find(|r| r["agent"] == "proagent[scripted]").unwrap();
+    let pa = recs.iter().find(|r| r["agent"] == "proagent[rule-based]").unwrap();
     let sc = recs.iter().find(|r| r["agent"] == "scripted").unwrap();
     assert!(pa["llm_calls"].as_u64().unwrap() > 0 && pa["prompt_tokens"].as_u64().unwrap() > 0, "{pa}");
     assert_eq!(pa["runner_config"].as_str().unwrap().len(), 64);
@@ -514,7 +514,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     assert_eq!(sc["runner_config"].as_str().unwrap().len(), 64);
     assert_ne!(sc["runner_config"], pa["runner_config"]);
     assert_eq!(sc["llm_calls"], 0);
-    assert_eq!(pa["agent_settings"]["model"]["model"], "scripted");
+    assert_eq!(pa["agent_settings"]["model"]["model"], "rule-based");
     assert_eq!(pa["agent_settings"]["settings"]["memory_k"], 1);
     assert!(pa["agent_settings"]["code"].as_str().unwrap().starts_with("0.1.0+"));
     assert_eq!(sc["partner_settings"]["code"], pa["agent_settings"]["code"]);
@@ -531,7 +531,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     let o = sweep(&["--memory-k", "2"]);
     let md = ok(&o);
     assert!(stderr(&o).contains("already finished: 1; to play: 1"), "{}", stderr(&o));
-    assert!(md.contains("| proagent[scripted,memory_k=2] |"), "{md}");
+    assert!(md.contains("| proagent[rule-based,memory_k=2] (rule-based stand-in, not an LLM) |"), "{md}");
     // The same switch as an option of the spec is the same seat: nothing to play.
     let o = bin()
         .args([
@@ -563,7 +563,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     assert!(stderr(&o).contains("already finished: 1; to play: 1"), "{}", stderr(&o));
     let o = bin().args(["eval", "report"]).arg(&out).output().unwrap();
     ok(&o);
-    let label = format!("proagent[scripted,prompts={}]", prompts.display());
+    let label = format!("proagent[rule-based,prompts={}]", prompts.display());
     assert!(
         stderr(&o).contains(&format!("cramped_room {label} × greedy seat 0: 2 episodes pool 2 different settings")),
         "{}",
@@ -618,9 +618,15 @@ fn sweeps_over_models_and_switches_name_every_row_and_pair_two_proagents() {
     assert!(stderr(&o).contains("plan: 12 episodes"), "3 agents × 2 partners × 2 seats: {}", stderr(&o));
     let names = ["proagent[scripted]", "proagent[scripted,memory_k=3,verificator=rules]", "scripted"];
     for name in names {
-        assert!(md.contains(&format!("| {name} |")), "row {name}: {md}");
+        let mark = if name.starts_with("proagent") { " (rule-based stand-in, not an LLM)" } else { "" };
+        assert!(md.contains(&format!("| {name}{mark} |")), "row {name}: {md}");
     }
-    assert!(md.contains("| agent \\ partner | greedy | proagent[scripted,belief=off] |"), "{md}");
+    assert!(
+        md.contains(
+            "| agent \\ partner | greedy | proagent[rule-based,belief=off] (rule-based stand-in, not an LLM) |"
+        ),
+        "{md}"
+    );
     let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let keys: std::collections::HashSet<&str> = recs.iter().map(|r| r["config_hash"].as_str().unwrap()).collect();
@@ -628,12 +634,12 @@ fn sweeps_over_models_and_switches_name_every_row_and_pair_two_proagents() {
     // Two ProAgents together: both seats talk to their model, each with its own settings.
     let pair = recs
         .iter()
-        .find(|r| r["agent"] == names[1] && r["partner"] == "proagent[scripted,belief=off]" && r["seat"] == 1)
+        .find(|r| r["agent"] == names[1] && r["partner"] == "proagent[rule-based,belief=off]" && r["seat"] == 1)
         .unwrap();
     assert_eq!(pair["agent_settings"]["settings"]["verificator"], "rules");
     assert_eq!(pair["partner_settings"]["settings"]["belief"], "off");
     assert_eq!(pair["metrics"]["agent"], names[1]);
-    assert_eq!(pair["metrics"]["partner"], "proagent[scripted,belief=off]");
+    assert_eq!(pair["metrics"]["partner"], "proagent[rule-based,belief=off]");
     // The transcript records each seat's settings and replays.
     let t = out.join(pair["transcript"].as_str().unwrap());
     let replay = bin().arg("replay").arg(&t).output().unwrap();
@@ -791,4 +797,45 @@ fn a_large_served_run_without_a_terminal_needs_yes() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn presets_are_per_seat_and_stand_in_rows_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent,proagent[preset=paper],proagent[scripted]"])
+        .args(["--partners", "greedy", "--seats", "0", "--episodes", "1", "--horizon", "30", "--quiet", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{md}{}", String::from_utf8_lossy(&out.stderr));
+    for row in ["proagent[rule-based]", "proagent[rule-based,preset=paper]", "proagent[scripted]"] {
+        assert!(md.contains(&format!("| {row} (rule-based stand-in, not an LLM) |")), "{row}: {md}");
+    }
+    let recs = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+    let paper: serde_json::Value = recs
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["agent"] == "proagent[rule-based,preset=paper]")
+        .unwrap();
+    assert_eq!(paper["agent_settings"]["settings"]["preset"], "paper");
+    assert_eq!(paper["agent_settings"]["settings"]["belief"], "off");
+    // A bad preset names the seat.
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "proagent[preset=fast]",
+            "--partners",
+            "greedy",
+            "--out",
+        ])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("preset=fast") && e.contains("default or paper"), "{e}");
 }

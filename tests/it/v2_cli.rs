@@ -87,7 +87,7 @@ fn play_v2_with_proagent_records_a_transcript_that_replays_exactly() {
     ]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["layout"], "v2:two_rooms");
-    assert_eq!(v["agent"], "proagent[scripted]");
+    assert_eq!(v["agent"], "proagent[rule-based]");
     assert_eq!(v["seat"], 1);
     for key in ["score", "deliveries", "wrong_deliveries", "button_presses", "llm_calls", "teamwork", "settings"] {
         assert!(v.get(key).is_some(), "{key}: {v}");
@@ -447,7 +447,7 @@ fn show_and_render_replay_a_v2_transcript_and_trajectory_through_the_generic_rea
     // The classic layout of `show`: the legend, then the start with the seats beside it.
     assert!(from_transcript.starts_with("legend: W counter"), "{from_transcript}");
     assert!(from_transcript.contains("\nv2:grounded_coord_simple seed 3, t=0 (start)\n"), "{from_transcript}");
-    assert!(from_transcript.contains("│ P0 proagent[scripted]") && from_transcript.contains("│ P1 scripted"));
+    assert!(from_transcript.contains("│ P0 proagent[rule-based]") && from_transcript.contains("│ P1 scripted"));
     assert!(from_transcript.contains("recipe: ") && from_transcript.contains("t=59 actions=["), "{from_transcript}");
     let last = run_ok(&["show", "--trajectory", traj.to_str().unwrap(), "--step", "60"]);
     assert!(last.contains("\nt=59 ") && !last.contains("t=58 ") && !last.contains("t=0 (start)"), "{last}");

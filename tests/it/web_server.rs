@@ -496,7 +496,7 @@ async fn v2_transcripts_trajectories_and_eval_directories_open_and_draw() {
     assert_eq!((v["kind"].as_str(), v["game"].as_str()), (Some("transcript"), Some("overcooked_v2")));
     assert_eq!((v["frames"].as_u64(), v["players"].as_u64()), (Some(41), Some(2)));
     assert_eq!(v["layout"]["name"], "v2:grounded_coord_simple");
-    assert_eq!(v["agents"], json!(["proagent[scripted]", "scripted"]));
+    assert_eq!(v["agents"], json!(["proagent[rule-based]", "scripted"]));
     assert_eq!(v["partial_view"], true, "played with a view radius");
     assert!(v["captions"][0].as_str().unwrap().starts_with("recipe: "), "{}", v["captions"]);
     assert!(

@@ -124,14 +124,14 @@ impl Playable for Overcooked {
         self.layout.name.clone()
     }
 
-    fn proagent_support(&self) -> Result<(), String> {
+    fn proagent_unsupported(&self) -> Option<String> {
         let orders = &self.layout.rules.orders;
         if orders.is_empty() || orders.iter().any(|r| r.tomatoes == 0) {
-            return Ok(());
+            return None;
         }
         let list: Vec<String> =
             orders.iter().map(|r| format!("{} onion(s) + {} tomato(es)", r.onions, r.tomatoes)).collect();
-        Err(format!(
+        Some(format!(
             "every order of this layout needs tomatoes ({}); the agent's skills, scene text and knowledge cover \
              onion soup only, so every soup it served would pay 0. Use a layout with an onion-only order \
              (or no `start_all_orders`, where every soup pays)",

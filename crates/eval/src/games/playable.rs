@@ -93,10 +93,10 @@ pub trait Playable: Game + Sized {
     fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>> {
         Box::new(ProAgent::<Self::Grounding>::new(cfg))
     }
-    /// Refuses, with the reason, a layout the ProAgent agent's skills cannot score on (a
+    /// Why the ProAgent agent's skills cannot score on this layout, if they cannot (a
     /// classic layout whose orders all need tomatoes: the agent cooks onion soup only).
-    fn proagent_support(&self) -> Result<(), String> {
-        Ok(())
+    fn proagent_unsupported(&self) -> Option<String> {
+        None
     }
     /// Renders every template a ProAgent with `cfg` uses in `seat`, before anything runs;
     /// refuses a preset the game has no templates for.
@@ -196,7 +196,7 @@ pub enum SeatError {
         #[source]
         source: PromptError,
     },
-    /// A layout the ProAgent agent cannot play for points ([`Playable::proagent_support`]).
+    /// A layout the ProAgent agent cannot play for points ([`Playable::proagent_unsupported`]).
     #[error("the ProAgent agent cannot play {layout}: {message}")]
     Unsupported {
         /// The game's report name.

@@ -261,7 +261,7 @@ impl SeatFactory {
                 model: m.clone(),
             },
             None => {
-                let model = ModelSpec::new("scripted");
+                let model = ModelSpec::new(proagent_llm::STAND_IN);
                 let settings = AgentSettings::default();
                 ProAgentRecord { label: proagent_agent::config::label(&settings, &model), settings, model }
             }
@@ -304,7 +304,7 @@ impl SeatFactory {
                 }
                 let c = if self.stand_in {
                     let mut offline = s.clone();
-                    offline.model = ModelSpec { model: "scripted".into(), ..s.model.clone() };
+                    offline.model = ModelSpec { model: proagent_llm::STAND_IN.into(), ..s.model.clone() };
                     let mut c = offline.config(game)?;
                     let counter = proagent_llm::tokens::TokenCounter::for_model(&s.model.model);
                     c.model = Arc::new(proagent_llm::tokens::CountingModel::new(c.model, counter));
@@ -324,7 +324,9 @@ impl SeatFactory {
         if !is_proagent(spec) {
             return Ok(BuiltSeat { seat: game.partner(spec)?, exchanges: None });
         }
-        game.proagent_support().map_err(|message| SeatError::Unsupported { layout: game.report_name(), message })?;
+        if let Some(message) = game.proagent_unsupported() {
+            return Err(SeatError::Unsupported { layout: game.report_name(), message });
+        }
         let mut cfg = self.config_of(spec, game)?;
         let sink: ExchangeSink = Arc::default();
         cfg.exchange_sink = Some(Arc::clone(&sink));
@@ -338,7 +340,9 @@ impl SeatFactory {
             game.partner(spec)?;
             return Ok(());
         }
-        game.proagent_support().map_err(|message| SeatError::Unsupported { layout: game.report_name(), message })?;
+        if let Some(message) = game.proagent_unsupported() {
+            return Err(SeatError::Unsupported { layout: game.report_name(), message });
+        }
         let cfg = self.config_of(spec, game)?;
         game.check_prompts(&cfg, seat).map_err(|source| SeatError::Prompts { layout: game.report_name(), seat, source })
     }

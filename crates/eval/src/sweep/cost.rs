@@ -21,6 +21,17 @@ use proagent_llm::spec::{ModelChoice, classify_model};
 use proagent_llm::tokens::TokenCounter;
 use std::collections::BTreeMap;
 
+/// Why a cost could not be measured, or a price not read.
+#[derive(Debug, thiserror::Error)]
+pub enum CostError {
+    /// The offline episode failed.
+    #[error("{0}")]
+    Episode(String),
+    /// `--price-per-mtok` is not two non-negative numbers.
+    #[error("--price-per-mtok takes IN,OUT (USD per million prompt and completion tokens), got {0:?}")]
+    Price(String),
+}
+
 /// One ProAgent seat's use of its model in one measured episode.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeatUse {
@@ -35,7 +46,7 @@ pub struct SeatUse {
 /// Plays one episode of `run` with the stand-in in every ProAgent's model's place and
 /// returns each ProAgent seat's use. `run`'s factory must have been made with
 /// [`crate::runner::seats::SeatFactory::with_stand_in_models`] (this function sets it if not).
-pub async fn measure<G: Playable>(run: &Run<G>, seed: u64) -> Result<Vec<SeatUse>, String> {
+pub async fn measure<G: Playable>(run: &Run<G>, seed: u64) -> Result<Vec<SeatUse>, CostError> {
     let run = Run {
         game: std::sync::Arc::clone(&run.game),
         layout_spec: run.layout_spec.clone(),
@@ -44,7 +55,8 @@ pub async fn measure<G: Playable>(run: &Run<G>, seed: u64) -> Result<Vec<SeatUse
         seat: run.seat,
         factory: run.factory.clone().with_stand_in_models().with_max_llm_failures(None),
     };
-    let played = run.play(seed, None, EpisodeOptions::default()).await.map_err(|e| e.to_string())?;
+    let played =
+        run.play(seed, None, EpisodeOptions::default()).await.map_err(|e| CostError::Episode(e.to_string()))?;
     let mut out = Vec::new();
     for (i, spec) in run.specs.iter().enumerate() {
         let Some(seat) = run.factory.seat_of(spec) else { continue };
@@ -166,8 +178,8 @@ pub fn is_served(model: &str) -> bool {
 }
 
 /// `--price-per-mtok IN,OUT`: two non-negative finite numbers.
-pub fn parse_price(s: &str) -> Result<(f64, f64), String> {
-    let bad = || format!("--price-per-mtok takes IN,OUT (USD per million prompt and completion tokens), got {s:?}");
+pub fn parse_price(s: &str) -> Result<(f64, f64), CostError> {
+    let bad = || CostError::Price(s.to_string());
     let (i, o) = s.split_once(',').ok_or_else(bad)?;
     let num = |x: &str| x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(bad);
     Ok((num(i)?, num(o)?))
@@ -213,7 +225,7 @@ mod tests {
     fn prices_parse() {
         assert_eq!(parse_price("2.5,10").unwrap(), (2.5, 10.0));
         for bad in ["2.5", "a,b", "-1,2", "1,inf"] {
-            assert!(parse_price(bad).unwrap_err().contains("IN,OUT"), "{bad}");
+            assert!(parse_price(bad).unwrap_err().to_string().contains("IN,OUT"), "{bad}");
         }
     }
 }

@@ -105,6 +105,23 @@ pub struct Cell {
 }
 
 /// Unread replies over calls, for the records that count them.
+/// What marks a ProAgent seat played by the offline stand-in model in every table.
+pub const STAND_IN_MARK: &str = "rule-based stand-in, not an LLM";
+
+/// Whether a seat label is a ProAgent whose model is the rule-based stand-in
+/// (`proagent[rule-based,...]`, or `proagent[scripted,...]` in older records).
+pub fn is_stand_in_seat(label: &str) -> bool {
+    crate::runner::seats::proagent_options(label)
+        .ok()
+        .and_then(|o| o.into_iter().find(|(k, _)| k == "model"))
+        .is_some_and(|(_, m)| proagent_llm::is_stand_in(&m))
+}
+
+/// A seat label as tables show it: stand-in ProAgent seats carry [`STAND_IN_MARK`].
+pub fn shown(label: &str) -> String {
+    if is_stand_in_seat(label) { format!("{label} ({STAND_IN_MARK})") } else { label.to_string() }
+}
+
 fn parse_failure_share(recs: &[&EpisodeRecord]) -> Option<f64> {
     let counted: Vec<&&EpisodeRecord> = recs.iter().filter(|r| r.parse_failures.is_some()).collect();
     let calls = saturating_sum(counted.iter().map(|r| r.llm_calls));
@@ -365,7 +382,11 @@ impl Report {
             let _ = writeln!(s, "**Warning:** {w}\n");
         }
         let _ = writeln!(s, "## Table 1 view: each agent's score over all partners\n");
-        let _ = writeln!(s, "| layout | agent seat | {} |", self.agents.join(" | "));
+        let _ = writeln!(
+            s,
+            "| layout | agent seat | {} |",
+            self.agents.iter().map(|a| shown(a)).collect::<Vec<_>>().join(" | ")
+        );
         let _ = writeln!(s, "|---|---|{}", "---|".repeat(self.agents.len()));
         for layout in &self.layouts {
             for &seat in &self.seats {
@@ -390,7 +411,7 @@ impl Report {
                 let _ = writeln!(
                     s,
                     "\n## {layout}: agent (player {seat}) × partner (player {other})\n\n| agent \\ partner | {} |",
-                    self.partners.join(" | ")
+                    self.partners.iter().map(|p| shown(p)).collect::<Vec<_>>().join(" | ")
                 );
                 let _ = writeln!(s, "|---|{}", "---|".repeat(self.partners.len()));
                 for agent in &self.agents {
@@ -404,7 +425,7 @@ impl Report {
                         })
                         .collect();
                     if row.iter().any(|c| !c.is_empty()) {
-                        let _ = writeln!(s, "| {agent} | {} |", row.join(" | "));
+                        let _ = writeln!(s, "| {} | {} |", shown(agent), row.join(" | "));
                     }
                 }
             }
@@ -420,8 +441,8 @@ impl Report {
                 s,
                 "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} |",
                 c.layout,
-                c.agent,
-                c.partner,
+                shown(&c.agent),
+                shown(&c.partner),
                 c.seat,
                 c.score.n,
                 c.score.show(),
@@ -488,7 +509,7 @@ impl Report {
                     })
                     .collect();
                 if row.iter().any(|c| !c.is_empty()) {
-                    let _ = writeln!(s, "| ours: {agent} | {} |", row.join(" | "));
+                    let _ = writeln!(s, "| ours: {} | {} |", shown(agent), row.join(" | "));
                 }
             }
             let published: Vec<String> = layouts
@@ -604,6 +625,20 @@ fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
 mod tests {
     use super::*;
     use crate::sweep::plan::EpisodeSpec;
+
+    #[test]
+    fn stand_in_seats_are_marked() {
+        for l in ["proagent[rule-based]", "proagent[scripted,memory_k=2]", "proagent[model=rule-based,preset=paper]"] {
+            assert!(is_stand_in_seat(l), "{l}");
+            assert_eq!(shown(l), format!("{l} (rule-based stand-in, not an LLM)"));
+        }
+        for l in ["proagent[gpt-4o]", "scripted", "greedy", "proagent[replay:x.jsonl]"] {
+            assert!(!is_stand_in_seat(l), "{l}");
+            assert_eq!(shown(l), l);
+        }
+        let md = Report::build(&[rec("cramped_room", "proagent[rule-based]", "greedy", 0, 0, 10.0, 3)]).markdown();
+        assert!(md.contains("| proagent[rule-based] (rule-based stand-in, not an LLM) |"), "{md}");
+    }
 
     #[test]
     fn cost_sums_saturate() {
