@@ -434,7 +434,20 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         runner: runner.name().to_string(),
         spec_configs,
     };
-    let plan = cross_product(&spec);
+    let mut plan = cross_product(&spec);
+    // A one-player layout has no seat 1: its agent is player 0 whatever --seats says.
+    let players: HashMap<String, usize> =
+        games.iter().map(|(name, g)| (name.clone(), on_game!(&g.game, |g| g.num_players()))).collect();
+    let skipped: Vec<String> = {
+        let mut v: Vec<String> = players.iter().filter(|(_, n)| **n < 2).map(|(l, _)| l.clone()).collect();
+        v.sort();
+        v
+    };
+    plan.retain(|p| (p.spec.seat as usize) < players.get(&p.spec.layout).copied().unwrap_or(2));
+    if !skipped.is_empty() && a.seats.contains(&1) {
+        let verb = if skipped.len() == 1 { "has" } else { "have" };
+        eprintln!("note: {} {verb} one player: seat 1 is not played there", skipped.join(", "));
+    }
     let planned = plan.len();
     let plan_keys: std::collections::HashSet<String> = plan.iter().map(|p| p.config_hash.clone()).collect();
     let mine: Vec<_> = match a.shard {

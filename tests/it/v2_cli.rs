@@ -512,3 +512,36 @@ fn show_and_render_replay_a_v2_transcript_and_trajectory_through_the_generic_rea
         "{err}"
     );
 }
+
+#[test]
+fn sweeps_skip_seat_1_on_one_player_layouts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "v2:long_room,v2:cramped_room_v2",
+            "--agents",
+            "scripted",
+            "--partners",
+            "scripted",
+        ])
+        .args(["--seats", "0,1", "--horizon", "20", "--quiet", "--no-report", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    assert!(
+        e.contains("v2:long_room has one player: seat 1 is not played there") && e.contains("plan: 3 episodes"),
+        "{e}"
+    );
+    let recs = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+    let seats: Vec<(String, u64)> = recs
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|r| (r["layout"].as_str().unwrap().to_string(), r["seat"].as_u64().unwrap()))
+        .collect();
+    assert!(seats.contains(&("v2:long_room".into(), 0)) && !seats.contains(&("v2:long_room".into(), 1)), "{seats:?}");
+    assert!(seats.contains(&("v2:cramped_room_v2".into(), 1)), "{seats:?}");
+}
