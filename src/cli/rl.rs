@@ -128,7 +128,10 @@ pub struct TrainArgs {
 pub struct EvalArgs {
     /// The policy: sp, pbt, fcp, mep (shipped), rl:PATH, or a path to a model file.
     #[arg(long)]
-    model: String,
+    policy: Option<String>,
+    /// Deprecated name of --policy.
+    #[arg(long, hide = true)]
+    model: Option<String>,
     /// The partner (any partner spec: sp, rl:PATH, greedy, bc, …); default: self-play.
     #[arg(long)]
     partner: Option<String>,
@@ -450,9 +453,9 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
     let layout = Arc::new(load_layout(&a.layout)?);
     let game = Arc::new(Overcooked::new(Arc::clone(&layout), a.run.horizon));
     let factory = SeatFactory::default();
-    let model = model_spec(&a.model);
+    let model = model_spec(&super::common::policy_flag(&a.policy, &a.model, None)?);
     let partner = a.partner.clone().unwrap_or_else(|| model.clone());
-    factory.check(&model, &*game, 0).context("--model")?;
+    factory.check(&model, &*game, 0).context("--policy")?;
     factory.check(&partner, &*game, 1).context("--partner")?;
     let self_play = a.partner.is_none();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

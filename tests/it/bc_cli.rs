@@ -135,7 +135,7 @@ fn train_eval_and_determinism_on_made_up_demonstrations() {
     let e = stdout_json(&run(&[
         "bc",
         "eval",
-        "--model",
+        "--policy",
         out.to_str().unwrap(),
         "--data",
         test_file.to_str().unwrap(),
@@ -145,7 +145,7 @@ fn train_eval_and_determinism_on_made_up_demonstrations() {
     let e2 = stdout_json(&run(&[
         "bc",
         "eval",
-        "--model",
+        "--policy",
         out.to_str().unwrap(),
         "--data",
         d,
@@ -164,7 +164,7 @@ fn train_eval_and_determinism_on_made_up_demonstrations() {
         "selfplay",
         "--layout",
         "cramped_room",
-        "--model",
+        "--policy",
         &spec,
         "--episodes",
         "1",
@@ -181,7 +181,7 @@ fn bad_data_and_weight_files_are_clear_errors() {
     let good = r#"{"trial":"a","layout":"cramped_room","t":0,"players":[{"pos":[1,2],"dir":"NORTH","held":null},{"pos":[3,1],"dir":"NORTH","held":null}],"objects":[],"actions":["STAY","STAY"],"reward":0,"score":0}"#;
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, format!("{good}\n{}\n", good.replace("STAY\",\"STAY", "STAY\",\"DANCE"))).unwrap();
-    let o = run(&["bc", "eval", "--model", "bc", "--data", bad.to_str().unwrap()]);
+    let o = run(&["bc", "eval", "--policy", "bc", "--data", bad.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.jsonl: line 2") && err.contains("DANCE"), "{err}");
@@ -221,7 +221,7 @@ fn bad_data_and_weight_files_are_clear_errors() {
     let weights = dir.path().join("w.safetensors");
     std::fs::write(&weights, b"\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":").unwrap();
     let spec = format!("bc:{}", weights.display());
-    let o = run(&["bc", "selfplay", "--layout", "cramped_room", "--model", &spec, "--episodes", "1"]);
+    let o = run(&["bc", "selfplay", "--layout", "cramped_room", "--policy", &spec, "--episodes", "1"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("w.safetensors") && err.contains("safetensors"), "{err}");
 }
@@ -476,7 +476,7 @@ fn export_human_data_reads_both_schemas_of_the_real_files() {
     }
     let layouts: Value = serde_json::from_slice(&std::fs::read(dir.path().join("old/layouts.json")).unwrap()).unwrap();
     assert_eq!(layouts["cramped_room"]["grid"], serde_json::json!(["XXPXX", "O  2O", "X1  X", "XDXSX"]));
-    let e = stdout_json(&run(&["bc", "eval", "--model", "bc:test", "--data", file.to_str().unwrap(), "--json"]));
+    let e = stdout_json(&run(&["bc", "eval", "--policy", "bc:test", "--data", file.to_str().unwrap(), "--json"]));
     assert_eq!(e["samples"], 300, "{e}");
 
     // The later re-encoding: the same lines once its cooking-start steps are dropped.
@@ -515,4 +515,49 @@ fn export_human_data_reads_both_schemas_of_the_real_files() {
         !o.status.success() && err.contains("hh2019_w7_cramped_room cur_gameloop=5.0: player 0 stands on 'X'"),
         "{err}"
     );
+}
+
+#[test]
+fn model_is_a_deprecated_name_of_policy() {
+    let new = crate::support::bin()
+        .args([
+            "bc",
+            "selfplay",
+            "--layout",
+            "cramped_room",
+            "--policy",
+            "bc:test",
+            "--episodes",
+            "1",
+            "--horizon",
+            "30",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let old = crate::support::bin()
+        .args([
+            "bc",
+            "selfplay",
+            "--layout",
+            "cramped_room",
+            "--model",
+            "bc:test",
+            "--episodes",
+            "1",
+            "--horizon",
+            "30",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(new.status.success() && old.status.success(), "{}", String::from_utf8_lossy(&old.stderr));
+    assert_eq!(new.stdout, old.stdout);
+    assert!(String::from_utf8_lossy(&old.stderr).contains("--model is deprecated here"));
+    assert!(!String::from_utf8_lossy(&new.stderr).contains("deprecated"));
+    let both = crate::support::bin()
+        .args(["rl", "eval", "--layout", "cramped_room", "--policy", "sp", "--model", "sp", "--episodes", "1"])
+        .output()
+        .unwrap();
+    assert!(!both.status.success() && String::from_utf8_lossy(&both.stderr).contains("give --policy only"));
 }
