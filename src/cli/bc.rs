@@ -401,7 +401,7 @@ fn selfplay_cmd(a: SelfplayArgs) -> Result<ExitCode> {
         );
     } else {
         println!(
-            "{} + {} on {}: mean {:.1} ± {:.1} (s.e.) over {} episodes of {} steps; scores {:?}",
+            "{} + {} on {}: {:.1} ± {:.1} (mean ± standard error) over {} episodes of {} steps; scores {:?}",
             policy, partner, layout.name, mean, stderr, episodes, horizon, scores
         );
     }

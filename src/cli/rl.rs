@@ -437,7 +437,7 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
                 None => "self-play".to_string(),
                 Some(s) => format!("with {} (policy in seat {s})", e.partner),
             };
-            println!("  {who}: {:.1} ± {:.1} over {} episodes", e.mean, e.se, e.scores.len());
+            println!("  {who}: {:.1} ± {:.1} (mean ± standard error) over {} episodes", e.mean, e.se, e.scores.len());
         }
         println!("wrote {} and {}", a.out.display(), meta_path.display());
     }
@@ -490,7 +490,7 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
             let who =
                 if self_play { "self-play".to_string() } else { format!("{model} in seat {seat} with {partner}") };
             println!(
-                "{} {who}: mean {mean:.1} ± {se:.1} (s.e.) over {} episodes (min {}, max {})",
+                "{} {who}: {mean:.1} ± {se:.1} (mean ± standard error) over {} episodes (min {}, max {})",
                 layout.name,
                 scores.len(),
                 scores.iter().min().unwrap_or(&0),

@@ -561,3 +561,19 @@ fn model_is_a_deprecated_name_of_policy() {
         .unwrap();
     assert!(!both.status.success() && String::from_utf8_lossy(&both.stderr).contains("give --policy only"));
 }
+
+#[test]
+fn scores_read_mean_plus_minus_standard_error_everywhere() {
+    let o = crate::support::bin()
+        .args(["bc", "selfplay", "--layout", "cramped_room", "--episodes", "2", "--horizon", "30"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && s.contains(" ± ") && s.contains("(mean ± standard error) over 2 episodes"), "{s}");
+    let o = crate::support::bin()
+        .args(["rl", "eval", "--layout", "cramped_room", "--policy", "sp", "--episodes", "2", "--horizon", "30"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && s.contains("(mean ± standard error) over 2 episodes"), "{s}");
+}
