@@ -258,6 +258,7 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         metrics: Value::Null,
         teamwork: None,
         transcript: None,
+        held_wait_max: None,
     };
     EpisodeRecord::new(&spec, spec.config_hash(), outcome, 10.0, None)
 }
@@ -838,4 +839,32 @@ fn presets_are_per_seat_and_stand_in_rows_say_so() {
         .unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && e.contains("preset=fast") && e.contains("default or paper"), "{e}");
+}
+
+#[test]
+fn an_agent_waiting_with_a_dish_is_flagged_stuck_per_cell() {
+    // Issue 28: the stand-in with `courier` on cramped_room holds a dish and waits for the
+    // last ~345 steps; with `greedy` it keeps cooking.
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent", "--partners", "courier,greedy"])
+        .args(["--seats", "0", "--quiet", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{md}{}", String::from_utf8_lossy(&out.stderr));
+    let section = &md[md.find("## Stuck agents").unwrap_or_else(|| panic!("{md}"))..];
+    assert!(section.contains("more than 100 steps"), "{section}");
+    assert!(section.contains("| courier | P0 | 1 | 1 |"), "{section}");
+    assert!(!section.contains("| greedy |"), "{section}");
+    let recs: Vec<Value> = std::fs::read_to_string(dir.path().join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let wait = |p: &str| recs.iter().find(|r| r["partner"] == p).unwrap()["held_wait_max"].as_u64().unwrap();
+    assert!(wait("courier") > 300 && wait("greedy") < 100, "{} {}", wait("courier"), wait("greedy"));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    assert!(json.to_string().contains("\"stuck\":1"), "{json}");
 }

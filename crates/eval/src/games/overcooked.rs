@@ -124,6 +124,22 @@ impl Playable for Overcooked {
         self.layout.name.clone()
     }
 
+    fn held_wait_max(&self, r: &EpisodeResult<Overcooked>, seat: usize) -> Option<u32> {
+        let mut prev = r.start.players.get(seat)?;
+        let (mut run, mut best) = (0u32, 0u32);
+        for s in &r.steps {
+            let p = s.state.players.get(seat)?;
+            if p.held.is_some() && p.pos == prev.pos && p.held == prev.held {
+                run += 1;
+                best = best.max(run);
+            } else {
+                run = 0;
+            }
+            prev = p;
+        }
+        Some(best)
+    }
+
     fn proagent_unsupported(&self) -> Option<String> {
         let orders = &self.layout.rules.orders;
         if orders.is_empty() || orders.iter().any(|r| r.tomatoes == 0) {

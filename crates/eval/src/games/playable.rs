@@ -93,6 +93,12 @@ pub trait Playable: Game + Sized {
     fn proagent(&self, cfg: ProAgentConfig) -> Box<dyn Seat<Self>> {
         Box::new(ProAgent::<Self::Grounding>::new(cfg))
     }
+    /// The longest run of consecutive steps in which player `seat` held an item and
+    /// neither moved nor changed what it held (an agent stuck waiting with a dish, say);
+    /// `None` for games that do not measure it.
+    fn held_wait_max(&self, _result: &EpisodeResult<Self>, _seat: usize) -> Option<u32> {
+        None
+    }
     /// Why the ProAgent agent's skills cannot score on this layout, if they cannot (a
     /// classic layout whose orders all need tomatoes: the agent cooks onion soup only).
     fn proagent_unsupported(&self) -> Option<String> {

@@ -102,7 +102,14 @@ pub struct Cell {
     /// episodes that count them; `None` without such episodes or calls. (Episodes over
     /// `--max-parse-failure-share` are failed, not recorded: they are not in here.)
     pub parse_failure_share: Option<f64>,
+    /// Episodes in which the agent held an item and stood still for more than
+    /// [`STUCK_AFTER`] steps in a row, over the episodes that measure it; `None` if none does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stuck: Option<u32>,
 }
+
+/// Steps an agent may hold an item without moving before its episode is flagged stuck.
+pub const STUCK_AFTER: u32 = 100;
 
 /// Unread replies over calls, for the records that count them.
 /// What marks a ProAgent seat played by the offline stand-in model in every table.
@@ -279,6 +286,10 @@ impl Report {
                 constructive: teamwork_mean(recs, |t| t.constructive),
                 non_constructive: teamwork_mean(recs, |t| t.non_constructive),
                 parse_failure_share: parse_failure_share(recs),
+                stuck: {
+                    let measured: Vec<u32> = recs.iter().filter_map(|r| r.held_wait_max).collect();
+                    (!measured.is_empty()).then(|| measured.iter().filter(|w| **w > STUCK_AFTER).count() as u32)
+                },
             });
         }
 
@@ -467,6 +478,27 @@ impl Report {
             t.episode_wall_s,
             show_share(t.parse_failure_share)
         );
+        let stuck: Vec<&Cell> = self.cells.iter().filter(|c| c.stuck.is_some_and(|n| n > 0)).collect();
+        if !stuck.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n## Stuck agents\n\n**Flag:** in these cells the agent held an item and stood still for more than \
+                 {STUCK_AFTER} steps in a row in some episodes (e.g. holding a dish, waiting for a soup that \
+                 never comes); their scores measure that wait, not play.\n\n| layout | agent | partner | seat | stuck episodes | n |\n|---|---|---|---|---|---|"
+            );
+            for c in stuck {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | P{} | {} | {} |",
+                    c.layout,
+                    shown(&c.agent),
+                    shown(&c.partner),
+                    c.seat,
+                    c.stuck.unwrap_or(0),
+                    c.score.n
+                );
+            }
+        }
         let _ = writeln!(
             s,
             "\nUnparsed replies: the share of LLM calls whose reply named no usable action. An episode \
