@@ -122,6 +122,10 @@ struct ReportArgs {
     /// Also print and write the paper-shaped table of a protocol (`table1`).
     #[arg(long, value_parser = ["table1"])]
     protocol: Option<String>,
+    /// The heatmaps' format: svg (always written), png or pdf (also written, converted from
+    /// the same SVG drawing; they need an installed font for the labels).
+    #[arg(long, default_value = "svg", value_parser = ["svg", "png", "pdf"])]
+    format: String,
 }
 
 pub fn run(a: EvalArgs) -> Result<ExitCode> {
@@ -553,7 +557,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             if mine.is_empty() {
                 eprintln!("no finished episodes: no report written");
             } else {
-                write_report(&mine, &out, a.protocol.is_some())?;
+                write_report(&mine, &out, a.protocol.is_some(), None)?;
             }
         }
     }
@@ -567,13 +571,21 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path, table1: bool) -> Result<()> {
+fn write_report(
+    records: &[proagent::eval::EpisodeRecord],
+    out: &Path,
+    table1: bool,
+    figures: Option<proagent::eval::figure::FigureFormat>,
+) -> Result<()> {
     let report = Report::build(records);
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
     print!("{}", report.markdown());
     let mut files = proagent::eval::write_report_files(&report, out)?;
+    if let Some(format) = figures {
+        files.extend(proagent::eval::write_heatmap_figures(&report, out, format)?);
+    }
     if table1 {
         let md = report.table1_paper_markdown();
         println!("\n{md}");
@@ -611,7 +623,12 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
     if set.duplicates > 0 {
         eprintln!("{} identical duplicate episodes counted once", set.duplicates);
     }
-    write_report(set.records(), &out, a.protocol.is_some())?;
+    let figures = match a.format.as_str() {
+        "png" => Some(proagent::eval::figure::FigureFormat::Png),
+        "pdf" => Some(proagent::eval::figure::FigureFormat::Pdf),
+        _ => None,
+    };
+    write_report(set.records(), &out, a.protocol.is_some(), figures)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -868,3 +868,41 @@ fn an_agent_waiting_with_a_dish_is_flagged_stuck_per_cell() {
     let json: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
     assert!(json.to_string().contains("\"stuck\":1"), "{json}");
 }
+
+#[test]
+fn report_heatmaps_as_png_and_pdf() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "scripted",
+            "--partners",
+            "greedy,stay",
+            "--seats",
+            "0",
+        ])
+        .args(["--horizon", "30", "--quiet", "--no-report", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (format, magic) in [("png", &b"\x89PNG"[..]), ("pdf", &b"%PDF-"[..])] {
+        let o =
+            crate::support::bin().args(["eval", "report"]).arg(dir.path()).args(["--format", format]).output().unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        if e.contains("no fonts found") {
+            // A machine without fonts: a clear refusal, never a figure without labels.
+            assert!(!o.status.success(), "{e}");
+            continue;
+        }
+        assert!(o.status.success(), "{e}");
+        let bytes = std::fs::read(dir.path().join(format!("heatmap-cramped_room.{format}"))).unwrap();
+        assert!(bytes.starts_with(magic), "{format}");
+        assert!(dir.path().join("heatmap-cramped_room.svg").exists());
+    }
+    let o = crate::support::bin().args(["eval", "report"]).arg(dir.path()).args(["--format", "jpg"]).output().unwrap();
+    assert!(!o.status.success());
+}
