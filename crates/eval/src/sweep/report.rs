@@ -589,8 +589,16 @@ impl Report {
             "constructive",
             "non_constructive",
             "parse_failure_share",
+            "stuck_episodes",
+            "note",
         ])?;
         for c in &self.cells {
+            let note = [&c.agent, &c.partner]
+                .iter()
+                .filter(|l| is_stand_in_seat(l))
+                .map(|l| format!("{l}: {STAND_IN_MARK}"))
+                .collect::<Vec<_>>()
+                .join("; ");
             w.write_record([
                 c.layout.clone(),
                 c.agent.clone(),
@@ -608,6 +616,8 @@ impl Report {
                 c.constructive.map_or(String::new(), |x| x.to_string()),
                 c.non_constructive.map_or(String::new(), |x| x.to_string()),
                 opt(c.parse_failure_share),
+                c.stuck.map_or(String::new(), |n| n.to_string()),
+                note,
             ])?;
         }
         finish_csv(w)
@@ -668,8 +678,14 @@ mod tests {
             assert!(!is_stand_in_seat(l), "{l}");
             assert_eq!(shown(l), l);
         }
-        let md = Report::build(&[rec("cramped_room", "proagent[rule-based]", "greedy", 0, 0, 10.0, 3)]).markdown();
+        let r = Report::build(&[rec("cramped_room", "proagent[rule-based]", "greedy", 0, 0, 10.0, 3)]);
+        let md = r.markdown();
         assert!(md.contains("| proagent[rule-based] (rule-based stand-in, not an LLM) |"), "{md}");
+        let csv = r.cells_csv().unwrap();
+        assert!(
+            csv.lines().nth(1).unwrap().ends_with(",\"proagent[rule-based]: rule-based stand-in, not an LLM\""),
+            "{csv}"
+        );
     }
 
     #[test]
@@ -732,8 +748,8 @@ mod tests {
         let md = r.markdown();
         assert!(md.contains("| 50.0% |") && md.contains("| – |") && md.contains("unparsed replies"), "{md}");
         let csv = r.cells_csv().unwrap();
-        assert!(csv.lines().next().unwrap().ends_with(",parse_failure_share"), "{csv}");
-        assert!(csv.lines().nth(1).unwrap().ends_with(",0.5"), "{csv}");
+        assert!(csv.lines().next().unwrap().ends_with(",parse_failure_share,stuck_episodes,note"), "{csv}");
+        assert!(csv.lines().nth(1).unwrap().ends_with(",0.5,,"), "{csv}");
         let v: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
         assert_eq!(v["cells"][0]["parse_failure_share"], 0.5);
     }
