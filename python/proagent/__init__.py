@@ -177,7 +177,7 @@ def agent(
     seed: int = 0,
     horizon: Optional[int] = None,
     *,
-    model: str = "scripted",
+    model: str = "rule-based",
     base_url: Optional[str] = None,
     temperature: float = 0.0,
     top_p: float = 1.0,
@@ -202,7 +202,7 @@ def agent(
 ) -> Policy:
     """The ProAgent agent as a policy, with the options of ``proagent play``:
 
-    ``model`` ("scripted" built in, "replay:FILE", or a served model's name with
+    ``model`` ("rule-based" built in: a rule-based stand-in, not an LLM; "scripted" is its old name; "replay:FILE", or a served model's name with
     ``base_url``; the key comes from ``$OPENAI_API_KEY``), sampling (``temperature``,
     ``top_p``, ``max_tokens``), ``memory_k``, ``max_replans``, ``verificator``
     ("llm", "rules", "off"), ``belief`` ("replace", "annotate", "off"), ``analysis``,
@@ -256,7 +256,7 @@ def play(
     transcript: Optional[str] = None,
     no_wall_clock: bool = False,
     trajectory: bool = False,
-    model: str = "scripted",
+    model: str = "rule-based",
     base_url: Optional[str] = None,
     temperature: float = 0.0,
     top_p: float = 1.0,

@@ -90,7 +90,7 @@ impl AgentOptions {
                 v.as_str().map(str::to_string).ok_or_else(|| err(k, format!("must be a string, got {v}")))
             })
         };
-        let model = s("model", "scripted")?.trim().to_string();
+        let model = s("model", proagent::llm::STAND_IN)?.trim().to_string();
         let temperature = f("temperature", 0.0)? as f32;
         if !(temperature.is_finite() && (0.0..=2.0).contains(&temperature)) {
             return Err(err("temperature", format!("must be in [0, 2], got {temperature}")));

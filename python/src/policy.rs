@@ -370,7 +370,7 @@ impl Policy {
             return Err(PyTypeError::new_err("a policy writing a transcript cannot be pickled"));
         }
         if let Some(o) = &self.built_from.3
-            && o.get("model").and_then(serde_json::Value::as_str).is_some_and(|m| m != "scripted")
+            && o.get("model").and_then(serde_json::Value::as_str).is_some_and(|m| !proagent::llm::is_stand_in(m))
         {
             return Err(PyTypeError::new_err(
                 "a ProAgent policy talking to a served model cannot be pickled (a copy would ask the model again)",

@@ -267,7 +267,7 @@ def test_play_on_the_llm_coordination_games_equals_play_json_of_the_binary(binar
     cli = json.loads(out.stdout.splitlines()[0])
     py = proagent.play(layout, agent="llmco", partner=partner, seed=2, horizon=200)
     assert py == cli
-    assert py["agent"] == "llmco[scripted]" and py["layout"] == layout
+    assert py["agent"] == "llmco[rule-based]" and py["layout"] == layout
 
 
 def test_play_on_v2_takes_spec_seats_only():

@@ -19,8 +19,8 @@ use proagent::transcript::Scrubber;
 use std::path::PathBuf;
 
 /// What `--model` means wherever a ProAgent is seated.
-pub const AGENT_MODEL_HELP: &str = "The language model of every `proagent` seat: `scripted` (the built-in \
-rule-based planner, offline), `replay:FILE` (the replies recorded in a transcript) or a name an \
+pub const AGENT_MODEL_HELP: &str = "The language model of every `proagent` seat: `rule-based` (the built-in \
+rule-based stand-in, offline, not an LLM; `scripted` is its old name), `replay:FILE` (the replies recorded in a transcript) or a name an \
 OpenAI-compatible server at --base-url serves (gpt-4o, llama3.1:8b, ...). One seat can use another: \
 proagent[model=NAME]. (oracle and random are CoordinationQA's, for `qa`.)";
 
@@ -169,8 +169,16 @@ impl ProAgentArgs {
         let options = proagent_options(spec)?;
         let name = options.iter().find(|(k, _)| k == "model").map_or(self.llm.model.as_str(), |(_, v)| v.as_str());
         let mut model = self.llm.seat_model(name, 0)?;
-        let mut settings = self.settings();
-        for (k, v) in &options {
+        // A seat's own preset starts it from that preset's switches, with the switch flags
+        // given on the command line applied on top (as --preset does for every seat).
+        let mut settings = match options.iter().find(|(k, _)| k == "preset") {
+            Some((_, p)) => {
+                let preset = parse_preset(p).map_err(|e| anyhow!("{spec}: preset={p:?}: {e}"))?;
+                ProAgentArgs { preset, ..self.clone() }.settings()
+            }
+            None => self.settings(),
+        };
+        for (k, v) in options.iter().filter(|(k, _)| k != "preset") {
             config::apply_option(&mut settings, &mut model, k, v).map_err(|e| anyhow!("{spec}: {e}"))?;
         }
         Ok(SeatSetup { spec: spec.to_string(), label: config::label(&settings, &model), settings, model })

@@ -61,9 +61,12 @@ pub struct TrainArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
-    /// `bc`, `bc:test`, `bc:train`, `bc:PATH` or a path to a safetensors file.
+    /// The policy: `bc`, `bc:test`, `bc:train`, `bc:PATH` or a path to a safetensors file.
     #[arg(long)]
-    model: String,
+    policy: Option<String>,
+    /// Deprecated name of --policy.
+    #[arg(long, hide = true)]
+    model: Option<String>,
     /// A demonstration file (`.jsonl` or `.jsonl.gz`), or a directory (then give --layout and --split).
     #[arg(long)]
     data: PathBuf,
@@ -83,10 +86,14 @@ pub struct SelfplayArgs {
     /// A built-in layout name or a layout file.
     #[arg(long)]
     layout: String,
-    /// The model in seat 0: `bc`, `bc:test`, `bc:train` (the 2019 "BC" agent) or `bc:PATH`.
-    #[arg(long, default_value = "bc:train")]
-    model: String,
-    /// The model in seat 1 (default: the same as --model).
+    /// The policy in seat 0: `bc`, `bc:test`, `bc:train` (the 2019 "BC" agent) or `bc:PATH`
+    /// (default: bc:train).
+    #[arg(long)]
+    policy: Option<String>,
+    /// Deprecated name of --policy.
+    #[arg(long, hide = true)]
+    model: Option<String>,
+    /// The policy in seat 1 (default: the same as --policy).
     #[arg(long)]
     partner: Option<String>,
     /// Episodes (episode i is played with seed + i) and their length.
@@ -331,7 +338,8 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
     let dir = file.parent().unwrap_or(Path::new("."));
     let layout = data_layout(dir, &name)?;
     let steps = data::parse(&text, &layout).map_err(|e| anyhow!("{}: {e}", file.display()))?;
-    let model = load_model(&model_spec(&a.model), &layout)?;
+    let policy = super::common::policy_flag(&a.policy, &a.model, None)?;
+    let model = load_model(&model_spec(&policy), &layout)?;
     let e = train::evaluate(&model, &Dataset::from_steps(&layout, &steps));
     if a.json {
         println!(
@@ -361,8 +369,9 @@ fn agent(spec: &str, layout: &Layout) -> Result<BcAgent> {
 fn selfplay_cmd(a: SelfplayArgs) -> Result<ExitCode> {
     let (episodes, horizon) = (a.run.episodes, a.run.horizon);
     let layout = load_layout(&a.layout)?;
-    let partner = a.partner.clone().unwrap_or_else(|| a.model.clone());
-    let mut seats = [agent(&a.model, &layout)?, agent(&partner, &layout)?];
+    let policy = super::common::policy_flag(&a.policy, &a.model, Some("bc:train"))?;
+    let partner = a.partner.clone().unwrap_or_else(|| policy.clone());
+    let mut seats = [agent(&policy, &layout)?, agent(&partner, &layout)?];
     let mut scores = Vec::with_capacity(episodes as usize);
     for ep in 0..episodes {
         let seed = a.run.seed_of(ep);
@@ -386,14 +395,14 @@ fn selfplay_cmd(a: SelfplayArgs) -> Result<ExitCode> {
     if a.json {
         println!(
             "{}",
-            json!({"layout": layout.name, "model": a.model, "partner": partner, "episodes": episodes,
+            json!({"layout": layout.name, "model": policy, "partner": partner, "episodes": episodes,
                    "seed": a.run.seed, "horizon": horizon, "scores": scores, "mean": mean,
                    "stderr": round4(stderr)})
         );
     } else {
         println!(
-            "{} + {} on {}: mean {:.1} ± {:.1} (s.e.) over {} episodes of {} steps; scores {:?}",
-            a.model, partner, layout.name, mean, stderr, episodes, horizon, scores
+            "{} + {} on {}: {:.1} ± {:.1} (mean ± standard error) over {} episodes of {} steps; scores {:?}",
+            policy, partner, layout.name, mean, stderr, episodes, horizon, scores
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -223,3 +223,17 @@ pub fn refuse_to_replace_model(out: &std::path::Path, force: bool) -> anyhow::Re
     refuse_overwrite(out, "--out", force)?;
     refuse_overwrite(&out.with_extension("json"), "--out's metadata", force)
 }
+
+/// The policy file flag of `bc` and `rl eval`: `--policy`, or the deprecated `--model` (it
+/// means a language model everywhere else), with a warning; `default` when neither is given.
+pub fn policy_flag(policy: &Option<String>, model: &Option<String>, default: Option<&str>) -> Result<String> {
+    match (policy, model) {
+        (Some(p), None) => Ok(p.clone()),
+        (None, Some(m)) => {
+            eprintln!("warning: --model is deprecated here (it names a language model elsewhere); use --policy {m}");
+            Ok(m.clone())
+        }
+        (Some(_), Some(_)) => bail!("give --policy only (--model is its deprecated old name)"),
+        (None, None) => default.map(str::to_string).context("--policy is required"),
+    }
+}

@@ -15,10 +15,12 @@ use proagent::eval::{
 use proagent::games::AnyGame;
 use proagent::limits::{MAX_BENCH_LLM_CALLS, MAX_CONCURRENCY, MAX_EPISODES, MAX_MILLIS, MAX_SWEEP_EPISODES};
 use proagent::llm::sha256_hex;
+use proagent::on_game;
 use proagent::overcooked_game::Overcooked;
 use proagent::overcooked_v2::game::OvercookedV2;
 use proagent::runner::models::model_identity;
 use proagent::runner::seats::{LlmcoSeat, is_llmco, is_proagent, split_specs};
+use proagent_core::Game;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -108,6 +110,9 @@ struct SweepArgs {
     v2: super::common::V2Args,
     #[command(flatten)]
     models: super::common::ModelFileArgs,
+    /// --dry-run, --price-per-mtok, --confirm-above, --yes.
+    #[command(flatten)]
+    cost: super::cost::CostArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -121,6 +126,10 @@ struct ReportArgs {
     /// Also print and write the paper-shaped table of a protocol (`table1`).
     #[arg(long, value_parser = ["table1"])]
     protocol: Option<String>,
+    /// The heatmaps' format: svg (always written), png or pdf (also written, converted from
+    /// the same SVG drawing; they need an installed font for the labels).
+    #[arg(long, default_value = "svg", value_parser = ["svg", "png", "pdf"])]
+    format: String,
 }
 
 pub fn run(a: EvalArgs) -> Result<ExitCode> {
@@ -294,7 +303,11 @@ fn make_runner(
     let mut sweep_seats = HashMap::new();
     for setup in seats {
         let seat = a.proagent.seat(&setup.spec, a.run.seed)?;
-        let server = match rt.block_on(model_identity(&seat.model)) {
+        // A dry run contacts no server (its keys then match finished served-model episodes
+        // only by chance: it counts them as still to play).
+        let identity =
+            if a.cost.dry_run { Ok(serde_json::Value::Null) } else { rt.block_on(model_identity(&seat.model)) };
+        let server = match identity {
             Ok(v) => v,
             Err(e) => {
                 eprintln!(
@@ -313,6 +326,59 @@ fn make_runner(
         .with_llmco_seats(llmco_seats)
         .partner_options(a.models.options());
     Ok(Arc::new(runner))
+}
+
+/// `--dry-run`: each cell still to play is played once offline with the stand-in in every
+/// ProAgent's model's place; the table of calls, tokens and price goes to stdout.
+fn dry_run(
+    a: &SweepArgs,
+    games: &HashMap<String, SweepGame>,
+    setups: &[SeatSetup],
+    todo: &[&proagent::eval::PlannedEpisode],
+    rt: &tokio::runtime::Runtime,
+) -> Result<ExitCode> {
+    use proagent::eval::cost::{CostEstimate, measure};
+    use proagent::run::Run;
+    use proagent::runner::seats::SeatFactory;
+    let mut factory = SeatFactory::new(None);
+    for s in setups {
+        factory = factory.with_seat(&s.label, a.proagent.seat(&s.spec, a.run.seed)?);
+    }
+    // Cells in plan order, each with its episodes and its first seed.
+    let mut cells: Vec<(&proagent::eval::EpisodeSpec, u64)> = Vec::new();
+    for p in todo {
+        let s = &p.spec;
+        match cells
+            .iter_mut()
+            .find(|(c, _)| (&c.layout, &c.agent, &c.partner, c.seat) == (&s.layout, &s.agent, &s.partner, s.seat))
+        {
+            Some((_, n)) => *n += 1,
+            None => cells.push((s, 1)),
+        }
+    }
+    let labels: Vec<&str> = setups.iter().map(|s| s.label.as_str()).collect();
+    let mut estimate = CostEstimate::default();
+    for (spec, episodes) in cells {
+        if !labels.contains(&spec.agent.as_str()) && !labels.contains(&spec.partner.as_str()) {
+            estimate.add_cell(episodes, &[]);
+            continue;
+        }
+        let layout =
+            games.get(&spec.layout).with_context(|| format!("layout {} is not part of this sweep", spec.layout))?;
+        let game = layout.game.with_horizon(spec.horizon);
+        let used = on_game!(game, |g| {
+            let seat = (spec.seat as usize).min(g.num_players().saturating_sub(1));
+            let run = Run::new(g, &spec.agent, &spec.partner, seat, factory.clone())
+                .with_layout(&layout.spec, layout.file.clone());
+            rt.block_on(measure(&run, spec.seed))
+        })
+        .map_err(|e| {
+            anyhow::anyhow!("measuring {} {} vs {} seat {}: {e}", spec.layout, spec.agent, spec.partner, spec.seat)
+        })?;
+        estimate.add_cell(episodes, &used);
+    }
+    print!("{}", estimate.render(a.cost.price_per_mtok));
+    Ok(ExitCode::SUCCESS)
 }
 
 fn report_torn(torn: &[TornTail]) {
@@ -419,7 +485,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let runner = make_runner(&a, games, &setups, llmco_seats, &rt)?;
+    let runner = make_runner(&a, games.clone(), &setups, llmco_seats, &rt)?;
     for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
         for s in list {
             runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
@@ -444,7 +510,20 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         runner: runner.name().to_string(),
         spec_configs,
     };
-    let plan = cross_product(&spec);
+    let mut plan = cross_product(&spec);
+    // A one-player layout has no seat 1: its agent is player 0 whatever --seats says.
+    let players: HashMap<String, usize> =
+        games.iter().map(|(name, g)| (name.clone(), on_game!(&g.game, |g| g.num_players()))).collect();
+    let skipped: Vec<String> = {
+        let mut v: Vec<String> = players.iter().filter(|(_, n)| **n < 2).map(|(l, _)| l.clone()).collect();
+        v.sort();
+        v
+    };
+    plan.retain(|p| (p.spec.seat as usize) < players.get(&p.spec.layout).copied().unwrap_or(2));
+    if !skipped.is_empty() && a.seats.contains(&1) {
+        let verb = if skipped.len() == 1 { "has" } else { "have" };
+        eprintln!("note: {} {verb} one player: seat 1 is not played there", skipped.join(", "));
+    }
     let planned = plan.len();
     let plan_keys: std::collections::HashSet<String> = plan.iter().map(|p| p.config_hash.clone()).collect();
     let mine: Vec<_> = match a.shard {
@@ -452,6 +531,27 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         None => plan,
     };
     let in_shard = mine.len();
+
+    if a.cost.dry_run || a.fake_episode_ms.is_none() {
+        // What is finished already is not played again (nor counted); a dry run writes nothing.
+        let done = if out.exists() { store::load_all(std::slice::from_ref(&out))?.0 } else { Default::default() };
+        let todo: Vec<_> = mine.iter().filter(|p| !done.contains(&p.config_hash)).collect();
+        let served: Vec<&SeatSetup> =
+            setups.iter().filter(|s| proagent::eval::cost::is_served(&s.model.model)).collect();
+        if a.cost.dry_run {
+            return dry_run(&a, &games, &setups, &todo, &rt);
+        }
+        let labels: Vec<&str> = served.iter().map(|s| s.label.as_str()).collect();
+        let paid = todo
+            .iter()
+            .filter(|p| labels.contains(&p.spec.agent.as_str()) || labels.contains(&p.spec.partner.as_str()))
+            .count();
+        let models: Vec<String> = served.iter().map(|s| s.model.model.clone()).collect();
+        if !a.cost.confirm(paid as u64, &models)? {
+            eprintln!("not started");
+            return Ok(ExitCode::from(1));
+        }
+    }
 
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let results_path = store::results_path(&out, a.shard);
@@ -529,7 +629,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             if mine.is_empty() {
                 eprintln!("no finished episodes: no report written");
             } else {
-                write_report(&mine, &out, a.protocol.is_some())?;
+                write_report(&mine, &out, a.protocol.is_some(), None)?;
             }
         }
     }
@@ -543,13 +643,21 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_report(records: &[proagent::eval::EpisodeRecord], out: &Path, table1: bool) -> Result<()> {
+fn write_report(
+    records: &[proagent::eval::EpisodeRecord],
+    out: &Path,
+    table1: bool,
+    figures: Option<proagent::eval::figure::FigureFormat>,
+) -> Result<()> {
     let report = Report::build(records);
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
     print!("{}", report.markdown());
     let mut files = proagent::eval::write_report_files(&report, out)?;
+    if let Some(format) = figures {
+        files.extend(proagent::eval::write_heatmap_figures(&report, out, format)?);
+    }
     if table1 {
         let md = report.table1_paper_markdown();
         println!("\n{md}");
@@ -587,7 +695,12 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
     if set.duplicates > 0 {
         eprintln!("{} identical duplicate episodes counted once", set.duplicates);
     }
-    write_report(set.records(), &out, a.protocol.is_some())?;
+    let figures = match a.format.as_str() {
+        "png" => Some(proagent::eval::figure::FigureFormat::Png),
+        "pdf" => Some(proagent::eval::figure::FigureFormat::Pdf),
+        _ => None,
+    };
+    write_report(set.records(), &out, a.protocol.is_some(), figures)?;
     Ok(ExitCode::SUCCESS)
 }
 

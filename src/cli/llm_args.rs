@@ -85,7 +85,7 @@ impl HttpArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct LlmArgs {
     /// The model (each command's help says which it accepts).
-    #[arg(long, default_value = "scripted")]
+    #[arg(long, default_value = proagent::llm::STAND_IN)]
     pub model: String,
     /// Sampling temperature (the paper's setting is 0).
     #[arg(long, default_value_t = 0.0, value_parser = common::temperature)]

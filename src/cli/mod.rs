@@ -15,6 +15,7 @@ mod bench_v2;
 mod board;
 mod chat;
 mod common;
+mod cost;
 mod eval;
 mod llm_args;
 mod mock_server;
@@ -196,9 +197,9 @@ mod tests {
         };
         for path in [&["play"][..], &["eval"], &["bench", "agent"]] {
             let (text, default, _) = help(path);
-            assert!(text.contains("scripted") && text.contains("replay:FILE"), "{path:?}: {text}");
+            assert!(text.contains("rule-based") && text.contains("replay:FILE"), "{path:?}: {text}");
             assert!(text.contains("for `qa`"), "{path:?} must not offer oracle as if it worked: {text}");
-            assert_eq!(default, ["scripted"], "{path:?}");
+            assert_eq!(default, ["rule-based"], "{path:?}");
         }
         let (text, default, required) = help(&["chat"]);
         assert!(!text.contains("scripted") && text.contains("replay:FILE"), "{text}");

@@ -62,6 +62,9 @@ pub struct PlayArgs {
     /// Write each episode's trajectory (reference trace schema, JSON Lines) to this file.
     #[arg(long)]
     trajectory: Option<PathBuf>,
+    /// --dry-run, --price-per-mtok, --confirm-above, --yes.
+    #[command(flatten)]
+    cost: super::cost::CostArgs,
     /// Where to write the transcript of a run with a ProAgent seat (default:
     /// transcripts/<layout>-<agent>-<partner>-seat<k>-seed<s>-<time>.jsonl under the
     /// working directory); with --episodes N, `-seed<s>` is added to the file name.
@@ -138,6 +141,22 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     let factory = a.proagent.register(factory, &[("--agent", &agent), ("--partner", &partner)], 0)?;
     let run = Run::new(Arc::clone(&game), &agent, &partner, seat, factory).with_layout(&a.layout, file);
     run.check().map_err(|(player, e)| anyhow!(e).context(if player == seat { "--agent" } else { "--partner" }))?;
+    let models: Vec<String> =
+        run.specs.iter().filter_map(|s| run.factory.seat_of(s)).map(|s| s.model.model.clone()).collect();
+    if a.cost.dry_run {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let used = rt.block_on(proagent::eval::cost::measure(&run, a.run.seed_of(0))).map_err(|e| anyhow!(e))?;
+        let mut estimate = proagent::eval::cost::CostEstimate::default();
+        estimate.add_cell(a.run.episodes as u64, &used);
+        print!("{}", estimate.render(a.cost.price_per_mtok));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let served: Vec<String> = models.into_iter().filter(|m| proagent::eval::cost::is_served(m)).collect();
+    let paid = if served.is_empty() { 0 } else { a.run.episodes as u64 };
+    if !a.cost.confirm(paid, &served)? {
+        eprintln!("not started");
+        return Ok(ExitCode::from(1));
+    }
     let names = run.names();
     let (agent_name, partner_name) = (run.agent_name(), run.partner_name());
     if a.transcript.is_some() && !run.has_proagent() {
@@ -160,6 +179,11 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
             ))
         }
         None => None,
+    };
+    let stand_in_note = if [&agent_name, &partner_name].iter().any(|l| proagent::eval::report::is_stand_in_seat(l)) {
+        format!(" ({})", proagent::eval::report::STAND_IN_MARK)
+    } else {
+        String::new()
     };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut progress = EpisodeProgress::new(!a.no_progress && !a.render, every, a.run.horizon, names.clone());
@@ -228,7 +252,7 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
                 game.outcome_text(result),
                 result.steps.len(),
                 if result.deadlocked() { ", ended in a deadlock" } else { "" }
-            )
+            ) + &stand_in_note
         };
         if !print_episode(&line, played.transcript.as_deref())? {
             return Ok(ExitCode::SUCCESS);

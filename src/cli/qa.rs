@@ -108,6 +108,42 @@ struct RunArgs {
     /// How a served model is reached (the same flags as `play` and `chat`).
     #[command(flatten)]
     http: HttpArgs,
+    /// Ask nothing: print the requests (questions x trials) and their prompt and
+    /// completion tokens, counted with the model's tokenizer when known, and stop.
+    #[arg(long)]
+    dry_run: bool,
+    /// With --dry-run: USD per million prompt and completion tokens, e.g. `2.5,10`.
+    #[arg(long, value_name = "IN,OUT", value_parser = super::cost::parse_price, requires = "dry_run")]
+    price_per_mtok: Option<(f64, f64)>,
+}
+
+/// `qa --dry-run`: every request is known before the run (one per question and trial),
+/// so calls and prompt tokens are exact (up to the server's own framing); completions
+/// are given at their `--max-tokens` bound.
+fn qa_dry_run(a: &RunArgs, model: &str, questions: &[Question], prompts: &Prompts, sampling: &Sampling) -> Result<()> {
+    let counter = proagent::llm::tokens::TokenCounter::for_model(model);
+    let requests = qa::requests(questions, prompts, sampling)?;
+    let per_trial: u64 = requests.iter().map(|r| counter.prompt(&r.messages)).sum();
+    let trials = a.trials as u64;
+    let calls = requests.len() as u64 * trials;
+    let prompt = per_trial * trials;
+    let completion = calls * a.max_tokens as u64;
+    let served = proagent::eval::cost::is_served(model);
+    println!("dry run: {} questions x {trials} trials = {calls} requests to {model}; nothing was sent", requests.len());
+    println!(
+        "prompt tokens: {prompt} ({}); completion tokens: at most {completion} (--max-tokens {})",
+        counter.describe(),
+        a.max_tokens
+    );
+    match (served, a.price_per_mtok) {
+        (false, _) => println!("price: none ({model} is answered offline)"),
+        (true, Some((i, o))) => println!(
+            "price: {:.2} USD at {i} USD per million prompt tokens and {o} per million completion tokens (completions at the bound)",
+            (prompt as f64 * i + completion as f64 * o) / 1e6
+        ),
+        (true, None) => println!("price: give --price-per-mtok IN,OUT"),
+    }
+    Ok(())
 }
 
 #[derive(clap::Args, Debug)]
@@ -266,9 +302,13 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     let ds = load_dataset(a.data.data.as_deref())?;
     let (questions, filter) = select(&ds, a.data.filter.as_deref())?;
     let prompts = load_prompts(a.prompts.as_deref())?;
+    let sampling = Sampling { temperature: a.temperature, top_p: a.top_p, max_tokens: a.max_tokens, stop: Vec::new() };
+    if a.dry_run {
+        qa_dry_run(&a, &model_name, &questions, &prompts, &sampling)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let model = make_model(&a, &model_name, &questions, &prompts)?;
     let mode = if a.compat { Mode::Compat } else { Mode::Default };
-    let sampling = Sampling { temperature: a.temperature, top_p: a.top_p, max_tokens: a.max_tokens, stop: Vec::new() };
     let cfg = RunConfig {
         trials: a.trials,
         concurrency: a.concurrency,

@@ -25,9 +25,12 @@ pub struct RenderArgs {
     /// Frames per second of a .gif.
     #[arg(long, default_value_t = 8.0)]
     fps: f64,
-    /// Which episode of a file that holds several (0-based).
-    #[arg(long, default_value_t = 0)]
-    index: usize,
+    /// Which episode of a file that holds several (1 = the first, as in `show --episode`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    episode: Option<u64>,
+    /// Deprecated: the episode counted from 0; use --episode (counted from 1).
+    #[arg(long, hide = true, conflicts_with = "episode")]
+    index: Option<usize>,
     /// Pixels per grid cell.
     #[arg(long, default_value_t = DEFAULT_CELL)]
     cell: u32,
@@ -64,7 +67,23 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
         bail!("--fps must be between 0.1 and 100, got {}", a.fps);
     }
     let file = read_episode_file(&a.file)?;
-    let view = EpisodeView::new(String::new(), file, a.index)?;
+    let index = match (a.episode, a.index) {
+        (Some(n), _) => (n - 1) as usize,
+        (None, Some(i)) => {
+            eprintln!("warning: --index is deprecated (it counts from 0); use --episode {} (counts from 1)", i + 1);
+            i
+        }
+        (None, None) => 0,
+    };
+    if index >= file.episodes.len() {
+        bail!(
+            "--episode {}: {} holds {} episode(s), numbered from 1",
+            index + 1,
+            a.file.display(),
+            file.episodes.len()
+        );
+    }
+    let view = EpisodeView::new(String::new(), file, index)?;
     let last = view.frames() - 1;
     let status = !a.no_status;
     let check = |flag: &str, f: usize| -> Result<usize> {

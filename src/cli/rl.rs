@@ -144,7 +144,10 @@ pub struct TrainArgs {
 pub struct EvalArgs {
     /// The policy: sp, pbt, fcp, mep, cole (shipped), rl:PATH, or a path to a model file.
     #[arg(long)]
-    model: String,
+    policy: Option<String>,
+    /// Deprecated name of --policy.
+    #[arg(long, hide = true)]
+    model: Option<String>,
     /// The partner (any partner spec: sp, rl:PATH, greedy, bc, …); default: self-play.
     #[arg(long)]
     partner: Option<String>,
@@ -529,7 +532,7 @@ fn train_on<G: RlGame>(a: &TrainArgs, cfg: TrainConfig, game: &G, layout_name: &
                 None => "self-play".to_string(),
                 Some(s) => format!("with {} (policy in seat {s})", e.partner),
             };
-            println!("  {who}: {:.1} ± {:.1} over {} episodes", e.mean, e.se, e.scores.len());
+            println!("  {who}: {:.1} ± {:.1} (mean ± standard error) over {} episodes", e.mean, e.se, e.scores.len());
         }
         println!("wrote {} and {}", a.out.display(), meta_path.display());
     }
@@ -552,9 +555,9 @@ fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
 
 fn eval_on<G: Playable>(a: &EvalArgs, game: Arc<G>) -> Result<ExitCode> {
     let factory = SeatFactory::default().with_partner_options(a.models.options());
-    let model = model_spec(&a.model);
+    let model = model_spec(&super::common::policy_flag(&a.policy, &a.model, None)?);
     let partner = a.partner.clone().unwrap_or_else(|| model.clone());
-    factory.check(&model, &*game, 0).context("--model")?;
+    factory.check(&model, &*game, 0).context("--policy")?;
     factory.check(&partner, &*game, 1).context("--partner")?;
     let self_play = a.partner.is_none();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -589,7 +592,7 @@ fn eval_on<G: Playable>(a: &EvalArgs, game: Arc<G>) -> Result<ExitCode> {
             let who =
                 if self_play { "self-play".to_string() } else { format!("{model} in seat {seat} with {partner}") };
             println!(
-                "{} {who}: mean {mean:.1} ± {se:.1} (s.e.) over {} episodes (min {}, max {})",
+                "{} {who}: {mean:.1} ± {se:.1} (mean ± standard error) over {} episodes (min {}, max {})",
                 game.report_name(),
                 scores.len(),
                 scores.iter().min().unwrap_or(&0),

@@ -19,7 +19,7 @@ fn play_defaults_to_proagent_with_metrics() {
     let v = json_lines(&out);
     assert_eq!(v.len(), 1);
     let r = &v[0];
-    assert_eq!(r["agent"], "proagent[scripted]");
+    assert_eq!(r["agent"], "proagent[rule-based]");
     for key in [
         "llm_calls",
         "replans",
@@ -101,4 +101,65 @@ fn bench_agent_reports_its_figures() {
     for key in ["agent_us_per_step_excl_llm", "episode_ms", "llm_calls_per_episode", "score_mean"] {
         assert!(r[key].is_number(), "{key}: {r}");
     }
+}
+
+/// A cramped_room layout file whose orders are `orders` (overcooked_ai's format).
+fn cramped_with_orders(dir: &std::path::Path, name: &str, orders: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.layout"));
+    let text = format!(
+        "{{\n    \"grid\":  \"\"\"XXPXX\n                O  2O\n                X1  X\n                XDXSX\"\"\",\n    \
+         \"start_all_orders\" : [{orders}]\n}}\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn tomato_only_orders_are_refused_and_mixed_orders_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let tomato =
+        r#"{ "ingredients" : ["tomato", "tomato", "onion"]}, { "ingredients" : ["tomato", "tomato", "tomato"]}"#;
+    let path = cramped_with_orders(dir.path(), "tomato_room", tomato);
+    for args in [
+        vec!["play", "--layout", path.to_str().unwrap(), "--horizon", "20", "--json"],
+        vec![
+            "eval",
+            "--layouts",
+            path.to_str().unwrap(),
+            "--agents",
+            "proagent",
+            "--partners",
+            "greedy",
+            "--episodes",
+            "1",
+        ],
+    ] {
+        let mut cmd = bin();
+        cmd.args(&args);
+        if args[0] == "eval" {
+            cmd.arg("--out").arg(dir.path().join("sweep"));
+        }
+        let out = cmd.output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} ran on a tomato-only layout");
+        assert!(
+            e.contains("cannot play tomato_room") && e.contains("needs tomatoes") && e.contains("onion soup only"),
+            "{e}"
+        );
+        assert!(!e.contains("panicked"), "{e}");
+    }
+    // Other seats still play it (greedy cooks whatever the layout holds).
+    let out = bin()
+        .args(["play", "--layout"])
+        .arg(&path)
+        .args(["--agent", "greedy", "--horizon", "20", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // An onion order beside a tomato one: the agent plays and scores with onion soup.
+    let mixed = r#"{ "ingredients" : ["tomato", "tomato", "tomato"]}, { "ingredients" : ["onion", "onion", "onion"]}"#;
+    let path = cramped_with_orders(dir.path(), "mixed_room", mixed);
+    let out = bin().args(["play", "--layout"]).arg(&path).args(["--horizon", "150", "--json"]).output().unwrap();
+    let v = json_lines(&out);
+    assert!(v[0]["score"].as_f64().unwrap() > 0.0, "{}", v[0]);
 }

@@ -258,6 +258,7 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         metrics: Value::Null,
         teamwork: None,
         transcript: None,
+        held_wait_max: None,
     };
     EpisodeRecord::new(&spec, spec.config_hash(), outcome, 10.0, None)
 }
@@ -506,7 +507,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     // A ProAgent is named by its model in every record.
-    let pa = recs.iter().find(|r| r["agent"] == "proagent[scripted]").unwrap();
+    let pa = recs.iter().find(|r| r["agent"] == "proagent[rule-based]").unwrap();
     let sc = recs.iter().find(|r| r["agent"] == "scripted").unwrap();
     assert!(pa["llm_calls"].as_u64().unwrap() > 0 && pa["prompt_tokens"].as_u64().unwrap() > 0, "{pa}");
     assert_eq!(pa["runner_config"].as_str().unwrap().len(), 64);
@@ -514,7 +515,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     assert_eq!(sc["runner_config"].as_str().unwrap().len(), 64);
     assert_ne!(sc["runner_config"], pa["runner_config"]);
     assert_eq!(sc["llm_calls"], 0);
-    assert_eq!(pa["agent_settings"]["model"]["model"], "scripted");
+    assert_eq!(pa["agent_settings"]["model"]["model"], "rule-based");
     assert_eq!(pa["agent_settings"]["settings"]["memory_k"], 1);
     assert!(pa["agent_settings"]["code"].as_str().unwrap().starts_with("0.1.0+"));
     assert_eq!(sc["partner_settings"]["code"], pa["agent_settings"]["code"]);
@@ -531,7 +532,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     let o = sweep(&["--memory-k", "2"]);
     let md = ok(&o);
     assert!(stderr(&o).contains("already finished: 1; to play: 1"), "{}", stderr(&o));
-    assert!(md.contains("| proagent[scripted,memory_k=2] |"), "{md}");
+    assert!(md.contains("| proagent[rule-based,memory_k=2] (rule-based stand-in, not an LLM) |"), "{md}");
     // The same switch as an option of the spec is the same seat: nothing to play.
     let o = bin()
         .args([
@@ -563,7 +564,7 @@ fn proagent_seats_take_the_proagent_flags_and_changing_them_replays_only_their_e
     assert!(stderr(&o).contains("already finished: 1; to play: 1"), "{}", stderr(&o));
     let o = bin().args(["eval", "report"]).arg(&out).output().unwrap();
     ok(&o);
-    let label = format!("proagent[scripted,prompts={}]", prompts.display());
+    let label = format!("proagent[rule-based,prompts={}]", prompts.display());
     assert!(
         stderr(&o).contains(&format!("cramped_room {label} × greedy seat 0: 2 episodes pool 2 different settings")),
         "{}",
@@ -618,9 +619,15 @@ fn sweeps_over_models_and_switches_name_every_row_and_pair_two_proagents() {
     assert!(stderr(&o).contains("plan: 12 episodes"), "3 agents × 2 partners × 2 seats: {}", stderr(&o));
     let names = ["proagent[scripted]", "proagent[scripted,memory_k=3,verificator=rules]", "scripted"];
     for name in names {
-        assert!(md.contains(&format!("| {name} |")), "row {name}: {md}");
+        let mark = if name.starts_with("proagent") { " (rule-based stand-in, not an LLM)" } else { "" };
+        assert!(md.contains(&format!("| {name}{mark} |")), "row {name}: {md}");
     }
-    assert!(md.contains("| agent \\ partner | greedy | proagent[scripted,belief=off] |"), "{md}");
+    assert!(
+        md.contains(
+            "| agent \\ partner | greedy | proagent[rule-based,belief=off] (rule-based stand-in, not an LLM) |"
+        ),
+        "{md}"
+    );
     let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let keys: std::collections::HashSet<&str> = recs.iter().map(|r| r["config_hash"].as_str().unwrap()).collect();
@@ -628,12 +635,12 @@ fn sweeps_over_models_and_switches_name_every_row_and_pair_two_proagents() {
     // Two ProAgents together: both seats talk to their model, each with its own settings.
     let pair = recs
         .iter()
-        .find(|r| r["agent"] == names[1] && r["partner"] == "proagent[scripted,belief=off]" && r["seat"] == 1)
+        .find(|r| r["agent"] == names[1] && r["partner"] == "proagent[rule-based,belief=off]" && r["seat"] == 1)
         .unwrap();
     assert_eq!(pair["agent_settings"]["settings"]["verificator"], "rules");
     assert_eq!(pair["partner_settings"]["settings"]["belief"], "off");
     assert_eq!(pair["metrics"]["agent"], names[1]);
-    assert_eq!(pair["metrics"]["partner"], "proagent[scripted,belief=off]");
+    assert_eq!(pair["metrics"]["partner"], "proagent[rule-based,belief=off]");
     // The transcript records each seat's settings and replays.
     let t = out.join(pair["transcript"].as_str().unwrap());
     let replay = bin().arg("replay").arg(&t).output().unwrap();
@@ -703,4 +710,199 @@ fn an_os_error_is_reported_once() {
     let os = line.rsplit(": ").next().unwrap();
     assert!(os.contains("os error"), "{line}");
     assert_eq!(line.matches(os).count(), 1, "the OS message once: {line}");
+}
+
+#[test]
+fn dry_run_counts_calls_and_tokens_per_model_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("sweep");
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "proagent[model=gpt-4o],proagent[model=llama3.1:8b],greedy",
+        ])
+        .args(["--partners", "greedy", "--seats", "0", "--episodes", "3", "--horizon", "60", "--dry-run"])
+        .args(["--price-per-mtok", "2.5,10"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{s}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!out_dir.exists(), "a dry run wrote {}", out_dir.display());
+    assert!(s.contains("dry run: 9 episodes, 6 with a ProAgent seat"), "{s}");
+    let row = |m: &str| {
+        s.lines().find(|l| l.starts_with(&format!("| {m} |"))).unwrap_or_else(|| panic!("{m}: {s}")).to_string()
+    };
+    let cols = |l: &str| l.split('|').map(|c| c.trim().to_string()).collect::<Vec<_>>();
+    let gpt = cols(&row("gpt-4o"));
+    let llama = cols(&row("llama3.1:8b"));
+    assert_eq!(gpt[2], "3");
+    assert_eq!(gpt[6], "o200k_base");
+    assert!(llama[6].contains("estimate"), "{s}");
+    // Same plays (the stand-in plans the same for both), counted by two tokenizers.
+    assert_eq!(gpt[3], llama[3]);
+    let calls: u64 = gpt[3].parse().unwrap();
+    let prompt: u64 = gpt[4].parse().unwrap();
+    assert!(calls > 0 && calls.is_multiple_of(3) && prompt > calls * 500, "{s}");
+    let bound: u64 = gpt[5].split('/').nth(1).unwrap().trim().parse().unwrap();
+    assert_eq!(bound, calls * 256);
+    let price: f64 = gpt[7].parse().unwrap();
+    let want = (prompt as f64 * 2.5 + bound as f64 * 10.0) / 1e6;
+    assert!((price - want).abs() < 0.006, "{price} vs {want}");
+    // The same command gives the same figures.
+    let again = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "proagent[model=gpt-4o],proagent[model=llama3.1:8b],greedy",
+        ])
+        .args(["--partners", "greedy", "--seats", "0", "--episodes", "3", "--horizon", "60", "--dry-run"])
+        .args(["--price-per-mtok", "2.5,10"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&again.stdout), s);
+}
+
+#[test]
+fn a_large_served_run_without_a_terminal_needs_yes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("sweep");
+    let out = crate::support::bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent[model=gpt-4o]", "--partners", "greedy"])
+        .args(["--episodes", "2", "--confirm-above", "3"])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{e}");
+    assert!(e.contains("4 episodes with a served model (gpt-4o)") && e.contains("pass --yes"), "{e}");
+    assert!(!out_dir.exists());
+    let out = crate::support::bin()
+        .args(["play", "--agent", "proagent[model=gpt-4o]", "--episodes", "2", "--confirm-above", "1"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("pass --yes"), "{e}");
+    // The stand-in costs nothing and never asks.
+    let out = crate::support::bin()
+        .args(["play", "--episodes", "2", "--horizon", "20", "--confirm-above", "0", "--no-transcript", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn presets_are_per_seat_and_stand_in_rows_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent,proagent[preset=paper],proagent[scripted]"])
+        .args(["--partners", "greedy", "--seats", "0", "--episodes", "1", "--horizon", "30", "--quiet", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{md}{}", String::from_utf8_lossy(&out.stderr));
+    for row in ["proagent[rule-based]", "proagent[rule-based,preset=paper]", "proagent[scripted]"] {
+        assert!(md.contains(&format!("| {row} (rule-based stand-in, not an LLM) |")), "{row}: {md}");
+    }
+    let recs = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+    let paper: serde_json::Value = recs
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["agent"] == "proagent[rule-based,preset=paper]")
+        .unwrap();
+    assert_eq!(paper["agent_settings"]["settings"]["preset"], "paper");
+    assert_eq!(paper["agent_settings"]["settings"]["belief"], "off");
+    // A bad preset names the seat.
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "proagent[preset=fast]",
+            "--partners",
+            "greedy",
+            "--out",
+        ])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("preset=fast") && e.contains("default or paper"), "{e}");
+}
+
+#[test]
+fn an_agent_waiting_with_a_dish_is_flagged_stuck_per_cell() {
+    // Issue 28: the stand-in with `courier` on cramped_room holds a dish and waits for the
+    // last ~345 steps; with `greedy` it keeps cooking.
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent", "--partners", "courier,greedy"])
+        .args(["--seats", "0", "--quiet", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{md}{}", String::from_utf8_lossy(&out.stderr));
+    let section = &md[md.find("## Stuck agents").unwrap_or_else(|| panic!("{md}"))..];
+    assert!(section.contains("more than 100 steps"), "{section}");
+    assert!(section.contains("| courier | P0 | 1 | 1 |"), "{section}");
+    assert!(!section.contains("| greedy |"), "{section}");
+    let recs: Vec<Value> = std::fs::read_to_string(dir.path().join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let wait = |p: &str| recs.iter().find(|r| r["partner"] == p).unwrap()["held_wait_max"].as_u64().unwrap();
+    assert!(wait("courier") > 300 && wait("greedy") < 100, "{} {}", wait("courier"), wait("greedy"));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    assert!(json.to_string().contains("\"stuck\":1"), "{json}");
+}
+
+#[test]
+fn report_heatmaps_as_png_and_pdf() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "cramped_room",
+            "--agents",
+            "scripted",
+            "--partners",
+            "greedy,stay",
+            "--seats",
+            "0",
+        ])
+        .args(["--horizon", "30", "--quiet", "--no-report", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (format, magic) in [("png", &b"\x89PNG"[..]), ("pdf", &b"%PDF-"[..])] {
+        let o =
+            crate::support::bin().args(["eval", "report"]).arg(dir.path()).args(["--format", format]).output().unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        if e.contains("no fonts found") {
+            // A machine without fonts: a clear refusal, never a figure without labels.
+            assert!(!o.status.success(), "{e}");
+            continue;
+        }
+        assert!(o.status.success(), "{e}");
+        let bytes = std::fs::read(dir.path().join(format!("heatmap-cramped_room.{format}"))).unwrap();
+        assert!(bytes.starts_with(magic), "{format}");
+        assert!(dir.path().join("heatmap-cramped_room.svg").exists());
+    }
+    let o = crate::support::bin().args(["eval", "report"]).arg(dir.path()).args(["--format", "jpg"]).output().unwrap();
+    assert!(!o.status.success());
 }

@@ -346,6 +346,7 @@ fn results_seed() -> Vec<u8> {
             metrics: serde_json::json!({"score": i * 20, "teamwork": {"constructive": 2}}),
             teamwork: Some(proagent::analysis::TeamworkTotals { deliveries: i, constructive: 2, non_constructive: 0 }),
             transcript: None,
+            held_wait_max: None,
         };
         text.push_str(&EpisodeRecord::new(&p.spec, p.config_hash.clone(), outcome, 1.5, None).to_line());
     }

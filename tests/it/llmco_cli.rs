@@ -45,7 +45,7 @@ fn every_game_plays_replays_shows_and_renders_with_the_llmco_seat() {
     ] {
         let t = file(&format!("{}.jsonl", layout.replace(':', "_")));
         let out = play(layout, "llmco", partner, &t);
-        assert!(out.contains("llmco[scripted]") && out.contains(outcome), "{layout}: {out}");
+        assert!(out.contains("llmco[rule-based]") && out.contains(outcome), "{layout}: {out}");
         let again = file(&format!("{}-again.jsonl", layout.replace(':', "_")));
         play(layout, "llmco", partner, &again);
         assert_eq!(std::fs::read(&t).unwrap(), std::fs::read(&again).unwrap(), "{layout}: same seed, same bytes");
@@ -57,7 +57,7 @@ fn every_game_plays_replays_shows_and_renders_with_the_llmco_seat() {
         let replay = ok(&bin().arg("replay").arg(&t).output().unwrap());
         assert!(replay.contains("re-runs exactly"), "{layout}: {replay}");
         let shown = ok(&bin().arg("show").arg("--transcript").arg(&t).args(["--step", "1"]).output().unwrap());
-        assert!(shown.contains("P0 llmco[scripted]"), "{layout}: {shown}");
+        assert!(shown.contains("P0 llmco[rule-based]"), "{layout}: {shown}");
         let gif = file(&format!("{}.gif", layout.replace(':', "_")));
         let r = ok(&bin().arg("render").arg(&t).arg("--out").arg(&gif).output().unwrap());
         assert!(r.contains("frames"), "{r}");
@@ -90,7 +90,7 @@ fn trajectories_are_written_and_read_back_by_replaying_the_seed() {
 #[test]
 fn the_games_default_to_their_agent_and_refuse_proagent() {
     let out = ok(&bin().args(["play", "--layout", "escape:2", "--no-transcript"]).output().unwrap());
-    assert!(out.contains("llmco[scripted] (player 0) + fixer"), "{out}");
+    assert!(out.contains("llmco[rule-based] (player 0) + fixer"), "{out}");
     let out = bin().args(["play", "--layout", "hanabi", "--agent", "proagent", "--no-transcript"]).output().unwrap();
     assert!(!out.status.success());
     let err = text(&out.stderr);
@@ -108,7 +108,7 @@ fn the_games_default_to_their_agent_and_refuse_proagent() {
         .args(["play", "--layout", "hanabi:3p", "--seat", "2", "--partner", "convention", "--no-transcript"])
         .output()
         .unwrap());
-    assert!(out.contains("llmco[scripted] (player 2)"), "{out}");
+    assert!(out.contains("llmco[rule-based] (player 2)"), "{out}");
     let out = bin().args(["play", "--layout", "hanabi", "--seat", "2", "--no-transcript"]).output().unwrap();
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--seat 2: hanabi has 2 player(s)"), "{}", text(&out.stderr));
@@ -130,9 +130,9 @@ fn an_eval_sweep_reports_beside_the_published_tables() {
         "LLM-Coordination games beside the published rows",
         "| paper, Table 3 | hanabi (2p) | LLM-Co agent | same kind (self-play) | GPT-4-turbo |",
         "| paper, Table 2 | Greedy Baseline |",
-        "scripted: rule-based stand-in, not an LLM",
+        "rule-based: rule-based stand-in, not an LLM",
         "cards played",
-        "| capture:1 | llmco[scripted] | llmco[scripted] | 2 |",
+        "| capture:1 | llmco[rule-based] (rule-based stand-in, not an LLM) | llmco[rule-based] (rule-based stand-in, not an LLM) | P0 | 2 |",
     ] {
         assert!(out.contains(needle), "{needle}: {out}");
     }

@@ -92,7 +92,7 @@ fn render_prints_a_board_per_step_with_legend_and_panel() {
     assert!(out.contains("│ score 0") && out.contains("│ P0 random") && out.contains("│ P1 stay"), "{out}");
     // A ProAgent's current skill and plan go beside the board.
     let out = run_ok(&["play", "--horizon", "4", "--render", "--no-transcript", "--partner", "scripted"]);
-    assert!(out.contains("│ P0 proagent[scripted]") && out.contains("│    skill: "), "{out}");
+    assert!(out.contains("│ P0 proagent[rule-based]") && out.contains("│    skill: "), "{out}");
     assert!(out.contains("│    expects P1: ") && out.contains("│    analysis: "), "{out}");
     assert!(out.contains("LLM calls 1"), "{out}");
 }
@@ -150,7 +150,7 @@ fn show_renders_a_saved_trajectory_and_transcript_as_play_rendered_it() {
     let one = run_ok(&["show", "--trajectory", traj.to_str().unwrap(), "--episode", "2", "--step", "7"]);
     assert!(one.starts_with("legend:"), "{one}");
     assert!(
-        one.contains("t=6 actions=") && one.contains("│ P0 proagent[scripted]") && one.contains("│    skill: "),
+        one.contains("t=6 actions=") && one.contains("│ P0 proagent[rule-based]") && one.contains("│    skill: "),
         "{one}"
     );
     assert_eq!(boards(&one), vec![live[13 + 7].clone()], "the second episode after 7 steps");
@@ -196,12 +196,12 @@ fn play_says_where_the_transcript_went_and_never_overwrites_without_force() {
     assert!(o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     let rel = err.lines().find_map(|l| l.strip_prefix("transcript: ")).expect("the transcript's path on stderr");
-    assert!(rel.starts_with("transcripts/cramped_room-proagent_scripted_-greedy-seat0-seed0-"), "{rel}");
+    assert!(rel.starts_with("transcripts/cramped_room-proagent_rule-based_-greedy-seat0-seed0-"), "{rel}");
     // The default is relative to the working directory: the tests' scratch one, not the repository.
     assert!(crate::support::scratch().join(rel).is_file());
     assert!(!std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel).exists());
     assert!(
-        String::from_utf8_lossy(&o.stdout).starts_with("cramped_room seed 0: proagent[scripted] (player 0) + greedy")
+        String::from_utf8_lossy(&o.stdout).starts_with("cramped_room seed 0: proagent[rule-based] (player 0) + greedy")
     );
 
     let dir = tempfile::tempdir().unwrap();
@@ -235,7 +235,7 @@ fn progress_lines_off_a_terminal() {
     let line = err.lines().find(|l| l.starts_with("progress: ")).unwrap_or_else(|| panic!("no progress line: {err}"));
     assert!(line.starts_with("progress: episode 1/1 seed 0 · step "), "{line}");
     assert!(line.contains("/60 · score ") && line.contains(" · LLM calls "), "{line}");
-    assert!(line.contains("P0 proagent[scripted]: "), "the current skill: {line}");
+    assert!(line.contains("P0 proagent[rule-based]: "), "the current skill: {line}");
     assert!(!err.contains('\u{1b}'), "no terminal codes off a terminal: {err}");
     let o = bin()
         .args(["play", "--horizon", "60", "--no-transcript", "--progress-every", "0.001", "--no-progress"])
@@ -296,7 +296,7 @@ fn two_proagents_with_their_own_settings_play_together_and_replay() {
     ]);
     assert!(
         out.starts_with(
-            "cramped_room seed 0: proagent[scripted,memory_k=2,verificator=rules] (player 0) + proagent[scripted,belief=off]"
+            "cramped_room seed 0: proagent[rule-based,memory_k=2,verificator=rules] (player 0) + proagent[scripted,belief=off]"
         ),
         "{out}"
     );

@@ -415,3 +415,28 @@ fn an_unreachable_server_stops_the_run_after_failures_in_a_row() {
     assert_eq!(lines.len(), 4, "{lines:?}");
     assert!(lines[1..].iter().all(|l| l["type"] == "exchange" && !l["failure"].is_null()), "{lines:?}");
 }
+
+#[test]
+fn qa_dry_run_counts_every_request_exactly_and_asks_nothing() {
+    let run = |trials: &str| {
+        let out = crate::support::bin()
+            .args(["qa", "--model", "gpt-4o", "--dry-run", "--trials", trials, "--price-per-mtok", "1,0"])
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.status.success(), "{s}{}", String::from_utf8_lossy(&out.stderr));
+        let num = |after: &str| -> u64 {
+            let rest = &s[s.find(after).unwrap_or_else(|| panic!("{after}: {s}")) + after.len()..];
+            rest.split_whitespace().next().unwrap().parse().unwrap()
+        };
+        (num("= "), num("prompt tokens: "), s)
+    };
+    let (calls1, prompt1, s) = run("1");
+    let (calls2, prompt2, _) = run("2");
+    assert_eq!(calls1, 198, "{s}");
+    assert_eq!((calls2, prompt2), (2 * calls1, 2 * prompt1));
+    assert!(s.contains("o200k_base") && s.contains("nothing was sent"), "{s}");
+    // 1 USD per million prompt tokens, completions free.
+    assert!(s.contains(&format!("price: {:.2} USD", prompt1 as f64 / 1e6)), "{s}");
+    assert!(!crate::support::scratch().join("transcripts/qa-gpt-4o-seed0.jsonl").exists());
+}

@@ -70,7 +70,7 @@ fn train_writes_weights_and_metadata_deterministically_and_the_model_plays_every
     let out = ok(&run(&[
         "rl",
         "eval",
-        "--model",
+        "--policy",
         a_s,
         "--partner",
         "stay",

@@ -87,7 +87,7 @@ fn play_v2_with_proagent_records_a_transcript_that_replays_exactly() {
     ]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["layout"], "v2:two_rooms");
-    assert_eq!(v["agent"], "proagent[scripted]");
+    assert_eq!(v["agent"], "proagent[rule-based]");
     assert_eq!(v["seat"], 1);
     for key in ["score", "deliveries", "wrong_deliveries", "button_presses", "llm_calls", "teamwork", "settings"] {
         assert!(v.get(key).is_some(), "{key}: {v}");
@@ -447,7 +447,7 @@ fn show_and_render_replay_a_v2_transcript_and_trajectory_through_the_generic_rea
     // The classic layout of `show`: the legend, then the start with the seats beside it.
     assert!(from_transcript.starts_with("legend: W counter"), "{from_transcript}");
     assert!(from_transcript.contains("\nv2:grounded_coord_simple seed 3, t=0 (start)\n"), "{from_transcript}");
-    assert!(from_transcript.contains("│ P0 proagent[scripted]") && from_transcript.contains("│ P1 scripted"));
+    assert!(from_transcript.contains("│ P0 proagent[rule-based]") && from_transcript.contains("│ P1 scripted"));
     assert!(from_transcript.contains("recipe: ") && from_transcript.contains("t=59 actions=["), "{from_transcript}");
     let last = run_ok(&["show", "--trajectory", traj.to_str().unwrap(), "--step", "60"]);
     assert!(last.contains("\nt=59 ") && !last.contains("t=58 ") && !last.contains("t=0 (start)"), "{last}");
@@ -511,4 +511,37 @@ fn show_and_render_replay_a_v2_transcript_and_trajectory_through_the_generic_rea
         err.contains("bad-traj.jsonl: line 1: step 5: the recorded state is not the one the actions lead to"),
         "{err}"
     );
+}
+
+#[test]
+fn sweeps_skip_seat_1_on_one_player_layouts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::bin()
+        .args([
+            "eval",
+            "--layouts",
+            "v2:long_room,v2:cramped_room_v2",
+            "--agents",
+            "scripted",
+            "--partners",
+            "scripted",
+        ])
+        .args(["--seats", "0,1", "--horizon", "20", "--quiet", "--no-report", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    assert!(
+        e.contains("v2:long_room has one player: seat 1 is not played there") && e.contains("plan: 3 episodes"),
+        "{e}"
+    );
+    let recs = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+    let seats: Vec<(String, u64)> = recs
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|r| (r["layout"].as_str().unwrap().to_string(), r["seat"].as_u64().unwrap()))
+        .collect();
+    assert!(seats.contains(&("v2:long_room".into(), 0)) && !seats.contains(&("v2:long_room".into(), 1)), "{seats:?}");
+    assert!(seats.contains(&("v2:cramped_room_v2".into(), 1)), "{seats:?}");
 }

@@ -39,7 +39,7 @@ fn render_writes_svg_png_and_gif_of_the_same_drawing() {
         (vec!["--out", "x.gif", "--step", "5", "--to", "3"], "--to 3 is before --step 5"),
         (vec!["--out", "x.gif", "--fps", "0"], "--fps must be"),
         (vec!["--out", "x.svg", "--cell", "4"], "--cell must be"),
-        (vec!["--out", "x.svg", "--index", "1"], "episode 1 does not exist (the file holds 1)"),
+        (vec!["--out", "x.svg", "--episode", "2"], "--episode 2: "),
     ] {
         let mut all = vec!["render", TRANSCRIPT];
         all.extend(args.iter().copied());
@@ -87,4 +87,25 @@ fn serve_checks_its_flags_before_listening() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
     }
+}
+
+#[test]
+fn show_explains_action_letters_and_render_counts_episodes_from_1() {
+    let t = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("transcripts/committed/cramped_room.jsonl");
+    let o = crate::support::bin().args(["show", "--transcript"]).arg(&t).args(["--step", "3"]).output().unwrap();
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        s.contains("actions: N north (up) · S south (down) · E east (right) · W west (left) · X stay · I interact"),
+        "{s}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("a.svg");
+    let old = dir.path().join("b.svg");
+    let o =
+        crate::support::bin().arg("render").arg(&t).arg("--out").arg(&new).args(["--episode", "1"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = crate::support::bin().arg("render").arg(&t).arg("--out").arg(&old).args(["--index", "0"]).output().unwrap();
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--index is deprecated"));
+    assert_eq!(std::fs::read(&new).unwrap(), std::fs::read(&old).unwrap());
 }

@@ -323,7 +323,7 @@ fn viewer_and_human_play_in_headless_chromium() {
     );
     cdp.wait("document.querySelector('#board svg') !== null", "the V2 board");
     let title = cdp.eval("document.getElementById('episode-title').textContent").as_str().unwrap().to_string();
-    assert!(title.contains("v2:grounded_coord_simple") && title.contains("proagent[scripted] (P0)"), "{title}");
+    assert!(title.contains("v2:grounded_coord_simple") && title.contains("proagent[rule-based] (P0)"), "{title}");
     for _ in 0..5 {
         cdp.key("ArrowRight", "ArrowRight", 39);
     }

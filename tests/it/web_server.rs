@@ -496,7 +496,7 @@ async fn v2_transcripts_trajectories_and_eval_directories_open_and_draw() {
     assert_eq!((v["kind"].as_str(), v["game"].as_str()), (Some("transcript"), Some("overcooked_v2")));
     assert_eq!((v["frames"].as_u64(), v["players"].as_u64()), (Some(41), Some(2)));
     assert_eq!(v["layout"]["name"], "v2:grounded_coord_simple");
-    assert_eq!(v["agents"], json!(["proagent[scripted]", "scripted"]));
+    assert_eq!(v["agents"], json!(["proagent[rule-based]", "scripted"]));
     assert_eq!(v["partial_view"], true, "played with a view radius");
     assert!(v["captions"][0].as_str().unwrap().starts_with("recipe: "), "{}", v["captions"]);
     assert!(
@@ -926,7 +926,7 @@ async fn a_person_plays_the_llm_coordination_games_against_the_llmco_agent() {
     }
     let done = wait_done(&s, &id).await;
     assert!(done["error"].is_null(), "{done}");
-    assert_eq!(done["partner"].as_str(), Some("llmco[scripted]"), "{done}");
+    assert_eq!(done["partner"].as_str(), Some("llmco[rule-based]"), "{done}");
     let transcript = done["files"]["transcript"].as_str().unwrap();
     let f = read_episode_file(Path::new(transcript)).unwrap();
     assert!(f.episodes[0].steps() >= 1);

@@ -123,8 +123,9 @@ pub fn fingerprint(settings: &AgentSettings, model: &ModelSpec, prompts: &Prompt
 }
 
 /// The options a `proagent[...]` seat spec may set, in the order labels list them.
-pub const SEAT_OPTIONS: [&str; 13] = [
+pub const SEAT_OPTIONS: [&str; 14] = [
     "model",
+    "preset",
     "temperature",
     "top_p",
     "max_tokens",
@@ -230,6 +231,13 @@ pub fn apply_option(
         "verificator" => parsed(value.parse().map(|v| settings.verificator = v))?,
         "belief" => parsed(value.parse().map(|v| settings.belief = v))?,
         "align" => parsed(value.parse().map(|v| settings.align = v))?,
+        "preset" => parsed(value.parse().map(|p: Preset| {
+            // The preset's switches replace the seat's (the prompts folder stays): give it
+            // before the other switches, as labels do.
+            let prompts = settings.prompts.take();
+            *settings = AgentSettings::for_preset(p);
+            settings.prompts = prompts;
+        }))?,
         "analysis" => settings.analysis = bool_value(key, value)?,
         "intention" => settings.intention = bool_value(key, value)?,
         "wait_interrupt" => settings.wait_interrupt = bool_value(key, value)?,
@@ -244,12 +252,16 @@ pub fn word<T: Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
-/// Every option of a seat that differs from the defaults, as `(key, value)` in
-/// [`SEAT_OPTIONS`] order (the model is always listed first).
+/// Every option of a seat that differs from its preset's values, as `(key, value)` in
+/// [`SEAT_OPTIONS`] order: the model always first, then the preset when it is not the
+/// default one, then the switches that differ from that preset's.
 pub fn options(settings: &AgentSettings, model: &ModelSpec) -> Vec<(&'static str, String)> {
-    let d = AgentSettings::default();
+    let d = AgentSettings::for_preset(settings.preset);
     let m = ModelSpec::new("");
     let mut out = vec![("model", model.model.trim().to_string())];
+    if settings.preset != Preset::Default {
+        out.push(("preset", word(&settings.preset)));
+    }
     let mut put = |key: &'static str, differs: bool, value: String| {
         if differs {
             out.push((key, value));
@@ -281,8 +293,8 @@ pub fn options(settings: &AgentSettings, model: &ModelSpec) -> Vec<(&'static str
 /// they share their settings (the served model's address and time-outs aside, and the
 /// prompts directory's contents, which the episode key hashes instead).
 ///
-/// A named preset is meant to go in as one more `key=value` after the model, with
-/// the options then listed against the preset's values instead of the defaults.
+/// A preset other than the default goes in as `preset=NAME` right after the model, and
+/// the options are then listed against the preset's values: `proagent[gpt-4o,preset=paper]`.
 pub fn label(settings: &AgentSettings, model: &ModelSpec) -> String {
     let parts: Vec<String> =
         options(settings, model).into_iter().map(|(k, v)| if k == "model" { v } else { format!("{k}={v}") }).collect();
@@ -368,6 +380,23 @@ mod tests {
         );
         let m = serde_json::to_value(ModelSpec::new("scripted")).unwrap();
         assert_eq!(m.to_string(), r#"{"max_tokens":256,"model":"scripted","temperature":0.0,"top_p":1.0}"#);
+    }
+
+    #[test]
+    fn labels_name_a_preset_and_list_switches_against_it() {
+        let paper = AgentSettings::for_preset(Preset::Paper);
+        let m = ModelSpec::new("gpt-4o");
+        assert_eq!(label(&paper, &m), "proagent[gpt-4o,preset=paper]");
+        let mut p3 = paper.clone();
+        p3.memory_k = 3;
+        assert_eq!(label(&p3, &m), "proagent[gpt-4o,preset=paper,memory_k=3]");
+        // The label is a spec that rebuilds the same settings.
+        let (mut s, mut m2) = (AgentSettings::default(), ModelSpec::new("x"));
+        for (k, v) in [("model", "gpt-4o"), ("preset", "paper"), ("memory_k", "3")] {
+            apply_option(&mut s, &mut m2, k, v).unwrap();
+        }
+        assert_eq!((s, m2.model.as_str()), (p3, "gpt-4o"));
+        assert!(apply_option(&mut AgentSettings::default(), &mut ModelSpec::new("x"), "preset", "fast").is_err());
     }
 
     #[test]

@@ -11,8 +11,9 @@ pub mod record;
 pub mod replay;
 pub mod scrub;
 pub mod spec;
+pub mod tokens;
 
-pub use spec::{ModelChoice, ModelSpec, classify_model};
+pub use spec::{ModelChoice, ModelSpec, STAND_IN, classify_model, is_stand_in};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

@@ -75,12 +75,22 @@ impl PartialEq for ModelSpec {
 pub const REPLAY_PREFIX: &str = "replay:";
 
 /// Model names served in-process, never over HTTP.
-pub const BUILTIN_MODELS: &[&str] = &["scripted", "oracle", "random"];
+pub const BUILTIN_MODELS: &[&str] = &[STAND_IN, "scripted", "oracle", "random"];
+
+/// The name of the ProAgent's offline stand-in model: a rule-based planner that answers
+/// the agent's prompts by reading the scene, not a language model. `scripted`, its old
+/// name, is an accepted alias (records that say `scripted` keep saying it).
+pub const STAND_IN: &str = "rule-based";
+
+/// Whether a model name is the rule-based stand-in (`rule-based` or its alias `scripted`).
+pub fn is_stand_in(name: &str) -> bool {
+    matches!(name.trim(), STAND_IN | "scripted")
+}
 
 /// What a `--model` value means.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModelChoice {
-    /// A model served in-process (`scripted`, `oracle`, `random`).
+    /// A model served in-process (`rule-based` alias `scripted`, `oracle`, `random`).
     Builtin(String),
     /// A recorded transcript served offline.
     Replay(std::path::PathBuf),

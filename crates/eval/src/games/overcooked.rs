@@ -127,6 +127,37 @@ impl Playable for Overcooked {
         self.layout.name.clone()
     }
 
+    fn held_wait_max(&self, r: &EpisodeResult<Overcooked>, seat: usize) -> Option<u32> {
+        let mut prev = r.start.players.get(seat)?;
+        let (mut run, mut best) = (0u32, 0u32);
+        for s in &r.steps {
+            let p = s.state.players.get(seat)?;
+            if p.held.is_some() && p.pos == prev.pos && p.held == prev.held {
+                run += 1;
+                best = best.max(run);
+            } else {
+                run = 0;
+            }
+            prev = p;
+        }
+        Some(best)
+    }
+
+    fn proagent_unsupported(&self) -> Option<String> {
+        let orders = &self.layout.rules.orders;
+        if orders.is_empty() || orders.iter().any(|r| r.tomatoes == 0) {
+            return None;
+        }
+        let list: Vec<String> =
+            orders.iter().map(|r| format!("{} onion(s) + {} tomato(es)", r.onions, r.tomatoes)).collect();
+        Some(format!(
+            "every order of this layout needs tomatoes ({}); the agent's skills, scene text and knowledge cover \
+             onion soup only, so every soup it served would pay 0. Use a layout with an onion-only order \
+             (or no `start_all_orders`, where every soup pays)",
+            list.join("; ")
+        ))
+    }
+
     fn default_partner(&self) -> &'static str {
         "greedy"
     }

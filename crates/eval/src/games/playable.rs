@@ -115,6 +115,17 @@ pub trait Playable: Game + Sized {
     fn llmco_or_refuse(&self) -> Result<&'static dyn LlmcoHooks<Self>, SeatError> {
         self.llmco_hooks().ok_or_else(|| no_agent("llmco", &self.report_name(), self.proagent_hooks().is_some()))
     }
+    /// The longest run of consecutive steps in which player `seat` held an item and
+    /// neither moved nor changed what it held (an agent stuck waiting with a dish, say);
+    /// `None` for games that do not measure it.
+    fn held_wait_max(&self, _result: &EpisodeResult<Self>, _seat: usize) -> Option<u32> {
+        None
+    }
+    /// Why the ProAgent agent's skills cannot score on this layout, if they cannot (a
+    /// classic layout whose orders all need tomatoes: the agent cooks onion soup only).
+    fn proagent_unsupported(&self) -> Option<String> {
+        None
+    }
     /// The game's own fields of an episode summary (the layout, deliveries, ...), merged
     /// into the common ones by [`crate::runner::summary`].
     fn summary_fields(&self, result: &EpisodeResult<Self>) -> Map<String, Value>;
@@ -228,6 +239,14 @@ pub enum SeatError {
         /// What went wrong.
         #[source]
         source: PromptError,
+    },
+    /// A layout the ProAgent agent cannot play for points ([`Playable::proagent_unsupported`]).
+    #[error("the ProAgent agent cannot play {layout}: {message}")]
+    Unsupported {
+        /// The game's report name.
+        layout: String,
+        /// Why.
+        message: String,
     },
 }
 

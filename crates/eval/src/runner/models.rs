@@ -56,7 +56,7 @@ pub fn build_model_with(
     scripted: impl FnOnce() -> Arc<dyn LanguageModel>,
 ) -> Result<Arc<dyn LanguageModel>, ModelError> {
     match spec.choice() {
-        ModelChoice::Builtin(n) if n == "scripted" => Ok(scripted()),
+        ModelChoice::Builtin(n) if proagent_llm::is_stand_in(&n) => Ok(scripted()),
         ModelChoice::Builtin(n) => Err(ModelError::NotForTheAgent(n)),
         ModelChoice::Replay(path) => {
             if path.as_os_str().is_empty() {

@@ -240,6 +240,9 @@ pub struct SeatFactory {
     max_llm_failures: Option<u64>,
     partner_options: PartnerOptions,
     max_parse_failure_share: Option<f64>,
+    /// `--dry-run`: every configured ProAgent plays with the game's offline stand-in, its
+    /// prompts and replies counted with its own model's tokenizer.
+    stand_in: bool,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
     built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
 }
@@ -262,6 +265,7 @@ impl SeatFactory {
             max_llm_failures: Some(proagent_core::episode::DEFAULT_MAX_LLM_FAILURES),
             partner_options: PartnerOptions::default(),
             max_parse_failure_share: Some(proagent_core::episode::DEFAULT_MAX_PARSE_FAILURE_SHARE),
+            stand_in: false,
             built: Arc::default(),
         }
     }
@@ -270,6 +274,19 @@ impl SeatFactory {
     /// in transcript headers with the model settings `model`).
     pub fn with_default_config(cfg: ProAgentConfig, model: ModelSpec) -> Self {
         SeatFactory { proagent: Some(Configured::Config(cfg, model)), ..SeatFactory::new(None) }
+    }
+
+    /// For `--dry-run`: every ProAgent seat registered with [`SeatFactory::with_seat`]
+    /// plays with the game's rule-based stand-in instead of its model (nothing is sent
+    /// anywhere), and its usage counts the prompts and replies with its own model's
+    /// tokenizer ([`proagent_llm::tokens::TokenCounter::for_model`]).
+    pub fn with_stand_in_models(mut self) -> Self {
+        if !self.stand_in {
+            // Configurations built so far hold the real models (the cache is shared by clones).
+            self.built = Arc::default();
+        }
+        self.stand_in = true;
+        self
     }
 
     /// Sets how many model calls of an episode (all seats) may fail after every retry
@@ -338,8 +355,8 @@ impl SeatFactory {
     fn llmco_configured(&self, spec: &str) -> Result<LlmcoConfigured, SeatError> {
         match self.llmco.get(spec.trim()) {
             Some(c) => Ok(c.clone()),
-            // Unregistered: the spec describes the seat (the model defaults to `scripted`).
-            None => LlmcoSeat::from_spec(spec, &ModelSpec::new("scripted")).map(LlmcoConfigured::Seat),
+            // Unregistered: the spec describes the seat (the model defaults to the stand-in).
+            None => LlmcoSeat::from_spec(spec, &ModelSpec::new(proagent_llm::STAND_IN)).map(LlmcoConfigured::Seat),
         }
     }
 
@@ -348,7 +365,7 @@ impl SeatFactory {
         match self.llmco_configured(spec)? {
             LlmcoConfigured::Config(c, _) => Ok(c),
             LlmcoConfigured::Seat(s)
-                if s.model.model.trim() == "scripted" && s.settings == LlmcoSettings::default() =>
+                if proagent_llm::is_stand_in(&s.model.model) && s.settings == LlmcoSettings::default() =>
             {
                 let mut c = default_llmco_config(game)?;
                 c.label = Some(s.label.clone());
@@ -394,7 +411,7 @@ impl SeatFactory {
                 llmco: None,
             },
             None => {
-                let model = ModelSpec::new("scripted");
+                let model = ModelSpec::new(proagent_llm::STAND_IN);
                 let settings = AgentSettings::default();
                 ProAgentRecord { label: proagent_agent::config::label(&settings, &model), settings, model, llmco: None }
             }
@@ -447,7 +464,16 @@ impl SeatFactory {
                     c.horizon = game.max_steps();
                     return Ok(c);
                 }
-                let c = s.config(game)?;
+                let c = if self.stand_in {
+                    let mut offline = s.clone();
+                    offline.model = ModelSpec { model: proagent_llm::STAND_IN.into(), ..s.model.clone() };
+                    let mut c = offline.config(game)?;
+                    let counter = proagent_llm::tokens::TokenCounter::for_model(&s.model.model);
+                    c.model = Arc::new(proagent_llm::tokens::CountingModel::new(c.model, counter));
+                    c
+                } else {
+                    s.config(game)?
+                };
                 built.insert(key, c.clone());
                 Ok(c)
             }
@@ -468,6 +494,9 @@ impl SeatFactory {
             return Ok(BuiltSeat { seat: game.partner_with(spec, &self.partner_options)?, exchanges: None });
         }
         let hooks = game.proagent_or_refuse()?;
+        if let Some(message) = game.proagent_unsupported() {
+            return Err(SeatError::Unsupported { layout: game.report_name(), message });
+        }
         let mut cfg = self.config_of(spec, game)?;
         let sink: ExchangeSink = Arc::default();
         cfg.exchange_sink = Some(Arc::clone(&sink));
@@ -488,6 +517,9 @@ impl SeatFactory {
             return Ok(());
         }
         let hooks = game.proagent_or_refuse()?;
+        if let Some(message) = game.proagent_unsupported() {
+            return Err(SeatError::Unsupported { layout: game.report_name(), message });
+        }
         let cfg = self.config_of(spec, game)?;
         hooks.check_prompts(&cfg, game, seat).map_err(prompts)
     }

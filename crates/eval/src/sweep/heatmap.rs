@@ -92,7 +92,7 @@ pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, Heat
             let agents: Vec<&String> = report.agents.iter().filter(|a| in_seat(seat).any(|c| &c.agent == *a)).collect();
             let partners: Vec<&String> =
                 report.partners.iter().filter(|p| in_seat(seat).any(|c| &c.partner == *p)).collect();
-            let label_w = agents.iter().map(|a| text_w(a)).max().unwrap_or(0) + 10;
+            let label_w = agents.iter().map(|a| text_w(&super::report::shown(a))).max().unwrap_or(0) + 10;
             let widest_value = in_seat(seat).map(|c| text_w(&c.score.show())).max().unwrap_or(0);
             let mut cell_w = partners.iter().map(|p| text_w(p)).chain([widest_value]).max().unwrap_or(0).max(60) + 12;
             // The panel's title spans its grid.
@@ -162,7 +162,7 @@ pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, Heat
             for (i, agent) in p.agents.iter().enumerate() {
                 let y0 = top + cell_h * i as i32;
                 root.draw(&Text::new(
-                    agent.to_string(),
+                    super::report::shown(agent),
                     (grid_x - 6, y0 + cell_h / 2),
                     font(13).color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center)),
                 ))

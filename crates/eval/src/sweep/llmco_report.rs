@@ -49,14 +49,15 @@ pub const PAPER_TABLE2: [PaperCollabRow; 6] = [
 ];
 
 /// The model a seat's label names (`llmco[gpt-4o,tom=false]` → `gpt-4o`), in words: the
-/// built-in `scripted` model is a rule-based stand-in; a seat with no model is rule-based.
+/// built-in `rule-based` model (alias `scripted`) is a rule-based stand-in; a seat with no
+/// model is rule-based.
 pub fn model_words(label: &str) -> String {
     let inner = label.split_once('[').and_then(|(_, r)| r.strip_suffix(']'));
     match inner.map(|i| i.split(',').next().unwrap_or("").trim()) {
-        Some("scripted") => "scripted: rule-based stand-in, not an LLM".into(),
+        Some(m) if proagent_llm::is_stand_in(m) => format!("{m}: rule-based stand-in, not an LLM"),
         Some(m) if !m.is_empty() && !m.contains('=') => m.to_string(),
         _ if label.starts_with("llmco") || label.starts_with("proagent") => {
-            "scripted: rule-based stand-in, not an LLM".into()
+            format!("{}: rule-based stand-in, not an LLM", proagent_llm::STAND_IN)
         }
         _ => "none (rule-based partner)".into(),
     }
@@ -232,8 +233,8 @@ impl LlmcoTables {
         let _ = writeln!(
             s,
             "Published rows: Agashe et al., LLM-Coordination, Table 3 (Hanabi) and Table 2 (CollabCapture, \
-             CollabEscape); their agents played with a partner of the same kind. A model named `scripted` is \
-             the built-in rule-based stand-in, not an LLM: its rows check the pipeline, they are no \
+             CollabEscape); their agents played with a partner of the same kind. A model named `rule-based` \
+             (alias `scripted`) is the built-in rule-based stand-in, not an LLM: its rows check the pipeline, they are no \
              measurement of a language model.\n"
         );
         if !self.hanabi.is_empty() {
@@ -328,6 +329,7 @@ mod tests {
     fn models_are_named_and_the_stand_in_is_never_an_llm() {
         assert_eq!(model_words("llmco[gpt-4o,tom=false]"), "gpt-4o");
         assert!(model_words("llmco[scripted]").contains("not an LLM"));
+        assert!(model_words("llmco[rule-based,tom=false]").starts_with("rule-based: rule-based stand-in"));
         assert!(model_words("llmco").contains("not an LLM"));
         assert!(model_words("llmco[tom=false]").contains("not an LLM"));
         assert_eq!(model_words("simple"), "none (rule-based partner)");

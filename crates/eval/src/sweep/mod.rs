@@ -9,6 +9,8 @@
 //! - [`report`] and [`heatmap`]: tables, CSV/JSON and SVG heatmaps; [`llmco_report`]: the
 //!   LLM-Coordination games beside the published rows.
 
+pub mod cost;
+pub mod figure;
 pub mod heatmap;
 pub mod llmco_report;
 pub mod plan;
@@ -55,6 +57,30 @@ pub enum ReportFilesError {
     /// Drawing a heatmap failed.
     #[error(transparent)]
     Heatmap(#[from] heatmap::HeatmapError),
+    /// Converting a heatmap to PNG or PDF failed.
+    #[error(transparent)]
+    Figure(#[from] figure::FigureError),
+}
+
+/// Writes each layout's heatmap as `heatmap-<layout>.<png|pdf>` into `dir`, converted
+/// from the same SVG drawing [`write_report_files`] writes; returns the files written.
+pub fn write_heatmap_figures(
+    report: &Report,
+    dir: &Path,
+    format: figure::FigureFormat,
+) -> Result<Vec<PathBuf>, ReportFilesError> {
+    let mut written = Vec::new();
+    let fonts = figure::Fonts::system();
+    for layout in &report.layouts {
+        if let Some(svg) = heatmap::heatmap_svg(report, layout)? {
+            let bytes = figure::convert(&svg, format, &fonts)?;
+            let path = dir.join(format!("heatmap-{}.{}", file_stem(layout), format.extension()));
+            write_atomic(&path, &bytes)
+                .map_err(|e| ReportFilesError::Io { path: path.display().to_string(), source: e })?;
+            written.push(path);
+        }
+    }
+    Ok(written)
 }
 
 /// Writes `report.md`, `report.csv` (cells), `table1.csv`, `report.json` and one

@@ -271,8 +271,14 @@ impl PlayRunner {
             metrics: played.summary,
             teamwork: played.teamwork.totals,
             transcript: played.transcript,
+            held_wait_max: game_held_wait(r, seat),
         })
     }
+}
+
+/// The agent's longest held wait in `r` (the game measures it, or not).
+fn game_held_wait<G: Playable>(r: &proagent_core::episode::EpisodeResult<G>, seat: usize) -> Option<u32> {
+    r.game.held_wait_max(r, seat)
 }
 
 /// Writes one JSON line to `path` under a temporary name first, so an interrupted write

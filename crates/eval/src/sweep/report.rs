@@ -141,9 +141,35 @@ pub struct Cell {
     /// episodes that count them; `None` without such episodes or calls. (Episodes over
     /// `--max-parse-failure-share` are failed, not recorded: they are not in here.)
     pub parse_failure_share: Option<f64>,
+    /// Episodes in which the agent held an item and stood still for more than
+    /// [`STUCK_AFTER`] steps in a row, over the episodes that measure it; `None` if none does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stuck: Option<u32>,
 }
 
+/// Steps an agent may hold an item without moving before its episode is flagged stuck.
+pub const STUCK_AFTER: u32 = 100;
+
 /// Unread replies over calls, for the records that count them.
+/// What marks a language-model seat played by the offline stand-in model in every table.
+pub const STAND_IN_MARK: &str = "rule-based stand-in, not an LLM";
+
+/// Whether a seat label is a language-model agent (ProAgent or LLM-Co) whose model is the
+/// rule-based stand-in (`proagent[rule-based,...]`, `llmco[rule-based,...]`, or
+/// `proagent[scripted,...]` in older records).
+pub fn is_stand_in_seat(label: &str) -> bool {
+    crate::runner::seats::proagent_options(label)
+        .or_else(|_| crate::runner::seats::llmco_options(label))
+        .ok()
+        .and_then(|o| o.into_iter().find(|(k, _)| k == "model"))
+        .is_some_and(|(_, m)| proagent_llm::is_stand_in(&m))
+}
+
+/// A seat label as tables show it: stand-in agent seats carry [`STAND_IN_MARK`].
+pub fn shown(label: &str) -> String {
+    if is_stand_in_seat(label) { format!("{label} ({STAND_IN_MARK})") } else { label.to_string() }
+}
+
 fn parse_failure_share(recs: &[&EpisodeRecord]) -> Option<f64> {
     let counted: Vec<&&EpisodeRecord> = recs.iter().filter(|r| r.parse_failures.is_some()).collect();
     let calls = saturating_sum(counted.iter().map(|r| r.llm_calls));
@@ -307,6 +333,10 @@ impl Report {
                 constructive: teamwork_mean(recs, |t| t.constructive),
                 non_constructive: teamwork_mean(recs, |t| t.non_constructive),
                 parse_failure_share: parse_failure_share(recs),
+                stuck: {
+                    let measured: Vec<u32> = recs.iter().filter_map(|r| r.held_wait_max).collect();
+                    (!measured.is_empty()).then(|| measured.iter().filter(|w| **w > STUCK_AFTER).count() as u32)
+                },
             });
         }
 
@@ -419,7 +449,11 @@ impl Report {
             let _ = writeln!(s, "**Warning:** {w}\n");
         }
         let _ = writeln!(s, "## Table 1 view: each agent's score over all partners\n");
-        let _ = writeln!(s, "| layout | agent seat | {} |", self.agents.join(" | "));
+        let _ = writeln!(
+            s,
+            "| layout | agent seat | {} |",
+            self.agents.iter().map(|a| shown(a)).collect::<Vec<_>>().join(" | ")
+        );
         let _ = writeln!(s, "|---|---|{}", "---|".repeat(self.agents.len()));
         for layout in &self.layouts {
             for &seat in &self.seats {
@@ -444,7 +478,7 @@ impl Report {
                 let _ = writeln!(
                     s,
                     "\n## {layout}: agent (player {seat}) × partner (player {other})\n\n| agent \\ partner | {} |",
-                    self.partners.join(" | ")
+                    self.partners.iter().map(|p| shown(p)).collect::<Vec<_>>().join(" | ")
                 );
                 let _ = writeln!(s, "|---|{}", "---|".repeat(self.partners.len()));
                 for agent in &self.agents {
@@ -458,7 +492,7 @@ impl Report {
                         })
                         .collect();
                     if row.iter().any(|c| !c.is_empty()) {
-                        let _ = writeln!(s, "| {agent} | {} |", row.join(" | "));
+                        let _ = writeln!(s, "| {} | {} |", shown(agent), row.join(" | "));
                     }
                 }
             }
@@ -474,8 +508,8 @@ impl Report {
                 s,
                 "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} |",
                 c.layout,
-                c.agent,
-                c.partner,
+                shown(&c.agent),
+                shown(&c.partner),
                 c.seat,
                 c.score.n,
                 c.score.show(),
@@ -500,6 +534,27 @@ impl Report {
             t.episode_wall_s,
             show_share(t.parse_failure_share)
         );
+        let stuck: Vec<&Cell> = self.cells.iter().filter(|c| c.stuck.is_some_and(|n| n > 0)).collect();
+        if !stuck.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n## Stuck agents\n\n**Flag:** in these cells the agent held an item and stood still for more than \
+                 {STUCK_AFTER} steps in a row in some episodes (e.g. holding a dish, waiting for a soup that \
+                 never comes); their scores measure that wait, not play.\n\n| layout | agent | partner | seat | stuck episodes | n |\n|---|---|---|---|---|---|"
+            );
+            for c in stuck {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | P{} | {} | {} |",
+                    c.layout,
+                    shown(&c.agent),
+                    shown(&c.partner),
+                    c.seat,
+                    c.stuck.unwrap_or(0),
+                    c.score.n
+                );
+            }
+        }
         let _ = writeln!(
             s,
             "\nUnparsed replies: the share of LLM calls whose reply named no usable action. An episode \
@@ -546,7 +601,7 @@ impl Report {
                     })
                     .collect();
                 if row.iter().any(|c| !c.is_empty()) {
-                    let _ = writeln!(s, "| ours: {agent} | {} |", row.join(" | "));
+                    let _ = writeln!(s, "| ours: {} | {} |", shown(agent), row.join(" | "));
                 }
                 let published: Vec<String> = layouts
                     .iter()
@@ -607,8 +662,16 @@ impl Report {
             "constructive",
             "non_constructive",
             "parse_failure_share",
+            "stuck_episodes",
+            "note",
         ])?;
         for c in &self.cells {
+            let note = [&c.agent, &c.partner]
+                .iter()
+                .filter(|l| is_stand_in_seat(l))
+                .map(|l| format!("{l}: {STAND_IN_MARK}"))
+                .collect::<Vec<_>>()
+                .join("; ");
             w.write_record([
                 c.layout.clone(),
                 c.agent.clone(),
@@ -626,6 +689,8 @@ impl Report {
                 c.constructive.map_or(String::new(), |x| x.to_string()),
                 c.non_constructive.map_or(String::new(), |x| x.to_string()),
                 opt(c.parse_failure_share),
+                c.stuck.map_or(String::new(), |n| n.to_string()),
+                note,
             ])?;
         }
         finish_csv(w)
@@ -693,6 +758,28 @@ mod tests {
     use crate::sweep::plan::EpisodeSpec;
 
     #[test]
+    fn stand_in_seats_are_marked() {
+        for l in ["proagent[rule-based]", "proagent[scripted,memory_k=2]", "proagent[model=rule-based,preset=paper]"] {
+            assert!(is_stand_in_seat(l), "{l}");
+            assert_eq!(shown(l), format!("{l} (rule-based stand-in, not an LLM)"));
+            let co = l.replacen("proagent", "llmco", 1);
+            assert_eq!(shown(&co), format!("{co} (rule-based stand-in, not an LLM)"));
+        }
+        for l in ["proagent[gpt-4o]", "scripted", "greedy", "proagent[replay:x.jsonl]"] {
+            assert!(!is_stand_in_seat(l), "{l}");
+            assert_eq!(shown(l), l);
+        }
+        let r = Report::build(&[rec("cramped_room", "proagent[rule-based]", "greedy", 0, 0, 10.0, 3)]);
+        let md = r.markdown();
+        assert!(md.contains("| proagent[rule-based] (rule-based stand-in, not an LLM) |"), "{md}");
+        let csv = r.cells_csv().unwrap();
+        assert!(
+            csv.lines().nth(1).unwrap().ends_with(",\"proagent[rule-based]: rule-based stand-in, not an LLM\""),
+            "{csv}"
+        );
+    }
+
+    #[test]
     fn cost_sums_saturate() {
         assert_eq!(saturating_sum([u64::MAX, 1, u64::MAX].into_iter()), u64::MAX);
         assert_eq!(saturating_sum([2, 3].into_iter()), 5);
@@ -752,8 +839,8 @@ mod tests {
         let md = r.markdown();
         assert!(md.contains("| 50.0% |") && md.contains("| – |") && md.contains("unparsed replies"), "{md}");
         let csv = r.cells_csv().unwrap();
-        assert!(csv.lines().next().unwrap().ends_with(",parse_failure_share"), "{csv}");
-        assert!(csv.lines().nth(1).unwrap().ends_with(",0.5"), "{csv}");
+        assert!(csv.lines().next().unwrap().ends_with(",parse_failure_share,stuck_episodes,note"), "{csv}");
+        assert!(csv.lines().nth(1).unwrap().ends_with(",0.5,,"), "{csv}");
         let v: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
         assert_eq!(v["cells"][0]["parse_failure_share"], 0.5);
     }

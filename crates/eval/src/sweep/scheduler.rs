@@ -116,6 +116,7 @@ impl FakeRunner {
             metrics: serde_json::json!({"fake": true}),
             teamwork: None,
             transcript: None,
+            held_wait_max: None,
         }
     }
 }

@@ -82,6 +82,9 @@ pub struct EpisodeOutcome {
     pub teamwork: Option<TeamworkTotals>,
     /// The transcript actually written, if any.
     pub transcript: Option<PathBuf>,
+    /// The longest run of steps in which the agent held an item and stood still (see
+    /// [`crate::games::Playable::held_wait_max`]); `None` for games that do not measure it.
+    pub held_wait_max: Option<u32>,
 }
 
 /// One finished episode, one line of a results file.
@@ -145,6 +148,10 @@ pub struct EpisodeRecord {
     /// The partner's full settings, like `agent_settings`.
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub partner_settings: serde_json::Value,
+    /// The longest run of steps in which the agent held an item and stood still; `None`
+    /// in records written before it was measured and for games that do not measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_wait_max: Option<u32>,
 }
 
 impl EpisodeRecord {
@@ -182,6 +189,7 @@ impl EpisodeRecord {
             transcript,
             agent_settings: serde_json::Value::Null,
             partner_settings: serde_json::Value::Null,
+            held_wait_max: o.held_wait_max,
         }
     }
 
@@ -724,6 +732,7 @@ mod tests {
             metrics: serde_json::json!({"x": 1}),
             teamwork: None,
             transcript: None,
+            held_wait_max: None,
         };
         EpisodeRecord::new(&spec, spec.config_hash(), outcome, 1.0, None)
     }

@@ -73,7 +73,8 @@ pub fn render(layout: &Layout, state: &State) -> String {
 /// What the symbols of [`render`] mean.
 pub const LEGEND: &str = "legend: X counter · O onion dispenser · T tomato dispenser · D dish dispenser · P pot · \
 S serving counter · . floor\n        ↑0 ↓1 ←0 →1 a player facing that way (its index) · held or lying: o onion, t tomato, \
-d dish, {øø† 12} soup (ø onion, † tomato; cooking tick, ✓ ready)";
+d dish, {øø† 12} soup (ø onion, † tomato; cooking tick, ✓ ready)\n        \
+actions: N north (up) · S south (down) · E east (right) · W west (left) · X stay · I interact";
 
 /// `board` with `panel` beside it: each panel line after the board line of the same
 /// index (the board is padded to its widest line, plus a `│` separator). Lines beyond
