@@ -17,20 +17,25 @@ use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
+    /// A saved episode of any kind, recognised by its content: a `play` or `eval`
+    /// transcript, a `play --trajectory` file (pick an episode with --episode), a game
+    /// played in `proagent serve`, or a human-game file. As `replay` and `render` take it.
+    #[arg(value_name = "FILE", conflicts_with_all = ["trajectory", "transcript", "layout"])]
+    file: Option<PathBuf>,
     /// Layout name (cramped_room, asymmetric_advantages, coordination_ring,
     /// forced_coordination, counter_circuit, or an old alias) or a path to a layout file;
     /// also `hanabi`, `hanabi:3p`, `capture:1` ... `capture:4`, `escape:1`, `escape:2`.
     #[arg(long, default_value = "cramped_room")]
     layout: String,
-    /// Render a saved episode: a file written by `play --trajectory` (JSON Lines, one
-    /// episode per line; pick one with --episode), classic or OvercookedV2, or a human-game file.
+    /// The same as FILE, for a file written by `play --trajectory` or a human-game file
+    /// (kept for older scripts).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["transcript", "layout"])]
     trajectory: Option<PathBuf>,
-    /// Render a saved episode from a `play` (or `eval`) transcript, replaying its recorded actions.
+    /// The same as FILE, for a `play` (or `eval`) transcript (kept for older scripts).
     #[arg(long, value_name = "FILE", conflicts_with = "layout")]
     transcript: Option<PathBuf>,
-    /// With --trajectory: which episode of the file (1 = the first line).
-    #[arg(long, default_value_t = 1, requires = "trajectory")]
+    /// Which episode of a trajectory file (1 = the first line).
+    #[arg(long, default_value_t = 1)]
     episode: usize,
     /// Only the board at this timestep (0 = the start; N = after N steps); default: every step.
     #[arg(long, value_name = "N")]
@@ -148,15 +153,18 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if a.json && (a.trajectory.is_some() || a.transcript.is_some()) {
+    if a.episode != 1 && a.file.is_none() && a.trajectory.is_none() {
+        bail!("--episode picks an episode of a saved file: give the FILE");
+    }
+    if a.json && (a.file.is_some() || a.trajectory.is_some() || a.transcript.is_some()) {
         bail!("--json applies to OvercookedV2 layouts (--layout v2:NAME), not to saved episodes");
     }
-    let (path, index) = match (&a.trajectory, &a.transcript) {
+    let (path, index) = match (a.file.as_ref().or(a.trajectory.as_ref()), &a.transcript) {
         (Some(p), _) => (p, a.episode),
         (None, Some(p)) => (p, 1),
         (None, None) => {
             if a.step.is_some() || a.render_delay_ms.is_some() {
-                bail!("--step and --render-delay-ms need a saved episode (--trajectory or --transcript)");
+                bail!("--step and --render-delay-ms need a saved episode: proagent show FILE");
             }
             if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
                 return show_v2(spec, a.json);
@@ -184,9 +192,11 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
     let shown = path.display();
     let file = read_episode_file(path)?;
     match (file.kind, a.transcript.is_some()) {
-        (EpisodeKind::Transcript, false) => bail!("{shown} is a transcript: show it with --transcript"),
+        (EpisodeKind::Transcript, false) if a.trajectory.is_some() => {
+            bail!("{shown} is a transcript: show it with `proagent show {shown}`")
+        }
         (kind, true) if kind != EpisodeKind::Transcript => {
-            bail!("{shown} is a {} file, not a transcript: show it with --trajectory", kind.name())
+            bail!("{shown} is a {} file, not a transcript: show it with `proagent show {shown}`", kind.name())
         }
         _ => {}
     }

@@ -109,3 +109,30 @@ fn show_explains_action_letters_and_render_counts_episodes_from_1() {
     assert!(o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--index is deprecated"));
     assert_eq!(std::fs::read(&new).unwrap(), std::fs::read(&old).unwrap());
 }
+
+/// `show FILE` takes a transcript or a trajectory file, told apart by content, and prints
+/// what the older `--transcript` / `--trajectory` forms print.
+#[test]
+fn show_takes_any_saved_episode_as_its_file_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    let (traj, tr) = (dir.path().join("t.traj.jsonl"), dir.path().join("t.jsonl"));
+    let o = crate::support::bin()
+        .args(["play", "--layout", "coordination_ring", "--horizon", "30", "--partner", "greedy", "--trajectory"])
+        .arg(&traj)
+        .arg("--transcript")
+        .arg(&tr)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let show = |args: &[&std::ffi::OsStr]| {
+        let o = crate::support::bin().arg("show").args(args).args(["--step", "30"]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let by_file = show(&[traj.as_os_str()]);
+    assert_eq!(by_file, show(&["--trajectory".as_ref(), traj.as_os_str()]));
+    assert_eq!(show(&[tr.as_os_str()]), show(&["--transcript".as_ref(), tr.as_os_str()]));
+    assert!(by_file.contains("legend"), "{by_file}");
+    let o = crate::support::bin().args(["show", "--episode", "2"]).output().unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("give the FILE"));
+}
