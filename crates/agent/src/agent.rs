@@ -21,6 +21,7 @@
 //! [`AgentError::ModelUnusable`] at once (its exchange still reaches the sink).
 
 use crate::belief::{BeliefMode, BeliefTracker};
+use crate::call::Failed;
 use crate::config::ProAgentConfig;
 use crate::grounding::{AgentSkill, Control, Grounding};
 use crate::log::AgentMetrics;
@@ -34,10 +35,10 @@ use async_trait::async_trait;
 use proagent_core::{
     AgentError, BeliefCorrection, Game, LlmUsage, Observation, Seat, SeatStatus, SkillEvent, SkillOutcome,
 };
-use proagent_llm::record::{Exchange, Outcome};
+use proagent_llm::record::Exchange;
 use proagent_llm::{ChatRequest, LlmError, Message};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 type Action<G> = <<G as Grounding>::Game as Game>::Action;
 
@@ -329,23 +330,10 @@ impl<G: Grounding> ProAgent<G> {
                 m.llm_calls_verificator = m.llm_calls_verificator.saturating_add(1)
             }
         }
-        let t0 = Instant::now();
-        let res = self.cfg.model.chat(&request).await;
-        let latency = t0.elapsed();
-        self.llm_wait += latency;
-        let logged = self.cfg.log_exchanges.then(|| Exchange {
-            seq: 0,
-            t,
-            kind: kind.name().into(),
-            request,
-            outcome: Outcome::from_result(&res),
-            parsed: None,
-            parse_error: None,
-            latency: Some(latency),
-            scrubbed: 0,
-            seat: None,
-        });
-        let out = match res {
+        let sent = crate::call::send(&*self.cfg.model, request, t, kind.name(), self.cfg.log_exchanges).await;
+        self.llm_wait += sent.latency;
+        let logged = sent.exchange;
+        let out = match sent.result {
             Ok(r) => {
                 // Token counts come from the server: saturate rather than wrap.
                 let m = &mut self.metrics;
@@ -353,15 +341,17 @@ impl<G: Grounding> ProAgent<G> {
                 m.completion_tokens = m.completion_tokens.saturating_add(r.usage.completion_tokens);
                 Ok(r.text)
             }
-            Err(e) => {
+            Err(f) => {
                 self.metrics.llm_failures = self.metrics.llm_failures.saturating_add(1);
-                self.last_failure = Some(e.to_string());
-                if e.is_fatal() {
-                    tracing::error!("model call refused at t={t}: {e}");
-                    Err(CallFailure::Unusable(e))
-                } else {
-                    tracing::warn!("model call failed at t={t}: {e}");
-                    Err(CallFailure::Down(e.to_string()))
+                match f {
+                    Failed::Fatal(e) => {
+                        self.last_failure = Some(e.to_string());
+                        Err(CallFailure::Unusable(e))
+                    }
+                    Failed::Transient(e) => {
+                        self.last_failure = Some(e.to_string());
+                        Err(CallFailure::Down(e.to_string()))
+                    }
                 }
             }
         };

@@ -16,6 +16,7 @@
 
 pub mod agent;
 pub mod belief;
+mod call;
 pub mod config;
 pub mod grounding;
 pub mod llmco;

@@ -31,17 +31,18 @@ use super::grounding::{Exec, LlmcoGrounding, player_name};
 use super::metrics::LlmcoMetrics;
 use super::reply::{action_text, explanation, match_option, option_letter, verdict};
 use super::settings::Steps;
+use crate::call::Failed;
 use crate::prompts::{Family, PromptError, PromptLibrary};
 use async_trait::async_trait;
 use proagent_core::seat::derive_seed;
 use proagent_core::{AgentError, Game, LlmUsage, Observation, Seat, SeatStatus};
-use proagent_llm::record::{Exchange, Outcome};
+use proagent_llm::record::Exchange;
 use proagent_llm::{ChatRequest, LlmError, Message};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 type Action<G> = <<G as LlmcoGrounding>::Game as Game>::Action;
 
@@ -280,38 +281,27 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             CallKind::Verify => m.calls_verify = m.calls_verify.saturating_add(1),
         }
         let request = ChatRequest { messages, sampling: self.cfg.sampling.clone() };
-        let t0 = Instant::now();
-        let res = self.cfg.model.chat(&request).await;
-        let latency = t0.elapsed();
-        self.llm_wait += latency;
-        let logged = self.cfg.log_exchanges.then(|| Exchange {
-            seq: 0,
-            t,
-            kind: kind.name().into(),
-            request,
-            outcome: Outcome::from_result(&res),
-            parsed: None,
-            parse_error: None,
-            latency: Some(latency),
-            scrubbed: 0,
-            seat: None,
-        });
-        let out = match res {
+        let sent = crate::call::send(&*self.cfg.model, request, t, kind.name(), self.cfg.log_exchanges).await;
+        self.llm_wait += sent.latency;
+        let logged = sent.exchange;
+        let out = match sent.result {
             Ok(r) => {
                 let m = &mut self.metrics;
                 m.prompt_tokens = m.prompt_tokens.saturating_add(r.usage.prompt_tokens);
                 m.completion_tokens = m.completion_tokens.saturating_add(r.usage.completion_tokens);
                 Ok(r.text)
             }
-            Err(e) => {
+            Err(f) => {
                 self.metrics.llm_failures = self.metrics.llm_failures.saturating_add(1);
-                self.last_failure = Some(e.to_string());
-                if e.is_fatal() {
-                    tracing::error!("model call refused at t={t}: {e}");
-                    Err(CallFailure::Unusable(e))
-                } else {
-                    tracing::warn!("model call failed at t={t}: {e}");
-                    Err(CallFailure::Down)
+                match f {
+                    Failed::Fatal(e) => {
+                        self.last_failure = Some(e.to_string());
+                        Err(CallFailure::Unusable(e))
+                    }
+                    Failed::Transient(e) => {
+                        self.last_failure = Some(e.to_string());
+                        Err(CallFailure::Down)
+                    }
                 }
             }
         };
