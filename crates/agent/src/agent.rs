@@ -24,7 +24,7 @@ use crate::belief::{BeliefMode, BeliefTracker};
 use crate::call::Failed;
 use crate::config::ProAgentConfig;
 use crate::grounding::{AgentSkill, Control, Grounding};
-use crate::log::AgentMetrics;
+use crate::log::{AgentMetrics, ExchangeLog};
 use crate::memory::{EntryOutcome, Memory, MemoryEntry};
 use crate::paper;
 use crate::planner::{self, PlanReply, SceneParts};
@@ -72,14 +72,12 @@ pub struct ProAgent<G: Grounding> {
     grounding: G,
     cfg: ProAgentConfig,
     ep: Option<Episode<G>>,
-    exchanges: Vec<Exchange>,
+    exchanges: ExchangeLog,
     metrics: AgentMetrics,
     events: Vec<SkillEvent>,
     /// Belief corrections not yet handed to the runner.
     belief_events: Vec<BeliefCorrection>,
     llm_wait: Duration,
-    /// How many exchanges of `exchanges` went to the sink already.
-    flushed: usize,
     /// The last model failure this episode.
     last_failure: Option<String>,
 }
@@ -251,12 +249,11 @@ impl<G: Grounding> ProAgent<G> {
             grounding,
             cfg,
             ep: None,
-            exchanges: Vec::new(),
+            exchanges: ExchangeLog::default(),
             metrics: AgentMetrics::default(),
             events: Vec::new(),
             belief_events: Vec::new(),
             llm_wait: Duration::ZERO,
-            flushed: 0,
             last_failure: None,
         }
     }
@@ -268,27 +265,12 @@ impl<G: Grounding> ProAgent<G> {
 
     /// This episode's model exchanges, in order (cleared by `reset`).
     pub fn exchanges(&self) -> &[Exchange] {
-        &self.exchanges
+        self.exchanges.all()
     }
 
     /// Takes this episode's exchanges out of the agent.
     pub fn drain_exchanges(&mut self) -> Vec<Exchange> {
-        self.flush_sink();
-        self.flushed = 0;
-        std::mem::take(&mut self.exchanges)
-    }
-
-    /// Appends the exchanges finished since the last flush to the configured sink.
-    fn flush_sink(&mut self) {
-        if self.flushed >= self.exchanges.len() {
-            return;
-        }
-        if let Some(sink) = &self.cfg.exchange_sink {
-            // A poisoned lock only means another holder panicked; the list itself is still usable.
-            let mut list = sink.lock().unwrap_or_else(|e| e.into_inner());
-            list.extend(self.exchanges[self.flushed..].iter().cloned());
-        }
-        self.flushed = self.exchanges.len();
+        self.exchanges.drain(self.cfg.exchange_sink.as_ref())
     }
 
     /// This episode's counters so far (zeroed by `reset`).
@@ -358,15 +340,12 @@ impl<G: Grounding> ProAgent<G> {
         let Some(ex) = logged else {
             return out.map(|text| (text, usize::MAX));
         };
-        self.exchanges.push(ex);
-        out.map(|text| (text, self.exchanges.len() - 1))
+        let idx = self.exchanges.push(ex);
+        out.map(|text| (text, idx))
     }
 
     fn note(&mut self, idx: usize, parsed: Option<String>, parse_error: Option<String>) {
-        if let Some(ex) = self.exchanges.get_mut(idx) {
-            ex.parsed = parsed.map(serde_json::Value::String);
-            ex.parse_error = parse_error;
-        }
+        self.exchanges.note(idx, parsed, parse_error);
     }
 
     /// Starts `skill` (or the wait fallback) and records the decision in memory.
@@ -929,9 +908,7 @@ impl<G: Grounding> Seat<G::Game> for ProAgent<G> {
             wait_sig: None,
             dialogue: paper::Dialogue::new(k),
         });
-        self.flush_sink();
-        self.exchanges.clear();
-        self.flushed = 0;
+        self.exchanges.drain(self.cfg.exchange_sink.as_ref());
         self.metrics = AgentMetrics::default();
         self.events.clear();
         self.llm_wait = Duration::ZERO;
@@ -950,7 +927,7 @@ impl<G: Grounding> Seat<G::Game> for ProAgent<G> {
             Preset::Paper => self.step_paper(&scene).await,
         };
         // The exchanges of this step reach the transcript, also those of a failing call.
-        self.flush_sink();
+        self.exchanges.flush(self.cfg.exchange_sink.as_ref());
         action.map_err(|e| AgentError::ModelUnusable(Box::new(e)))
     }
 

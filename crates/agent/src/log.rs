@@ -1,6 +1,7 @@
 //! What the agent keeps of an episode for reports and transcripts: the
 //! per-episode counters ([`AgentMetrics`]) and the shared list its finished
-//! model exchanges go to ([`ExchangeSink`]). Exchanges themselves are
+//! model exchanges go to ([`ExchangeSink`]), and the episode's own list of them
+//! ([`ExchangeLog`], one for every agent). Exchanges themselves are
 //! [`proagent_llm::record::Exchange`], the one record the transcript stores.
 
 use proagent_llm::record::Exchange;
@@ -14,6 +15,56 @@ pub type ExchangeSink = Arc<Mutex<Vec<Exchange>>>;
 /// panicked; the list itself is still usable.
 pub fn drain_sink(sink: &ExchangeSink) -> Vec<Exchange> {
     std::mem::take(&mut *sink.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// One episode's model exchanges, in order, and how many of them already went to the sink.
+/// Every agent keeps one: what a reply was read as is noted on its exchange after the
+/// call, and the finished exchanges are flushed to the sink after each step, so a
+/// transcript gets them even when the agent stops on a failing call.
+#[derive(Debug, Default)]
+pub(crate) struct ExchangeLog {
+    list: Vec<Exchange>,
+    flushed: usize,
+}
+
+impl ExchangeLog {
+    /// Appends an exchange; returns its index for [`ExchangeLog::note`].
+    pub(crate) fn push(&mut self, ex: Exchange) -> usize {
+        self.list.push(ex);
+        self.list.len() - 1
+    }
+
+    /// Records what the reply of exchange `idx` was read as, or why it could not be read.
+    /// An unknown index (the call was not logged) is ignored.
+    pub(crate) fn note(&mut self, idx: usize, parsed: Option<String>, parse_error: Option<String>) {
+        if let Some(ex) = self.list.get_mut(idx) {
+            ex.parsed = parsed.map(serde_json::Value::String);
+            ex.parse_error = parse_error;
+        }
+    }
+
+    /// The exchanges so far, in order.
+    pub(crate) fn all(&self) -> &[Exchange] {
+        &self.list
+    }
+
+    /// Appends the exchanges not yet flushed to `sink` (when there is one).
+    pub(crate) fn flush(&mut self, sink: Option<&ExchangeSink>) {
+        if let Some(sink) = sink {
+            if let Some(new) = self.list.get(self.flushed..).filter(|n| !n.is_empty()) {
+                // A poisoned lock only means another holder panicked; the list itself is still usable.
+                sink.lock().unwrap_or_else(|e| e.into_inner()).extend(new.iter().cloned());
+            }
+        }
+        self.flushed = self.list.len();
+    }
+
+    /// Flushes, then takes every exchange out (the log starts empty).
+    pub(crate) fn drain(&mut self, sink: Option<&ExchangeSink>) -> Vec<Exchange> {
+        self.flush(sink);
+        self.flushed = 0;
+        std::mem::take(&mut self.list)
+    }
 }
 
 /// Per-episode counters, reported under `--json`.

@@ -32,6 +32,7 @@ use super::metrics::LlmcoMetrics;
 use super::reply::{action_text, explanation, match_option, option_letter, verdict};
 use super::settings::Steps;
 use crate::call::Failed;
+use crate::log::ExchangeLog;
 use crate::prompts::{Family, PromptError, PromptLibrary};
 use async_trait::async_trait;
 use proagent_core::seat::derive_seed;
@@ -117,8 +118,7 @@ pub struct LlmCo<G: LlmcoGrounding> {
     grounding: G,
     cfg: LlmcoConfig,
     ep: Option<Episode<G>>,
-    exchanges: Vec<Exchange>,
-    flushed: usize,
+    exchanges: ExchangeLog,
     metrics: LlmcoMetrics,
     llm_wait: Duration,
     last_failure: Option<String>,
@@ -236,8 +236,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             grounding,
             cfg,
             ep: None,
-            exchanges: Vec::new(),
-            flushed: 0,
+            exchanges: ExchangeLog::default(),
             metrics: LlmcoMetrics::default(),
             llm_wait: Duration::ZERO,
             last_failure: None,
@@ -257,17 +256,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
 
     /// Every exchange of the current episode so far.
     pub fn exchanges(&self) -> &[Exchange] {
-        &self.exchanges
-    }
-
-    fn flush_sink(&mut self) {
-        if let Some(sink) = &self.cfg.exchange_sink {
-            let new = self.exchanges.get(self.flushed..).unwrap_or_default();
-            if !new.is_empty() {
-                sink.lock().unwrap_or_else(|e| e.into_inner()).extend(new.iter().cloned());
-            }
-        }
-        self.flushed = self.exchanges.len();
+        self.exchanges.all()
     }
 
     /// Sends one request, logs the exchange and counts it; returns the reply and the
@@ -307,18 +296,15 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         };
         match logged {
             Some(ex) => {
-                self.exchanges.push(ex);
-                out.map(|text| (text, self.exchanges.len() - 1))
+                let idx = self.exchanges.push(ex);
+                out.map(|text| (text, idx))
             }
             None => out.map(|text| (text, usize::MAX)),
         }
     }
 
     fn note(&mut self, idx: usize, parsed: Option<&str>, parse_error: Option<String>) {
-        if let Some(ex) = self.exchanges.get_mut(idx) {
-            ex.parsed = parsed.map(|p| Value::String(p.to_string()));
-            ex.parse_error = parse_error;
-        }
+        self.exchanges.note(idx, parsed.map(str::to_string), parse_error);
     }
 
     /// Reads an action reply against `options`; a failure is counted and noted.
@@ -627,9 +613,7 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
             running: None,
             rng: ChaCha8Rng::seed_from_u64(derive_seed(seed, FALLBACK_STREAM)),
         });
-        self.flush_sink();
-        self.exchanges.clear();
-        self.flushed = 0;
+        self.exchanges.drain(self.cfg.exchange_sink.as_ref());
         self.metrics = LlmcoMetrics::default();
         self.llm_wait = Duration::ZERO;
         self.last_failure = None;
@@ -642,7 +626,7 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
         }
         let out = self.act_inner(obs).await;
         // The exchanges of this step reach the transcript, also those of a failing call.
-        self.flush_sink();
+        self.exchanges.flush(self.cfg.exchange_sink.as_ref());
         match out {
             Ok(Some(a)) => Ok(a),
             Ok(None) => Err(AgentError::NoLegalAction(obs.seat)),
