@@ -1,40 +1,12 @@
 //! CollabCapture seats: [`Random`], the greedy [`Chaser`], the [`DoorOperator`] and the
 //! paper's [`GreedyBaseline`] (the published `GreedyAgent`, decision for decision).
 
-use super::common::paths_from;
-use async_trait::async_trait;
+use super::common::{paths_from, rule_seat};
 use proagent_collab::capture::{Capture, CaptureAction, CaptureState};
 use proagent_collab::maze::Room;
-use proagent_core::{AgentError, Game, Observation, Seat};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// Uniform over the legal actions.
-pub struct Random {
-    rng: ChaCha8Rng,
-}
-
-impl Default for Random {
-    fn default() -> Self {
-        Random { rng: ChaCha8Rng::seed_from_u64(0) }
-    }
-}
-
-#[async_trait]
-impl Seat<Capture> for Random {
-    fn name(&self) -> String {
-        "random".to_string()
-    }
-
-    fn reset(&mut self, _game: &Capture, _seat: usize, seed: u64) {
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
-    }
-
-    async fn act(&mut self, obs: &Observation<'_, Capture>) -> Result<CaptureAction, AgentError> {
-        let legal = obs.game.legal_actions(obs.view, obs.seat);
-        Ok(legal.get(self.rng.random_range(0..legal.len().max(1))).copied().unwrap_or(CaptureAction::Stay))
-    }
-}
+pub type Random = super::common::Random<Capture>;
 
 /// The published greedy baseline (`GreedyAgent` of collab_capture_action_manager.py): in a
 /// button room it presses when the thief would be one move away with that door toggled;
@@ -58,18 +30,7 @@ impl GreedyBaseline {
     }
 }
 
-#[async_trait]
-impl Seat<Capture> for GreedyBaseline {
-    fn name(&self) -> String {
-        "greedy_baseline".to_string()
-    }
-
-    fn reset(&mut self, _game: &Capture, _seat: usize, _seed: u64) {}
-
-    async fn act(&mut self, obs: &Observation<'_, Capture>) -> Result<CaptureAction, AgentError> {
-        Ok(GreedyBaseline::decide(obs.game, obs.view, obs.seat))
-    }
-}
+rule_seat!(Capture, GreedyBaseline, "greedy_baseline");
 
 /// Moves along a shortest path through open doors into the thief's room; stays when the
 /// thief cannot be reached.
@@ -88,18 +49,7 @@ impl Chaser {
     }
 }
 
-#[async_trait]
-impl Seat<Capture> for Chaser {
-    fn name(&self) -> String {
-        "chaser".to_string()
-    }
-
-    fn reset(&mut self, _game: &Capture, _seat: usize, _seed: u64) {}
-
-    async fn act(&mut self, obs: &Observation<'_, Capture>) -> Result<CaptureAction, AgentError> {
-        Ok(Chaser::decide(obs.game, obs.view, obs.seat))
-    }
-}
+rule_seat!(Capture, Chaser, "chaser");
 
 /// Works the doors to corner the thief while the partner chases. When it is the nearer of
 /// the two to the thief (player 0 on a tie) it chases like [`Chaser`]. Otherwise it rates
@@ -152,22 +102,12 @@ impl DoorOperator {
     }
 }
 
-#[async_trait]
-impl Seat<Capture> for DoorOperator {
-    fn name(&self) -> String {
-        "door_operator".to_string()
-    }
-
-    fn reset(&mut self, _game: &Capture, _seat: usize, _seed: u64) {}
-
-    async fn act(&mut self, obs: &Observation<'_, Capture>) -> Result<CaptureAction, AgentError> {
-        Ok(DoorOperator::decide(obs.game, obs.view, obs.seat))
-    }
-}
+rule_seat!(Capture, DoorOperator, "door_operator");
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proagent_core::Game;
     use proagent_core::NoChance;
 
     #[test]

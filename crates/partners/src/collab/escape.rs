@@ -4,40 +4,12 @@
 //! paper's greedy baseline, whose code is not published (docs/collab.md): the fixer's
 //! route without any regard for the killer.
 
-use super::common::paths_from;
-use async_trait::async_trait;
+use super::common::{paths_from, rule_seat};
 use proagent_collab::escape::{Escape, EscapeAction, EscapeState, KillerPlan};
 use proagent_collab::maze::Room;
-use proagent_core::{AgentError, Game, Observation, Seat};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// Uniform over the legal actions.
-pub struct Random {
-    rng: ChaCha8Rng,
-}
-
-impl Default for Random {
-    fn default() -> Self {
-        Random { rng: ChaCha8Rng::seed_from_u64(0) }
-    }
-}
-
-#[async_trait]
-impl Seat<Escape> for Random {
-    fn name(&self) -> String {
-        "random".to_string()
-    }
-
-    fn reset(&mut self, _game: &Escape, _seat: usize, seed: u64) {
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
-    }
-
-    async fn act(&mut self, obs: &Observation<'_, Escape>) -> Result<EscapeAction, AgentError> {
-        let legal = obs.game.legal_actions(obs.view, obs.seat);
-        Ok(legal.get(self.rng.random_range(0..legal.len().max(1))).copied().unwrap_or(EscapeAction::Wait))
-    }
-}
+pub type Random = super::common::Random<Escape>;
 
 /// The rooms the killer may end this turn in, as the players are told: the chased
 /// player's room, or any exit of its room when it wanders.
@@ -122,18 +94,7 @@ impl Runner {
     }
 }
 
-#[async_trait]
-impl Seat<Escape> for Runner {
-    fn name(&self) -> String {
-        "runner".to_string()
-    }
-
-    fn reset(&mut self, _game: &Escape, _seat: usize, _seed: u64) {}
-
-    async fn act(&mut self, obs: &Observation<'_, Escape>) -> Result<EscapeAction, AgentError> {
-        Ok(Runner::decide(obs.game, obs.view, obs.seat))
-    }
-}
+rule_seat!(Escape, Runner, "runner");
 
 /// Repairs generators and escapes, staying out of the killer's way: with the gate open it
 /// heads for the exit; when the killer is after it, it runs and leads the killer away
@@ -169,18 +130,7 @@ impl Fixer {
     }
 }
 
-#[async_trait]
-impl Seat<Escape> for Fixer {
-    fn name(&self) -> String {
-        "fixer".to_string()
-    }
-
-    fn reset(&mut self, _game: &Escape, _seat: usize, _seed: u64) {}
-
-    async fn act(&mut self, obs: &Observation<'_, Escape>) -> Result<EscapeAction, AgentError> {
-        Ok(Fixer::decide(obs.game, obs.view, obs.seat))
-    }
-}
+rule_seat!(Escape, Fixer, "fixer");
 
 /// Our reading of the paper's greedy baseline for CollabEscape (its code is not
 /// published): go for the nearest unrepaired generator by a shortest path, fix it until
@@ -204,22 +154,12 @@ impl GreedyBaseline {
     }
 }
 
-#[async_trait]
-impl Seat<Escape> for GreedyBaseline {
-    fn name(&self) -> String {
-        "greedy_baseline".to_string()
-    }
-
-    fn reset(&mut self, _game: &Escape, _seat: usize, _seed: u64) {}
-
-    async fn act(&mut self, obs: &Observation<'_, Escape>) -> Result<EscapeAction, AgentError> {
-        Ok(GreedyBaseline::decide(obs.game, obs.view, obs.seat))
-    }
-}
+rule_seat!(Escape, GreedyBaseline, "greedy_baseline");
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proagent_core::Game;
     use proagent_core::NoChance;
 
     #[test]
