@@ -451,23 +451,31 @@ impl Maze {
     /// Shortest numbers of moves from `from` to every room along exits that `open` allows
     /// (`u32::MAX` where unreachable); index 0 unused.
     pub fn distances(&self, from: Room, open: impl Fn(Room, Room) -> bool) -> Vec<u32> {
+        self.shortest_paths(from, open).0
+    }
+
+    /// Breadth-first search from `from` along the exits `open` allows, exits taken in maze
+    /// order: for every room its distance (`u32::MAX` when unreachable) and the first move
+    /// of the first shortest path found to it (0 for `from` and unreachable rooms); index 0
+    /// unused.
+    pub fn shortest_paths(&self, from: Room, open: impl Fn(Room, Room) -> bool) -> (Vec<u32>, Vec<Room>) {
         let mut dist = vec![u32::MAX; self.rooms + 1];
-        if (from as usize) == 0 || (from as usize) > self.rooms {
-            return dist;
+        let mut first = vec![0 as Room; self.rooms + 1];
+        if from as usize == 0 || from as usize > self.rooms {
+            return (dist, first);
         }
-        let mut queue = std::collections::VecDeque::new();
+        let mut queue = std::collections::VecDeque::from([from]);
         dist[from as usize] = 0;
-        queue.push_back(from);
         while let Some(r) = queue.pop_front() {
-            let d = dist[r as usize];
             for &n in self.exits(r) {
                 if dist[n as usize] == u32::MAX && open(r, n) {
-                    dist[n as usize] = d + 1;
+                    dist[n as usize] = dist[r as usize] + 1;
+                    first[n as usize] = if r == from { n } else { first[r as usize] };
                     queue.push_back(n);
                 }
             }
         }
-        dist
+        (dist, first)
     }
 }
 

@@ -1,7 +1,7 @@
 //! CollabCapture seats: [`Random`], the greedy [`Chaser`], the [`DoorOperator`] and the
 //! paper's [`GreedyBaseline`] (the published `GreedyAgent`, decision for decision).
 
-use super::common::{paths_from, rule_seat};
+use super::common::rule_seat;
 use proagent_collab::capture::{Capture, CaptureAction, CaptureState};
 use proagent_collab::maze::Room;
 
@@ -40,7 +40,7 @@ impl Chaser {
     /// The decision for `player` in `s`.
     pub fn decide(game: &Capture, s: &CaptureState, player: usize) -> CaptureAction {
         let me = s.players[player];
-        let (dist, first) = paths_from(game.maze(), me, |a, b| game.can_move(a, b, s.doors));
+        let (dist, first) = game.maze().shortest_paths(me, |a, b| game.can_move(a, b, s.doors));
         if dist[s.thief as usize] == u32::MAX || s.thief == me {
             CaptureAction::Stay
         } else {
@@ -63,8 +63,8 @@ impl DoorOperator {
     /// reach the thief).
     fn rate(game: &Capture, s: &CaptureState, doors: u64) -> Option<usize> {
         let open = |a: Room, b: Room| game.can_move(a, b, doors);
-        let (from_thief, _) = paths_from(game.maze(), s.thief, open);
-        let reachable = s.players.iter().any(|&p| paths_from(game.maze(), p, open).0[s.thief as usize] != u32::MAX);
+        let (from_thief, _) = game.maze().shortest_paths(s.thief, open);
+        let reachable = s.players.iter().any(|&p| game.maze().shortest_paths(p, open).0[s.thief as usize] != u32::MAX);
         reachable.then(|| from_thief.iter().filter(|&&d| d != u32::MAX).count())
     }
 
@@ -73,7 +73,7 @@ impl DoorOperator {
         let me = s.players[player];
         // The player nearer the thief (player 0 on a tie) chases; the other works doors.
         let open = |a: Room, b: Room| game.can_move(a, b, s.doors);
-        let dist = |p: usize| paths_from(game.maze(), s.players[p], open).0[s.thief as usize];
+        let dist = |p: usize| game.maze().shortest_paths(s.players[p], open).0[s.thief as usize];
         let (mine, theirs) = (dist(player), dist(1 - player.min(1)));
         if mine < theirs || (mine == theirs && mine != u32::MAX && player == 0) {
             return Chaser::decide(game, s, player);
@@ -93,7 +93,7 @@ impl DoorOperator {
             if button == me {
                 return CaptureAction::Press;
             }
-            let (dist, first) = paths_from(game.maze(), me, |a, b| game.can_move(a, b, s.doors));
+            let (dist, first) = game.maze().shortest_paths(me, |a, b| game.can_move(a, b, s.doors));
             if dist[button as usize] != u32::MAX {
                 return CaptureAction::Move(first[button as usize]);
             }

@@ -1,8 +1,8 @@
-//! What the CollabCapture and CollabEscape seats share: a uniform random seat, the
-//! `Seat` implementation of a stateless rule, and shortest paths through the maze.
+//! What the CollabCapture and CollabEscape seats share: a uniform random seat and the
+//! `Seat` implementation of a stateless rule (shortest paths are the maze's own,
+//! `Maze::shortest_paths`).
 
 use async_trait::async_trait;
-use proagent_collab::maze::{Maze, Room};
 use proagent_core::{AgentError, Game, Observation, Seat};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -59,26 +59,3 @@ macro_rules! rule_seat {
     };
 }
 pub(crate) use rule_seat;
-
-/// Breadth-first search from `from` along the exits `open` allows, exits taken in maze
-/// order: for every room its distance (`u32::MAX` when unreachable) and the first move
-/// of the first shortest path found to it (0 for `from` and unreachable rooms).
-pub fn paths_from(maze: &Maze, from: Room, open: impl Fn(Room, Room) -> bool) -> (Vec<u32>, Vec<Room>) {
-    let mut dist = vec![u32::MAX; maze.rooms + 1];
-    let mut first = vec![0 as Room; maze.rooms + 1];
-    if from as usize == 0 || from as usize > maze.rooms {
-        return (dist, first);
-    }
-    let mut queue = std::collections::VecDeque::from([from]);
-    dist[from as usize] = 0;
-    while let Some(r) = queue.pop_front() {
-        for &n in maze.exits(r) {
-            if dist[n as usize] == u32::MAX && open(r, n) {
-                dist[n as usize] = dist[r as usize] + 1;
-                first[n as usize] = if r == from { n } else { first[r as usize] };
-                queue.push_back(n);
-            }
-        }
-    }
-    (dist, first)
-}

@@ -4,7 +4,7 @@
 //! paper's greedy baseline, whose code is not published (docs/collab.md): the fixer's
 //! route without any regard for the killer.
 
-use super::common::{paths_from, rule_seat};
+use super::common::rule_seat;
 use proagent_collab::escape::{Escape, EscapeAction, EscapeState, KillerPlan};
 use proagent_collab::maze::Room;
 
@@ -23,7 +23,7 @@ pub fn danger(game: &Escape, s: &EscapeState) -> Vec<Room> {
 /// The nearest unrepaired generator's room reachable from `from` and the first move
 /// towards it (`None`: none left or none reachable).
 fn nearest_generator(game: &Escape, s: &EscapeState, from: Room) -> Option<(Room, Room)> {
-    let (dist, first) = paths_from(game.maze(), from, |_, _| true);
+    let (dist, first) = game.maze().shortest_paths(from, |_, _| true);
     game.maze()
         .generators
         .iter()
@@ -36,7 +36,7 @@ fn nearest_generator(game: &Escape, s: &EscapeState, from: Room) -> Option<(Room
 /// The first move towards the exit gate (`None`: there already, or unreachable).
 fn towards_exit(game: &Escape, from: Room) -> Option<Room> {
     let exit = game.maze().exit;
-    let (dist, first) = paths_from(game.maze(), from, |_, _| true);
+    let (dist, first) = game.maze().shortest_paths(from, |_, _| true);
     (from != exit && dist[exit as usize] != u32::MAX).then(|| first[exit as usize])
 }
 
