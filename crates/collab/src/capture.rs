@@ -399,7 +399,7 @@ impl Game for Capture {
         match action {
             CaptureAction::Stay => "S".to_string(),
             CaptureAction::Press => "P".to_string(),
-            CaptureAction::Move(r) => format!("M{r}"),
+            CaptureAction::Move(r) => Maze::move_token(r),
         }
     }
 
@@ -407,10 +407,7 @@ impl Game for Capture {
         match token {
             "S" => Some(CaptureAction::Stay),
             "P" => Some(CaptureAction::Press),
-            _ => {
-                let r: usize = token.strip_prefix('M')?.parse().ok()?;
-                (1..=self.maze.rooms).contains(&r).then_some(CaptureAction::Move(r as Room))
-            }
+            _ => self.maze.parse_move(token).map(CaptureAction::Move),
         }
     }
 

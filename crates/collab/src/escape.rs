@@ -445,7 +445,7 @@ impl Game for Escape {
         match action {
             EscapeAction::Wait => "W".to_string(),
             EscapeAction::Fix => "F".to_string(),
-            EscapeAction::Move(r) => format!("M{r}"),
+            EscapeAction::Move(r) => Maze::move_token(r),
         }
     }
 
@@ -453,10 +453,7 @@ impl Game for Escape {
         match token {
             "W" => Some(EscapeAction::Wait),
             "F" => Some(EscapeAction::Fix),
-            _ => {
-                let r: usize = token.strip_prefix('M')?.parse().ok()?;
-                (1..=self.maze.rooms).contains(&r).then_some(EscapeAction::Move(r as Room))
-            }
+            _ => self.maze.parse_move(token).map(EscapeAction::Move),
         }
     }
 

@@ -448,6 +448,18 @@ impl Maze {
         s
     }
 
+    /// The transcript token of a move into room `r` (`M<r>`), shared by both games.
+    pub fn move_token(r: Room) -> String {
+        format!("M{r}")
+    }
+
+    /// Reads a move token (`M<r>`) into its room, `None` when it is not one or names no room
+    /// of this maze.
+    pub fn parse_move(&self, token: &str) -> Option<Room> {
+        let r: usize = token.strip_prefix('M')?.parse().ok()?;
+        (1..=self.rooms).contains(&r).then_some(r as Room)
+    }
+
     /// Shortest numbers of moves from `from` to every room along exits that `open` allows
     /// (`u32::MAX` where unreachable); index 0 unused.
     pub fn distances(&self, from: Room, open: impl Fn(Room, Room) -> bool) -> Vec<u32> {
