@@ -6,7 +6,8 @@ with all the others (P0 and P1), from `table1.csv` of
 
 and the published cells (crates/eval/src/sweep/report.rs, copied from Zhang et al.,
 Table 1), with the difference, the ordering of the five algorithms per layout and seat,
-and how many cells are within ±25 %.
+how many cells are within ±25 %, and how alike the two orderings are (Kendall's τ over
+the ten pairs of algorithms: 1 the same order, 0 unrelated, −1 reversed).
 
 Usage: python3 scripts/rl_baselines.py [runs/t1-baselines/table1.csv]
 """
@@ -22,9 +23,18 @@ rows = list(csv.DictReader(open(sys.argv[1] if len(sys.argv) > 1 else 'runs/t1-b
 L=["cramped_room","asymmetric_advantages","coordination_ring","forced_coordination","counter_circuit"]
 A=["sp","pbt","fcp","mep","cole"]
 ours={(r['layout'],int(r['seat']),r['agent']):(float(r['others_mean']),float(r['others_se'])) for r in rows}
-print("| layout | seat | " + " | ".join(f"{a.upper()} ours / published" for a in A) + " | order, ours | order, published |")
-print("|---|---|" + "---|"*(len(A)+2))
-within=0; total=0
+def kendall_tau(x, y):
+    """Kendall's τ-a of two score lists over the same items (ties count as neither)."""
+    n = len(x); c = d = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            sx = (x[i] > x[j]) - (x[i] < x[j]); sy = (y[i] > y[j]) - (y[i] < y[j])
+            c += sx * sy > 0; d += sx * sy < 0
+    return (c - d) / (n * (n - 1) / 2)
+
+print("| layout | seat | " + " | ".join(f"{a.upper()} ours / published" for a in A) + " | order, ours | order, published | τ |")
+print("|---|---|" + "---|"*(len(A)+3))
+within=0; total=0; taus=[]
 for l in L:
     for s in (0,1):
         cells=[]
@@ -35,6 +45,9 @@ for l in L:
             cells.append(f"{o:.1f} / {p:.1f} ({d:+.0f} %)")
         oo=" > ".join(a.upper() for a in sorted(A,key=lambda a:-ours[(l,s,a)][0]))
         po=" > ".join(a.upper() for a in sorted(A,key=lambda a:-pub[(a,l)][s]))
-        print(f"| {l} | P{s} | " + " | ".join(cells) + f" | {oo} | {po} |")
+        tau=kendall_tau([ours[(l,s,a)][0] for a in A],[pub[(a,l)][s] for a in A])
+        taus.append(tau)
+        print(f"| {l} | P{s} | " + " | ".join(cells) + f" | {oo} | {po} | {tau:+.1f} |")
 print()
 print(f"within ±25 %: {within} of {total} cells")
+print(f"orderings: Kendall's τ {sum(taus)/len(taus):+.2f} on average; positive on {sum(t > 0 for t in taus)} of {len(taus)} rows")
