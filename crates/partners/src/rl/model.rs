@@ -382,6 +382,8 @@ pub const SHIPPED: &[ShippedModel] = &[
     shipped!(v2 "cramped_room", Fcp, "cramped_room_fcp"),
     shipped!(v2 "cramped_room_v2", Fcp, "cramped_room_v2_fcp"),
     shipped!(v2 "forced_coord", Fcp, "forced_coord_fcp"),
+    shipped!(v2 "coord_ring", Fcp, "coord_ring_fcp"),
+    shipped!(v2 "asymm_advantages", Fcp, "asymm_advantages_r2_fcp"),
 ];
 
 /// Shipped models known to be weak partners even on their own layout (docs/rl.md,
