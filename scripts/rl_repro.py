@@ -37,8 +37,15 @@ def models(patterns):
 
 
 def command(stem, binary, out):
-    with open(stem + ".json") as fh:
-        meta = json.load(fh)
+    try:
+        with open(stem + ".json") as fh:
+            meta = json.load(fh)
+    except OSError as e:
+        sys.exit(f"rl_repro: {stem}.json: {e.strerror}")
+    except json.JSONDecodeError as e:
+        sys.exit(f"rl_repro: {stem}.json:{e.lineno}: not JSON ({e.msg})")
+    if not isinstance(meta, dict):
+        sys.exit(f"rl_repro: {stem}.json: not a model's metadata object")
     try:
         argv = shlex.split(meta["command"])
     except (KeyError, ValueError) as e:
@@ -66,18 +73,24 @@ def main():
     if not os.path.isfile(a.bin):
         sys.exit(f"rl_repro: {a.bin}: no such binary (cargo build --release)")
     os.makedirs(a.out, exist_ok=True)
-    bad = 0
-    print("| model | wall | identical |")
-    print("|---|---|---|")
+    # Every command and pool file is checked before the first (long) run starts.
+    plan = []
     for stem in models(a.model):
         name = stem.replace("/", "_").removeprefix("data_rl_")
         out = os.path.join(a.out, name + ".safetensors")
         argv = command(stem, a.bin, out) + ["--threads", a.threads]
-        for i, arg in enumerate(argv):
+        for i, arg in enumerate(argv[:-1]):
             if arg == "--pool":
                 missing = [p for p in argv[i + 1].split(",") if not os.path.isfile(p)]
                 if missing:
                     sys.exit(f"rl_repro: {stem}: pool file(s) missing: {', '.join(missing)} (scripts/rl_train_all.sh trains them)")
+        if not os.path.isfile(stem + ".safetensors"):
+            sys.exit(f"rl_repro: {stem}.safetensors: no such file to compare with")
+        plan.append((stem, out, argv))
+    bad = 0
+    print("| model | wall | identical |")
+    print("|---|---|---|")
+    for stem, out, argv in plan:
         t0 = time.time()
         r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         wall = time.time() - t0
