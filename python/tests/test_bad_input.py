@@ -10,6 +10,7 @@ import math
 import os
 import subprocess
 import sys
+import signal
 import threading
 import time
 
@@ -219,11 +220,17 @@ def test_ctrl_c_interrupts_a_retry_backoff_within_a_second():
     env.reset()
     pa = proagent.agent(env, model="some-model", base_url=url, retries=5, backoff_ms=60_000,
                         backoff_max_ms=60_000, connect_timeout=1)
-    threading.Timer(0.5, _thread.interrupt_main).start()
-    start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        pa.act(env)
-    assert time.monotonic() - start < 1.5
+    # A shell starts background jobs with SIGINT ignored, and then interrupt_main does
+    # nothing: install Python's own handler for the length of the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Timer(0.5, _thread.interrupt_main).start()
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            pa.act(env)
+        assert time.monotonic() - start < 1.5
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 HOSTILE_INTS = st.one_of(st.integers(min_value=-(2**70), max_value=2**70), st.sampled_from([0, 1, 2, 5, 6, -1, 2**63, 2**64]))
