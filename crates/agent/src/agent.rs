@@ -21,10 +21,10 @@
 //! [`AgentError::ModelUnusable`] at once (its exchange still reaches the sink).
 
 use crate::belief::{BeliefMode, BeliefTracker};
-use crate::call::Failed;
+use crate::call::{CallFailure, Calls};
 use crate::config::ProAgentConfig;
 use crate::grounding::{AgentSkill, Control, Grounding};
-use crate::log::{AgentMetrics, ExchangeLog};
+use crate::log::AgentMetrics;
 use crate::memory::{EntryOutcome, Memory, MemoryEntry};
 use crate::paper;
 use crate::planner::{self, PlanReply, SceneParts};
@@ -72,14 +72,11 @@ pub struct ProAgent<G: Grounding> {
     grounding: G,
     cfg: ProAgentConfig,
     ep: Option<Episode<G>>,
-    exchanges: ExchangeLog,
+    calls: Calls,
     metrics: AgentMetrics,
     events: Vec<SkillEvent>,
     /// Belief corrections not yet handed to the runner.
     belief_events: Vec<BeliefCorrection>,
-    llm_wait: Duration,
-    /// The last model failure this episode.
-    last_failure: Option<String>,
 }
 
 /// Which part of the agent sent a request.
@@ -100,15 +97,6 @@ impl CallKind {
             CallKind::Explainer => "explainer",
         }
     }
-}
-
-/// Why a model call produced no reply.
-enum CallFailure {
-    /// The request failed after every retry: the agent falls back to `wait(1)` and the
-    /// runner counts the failure against the episode's limit.
-    Down(String),
-    /// The model cannot serve this run at all (see [`LlmError::is_fatal`]): the agent stops.
-    Unusable(LlmError),
 }
 
 /// A skill the paper preset's step has planned but not started yet.
@@ -249,12 +237,10 @@ impl<G: Grounding> ProAgent<G> {
             grounding,
             cfg,
             ep: None,
-            exchanges: ExchangeLog::default(),
+            calls: Calls::default(),
             metrics: AgentMetrics::default(),
             events: Vec::new(),
             belief_events: Vec::new(),
-            llm_wait: Duration::ZERO,
-            last_failure: None,
         }
     }
 
@@ -265,12 +251,12 @@ impl<G: Grounding> ProAgent<G> {
 
     /// This episode's model exchanges, in order (cleared by `reset`).
     pub fn exchanges(&self) -> &[Exchange] {
-        self.exchanges.all()
+        self.calls.exchanges.all()
     }
 
     /// Takes this episode's exchanges out of the agent.
     pub fn drain_exchanges(&mut self) -> Vec<Exchange> {
-        self.exchanges.drain(self.cfg.exchange_sink.as_ref())
+        self.calls.exchanges.drain(self.cfg.exchange_sink.as_ref())
     }
 
     /// This episode's counters so far (zeroed by `reset`).
@@ -280,7 +266,7 @@ impl<G: Grounding> ProAgent<G> {
 
     /// Wall time spent waiting for the model this episode (excluded from agent CPU time).
     pub fn llm_wait(&self) -> Duration {
-        self.llm_wait
+        self.calls.wait()
     }
 
     /// The trajectory memory of the current episode (oldest first).
@@ -312,40 +298,12 @@ impl<G: Grounding> ProAgent<G> {
                 m.llm_calls_verificator = m.llm_calls_verificator.saturating_add(1)
             }
         }
-        let sent = crate::call::send(&*self.cfg.model, request, t, kind.name(), self.cfg.log_exchanges).await;
-        self.llm_wait += sent.latency;
-        let logged = sent.exchange;
-        let out = match sent.result {
-            Ok(r) => {
-                // Token counts come from the server: saturate rather than wrap.
-                let m = &mut self.metrics;
-                m.prompt_tokens = m.prompt_tokens.saturating_add(r.usage.prompt_tokens);
-                m.completion_tokens = m.completion_tokens.saturating_add(r.usage.completion_tokens);
-                Ok(r.text)
-            }
-            Err(f) => {
-                self.metrics.llm_failures = self.metrics.llm_failures.saturating_add(1);
-                match f {
-                    Failed::Fatal(e) => {
-                        self.last_failure = Some(e.to_string());
-                        Err(CallFailure::Unusable(e))
-                    }
-                    Failed::Transient(e) => {
-                        self.last_failure = Some(e.to_string());
-                        Err(CallFailure::Down(e.to_string()))
-                    }
-                }
-            }
-        };
-        let Some(ex) = logged else {
-            return out.map(|text| (text, usize::MAX));
-        };
-        let idx = self.exchanges.push(ex);
-        out.map(|text| (text, idx))
+        let log = self.cfg.log_exchanges;
+        self.calls.make(&*self.cfg.model, request, t, kind.name(), log, &mut self.metrics).await
     }
 
     fn note(&mut self, idx: usize, parsed: Option<String>, parse_error: Option<String>) {
-        self.exchanges.note(idx, parsed, parse_error);
+        self.calls.exchanges.note(idx, parsed, parse_error);
     }
 
     /// Starts `skill` (or the wait fallback) and records the decision in memory.
@@ -908,11 +866,9 @@ impl<G: Grounding> Seat<G::Game> for ProAgent<G> {
             wait_sig: None,
             dialogue: paper::Dialogue::new(k),
         });
-        self.exchanges.drain(self.cfg.exchange_sink.as_ref());
+        self.calls.reset(self.cfg.exchange_sink.as_ref());
         self.metrics = AgentMetrics::default();
         self.events.clear();
-        self.llm_wait = Duration::ZERO;
-        self.last_failure = None;
     }
 
     async fn act(&mut self, obs: &Observation<'_, G::Game>) -> Result<Action<G>, AgentError> {
@@ -927,7 +883,7 @@ impl<G: Grounding> Seat<G::Game> for ProAgent<G> {
             Preset::Paper => self.step_paper(&scene).await,
         };
         // The exchanges of this step reach the transcript, also those of a failing call.
-        self.exchanges.flush(self.cfg.exchange_sink.as_ref());
+        self.calls.exchanges.flush(self.cfg.exchange_sink.as_ref());
         action.map_err(|e| AgentError::ModelUnusable(Box::new(e)))
     }
 
@@ -955,10 +911,10 @@ impl<G: Grounding> Seat<G::Game> for ProAgent<G> {
     }
 
     fn llm_usage(&self) -> LlmUsage {
-        self.metrics.usage(self.llm_wait)
+        self.metrics.usage(self.calls.wait())
     }
 
     fn last_llm_failure(&self) -> Option<String> {
-        self.last_failure.clone()
+        self.calls.last_failure()
     }
 }

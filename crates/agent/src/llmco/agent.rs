@@ -31,8 +31,7 @@ use super::grounding::{Exec, LlmcoGrounding, player_name};
 use super::metrics::LlmcoMetrics;
 use super::reply::{action_text, explanation, match_option, option_letter, verdict};
 use super::settings::Steps;
-use crate::call::Failed;
-use crate::log::ExchangeLog;
+use crate::call::{CallFailure, Calls};
 use crate::prompts::{Family, PromptError, PromptLibrary};
 use async_trait::async_trait;
 use proagent_core::seat::derive_seed;
@@ -43,7 +42,6 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::Duration;
 
 type Action<G> = <<G as LlmcoGrounding>::Game as Game>::Action;
 
@@ -97,14 +95,6 @@ impl CallKind {
     }
 }
 
-/// Why a call produced no reply text.
-enum CallFailure {
-    /// Failed after every retry: counted, the decision falls back.
-    Down,
-    /// The model cannot serve this run: the seat stops.
-    Unusable(LlmError),
-}
-
 /// What one decision chose.
 struct Decision<C> {
     choice: C,
@@ -118,10 +108,8 @@ pub struct LlmCo<G: LlmcoGrounding> {
     grounding: G,
     cfg: LlmcoConfig,
     ep: Option<Episode<G>>,
-    exchanges: ExchangeLog,
+    calls: Calls,
     metrics: LlmcoMetrics,
-    llm_wait: Duration,
-    last_failure: Option<String>,
     status: SeatStatus,
 }
 
@@ -236,10 +224,8 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             grounding,
             cfg,
             ep: None,
-            exchanges: ExchangeLog::default(),
+            calls: Calls::default(),
             metrics: LlmcoMetrics::default(),
-            llm_wait: Duration::ZERO,
-            last_failure: None,
             status: SeatStatus::default(),
         }
     }
@@ -256,7 +242,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
 
     /// Every exchange of the current episode so far.
     pub fn exchanges(&self) -> &[Exchange] {
-        self.exchanges.all()
+        self.calls.exchanges.all()
     }
 
     /// Sends one request, logs the exchange and counts it; returns the reply and the
@@ -270,41 +256,12 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             CallKind::Verify => m.calls_verify = m.calls_verify.saturating_add(1),
         }
         let request = ChatRequest { messages, sampling: self.cfg.sampling.clone() };
-        let sent = crate::call::send(&*self.cfg.model, request, t, kind.name(), self.cfg.log_exchanges).await;
-        self.llm_wait += sent.latency;
-        let logged = sent.exchange;
-        let out = match sent.result {
-            Ok(r) => {
-                let m = &mut self.metrics;
-                m.prompt_tokens = m.prompt_tokens.saturating_add(r.usage.prompt_tokens);
-                m.completion_tokens = m.completion_tokens.saturating_add(r.usage.completion_tokens);
-                Ok(r.text)
-            }
-            Err(f) => {
-                self.metrics.llm_failures = self.metrics.llm_failures.saturating_add(1);
-                match f {
-                    Failed::Fatal(e) => {
-                        self.last_failure = Some(e.to_string());
-                        Err(CallFailure::Unusable(e))
-                    }
-                    Failed::Transient(e) => {
-                        self.last_failure = Some(e.to_string());
-                        Err(CallFailure::Down)
-                    }
-                }
-            }
-        };
-        match logged {
-            Some(ex) => {
-                let idx = self.exchanges.push(ex);
-                out.map(|text| (text, idx))
-            }
-            None => out.map(|text| (text, usize::MAX)),
-        }
+        let log = self.cfg.log_exchanges;
+        self.calls.make(&*self.cfg.model, request, t, kind.name(), log, &mut self.metrics).await
     }
 
     fn note(&mut self, idx: usize, parsed: Option<&str>, parse_error: Option<String>) {
-        self.exchanges.note(idx, parsed.map(str::to_string), parse_error);
+        self.calls.exchanges.note(idx, parsed.map(str::to_string), parse_error);
     }
 
     /// Reads an action reply against `options`; a failure is counted and noted.
@@ -384,7 +341,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                             self.note(idx, Some(&interpretation.clone()), None);
                         }
                         Err(CallFailure::Unusable(e)) => return Err(e),
-                        Err(CallFailure::Down) => {}
+                        Err(CallFailure::Down(_)) => {}
                     }
                 }
                 Err(e) => {
@@ -419,7 +376,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         let (reply, idx) = match self.call(t, CallKind::Action, conversation.clone()).await {
             Ok(r) => r,
             Err(CallFailure::Unusable(e)) => return Err(e),
-            Err(CallFailure::Down) => return Ok(Some(self.fallen_back(ep, &options, "the model did not answer"))),
+            Err(CallFailure::Down(_)) => return Ok(Some(self.fallen_back(ep, &options, "the model did not answer"))),
         };
         let interp = (!interpretation.is_empty()).then(|| interpretation.clone());
         let mut chosen = match self.read(&reply, idx, &texts) {
@@ -462,7 +419,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                 let (vreply, vidx) = match self.call(t, CallKind::Verify, msgs).await {
                     Ok(r) => r,
                     Err(CallFailure::Unusable(e)) => return Err(e),
-                    Err(CallFailure::Down) => break,
+                    Err(CallFailure::Down(_)) => break,
                 };
                 match verdict(&vreply) {
                     Some(true) => {
@@ -508,7 +465,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                 let (r, ridx) = match self.call(t, CallKind::Retry, conversation.clone()).await {
                     Ok(r) => r,
                     Err(CallFailure::Unusable(e)) => return Err(e),
-                    Err(CallFailure::Down) => break,
+                    Err(CallFailure::Down(_)) => break,
                 };
                 match self.read(&r, ridx, &rest) {
                     Some(k) => chosen = remaining[k],
@@ -613,10 +570,8 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
             running: None,
             rng: ChaCha8Rng::seed_from_u64(derive_seed(seed, FALLBACK_STREAM)),
         });
-        self.exchanges.drain(self.cfg.exchange_sink.as_ref());
+        self.calls.reset(self.cfg.exchange_sink.as_ref());
         self.metrics = LlmcoMetrics::default();
-        self.llm_wait = Duration::ZERO;
-        self.last_failure = None;
         self.status = SeatStatus::default();
     }
 
@@ -626,7 +581,7 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
         }
         let out = self.act_inner(obs).await;
         // The exchanges of this step reach the transcript, also those of a failing call.
-        self.exchanges.flush(self.cfg.exchange_sink.as_ref());
+        self.calls.exchanges.flush(self.cfg.exchange_sink.as_ref());
         match out {
             Ok(Some(a)) => Ok(a),
             Ok(None) => Err(AgentError::NoLegalAction(obs.seat)),
@@ -643,10 +598,10 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
     }
 
     fn llm_usage(&self) -> LlmUsage {
-        self.metrics.usage(self.llm_wait)
+        self.metrics.usage(self.calls.wait())
     }
 
     fn last_llm_failure(&self) -> Option<String> {
-        self.last_failure.clone()
+        self.calls.last_failure()
     }
 }

@@ -69,3 +69,15 @@ impl LlmcoMetrics {
         })
     }
 }
+
+impl crate::call::CallCounters for LlmcoMetrics {
+    fn replied(&mut self, usage: &proagent_llm::Usage) {
+        // Token counts come from the server: saturate rather than wrap.
+        self.prompt_tokens = self.prompt_tokens.saturating_add(usage.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(usage.completion_tokens);
+    }
+
+    fn failed(&mut self) {
+        self.llm_failures = self.llm_failures.saturating_add(1);
+    }
+}
