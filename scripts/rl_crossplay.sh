@@ -1,8 +1,9 @@
 #!/bin/sh
-# Cross-play matrices per layout: the shipped SP (seed 1), the extra SP seeds 2 and 3 that
-# exist in the seeds directory (from scripts/rl_train_all.sh, not shipped) and the shipped
-# PBT, FCP, MEP and COLE policies, each as player 0 with each as player 1, 10 episodes per cell
-# (seeds 0-9). Writes OUT/<layout>/ (report.md, heatmap-<layout>.svg, ...).
+# Cross-play matrices per layout: the shipped SP (seed 1, or the seed docs/rl.md says was
+# picked), the extra SP seeds 2 and 3 that exist in the seeds directory (from
+# scripts/rl_train_all.sh) and the shipped PBT, FCP, MEP and COLE policies, each as player
+# 0 with each as player 1, 10 episodes per cell (seeds 0-9). Writes OUT/<layout>/
+# (report.md, heatmap-<layout>.svg, ...).
 # Usage: scripts/rl_crossplay.sh [path/to/proagent] [dir-with-extra-seeds] [out-dir] [layouts...]
 set -eu
 BIN=${1:-target/release/proagent}

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Summarises scripts/rl_heldout.sh: for each learned partner and layout, its mean score
 with each held-out partner (the BC human proxy `bc`, `greedy`, and an SP policy of another
-seed), both seats averaged (20 episodes), and whether it is a competent partner.
+seed), both seats averaged (100 episodes by default), and whether it is a competent partner.
 
 Competent (docs/rl.md): with every held-out partner it scores at least a quarter of what
 the best of the layout's learned partners scores with that partner, and at least one soup
 (20 points) on average; and it is never the only policy that fails a partner.
 
 Also prints the comparison the issue asks for: FCP, MEP and COLE against SP with the BC
-proxy, per layout.
+proxy, per layout, each mean with its standard error over both seats' episodes; a score
+under SP's is marked "within 2 SE" when the gap is under twice the standard error of the
+difference (the strict count stays the headline).
 
 Usage: python3 scripts/rl_heldout.py OUT-dir
 """
@@ -55,6 +57,8 @@ def main():
                     if a in ["sp", "pbt", "fcp", "mep", "cole"] else 9)
     partners = ["bc", "greedy", "sp seed 2"]
     mean = {k: sum(v) / len(v) for k, v in s.items()}
+    se = {k: (sum((x - mean[k]) ** 2 for x in v) / (len(v) - 1)) ** 0.5 / len(v) ** 0.5 if len(v) > 1 else 0.0
+          for k, v in s.items()}
     print("| layout | policy | with bc | with greedy | with sp seed 2 | mean | competent |")
     print("|---|---|---|---|---|---|---|")
     weak = []
@@ -80,15 +84,22 @@ def main():
         sp = mean.get((layout, "sp", "bc"))
         if sp is None:
             continue
-        cells = [f"{sp:.1f}"]
+        sp_se = se[(layout, "sp", "bc")]
+        cells = [f"{sp:.1f} ± {sp_se:.1f}"]
         for a in ["fcp", "mep", "cole"]:
             v = mean.get((layout, a, "bc"))
             if v is None:
                 cells.append("—")
                 continue
+            v_se = se[(layout, a, "bc")]
             if v >= sp:
                 wins[a] += 1
-            cells.append(f"{v:.1f}" + (" ≥ SP" if v >= sp else ""))
+                mark = " ≥ SP"
+            elif sp - v < 2 * (sp_se**2 + v_se**2) ** 0.5:
+                mark = " (within 2 SE)"
+            else:
+                mark = ""
+            cells.append(f"{v:.1f} ± {v_se:.1f}{mark}")
         print(f"| {layout} | " + " | ".join(cells) + " |")
     print()
     for a in ["fcp", "mep", "cole"]:
