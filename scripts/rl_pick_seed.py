@@ -8,12 +8,12 @@ other). Shipping the run that shares the most common convention makes a better p
 for strangers, and the choice uses only the training runs: the held-out partners of
 scripts/rl_heldout.sh (the BC proxy, greedy, SP seed 2) must not be among MODEL.
 
-Plays every ordered pair of MODEL (10 episodes per pair and seat, seeds 0-9) with
-`proagent eval`, prints each run's mean score with the others on stderr, and the chosen
+Plays every ordered pair of MODEL (10 episodes per pair and seat, seeds 0-9; --episodes
+changes the count) with `proagent eval`, prints each run's mean score with the others on stderr, and the chosen
 model's path on stdout (ties: the first listed).
 
 Usage: python3 scripts/rl_pick_seed.py [--bin target/release/proagent] [--out DIR]
-                                       LAYOUT MODEL MODEL...
+                                       [--episodes N] LAYOUT MODEL MODEL...
 """
 
 import argparse
@@ -27,9 +27,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default="target/release/proagent")
     ap.add_argument("--out", default="runs/pick", help="where the cross-play evaluation goes")
+    ap.add_argument("--episodes", type=int, default=10, help="episodes per pair and seat")
     ap.add_argument("layout")
     ap.add_argument("models", nargs="+", help=".safetensors files of the candidate runs")
     a = ap.parse_args()
+    if a.episodes < 1:
+        sys.exit("rl_pick_seed: --episodes must be at least 1")
     if len(a.models) < 2:
         sys.exit("rl_pick_seed: give at least two models to choose from")
     if len(set(a.models)) != len(a.models):
@@ -42,7 +45,7 @@ def main():
     specs = ",".join("rl:" + m for m in a.models)
     out = os.path.join(a.out, a.layout)
     cmd = [a.bin, "eval", "--layouts", a.layout, "--agents", specs, "--partners", specs,
-           "--episodes", "10", "--seed", "0", "--quiet", "--out", out]
+           "--episodes", str(a.episodes), "--seed", "0", "--quiet", "--out", out]
     run = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if run.returncode != 0:
         sys.exit(f"rl_pick_seed: {' '.join(cmd)} failed:\n{run.stderr}")
@@ -67,7 +70,8 @@ def main():
             sys.exit(f"rl_pick_seed: {report}: {len(scores[m])} cells for {m}, expected {want}")
         means[m] = sum(scores[m]) / want
     best = max(a.models, key=lambda m: means[m])  # max keeps the first of equals
-    print(f"{a.layout}: mean score with the other runs (both seats, 10 episodes per seat)", file=sys.stderr)
+    print(f"{a.layout}: mean score with the other runs (both seats, {a.episodes} episodes per seat)",
+          file=sys.stderr)
     for m in a.models:
         print(f"  {means[m]:6.1f}  {m}{'  <- picked' if m == best else ''}", file=sys.stderr)
     print(best)

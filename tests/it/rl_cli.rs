@@ -300,3 +300,39 @@ fn training_flags_that_would_exhaust_memory_are_refused_before_training() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("layers"), "{o:?}");
     assert!(!out.exists());
 }
+
+/// `scripts/rl_pick_seed.py` (how the shipped SP and PBT runs are chosen, docs/rl.md): of
+/// two runs that cook together and one that has barely trained, it picks one of the two,
+/// also when the weak run is listed first (ties go to the first listed); bad input is a
+/// clear error with a non-zero exit.
+#[test]
+fn pick_seed_script_picks_a_run_that_partners_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let weak = dir.path().join("weak.safetensors");
+    train("sp", weak.to_str().unwrap(), &[]);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (sp, pbt) =
+        (root.join("data/rl/cramped_room_sp.safetensors"), root.join("data/rl/cramped_room_pbt.safetensors"));
+    let pick = |models: &[&std::path::Path]| {
+        let mut c = std::process::Command::new("python3");
+        c.arg(root.join("scripts/rl_pick_seed.py"))
+            .args(["--bin", env!("CARGO_BIN_EXE_proagent"), "--episodes", "2", "--out"])
+            .arg(dir.path().join("pick"))
+            .arg("cramped_room");
+        c.args(models).output().expect("python3 runs scripts/rl_pick_seed.py")
+    };
+    let o = pick(&[&weak, &sp, &pbt]);
+    let chosen = ok(&o);
+    assert!(chosen.trim() == sp.to_str().unwrap() || chosen.trim() == pbt.to_str().unwrap(), "{chosen}");
+    let table = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(table.lines().filter(|l| l.contains(".safetensors")).count(), 3, "{table}");
+    assert_eq!(table.matches("<- picked").count(), 1, "{table}");
+
+    let missing = dir.path().join("missing.safetensors");
+    let o = pick(&[&sp, &missing]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.safetensors: no such file"));
+    let o = pick(&[&sp, &sp]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("listed twice"));
+}
