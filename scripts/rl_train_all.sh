@@ -60,14 +60,16 @@ for L in $LAYOUTS; do
     case "$L.$A" in counter_circuit.fcp | forced_coordination.fcp | coordination_ring.fcp) continue ;; esac
     # counter_circuit's MEP members need longer: with 3 M steps two of the three never
     # scored (the entropy bonus slows the first soups), and the learner learned nothing.
-    # forced_coordination's MEP: entropy coefficient 0.02 (the default run scored 5 with
-    # greedy and 44 with SP seed 2).
+    # forced_coordination's MEP: entropy coefficient 0.02 and a population of five (the
+    # default run scored 5 with greedy and 44 with SP seed 2; 0.02 with three members 17
+    # and 112).
     POOL=3000000
+    POP=3
     FLAGS=""
     if [ "$L.$A" = counter_circuit.mep ]; then POOL=6000000; fi
-    if [ "$L.$A" = forced_coordination.mep ]; then FLAGS="--ent-coef 0.02"; fi
+    if [ "$L.$A" = forced_coordination.mep ]; then POP=5; FLAGS="--ent-coef 0.02"; fi
     # shellcheck disable=SC2086
-    nice -n 19 "$BIN" rl train --algo "$A" --layout "$L" --seed 1 --steps 6000000 --pool-steps "$POOL" --population 3 $FLAGS \
+    nice -n 19 "$BIN" rl train --algo "$A" --layout "$L" --seed 1 --steps 6000000 --pool-steps "$POOL" --population "$POP" $FLAGS \
       --out "data/rl/${L}_${A}.safetensors" --quiet --force
   done
 done
