@@ -4,8 +4,8 @@
 # greedy partner, and an SP policy of another seed (runs/rl/<layout>_sp_s2, trained by
 # scripts/rl_train_all.sh, outside every pool) — in both seats, 50 episodes per seat
 # (seeds 0-49; EPISODES overrides: with 10 the standard error of a cell was about the
-# size of the differences the summary compares). Writes OUT/<layout>/ (report.md, results.jsonl, ...); summarise with
-# `python3 scripts/rl_heldout.py OUT`.
+# size of the differences the summary compares). Writes OUT/<layout>/ (report.md,
+# results.jsonl, ...); summarise with `python3 scripts/rl_heldout.py OUT`.
 # AGENTS overrides the policies (e.g. AGENTS="sp,rl:/tmp/cand.safetensors").
 # Usage: scripts/rl_heldout.sh [path/to/proagent] [dir-with-sp-seed-2] [out-dir] [layouts...]
 set -eu

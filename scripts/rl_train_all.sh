@@ -2,10 +2,10 @@
 # Re-trains every shipped RL partner (data/rl/<layout>_<algo>.safetensors + .json and the
 # OvercookedV2 ones in data/rl/v2/), one process at a time at the lowest priority, after
 # the runs that are not shipped but that evaluations, pools and the choice of seed use
-# (runs/rl/: SP seeds 1-9, coordination_ring PBT seeds, a default-flag COLE run on
-# counter_circuit). The same commands give the same weights,
-# byte for byte (docs/rl.md; the .json files differ only in their timings);
-# scripts/rl_repro.py checks shipped files one by one. About 4 hours on one core.
+# (runs/rl/: SP and PBT runs of several seeds, a default-flag COLE run on
+# counter_circuit). The same commands give the same weights, byte for byte (docs/rl.md;
+# the .json files differ only in their timings); scripts/rl_repro.py checks shipped files
+# one by one. About 4 hours on one core.
 # Usage: scripts/rl_train_all.sh [path/to/proagent] [out-dir-for-extra-seeds]
 set -eu
 BIN=${1:-target/release/proagent}
@@ -29,7 +29,9 @@ for L in forced_coordination coordination_ring; do
 done
 # The seed whose run scores best, on average, with the other candidates' runs (self-play
 # runs of different seeds settle on different conventions; this ships the most common
-# one): scripts/rl_pick_seed.py, which plays only the candidates with each other.
+# one): scripts/rl_pick_seed.py, which plays only the candidates with each other. The
+# picked seed is trained once more into data/rl rather than copied, so that the shipped
+# .json records the command that writes the shipped file (same weights, byte for byte).
 pick() { # ALGO LAYOUT SEED... -> the picked seed
   A=$1 L=$2
   shift 2
