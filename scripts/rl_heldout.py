@@ -5,7 +5,10 @@ seed), both seats averaged (100 episodes by default), and whether it is a compet
 
 Competent (docs/rl.md): with every held-out partner it scores at least a quarter of what
 the best of the layout's learned partners scores with that partner, and at least one soup
-(20 points) on average; and it is never the only policy that fails a partner.
+(20 points) on average. Each weak policy is listed with the partners it fails, its score
+there with the standard error, and the bar; a failure closer to the bar than two standard
+errors is marked "within 2 SE of the bar" (the bar moves with the best policy: shipping a
+better partner can make another policy weak without it changing).
 
 Also prints the comparison the issue asks for: FCP, MEP and COLE against SP with the BC
 proxy, per layout, each mean with its standard error over both seats' episodes; a score
@@ -62,20 +65,29 @@ def main():
     print("| layout | policy | with bc | with greedy | with sp seed 2 | mean | competent |")
     print("|---|---|---|---|---|---|---|")
     weak = []
+    why = []
     for layout in LAYOUTS:
         best = {p: max([mean.get((layout, a, p), 0.0) for a in agents] or [0.0]) for p in partners}
         for a in agents:
             row = [mean.get((layout, a, p)) for p in partners]
             if any(x is None for x in row):
                 continue
-            ok = all(x >= max(20.0, 0.25 * best[p]) for x, p in zip(row, partners))
+            bars = [max(20.0, 0.25 * best[p]) for p in partners]
+            ok = all(x >= bar for x, bar in zip(row, bars))
             if not ok:
                 weak.append(f"{layout} {a}")
+                for x, bar, p in zip(row, bars, partners):
+                    if x < bar:
+                        e = se[(layout, a, p)]
+                        near = " (within 2 SE of the bar)" if bar - x < 2 * e else ""
+                        why.append(f"- {layout} {a} with {p}: {x:.1f} ± {e:.1f}, bar {bar:.1f}{near}")
             n = len(s[(layout, a, partners[0])])
             cells = [f"{x:.1f}" for x in row]
             print(f"| {layout} | {a} | " + " | ".join(cells) + f" | {sum(row) / 3:.1f} | {'yes' if ok else '**no**'} |")
     print()
     print("weak:", ", ".join(weak) if weak else "none")
+    for line in why:
+        print(line)
     print()
     print("| layout | SP with bc | FCP with bc | MEP with bc | COLE with bc |")
     print("|---|---|---|---|---|")

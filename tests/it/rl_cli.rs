@@ -336,3 +336,95 @@ fn pick_seed_script_picks_a_run_that_partners_the_others() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("listed twice"));
 }
+
+/// `scripts/rl_roles.py` (who does what, docs/results.md "Held-out partners"): on played
+/// episodes its per-seat deliveries add up to the team's, every delivered soup had three
+/// onions potted, and a truncated line is refused naming the file and line.
+#[test]
+fn roles_script_counts_the_sub_tasks_of_played_episodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let traj = dir.path().join("t.jsonl");
+    let o = run(&[
+        "play",
+        "--layout",
+        "cramped_room",
+        "--agent",
+        "greedy",
+        "--partner",
+        "greedy",
+        "--episodes",
+        "3",
+        "--horizon",
+        "150",
+        "--json",
+        "--trajectory",
+        traj.to_str().unwrap(),
+    ]);
+    let out = ok(&o);
+    let episodes: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(episodes.len(), 3);
+    let deliveries: f64 = episodes.iter().map(|e| e["deliveries"].as_f64().unwrap()).sum::<f64>() / 3.0;
+    assert!(deliveries >= 1.0, "greedy pair delivered nothing: {out}");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let roles = |file: &std::path::Path| {
+        std::process::Command::new("python3")
+            .arg(root.join("scripts/rl_roles.py"))
+            .arg("--json")
+            .arg(file)
+            .output()
+            .expect("python3 runs scripts/rl_roles.py")
+    };
+    let rows: Vec<Value> = serde_json::from_str(&ok(&roles(&traj))).unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let sum = |k: &str| rows.iter().map(|r| r[k].as_f64().unwrap()).sum::<f64>();
+    assert!((sum("soup delivered") - deliveries).abs() < 0.02, "{rows:?} against {deliveries}");
+    assert!(sum("onion into P") >= 3.0 * deliveries - 0.02, "{rows:?}");
+    assert!(sum("onion from O") >= sum("onion into P") - 0.02, "{rows:?}");
+    assert_eq!(rows[0]["team"], "greedy + greedy");
+
+    let text = std::fs::read_to_string(&traj).unwrap();
+    let first = text.lines().next().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, format!("{first}\n{}\n", &first[..first.len() / 2])).unwrap();
+    let o = roles(&bad);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.jsonl:2: not JSON"), "{err}");
+}
+
+/// `scripts/rl_heldout.py`: a policy under a quarter of the best policy's score with a
+/// held-out partner (or under one soup) is weak, listed with that partner, its score and the
+/// bar; a policy that clears every bar is not.
+#[test]
+fn heldout_script_names_each_weak_policy_with_the_partner_it_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = dir.path().join("cramped_room");
+    std::fs::create_dir_all(&layout).unwrap();
+    let mut lines = String::new();
+    // sp: 100 with every partner; pbt: 100 with bc and greedy, 10 or 30 (mean 20) with the
+    // SP seed, which is under 25 = a quarter of sp's 100.
+    for (agent, partner, scores) in [
+        ("sp", "bc", [100, 100]),
+        ("sp", "greedy", [100, 100]),
+        ("sp", "rl:runs/rl/cramped_room_sp_s2.safetensors", [100, 100]),
+        ("pbt", "bc", [100, 100]),
+        ("pbt", "greedy", [100, 100]),
+        ("pbt", "rl:runs/rl/cramped_room_sp_s2.safetensors", [10, 30]),
+    ] {
+        for s in scores {
+            lines.push_str(&format!("{{\"agent\":\"{agent}\",\"partner\":\"{partner}\",\"score\":{s}}}\n"));
+        }
+    }
+    std::fs::write(layout.join("results.jsonl"), lines).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new("python3")
+        .arg(root.join("scripts/rl_heldout.py"))
+        .arg(dir.path())
+        .output()
+        .expect("python3 runs scripts/rl_heldout.py");
+    let out = ok(&o);
+    assert!(out.contains("| cramped_room | sp | 100.0 | 100.0 | 100.0 | 100.0 | yes |"), "{out}");
+    assert!(out.contains("| cramped_room | pbt | 100.0 | 100.0 | 20.0 | 73.3 | **no** |"), "{out}");
+    assert!(out.contains("weak: cramped_room pbt\n"), "{out}");
+    assert!(out.contains("- cramped_room pbt with sp seed 2: 20.0 ± 10.0, bar 25.0 (within 2 SE of the bar)"), "{out}");
+}
