@@ -10,7 +10,7 @@ scripts/rl_train_all.sh.
 
 Usage: python3 scripts/rl_repro.py [--bin target/release/proagent] [--out runs/repro]
                                    [--threads N] MODEL...
-MODEL: a model's path without extension or a glob of them (data/rl/cramped_room_sp,
+MODEL: a model's path (with or without .safetensors) or a glob of them (data/rl/cramped_room_sp,
 'data/rl/*_sp', 'data/rl/v2/*'); the default is every shipped model (hours of CPU).
 Exit status: 0 when every model checked is identical, 1 otherwise.
 """
@@ -29,6 +29,8 @@ import time
 def models(patterns):
     found = []
     for p in patterns:
+        if p.endswith(".safetensors"):
+            p = p[: -len(".safetensors")]
         hits = sorted(glob.glob(p if p.endswith(".json") else p + ".json"))
         if not hits:
             sys.exit(f"rl_repro: no model matches {p!r}")
