@@ -119,6 +119,8 @@ def main():
                     sys.exit(f"rl_roles: {path}:{line_no}: not JSON ({e.msg})")
                 except BadTrajectory as e:
                     sys.exit(f"rl_roles: {path}:{line_no}: {e}")
+                except (AttributeError, TypeError, KeyError, IndexError) as e:
+                    sys.exit(f"rl_roles: {path}:{line_no}: not a trajectory of the reference schema ({e!r})")
     if not totals:
         sys.exit("rl_roles: no trajectories in the files given")
     rows = []
