@@ -12,17 +12,32 @@ the ten pairs of algorithms: 1 the same order, 0 unrelated, −1 reversed).
 Usage: python3 scripts/rl_baselines.py [runs/t1-baselines/table1.csv]
 """
 import csv
+import os
 import sys
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pub = {}
-for line in open('crates/eval/src/sweep/report.rs'):
+for line in open(os.path.join(ROOT, 'crates/eval/src/sweep/report.rs'), encoding='utf-8'):
     line=line.strip()
     if line.startswith('("') and line.count(',')==4:
         a,l,p0,p1 = [x.strip(' "()') for x in line.rstrip(',').split(',')]
         pub[(a,l)] = (float(p0), float(p1))
-rows = list(csv.DictReader(open(sys.argv[1] if len(sys.argv) > 1 else 'runs/t1-baselines/table1.csv')))
+path = sys.argv[1] if len(sys.argv) > 1 else 'runs/t1-baselines/table1.csv'
 L=["cramped_room","asymmetric_advantages","coordination_ring","forced_coordination","counter_circuit"]
 A=["sp","pbt","fcp","mep","cole"]
-ours={(r['layout'],int(r['seat']),r['agent']):(float(r['others_mean']),float(r['others_se'])) for r in rows}
+ours = {}
+try:
+    with open(path, newline='', encoding='utf-8') as fh:
+        for n, r in enumerate(csv.DictReader(fh), start=2):
+            try:
+                ours[(r['layout'], int(r['seat']), r['agent'])] = (float(r['others_mean']), float(r['others_se']))
+            except (KeyError, TypeError, ValueError) as e:
+                sys.exit(f"rl_baselines: {path}:{n}: not a table1.csv row of `eval --protocol table1` ({e!r})")
+except OSError as e:
+    sys.exit(f"rl_baselines: {path}: {e.strerror}")
+missing = [f"{l} P{s} {a}" for l in L for s in (0, 1) for a in A if (l, s, a) not in ours]
+if missing:
+    sys.exit(f"rl_baselines: {path} lacks {len(missing)} cells, e.g. {missing[0]} "
+             "(run `proagent eval --protocol table1 --agents sp,pbt,fcp,mep,cole` to the end)")
 def kendall_tau(x, y):
     """Kendall's τ-a of two score lists over the same items (ties count as neither)."""
     n = len(x); c = d = 0

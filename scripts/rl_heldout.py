@@ -56,6 +56,9 @@ def load(out):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "runs/heldout"
     s = load(out)
+    if not s:
+        # An empty table would read as "no weak policy".
+        sys.exit(f"rl_heldout: no results under {out}/<layout>/ (run scripts/rl_heldout.sh first)")
     agents = sorted({a for (_, a, _) in s}, key=lambda a: ["sp", "pbt", "fcp", "mep", "cole"].index(a)
                     if a in ["sp", "pbt", "fcp", "mep", "cole"] else 9)
     partners = ["bc", "greedy", "sp seed 2"]

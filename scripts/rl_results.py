@@ -132,6 +132,11 @@ def v2_table(d):
 
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "data/rl"
+    # A wrong directory would otherwise print a table of "not trained" rows.
+    if not os.path.isdir(d) or not any(f.endswith(".json") for f in os.listdir(d)):
+        sys.exit(f"rl_results: {d}: no model .json files (the shipped ones are in data/rl)")
+    if len(sys.argv) > 2 and not os.path.isdir(sys.argv[2]):
+        sys.exit(f"rl_results: {sys.argv[2]}: no such directory (scripts/rl_crossplay.sh writes it)")
     self_play_table(d)
     print()
     training_table(d)

@@ -427,4 +427,14 @@ fn heldout_script_names_each_weak_policy_with_the_partner_it_fails() {
     assert!(out.contains("| cramped_room | pbt | 100.0 | 100.0 | 20.0 | 73.3 | **no** |"), "{out}");
     assert!(out.contains("weak: cramped_room pbt\n"), "{out}");
     assert!(out.contains("- cramped_room pbt with sp seed 2: 20.0 ± 10.0, bar 25.0 (within 2 SE of the bar)"), "{out}");
+
+    // A directory without results is an error, not an empty table that reads "weak: none".
+    let empty = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new("python3")
+        .arg(root.join("scripts/rl_heldout.py"))
+        .arg(empty.path())
+        .output()
+        .expect("python3 runs scripts/rl_heldout.py");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no results under"), "{o:?}");
 }
