@@ -84,7 +84,6 @@ def main():
                         e = se[(layout, a, p)]
                         near = " (within 2 SE of the bar)" if bar - x < 2 * e else ""
                         why.append(f"- {layout} {a} with {p}: {x:.1f} ± {e:.1f}, bar {bar:.1f}{near}")
-            n = len(s[(layout, a, partners[0])])
             cells = [f"{x:.1f}" for x in row]
             print(f"| {layout} | {a} | " + " | ".join(cells) + f" | {sum(row) / 3:.1f} | {'yes' if ok else '**no**'} |")
     print()
