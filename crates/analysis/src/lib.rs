@@ -209,12 +209,10 @@ fn share(x: Option<f64>) -> Value {
 
 /// The teamwork metrics of a report, for embedding (e.g. in `play --json`, sweep reports).
 pub fn metrics_json(r: &Report) -> Value {
-    let actions = r.trace.action_counts();
     let players: Vec<Value> = r
         .players
         .iter()
-        .zip(&actions)
-        .map(|(p, actions)| {
+        .map(|p| {
             json!({
                 "triggered": p.triggered,
                 "accepted": p.accepted,
@@ -224,7 +222,6 @@ pub fn metrics_json(r: &Report) -> Value {
                 "given_non_constructive": p.given_non_constructive,
                 "received_constructive": p.received_constructive,
                 "received_non_constructive": p.received_non_constructive,
-                "actions": actions,
             })
         })
         .collect();
