@@ -1,139 +1,114 @@
 #!/usr/bin/env python3
-"""Who does what in a team: per-seat counts of the classic Overcooked sub-tasks, read from
-trajectory files (`proagent play --trajectory FILE` or the reference-trace schema).
+"""Who does what in a team: each seat's object-handling actions per episode, averaged over
+the episodes of trajectory files (`proagent play --trajectory FILE`).
 
 Explains a low team score by roles: a partner that keeps putting onions on a counter for a
-teammate who never takes them, or one that pots almost nothing itself, shows here.
+teammate who never takes them, or one that pots almost nothing itself, shows here. The
+counts are the teamwork analysis's own (`players[i].actions` of `proagent analyze --json`,
+from the symbolic trace of crates/analysis); this script runs the analysis on each file,
+takes the team's names from the file's `agents` field, and averages, one row per team
+(seat 0 first) and seat.
 
-A sub-task is read from a change of what a player holds between two consecutive states,
-and from the tile the player faces after the step: onion taken from a dispenser (`O`) or
-a counter (`X`); onion into a pot (`P`) or onto a counter; dish taken from the dish
-dispenser (`D`) or a counter; soup taken (a dish turned into a soup, at a pot) and soup
-delivered (`S`). Counts are means per episode, one row per team (the agents, seat 0
-first) and seat.
-
-Usage: python3 scripts/rl_roles.py [--json] TRAJECTORY.jsonl...
+Usage: python3 scripts/rl_roles.py [--bin PROAGENT] [--json] TRAJECTORY.jsonl...
+(--bin: by default `proagent` on PATH, else target/release/proagent)
 """
 
 import argparse
 import json
+import shutil
+import subprocess
 import sys
 from collections import defaultdict
 
-# (what was held, what is held now, the tile faced) -> column
-EVENTS = [
-    ("onion from O", None, "onion", "O"),
-    ("onion from X", None, "onion", "X"),
-    ("onion into P", "onion", None, "P"),
-    ("onion onto X", "onion", None, "X"),
-    ("dish from D", None, "dish", "D"),
-    ("dish from X", None, "dish", "X"),
-    ("soup taken", "dish", "soup", "P"),
-    ("soup delivered", "soup", None, "S"),
+# The table's columns (--json gives every action the episodes hold).
+COLUMNS = [
+    "pick-from-dispenser onion",
+    "pick-from-counter onion",
+    "put-in-pot onion",
+    "place-on-counter onion",
+    "pick-from-dispenser dish",
+    "pick-from-counter dish",
+    "pick-up-soup soup",
+    "deliver soup",
 ]
-COLUMNS = [e[0] for e in EVENTS]
 
 
-class BadTrajectory(Exception):
-    pass
-
-
-def held_name(player):
-    h = player.get("held")
-    if h is None:
-        return None
-    if not isinstance(h, dict) or not isinstance(h.get("name"), str):
-        raise BadTrajectory("`held` must be null or an object with a `name`")
-    return h["name"]
-
-
-def faced_tile(grid, player):
+def teams(path):
+    """The seats' names of every trajectory line of `path`, in order."""
+    out = []
     try:
-        x, y = player["pos"]
-        dx, dy = player["or"]
-        tx, ty = x + dx, y + dy
-    except (KeyError, TypeError, ValueError) as e:
-        raise BadTrajectory(f"a player needs `pos` and `or` as [x, y] ({e})")
-    if not (0 <= ty < len(grid)) or not (0 <= tx < len(grid[ty])):
-        raise BadTrajectory(f"player at {player['pos']} faces {[tx, ty]}, outside the grid")
-    return grid[ty][tx]
+        fh = open(path, encoding="utf-8")
+    except OSError as e:
+        sys.exit(f"rl_roles: {path}: {e.strerror}")
+    with fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                ep = json.loads(line)
+            except json.JSONDecodeError as e:
+                sys.exit(f"rl_roles: {path}:{line_no}: not JSON ({e.msg})")
+            agents = ep.get("agents") if isinstance(ep, dict) else None
+            if not (isinstance(agents, list) and len(agents) == 2):
+                agents = ["seat 0", "seat 1"]
+            out.append([str(a) for a in agents])
+    return out
 
 
-def count_episode(ep):
-    """Per-seat event counts of one trajectory object."""
-    grid = ep.get("grid")
-    steps = ep.get("steps")
-    if not isinstance(grid, list) or not isinstance(steps, list):
-        raise BadTrajectory("a trajectory needs `grid` (list of rows) and `steps` (list)")
-    start = ep.get("start", {}).get("players")
-    if not isinstance(start, list):
-        raise BadTrajectory("a trajectory needs `start.players`")
-    seats = len(start)
-    counts = [defaultdict(int) for _ in range(seats)]
-    prev = [None] * seats  # every player starts empty-handed
-    for t, step in enumerate(steps):
-        players = step.get("state", {}).get("players") if isinstance(step, dict) else None
-        if not isinstance(players, list) or len(players) != seats:
-            raise BadTrajectory(f"step {t}: `state.players` must list {seats} players")
-        for i, p in enumerate(players):
-            now = held_name(p)
-            if now != prev[i]:
-                tile = faced_tile(grid, p)
-                for name, before, after, where in EVENTS:
-                    if prev[i] == before and now == after and tile == where:
-                        counts[i][name] += 1
-            prev[i] = now
+def analyze(binary, path):
+    """Each trajectory's per-player action counts, from `proagent analyze --json`."""
+    try:
+        p = subprocess.run([binary, "analyze", "--json", path], capture_output=True, text=True)
+    except OSError as e:
+        sys.exit(f"rl_roles: cannot run {binary}: {e.strerror}")
+    if p.returncode != 0:
+        sys.exit(f"rl_roles: {path}: proagent analyze failed: {p.stderr.strip()}")
+    reports = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    counts = []
+    for i, r in enumerate(reports, start=1):
+        players = r.get("players")
+        if not (isinstance(players, list) and len(players) == 2 and all("actions" in x for x in players)):
+            sys.exit(f"rl_roles: {path}: trajectory {i} is not a classic Overcooked episode "
+                     "(no per-player actions in its analysis)")
+        counts.append([dict(x["actions"]) for x in players])
     return counts
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    ap.add_argument("--bin", default=shutil.which("proagent") or "target/release/proagent",
+                    help="the proagent binary (default: proagent on PATH, else target/release/proagent)")
+    ap.add_argument("--json", action="store_true", help="print JSON (every action) instead of a Markdown table")
     ap.add_argument("files", nargs="+", help="trajectory files (JSON Lines, one episode per line)")
     a = ap.parse_args()
-    totals = {}  # (team, seat) -> [episodes, counts]
+    totals = {}  # (team, seat, agent) -> [episodes, counts]
     for path in a.files:
-        try:
-            fh = open(path, encoding="utf-8")
-        except OSError as e:
-            sys.exit(f"rl_roles: {path}: {e.strerror}")
-        with fh:
-            for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    ep = json.loads(line)
-                    if not isinstance(ep, dict):
-                        raise BadTrajectory("a line must hold one JSON object")
-                    agents = ep.get("agents") or [f"seat {i}" for i in range(len(ep.get("start", {}).get("players", [])))]
-                    counts = count_episode(ep)
-                    names = [str(agents[i]) if i < len(agents) else f"seat {i}" for i in range(len(counts))]
-                    team = " + ".join(names)
-                    for seat, c in enumerate(counts):
-                        key = (team, seat, names[seat])
-                        slot = totals.setdefault(key, [0, defaultdict(int)])
-                        slot[0] += 1
-                        for k, v in c.items():
-                            slot[1][k] += v
-                except json.JSONDecodeError as e:
-                    sys.exit(f"rl_roles: {path}:{line_no}: not JSON ({e.msg})")
-                except BadTrajectory as e:
-                    sys.exit(f"rl_roles: {path}:{line_no}: {e}")
-                except (AttributeError, TypeError, KeyError, IndexError) as e:
-                    sys.exit(f"rl_roles: {path}:{line_no}: not a trajectory of the reference schema ({e!r})")
+        names = teams(path)
+        counts = analyze(a.bin, path)
+        if len(names) != len(counts):
+            sys.exit(f"rl_roles: {path}: {len(names)} lines but {len(counts)} analysed trajectories")
+        for seats, per_seat in zip(names, counts):
+            team = " + ".join(seats)
+            for seat, c in enumerate(per_seat):
+                slot = totals.setdefault((team, seat, seats[seat]), [0, defaultdict(int)])
+                slot[0] += 1
+                for k, v in c.items():
+                    slot[1][k] += v
     if not totals:
         sys.exit("rl_roles: no trajectories in the files given")
     rows = []
     for (team, seat, agent), (n, c) in totals.items():
+        keys = sorted(set(COLUMNS) | set(c))
         rows.append({"team": team, "seat": seat, "agent": agent, "episodes": n,
-                     **{col: round(c[col] / n, 2) for col in COLUMNS}})
+                     **{k: round(c[k] / n, 2) for k in keys}})
     if a.json:
         print(json.dumps(rows, indent=1))
         return
     print("| team | seat | agent | episodes | " + " | ".join(COLUMNS) + " |")
     print("|---|---|---|---|" + "---|" * len(COLUMNS))
     for r in rows:
-        print(f"| {r['team']} | {r['seat']} | {r['agent']} | {r['episodes']} | " + " | ".join(f"{r[c]:.1f}" for c in COLUMNS) + " |")
+        print(f"| {r['team']} | {r['seat']} | {r['agent']} | {r['episodes']} | "
+              + " | ".join(f"{r[c]:.1f}" for c in COLUMNS) + " |")
 
 
 if __name__ == "__main__":

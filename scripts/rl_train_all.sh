@@ -109,20 +109,27 @@ done
 # the three runs barely score on this layout; SP seeds 3, 4 and 5 never learned), so its
 # pool is the shipped SP (initial, middle, final), the PBT run of seed 1 and a COLE run with
 # the default flags (the one shipped before the 1:3 run; pools with the shipped 1:3 COLE or
-# with MEP gave learners scoring 0 with SP seed 2).
+# with MEP gave learners scoring 0 with SP seed 2). Every learner trained from random
+# weights on this layout (ten pools and recipes) scored 0 with itself and under one soup
+# with the BC proxy, so this one starts from the shipped SP policy's weights (--init).
 nice -n 19 "$BIN" rl train --algo cole --layout counter_circuit --seed 1 --steps 6000000 --population 50 \
   --out "$XP/counter_circuit_cole_r11.safetensors" --quiet --force
 nice -n 19 "$BIN" rl train --algo fcp --layout counter_circuit --seed 1 --steps 6000000 \
   --pool data/rl/counter_circuit_sp.safetensors,$XP/counter_circuit_pbt_s1.safetensors,$XP/counter_circuit_cole_r11.safetensors \
-  --out data/rl/counter_circuit_fcp.safetensors --quiet --force
+  --init data/rl/counter_circuit_sp.safetensors --out data/rl/counter_circuit_fcp.safetensors --quiet --force
 # forced_coordination and coordination_ring FCP: a pool of eight SP runs (seeds 1 and 3-9,
 # each with its initial, middle and final weights; seed 2 stays out); their own pools of
 # three gave learners scoring 27 (forced_coordination) and 62 (coordination_ring) with SP
 # seed 2, and pools of four (seeds 1, 3-5) 111 and 150, against 164 and 141 with eight.
+# coordination_ring's learner starts from the shipped SP policy's weights (--init): from
+# random weights it never picked up a dish with the BC proxy (47 with it, SP 72).
 for L in forced_coordination coordination_ring; do
   POOL="$XP/${L}_sp_s1.safetensors"
   for S in 3 4 5 6 7 8 9; do POOL="$POOL,$XP/${L}_sp_s${S}.safetensors"; done
-  nice -n 19 "$BIN" rl train --algo fcp --layout $L --seed 1 --steps 6000000 --pool "$POOL" \
+  INIT=""
+  if [ "$L" = coordination_ring ]; then INIT="--init data/rl/${L}_sp.safetensors"; fi
+  # shellcheck disable=SC2086
+  nice -n 19 "$BIN" rl train --algo fcp --layout $L --seed 1 --steps 6000000 --pool "$POOL" $INIT \
     --out "data/rl/${L}_fcp.safetensors" --quiet --force
 done
 # OvercookedV2, on the agent's own view: SP on five layouts (cramped_room_v2 has a recipe

@@ -104,6 +104,10 @@ pub struct TrainArgs {
     /// checkpoints) as the pool instead of training one; comma-separated.
     #[arg(long, value_delimiter = ',')]
     pool: Vec<PathBuf>,
+    /// FCP, MEP, COLE: the learner starts from this model file's final weights (same
+    /// encoder and layer sizes) instead of random ones.
+    #[arg(long, value_name = "FILE")]
+    init: Option<PathBuf>,
     /// PBT: iterations between exploit/explore rounds.
     #[arg(long, default_value_t = 10)]
     pbt_interval: usize,
@@ -123,6 +127,10 @@ pub struct TrainArgs {
     /// with a population member.
     #[arg(long, default_value = "1:1")]
     cole_ratio: String,
+    /// FCP: A:B — of every A + B environments, A are self-play and B pair the learner
+    /// with a pool member (0:1 is the published FCP).
+    #[arg(long, default_value = "0:1")]
+    fcp_ratio: String,
     /// Self-play episodes of the final evaluation.
     #[arg(long, default_value_t = 100)]
     eval_episodes: u32,
@@ -214,12 +222,14 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     range("--population", (1..=64).contains(&population), "must be between 1 and 64")?;
     range("--cole-inner", (1..=10_000).contains(&a.cole_inner), "must be between 1 and 10000")?;
     range("--cole-eval-episodes", (1..=1000).contains(&a.cole_eval_episodes), "must be between 1 and 1000")?;
-    let cole_ratio = a
-        .cole_ratio
-        .split_once(':')
-        .and_then(|(x, y)| Some([x.trim().parse::<usize>().ok()?, y.trim().parse::<usize>().ok()?]))
-        .filter(|[x, y]| x + y >= 1 && *x <= 1000 && *y <= 1000)
+    let cole_ratio = ratio(&a.cole_ratio, 0)
         .ok_or_else(|| anyhow!("--cole-ratio takes A:B, two counts of environments (e.g. 1:1, 1:3)"))?;
+    let fcp_ratio = ratio(&a.fcp_ratio, 1).ok_or_else(|| {
+        anyhow!("--fcp-ratio takes A:B, two counts of environments with B at least 1 (e.g. 0:1, 1:3)")
+    })?;
+    if fcp_ratio != [0, 1] && algo != Algo::Fcp {
+        bail!("--fcp-ratio is only used by --algo fcp");
+    }
     range("--pbt-interval", a.pbt_interval >= 1, "must be at least 1")?;
     range("--mep-alpha", a.mep_alpha.is_finite() && a.mep_alpha >= 0.0, "must be a non-negative number")?;
     range("--mep-beta", a.mep_beta.is_finite() && a.mep_beta >= 0.0, "must be a non-negative number")?;
@@ -227,6 +237,9 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
     range("--threads", (1..=256).contains(&a.threads), "must be between 1 and 256")?;
     if !a.pool.is_empty() && algo != Algo::Fcp {
         bail!("--pool is only used by --algo fcp");
+    }
+    if a.init.is_some() && matches!(algo, Algo::Sp | Algo::Pbt) {
+        bail!("--init is for the learner of --algo fcp, mep or cole");
     }
     Ok(TrainConfig {
         algo,
@@ -248,9 +261,18 @@ fn config(a: &TrainArgs) -> Result<TrainConfig> {
         cole_inner: a.cole_inner,
         cole_eval_episodes: a.cole_eval_episodes,
         cole_ratio,
+        fcp_ratio,
         eval_episodes: a.eval_episodes,
         threads: a.threads,
     })
+}
+
+/// Parses `A:B` (two environment counts, each at most 1000, summing to at least 1, B at
+/// least `min_b`).
+fn ratio(s: &str, min_b: usize) -> Option<[usize; 2]> {
+    let (x, y) = s.split_once(':')?;
+    let r = [x.trim().parse::<usize>().ok()?, y.trim().parse::<usize>().ok()?];
+    (r[0] + r[1] >= 1 && r[1] >= min_b && r[0] <= 1000 && r[1] <= 1000).then_some(r)
 }
 
 fn a_credit(c: train::ShapingCredit) -> &'static str {
@@ -282,7 +304,7 @@ fn v2_flags(v: &V2Args) -> String {
 }
 
 /// The full command line that reproduces a run (every setting spelled out).
-fn command_line(c: &TrainConfig, layout: &str, v2: &str, pool: &[PathBuf], out: &Path) -> String {
+fn command_line(c: &TrainConfig, layout: &str, v2: &str, pool: &[PathBuf], init: Option<&Path>, out: &Path) -> String {
     let p = &c.ppo;
     let hidden: Vec<String> = c.hidden.iter().map(|h| h.to_string()).collect();
     let mut s = format!(
@@ -310,11 +332,18 @@ fn command_line(c: &TrainConfig, layout: &str, v2: &str, pool: &[PathBuf], out: 
     match c.algo {
         Algo::Sp => {}
         Algo::Pbt => s += &format!(" --population {} --pbt-interval {}", c.population, c.pbt_interval),
-        Algo::Fcp if !pool.is_empty() => {
-            let files: Vec<String> = pool.iter().map(|p| p.display().to_string()).collect();
-            s += &format!(" --pool {}", files.join(","));
+        Algo::Fcp => {
+            if pool.is_empty() {
+                s += &format!(" --population {} --pool-steps {}", c.population, c.pool_steps);
+            } else {
+                let files: Vec<String> = pool.iter().map(|p| p.display().to_string()).collect();
+                s += &format!(" --pool {}", files.join(","));
+            }
+            // Only when not the default 0:1, as in the configuration written beside it.
+            if c.fcp_ratio != [0, 1] {
+                s += &format!(" --fcp-ratio {}:{}", c.fcp_ratio[0], c.fcp_ratio[1]);
+            }
         }
-        Algo::Fcp => s += &format!(" --population {} --pool-steps {}", c.population, c.pool_steps),
         Algo::Mep => {
             s += &format!(
                 " --population {} --pool-steps {} --mep-alpha {} --mep-beta {}",
@@ -331,6 +360,9 @@ fn command_line(c: &TrainConfig, layout: &str, v2: &str, pool: &[PathBuf], out: 
                 s += &format!(" --cole-ratio {}:{}", c.cole_ratio[0], c.cole_ratio[1]);
             }
         }
+    }
+    if let Some(f) = init {
+        s += &format!(" --init {}", f.display());
     }
     s += &format!(" --eval-episodes {} --out {}", c.eval_episodes, out.display());
     s
@@ -424,6 +456,15 @@ fn train_on<G: RlGame>(a: &TrainArgs, cfg: TrainConfig, game: &G, layout_name: &
     // Configuration, game and memory budget, before anything is allocated.
     train::check(game, &cfg)?;
     let pool = if a.pool.is_empty() { None } else { Some(load_pool(&a.pool, game)?) };
+    let init = match &a.init {
+        None => None,
+        Some(f) => {
+            let m: RlModel = load_file(f)?;
+            m.encoder_for(game, false).with_context(|| format!("--init {}", f.display()))?;
+            let stem = f.file_stem().map_or_else(|| f.display().to_string(), |s| s.to_string_lossy().into_owned());
+            Some(PoolEntry { label: format!("{stem}.final"), net: m.net })
+        }
+    };
     let total = cfg.total_steps(pool.is_some());
     let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
     if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:25}] {percent:>3}% {msg} ({elapsed}, eta {eta})") {
@@ -458,11 +499,11 @@ fn train_on<G: RlGame>(a: &TrainArgs, cfg: TrainConfig, game: &G, layout_name: &
             last_line = Instant::now();
         }
     };
-    let outcome = proagent::rl::run::train(game, &cfg, pool, &mut on_iter)?;
+    let outcome = proagent::rl::run::train_from(game, &cfg, pool, init, &mut on_iter)?;
     let wall = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
-    let command = command_line(&cfg, layout_name, v2, &a.pool, &a.out);
+    let command = command_line(&cfg, layout_name, v2, &a.pool, a.init.as_deref(), &a.out);
     let samples: usize = outcome.history.iter().map(|r| r.samples).sum();
     let evals: Vec<Value> = outcome.evals.iter().map(|e| json!(e)).collect();
     let self_play = outcome.evals.iter().find(|e| e.partner == "self");
@@ -487,6 +528,9 @@ fn train_on<G: RlGame>(a: &TrainArgs, cfg: TrainConfig, game: &G, layout_name: &
         "evaluations": evals,
         "notes": outcome.notes,
     });
+    if let (Some(m), Some(f)) = (meta.as_object_mut(), &a.init) {
+        m.insert("init".into(), json!(f.display().to_string()));
+    }
     let mut info = json!({"layout": recorded, "algo": cfg.algo.name(), "seed": cfg.seed, "steps": outcome.env_steps});
     for (k, v) in game.model_fields() {
         if let (Some(m), Some(i)) = (meta.as_object_mut(), info.as_object_mut()) {

@@ -124,6 +124,52 @@ fn bad_flags_and_files_are_clear_errors() {
     );
 }
 
+/// `--init` starts FCP's learner from a model file's weights and is recorded in the
+/// command, so the same command writes the same bytes; `--fcp-ratio` likewise. Weights of
+/// another size, another layout or an algorithm without a learner are refused.
+#[test]
+fn fcp_learner_can_start_from_a_model_file_and_mix_in_self_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let (sp, a, b, c) = (p("sp.safetensors"), p("a.safetensors"), p("b.safetensors"), p("c.safetensors"));
+    train("sp", &sp, &[]);
+    let extra = ["--pool", sp.as_str(), "--init", sp.as_str(), "--fcp-ratio", "1:3"];
+    let summary = train("fcp", &a, &extra);
+    let cmd = summary["command"].as_str().unwrap();
+    assert!(cmd.contains(&format!("--pool {sp} --fcp-ratio 1:3 --init {sp} ")), "{cmd}");
+    assert_eq!(summary["init"], sp.as_str());
+    assert_eq!(summary["config"]["fcp_ratio"], serde_json::json!([1, 3]));
+    // The recorded command, run again, writes the same weights.
+    let again: Vec<String> = cmd.split(' ').skip(1).map(|w| if w == a { b.clone() } else { w.to_string() }).collect();
+    let again: Vec<&str> = again.iter().map(String::as_str).chain(["--quiet", "--json"]).collect();
+    ok(&run(&again));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Without --init the learner starts elsewhere.
+    train("fcp", &c, &["--pool", sp.as_str(), "--fcp-ratio", "1:3"]);
+    assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
+    let x = p("x.safetensors");
+    let refused = |args: &[&str], want: &str| {
+        let mut all = vec!["rl", "train", "--layout", "cramped_room", "--out", x.as_str()];
+        all.extend_from_slice(&TINY);
+        all.extend_from_slice(args);
+        let o = run(&all);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!o.status.success() && err.contains(want), "{args:?}: {err}");
+    };
+    refused(&["--algo", "sp", "--init", &sp], "--init is for the learner");
+    refused(
+        &["--algo", "fcp", "--pool", &sp, "--init", &sp, "--hidden", "8"],
+        "layers [62, 16, 7], this run's are [62, 16, 8, 7]",
+    );
+    refused(&["--algo", "fcp", "--pool", &sp, "--fcp-ratio", "1:0"], "--fcp-ratio takes A:B");
+    refused(&["--algo", "cole", "--fcp-ratio", "1:3"], "--fcp-ratio is only used by --algo fcp");
+    let other = p("ring.safetensors");
+    let mut args = vec!["rl", "train", "--algo", "sp", "--layout", "coordination_ring", "--out", other.as_str()];
+    args.extend_from_slice(&TINY);
+    ok(&run(&args));
+    refused(&["--algo", "fcp", "--pool", &sp, "--init", &other], "--init");
+}
+
 #[test]
 fn table1_protocol_fixes_seats_and_episodes() {
     let dir = tempfile::tempdir().unwrap();
@@ -369,7 +415,7 @@ fn roles_script_counts_the_sub_tasks_of_played_episodes() {
     let roles = |file: &std::path::Path| {
         std::process::Command::new("python3")
             .arg(root.join("scripts/rl_roles.py"))
-            .arg("--json")
+            .args(["--bin", env!("CARGO_BIN_EXE_proagent"), "--json"])
             .arg(file)
             .output()
             .expect("python3 runs scripts/rl_roles.py")
@@ -377,9 +423,9 @@ fn roles_script_counts_the_sub_tasks_of_played_episodes() {
     let rows: Vec<Value> = serde_json::from_str(&ok(&roles(&traj))).unwrap();
     assert_eq!(rows.len(), 2, "{rows:?}");
     let sum = |k: &str| rows.iter().map(|r| r[k].as_f64().unwrap()).sum::<f64>();
-    assert!((sum("soup delivered") - deliveries).abs() < 0.02, "{rows:?} against {deliveries}");
-    assert!(sum("onion into P") >= 3.0 * deliveries - 0.02, "{rows:?}");
-    assert!(sum("onion from O") >= sum("onion into P") - 0.02, "{rows:?}");
+    assert!((sum("deliver soup") - deliveries).abs() < 0.02, "{rows:?} against {deliveries}");
+    assert!(sum("put-in-pot onion") >= 3.0 * deliveries - 0.02, "{rows:?}");
+    assert!(sum("pick-from-dispenser onion") >= sum("put-in-pot onion") - 0.02, "{rows:?}");
     assert_eq!(rows[0]["team"], "greedy + greedy");
 
     let text = std::fs::read_to_string(&traj).unwrap();

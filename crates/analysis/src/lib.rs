@@ -272,6 +272,15 @@ pub fn report_json(r: &Report, detail: bool) -> Value {
     });
     if let (Value::Object(o), Value::Object(m)) = (&mut v, metrics_json(r)) {
         o.extend(m);
+        // Only here, not in `metrics_json`: that one is embedded in `play --json` lines and
+        // transcripts, whose bytes old recordings pin.
+        if let Some(Value::Array(players)) = o.get_mut("players") {
+            for (p, actions) in players.iter_mut().zip(r.trace.action_counts()) {
+                if let Value::Object(p) = p {
+                    p.insert("actions".into(), json!(actions));
+                }
+            }
+        }
         o.insert(
             "trace".into(),
             json!({

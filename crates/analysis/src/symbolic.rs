@@ -18,6 +18,7 @@
 
 use proagent_overcooked::env::{Action, Event, Ingredient, Layout, ObjKind, Object, Pos, State, Tile};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// The identity of a tracked object (index into [`SymbolicTrace::objects`]).
@@ -269,6 +270,18 @@ impl SymbolicTrace {
     /// Number of soups served (`deliver` actions).
     pub fn deliveries(&self) -> usize {
         self.actions.iter().filter(|a| a.kind == ActionKind::Deliver).count()
+    }
+
+    /// Who does what: each player's object-handling actions counted by action and object,
+    /// keyed like `"put-in-pot onion"` or `"pick-from-counter dish"` (players 0 and 1).
+    pub fn action_counts(&self) -> [BTreeMap<String, u32>; 2] {
+        let mut counts: [BTreeMap<String, u32>; 2] = Default::default();
+        for a in &self.actions {
+            if let Some(c) = counts.get_mut(a.player) {
+                *c.entry(format!("{} {}", a.kind.name(), a.obj_kind.name())).or_default() += 1;
+            }
+        }
+        counts
     }
 }
 

@@ -84,6 +84,15 @@ fn hand_over_that_ends_in_a_delivery() {
     assert_eq!(m["constructive"], 4);
     assert_eq!(m["players"][0]["accepted_share"], 1.0);
     assert_eq!(m["constructive_per_soup"], 4.0);
+    assert!(m["players"][0].get("actions").is_none(), "play --json lines stay as they were");
+    // Who does what (`analyze --json` only): p0 fetches and hands over, p1 pots, plates and serves.
+    let j = report_json(&r, false);
+    let p0 = json!({"pick-from-dispenser onion": 3, "place-on-counter onion": 3,
+                    "pick-from-dispenser dish": 1, "place-on-counter dish": 1});
+    let p1 = json!({"pick-from-counter onion": 3, "put-in-pot onion": 3, "pick-from-counter dish": 1,
+                    "pick-up-soup soup": 1, "deliver soup": 1});
+    assert_eq!((&j["players"][0]["actions"], &j["players"][1]["actions"]), (&p0, &p1));
+    assert_eq!(j["players"][0]["triggered"], 4);
 }
 
 #[test]

@@ -38,7 +38,7 @@
 use super::game::RlGame;
 use super::net::Net;
 use super::rollout::SeatPolicy;
-use super::train::{Ctx, Learner, PoolEntry, TrainConfig, Trained, mean_se};
+use super::train::{Ctx, PoolEntry, TrainConfig, Trained, mean_se};
 use proagent_core::seat::derive_seed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -190,7 +190,7 @@ pub(super) fn train_cole<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     let cfg: &TrainConfig = ctx.cfg;
     let max_pop = cfg.population.max(1);
     let episodes = cfg.cole_eval_episodes;
-    let mut ego = Learner::new(ctx.dim, cfg, derive_seed(cfg.seed, 700));
+    let mut ego = ctx.final_learner(derive_seed(cfg.seed, 700));
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 701));
     let mut pop: Vec<PoolEntry> = vec![PoolEntry { label: "cole.g0".into(), net: ego.net.clone() }];
     let s0 = derive_seed(cfg.seed, 702);

@@ -18,7 +18,20 @@ pub fn train<G: RlGame>(
     pool: Option<Vec<PoolEntry>>,
     on_iter: &mut dyn FnMut(&IterRecord),
 ) -> Result<TrainOutcome, TrainError> {
-    let mut ctx = context(game, cfg, pool.as_deref(), on_iter)?;
+    train_from(game, cfg, pool, None, on_iter)
+}
+
+/// As [`train`], with the final policy's learner (FCP's, MEP's or COLE's) starting from
+/// `init`'s weights instead of random ones; refused for SP and PBT, and for weights whose
+/// layer sizes are not this run's.
+pub fn train_from<G: RlGame>(
+    game: &G,
+    cfg: &TrainConfig,
+    pool: Option<Vec<PoolEntry>>,
+    init: Option<PoolEntry>,
+    on_iter: &mut dyn FnMut(&IterRecord),
+) -> Result<TrainOutcome, TrainError> {
+    let mut ctx = context(game, cfg, pool.as_deref(), init, on_iter)?;
     let trained = match cfg.algo {
         Algo::Sp => train_sp(&mut ctx),
         Algo::Pbt => train_pbt(&mut ctx),

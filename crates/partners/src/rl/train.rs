@@ -12,6 +12,8 @@
 //! - **FCP** (Strouse et al. 2021) — a learner trained against a frozen pool: for each of
 //!   `population` SP runs, its initial, middle (first checkpoint reaching half the final
 //!   score) and final policies. Partners and the learner's seat are drawn per environment.
+//!   Optionally ([`TrainConfig::fcp_ratio`] `a:b`, 0:1 by default) `a` of every `a + b`
+//!   environments are self-play instead, so the learner must also cook with itself.
 //! - **MEP** (Zhao et al. 2023) — a population trained in self-play with the
 //!   population-entropy bonus `−α log π̄(a|s)` added to every reward (π̄ the mean of the
 //!   members' policies), then a learner trained against the members' initial, middle and
@@ -138,6 +140,15 @@ fn is_default_cole_ratio(r: &[usize; 2]) -> bool {
     *r == default_cole_ratio()
 }
 
+fn default_fcp_ratio() -> [usize; 2] {
+    [0, 1]
+}
+
+/// As [`is_default_cole_ratio`]: FCP files written before the option are unchanged.
+fn is_default_fcp_ratio(r: &[usize; 2]) -> bool {
+    *r == default_fcp_ratio()
+}
+
 /// The most bytes a training run may allocate by its estimate
 /// ([`TrainConfig::memory_estimate`]); larger runs are refused before they start.
 pub const MAX_TRAIN_BYTES: u64 = 4 << 30;
@@ -196,6 +207,10 @@ pub struct TrainConfig {
     /// a population member (the authors' `RATIO`; theirs is 2:2).
     #[serde(default = "default_cole_ratio", skip_serializing_if = "is_default_cole_ratio")]
     pub cole_ratio: [usize; 2],
+    /// FCP: of every `a + b` environments, `a` are self-play and `b` pair the learner with
+    /// a pool member; 0:1 (the published FCP, pool partners only) by default.
+    #[serde(default = "default_fcp_ratio", skip_serializing_if = "is_default_fcp_ratio")]
+    pub fcp_ratio: [usize; 2],
     /// Self-play episodes of the final evaluation (10 per partner and seat otherwise).
     pub eval_episodes: u32,
     /// Worker threads (results do not depend on it).
@@ -225,6 +240,7 @@ impl TrainConfig {
             cole_inner: default_cole_inner(),
             cole_eval_episodes: default_cole_eval(),
             cole_ratio: default_cole_ratio(),
+            fcp_ratio: default_fcp_ratio(),
             eval_episodes: 100,
             threads: 1,
         }
@@ -315,6 +331,9 @@ impl TrainConfig {
         if self.cole_ratio[0] + self.cole_ratio[1] == 0 {
             return bad("cole-ratio", "needs a self-play or a population share above 0");
         }
+        if self.fcp_ratio[1] == 0 {
+            return bad("fcp-ratio", "needs a pool share above 0");
+        }
         if self.ppo.epochs == 0 || self.ppo.minibatches == 0 {
             return bad("epochs/minibatches", "must be at least 1");
         }
@@ -374,6 +393,19 @@ pub enum TrainError {
         /// This run's input size.
         want: usize,
     },
+    /// Starting weights whose layer sizes are not this run's.
+    #[error("the starting weights {label} have layers {got:?}, this run's are {want:?} (input, hidden widths, head)")]
+    InitShape {
+        /// Where the weights came from.
+        label: String,
+        /// Their layer sizes.
+        got: Vec<usize>,
+        /// This run's layer sizes.
+        want: Vec<usize>,
+    },
+    /// Starting weights for an algorithm without a single learner.
+    #[error("starting weights are for the learner of fcp, mep and cole, not {0}")]
+    InitAlgo(&'static str),
 }
 
 /// One PPO iteration of one learner, as reported and stored in the metadata.
@@ -468,7 +500,11 @@ pub(super) struct Learner {
 
 impl Learner {
     pub(super) fn new(dim: usize, cfg: &TrainConfig, seed: u64) -> Learner {
-        let net = Net::new(dim, &cfg.hidden, derive_seed(seed, 1));
+        Learner::from_net(Net::new(dim, &cfg.hidden, derive_seed(seed, 1)), cfg, seed)
+    }
+
+    /// A learner starting from `net` (fresh optimiser state, step counts at 0).
+    fn from_net(net: Net, cfg: &TrainConfig, seed: u64) -> Learner {
         let n = net.params.len();
         Learner {
             net,
@@ -505,6 +541,8 @@ pub(super) struct Ctx<'a, G: RlGame> {
     pub(super) enc: G::Encoder,
     pub(super) dim: usize,
     pub(super) cfg: &'a TrainConfig,
+    /// Where the final policy's learner starts (fcp, mep, cole), if not from random weights.
+    init: Option<PoolEntry>,
     run_steps: u64,
     on_iter: &'a mut dyn FnMut(&IterRecord),
     history: Vec<IterRecord>,
@@ -582,6 +620,15 @@ impl<G: RlGame> Ctx<'_, G> {
         (self.on_iter)(&rec);
         self.history.push(rec.clone());
         (rec, r)
+    }
+
+    /// The learner whose weights become the shipped policy (FCP's, MEP's, COLE's): from the
+    /// given starting weights if any (its random draws still come from `seed`).
+    pub(super) fn final_learner(&self, seed: u64) -> Learner {
+        match &self.init {
+            Some(e) => Learner::from_net(e.net.clone(), self.cfg, seed),
+            None => Learner::new(self.dim, self.cfg, seed),
+        }
     }
 
     pub(super) fn iterations(&self, steps: u64) -> usize {
@@ -781,6 +828,7 @@ pub(super) fn context<'a, G: RlGame>(
     game: &'a G,
     cfg: &'a TrainConfig,
     pool: Option<&[PoolEntry]>,
+    init: Option<PoolEntry>,
     on_iter: &'a mut dyn FnMut(&IterRecord),
 ) -> Result<Ctx<'a, G>, TrainError> {
     let dim = check(game, cfg)?;
@@ -790,7 +838,16 @@ pub(super) fn context<'a, G: RlGame>(
             return Err(TrainError::PoolShape { label: e.label.clone(), got: e.net.inputs(), want: dim });
         }
     }
-    Ok(Ctx { game, enc, dim, cfg, run_steps: 0, on_iter, history: Vec::new(), rollout_s: 0.0, update_s: 0.0 })
+    if let Some(e) = &init {
+        if matches!(cfg.algo, Algo::Sp | Algo::Pbt) {
+            return Err(TrainError::InitAlgo(cfg.algo.name()));
+        }
+        let want: Vec<usize> = std::iter::once(dim).chain(cfg.hidden.iter().copied()).chain([HEAD_OUTPUTS]).collect();
+        if e.net.sizes != want {
+            return Err(TrainError::InitShape { label: e.label.clone(), got: e.net.sizes.clone(), want });
+        }
+    }
+    Ok(Ctx { game, enc, dim, cfg, init, run_steps: 0, on_iter, history: Vec::new(), rollout_s: 0.0, update_s: 0.0 })
 }
 
 /// The outcome of a finished run in `ctx`.
@@ -959,13 +1016,20 @@ pub(super) fn train_fcp<G: RlGame>(ctx: &mut Ctx<'_, G>, given: Option<Vec<PoolE
             pool
         }
     };
-    let mut l = Learner::new(ctx.dim, cfg, derive_seed(cfg.seed, 400));
+    let mut l = ctx.final_learner(derive_seed(cfg.seed, 400));
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 401));
     let nets: Vec<&Net> = pool.iter().map(|p| &p.net).collect();
+    let [own, others] = cfg.fcp_ratio;
+    let both = [SeatPolicy { net: 0, record: true }; 2];
     for _ in 0..ctx.iterations(cfg.steps) {
+        // A draw for every environment, self-play ones too, so that the default 0:1 draws
+        // exactly what it drew before the option existed.
         let draws: Vec<(usize, bool)> =
             (0..cfg.envs).map(|_| (rng.random_range(0..pool.len().max(1)), rng.random_bool(0.5))).collect();
         let mut seats = |e: usize| {
+            if e % (own + others) < own {
+                return both;
+            }
             let (j, first) = draws[e];
             let me = SeatPolicy { net: 0, record: true };
             let other = SeatPolicy { net: 1 + j, record: false };
@@ -1063,7 +1127,7 @@ pub(super) fn train_mep<G: RlGame>(ctx: &mut Ctx<'_, G>) -> Trained {
     drop(snaps);
     let k = pool.len();
     let nets: Vec<&Net> = pool.iter().map(|p| &p.net).collect();
-    let mut l = Learner::new(ctx.dim, cfg, derive_seed(cfg.seed, 600));
+    let mut l = ctx.final_learner(derive_seed(cfg.seed, 600));
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(cfg.seed, 601));
     let mut scores: Vec<Option<f64>> = vec![None; k];
     for _ in 0..ctx.iterations(cfg.steps) {
@@ -1148,6 +1212,53 @@ mod tests {
             assert_ne!(a.net, c.net, "{algo:?}: another seed, other weights");
             assert!(a.evals.iter().all(|e| e.scores.len() == if e.seat.is_none() { 4 } else { 10 }));
         }
+    }
+
+    #[test]
+    fn fcp_ratio_turns_that_share_of_the_learners_environments_into_self_play() {
+        let l = cramped();
+        let learner_samples = |cfg: &TrainConfig| {
+            let out = train(&l, cfg, None, &mut |_| {}).unwrap();
+            let it: Vec<usize> = out.history.iter().filter(|r| r.phase == "learner").map(|r| r.samples).collect();
+            assert_eq!(it.len(), 2);
+            (out, it[0])
+        };
+        let published = tiny(Algo::Fcp);
+        let (a, one_seat) = learner_samples(&published);
+        // One recorded seat per environment, 4 environments of 100 steps.
+        assert_eq!(one_seat, 4 * 100);
+        // 1:1 — environments 0 and 2 are self-play, both seats recorded there.
+        let half = TrainConfig { fcp_ratio: [1, 1], ..tiny(Algo::Fcp) };
+        let (b, mixed) = learner_samples(&half);
+        assert_eq!(mixed, (2 * 2 + 2) * 100);
+        assert_ne!(a.net, b.net);
+        // The default is left out of the written configuration (older files stay as they were).
+        let text = serde_json::to_string(&published).unwrap();
+        assert!(!text.contains("fcp_ratio"), "{text}");
+        assert!(serde_json::to_string(&half).unwrap().contains("\"fcp_ratio\":[1,1]"));
+        let bad = TrainConfig { fcp_ratio: [1, 0], ..tiny(Algo::Fcp) };
+        assert!(train(&l, &bad, None, &mut |_| {}).unwrap_err().to_string().contains("fcp-ratio"));
+    }
+
+    #[test]
+    fn the_learner_starts_from_the_given_weights() {
+        let l = cramped();
+        let start = train(&l, &tiny(Algo::Sp), None, &mut |_| {}).unwrap().net;
+        let init = || Some(PoolEntry { label: "start".into(), net: start.clone() });
+        // With a zero step size the learner ends where it started.
+        let mut still = tiny(Algo::Fcp);
+        still.ppo.lr = 0.0;
+        for algo in [Algo::Fcp, Algo::Mep, Algo::Cole] {
+            let out = crate::rl::run::train_from(&l, &TrainConfig { algo, ..still.clone() }, None, init(), &mut |_| {});
+            assert_eq!(out.unwrap().net, start, "{algo:?}");
+        }
+        let moved = crate::rl::run::train_from(&l, &tiny(Algo::Fcp), None, init(), &mut |_| {}).unwrap().net;
+        assert_ne!(moved, start);
+        let err = crate::rl::run::train_from(&l, &tiny(Algo::Sp), None, init(), &mut |_| {}).unwrap_err();
+        assert!(matches!(err, TrainError::InitAlgo("sp")), "{err}");
+        let wide = TrainConfig { hidden: vec![8], ..tiny(Algo::Fcp) };
+        let err = crate::rl::run::train_from(&l, &wide, None, init(), &mut |_| {}).unwrap_err();
+        assert!(err.to_string().contains("[62, 16, 7]") && err.to_string().contains("[62, 8, 7]"), "{err}");
     }
 
     #[test]
