@@ -437,9 +437,7 @@ fn later_row(
 fn export(dir: &Path, name: &str, rows: &[Value]) -> Output {
     let records = dir.join(format!("{name}.json"));
     std::fs::write(&records, serde_json::to_vec(rows).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/export_human_data.py");
-    Command::new("python3")
-        .arg(script)
+    crate::support::script("export_human_data.py")
         .arg("--records")
         .arg(format!("test={}", records.display()))
         .arg("--out")

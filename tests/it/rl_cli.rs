@@ -360,9 +360,8 @@ fn pick_seed_script_picks_a_run_that_partners_the_others() {
     let (sp, pbt) =
         (root.join("data/rl/cramped_room_sp.safetensors"), root.join("data/rl/cramped_room_pbt.safetensors"));
     let pick = |models: &[&std::path::Path]| {
-        let mut c = std::process::Command::new("python3");
-        c.arg(root.join("scripts/rl_pick_seed.py"))
-            .args(["--bin", env!("CARGO_BIN_EXE_proagent"), "--episodes", "2", "--out"])
+        let mut c = crate::support::script("rl_pick_seed.py");
+        c.args(["--bin", env!("CARGO_BIN_EXE_proagent"), "--episodes", "2", "--out"])
             .arg(dir.path().join("pick"))
             .arg("cramped_room");
         c.args(models).output().expect("python3 runs scripts/rl_pick_seed.py")
@@ -411,10 +410,8 @@ fn roles_script_counts_the_sub_tasks_of_played_episodes() {
     assert_eq!(episodes.len(), 3);
     let deliveries: f64 = episodes.iter().map(|e| e["deliveries"].as_f64().unwrap()).sum::<f64>() / 3.0;
     assert!(deliveries >= 1.0, "greedy pair delivered nothing: {out}");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let roles = |file: &std::path::Path| {
-        std::process::Command::new("python3")
-            .arg(root.join("scripts/rl_roles.py"))
+        crate::support::script("rl_roles.py")
             .args(["--bin", env!("CARGO_BIN_EXE_proagent"), "--json"])
             .arg(file)
             .output()
@@ -462,13 +459,10 @@ fn heldout_script_names_each_weak_policy_with_the_partner_it_fails() {
         }
     }
     std::fs::write(layout.join("results.jsonl"), lines).unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let o = std::process::Command::new("python3")
-        .arg(root.join("scripts/rl_heldout.py"))
-        .arg(dir.path())
-        .output()
-        .expect("python3 runs scripts/rl_heldout.py");
-    let out = ok(&o);
+    let heldout = |d: &std::path::Path| {
+        crate::support::script("rl_heldout.py").arg(d).output().expect("python3 runs scripts/rl_heldout.py")
+    };
+    let out = ok(&heldout(dir.path()));
     assert!(out.contains("| cramped_room | sp | 100.0 | 100.0 | 100.0 | 100.0 | yes |"), "{out}");
     assert!(out.contains("| cramped_room | pbt | 100.0 | 100.0 | 20.0 | 73.3 | **no** |"), "{out}");
     assert!(out.contains("weak: cramped_room pbt\n"), "{out}");
@@ -476,11 +470,7 @@ fn heldout_script_names_each_weak_policy_with_the_partner_it_fails() {
 
     // A directory without results is an error, not an empty table that reads "weak: none".
     let empty = tempfile::tempdir().unwrap();
-    let o = std::process::Command::new("python3")
-        .arg(root.join("scripts/rl_heldout.py"))
-        .arg(empty.path())
-        .output()
-        .expect("python3 runs scripts/rl_heldout.py");
+    let o = heldout(empty.path());
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no results under"), "{o:?}");
 }

@@ -37,6 +37,13 @@ pub fn bin() -> Command {
     c
 }
 
+/// `python3 scripts/NAME` of this repository, run in [`scratch`] like [`bin`].
+pub fn script(name: &str) -> Command {
+    let mut c = Command::new("python3");
+    c.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join(name)).current_dir(scratch());
+    c
+}
+
 #[test]
 fn cli_tests_start_the_binary_only_through_support() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
