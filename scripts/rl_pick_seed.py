@@ -6,7 +6,8 @@ Self-play runs of different seeds settle on different conventions (on coordinati
 the SP run of seed 1 scores 14.7 on average with seeds 3-5, which score 82-103 with each
 other). Shipping the run that shares the most common convention makes a better partner
 for strangers, and the choice uses only the training runs: the held-out partners of
-scripts/rl_heldout.sh (the BC proxy, greedy, SP seed 2) must not be among MODEL.
+scripts/rl_heldout.sh (the BC proxy, greedy, SP seeds 2 and 21-23) must not be among
+MODEL.
 
 Plays every ordered pair of MODEL (10 episodes per pair and seat, seeds 0-9; --episodes
 changes the count) with `proagent eval`, prints each run's mean score with the others on stderr, and the chosen

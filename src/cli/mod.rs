@@ -88,6 +88,7 @@ pub fn main() -> ExitCode {
     }));
     init_logging();
     let cli = Cli::parse();
+    warn_stale_models();
     let result = match cli.command {
         Command::Show(a) => show::run(a),
         Command::VerifyTrace(a) => verify::run(a),
@@ -126,6 +127,23 @@ fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_ansi(stderr_colour()).with_writer(std::io::stderr).init();
+}
+
+/// Warns for each model file of this build's source tree (`data/rl/`, `data/bc/`) that
+/// differs from the copy compiled in: `sp`, `fcp`, `bc`, … play the compiled copy, so a model
+/// re-trained into the tree is not what they play until a rebuild. Silent when the tree is
+/// not there (an installed binary).
+fn warn_stale_models() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    for path in proagent_partners::stale_shipped(&data) {
+        let kind = if path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "bc") { "bc" } else { "rl" };
+        tracing::warn!(
+            "{} differs from the model compiled into this binary: the shipped names (sp, fcp, bc, ...) play the \
+             compiled one until a rebuild (cargo build --release); to play the file, pass {kind}:{}",
+            path.display(),
+            path.display()
+        );
+    }
 }
 
 /// An error and its causes on one line, `outer: cause: root`, leaving out a cause whose

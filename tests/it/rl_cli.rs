@@ -435,38 +435,62 @@ fn roles_script_counts_the_sub_tasks_of_played_episodes() {
     assert!(err.contains("bad.jsonl:2: not JSON"), "{err}");
 }
 
-/// `scripts/rl_heldout.py`: a policy under a quarter of the best policy's score with a
-/// held-out partner (or under one soup) is weak, listed with that partner, its score and the
-/// bar; a policy that clears every bar is not.
+/// `scripts/rl_heldout.py`: the held-out SP seeds are judged as one partner (their mean); a
+/// policy under a quarter of the best policy's score with a held-out partner (or under one
+/// soup) is weak, listed with that partner, its score and the bar; a policy that clears every
+/// bar is not, and a seed it fails alone is listed apart, as information.
 #[test]
 fn heldout_script_names_each_weak_policy_with_the_partner_it_fails() {
     let dir = tempfile::tempdir().unwrap();
     let layout = dir.path().join("cramped_room");
     std::fs::create_dir_all(&layout).unwrap();
     let mut lines = String::new();
-    // sp: 100 with every partner; pbt: 100 with bc and greedy, 10 or 30 (mean 20) with the
-    // SP seed, which is under 25 = a quarter of sp's 100.
+    let s2 = "rl:runs/rl/cramped_room_sp_s2.safetensors";
+    let s21 = "rl:runs/rl/cramped_room_sp_s21.safetensors";
+    // SP seeds' mean: sp 100, pbt 55, fcp 15 (under 25 = a quarter of sp's 100). Alone, sp
+    // fails seed 2 (20 against a quarter of pbt's 100) and pbt seed 21 (10 against 45).
     for (agent, partner, scores) in [
         ("sp", "bc", [100, 100]),
         ("sp", "greedy", [100, 100]),
-        ("sp", "rl:runs/rl/cramped_room_sp_s2.safetensors", [100, 100]),
+        ("sp", s2, [10, 30]),
+        ("sp", s21, [180, 180]),
         ("pbt", "bc", [100, 100]),
         ("pbt", "greedy", [100, 100]),
-        ("pbt", "rl:runs/rl/cramped_room_sp_s2.safetensors", [10, 30]),
+        ("pbt", s2, [100, 100]),
+        ("pbt", s21, [5, 15]),
+        ("fcp", "bc", [100, 100]),
+        ("fcp", "greedy", [100, 100]),
+        ("fcp", s2, [10, 10]),
+        ("fcp", s21, [20, 20]),
     ] {
         for s in scores {
             lines.push_str(&format!("{{\"agent\":\"{agent}\",\"partner\":\"{partner}\",\"score\":{s}}}\n"));
         }
     }
-    std::fs::write(layout.join("results.jsonl"), lines).unwrap();
+    std::fs::write(layout.join("results.jsonl"), &lines).unwrap();
     let heldout = |d: &std::path::Path| {
         crate::support::script("rl_heldout.py").arg(d).output().expect("python3 runs scripts/rl_heldout.py")
     };
     let out = ok(&heldout(dir.path()));
-    assert!(out.contains("| cramped_room | sp | 100.0 | 100.0 | 100.0 | 100.0 | yes |"), "{out}");
-    assert!(out.contains("| cramped_room | pbt | 100.0 | 100.0 | 20.0 | 73.3 | **no** |"), "{out}");
-    assert!(out.contains("weak: cramped_room pbt\n"), "{out}");
-    assert!(out.contains("- cramped_room pbt with sp seed 2: 20.0 ± 10.0, bar 25.0 (within 2 SE of the bar)"), "{out}");
+    assert!(out.contains("| with the SP seeds (mean) |"), "{out}");
+    assert!(out.contains("\nSP seeds: cramped_room 2, 21\n"), "{out}");
+    assert!(out.contains("| cramped_room | sp | 100.0 | 100.0 | 100.0 | 100.0 | yes | 20.0 (seed 2) |"), "{out}");
+    assert!(out.contains("| cramped_room | pbt | 100.0 | 100.0 | 55.0 | 85.0 | yes | 10.0 (seed 21) |"), "{out}");
+    assert!(out.contains("| cramped_room | fcp | 100.0 | 100.0 | 15.0 | 71.7 | **no** | 10.0 (seed 2) |"), "{out}");
+    assert!(out.contains("weak: cramped_room fcp\n- cramped_room fcp with sp seeds: 15.0 ± 2.9, bar 25.0\n"), "{out}");
+    assert!(out.contains("- cramped_room sp with sp seed 2: 20.0 ± 10.0, bar 25.0\n"), "{out}");
+    assert!(out.contains("- cramped_room pbt with sp seed 21: 10.0 ± 5.0, bar 45.0\n"), "{out}");
+
+    // A policy played with fewer seeds than the others would be judged on another mean.
+    let partial: String =
+        lines.lines().filter(|l| !(l.contains("\"fcp\"") && l.contains("_s21"))).map(|l| format!("{l}\n")).collect();
+    std::fs::write(layout.join("results.jsonl"), partial).unwrap();
+    let o = heldout(dir.path());
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cramped_room fcp: results with SP seeds [2], expected [2, 21]"),
+        "{o:?}"
+    );
 
     // A directory without results is an error, not an empty table that reads "weak: none".
     let empty = tempfile::tempdir().unwrap();

@@ -140,6 +140,8 @@ pub struct ShippedModel {
     pub layout: &'static str,
     /// The human-data split it was trained on.
     pub split: Split,
+    /// Its file name under `data/bc/` (without extension).
+    pub file: &'static str,
     /// The safetensors file's bytes.
     pub weights: &'static [u8],
     /// The training metadata as JSON: the command, config, data file and its hash, …
@@ -151,6 +153,7 @@ macro_rules! shipped {
         ShippedModel {
             layout: $layout,
             split: Split::$split,
+            file: $file,
             weights: include_bytes!(concat!("../../../../data/bc/", $file, ".safetensors")),
             metadata: include_str!(concat!("../../../../data/bc/", $file, ".json")),
         }
