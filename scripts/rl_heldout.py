@@ -30,6 +30,7 @@ Usage: python3 scripts/rl_heldout.py OUT-dir
 import json
 import os
 import re
+import signal
 import sys
 from collections import defaultdict
 
@@ -67,7 +68,7 @@ def load(out):
                         continue
                     seed = sp_seed(r["partner"])
                     if r["partner"].startswith("rl:") and seed is None:
-                        sys.exit(f"rl_heldout: {path}:{n}: partner {r['partner']!r} is not an SP seed's file (<layout>_sp_s<N>.safetensors)")
+                        sys.exit(f"rl_heldout: {path}:{n}: partner {json.dumps(r['partner'])} is not an SP seed's file (<layout>_sp_s<N>.safetensors)")
                     partner = r["partner"] if seed is None else f"sp seed {seed}"
                     scores[(layout, r["agent"], partner)].append(r["score"])
     return scores
@@ -80,6 +81,8 @@ def stats(v):
 
 
 def main():
+    # `| head` closes the pipe early: end quietly, as the Unix tools do.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     out = sys.argv[1] if len(sys.argv) > 1 else "runs/heldout"
     s = load(out)
     if not s:

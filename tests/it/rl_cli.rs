@@ -492,6 +492,22 @@ fn heldout_script_names_each_weak_policy_with_the_partner_it_fails() {
         "{o:?}"
     );
 
+    // A learned partner that is not an SP seed's file, and a cut line: errors naming the line.
+    let results = layout.join("results.jsonl");
+    let first = lines.lines().next().unwrap();
+    for (text, want) in [
+        (
+            format!("{first}\n{{\"agent\":\"sp\",\"partner\":\"rl:x/pbt.safetensors\",\"score\":1}}\n"),
+            "results.jsonl:2: partner \"rl:x/pbt.safetensors\" is not an SP seed's file",
+        ),
+        (format!("{first}\n{{\"agent\":\"sp\",\n"), "results.jsonl:2: not JSON"),
+    ] {
+        std::fs::write(&results, text).unwrap();
+        let o = heldout(dir.path());
+        assert!(!o.status.success());
+        assert!(String::from_utf8_lossy(&o.stderr).contains(want), "{o:?}");
+    }
+
     // A directory without results is an error, not an empty table that reads "weak: none".
     let empty = tempfile::tempdir().unwrap();
     let o = heldout(empty.path());
