@@ -837,18 +837,27 @@ async fn the_server_bounds_connections_time_and_memory() {
     let _ = tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut out)).await.expect("answered in time");
     let out = String::from_utf8_lossy(&out);
     assert!(out.starts_with("HTTP/1.1 408"), "{out}");
-    // The connection cap: four held open, the fifth is told 503.
+    // The connection cap: of five connections opened at once (each sending half a request
+    // head), at most four are served and the rest are told 503 at once. Which one is refused
+    // is not fixed: the task of a connection closed just before may still hold its slot for
+    // a moment (under load, long enough for the fourth to be refused and the fifth served).
     let mut held = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..5 {
         let mut c = tokio::net::TcpStream::connect(&addr).await.unwrap();
         c.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n").await.unwrap();
         held.push(c);
     }
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let mut extra = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    let mut out = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(2), extra.read_to_end(&mut out)).await;
-    assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 503"), "{}", String::from_utf8_lossy(&out));
+    let mut answers = Vec::new();
+    for c in &mut held {
+        // Served ones end at the header time-out (500 ms), with a 408 or nothing.
+        let mut out = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(3), c.read_to_end(&mut out)).await;
+        answers.push(String::from_utf8_lossy(&out).to_string());
+    }
+    let refused: Vec<&String> = answers.iter().filter(|a| a.starts_with("HTTP/1.1 503")).collect();
+    assert!(!refused.is_empty(), "five served at once: {answers:?}");
+    assert!(refused.iter().all(|a| a.contains("too many connections")), "{answers:?}");
+    assert!(!answers[0].starts_with("HTTP/1.1 503"), "the first of the five refused: {answers:?}");
     drop(held);
     tokio::time::sleep(Duration::from_millis(700)).await;
     // Uploads: larger than the largest upload, or than the read budget, are refused
