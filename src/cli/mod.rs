@@ -135,8 +135,7 @@ fn init_logging() {
 /// not there (an installed binary).
 fn warn_stale_models() {
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
-    for path in proagent_partners::stale_shipped(&data) {
-        let kind = if path.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "bc") { "bc" } else { "rl" };
+    for (path, kind) in proagent_partners::stale_shipped(&data) {
         tracing::warn!(
             "{} differs from the model compiled into this binary: the shipped names (sp, fcp, bc, ...) play the \
              compiled one until a rebuild (cargo build --release); to play the file, pass {kind}:{}",

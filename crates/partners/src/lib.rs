@@ -19,27 +19,28 @@ pub mod scripted;
 pub mod v2;
 
 /// The shipped model files under `data_dir` (a source tree's `data/`) whose weights differ
-/// from the copies compiled into this build: after re-training one into `data/rl/` or
-/// `data/bc/`, the names `sp`, `fcp`, `bc`, … keep playing the compiled copy until a
-/// rebuild. A file that is absent or unreadable is not listed: an installed binary has no
-/// source tree beside it.
-pub fn stale_shipped(data_dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+/// from the copies compiled into this build, each with the partner-spec prefix that plays
+/// the file itself (`rl` or `bc`): after re-training one into `data/rl/` or `data/bc/`, the
+/// names `sp`, `fcp`, `bc`, … keep playing the compiled copy until a rebuild. A file that is
+/// absent or unreadable is not listed: an installed binary has no source tree beside it.
+pub fn stale_shipped(data_dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static str)> {
     shipped_files(data_dir)
         .into_iter()
-        .filter_map(|(path, weights)| match std::fs::read(&path) {
-            Ok(bytes) if bytes != weights => Some(path),
+        .filter_map(|(path, kind, weights)| match std::fs::read(&path) {
+            Ok(bytes) if bytes != weights => Some((path, kind)),
             _ => None,
         })
         .collect()
 }
 
-/// Where each compiled-in model's file sits under a source tree's `data/`, with its bytes.
-fn shipped_files(data_dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static [u8])> {
+/// Where each compiled-in model's file sits under a source tree's `data/`, its spec prefix,
+/// and its bytes.
+fn shipped_files(data_dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static str, &'static [u8])> {
     let rl = rl::model::SHIPPED.iter().map(|m| {
         let sub = if m.game == "overcooked" { data_dir.join("rl") } else { data_dir.join("rl").join("v2") };
-        (sub.join(format!("{}.safetensors", m.file)), m.weights)
+        (sub.join(format!("{}.safetensors", m.file)), "rl", m.weights)
     });
-    let bc = bc::SHIPPED.iter().map(|m| (data_dir.join("bc").join(format!("{}.safetensors", m.file)), m.weights));
+    let bc = bc::SHIPPED.iter().map(|m| (data_dir.join("bc").join(format!("{}.safetensors", m.file)), "bc", m.weights));
     rl.chain(bc).collect()
 }
 
@@ -68,9 +69,9 @@ mod tests {
         assert_eq!(
             stale,
             vec![
-                rl.join(format!("{}.safetensors", sp.file)),
-                rl.join("v2").join(format!("{}.safetensors", v2.file)),
-                dir.path().join("bc").join(format!("{}.safetensors", b.file)),
+                (rl.join(format!("{}.safetensors", sp.file)), "rl"),
+                (rl.join("v2").join(format!("{}.safetensors", v2.file)), "rl"),
+                (dir.path().join("bc").join(format!("{}.safetensors", b.file)), "bc"),
             ]
         );
     }
@@ -81,7 +82,7 @@ mod tests {
         let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
         let files = shipped_files(&data);
         assert_eq!(files.len(), rl::model::SHIPPED.len() + bc::SHIPPED.len());
-        for (path, weights) in files {
+        for (path, _, weights) in files {
             assert_eq!(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())), weights);
         }
     }
