@@ -114,6 +114,11 @@ def main():
         seeds = sorted(seeds_of[layout])
         best = {p: max([mean.get((layout, a, p), 0.0) for a in agents] or [0.0])
                 for p in partners + [f"sp seed {x}" for x in seeds]}
+
+        def bar(p):
+            # The competence bar with partner p: a quarter of the best policy's score, one soup at least.
+            return max(20.0, 0.25 * best[p])
+
         for a in agents:
             row = [mean.get((layout, a, p)) for p in partners]
             if any(x is None for x in row):
@@ -122,20 +127,19 @@ def main():
             if len(per_seed) != len(seeds):
                 sys.exit(f"rl_heldout: {layout} {a}: results with SP seeds {[x for _, x in per_seed]}, "
                          f"expected {seeds} (rl_heldout.sh with the same seeds for every policy)")
-            bars = [max(20.0, 0.25 * best[p]) for p in partners]
+            bars = [bar(p) for p in partners]
             ok = all(x >= bar for x, bar in zip(row, bars))
             if not ok:
                 weak.append(f"{layout} {a}")
-                for x, bar, p in zip(row, bars, partners):
-                    if x < bar:
+                for x, b, p in zip(row, bars, partners):
+                    if x < b:
                         e = se[(layout, a, p)]
-                        near = " (within 2 SE of the bar)" if bar - x < 2 * e else ""
-                        why.append(f"- {layout} {a} with {p}: {x:.1f} ± {e:.1f}, bar {bar:.1f}{near}")
+                        near = " (within 2 SE of the bar)" if b - x < 2 * e else ""
+                        why.append(f"- {layout} {a} with {p}: {x:.1f} ± {e:.1f}, bar {b:.1f}{near}")
             for x, seed in per_seed:
-                bar = max(20.0, 0.25 * best[f"sp seed {seed}"])
-                if x < bar:
-                    e = se[(layout, a, f"sp seed {seed}")]
-                    single.append(f"- {layout} {a} with sp seed {seed}: {x:.1f} ± {e:.1f}, bar {bar:.1f}")
+                p = f"sp seed {seed}"
+                if x < bar(p):
+                    single.append(f"- {layout} {a} with {p}: {x:.1f} ± {se[(layout, a, p)]:.1f}, bar {bar(p):.1f}")
             worst, wseed = min(per_seed)
             cells = [f"{x:.1f}" for x in row]
             print(f"| {layout} | {a} | " + " | ".join(cells) + f" | {sum(row) / 3:.1f} | {'yes' if ok else '**no**'} | {worst:.1f} (seed {wseed}) |")
