@@ -112,19 +112,22 @@ pub fn run(c: BcCommand) -> Result<ExitCode> {
     }
 }
 
-/// The demonstration file of a layout and split in `dir` (gzipped or plain).
+/// The demonstration file of a layout and split in `dir` (gzipped or plain). Whatever is
+/// there is returned, not only a regular file: the bounded reader then refuses a FIFO or a
+/// device by name instead of it being passed over as absent.
 fn data_file(dir: &Path, layout: &str, split: &str) -> Option<PathBuf> {
     [format!("{layout}_{split}.jsonl.gz"), format!("{layout}_{split}.jsonl")]
         .into_iter()
         .map(|f| dir.join(f))
-        .find(|p| p.is_file())
+        .find(|p| p.exists())
 }
 
 /// The layout the data was recorded on: its grid in `layouts.json` next to the
 /// data if present, else the built-in layout.
 fn data_layout(dir: &Path, name: &str) -> Result<Layout> {
     let path = dir.join("layouts.json");
-    if path.is_file() {
+    // Present but not a regular file (a FIFO, a device): refused by the reader, by name.
+    if path.exists() {
         let text = read_file_text(&path, MAX_SIDE_FILE_BYTES, "layouts.json files")
             .with_context(|| format!("reading {}", path.display()))?;
         let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;

@@ -119,6 +119,8 @@ fn check_reference(c: &CollabBenchConfig) -> Result<()> {
             c.script.display()
         );
     }
+    // The script is handed to Python, which would wait for ever on a FIFO.
+    proagent::limits::check_regular(&c.script).with_context(|| format!("--reference-script {}", c.script.display()))?;
     Ok(())
 }
 

@@ -97,10 +97,18 @@ fn rollout_trait(game: &Hanabi, moves: u64, seed: u64) -> f64 {
     t0.elapsed().as_secs_f64()
 }
 
-fn run_hle(c: &HanabiBenchConfig, python: &PathBuf, players: usize) -> Result<Value> {
+/// Checks `--hle-script` before anything is timed: it must exist and be a regular file
+/// (it is handed to Python, which would wait for ever on a FIFO).
+fn check_hle_script(c: &HanabiBenchConfig) -> Result<()> {
     if !c.script.exists() {
         bail!("--hle-script {}: no such file (run from the repository root, or give its path)", c.script.display());
     }
+    proagent::limits::check_regular(&c.script).with_context(|| format!("--hle-script {}", c.script.display()))?;
+    Ok(())
+}
+
+fn run_hle(c: &HanabiBenchConfig, python: &PathBuf, players: usize) -> Result<Value> {
+    check_hle_script(c)?;
     let out = std::process::Command::new(python)
         .arg(&c.script)
         .args(["--players", &players.to_string(), "--moves", &c.hle_moves.to_string()])
@@ -122,6 +130,9 @@ fn run_hle(c: &HanabiBenchConfig, python: &PathBuf, players: usize) -> Result<Va
 
 pub fn run_env(spec: &str, c: &HanabiBenchConfig) -> Result<ExitCode> {
     let game = Hanabi::from_spec(spec).context("--game")?;
+    if c.hle.is_some() {
+        check_hle_script(c)?;
+    }
     let (secs, games, check) = rollout(&game, c.moves, c.seed, false);
     let moves_rate = c.moves as f64 / secs;
     let (rl_secs, _, rl_check) = rollout(&game, c.rl_steps, c.seed, true);

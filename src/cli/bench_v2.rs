@@ -13,7 +13,7 @@ use proagent::env_v2::{Layout, Settings, obs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -86,10 +86,18 @@ fn batched(
     f64::from(batch) * f64::from(steps) / t0.elapsed().as_secs_f64()
 }
 
-fn run_jaxmarl(python: &PathBuf, script: &PathBuf, layout: &str, c: &V2BenchConfig) -> Result<Value> {
+/// Checks `--jaxmarl-script` before anything is timed: it must exist and be a regular file
+/// (it is handed to Python, which would wait for ever on a FIFO).
+fn check_script(script: &Path) -> Result<()> {
     if !script.exists() {
         bail!("--jaxmarl-script {}: no such file (run from the repository root, or give its path)", script.display());
     }
+    proagent::limits::check_regular(script).with_context(|| format!("--jaxmarl-script {}", script.display()))?;
+    Ok(())
+}
+
+fn run_jaxmarl(python: &PathBuf, script: &PathBuf, layout: &str, c: &V2BenchConfig) -> Result<Value> {
+    check_script(script)?;
     let mut cmd = std::process::Command::new(python);
     cmd.arg(script)
         .args(["--layout", layout, "--steps", &c.jax_steps.to_string()])
@@ -114,6 +122,9 @@ fn run_jaxmarl(python: &PathBuf, script: &PathBuf, layout: &str, c: &V2BenchConf
 
 pub fn run(spec: &str, c: &V2BenchConfig) -> Result<ExitCode> {
     let (layout, _) = load_v2_layout(spec).context("--layout")?;
+    if c.jaxmarl.is_some() {
+        check_script(&c.script)?;
+    }
     let settings = Settings { view_radius: c.view_radius, ..Settings::default() };
     let n = layout.num_agents();
     let mut rng = ChaCha8Rng::seed_from_u64(c.seed);

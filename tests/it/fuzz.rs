@@ -754,10 +754,16 @@ fn fuzz_model_files() {
         }
         ok
     });
-    // Files on disk go through the bounded reader: an endless stream is refused at the cap.
+    // Files on disk go through the bounded reader: a device is refused before it is read,
+    // a file past the cap from its size.
     #[cfg(unix)]
     {
         let e = proagent::rl::model::load_file(Path::new("/dev/zero")).unwrap_err().to_string();
-        assert!(e.contains("/dev/zero") && e.contains("larger than 64 MiB"), "{e}");
+        assert!(e.contains("/dev/zero") && e.contains("is a character device"), "{e}");
     }
+    let big = tempfile::tempdir().unwrap();
+    let path = big.path().join("big.safetensors");
+    std::fs::File::create(&path).unwrap().set_len((64 << 20) + 1).unwrap();
+    let e = proagent::rl::model::load_file(&path).unwrap_err().to_string();
+    assert!(e.contains("big.safetensors") && e.contains("larger than 64 MiB"), "{e}");
 }

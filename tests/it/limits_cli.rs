@@ -286,10 +286,14 @@ fn many_keys_are_checked_for_duplicates_in_linear_time() {
 fn endless_and_compressed_inputs_stop_at_their_limit() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    // An endless device is refused as a device before a byte is read (it used to be read as
+    // a stream up to the limit); a layout file past the limit is refused from its size.
     if Path::new("/dev/zero").exists() {
-        refused(d, &["show", "--layout", "/dev/zero"], &["/dev/zero", "larger than 1 MiB, the limit for layout files"]);
-        refused(d, &["play", "--layout", "/dev/zero", "--no-transcript"], &["larger than 1 MiB"]);
+        refused(d, &["show", "--layout", "/dev/zero"], &["/dev/zero", "is a character device, not a regular file"]);
+        refused(d, &["play", "--layout", "/dev/zero", "--no-transcript"], &["/dev/zero", "is a character device"]);
     }
+    std::fs::write(d.join("big.layout"), vec![b' '; (1 << 20) + 1]).unwrap();
+    refused(d, &["show", "--layout", "big.layout"], &["big.layout", "larger than 1 MiB, the limit for layout files"]);
     // A gzip bomb: 300 members of 1 MiB of zeros each (about 300 KB on disk, 300 MiB inside).
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     enc.write_all(&vec![0u8; 1 << 20]).unwrap();
@@ -339,4 +343,176 @@ fn replay_stops_at_the_first_miss_with_one_error() {
     let failed_calls = stderr.matches("model call failed").count();
     assert!(failed_calls <= 2, "{failed_calls} failed calls logged: {stderr}");
     assert!(stdout.len() + stderr.len() < 8_000, "{} bytes of output", stdout.len() + stderr.len());
+}
+
+/// Runs `args` in `dir` with a deadline and checks for a prompt input error: exit 2 within
+/// 60 seconds (a command that blocks on a FIFO is killed and fails the test instead of
+/// hanging it), no panic, and stderr containing every one of `wanted`.
+#[cfg(unix)]
+fn refused_promptly(dir: &Path, args: &[&str], wanted: &[&str]) -> String {
+    use std::time::{Duration, Instant};
+    let mut child = bin(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run proagent");
+    let t0 = Instant::now();
+    loop {
+        if child.try_wait().expect("wait for proagent").is_some() {
+            break;
+        }
+        if t0.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} did not return within 60 s (blocked on a special file?)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("collect proagent's output");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2; stderr: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    for w in wanted {
+        assert!(err.contains(w), "{args:?}: stderr lacks {w:?}: {err}");
+    }
+    err
+}
+
+/// Makes a FIFO at `path` (no writer ever opens it).
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let st = Command::new("mkfifo").arg(path).status().expect("run mkfifo");
+    assert!(st.success(), "mkfifo {}", path.display());
+}
+
+/// Every input path of the command line is a regular file: a FIFO with no writer (which
+/// used to block the open for ever) ends at once in exit 2 naming the path, for model
+/// files, layouts, mazes, transcripts, traces, QA data, results, prompts and human-data
+/// files.
+#[cfg(unix)]
+#[test]
+fn a_fifo_for_any_input_path_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = |name: &str| -> String {
+        let p = d.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        mkfifo(&p);
+        name.to_string()
+    };
+    const WHAT: &str = "is a FIFO (named pipe), not a regular file";
+    // Model files.
+    let m = fifo("m.safetensors");
+    for args in [
+        &["play", "--partner", &format!("rl:{m}"), "--no-transcript"][..],
+        &["play", "--partner", &format!("bc:{m}"), "--no-transcript"],
+        &["rl", "eval", "--layout", "cramped_room", "--policy", &m, "--episodes", "1"],
+        &["rl", "eval", "--layout", "cramped_room", "--model", &m, "--episodes", "1"],
+        &["rl", "eval", "--layout", "cramped_room", "--policy", "sp", "--partner", &format!("rl:{m}")],
+        &["bc", "selfplay", "--layout", "cramped_room", "--policy", &format!("bc:{m}"), "--episodes", "1"],
+    ] {
+        refused_promptly(d, args, &[&m, WHAT]);
+    }
+    // Layouts and mazes.
+    let l = fifo("k.layout");
+    refused_promptly(d, &["show", "--layout", &l], &[&l, WHAT]);
+    refused_promptly(d, &["play", "--layout", &l, "--no-transcript"], &[&l, WHAT]);
+    refused_promptly(d, &["play", "--layout", &format!("v2:{l}"), "--no-transcript"], &[&l, WHAT]);
+    let z = fifo("z.maze");
+    refused_promptly(d, &["play", "--layout", &z, "--no-transcript"], &[&z, WHAT]);
+    // Transcripts, trajectories and traces.
+    let t = fifo("run.jsonl");
+    for args in [
+        &["replay", &t][..],
+        &["show", "--transcript", &t],
+        &["render", &t, "--out", "x.svg"],
+        &["analyze", &t],
+        &["verify-trace", &t],
+        &["play", "--model", &format!("replay:{t}"), "--no-transcript"],
+        &["qa", "--model", &format!("replay:{t}"), "--no-transcript"],
+    ] {
+        refused_promptly(d, args, &[&t, WHAT]);
+    }
+    // CoordinationQA data and prompts.
+    let q = fifo("q.csv");
+    refused_promptly(d, &["qa", "--data", &q, "--model", "oracle", "--no-transcript"], &[&q, WHAT]);
+    refused_promptly(d, &["qa", "lint", "--data", &q], &[&q, WHAT]);
+    let qp = fifo("qaprompts/system.j2");
+    refused_promptly(d, &["qa", "--prompts", "qaprompts", "--model", "oracle", "--no-transcript"], &[&qp, WHAT]);
+    let ap = fifo("prompts2/agent/extra.j2");
+    refused_promptly(d, &["play", "--prompts", "prompts2", "--no-transcript"], &[&ap, WHAT]);
+    // Results: given to `eval report`, and found in an `eval --out` directory.
+    let r = fifo("res/results.jsonl");
+    refused_promptly(d, &["eval", "report", &r], &[&r, WHAT]);
+    refused_promptly(d, &["eval", "report", "res"], &[&r, WHAT]);
+    let sweep = vec!["eval", "--layouts", "cramped_room", "--agents", "greedy", "--partners", "greedy", "--out", "res"];
+    refused_promptly(d, &sweep, &[&r, WHAT]);
+    // Scripts `bench` hands to Python: checked before anything is timed.
+    let py = fifo("bench.py");
+    for args in [
+        vec!["bench", "env", "--game", "hanabi", "--hle", "python3", "--hle-script", &py],
+        vec!["bench", "env", "--layout", "v2:cramped_room", "--jaxmarl", "python3", "--jaxmarl-script", &py],
+        vec![
+            "bench",
+            "env",
+            "--game",
+            "capture",
+            "--reference",
+            "python3",
+            "--reference-src",
+            ".",
+            "--reference-script",
+            &py,
+        ],
+    ] {
+        refused_promptly(d, &args, &[&py, WHAT]);
+    }
+    // Human data: the demonstration file and its `layouts.json` side file.
+    let h = fifo("hd/cramped_room_train.jsonl.gz");
+    refused_promptly(d, &["bc", "eval", "--policy", "bc", "--data", &h], &[&h, WHAT]);
+    refused_promptly(
+        d,
+        &["bc", "train", "--layout", "cramped_room", "--split", "train", "--data", "hd", "--out", "o.safetensors"],
+        &[&h, WHAT],
+    );
+    std::fs::write(d.join("hd2.jsonl"), "").unwrap();
+    std::fs::create_dir_all(d.join("hd2")).unwrap();
+    std::fs::copy(d.join("hd2.jsonl"), d.join("hd2/cramped_room_train.jsonl")).unwrap();
+    let side = fifo("hd2/layouts.json");
+    refused_promptly(
+        d,
+        &["bc", "train", "--layout", "cramped_room", "--split", "train", "--data", "hd2", "--out", "o.safetensors"],
+        &[&side, WHAT],
+    );
+}
+
+/// A device is not a file either: `/dev/null` and `/dev/zero` are refused by name before a
+/// byte is read (they used to be read as an empty file or an endless stream).
+#[cfg(unix)]
+#[test]
+fn a_device_for_an_input_path_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    const WHAT: &str = "is a character device, not a regular file";
+    for dev in ["/dev/null", "/dev/zero"] {
+        if !Path::new(dev).exists() {
+            continue;
+        }
+        for args in [
+            &["play", "--partner", &format!("rl:{dev}"), "--no-transcript"][..],
+            &["play", "--partner", &format!("bc:{dev}"), "--no-transcript"],
+            &["rl", "eval", "--layout", "cramped_room", "--policy", dev, "--episodes", "1"],
+            &["show", "--layout", dev],
+            &["replay", dev],
+            &["verify-trace", dev],
+            &["qa", "lint", "--data", dev],
+            &["eval", "report", dev],
+        ] {
+            refused_promptly(d, args, &[dev, WHAT]);
+        }
+    }
 }

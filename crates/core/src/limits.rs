@@ -1,13 +1,18 @@
 //! Resource limits: the largest input of each kind that proagent accepts, and
 //! the bounded reader that every file goes through.
 //!
-//! Guarantees: no file (a gzip bomb, `/dev/zero`, a runaway log, a FIFO that
-//! never ends) makes a reader allocate more than its limit plus one buffer, or
-//! read forever. A regular file that is too large is refused from its size
-//! before a byte is read; anything else is read through `Read::take` and
-//! refused as soon as it passes the limit. Going over a limit is an
-//! `io::ErrorKind::FileTooLarge` error that names the limit, so every caller's
-//! existing "path: error" reporting names the file too.
+//! Guarantees: no file (a gzip bomb, `/dev/zero`, a runaway log, a FIFO with no
+//! writer) makes a reader allocate more than its limit plus one buffer, block, or
+//! read forever. Only regular files are read: anything else at the path (a FIFO,
+//! a device, a socket, a directory) is refused from its metadata before it is
+//! opened, and the file is opened without blocking (`O_NONBLOCK` on Unix) and
+//! checked again once open, so a FIFO swapped in between is refused too rather
+//! than waited on. A regular file that is too large is refused from its size
+//! before a byte is read, and its read stops one byte past the limit even if it
+//! grows meanwhile. Going over a limit is an `io::ErrorKind::FileTooLarge`
+//! error that names the limit; a special file is an `io::ErrorKind::InvalidInput`
+//! error that says what it is (see [`NotRegular`]); so every caller's existing
+//! "path: error" reporting names the file too.
 //!
 //! The limits on layouts (grid size, nesting) live in `env::layout`, which must
 //! stay free of I/O; the table of every limit is in `docs/limits.md`.
@@ -165,14 +170,98 @@ pub fn read_limited(r: impl Read, limit: u64, what: &str) -> io::Result<Vec<u8>>
     Ok(out)
 }
 
-/// The bytes of the file at `path`, refused when larger than `limit`.
-pub fn read_file(path: &Path, limit: u64, what: &str) -> io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
+/// What a path that is not a regular file turned out to be; the payload of the
+/// `io::ErrorKind::InvalidInput` error [`read_file`] and [`open_regular`] return for it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("is {}, not a regular file; proagent reads input only from regular files (see docs/limits.md)", .0)]
+pub struct NotRegular(
+    /// The kind of file in words (`a FIFO (named pipe)`, `a character device`, ...).
+    pub &'static str,
+);
+
+/// The kind of a file that is not regular, in words; `None` for a regular file.
+fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let ft = meta.file_type();
+    if ft.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if ft.is_char_device() {
+            return Some("a character device");
+        }
+        if ft.is_block_device() {
+            return Some("a block device");
+        }
+        if ft.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// Refuses metadata that is not a regular file's: a directory is an
+/// `IsADirectory` error, anything else an `InvalidInput` error holding [`NotRegular`].
+fn ensure_regular(meta: &std::fs::Metadata) -> io::Result<()> {
     if meta.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory, not a file"));
     }
-    if meta.is_file() && meta.len() > limit {
+    match special_kind(meta) {
+        None => Ok(()),
+        Some(kind) => Err(io::Error::new(io::ErrorKind::InvalidInput, NotRegular(kind))),
+    }
+}
+
+/// Whether `e` is the refusal of a path that is not a regular file (a FIFO, a device,
+/// a socket; not a directory).
+pub fn is_not_regular(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::InvalidInput && e.get_ref().is_some_and(|inner| inner.is::<NotRegular>())
+}
+
+/// Checks that `path` is a regular file (following symbolic links) without opening it:
+/// a FIFO, a device, a socket or a directory is an error (see [`open_regular`]).
+pub fn check_regular(path: &Path) -> io::Result<std::fs::Metadata> {
+    let meta = std::fs::metadata(path)?;
+    ensure_regular(&meta)?;
+    Ok(meta)
+}
+
+/// Opens `path` with `options` after checking that it is a regular file, without ever
+/// blocking on a FIFO: the path's metadata is checked before opening (so a device is never
+/// opened), the open does not wait for a writer (`O_NONBLOCK` on Unix, which changes
+/// nothing for a regular file), and the open file is checked again. A missing file is
+/// left to `options`: created if they say so, else a `NotFound` error.
+pub fn open_regular_with(options: &std::fs::OpenOptions, path: &Path) -> io::Result<std::fs::File> {
+    match std::fs::metadata(path) {
+        Ok(meta) => ensure_regular(&meta)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut options = options.clone();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    ensure_regular(&file.metadata()?)?;
+    Ok(file)
+}
+
+/// Opens the regular file at `path` for reading (see [`open_regular_with`]).
+pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    open_regular_with(std::fs::OpenOptions::new().read(true), path)
+}
+
+/// The bytes of the regular file at `path`, refused when larger than `limit`, and
+/// refused without blocking when it is not a regular file (a FIFO, a device).
+pub fn read_file(path: &Path, limit: u64, what: &str) -> io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    if file.metadata()?.len() > limit {
         return Err(too_large(limit, what));
     }
     read_limited(file, limit, what)
@@ -231,5 +320,40 @@ mod tests {
         assert!(read_file_text(&p, 10, "x").unwrap_err().to_string().contains("line 2"));
         assert_eq!(read_file(dir.path(), 10, "x").unwrap_err().kind(), io::ErrorKind::IsADirectory);
         assert_eq!(human_bytes(1 << 30), "1 GiB");
+    }
+
+    /// A FIFO with no writer and a device are refused at once, neither opened for a read
+    /// that would block nor read as a stream; a regular file passes the same check.
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p = fifo.clone();
+        std::thread::spawn(move || tx.send(read_file(&p, 10, "x")).unwrap());
+        let e = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("read_file blocked on a FIFO").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(is_not_regular(&e));
+        assert!(e.to_string().starts_with("is a FIFO (named pipe), not a regular file"), "{e}");
+        assert!(is_not_regular(&open_regular(&fifo).unwrap_err()));
+        for dev in ["/dev/null", "/dev/zero"] {
+            let e = read_file(Path::new(dev), MIB, "x").unwrap_err();
+            assert!(e.to_string().starts_with("is a character device, not a regular file"), "{dev}: {e}");
+            assert!(is_not_regular(&e));
+        }
+        let e = check_regular(dir.path()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::IsADirectory);
+        assert!(!is_not_regular(&e));
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"ok").unwrap();
+        assert_eq!(check_regular(&f).unwrap().len(), 2);
+        // A symbolic link to a regular file is followed; one to a FIFO is refused.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        assert!(is_not_regular(&read_file(&link, 10, "x").unwrap_err()));
     }
 }

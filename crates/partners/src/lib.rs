@@ -23,12 +23,16 @@ pub mod v2;
 /// the file itself (`rl` or `bc`): after re-training one into `data/rl/` or `data/bc/`, the
 /// names `sp`, `fcp`, `bc`, … keep playing the compiled copy until a rebuild. A file that is
 /// absent or unreadable is not listed: an installed binary has no source tree beside it.
+/// Files are read through the bounded reader, so a FIFO or a device there is passed over
+/// instead of holding up every command at its start.
 pub fn stale_shipped(data_dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static str)> {
     shipped_files(data_dir)
         .into_iter()
-        .filter_map(|(path, kind, weights)| match std::fs::read(&path) {
-            Ok(bytes) if bytes != weights => Some((path, kind)),
-            _ => None,
+        .filter_map(|(path, kind, weights)| {
+            match proagent_core::limits::read_file(&path, proagent_core::limits::MAX_WEIGHTS_BYTES, "model files") {
+                Ok(bytes) if bytes != weights => Some((path, kind)),
+                _ => None,
+            }
         })
         .collect()
 }

@@ -59,7 +59,9 @@ impl Prompts {
         let mut items = Vec::new();
         for (name, embedded) in TEMPLATES {
             let path = dir.join(name);
-            if path.is_file() {
+            // Anything there counts as given: a FIFO or a device is refused by the bounded
+            // reader, by name, rather than passed over for the embedded copy.
+            if path.exists() {
                 let text = proagent_core::limits::read_file_text(
                     &path,
                     proagent_core::limits::MAX_PROMPT_FILE_BYTES,

@@ -81,9 +81,11 @@ pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, Model
     match spec.choice() {
         ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),
         ModelChoice::Replay(path) => {
-            let bytes = std::fs::read(&path).map_err(|source| {
-                ModelError::Replay(TranscriptError::Io { path: path.display().to_string(), source })
-            })?;
+            let bytes =
+                proagent_core::limits::read_file(&path, proagent_core::limits::MAX_TRANSCRIPT_BYTES, "transcripts")
+                    .map_err(|source| {
+                        ModelError::Replay(TranscriptError::Io { path: path.display().to_string(), source })
+                    })?;
             Ok(serde_json::json!({ "replay_sha256": proagent_llm::sha256_hex(&bytes) }))
         }
         ModelChoice::Http(_) => Ok(spec.open_ai()?.server_identity().await?),

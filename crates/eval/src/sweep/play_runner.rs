@@ -212,8 +212,13 @@ impl PlayRunner {
             }
             None => match BcSpec::parse(spec) {
                 Some(BcSpec::File(path)) => {
-                    let sha =
-                        std::fs::read(&path).map(|b| sha256_hex(&b)).unwrap_or_else(|e| format!("unreadable: {e}"));
+                    let sha = proagent_core::limits::read_file(
+                        &path,
+                        proagent_core::limits::MAX_WEIGHTS_BYTES,
+                        "BC weights files",
+                    )
+                    .map(|b| sha256_hex(&b))
+                    .unwrap_or_else(|e| format!("unreadable: {e}"));
                     serde_json::json!({"code": CODE_VERSION, "file": path.display().to_string(), "sha256": sha})
                 }
                 _ => serde_json::json!({"code": CODE_VERSION}),

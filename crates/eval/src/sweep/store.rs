@@ -19,7 +19,7 @@
 
 use super::plan::EpisodeSpec;
 use proagent_analysis::TeamworkTotals;
-use proagent_core::limits::{MAX_HORIZON, MAX_RESULTS_BYTES, check_int, read_file, read_limited};
+use proagent_core::limits::{MAX_HORIZON, MAX_RESULTS_BYTES, check_int, open_regular_with, read_file, read_limited};
 use proagent_llm::sha256_hex;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -594,8 +594,10 @@ impl ResultWriter {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
         }
-        let mut file =
-            OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| StoreError::io(path, e))?;
+        // A results file that exists must be a regular file: a FIFO would block the read
+        // below for ever (this process holds both ends), a device would be read as a stream.
+        let mut file = open_regular_with(OpenOptions::new().read(true).append(true).create(true), path)
+            .map_err(|e| StoreError::io(path, e))?;
         // A lock can be held for an instant by a child process forked elsewhere in this
         // process (it shares the open file until it execs); only a lock that outlasts a
         // short wait is another sweep writing this file.
