@@ -130,20 +130,27 @@ fn collab(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
         let name = format!("{}:{} {} {policy}{seed}", path.display(), r.line, r.header.scenario);
         let report = collab_trace::verify(&r);
         t.count("collab_turns_matched", "collab turns", report.steps_matched);
+        // The replay is always on the header's maze; say so when it is not the built-in one.
+        let maze = match report.maze_differs.as_deref() {
+            None => String::new(),
+            Some("scenario") => format!("; the header's maze ({} is not a built-in scenario)", r.header.scenario),
+            Some(f) => format!("; the header's maze, not the built-in {} ({f} differ)", r.header.scenario),
+        };
         let line = if report.passed {
             format!(
-                "{name} ({} turns, {}, {} killer picks replayed)",
+                "{name} ({} turns, {}, {} killer picks replayed{maze})",
                 report.steps, report.result, report.draws_replayed
             )
         } else {
             let d = report.divergence.as_ref();
             format!(
-                "{name}: t={} field={} expected={} got={} ({} turns matched)",
+                "{name}: t={} field={} expected={} got={} ({} of {} turns matched{maze})",
                 d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
                 d.map_or("?", |d| d.field.as_str()),
                 d.map_or(String::new(), |d| d.expected.to_string()),
                 d.map_or(String::new(), |d| d.got.to_string()),
                 report.steps_matched,
+                report.steps,
             )
         };
         let v = json!({"file": path.display().to_string(), "line": r.line, "collab": true, "report": report});

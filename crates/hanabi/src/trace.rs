@@ -437,6 +437,12 @@ pub fn verify(g: &TraceGame) -> Result<TraceReport, TraceError> {
             return Ok(report);
         }
     }
+    // Passed only when every recorded state was replayed and matched.
+    if report.states_matched != g.states.len() {
+        let (want, got) = (serde_json::json!(g.states.len()), serde_json::json!(report.states_matched));
+        diverge(&mut report, t, *eline, ("states".to_string(), want, got));
+        return Ok(report);
+    }
     report.passed = true;
     Ok(report)
 }

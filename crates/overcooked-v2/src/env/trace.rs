@@ -551,6 +551,16 @@ pub fn verify(traj: &V2Trajectory) -> V2Report {
         };
         return fail(report, d);
     }
+    // Passed only when every recorded step was replayed and matched.
+    if report.steps_matched != traj.steps.len() {
+        let d = Divergence {
+            t: None,
+            field: "steps".into(),
+            expected: json!(traj.steps.len()),
+            got: json!(report.steps_matched),
+        };
+        return fail(report, d);
+    }
     report.passed = true;
     report
 }

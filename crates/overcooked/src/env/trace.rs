@@ -323,7 +323,7 @@ pub fn verify(traj: &Trajectory) -> Result<VerifyReport, SchemaError> {
         policy,
         steps: traj.steps.len(),
         total_reward: 0,
-        passed: true,
+        passed: false,
         divergence: None,
     };
     let fail =
@@ -361,9 +361,10 @@ pub fn verify(traj: &Trajectory) -> Result<VerifyReport, SchemaError> {
         }
     }
     if report.total_reward != traj.total_reward {
-        report.passed = false;
         report.divergence =
             Some(fail(traj.steps.len() as u32, "total_reward", json!(traj.total_reward), json!(report.total_reward)));
     }
+    // Every step was replayed and matched (each difference above returned early).
+    report.passed = report.divergence.is_none();
     Ok(report)
 }
