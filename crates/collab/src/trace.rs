@@ -482,7 +482,7 @@ pub fn header_maze(h: &Header) -> Result<Maze, HeaderMazeError> {
     }
     let text: String = lines.iter().map(|(l, _)| format!("{l}\n")).collect();
     Maze::parse(&text, "header").map_err(|e| {
-        let field = match e.line.and_then(|l| lines.get(l - 1)) {
+        let field = match e.line.and_then(|l| l.checked_sub(1)).and_then(|i| lines.get(i)) {
             Some((_, f)) => f.clone(),
             None if e.message.contains("`generator:`") => "maze.generators".to_string(),
             None if e.message.contains("`exit:`") => "maze.exit".to_string(),
