@@ -12,6 +12,7 @@ mod eval_http;
 mod fake_server;
 mod foundation_cli;
 mod fuzz;
+mod fuzz_total;
 mod hanabi_cli;
 mod http_robustness;
 mod limits_cli;

@@ -1124,11 +1124,20 @@ pub struct ReplyFields {
 /// `me`), or one that names no player.
 pub fn reply_fields(raw: &str, me: usize, mate: Option<usize>) -> ReplyFields {
     let answer = answer_part(raw);
-    let clean = match json_as_lines(&answer) {
-        Some(lines) => clean_lines(&lines),
-        None => clean_lines(&answer),
-    };
-    let mut fields = find_fields(&clean);
+    // A JSON answer is read key by key; when its keys hold no plan (braces in prose, `{}`),
+    // the reply is read as text, as [`parse_reply`] does.
+    if let Some(lines) = json_as_lines(&answer) {
+        let from_json = fields_of(&clean_lines(&lines), me, mate);
+        if from_json.plan.is_some() {
+            return from_json;
+        }
+    }
+    fields_of(&clean_lines(&answer), me, mate)
+}
+
+/// [`reply_fields`] of a cleaned text.
+fn fields_of(clean: &str, me: usize, mate: Option<usize>) -> ReplyFields {
+    let mut fields = find_fields(clean);
     let is_mate = |k: usize| mate.map_or(k != me, |m| k == m);
     let plan_rank = |f: &Field| match (f.kind, f.seat) {
         (Kind::Plan, Seat::One(k)) if k == me => Some(3),

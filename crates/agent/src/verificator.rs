@@ -216,8 +216,11 @@ pub fn read_failed_condition(reply: &str) -> Option<FailedConditionReply> {
 
 fn read_from_clean(clean: &str, reply: &str) -> Option<FailedConditionReply> {
     let norm: Vec<u8> = clean.bytes().map(|c| if c == b'_' { b' ' } else { c.to_ascii_lowercase() }).collect();
-    let mut strong = None;
-    let mut inline = None;
+    // Where each label's content starts, line-start labels apart; the last label with
+    // content wins. (Contents are read afterwards, from the last label back, so that a
+    // line of many labels is not read once per label.)
+    let mut strong_at = Vec::new();
+    let mut inline_at = Vec::new();
     let mut at_line_start = true;
     for i in 0..norm.len() {
         if i > 0 && norm[i - 1] == b'\n' {
@@ -225,20 +228,15 @@ fn read_from_clean(clean: &str, reply: &str) -> Option<FailedConditionReply> {
         }
         if i == 0 || !norm[i - 1].is_ascii_alphanumeric() {
             if let Some(c) = condition_label(&norm, i, at_line_start) {
-                if let Some(content) = content_after(clean, c) {
-                    if at_line_start {
-                        strong = Some(content);
-                    } else {
-                        inline = Some(content);
-                    }
-                }
+                if at_line_start { strong_at.push(c) } else { inline_at.push(c) }
             }
         }
         if !matches!(norm[i], b' ' | b'"' | b'\'' | b'{' | b',' | b'(' | b'[' | b'\n') {
             at_line_start = false;
         }
     }
-    let Some(content) = strong.or(inline) else {
+    let last_content = |at: &[usize]| at.iter().rev().find_map(|&c| content_after(clean, c));
+    let Some(content) = last_content(&strong_at).or_else(|| last_content(&inline_at)) else {
         // A reply that is only a condition name.
         let name = clean.lines().map(str::trim).find(|l| !l.is_empty())?;
         let name = name.trim_matches(['"', '\'', '.', ' ']);

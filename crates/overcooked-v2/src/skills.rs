@@ -149,11 +149,21 @@ pub fn find_first(text: &str, names: &[String]) -> Result<Skill, SkillParseError
     let lower = text.to_ascii_lowercase();
     let mut first_error = None;
     let mut i = 0;
+    // Each `(` is read up to the next `(` or `)`: a candidate whose argument holds another
+    // `(` is no skill, and stopping there keeps the search linear in the text's length.
     while let Some(off) = lower[i..].find('(') {
         let open = i + off;
-        let start = lower[..open].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |p| p + 1);
-        if let Some(close_off) = lower[open..].find(')') {
-            let candidate = &lower[start..open + close_off + 1];
+        let Some(next_off) = lower[open + 1..].find(['(', ')']) else { break };
+        let next = open + 1 + next_off;
+        if lower.as_bytes()[next] == b')' {
+            // The word before `(` starts after the last character that is not part of it
+            // (which may be several bytes long: `İpickup(tomato)`).
+            let start = lower[..open]
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(0, |(p, c)| p + c.len_utf8());
+            let candidate = &lower[start..=next];
             if start < open {
                 match parse(candidate, names) {
                     Ok(s) => return Ok(s),
@@ -162,7 +172,7 @@ pub fn find_first(text: &str, names: &[String]) -> Result<Skill, SkillParseError
                 }
             }
         }
-        i = open + 1;
+        i = next;
     }
     Err(first_error.unwrap_or(SkillParseError { reason: "no skill found".into() }))
 }
@@ -366,6 +376,14 @@ mod tests {
 
     fn names() -> Vec<String> {
         ["onion", "tomato", "lettuce"].iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_skill_after_a_multi_byte_character_is_found() {
+        let n = names();
+        assert_eq!(find_first("İpickup(tomato)", &n), Ok(Skill::Pickup(Target::Ingredient(1))));
+        assert_eq!(find_first("Plan: ΣΊΣΥΦΟΣwait(2) İ", &n), Ok(Skill::Wait(2)));
+        assert_eq!(find_first("→start_cooking() then ((((", &n), Ok(Skill::StartCooking));
     }
 
     #[test]

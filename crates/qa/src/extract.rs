@@ -115,21 +115,29 @@ pub fn strip_markdown(text: &str) -> String {
 
 /// Lower-case, non-alphanumerics to single spaces: the form option texts are compared in.
 pub fn normalize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut space = true;
-    for c in s.chars() {
-        if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-            space = false;
-        } else if !space {
-            out.push(' ');
-            space = true;
-        }
-    }
+    let mut out: String = normalized_chars(s).collect();
     if out.ends_with(' ') {
         out.pop();
     }
     out
+}
+
+/// The characters of [`normalize`], lazily, with a space after the last word when
+/// non-alphanumerics end the text (which `normalize` drops).
+fn normalized_chars(s: &str) -> impl Iterator<Item = char> + '_ {
+    let mut space = true;
+    s.chars().flat_map(move |c| {
+        let (lower, gap) = if c.is_alphanumeric() {
+            space = false;
+            (Some(c.to_lowercase()), None)
+        } else if !space {
+            space = true;
+            (None, Some(' '))
+        } else {
+            (None, None)
+        };
+        lower.into_iter().flatten().chain(gap)
+    })
 }
 
 /// The texts after each "answer:"/"action:" marker, last marker first: the rest of the
@@ -151,8 +159,18 @@ fn marker_segments(text: &str) -> Vec<&str> {
         }
     }
     ends.sort_unstable_by(|a, b| b.cmp(a));
+    // Each segment runs to its line's end: only the last markers are tried, so that a line
+    // of many markers is not read once per marker.
+    ends.truncate(MAX_MARKERS);
     ends.iter().filter_map(|&e| text[e..].split('\n').map(str::trim).find(|l| !l.is_empty())).collect()
 }
+
+/// How many characters of a free-text answer compat mode's fuzzy match reads (the
+/// original read all of it; no benchmark reply comes near this length).
+pub const MAX_COMPAT_QUERY_CHARS: usize = 16_384;
+
+/// How many markers, from the last one back, [`extract`] tries.
+pub const MAX_MARKERS: usize = 8;
 
 const OPTION_WORDS: [&str; 3] = ["option", "choice", "letter"];
 
@@ -189,10 +207,12 @@ fn leading_letter(s: &str, q: &Question, any_letter: bool) -> Option<char> {
         return None; // part of a word ("Bob", "c0")
     }
     let upper = c.to_ascii_uppercase();
+    // (`all`/`any` stop at the first character that decides, where trimming both ends
+    // would walk a long tail of the reply once per cue.)
     let lower_ok = c.is_ascii_uppercase()
         || bracketed
         || prefixed
-        || rest.trim_matches(|x: char| x == '.' || x == ')' || x.is_whitespace()).is_empty();
+        || rest.chars().all(|x| x == '.' || x == ')' || x.is_whitespace());
     if !lower_ok {
         return None;
     }
@@ -215,7 +235,7 @@ fn leading_letter(s: &str, q: &Question, any_letter: bool) -> Option<char> {
         return None;
     }
     // An unprinted letter is still the model's answer when it is written unmistakably.
-    let explicit = prefixed || bracketed || rest.trim_matches(|x: char| !x.is_alphanumeric()).is_empty();
+    let explicit = prefixed || bracketed || !rest.chars().any(char::is_alphanumeric);
     if q.has_option(upper) || ((any_letter || explicit) && c.is_ascii_uppercase()) { Some(upper) } else { None }
 }
 
@@ -224,8 +244,11 @@ fn leading_letter(s: &str, q: &Question, any_letter: bool) -> Option<char> {
 /// option I is "I should Discard Card 3".
 fn option_text_matches(q: &Question, letter: char, rest: &str) -> bool {
     let Some(t) = q.option_text(letter) else { return false };
-    let (a, b) = (normalize(rest), normalize(t));
-    !b.is_empty() && (a == b || a.strip_prefix(&b).is_some_and(|r| r.starts_with(' ')))
+    let b = normalize(t);
+    // normalize(rest) equals b or starts with b and a space: only as much of `rest` is
+    // normalised as that takes (the rest of the reply may be long).
+    let mut a = normalized_chars(rest);
+    !b.is_empty() && b.chars().all(|c| a.next() == Some(c)) && matches!(a.next(), None | Some(' '))
 }
 
 /// Letters introduced by a phrase: "answer is B" (strong) or "option B" / "choice B"
@@ -346,7 +369,18 @@ pub fn fuzzy_option(text: &str, options: &[QaOption]) -> Option<(char, f64)> {
     if maximal.len() > 1 {
         return None;
     }
-    let mut scored: Vec<(char, f64)> = norms.iter().map(|(c, n)| (*c, strsim::normalized_levenshtein(&t, n))).collect();
+    // The similarity is at most shorter / longer (in characters): an option whose bound
+    // is below the threshold minus the margin can neither win nor spoil the margin, and is
+    // not aligned with the whole reply (quadratic in their lengths).
+    let t_chars = t.chars().count();
+    let mut scored: Vec<(char, f64)> = norms
+        .iter()
+        .map(|(c, n)| {
+            let n_chars = n.chars().count();
+            let bound = t_chars.min(n_chars) as f64 / t_chars.max(n_chars).max(1) as f64;
+            (*c, if bound < FUZZY_THRESHOLD - FUZZY_MARGIN { bound } else { strsim::normalized_levenshtein(&t, n) })
+        })
+        .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     let best = *scored.first()?;
     let second = scored.get(1).map_or(0.0, |s| s.1);
@@ -443,6 +477,12 @@ pub fn extract_compat(reply: &str, q: &Question) -> Extraction {
     let query = match start {
         None => py_strip(compat_drop_letter_prefix(answer_text)),
         Some(i) => py_strip(compat_drop_letter_prefix(py_strip(&answer_text[i + 7..]))),
+    };
+    // The fuzzy match aligns the answer with every option (time grows with their product):
+    // an answer is matched by its first MAX_COMPAT_QUERY_CHARS characters.
+    let query = match query.char_indices().nth(MAX_COMPAT_QUERY_CHARS) {
+        Some((cut, _)) => &query[..cut],
+        None => query,
     };
     match best_choice(query, &choices) {
         Some((idx, score)) => match char::from_u32(65 + idx as u32) {

@@ -4,7 +4,8 @@
 //! Replies are untrusted text. Grounding never invents an action: it returns one of the
 //! options offered, or nothing (the caller counts a parse failure and falls back).
 //!
-//! - The action is the text after the first `Action:` (any case; markdown, quotes, a
+//! - The action is the text after the first `Action:` (any case, up to the end of its line
+//!   and at most [`MAX_ACTION_CHARS`] characters; markdown, quotes, a
 //!   trailing full stop and a leading option letter `B.` or `(B)` removed). A repeated
 //!   `Action:` inside it is skipped, as the published agent does.
 //! - It matches an option when, after lower-casing and reducing punctuation to spaces, it
@@ -15,6 +16,14 @@
 //!   ties.
 //! - A verification reply is read from its last `Verification:` line: "Not Okay" (also
 //!   "not ok") rejects, "Okay"/"ok" accepts; anything else is unreadable.
+//!
+//! Every function here is total: no text makes it panic, and its time is linear in the
+//! reply's length. Keywords (`Action:`, `Explanation:`, `Verification:`, the verdict
+//! words) are ASCII and matched ASCII-case-insensitively on the reply itself, so offsets
+//! found are offsets of the reply: a character whose lower case has another length in
+//! UTF-8 (`İ`, the Kelvin sign, `Ⱥ`) can neither shift what is read nor split a
+//! character, and non-ASCII letters never fold into keyword letters (`O\u{212A}` is not
+//! "ok").
 
 /// Lower-case words of `s`, punctuation as spaces.
 pub fn words(s: &str) -> Vec<String> {
@@ -36,20 +45,31 @@ fn without_thinking(reply: &str) -> String {
     out
 }
 
+/// How many characters of the `Action:` line [`action_text`] reads.
+pub const MAX_ACTION_CHARS: usize = 2_000;
+
 /// The text after the first `Action:` of a reply (to the end of its line), cleaned; `None`
 /// when the reply has no `Action:` or nothing after it.
 pub fn action_text(reply: &str) -> Option<String> {
     let text = without_thinking(reply).replace(['*', '`', '#'], "");
-    let lower = text.to_lowercase();
+    // ASCII case folding keeps every byte offset, so `at` is an offset of `text`.
+    let lower = text.to_ascii_lowercase();
     let at = lower.find("action:")?;
-    let mut rest = &text[at + "action:".len()..];
+    let after = at + "action:".len();
+    let mut rest = &text[after..];
     // The published agent skips a second "Action:" inside the first.
-    if let Some(again) = rest.to_lowercase().find("action:")
-        && rest[..again].trim().is_empty()
-    {
-        rest = &rest[again + "action:".len()..];
+    let again = rest.trim_start();
+    if again.get(.."action:".len()).is_some_and(|k| k.eq_ignore_ascii_case("action:")) {
+        rest = &again["action:".len()..];
     }
-    let line = rest.trim_start().lines().next().unwrap_or("").trim();
+    // At most MAX_ACTION_CHARS of the line are read: no offered action is that long, and
+    // matching a whole 8 MiB line word by word against every option would be slow.
+    let line = rest.trim_start().lines().next().unwrap_or("");
+    let line = match line.char_indices().nth(MAX_ACTION_CHARS) {
+        Some((cut, _)) => &line[..cut],
+        None => line,
+    };
+    let line = line.trim();
     let cleaned = line
         .trim_matches(|c: char| c == '"' || c == '\'' || c == '[' || c == ']' || c == '<' || c == '>')
         .trim()
@@ -134,7 +154,7 @@ pub fn match_option(text: &str, options: &[String]) -> Option<usize> {
 /// The verdict of a verification reply: `Some(true)` okay, `Some(false)` not okay, `None`
 /// unreadable.
 pub fn verdict(reply: &str) -> Option<bool> {
-    let text = without_thinking(reply).replace(['*', '`', '#'], "").to_lowercase();
+    let text = without_thinking(reply).replace(['*', '`', '#'], "").to_ascii_lowercase();
     let at = text.rfind("verification:")?;
     let rest = text[at + "verification:".len()..].trim_start();
     let first: String = rest.lines().next().unwrap_or("").chars().take(20).collect();
@@ -151,10 +171,22 @@ pub fn verdict(reply: &str) -> Option<bool> {
 /// reply without its action line), whitespace collapsed, at most `max` characters.
 pub fn explanation(reply: &str, max: usize) -> String {
     let text = without_thinking(reply);
-    let lower = text.to_lowercase();
+    let lower = text.to_ascii_lowercase();
     let start = lower.find("explanation:").map_or(0, |i| i + "explanation:".len());
     let end = lower[start..].find("action:").map_or(text.len(), |j| start + j);
-    let s: String = text[start..end].split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut s = String::new();
+    let mut chars = 0;
+    for word in text[start..end].split_whitespace() {
+        if chars >= max {
+            break;
+        }
+        if !s.is_empty() {
+            s.push(' ');
+            chars += 1;
+        }
+        s.push_str(word);
+        chars += word.chars().count();
+    }
     s.chars().take(max).collect()
 }
 
@@ -212,6 +244,41 @@ mod tests {
         assert_eq!(verdict("verification: ok."), Some(true));
         assert_eq!(verdict("Looks fine to me"), None);
         assert_eq!(verdict("Verification: maybe"), None);
+    }
+
+    /// Characters whose lower case is longer or shorter in UTF-8 than they are (`İ` 2 → 3
+    /// bytes, the Kelvin sign 3 → 1, `Ⱥ` 2 → 3) once made offsets taken from a lower-cased
+    /// copy point elsewhere in the reply: a panic on a non-boundary, or a shifted read.
+    #[test]
+    fn capitals_with_a_longer_lower_case_before_the_keyword_do_not_panic() {
+        assert_eq!(action_text("İİİAction: x").as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn capitals_with_a_longer_lower_case_do_not_shift_the_action() {
+        assert_eq!(action_text("Explanation: İstanbul İzmir. Action: wait").as_deref(), Some("wait"));
+    }
+
+    #[test]
+    fn case_changing_characters_neither_panic_nor_shift_what_is_read() {
+        assert_eq!(action_text("\u{212A}\u{212A}\u{212A} Action: move away").as_deref(), Some("move away"));
+        assert_eq!(action_text("ȺȺȺȺ\nACTION: ȺȺ B. wait").as_deref(), Some("ȺȺ B. wait"));
+        assert_eq!(
+            action_text("İ Action: İ Action: pick up onion from o0").as_deref(),
+            Some("İ Action: pick up onion from o0")
+        );
+        assert_eq!(action_text("İ Action:  action: pick up onion from o0").as_deref(), Some("pick up onion from o0"));
+        let oc = opts(&["pick up onion from o0", "wait", "move away"]);
+        assert_eq!(
+            action_text("Explanation: İstanbul İzmir. Action: wait").and_then(|t| match_option(&t, &oc)),
+            Some(1)
+        );
+        assert_eq!(explanation("İİİ Explanation: İzmir \u{212A}elvin. Action: wait", 100), "İzmir \u{212A}elvin.");
+        assert_eq!(explanation("ȺȺȺȺȺȺ Action: x", 100), "ȺȺȺȺȺȺ");
+        assert_eq!(verdict("İİİİ Verification: Not Okay"), Some(false));
+        assert_eq!(verdict("ȺȺȺ\nVerification: Okay"), Some(true));
+        // A non-ASCII letter is not a keyword letter: the Kelvin sign does not spell "ok".
+        assert_eq!(verdict("Verification: O\u{212A}"), None);
     }
 
     #[test]

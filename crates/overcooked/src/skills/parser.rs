@@ -38,7 +38,8 @@ pub enum Subject {
 /// One skill named in a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkillMention {
-    /// The skill, or why it cannot be one (a wait out of range).
+    /// The skill, or why it cannot be one (a wait out of range; the error's `raw` is the
+    /// text from the mention on, at most [`MENTION_RAW_CHARS`] characters).
     pub skill: Result<Skill, SkillParseError>,
     /// "not pickup(dish)", "instead of put_onion_in_pot()", "deliver_soup() is not possible".
     pub negated: bool,
@@ -93,6 +94,9 @@ fn tokens(text: &str) -> Vec<Tok> {
     push(&mut out, &mut cur, start, text.len(), &mut brk);
     out
 }
+
+/// How much text from a refused mention on its error keeps ([`SkillMention::skill`]).
+pub const MENTION_RAW_CHARS: usize = 64;
 
 /// Why skill-shaped words are no allowed skill (a wait whose number is out of range).
 struct NotAllowed(String);
@@ -194,7 +198,8 @@ fn match_at(t: &[Tok], text: &str) -> Option<Result<(Skill, usize), NotAllowed>>
         let n: u32 = num.word.parse().ok()?;
         // `wait(1` ending the text was cut off: it may have been wait(15).
         let opened = text[..num.start].trim_end().ends_with(['(', '=']);
-        if opened && text[num.end..].trim().is_empty() {
+        // (Whether only whitespace follows, without trimming the text's end once per mention.)
+        if opened && text[num.end..].chars().all(char::is_whitespace) {
             return None;
         }
         if n == 0 || n > MAX_WAIT as u32 {
@@ -364,9 +369,12 @@ impl Skill {
                 Some(found) => {
                     let used = found.as_ref().map_or(1, |&(_, used)| used);
                     out.push(SkillMention {
-                        skill: found
-                            .map(|(s, _)| s)
-                            .map_err(|e| SkillParseError { raw: text.to_string(), reason: e.0 }),
+                        // The error keeps the words from the mention on, not the whole
+                        // text: a text of many refused mentions is not copied once each.
+                        skill: found.map(|(s, _)| s).map_err(|e| SkillParseError {
+                            raw: text[t[i].start..].chars().take(MENTION_RAW_CHARS).collect(),
+                            reason: e.0,
+                        }),
                         negated: negated(&t, i, used, floor),
                         subject: subject_before(&t, i),
                         offset: t[i].start,
@@ -384,7 +392,7 @@ impl Skill {
     /// A wait out of range is reported as an error rather than skipped.
     pub fn find_first(text: &str) -> Result<Skill, SkillParseError> {
         match Skill::mentions(text).into_iter().next() {
-            Some(m) => m.skill,
+            Some(m) => m.skill.map_err(|e| SkillParseError { raw: text.to_string(), ..e }),
             None => Err(SkillParseError { raw: text.to_string(), reason: "no skill found".into() }),
         }
     }
