@@ -92,6 +92,11 @@ struct SweepArgs {
     /// Do not print or write the report at the end.
     #[arg(long)]
     no_report: bool,
+    /// Count result records without a checksum (written before records had one, or with
+    /// the field removed) in the report at the end; by default they are left out of it,
+    /// and the report says how many.
+    #[arg(long)]
+    include_unchecked: bool,
     /// Also keep every episode's trajectory (reference-trace schema) in
     /// <out>/trajectories/<key>.jsonl, for `verify-trace`, `analyze` and `serve`.
     /// Episodes already recorded by an earlier run are not re-played for it.
@@ -130,6 +135,11 @@ struct ReportArgs {
     /// the same SVG drawing; they need an installed font for the labels).
     #[arg(long, default_value = "svg", value_parser = ["svg", "png", "pdf"])]
     format: String,
+    /// Count result records without a checksum (written before records had one, or with
+    /// the field removed) in the report, unverified; by default they are left out of every
+    /// mean, table and heatmap, and the report says how many.
+    #[arg(long)]
+    include_unchecked: bool,
 }
 
 pub fn run(a: EvalArgs) -> Result<ExitCode> {
@@ -387,13 +397,29 @@ fn report_torn(torn: &[TornTail]) {
     }
 }
 
-/// Says how many records were loaded without a checksum to verify.
+/// Says how many records were loaded without a checksum to verify (resuming: they count
+/// as finished episodes).
 fn report_unchecked(set: &proagent::eval::ResultSet) {
-    if set.unchecked > 0 {
+    if set.unchecked() > 0 {
         eprintln!(
-            "note: {} result records carry no checksum (written before records had one); they were loaded unverified",
-            set.unchecked
+            "note: {} result records carry no checksum (written before records had one, or the field was removed); \
+             they count as finished, unverified",
+            set.unchecked()
         );
+    }
+}
+
+/// Says what a report did with records without a checksum.
+fn report_unchecked_count(n: proagent::eval::UncheckedCount) {
+    if n.excluded > 0 {
+        eprintln!(
+            "note: {} result records carry no checksum (written before records had one, or the field was removed): \
+             they are left out of the report; --include-unchecked counts them",
+            n.excluded
+        );
+    }
+    if n.included > 0 {
+        eprintln!("note: {} result records carry no checksum: counted unverified (--include-unchecked)", n.included);
     }
 }
 
@@ -625,11 +651,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         } else {
             // This command's episodes only: DIR may also hold other sweeps' results.
             let (all, _) = store::load_all(std::slice::from_ref(&out))?;
-            let mine: Vec<_> = all.into_records().into_iter().filter(|r| plan_keys.contains(&r.config_hash)).collect();
+            let (mine, unchecked) = all.for_means(a.include_unchecked, |r| plan_keys.contains(&r.config_hash));
+            report_unchecked_count(unchecked);
             if mine.is_empty() {
                 eprintln!("no finished episodes: no report written");
             } else {
-                write_report(&mine, &out, a.protocol.is_some(), None)?;
+                write_report(&mine, unchecked, &out, a.protocol.is_some(), None)?;
             }
         }
     }
@@ -645,11 +672,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
 
 fn write_report(
     records: &[proagent::eval::EpisodeRecord],
+    unchecked: proagent::eval::UncheckedCount,
     out: &Path,
     table1: bool,
     figures: Option<proagent::eval::figure::FigureFormat>,
 ) -> Result<()> {
-    let report = Report::build(records);
+    let report = Report::build(records).with_unchecked(unchecked);
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -685,22 +713,29 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
     };
     let (set, torn) = store::load_all(&a.inputs)?;
     report_torn(&torn);
-    report_unchecked(&set);
+    let inputs = || a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     if set.is_empty() {
-        bail!(
-            "no finished episodes in {}",
-            a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-        );
+        bail!("no finished episodes in {}", inputs());
     }
     if set.duplicates > 0 {
         eprintln!("{} identical duplicate episodes counted once", set.duplicates);
+    }
+    let (records, unchecked) = set.for_means(a.include_unchecked, |_| true);
+    report_unchecked_count(unchecked);
+    if records.is_empty() {
+        bail!(
+            "no episode records with a checksum in {}: all {} carry none (written before records had one, or the \
+             field was removed), so nothing shows they are as written; --include-unchecked reports them anyway",
+            inputs(),
+            unchecked.excluded
+        );
     }
     let figures = match a.format.as_str() {
         "png" => Some(proagent::eval::figure::FigureFormat::Png),
         "pdf" => Some(proagent::eval::figure::FigureFormat::Pdf),
         _ => None,
     };
-    write_report(set.records(), &out, a.protocol.is_some(), figures)?;
+    write_report(&records, unchecked, &out, a.protocol.is_some(), figures)?;
     Ok(ExitCode::SUCCESS)
 }
 

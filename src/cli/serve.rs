@@ -28,6 +28,10 @@ pub struct ServeArgs {
     /// Connections open at once (more are answered 503).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
     max_connections: u32,
+    /// Memory, in MiB, that the episodes kept open may hold at once, measured as they are
+    /// opened (the oldest are dropped first; one that alone holds more is refused).
+    #[arg(long, value_name = "MIB", default_value_t = 192, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    keep_budget: u64,
     /// Transcripts, trajectory files, human-game files, eval directories, or directories
     /// holding them: the viewer lists and opens these (and only these).
     files: Vec<PathBuf>,
@@ -93,6 +97,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
     let models = offered_models(a.proagent.llm.model.trim(), &seat);
     let mut limits = proagent::web::ServeLimits::default();
     limits.conn.max_connections = a.max_connections as usize;
+    limits.keep_budget = a.keep_budget << 20;
     let cfg = ServeConfig {
         limits,
         allow_hosts: a.allow_host.clone(),

@@ -14,7 +14,7 @@
 //! | GET | `/api/episode?path=P&index=I` | open episode I of file P: the step-by-step view |
 //! | POST | `/api/upload?name=N&index=I` | the same for a file's text sent as the body |
 //! | GET | `/api/board/{id}/{frame}?status=1&cell=48&view=P` | a frame of an opened episode, SVG (`view`: shade what player P does not see, for games with a view radius) |
-//! | GET | `/api/eval?path=DIR` | an eval directory's episodes grouped by cell |
+//! | GET | `/api/eval?path=DIR&include_unchecked=true` | an eval directory's episodes grouped by cell (records without a checksum are listed but left out of the means unless `include_unchecked`) |
 //! | GET | `/api/play/options` | layouts, seats, models and defaults for a new game |
 //! | POST | `/api/play` | start a game (JSON [`GameRequest`]) |
 //! | GET | `/api/play/{id}` | the game's state and board |
@@ -75,7 +75,9 @@ pub struct ServeLimits {
     pub read_budget: u64,
     /// How long a request waits for the read budget.
     pub budget_wait: Duration,
-    /// Bytes of episode text whose episodes are kept open at once (oldest dropped first).
+    /// Memory the episodes kept open may hold at once (oldest dropped first): each counted
+    /// as the heap its parsed form holds, measured when it is opened (see
+    /// [`super::memory`]). An episode that alone holds more is refused (413).
     pub keep_budget: u64,
 }
 
@@ -119,7 +121,7 @@ pub enum ServeError {
     Token(String),
 }
 
-/// An opened episode and the bytes of text it came from (for the keep budget).
+/// An opened episode and the memory it holds (for the keep budget).
 struct Kept {
     view: Arc<EpisodeView>,
     bytes: u64,
@@ -287,17 +289,36 @@ impl AppState {
         }
     }
 
-    fn keep(&self, bytes: u64, make: impl FnOnce(String) -> ApiResult<EpisodeView>) -> ApiResult<Arc<EpisodeView>> {
-        let id = format!("e{}", self.next_id.fetch_add(1, Ordering::SeqCst));
-        let view = Arc::new(make(id)?);
-        let mut eps = self.episodes.lock().unwrap_or_else(|e| e.into_inner());
-        while !eps.is_empty()
-            && (eps.len() >= OPEN_EPISODES
-                || eps.iter().map(|k| k.bytes).sum::<u64>() + bytes > self.limits.keep_budget)
-        {
-            eps.remove(0);
+    /// Keeps an opened episode that holds `bytes` of memory, dropping the oldest ones until
+    /// it fits the keep budget; one that alone holds more than the budget is refused.
+    fn keep(&self, source: &str, view: EpisodeView, bytes: u64) -> ApiResult<Arc<EpisodeView>> {
+        let budget = self.limits.keep_budget;
+        if bytes > budget {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "{source}: this episode holds {} in memory once opened, more than this server keeps open \
+                     ({}; see docs/limits.md)",
+                    proagent_core::limits::human_bytes(bytes),
+                    proagent_core::limits::human_bytes(budget)
+                ),
+            ));
         }
-        eps.push(Kept { view: Arc::clone(&view), bytes });
+        let view = Arc::new(view);
+        let dropped: Vec<Kept> = {
+            let mut eps = self.episodes.lock().unwrap_or_else(|e| e.into_inner());
+            let mut held: u64 = eps.iter().map(|k| k.bytes).sum();
+            let mut n = 0;
+            while n < eps.len() && (eps.len() - n >= OPEN_EPISODES || held.saturating_add(bytes) > budget) {
+                held -= eps[n].bytes;
+                n += 1;
+            }
+            let dropped = eps.drain(..n).collect();
+            eps.push(Kept { view: Arc::clone(&view), bytes });
+            dropped
+        };
+        // Freed outside the lock (a large episode takes a moment to free).
+        drop(dropped);
         Ok(view)
     }
 
@@ -311,6 +332,9 @@ impl AppState {
 
     /// Reads an episode file's text (bounded), checks what its header names, opens it.
     fn open_text(&self, source: &str, bytes: Vec<u8>, index: usize) -> ApiResult<Arc<EpisodeView>> {
+        // Whatever happens, what parsing freed goes back to the system: declared first, so
+        // it runs last, after the text and everything dropped on the way out.
+        let _release = super::memory::ReleaseOnDrop;
         let size = bytes.len() as u64;
         let text = if proagent_core::limits::is_gzip(&bytes) {
             let plain = proagent_core::limits::gunzip(
@@ -326,10 +350,18 @@ impl AppState {
             text_of_bytes(source, bytes).map_err(ApiError::bad)?
         };
         self.access.episode_text(&text).map_err(|e| ApiError::from(e).prefixed(source))?;
-        let f = read_episode_text(source, &text).map_err(ApiError::bad)?;
-        let weight = size.max(text.len() as u64);
+        let id = format!("e{}", self.next_id.fetch_add(1, Ordering::SeqCst));
+        // What the parsed episode holds is measured while it is built (the text stays
+        // alive meanwhile, so its freeing is not counted against it).
+        let (view, held) = super::memory::measured(|| {
+            let f = read_episode_text(source, &text).map_err(ApiError::bad)?;
+            EpisodeView::new(id, f, index).map_err(ApiError::bad)
+        });
+        let view = view?;
+        // Without the counting allocator (a program embedding the server), the text's length.
+        let weight = held.unwrap_or_else(|| size.max(text.len() as u64));
         drop(text);
-        self.keep(weight, |id| EpisodeView::new(id, f, index).map_err(ApiError::bad))
+        self.keep(source, view, weight)
     }
 }
 
@@ -416,7 +448,7 @@ struct EpisodeQuery {
     index: usize,
 }
 
-async fn episode(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult<axum::Json<Value>> {
+async fn episode(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult<Response> {
     // Resolve and size the file off the async workers (a FIFO is refused, never opened).
     let st2 = Arc::clone(&st);
     let path = q.path.clone();
@@ -433,14 +465,25 @@ async fn episode(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult<
     // A gzipped file may expand up to the whole budget.
     let _held = st.reserve(if gz { st.limits.read_budget } else { size }, &q.path).await?;
     let shown = q.path.clone();
-    let view = blocking(move || {
+    blocking(move || {
         let limit = st.limits.read_budget;
         let bytes = proagent_core::limits::read_file(&canon, limit, "episode files this server reads at once")
             .map_err(|e| ApiError::bad(format!("{shown}: {e}")))?;
-        st.open_text(&shown, bytes, q.index)
+        let view = st.open_text(&shown, bytes, q.index)?;
+        Ok(episode_answer(&view))
     })
-    .await?;
-    Ok(axum::Json(view.json()))
+    .await
+}
+
+/// The answer to opening an episode: the view's JSON, built and serialized off the async
+/// workers, after which what building it freed goes back to the system (it can be large).
+fn episode_answer(view: &EpisodeView) -> Response {
+    let _release = super::memory::ReleaseOnDrop;
+    let body = serde_json::to_vec(&view.json());
+    match body {
+        Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Err(e) => internal(e).into_response(),
+    }
 }
 
 #[derive(Deserialize)]
@@ -456,7 +499,7 @@ async fn upload(
     Query(q): Query<UploadQuery>,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<Response> {
     let name: String =
         q.name.unwrap_or_else(|| "upload".into()).chars().filter(|c| !c.is_control()).take(200).collect();
     let max = st.limits.max_upload;
@@ -481,12 +524,13 @@ async fn upload(
         drop(held);
         held = st.reserve(st.limits.read_budget, &name).await?;
     }
-    let view = blocking(move || {
+    blocking(move || {
         let _held = held;
-        st.open_text(&name, bytes.to_vec(), q.index)
+        let view = st.open_text(&name, bytes.to_vec(), q.index)?;
+        drop(bytes);
+        Ok(episode_answer(&view))
     })
-    .await?;
-    Ok(axum::Json(view.json()))
+    .await
 }
 
 #[derive(Deserialize)]
@@ -531,7 +575,16 @@ async fn board(
     Ok(([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "max-age=3600")], svg).into_response())
 }
 
-async fn eval_dir(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult<axum::Json<Value>> {
+#[derive(Deserialize)]
+struct EvalQuery {
+    #[serde(default)]
+    path: String,
+    /// Count records without a checksum in the means.
+    #[serde(default)]
+    include_unchecked: bool,
+}
+
+async fn eval_dir(State(st): Shared, Query(q): Query<EvalQuery>) -> ApiResult<axum::Json<Value>> {
     let st2 = Arc::clone(&st);
     let path = q.path.clone();
     let canon = blocking(move || Ok(st2.access.dir(&path)?)).await?;
@@ -546,25 +599,35 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EpisodeQuery>) -> ApiResult
             set.load_file(f).map_err(|e| ApiError::bad(e.to_string()))?;
         }
         let mut cells: BTreeMap<(String, String, String, u8), Vec<Value>> = BTreeMap::new();
-        for r in set.records() {
+        for (i, r) in set.records().iter().enumerate() {
             let transcript = r.transcript.as_ref().map(|t| shown.join(t).display().to_string());
             let traj_rel = proagent_eval::sweep::scheduler::trajectory_path(Path::new(""), &r.config_hash);
-            let trajectory =
-                canon.join(&traj_rel).is_file().then(|| shown.join(&traj_rel).display().to_string());
+            let trajectory = canon.join(&traj_rel).is_file().then(|| shown.join(&traj_rel).display().to_string());
             cells.entry((r.layout.clone(), r.agent.clone(), r.partner.clone(), r.seat)).or_default().push(json!({
                 "seed": r.seed, "score": r.score, "deliveries": r.deliveries, "steps": r.steps,
                 "transcript": transcript, "trajectory": trajectory, "key": r.config_hash,
+                "checked": set.is_checked(i),
             }));
         }
+        // Records without a checksum are listed (marked) but averaged only when asked for.
+        let include = q.include_unchecked;
+        let (_, unchecked) = set.for_means(include, |_| true);
         let cells: Vec<Value> = cells
             .into_iter()
             .map(|((layout, agent, partner, seat), mut eps)| {
                 eps.sort_by_key(|e| e["seed"].as_u64());
-                let mean = eps.iter().filter_map(|e| e["score"].as_f64()).sum::<f64>() / eps.len().max(1) as f64;
-                json!({"layout": layout, "agent": agent, "partner": partner, "seat": seat, "mean_score": mean, "episodes": eps})
+                let counted: Vec<f64> = eps
+                    .iter()
+                    .filter(|e| include || e["checked"] == true)
+                    .filter_map(|e| e["score"].as_f64())
+                    .collect();
+                let mean = (!counted.is_empty()).then(|| counted.iter().sum::<f64>() / counted.len() as f64);
+                let without = eps.iter().filter(|e| e["checked"] != true).count();
+                json!({"layout": layout, "agent": agent, "partner": partner, "seat": seat, "mean_score": mean,
+                       "mean_of": counted.len(), "unchecked": without, "episodes": eps})
             })
             .collect();
-        Ok(json!({"path": shown.display().to_string(), "records": set.len(), "cells": cells}))
+        Ok(json!({"path": shown.display().to_string(), "records": set.len(), "unchecked": unchecked, "cells": cells}))
     })
     .await?;
     Ok(axum::Json(out))

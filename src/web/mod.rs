@@ -7,7 +7,8 @@
 //! - [`api`] is the HTTP server: static assets embedded in the binary, the JSON API;
 //!   [`guard`] checks every request (Host, Origin, token, content types), [`access`]
 //!   every path in one, and [`listen`] runs the connections with their limits;
-//! - [`play`] runs human games (one session per browser, several at once).
+//! - [`play`] runs human games (one session per browser, several at once);
+//! - [`memory`] measures what an opened episode holds in memory (the keep budget).
 //!
 //! Only `cli` uses this module.
 
@@ -16,6 +17,7 @@ pub mod api;
 pub mod board;
 pub mod guard;
 pub mod listen;
+pub mod memory;
 pub mod play;
 pub mod rooms;
 pub mod table;

@@ -127,18 +127,46 @@ fn old_v2_transcripts_are_read_and_their_reruns_name_the_belief_change() {
     }
 }
 
+/// These results were written before records carried checksums: reported only with
+/// `--include-unchecked` (and the report says so), never averaged without it.
 #[test]
 fn old_results_files_make_the_same_reports() {
     for d in ["eval-classic", "eval-v2"] {
+        let lines = std::fs::read_to_string(fixture(&format!("{d}/results.jsonl"))).unwrap().lines().count();
         let out_dir = tempfile::tempdir().unwrap();
         let out = bin().args(["eval", "report"]).arg(fixture(d)).arg("--out").arg(out_dir.path()).output().unwrap();
-        assert!(out.status.success(), "{d}: {}", String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{d}: {err}");
+        assert!(
+            err.contains(&format!("all {lines} carry none")) && err.contains("--include-unchecked reports them"),
+            "{d}: {err}"
+        );
+        assert!(!out_dir.path().join("report.md").exists(), "{d}: a report was written");
+        let out = bin()
+            .args(["eval", "report", "--include-unchecked"])
+            .arg(fixture(d))
+            .arg("--out")
+            .arg(out_dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{d}: {err}");
+        assert!(err.contains(&format!("note: {lines} result records carry no checksum: counted unverified")), "{err}");
         let made = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+        let note = format!(
+            "**Note:** {lines} result records carry no checksum and are counted in this report unverified \
+             (`--include-unchecked`).\n\n"
+        );
+        assert!(made.contains(&note), "{d}: {made}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.path().join("report.json")).unwrap()).unwrap();
+        assert_eq!(report["unchecked"], serde_json::json!({"excluded": 0, "included": lines}), "{d}");
         let recorded = std::fs::read_to_string(fixture(&format!("{d}/report.md"))).unwrap();
-        // The one intended change: ProAgent rows played by the stand-in say so.
+        // The intended changes: ProAgent rows played by the stand-in say so, and the report
+        // says its records are unverified.
         let recorded =
             recorded.replace("proagent[scripted] |", "proagent[scripted] (rule-based stand-in, not an LLM) |");
-        assert_eq!(without_unparsed_column(&made), recorded, "{d}: report.md");
+        assert_eq!(without_unparsed_column(&made.replace(&note, "")), recorded, "{d}: report.md");
     }
 }
 

@@ -311,8 +311,9 @@ fn report_numbers_match_hand_computation() {
 }
 
 /// Issue 25: every results line carries a checksum; an edited score is named, by
-/// `eval report` and by a resumed sweep, instead of being counted. Lines written before
-/// checksums still load.
+/// `eval report` and by a resumed sweep, instead of being counted. Issue 37: a line whose
+/// checksum was removed (or written before checksums) still loads, but is left out of
+/// every mean unless `--include-unchecked`, and the report says how many.
 #[test]
 fn an_edited_result_line_is_named_not_counted() {
     let dir = tempfile::tempdir().unwrap();
@@ -337,17 +338,60 @@ fn an_edited_result_line_is_named_not_counted() {
     assert_eq!(o.status.code(), Some(2), "resume refuses too: {}", stderr(&o));
     assert!(stderr(&o).contains("results.jsonl:3: malformed result record: checksum mismatch"), "{}", stderr(&o));
 
-    // The same record as a build before checksums wrote it: loaded, and said to be unverified.
-    let mut old: Value = serde_json::from_str(lines[2]).unwrap();
+    // The edited record with its checksum removed, as a build before checksums wrote its
+    // lines: it loads (a resume does not play it again), but no mean counts it unless asked.
+    let mut old: Value = serde_json::from_str(&text[2]).unwrap();
     old.as_object_mut().unwrap().remove("checksum");
+    let edited_score = old["score"].as_f64().unwrap();
     text[2] = old.to_string();
     std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    let report_json = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap()
+    };
+    let cell_of = |r: &Value| -> Option<Value> {
+        r["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| ["layout", "agent", "partner", "seat"].iter().all(|k| c[*k] == old[*k]))
+            .cloned()
+    };
     let o = bin().args(["eval", "report"]).arg(dir.path()).output().unwrap();
-    ok(&o);
-    assert!(stderr(&o).contains("1 result records carry no checksum"), "{}", stderr(&o));
+    let md = ok(&o);
+    assert!(
+        stderr(&o).contains("note: 1 result records carry no checksum")
+            && stderr(&o).contains("left out of the report"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        md.contains("**Note:** 1 result records carry no checksum") && md.contains("left out of every number"),
+        "{md}"
+    );
+    let r = report_json();
+    assert_eq!((r["totals"]["episodes"].as_u64(), r["cells"].as_array().unwrap().len()), (Some(7), 7), "{r}");
+    assert_eq!(r["unchecked"], serde_json::json!({"excluded": 1, "included": 0}));
+    assert!(cell_of(&r).is_none(), "the unchecked record's cell is in the report: {r}");
+    let o = bin().args(["eval", "report", "--include-unchecked"]).arg(dir.path()).output().unwrap();
+    let md = ok(&o);
+    assert!(md.contains("**Note:** 1 result records carry no checksum and are counted"), "{md}");
+    let r = report_json();
+    assert_eq!((r["totals"]["episodes"].as_u64(), r["unchecked"]["included"].as_u64()), (Some(8), Some(1)), "{r}");
+    assert_eq!(cell_of(&r).unwrap()["mean"].as_f64(), Some(edited_score));
+    // A resume counts it as finished; its report at the end leaves it out just the same.
     let o = bin().args(sweep_args(dir.path(), 1, 0, 2)).output().unwrap();
     ok(&o);
     assert!(stderr(&o).contains("already finished: 8; to play: 0"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("left out of the report; --include-unchecked counts them"), "{}", stderr(&o));
+    assert_eq!(report_json()["totals"]["episodes"].as_u64(), Some(7));
+    let o = bin().args(sweep_args(dir.path(), 1, 0, 2)).arg("--include-unchecked").output().unwrap();
+    ok(&o);
+    assert_eq!(report_json()["totals"]["episodes"].as_u64(), Some(8));
+    // Only unchecked records: no report, and the flag to ask for one.
+    std::fs::write(&path, text[2].clone() + "\n").unwrap();
+    let o = bin().args(["eval", "report"]).arg(dir.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("all 1 carry none") && stderr(&o).contains("--include-unchecked"), "{}", stderr(&o));
 }
 
 #[test]

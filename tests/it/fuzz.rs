@@ -368,11 +368,14 @@ fn fuzz_eval_results_reader() {
                 if let Some(t) = torn {
                     assert!(t.offset as usize <= input.len() && t.line >= 1 && t.line <= lines, "{t}");
                 }
-                for r in set.records() {
+                for (i, r) in set.records().iter().enumerate() {
                     assert!(r.seat <= 1 && r.score.is_finite() && (1..=100_000).contains(&r.horizon), "{r:?}");
-                    // Checksums: no changed record is ever counted.
-                    assert!(set.unchecked > 0 || originals.contains(r), "a mutated record was read: {r:?}");
+                    // Checksums: no changed record is ever counted (one whose checksum was cut
+                    // loads unchecked, and means leave it out).
+                    assert!(!set.is_checked(i) || originals.contains(r), "a mutated record was read: {r:?}");
                 }
+                let (averaged, _) = set.for_means(false, |_| true);
+                assert!(averaged.iter().all(|r| originals.contains(r)), "a mutated record would be averaged");
                 true
             }
             Err(StoreError::Malformed { path, line, message, .. }) => {

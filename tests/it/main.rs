@@ -1,6 +1,11 @@
 //! The integration tests, in one binary: one link of the library and its dependencies
 //! instead of one per file (faster builds, a fraction of the disk).
 
+/// The allocator of the `proagent` binary, so in-process servers measure what they keep
+/// as the binary does.
+#[global_allocator]
+static HEAP: proagent::web::memory::Counting = proagent::web::memory::Counting;
+
 mod agent_cli;
 mod analyze_cli;
 mod architecture;

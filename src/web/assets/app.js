@@ -73,14 +73,20 @@ async function openEval(path) {
     const d = await api(`/api/eval?path=${encodeURIComponent(path)}`);
     const rows = [];
     for (const c of d.cells) {
-      rows.push(`<tr><th colspan="3">${esc(c.layout)} · ${esc(c.agent)} + ${esc(c.partner)} · seat ${c.seat} · mean ${c.mean_score.toFixed(1)}</th></tr>`);
+      const mean = c.mean_score === null ? "no mean (no episode with a checksum)" : `mean ${c.mean_score.toFixed(1)}`;
+      const left = c.unchecked > 0 ? ` · ${c.unchecked} without a checksum, not averaged` : "";
+      rows.push(`<tr><th colspan="3">${esc(c.layout)} · ${esc(c.agent)} + ${esc(c.partner)} · seat ${c.seat} · ${mean}${left}</th></tr>`);
       for (const e of c.episodes) {
         const file = e.transcript || e.trajectory;
         const link = file ? `<a data-path="${esc(file)}" data-kind="file">open</a>` : `<span class="hint">no file kept</span>`;
-        rows.push(`<tr><td>seed ${e.seed}</td><td>score ${e.score}</td><td>${link}</td></tr>`);
+        const mark = e.checked ? "" : ` <span class="hint">(no checksum: unverified)</span>`;
+        rows.push(`<tr><td>seed ${e.seed}</td><td>score ${e.score}${mark}</td><td>${link}</td></tr>`);
       }
     }
-    $("eval-table").innerHTML = `<h2>${esc(d.path)} (${d.records} episodes)</h2><table>${rows.join("")}</table>`;
+    const note = d.unchecked.excluded > 0
+      ? `<p class="hint">${d.unchecked.excluded} records carry no checksum (written before records had one, or the field was removed): listed, but left out of the means.</p>`
+      : "";
+    $("eval-table").innerHTML = `<h2>${esc(d.path)} (${d.records} episodes)</h2>${note}<table>${rows.join("")}</table>`;
   } catch (e) { say(e.message); }
 }
 

@@ -23,7 +23,7 @@ pub use plan::{EpisodeSpec, LayoutRef, PlannedEpisode, Shard, SweepSpec, cross_p
 pub use play_runner::{PlayRunner, SweepGame, SweepSeat};
 pub use report::Report;
 pub use scheduler::{ChatRunner, EpisodeContext, EpisodeError, EpisodeRunner, FakeRunner, SchedulerOptions};
-pub use store::{EpisodeOutcome, EpisodeRecord, ResultSet, ResultWriter, StoreError};
+pub use store::{EpisodeOutcome, EpisodeRecord, ResultSet, ResultWriter, StoreError, UncheckedCount};
 
 use std::path::{Path, PathBuf};
 

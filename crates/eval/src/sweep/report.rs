@@ -7,7 +7,7 @@
 //! undefined (shown as "–", `null` in JSON) for a single episode.
 
 use super::llmco_report::LlmcoTables;
-use super::store::EpisodeRecord;
+use super::store::{EpisodeRecord, UncheckedCount};
 use proagent_analysis::TeamworkTotals;
 use proagent_overcooked::env::layout::BUILTIN;
 use serde::Serialize;
@@ -260,6 +260,10 @@ pub struct Report {
     /// The LLM-Coordination games (Hanabi, CollabCapture, CollabEscape) beside the
     /// published rows; empty when the sweep played none.
     pub llmco: LlmcoTables,
+    /// Records without a checksum that the results held: how many were left out of every
+    /// number above, or (asked for) counted in them unverified. See
+    /// [`super::store::ResultSet::for_means`].
+    pub unchecked: UncheckedCount,
 }
 
 /// Built-in layouts in their classic order, then any others alphabetically.
@@ -418,7 +422,38 @@ impl Report {
             horizons,
             runners,
             llmco: LlmcoTables::build(records),
+            unchecked: UncheckedCount::default(),
         }
+    }
+
+    /// The report, saying how many records without a checksum were left out of it or
+    /// counted in it (`records` must be the selection that count describes).
+    pub fn with_unchecked(mut self, unchecked: UncheckedCount) -> Report {
+        self.unchecked = unchecked;
+        self
+    }
+
+    /// The notes on records without a checksum, one Markdown paragraph each (none when the
+    /// results held none).
+    fn unchecked_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let u = self.unchecked;
+        if u.excluded > 0 {
+            notes.push(format!(
+                "**Note:** {} result records carry no checksum (written before records had one, or the field \
+                 was removed), so nothing shows they are as written: they are left out of every number in \
+                 this report. `proagent eval report --include-unchecked` counts them.",
+                u.excluded
+            ));
+        }
+        if u.included > 0 {
+            notes.push(format!(
+                "**Note:** {} result records carry no checksum and are counted in this report unverified \
+                 (`--include-unchecked`).",
+                u.included
+            ));
+        }
+        notes
     }
 
     /// The cell of this layout, agent, partner and seat, if it has episodes.
@@ -447,6 +482,9 @@ impl Report {
         );
         for w in &self.warnings {
             let _ = writeln!(s, "**Warning:** {w}\n");
+        }
+        for n in self.unchecked_notes() {
+            let _ = writeln!(s, "{n}\n");
         }
         let _ = writeln!(s, "## Table 1 view: each agent's score over all partners\n");
         let _ = writeln!(
@@ -582,6 +620,9 @@ impl Report {
         );
         for w in &self.warnings {
             let _ = writeln!(s, "**Warning:** {w}\n");
+        }
+        for n in self.unchecked_notes() {
+            let _ = writeln!(s, "{n}\n");
         }
         let layouts: Vec<&String> = self.layouts.iter().collect();
         for &seat in &self.seats {
@@ -950,6 +991,27 @@ mod tests {
         );
         assert!(r.markdown().contains("**Warning:**"));
         assert!(Report::build(&[rec("cramped_room", "a", "p", 0, 0, 100.0, 2)]).warnings.is_empty());
+    }
+
+    #[test]
+    fn records_without_a_checksum_are_reported_left_out_or_counted() {
+        let records = [rec("cramped_room", "a", "p", 0, 0, 100.0, 2)];
+        let plain = Report::build(&records);
+        assert_eq!(plain.unchecked, UncheckedCount::default());
+        assert!(!plain.markdown().contains("checksum"));
+        let v: serde_json::Value = serde_json::from_str(&plain.json()).unwrap();
+        assert_eq!(v["unchecked"], serde_json::json!({"excluded": 0, "included": 0}));
+        let left_out = Report::build(&records).with_unchecked(UncheckedCount { excluded: 2, included: 0 });
+        for md in [left_out.markdown(), left_out.table1_paper_markdown()] {
+            assert!(md.contains("**Note:** 2 result records carry no checksum"), "{md}");
+            assert!(md.contains("left out of every number") && md.contains("--include-unchecked"), "{md}");
+        }
+        let v: serde_json::Value = serde_json::from_str(&left_out.json()).unwrap();
+        assert_eq!(v["unchecked"]["excluded"], 2);
+        let counted = Report::build(&records).with_unchecked(UncheckedCount { excluded: 0, included: 1 });
+        assert!(counted.markdown().contains("**Note:** 1 result records carry no checksum and are counted"));
+        let v: serde_json::Value = serde_json::from_str(&counted.json()).unwrap();
+        assert_eq!(v["unchecked"]["included"], 1);
     }
 
     #[test]

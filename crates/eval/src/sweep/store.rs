@@ -14,8 +14,15 @@
 //! Every line ends with its checksum, `"checksum":"sha256:<hex>"`: the sha256 of the
 //! line's exact bytes without that field. Resuming and reporting verify it, so a line
 //! edited or damaged after it was written is an error naming file and line, never a
-//! result counted (delete the line and the episode is played again). Lines written
-//! before records carried checksums still load; [`ResultSet::unchecked`] counts them.
+//! result counted (delete the line and the episode is played again). Lines without the
+//! field (written before records carried checksums, or with the field removed) still
+//! load, marked unchecked ([`ResultSet::unchecked`]): they count as finished for a
+//! resume, but [`ResultSet::for_means`] leaves them out of anything averaged unless the
+//! caller asks for them.
+//!
+//! The checksum is unkeyed: it guards against accidents (a damaged disk block, a torn or
+//! partial write, a tool that rewrites or reformats lines, a stray edit), not against a
+//! user editing their own results on purpose — anyone can recompute a sha256.
 
 use super::plan::EpisodeSpec;
 use proagent_analysis::TeamworkTotals;
@@ -356,11 +363,19 @@ pub struct ResultSet {
     records: Vec<EpisodeRecord>,
     sources: Vec<Source>,
     index: HashMap<String, usize>,
+    /// Per record: whether a line carrying it had a checksum (verified).
+    checked: Vec<bool>,
     /// Identical duplicate lines that were skipped.
     pub duplicates: usize,
-    /// Records read without a checksum (written before records carried one): they were
-    /// loaded unverified.
-    pub unchecked: usize,
+}
+
+/// How many records without a checksum a selection for means left out or let in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UncheckedCount {
+    /// Records without a checksum left out of the means.
+    pub excluded: usize,
+    /// Records without a checksum counted in the means (the caller asked for them).
+    pub included: usize,
 }
 
 impl ResultSet {
@@ -394,8 +409,47 @@ impl ResultSet {
         self.records
     }
 
-    /// Adds a record; returns whether it was new.
-    fn insert(&mut self, rec: EpisodeRecord, src: Source) -> Result<bool, StoreError> {
+    /// Distinct records none of whose lines carried a checksum (written before records
+    /// had one, or with the field removed): loaded unverified.
+    pub fn unchecked(&self) -> usize {
+        self.checked.iter().filter(|c| !**c).count()
+    }
+
+    /// Whether the record `i` (in [`ResultSet::records`] order) was read from a line with
+    /// a verified checksum.
+    pub fn is_checked(&self, i: usize) -> bool {
+        self.checked.get(i).copied().unwrap_or(false)
+    }
+
+    /// The records to average, of those `keep` selects: every record with a verified
+    /// checksum, and the unchecked ones only when `include_unchecked`; with how many
+    /// unchecked records were left out or let in.
+    pub fn for_means(
+        &self,
+        include_unchecked: bool,
+        keep: impl Fn(&EpisodeRecord) -> bool,
+    ) -> (Vec<EpisodeRecord>, UncheckedCount) {
+        let mut count = UncheckedCount::default();
+        let mut out = Vec::new();
+        for (rec, &checked) in self.records.iter().zip(&self.checked) {
+            if !keep(rec) {
+                continue;
+            }
+            if !checked {
+                if !include_unchecked {
+                    count.excluded += 1;
+                    continue;
+                }
+                count.included += 1;
+            }
+            out.push(rec.clone());
+        }
+        (out, count)
+    }
+
+    /// Adds a record; returns whether it was new. A record read again from a line with a
+    /// checksum becomes checked.
+    fn insert(&mut self, rec: EpisodeRecord, src: Source, checked: bool) -> Result<bool, StoreError> {
         if let Some(&i) = self.index.get(&rec.config_hash) {
             if let Some(difference) = self.records[i].outcome_differs(&rec) {
                 let first = &self.sources[i];
@@ -411,11 +465,13 @@ impl ResultSet {
                 });
             }
             self.duplicates += 1;
+            self.checked[i] |= checked;
             return Ok(false);
         }
         self.index.insert(rec.config_hash.clone(), self.records.len());
         self.records.push(rec);
         self.sources.push(src);
+        self.checked.push(checked);
         Ok(true)
     }
 
@@ -446,8 +502,7 @@ impl ResultSet {
             let is_last = Some(k) == last_with_data;
             match parse_record(l.text) {
                 Ok((rec, checked)) if l.complete => {
-                    self.unchecked += usize::from(!checked);
-                    self.insert(rec, Source { path: path.to_path_buf(), line: l.number })?;
+                    self.insert(rec, Source { path: path.to_path_buf(), line: l.number }, checked)?;
                 }
                 // The last line is torn when its newline is missing (even if the JSON happens
                 // to be whole: the write that would have finished it never completed) or when
@@ -859,7 +914,7 @@ mod tests {
         assert!(line.contains(r#","checksum":"sha256:"#) && line.ends_with("\"}\n"), "{line}");
         std::fs::write(&path, a.to_line() + &b.to_line() + &c.to_line()).unwrap();
         let (set, _) = load_all(std::slice::from_ref(&path)).unwrap();
-        assert_eq!((set.len(), set.unchecked), (3, 0));
+        assert_eq!((set.len(), set.unchecked()), (3, 0));
         assert_eq!(set.records(), &[a.clone(), b.clone(), c.clone()][..]);
         // An edited score: valid JSON, a valid record, the right key, but not what was written.
         let edited = b.to_line().replace(r#""score":60.0"#, r#""score":80.0"#);
@@ -887,10 +942,51 @@ mod tests {
         assert!(!old.contains("checksum"));
         std::fs::write(&path, a.to_line() + &old + &c.to_line()).unwrap();
         let (set, _) = load_all(std::slice::from_ref(&path)).unwrap();
-        assert_eq!((set.len(), set.unchecked), (3, 1));
+        assert_eq!((set.len(), set.unchecked()), (3, 1));
         // Windows line ends from an editor that changed nothing else are not an edit.
         std::fs::write(&path, a.to_line().replace('\n', "\r\n")).unwrap();
         assert_eq!(load_all(std::slice::from_ref(&path)).unwrap().0.len(), 1);
+    }
+
+    /// The line of a record with its checksum field cut out, as an editor (or a tool that
+    /// drops unknown fields) leaves it.
+    fn without_checksum(line: &str) -> String {
+        let at = line.find(r#","checksum":"#).unwrap();
+        format!("{}}}\n", &line[..at])
+    }
+
+    #[test]
+    fn records_without_a_checksum_are_left_out_of_means_unless_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RESULTS_FILE);
+        let (a, b, c) = (record("a", "b", 0, 1, 40.0), record("a", "b", 0, 2, 60.0), record("a", "b", 0, 3, 0.0));
+        // An edited score with the checksum removed: it loads (as an old line would), unchecked.
+        let edited = without_checksum(&b.to_line().replace(r#""score":60.0"#, r#""score":200.0"#));
+        assert!(!edited.contains("checksum"), "{edited}");
+        std::fs::write(&path, a.to_line() + &edited + &c.to_line()).unwrap();
+        let (set, _) = load_all(std::slice::from_ref(&path)).unwrap();
+        assert_eq!((set.len(), set.unchecked()), (3, 1));
+        assert_eq!((set.is_checked(0), set.is_checked(1), set.is_checked(2)), (true, false, true));
+        // A resume still counts it as finished.
+        assert!(set.contains(&b.config_hash));
+        // Means: left out by default, counted when asked for; both say how many.
+        let (recs, n) = set.for_means(false, |_| true);
+        assert_eq!(recs, vec![a.clone(), c.clone()]);
+        assert_eq!(n, UncheckedCount { excluded: 1, included: 0 });
+        let (recs, n) = set.for_means(true, |_| true);
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[1].score, 200.0);
+        assert_eq!(n, UncheckedCount { excluded: 0, included: 1 });
+        // A selection counts only the unchecked records it selects.
+        let (recs, n) = set.for_means(false, |r| r.seed != 2);
+        assert_eq!((recs.len(), n), (2, UncheckedCount::default()));
+        // The same record also read from a line with its checksum is checked.
+        let p2 = dir.path().join("results.shard-1-of-2.jsonl");
+        std::fs::write(&path, without_checksum(&b.to_line())).unwrap();
+        std::fs::write(&p2, b.to_line()).unwrap();
+        let (set, _) = load_all(&[dir.path().to_path_buf()]).unwrap();
+        assert_eq!((set.len(), set.duplicates, set.unchecked()), (1, 1, 0));
+        assert_eq!(set.for_means(false, |_| true).0, vec![b]);
     }
 
     #[test]
