@@ -335,6 +335,25 @@ mod tests {
         assert!(e.contains("not one this server offers"), "{e}");
         let e = a.seat_spec("proagent[prompts=/etc]", &known, &models).unwrap_err().to_string();
         assert!(e.contains("cannot be set from the page"), "{e}");
+        // LLM-Coordination specs get the same checks, with their own options.
+        let collab = ["chaser", "llmco", "llmco[model=NAME,tom=on|off,...]"];
+        assert_eq!(a.seat_spec("llmco", &collab, &models).unwrap(), "llmco");
+        for ok in ["llmco[cheap,tom=off]", "llmco[model=scripted,verify=on,history=3,max_verify=2,temperature=1]"] {
+            assert_eq!(a.seat_spec(ok, &collab, &models).unwrap(), ok);
+        }
+        for (bad, want) in [
+            ("llmco[model=replay:x]", "not one this server offers"),
+            ("llmco[any-name]", "not one this server offers"),
+            ("llmco[prompts=/etc]", "cannot be set from the page"),
+            ("llmco[cheap,prompts=p]", "cannot be set from the page"),
+            ("llmco[memory_k=3]", "cannot be set from the page"),
+            ("llmco[model=a,model=b]", "given twice"),
+            ("chaser[tom=off]", "not a seat the page may ask for"),
+            ("simple:x", "not a seat the page may ask for"),
+        ] {
+            let e = a.seat_spec(bad, &collab, &models).unwrap_err();
+            assert!(matches!(e, AccessError::Refused(_)) && e.to_string().contains(want), "{bad}: {e}");
+        }
         std::fs::write(dir.path().join("root/m.safetensors"), "x").unwrap();
         let m = dir.path().join("root/m.safetensors").display().to_string();
         assert!(a.seat_spec(&format!("rl:{m}"), &known, &models).unwrap().starts_with("rl:/"));
