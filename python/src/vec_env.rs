@@ -80,7 +80,7 @@ pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyRes
     AnyGame::load(spec, options).map_err(|e| match e {
         GameError::Unknown { .. } => PyFileNotFoundError::new_err(e.to_string()),
         GameError::Io { .. } => PyOSError::new_err(e.to_string()),
-        GameError::Parse(_) => PyValueError::new_err(e.to_string()),
+        GameError::Parse(_) | GameError::Refused(_) => PyValueError::new_err(e.to_string()),
     })
 }
 

@@ -1,33 +1,41 @@
 //! What `proagent serve` may read: the allow-list every path-bearing value from a request
 //! is resolved against — file parameters (`/api/episode`, `/api/eval`), layout specs (a
-//! game request's `layout`, and the `layout_spec` of a transcript header, uploaded or
-//! not), and the paths inside seat specs (`bc:PATH`, `rl:PATH`).
+//! game request's `layout`), the paths inside seat specs (`bc:PATH`, `rl:PATH`), and every
+//! file an opened or uploaded episode names in turn (a transcript header's `layout_spec`, a
+//! maze trajectory's `spec`). [`Access`] is the server's
+//! [`FileAccess`](proagent_core::files::FileAccess) policy: the library's loaders take it
+//! and open only the paths it returns, so the check and the open are one step.
 //!
 //! Guarantees:
 //! - a path is readable only if, once every symbolic link is followed, it lies under a
 //!   root given on the command line (or the games directory), or under the shipped data
-//!   (`data/`, `layouts/` of the source tree the binary was built from), and is a regular
-//!   file (a FIFO, a device or a socket is refused: `/dev/zero`, a pipe named as a layout);
+//!   (`data/`, `layouts/` of the source tree the binary was built from), is not under
+//!   `/proc`, `/sys` or `/dev` (even with `/` as a root), and is a regular file (a FIFO, a
+//!   device or a socket is refused before it is opened: `/dev/zero`, a pipe named as a
+//!   layout or a maze);
 //! - a missing path and a forbidden one get the same answer ([`AccessError::NotServed`]),
 //!   so a page cannot tell which paths exist; nothing of a refused file is read or echoed;
-//! - seat specs from a request are an allow-list too: the game's own names, `bc:`/`rl:`
-//!   with a readable path (rewritten to its canonical form), and ProAgent options only
-//!   from [`WEB_PROAGENT_OPTIONS`] (never `prompts=DIR`, never a model the server does not
-//!   offer).
+//! - seat specs from a request are data, never commands: the game's own names, `bc:`/`rl:`
+//!   with a readable path (rewritten to its canonical form), and the options of a language
+//!   agent only from [`WEB_PROAGENT_OPTIONS`] (`proagent[...]`) or [`WEB_LLMCO_OPTIONS`]
+//!   (`llmco[...]`): never a prompts directory, never a model the server does not offer
+//!   (the seat is then built on that offered model's own address and key,
+//!   [`super::play`]); any other bracketed or path-like spec is refused.
 //!
 //! Checks that touch the file system block: call them off the async workers.
 
-use proagent_eval::runner::seats::{is_proagent, proagent_options};
-use serde_json::Value;
+use proagent_core::files::{FileAccess, FileRefusal, is_kernel_path};
+use proagent_eval::runner::seats::{is_llmco, is_proagent, llmco_options, proagent_options};
 use std::path::{Path, PathBuf};
+
+/// What a missing or forbidden path is told (after the path).
+pub const NOT_SERVED: &str = "not a file this server may open (it opens only existing files under the files and directories given to `proagent serve`, and the shipped data)";
 
 /// Why a path or spec from a request is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AccessError {
     /// Missing, or outside what the server may read: one answer for both.
-    #[error(
-        "{0}: not a file this server may open (it opens only existing files under the files and directories given to `proagent serve`, and the shipped data)"
-    )]
+    #[error("{0}: {NOT_SERVED}")]
     NotServed(String),
     /// Under a root, but not a regular file (a FIFO, a device, ...).
     #[error("{0}: not a regular file")]
@@ -60,7 +68,13 @@ pub const WEB_PROAGENT_OPTIONS: &[&str] = &[
     "analysis",
     "intention",
     "wait_interrupt",
+    "preset",
 ];
+
+/// LLM-Coordination options a request may set in `llmco[...]` (numbers and switches;
+/// `model` only to a model the server offers; never `prompts`).
+pub const WEB_LLMCO_OPTIONS: &[&str] =
+    &["model", "temperature", "top_p", "max_tokens", "tom", "verify", "history", "max_verify"];
 
 /// A root given on the command line.
 #[derive(Clone, Debug)]
@@ -106,7 +120,7 @@ impl Access {
             return Err(refused());
         }
         let canon = Path::new(p).canonicalize().map_err(|_| refused())?;
-        if !self.covers(&canon) {
+        if !self.covers(&canon) || is_kernel_path(&canon) {
             return Err(refused());
         }
         Ok(canon)
@@ -160,20 +174,27 @@ impl Access {
 
     /// A seat spec from a request, as the server will build it: the game's own names as
     /// they are, `bc:PATH` and `rl:PATH` with the path made canonical, `proagent[...]`
-    /// with only [`WEB_PROAGENT_OPTIONS`] and a `model` from `models`.
+    /// with only [`WEB_PROAGENT_OPTIONS`] and `llmco[...]` with only [`WEB_LLMCO_OPTIONS`],
+    /// a `model` only from `models`. Any other spec that is not a plain name (letters,
+    /// digits, `_`, `-`) is refused: it could only be a form this check does not know.
     pub fn seat_spec(&self, spec: &str, known: &[&str], models: &[&str]) -> Result<String, AccessError> {
         let s = spec.trim();
         let named = known.iter().any(|k| *k == s && !k.contains("PATH") && !k.contains('['));
         if named {
             return Ok(s.to_string());
         }
-        if is_proagent(s) {
-            let options = proagent_options(s).map_err(|e| AccessError::Refused(format!("partner: {e}")))?;
+        if is_proagent(s) || is_llmco(s) {
+            let (options, allowed) = if is_llmco(s) {
+                (llmco_options(s), WEB_LLMCO_OPTIONS)
+            } else {
+                (proagent_options(s), WEB_PROAGENT_OPTIONS)
+            };
+            let options = options.map_err(|e| AccessError::Refused(format!("partner: {e}")))?;
             for (k, v) in &options {
-                if !WEB_PROAGENT_OPTIONS.contains(&k.as_str()) {
+                if !allowed.contains(&k.as_str()) {
                     return Err(AccessError::Refused(format!(
                         "partner: the option {k:?} cannot be set from the page (it may: {})",
-                        WEB_PROAGENT_OPTIONS.join(", ")
+                        allowed.join(", ")
                     )));
                 }
                 if k == "model" && !models.contains(&v.as_str()) {
@@ -200,53 +221,37 @@ impl Access {
                 return Ok(format!("{prefix}{}", canon.display()));
             }
         }
-        // Anything else (an unknown name, a form with a path this check does not know) is
-        // left to the seat factory only if it names no file.
+        // Anything else is left to the seat factory only if it is a plain name: a path is
+        // refused like a file the server may not open, any other form (brackets, `key=`,
+        // `kind:`) as a spec the page may not send.
         if s.contains('/') || s.contains('\\') || s.contains('.') {
             return Err(AccessError::NotServed(s.to_string()));
         }
+        if !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err(AccessError::Refused(format!(
+                "partner: {s:?} is not a seat the page may ask for (the game's own names, or {})",
+                known.join(", ")
+            )));
+        }
         Ok(s.to_string())
     }
+}
 
-    /// Checks the layout a transcript header names before the file is read: a header
-    /// without the layout's text must name a built-in layout or a file the server may read.
-    /// Files of other kinds name no layout file.
-    pub fn episode_text(&self, text: &str) -> Result<(), AccessError> {
-        let Some(first) = text.lines().find(|l| !l.trim().is_empty()) else { return Ok(()) };
-        let Ok(v) = serde_json::from_str::<Value>(first) else { return Ok(()) };
-        if v.get("type").and_then(Value::as_str) != Some("header") {
-            return Ok(());
+/// The server's policy for files that input names in turn (a transcript header's layout, a
+/// maze trajectory's `spec`, a layout or maze a request names): [`Access::file`], so the
+/// library's loaders open only what a request could open itself, and a missing file and a
+/// forbidden one are one answer.
+impl FileAccess for Access {
+    fn resolve(&self, named: &str) -> Result<PathBuf, FileRefusal> {
+        if named.is_empty() {
+            return Err(FileRefusal::Forbidden { path: String::new(), reason: NOT_SERVED.into() });
         }
-        let Some(cfg) = v.get("config") else { return Ok(()) };
-        if cfg.get("layout_file").and_then(Value::as_str).is_some() {
-            return Ok(());
-        }
-        // The reader loads `layout_spec` (with `v2:` in front for a V2 game), and only if
-        // that fails, `layout`.
-        let v2 = cfg.get("v2").is_some_and(|v| !v.is_null());
-        let spec_of = |key: &str| {
-            cfg.get(key).and_then(Value::as_str).map(|s| {
-                if v2 && proagent_overcooked_v2::env::layout::strip_v2_prefix(s).is_none() {
-                    format!("{}{s}", proagent_eval::games::V2_PREFIX)
-                } else {
-                    s.to_string()
-                }
-            })
-        };
-        let refuse = |key: &str| {
-            AccessError::Refused(format!(
-                "the transcript's header names a layout (config.{key}) that is neither built in nor a file this server may open"
-            ))
-        };
-        if let Some(spec) = spec_of("layout_spec") {
-            if self.layout(&spec).map_err(|_| refuse("layout_spec"))?.is_none() {
-                return Ok(());
-            }
-        }
-        if let Some(name) = spec_of("layout") {
-            self.layout(&name).map_err(|_| refuse("layout"))?;
-        }
-        Ok(())
+        self.file(named).map_err(|e| match e {
+            AccessError::NotServed(path) => FileRefusal::Forbidden { path, reason: NOT_SERVED.into() },
+            AccessError::NotRegular(path) => FileRefusal::NotRegular(path),
+            AccessError::Kind { path, .. } => FileRefusal::Directory(path),
+            AccessError::Refused(reason) => FileRefusal::Forbidden { path: named.to_string(), reason },
+        })
     }
 }
 
@@ -330,22 +335,94 @@ mod tests {
         assert!(e.contains("not one this server offers"), "{e}");
         let e = a.seat_spec("proagent[prompts=/etc]", &known, &models).unwrap_err().to_string();
         assert!(e.contains("cannot be set from the page"), "{e}");
+        // LLM-Coordination specs get the same checks, with their own options.
+        let collab = ["chaser", "llmco", "llmco[model=NAME,tom=on|off,...]"];
+        assert_eq!(a.seat_spec("llmco", &collab, &models).unwrap(), "llmco");
+        for ok in ["llmco[cheap,tom=off]", "llmco[model=scripted,verify=on,history=3,max_verify=2,temperature=1]"] {
+            assert_eq!(a.seat_spec(ok, &collab, &models).unwrap(), ok);
+        }
+        for (bad, want) in [
+            ("llmco[model=replay:x]", "not one this server offers"),
+            ("llmco[any-name]", "not one this server offers"),
+            ("llmco[prompts=/etc]", "cannot be set from the page"),
+            ("llmco[cheap,prompts=p]", "cannot be set from the page"),
+            ("llmco[memory_k=3]", "cannot be set from the page"),
+            ("llmco[model=a,model=b]", "given twice"),
+            ("chaser[tom=off]", "not a seat the page may ask for"),
+            ("simple:x", "not a seat the page may ask for"),
+        ] {
+            let e = a.seat_spec(bad, &collab, &models).unwrap_err();
+            assert!(matches!(e, AccessError::Refused(_)) && e.to_string().contains(want), "{bad}: {e}");
+        }
         std::fs::write(dir.path().join("root/m.safetensors"), "x").unwrap();
         let m = dir.path().join("root/m.safetensors").display().to_string();
         assert!(a.seat_spec(&format!("rl:{m}"), &known, &models).unwrap().starts_with("rl:/"));
     }
 
     #[test]
-    fn a_transcript_header_naming_a_file_outside_is_refused() {
+    fn files_named_inside_episodes_go_through_the_same_allow_list() {
+        use proagent_eval::runner::files::{FileError, read_episode_text_in};
         let dir = tempfile::tempdir().unwrap();
         let a = access(dir.path());
-        let header =
-            |spec: &str| format!("{{\"type\":\"header\",\"config\":{{\"layout\":\"x\",\"layout_spec\":{spec:?}}}}}\n");
-        assert!(a.episode_text(&header("/etc/passwd")).is_err());
-        let ok = "{\"type\":\"header\",\"config\":{\"layout\":\"cramped_room\",\"layout_spec\":\"cramped_room\"}}\n";
-        assert!(a.episode_text(ok).is_ok());
-        let recorded = "{\"type\":\"header\",\"config\":{\"layout\":\"x\",\"layout_spec\":\"/etc/passwd\",\"layout_file\":\"XXX\"}}";
-        assert!(a.episode_text(recorded).is_ok(), "the recorded text is used, no file is read");
-        assert!(a.episode_text("not json").is_ok());
+        // The server's policy: the kernel's views are refused even under a root of `/`.
+        let everything = Access {
+            roots: vec![Root { shown: "/".into(), path: PathBuf::from("/"), is_dir: true }],
+            shipped: Vec::new(),
+        };
+        for kernel in ["/proc/self/environ", "/dev/zero", "/proc/self/cmdline"] {
+            let e = FileAccess::resolve(&everything, kernel).unwrap_err();
+            assert_eq!(e, FileRefusal::Forbidden { path: kernel.into(), reason: NOT_SERVED.into() });
+        }
+        // A transcript header naming a file outside the roots.
+        let header = |spec: &str| {
+            let t = include_str!("../../transcripts/committed/cramped_room.jsonl");
+            let (head, rest) = t.split_once('\n').unwrap();
+            let mut h: serde_json::Value = serde_json::from_str(head).unwrap();
+            h["config"]["layout_spec"] = serde_json::json!(spec);
+            h["config"]["layout"] = serde_json::json!("x");
+            h["config"].as_object_mut().unwrap().remove("layout_file");
+            format!("{h}\n{rest}")
+        };
+        let outside = dir.path().join("outside.layout");
+        std::fs::write(&outside, "XXPXX\nO  2O\nX1  X\nXDXSX\n").unwrap();
+        let e = read_episode_text_in("t.jsonl", &header(&outside.display().to_string()), &a).unwrap_err();
+        assert!(matches!(e, FileError::Refused { .. }), "{e}");
+        assert!(e.to_string().contains("names a layout") && e.to_string().contains(NOT_SERVED), "{e}");
+        assert!(!e.to_string().contains("XXPXX"), "{e}");
+        // A built-in layout by name, and a layout file under a root, are read as before.
+        assert!(read_episode_text_in("t.jsonl", &header("cramped_room"), &a).is_ok());
+        let inside = dir.path().join("root/mine.layout");
+        std::fs::write(&inside, include_str!("../../layouts/cramped_room.layout")).unwrap();
+        assert!(read_episode_text_in("t.jsonl", &header(&inside.display().to_string()), &a).is_ok());
+        // A maze trajectory whose `spec` names the process environment, a file outside the
+        // roots, or nothing at all: one answer, nothing of any file in it.
+        let record = |spec: &str| {
+            use proagent_core::Game;
+            let g = proagent_collab::load_capture("capture:1").unwrap();
+            let start = g.state_json(&g.initial_state(&mut proagent_core::episode::env_chance(0)));
+            let v = serde_json::json!({"game": "collab_capture", "spec": spec, "seed": 0, "start": start, "steps": []});
+            format!("{v}\n")
+        };
+        let answer = |spec: &str| {
+            let e = read_episode_text_in("c.jsonl", &record(spec), &a).unwrap_err();
+            assert!(matches!(e, FileError::Refused { .. }), "{e}");
+            e.to_string().replace(spec, "SPEC")
+        };
+        let missing = dir.path().join("root/none.maze").display().to_string();
+        let want = answer(&missing);
+        assert_eq!(want, format!("c.jsonl: line 1: `spec` names a file: SPEC: {NOT_SERVED}"));
+        assert_eq!(answer("/proc/self/environ"), want);
+        assert_eq!(answer("/etc/passwd"), want);
+        assert_eq!(answer(&outside.display().to_string()), want);
+        // The built-in scenario it was recorded on is read as before.
+        assert!(read_episode_text_in("c.jsonl", &record("capture:1"), &a).is_ok());
+        #[cfg(unix)]
+        {
+            // A FIFO under a root: refused without being opened (this would block otherwise).
+            let fifo = dir.path().join("root/pipe.maze");
+            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+            let e = read_episode_text_in("c.jsonl", &record(&fifo.display().to_string()), &a).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
     }
 }

@@ -33,7 +33,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use proagent_eval::games::{AnyGame, GameOptions, V2_PREFIX};
-use proagent_eval::runner::files::{read_episode_text, text_of_bytes};
+use proagent_eval::runner::files::{FileError, read_episode_text_in, text_of_bytes};
 use proagent_eval::sweep::store::{ResultSet, results_files_in};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -218,10 +218,6 @@ impl ApiError {
     fn bad(message: impl std::fmt::Display) -> Self {
         ApiError::new(StatusCode::BAD_REQUEST, message.to_string())
     }
-    fn prefixed(mut self, source: &str) -> Self {
-        self.message = format!("{source}: {}", self.message);
-        self
-    }
 }
 
 impl IntoResponse for ApiError {
@@ -330,7 +326,8 @@ impl AppState {
             .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("episode {id:?} is not open (open it again)")))
     }
 
-    /// Reads an episode file's text (bounded), checks what its header names, opens it.
+    /// Reads an episode file's text (bounded) and opens it; a file it names in turn (a
+    /// header's layout, a maze trajectory's `spec`) is opened only through [`Access`].
     fn open_text(&self, source: &str, bytes: Vec<u8>, index: usize) -> ApiResult<Arc<EpisodeView>> {
         // Whatever happens, what parsing freed goes back to the system: declared first, so
         // it runs last, after the text and everything dropped on the way out.
@@ -349,12 +346,15 @@ impl AppState {
         } else {
             text_of_bytes(source, bytes).map_err(ApiError::bad)?
         };
-        self.access.episode_text(&text).map_err(|e| ApiError::from(e).prefixed(source))?;
         let id = format!("e{}", self.next_id.fetch_add(1, Ordering::SeqCst));
         // What the parsed episode holds is measured while it is built (the text stays
         // alive meanwhile, so its freeing is not counted against it).
         let (view, held) = super::memory::measured(|| {
-            let f = read_episode_text(source, &text).map_err(ApiError::bad)?;
+            let f = read_episode_text_in(source, &text, &self.access).map_err(|e| match e {
+                // Refused like the path itself would be: one answer for missing and forbidden.
+                FileError::Refused { .. } => ApiError::new(StatusCode::FORBIDDEN, e.to_string()),
+                e => ApiError::bad(e),
+            })?;
             EpisodeView::new(id, f, index).map_err(ApiError::bad)
         });
         let view = view?;
@@ -589,6 +589,7 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EvalQuery>) -> ApiResult<ax
     let path = q.path.clone();
     let canon = blocking(move || Ok(st2.access.dir(&path)?)).await?;
     let shown = PathBuf::from(&q.path);
+    let st3 = Arc::clone(&st);
     let out = blocking(move || -> ApiResult<Value> {
         let files = results_files_in(&canon).map_err(|e| ApiError::bad(format!("{}: {e}", shown.display())))?;
         if files.is_empty() {
@@ -602,7 +603,10 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EvalQuery>) -> ApiResult<ax
         for (i, r) in set.records().iter().enumerate() {
             let transcript = r.transcript.as_ref().map(|t| shown.join(t).display().to_string());
             let traj_rel = proagent_eval::sweep::scheduler::trajectory_path(Path::new(""), &r.config_hash);
-            let trajectory = canon.join(&traj_rel).is_file().then(|| shown.join(&traj_rel).display().to_string());
+            // The key comes from the file: the path it makes is looked at only through the
+            // allow-list (a key of `../..` must not tell which files exist elsewhere).
+            let listed = st3.access.file(&canon.join(&traj_rel).display().to_string()).is_ok();
+            let trajectory = listed.then(|| shown.join(&traj_rel).display().to_string());
             cells.entry((r.layout.clone(), r.agent.clone(), r.partner.clone(), r.seat)).or_default().push(json!({
                 "seed": r.seed, "score": r.score, "deliveries": r.deliveries, "steps": r.steps,
                 "transcript": transcript, "trajectory": trajectory, "key": r.config_hash,
@@ -673,7 +677,7 @@ fn requested_game(st: &AppState, req: &GameRequest) -> ApiResult<(AnyGame, Optio
         }
         Err(e) => return Err(bad(e.to_string())),
     };
-    AnyGame::load(&spec, &options).map_err(|e| bad(e.to_string()))
+    AnyGame::load_in(&spec, &options, &st.access).map_err(|e| bad(e.to_string()))
 }
 
 async fn play_start(State(st): Shared, body: Body) -> ApiResult<axum::Json<Value>> {

@@ -36,7 +36,9 @@ use proagent_eval::games::{AnyGame, Playable};
 use proagent_eval::on_game;
 use proagent_eval::run::{Run, TranscriptTarget};
 use proagent_eval::runner::record::EpisodeRecorder;
-use proagent_eval::runner::seats::{ProAgentSeat, SeatFactory};
+use proagent_eval::runner::seats::{
+    LlmcoSeat, ProAgentSeat, SeatFactory, is_llmco, is_proagent, llmco_options, proagent_options,
+};
 use proagent_eval::runner::summary::summary_json;
 use proagent_eval::transcript::{Scrubber, WriterOptions};
 use serde::{Deserialize, Serialize};
@@ -86,6 +88,56 @@ pub struct PlayLimits {
     pub idle: Duration,
     /// Real-time step unless the page asks for another.
     pub default_step_ms: u32,
+}
+
+/// Registers a language agent's spec with options from the page (`proagent[...]`,
+/// `llmco[...]`) in `factory`, built on the server's own model settings: the model it names
+/// must be one the server offers, and the seat is that model's (its address, key and
+/// time-outs: the server's); without a model, ProAgent takes the game's model and LLM-Co
+/// the rule-based stand-in, as `proagent` and `llmco` do. Nothing unregistered reaches the
+/// factory, whose fallback would build a model from the spec alone. A prompts directory is
+/// refused here too (the request check, [`super::access::Access::seat_spec`], refuses it
+/// first).
+fn with_page_seat(factory: SeatFactory, spec: &str, cfg: &PlayConfig, game: &GameModel) -> Result<SeatFactory, String> {
+    let s = spec.trim();
+    let offered = |name: &str| {
+        cfg.models.iter().find(|m| m.name == name).ok_or_else(|| {
+            let known: Vec<&str> = cfg.models.iter().map(|m| m.name.as_str()).collect();
+            format!("model {name:?} is not one this server offers ({})", known.join(", "))
+        })
+    };
+    let no_files = |options: &[(String, String)]| match options.iter().find(|(k, _)| k == "prompts") {
+        Some(_) => Err(format!("{s}: the option \"prompts\" cannot be set from the page")),
+        None => Ok(()),
+    };
+    let model_of = |options: &[(String, String)]| options.iter().find(|(k, _)| k == "model").map(|(_, v)| v.clone());
+    if is_llmco(s) && s != "llmco" {
+        let options = llmco_options(s).map_err(|e| e.to_string())?;
+        no_files(&options)?;
+        let base = match model_of(&options) {
+            Some(name) => offered(&name)?.seat.model.clone(),
+            None => proagent_llm::ModelSpec::new(proagent_llm::STAND_IN),
+        };
+        let seat = LlmcoSeat::from_spec(s, &base).map_err(|e| e.to_string())?;
+        return Ok(factory.with_llmco_seat(s, seat));
+    }
+    if is_proagent(s) && s != "proagent" {
+        let options = proagent_options(s).map_err(|e| e.to_string())?;
+        no_files(&options)?;
+        let base = match model_of(&options) {
+            Some(name) => offered(&name)?.seat.clone(),
+            None => game.seat.clone(),
+        };
+        let (mut settings, mut model) = (base.settings, base.model);
+        // A preset replaces the switches: it goes first, the other options over it.
+        let preset = options.iter().filter(|(k, _)| k == "preset");
+        for (k, v) in preset.chain(options.iter().filter(|(k, _)| k != "preset")) {
+            proagent_agent::config::apply_option(&mut settings, &mut model, k, v).map_err(|e| format!("{s}: {e}"))?;
+        }
+        let label = proagent_agent::config::label(&settings, &model);
+        return Ok(factory.with_seat(s, ProAgentSeat { label, settings, model }));
+    }
+    Ok(factory)
 }
 
 impl Default for PlayLimits {
@@ -433,6 +485,7 @@ impl Sessions {
         // A game's model calls may fail without ending it: the person plays on with the
         // seat's fallback, as the seat's metrics then say.
         let factory = SeatFactory::new(Some(game_model.seat.clone())).with_max_llm_failures(None);
+        let factory = with_page_seat(factory, &partner, cfg, &game_model).map_err(|m| field("partner", m))?;
         let built = match ai_seat {
             Some(ai) => {
                 factory.check(&partner, &*game, ai).map_err(|e| field("partner", e.to_string()))?;

@@ -38,4 +38,5 @@ mod transcript_cli;
 mod v2_cli;
 mod viewer_cli;
 mod web_browser;
+mod web_paths;
 mod web_server;

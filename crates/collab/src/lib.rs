@@ -22,5 +22,5 @@ pub use capture::{Capture, CaptureAction, CaptureEvent, CaptureOutcome, CaptureS
 pub use escape::{
     Escape, EscapeAction, EscapeEvent, EscapeOutcome, EscapeResult, EscapeState, EscapeTally, KillerPlan,
 };
-pub use load::{CollabGame, LoadError, load, load_capture, load_escape};
+pub use load::{CollabGame, LoadError, load, load_capture, load_escape, load_in, load_maze_in};
 pub use maze::{CatchRule, Flee, GameKind, Maze, MazeError, Room};

@@ -1,14 +1,18 @@
 //! From a spec to a game: a built-in scenario name (`capture:1` … `capture:4`,
-//! `escape:1`, `escape:2`) or the path of a maze file. This is the crate's only I/O; files
-//! are read through the bounded reader of `proagent_core::limits`.
+//! `escape:1`, `escape:2`) or the path of a maze file. This is the crate's only I/O.
 //!
-//! Guarantees: every failure is a [`LoadError`] that names the spec or file (and, for a
-//! bad file, the line); nothing panics.
+//! Guarantees: a spec that is not a built-in name is opened only through a file-access
+//! policy ([`proagent_core::files::FileAccess`]: the `_in` functions take the caller's;
+//! [`load`], [`load_maze`], [`load_capture`] and [`load_escape`] are the command line's,
+//! [`LocalFiles`]), so a spec from an uploaded episode never reaches the file system
+//! unchecked, and a refused file is never opened (nor quoted). Files are read through the
+//! bounded reader of `proagent_core::limits`. Every failure is a [`LoadError`] that names
+//! the spec or file (and, for a bad file, the line); nothing panics.
 
 use crate::capture::Capture;
 use crate::escape::Escape;
 use crate::maze::{GameKind, MAX_MAZE_TEXT_BYTES, Maze, MazeError};
-use std::path::Path;
+use proagent_core::files::{FileAccess, FileRefusal, LocalFiles, NamedReadError, read_named_text};
 
 /// Why a spec gave no game.
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +25,9 @@ pub enum LoadError {
         /// The built-in names.
         names: String,
     },
+    /// The caller's file-access policy refused the path: nothing was opened.
+    #[error(transparent)]
+    Refused(FileRefusal),
     /// The file could not be read.
     #[error("reading maze file {path}: {error}")]
     Read {
@@ -53,28 +60,46 @@ pub enum CollabGame {
     Escape(Escape),
 }
 
-/// The maze a spec names.
+/// The maze a spec names (a built-in name, or a maze file on this machine: the command
+/// line's policy, [`LocalFiles`]).
 pub fn load_maze(spec: &str) -> Result<Maze, LoadError> {
-    if let Some(m) = Maze::builtin(spec) {
-        return Ok(m);
-    }
-    let path = Path::new(spec);
-    if !path.exists() {
-        let names: Vec<&str> = Maze::builtin_names().collect();
-        return Err(LoadError::Unknown { spec: spec.to_string(), names: names.join(", ") });
-    }
-    let text = proagent_core::limits::read_file_text(path, MAX_MAZE_TEXT_BYTES as u64, "maze files")
-        .map_err(|error| LoadError::Read { path: path.display().to_string(), error })?;
-    Ok(Maze::parse(&text, &path.display().to_string())?)
+    load_maze_in(spec, &LocalFiles).map(|(maze, _)| maze)
 }
 
-/// The game a spec names (its maze says which).
+/// The maze a spec names, a file opened only as `files` allows, with the file's text
+/// (`None` for a built-in scenario). A path `files` says is missing is an unknown spec;
+/// any other refusal is [`LoadError::Refused`].
+pub fn load_maze_in(spec: &str, files: &dyn FileAccess) -> Result<(Maze, Option<String>), LoadError> {
+    if let Some(m) = Maze::builtin(spec) {
+        return Ok((m, None));
+    }
+    let text = read_named_text(files, spec, MAX_MAZE_TEXT_BYTES as u64, "maze files").map_err(|e| match e {
+        NamedReadError::Refused(FileRefusal::Missing(_)) => {
+            let names: Vec<&str> = Maze::builtin_names().collect();
+            LoadError::Unknown { spec: spec.to_string(), names: names.join(", ") }
+        }
+        NamedReadError::Refused(refusal) => LoadError::Refused(refusal),
+        NamedReadError::Io { path, source } => LoadError::Read { path, error: source },
+    })?;
+    let maze = Maze::parse(&text, spec)?;
+    Ok((maze, Some(text)))
+}
+
+/// The game a spec names (its maze says which), a maze file on this machine as the command
+/// line reads it ([`LocalFiles`]).
 pub fn load(spec: &str) -> Result<CollabGame, LoadError> {
-    let maze = load_maze(spec)?;
-    Ok(match maze.kind {
+    load_in(spec, &LocalFiles).map(|(game, _)| game)
+}
+
+/// The game a spec names, a maze file opened only as `files` allows, with the file's text
+/// (`None` for a built-in scenario).
+pub fn load_in(spec: &str, files: &dyn FileAccess) -> Result<(CollabGame, Option<String>), LoadError> {
+    let (maze, text) = load_maze_in(spec, files)?;
+    let game = match maze.kind {
         GameKind::Capture => CollabGame::Capture(Capture::new(maze, spec).map_err(|_| wrong(spec, GameKind::Escape))?),
         GameKind::Escape => CollabGame::Escape(Escape::new(maze, spec).map_err(|_| wrong(spec, GameKind::Capture))?),
-    })
+    };
+    Ok((game, text))
 }
 
 /// The CollabCapture game a spec names.
@@ -124,7 +149,48 @@ mod tests {
         let e = load(f.to_str().unwrap()).unwrap_err();
         assert_eq!(e.to_string(), format!("{}:5: generator: \"3\" is not a room (rooms are 1 to 2)", f.display()));
         let e = load(dir.to_str().unwrap()).unwrap_err();
-        assert!(e.to_string().starts_with("reading maze file"), "{e}");
+        assert_eq!(e.to_string(), format!("{}: is a directory, not a file", dir.display()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A policy that lets nothing be opened, and says so the same way for every path.
+    struct Nothing;
+    impl FileAccess for Nothing {
+        fn resolve(&self, named: &str) -> Result<std::path::PathBuf, FileRefusal> {
+            Err(FileRefusal::Forbidden { path: named.to_string(), reason: "not served".into() })
+        }
+    }
+
+    #[test]
+    fn a_path_is_opened_only_through_the_policy() {
+        // The kernel's views are refused before anything is read: nothing of them is quoted.
+        for spec in ["/proc/self/environ", "/dev/zero", "/proc/self/cmdline"] {
+            let e = load(spec).unwrap_err();
+            assert!(matches!(e, LoadError::Refused(FileRefusal::NotRegular(_))), "{spec}: {e}");
+            assert_eq!(e.to_string().split(':').next(), Some(spec), "{e}");
+        }
+        let dir = std::env::temp_dir().join(format!("collab-policy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("ok.maze");
+        std::fs::write(&f, crate::Maze::builtin_text("capture:1").unwrap()).unwrap();
+        let named = f.display().to_string();
+        let (game, text) = load_in(&named, &LocalFiles).unwrap();
+        assert!(matches!(game, CollabGame::Capture(_)) && text.is_some());
+        // A policy that refuses: an existing file and a missing one get the same answer.
+        let missing = dir.join("no.maze").display().to_string();
+        let a = load_in(&named, &Nothing).err().unwrap().to_string().replace(&named, "P");
+        let b = load_in(&missing, &Nothing).err().unwrap().to_string().replace(&missing, "P");
+        assert_eq!(a, b);
+        assert_eq!(a, "P: not served");
+        // Built-in names never ask the policy.
+        assert!(load_in("escape:1", &Nothing).is_ok());
+        #[cfg(unix)]
+        {
+            let fifo = dir.join("pipe.maze");
+            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+            let e = load(&fifo.display().to_string()).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,10 +1,12 @@
 //! proagent-core: the bottom layer of proagent. The game interface every game implements
-//! ([`game`]), what sits in a seat ([`seat`]), and every size and count limit with the
-//! bounded readers all files go through ([`limits`]). Nothing here knows a particular game.
+//! ([`game`]), what sits in a seat ([`seat`]), the policy every file named by input is
+//! opened through ([`files`]), and every size and count limit with the bounded readers all
+//! files go through ([`limits`]). Nothing here knows a particular game.
 
 #![warn(missing_docs)]
 
 pub mod episode;
+pub mod files;
 pub mod game;
 pub mod limits;
 pub mod seat;

@@ -2,6 +2,9 @@
 //! partners of `proagent_partners::collab`, the LLM-Coordination agent), summaries with the
 //! paper's measures (success, turns to success), and trajectories re-played from their seed.
 //! The turn limit is the scenario's (the maze file's `turns`), not `--horizon`.
+//!
+//! A trajectory's `spec` names a built-in scenario or a maze file; the file is opened only
+//! through the reader's file-access policy ([`load_collab_in`]), never as the record gives it.
 
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
@@ -13,6 +16,7 @@ use proagent_agent::llmco::capture::CaptureLlmco;
 use proagent_agent::llmco::escape::EscapeLlmco;
 use proagent_collab::{Capture, CaptureOutcome, Escape, EscapeOutcome, LoadError};
 use proagent_core::episode::EpisodeResult;
+use proagent_core::files::{FileAccess, LocalFiles};
 use proagent_core::{Game, Seat};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -36,10 +40,21 @@ pub fn is_maze_spec(spec: &str) -> bool {
     proagent_collab::Maze::builtin(s).is_some() || s.ends_with(".maze")
 }
 
-/// The maze game a spec names.
+/// The maze game a spec names (a maze file on this machine: the command line's policy,
+/// [`LocalFiles`]).
 pub fn load_collab(spec: &str) -> Result<proagent_collab::CollabGame, GameError> {
-    proagent_collab::load(spec.trim()).map_err(|e| match e {
+    load_collab_in(spec, &LocalFiles).map(|(game, _)| game)
+}
+
+/// The maze game a spec names, a maze file opened only as `files` allows, with the file's
+/// text (`None` for a built-in scenario).
+pub fn load_collab_in(
+    spec: &str,
+    files: &dyn FileAccess,
+) -> Result<(proagent_collab::CollabGame, Option<String>), GameError> {
+    proagent_collab::load_in(spec.trim(), files).map_err(|e| match e {
         LoadError::Unknown { spec, names } => GameError::Unknown { what: "maze scenario", spec, known: names },
+        LoadError::Refused(refusal) => GameError::Refused(refusal),
         other => GameError::Parse(other.to_string()),
     })
 }
@@ -49,9 +64,13 @@ fn turns_of(success: bool, turns: Option<u32>, steps: usize) -> Value {
     if success { json!(turns.unwrap_or(steps as u32)) } else { Value::Null }
 }
 
-fn record_game(v: &Value) -> Result<proagent_collab::CollabGame, RecordError> {
+fn record_game(v: &Value, files: &dyn FileAccess) -> Result<proagent_collab::CollabGame, RecordError> {
     let spec = v.get("spec").and_then(Value::as_str).ok_or("no `spec`")?;
-    load_collab(spec).map_err(|e| RecordError(format!("`spec`: {e}")))
+    match load_collab_in(spec, files) {
+        Ok((game, _)) => Ok(game),
+        Err(GameError::Refused(refusal)) => Err(RecordError::Refused { field: "spec", refusal }),
+        Err(e) => Err(RecordError::Bad(format!("`spec`: {e}"))),
+    }
 }
 
 fn saved_line<G: Playable>(game: &G, e: &SavedEpisode<G>) -> SavedTeamwork {
@@ -149,8 +168,13 @@ impl Playable for Capture {
             (false, _) => format!("thief not caught in {} turns", r.steps.len()),
         }
     }
-    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<Capture>, RecordError> {
-        match record_game(v)? {
+    fn read_trajectory(
+        source: &str,
+        line: usize,
+        v: &Value,
+        files: &dyn FileAccess,
+    ) -> Result<SavedEpisode<Capture>, RecordError> {
+        match record_game(v, files)? {
             proagent_collab::CollabGame::Capture(g) => read_replayed(Arc::new(g), source, line, v),
             proagent_collab::CollabGame::Escape(_) => Err("`spec` names a CollabEscape scenario".into()),
         }
@@ -241,8 +265,13 @@ impl Playable for Escape {
             format!("no escape in {turns} turns ({} generators repaired)", t.generators_repaired)
         }
     }
-    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<Escape>, RecordError> {
-        match record_game(v)? {
+    fn read_trajectory(
+        source: &str,
+        line: usize,
+        v: &Value,
+        files: &dyn FileAccess,
+    ) -> Result<SavedEpisode<Escape>, RecordError> {
+        match record_game(v, files)? {
             proagent_collab::CollabGame::Escape(g) => read_replayed(Arc::new(g), source, line, v),
             proagent_collab::CollabGame::Capture(_) => Err("`spec` names a CollabCapture scenario".into()),
         }

@@ -12,6 +12,7 @@ use super::saved::SavedEpisode;
 use proagent_agent::llmco::hanabi::HanabiLlmco;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
+use proagent_core::files::FileAccess;
 use proagent_hanabi::{Hanabi, HanabiOutcome};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -150,9 +151,15 @@ impl Playable for Hanabi {
         )
     }
 
-    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<Hanabi>, RecordError> {
+    /// A Hanabi record's `spec` is a game (`hanabi:3p`), never a file: `files` is not asked.
+    fn read_trajectory(
+        source: &str,
+        line: usize,
+        v: &Value,
+        _files: &dyn FileAccess,
+    ) -> Result<SavedEpisode<Hanabi>, RecordError> {
         let spec = v.get("spec").and_then(Value::as_str).ok_or("no `spec`")?;
-        let game = load_hanabi(spec).map_err(|e| RecordError(e.to_string()))?;
+        let game = load_hanabi(spec).map_err(|e| RecordError::Bad(e.to_string()))?;
         read_replayed(Arc::new(game), source, line, v)
     }
 

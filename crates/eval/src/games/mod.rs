@@ -19,13 +19,15 @@ pub mod saved;
 
 use proagent_collab::{Capture, CollabGame, Escape};
 use proagent_core::Game;
+use proagent_core::files::{FileAccess, LocalFiles};
 use proagent_hanabi::Hanabi;
 use proagent_overcooked::game::Overcooked;
 use proagent_overcooked_v2::game::OvercookedV2;
 use std::sync::Arc;
 
-pub use overcooked::load_layout;
-pub use overcooked_v2::{V2_PREFIX, load_v2_layout};
+pub use collab::load_collab_in;
+pub use overcooked::{load_layout, load_layout_in};
+pub use overcooked_v2::{V2_PREFIX, load_v2_layout, load_v2_layout_in};
 pub use playable::{
     GameError, GameOptions, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
     unknown_spec,
@@ -67,25 +69,29 @@ impl AnyGame {
     /// scenario (`capture:1` ... `capture:4`, `escape:1`, `escape:2`, a `.maze` file; their
     /// turn limit is the scenario's, not `options.horizon`). Also returns the layout file's
     /// text for a layout that is not built in (transcript headers keep it, so a run
-    /// replays anywhere).
+    /// replays anywhere). A file is one on this machine, as the command line reads it
+    /// ([`LocalFiles`]); [`AnyGame::load_in`] takes the caller's policy.
     pub fn load(spec: &str, options: &GameOptions) -> Result<(AnyGame, Option<String>), GameError> {
+        AnyGame::load_in(spec, options, &LocalFiles)
+    }
+
+    /// [`AnyGame::load`] for a spec from input (a request, a transcript header): a layout or
+    /// maze file is opened only as `files` allows, and a refusal is
+    /// [`GameError::Refused`] (or, where the policy says the file is missing, the unknown
+    /// spec error).
+    pub fn load_in(
+        spec: &str,
+        options: &GameOptions,
+        files: &dyn FileAccess,
+    ) -> Result<(AnyGame, Option<String>), GameError> {
         let trimmed = spec.trim();
         if trimmed == "hanabi" || trimmed.starts_with("hanabi:") {
             return Ok((AnyGame::Hanabi(Arc::new(hanabi::load_hanabi(trimmed)?)), None));
         }
         if collab::is_maze_spec(trimmed) {
-            let text = if proagent_collab::Maze::builtin(trimmed).is_some() {
-                None
-            } else {
-                proagent_core::limits::read_file_text(
-                    std::path::Path::new(trimmed),
-                    proagent_collab::maze::MAX_MAZE_TEXT_BYTES as u64,
-                    "maze files",
-                )
-                .ok()
-            };
+            let (game, text) = collab::load_collab_in(trimmed, files)?;
             return Ok((
-                match collab::load_collab(trimmed)? {
+                match game {
                     CollabGame::Capture(g) => AnyGame::Capture(Arc::new(g)),
                     CollabGame::Escape(g) => AnyGame::Escape(Arc::new(g)),
                 },
@@ -93,11 +99,11 @@ impl AnyGame {
             ));
         }
         if let Some(rest) = proagent_overcooked_v2::env::layout::strip_v2_prefix(spec) {
-            let (layout, text) = load_v2_layout(rest)?;
+            let (layout, text) = load_v2_layout_in(rest, files)?;
             let settings = proagent_overcooked_v2::env::Settings { max_steps: options.horizon, ..options.v2.clone() };
             return Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(layout), settings))), text));
         }
-        let (layout, text) = load_layout(spec)?;
+        let (layout, text) = load_layout_in(spec, files)?;
         Ok((AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::new(layout), options.horizon))), text))
     }
 
@@ -170,17 +176,25 @@ impl saved::AnyEpisode {
 }
 
 /// The games whose trajectory records are re-played from their seed, by the `game` field
-/// of a record: reads one record (line `line` of `source`).
+/// of a record: reads one record (line `line` of `source`), opening a file the record names
+/// only as `files` allows.
 pub fn read_replayed_trajectory(
     kind: &str,
     source: &str,
     line: usize,
     v: &serde_json::Value,
+    files: &dyn FileAccess,
 ) -> Option<Result<saved::AnyEpisode, RecordError>> {
     Some(match kind {
-        "hanabi" => Hanabi::read_trajectory(source, line, v).map(Into::into),
-        "collab_capture" => Capture::read_trajectory(source, line, v).map(Into::into),
-        "collab_escape" => Escape::read_trajectory(source, line, v).map(Into::into),
+        "hanabi" => Hanabi::read_trajectory(source, line, v, files).map(Into::into),
+        "collab_capture" => Capture::read_trajectory(source, line, v, files).map(Into::into),
+        "collab_escape" => Escape::read_trajectory(source, line, v, files).map(Into::into),
         _ => return None,
     })
+}
+
+/// Whether trajectories of the game `kind` (a record's `game` field) are re-played from
+/// their seed ([`read_replayed_trajectory`] reads them).
+pub fn is_replayed_kind(kind: &str) -> bool {
+    matches!(kind, "hanabi" | "collab_capture" | "collab_escape")
 }

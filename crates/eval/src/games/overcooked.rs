@@ -12,7 +12,7 @@ use proagent_agent::OvercookedGrounding;
 use proagent_agent::llmco::overcooked::OvercookedLlmco;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
-use proagent_core::limits::read_file_text;
+use proagent_core::files::{FileAccess, LocalFiles, read_named_text};
 use proagent_overcooked::env::layout::{self, MAX_LAYOUT_TEXT_BYTES};
 use proagent_overcooked::env::trace::{self, state_json};
 use proagent_overcooked::env::{Action, Layout};
@@ -104,21 +104,26 @@ pub fn analysis_trajectory(e: &SavedEpisode<Overcooked>) -> proagent_analysis::T
     }
 }
 
-/// A classic layout by built-in name or file path, with the file's text (`None` for a
-/// built-in layout).
+/// A classic layout by built-in name or file path (a file on this machine: the command
+/// line's policy, [`LocalFiles`]), with the file's text (`None` for a built-in layout).
 pub fn load_layout(spec: &str) -> Result<(Layout, Option<String>), GameError> {
+    load_layout_in(spec, &LocalFiles)
+}
+
+/// A classic layout by built-in name or file path, the file opened only as `files` allows,
+/// with the file's text (`None` for a built-in layout).
+pub fn load_layout_in(spec: &str, files: &dyn FileAccess) -> Result<(Layout, Option<String>), GameError> {
     if let Some(l) = Layout::builtin(spec) {
         return Ok((l, None));
     }
-    let path = Path::new(spec);
-    if !path.exists() {
-        let known: Vec<&str> = layout::BUILTIN.iter().map(|(n, _)| *n).collect();
-        return Err(GameError::Unknown { what: "layout", spec: spec.to_string(), known: known.join(", ") });
-    }
-    let text = read_file_text(path, MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
-        .map_err(|source| GameError::Io { path: path.display().to_string(), source })?;
-    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-    let l = Layout::parse(&name, &text, &path.display().to_string()).map_err(|e| GameError::Parse(e.to_string()))?;
+    let text = read_named_text(files, spec, MAX_LAYOUT_TEXT_BYTES as u64, "layout files").map_err(|e| {
+        GameError::of_named_read(e, || {
+            let known: Vec<&str> = layout::BUILTIN.iter().map(|(n, _)| *n).collect();
+            GameError::Unknown { what: "layout", spec: spec.to_string(), known: known.join(", ") }
+        })
+    })?;
+    let name = Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
+    let l = Layout::parse(&name, &text, spec).map_err(|e| GameError::Parse(e.to_string()))?;
     Ok((l, Some(text)))
 }
 
@@ -299,7 +304,12 @@ impl Playable for Overcooked {
         Action::parse(token)
     }
 
-    fn read_trajectory(source: &str, line: usize, record: &Value) -> Result<SavedEpisode<Overcooked>, RecordError> {
+    fn read_trajectory(
+        source: &str,
+        line: usize,
+        record: &Value,
+        _files: &dyn FileAccess,
+    ) -> Result<SavedEpisode<Overcooked>, RecordError> {
         let t: trace::Trajectory =
             serde_json::from_value(record.clone()).map_err(|e| format!("not a trajectory object: {e}"))?;
         let policy = t.policy.get("kind").and_then(Value::as_str).unwrap_or("?");

@@ -13,7 +13,7 @@ use proagent_core::Game;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::episode::env_chance;
-use proagent_core::limits::read_file_text;
+use proagent_core::files::{FileAccess, LocalFiles, read_named_text};
 use proagent_overcooked::env::Action;
 use proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES;
 use proagent_overcooked_v2::env::trace::{TraceState, trace_state};
@@ -23,7 +23,6 @@ use proagent_partners::basic::{RandomSeat, StaySeat};
 use proagent_partners::rl::{RlAgent, RlSpec};
 use proagent_partners::v2::ScriptedV2;
 use serde_json::{Map, Value, json};
-use std::path::Path;
 use std::sync::Arc;
 
 /// The prefix of OvercookedV2 layout specs.
@@ -38,24 +37,26 @@ a digit on the floor: that agent (its index); the lines below the grid say where
 pub const KNOWN_SPECS: &[&str] =
     &["proagent", "proagent[model=NAME,key=value,...]", "scripted", "random", "stay", "sp", "fcp", "rl:PATH"];
 
-/// A V2 layout by built-in name or file path (without the `v2:` prefix), with the file's
-/// text (`None` for a built-in layout).
+/// A V2 layout by built-in name or file path (without the `v2:` prefix; a file on this
+/// machine: the command line's policy, [`LocalFiles`]), with the file's text (`None` for a
+/// built-in layout).
 pub fn load_v2_layout(spec: &str) -> Result<(Layout, Option<String>), GameError> {
+    load_v2_layout_in(spec, &LocalFiles)
+}
+
+/// A V2 layout by built-in name or file path (without the `v2:` prefix), the file opened
+/// only as `files` allows, with the file's text (`None` for a built-in layout).
+pub fn load_v2_layout_in(spec: &str, files: &dyn FileAccess) -> Result<(Layout, Option<String>), GameError> {
     if let Some(l) = Layout::builtin(spec) {
         return Ok((l, None));
     }
-    let path = Path::new(spec);
-    if !path.exists() {
-        let known: Vec<&str> = Layout::builtin_names().collect();
-        return Err(GameError::Unknown {
-            what: "OvercookedV2 layout",
-            spec: spec.to_string(),
-            known: known.join(", "),
-        });
-    }
-    let text = read_file_text(path, MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
-        .map_err(|source| GameError::Io { path: path.display().to_string(), source })?;
-    let layout = Layout::parse(&text, &path.display().to_string()).map_err(|e| GameError::Parse(e.to_string()))?;
+    let text = read_named_text(files, spec, MAX_LAYOUT_TEXT_BYTES as u64, "layout files").map_err(|e| {
+        GameError::of_named_read(e, || {
+            let known: Vec<&str> = Layout::builtin_names().collect();
+            GameError::Unknown { what: "OvercookedV2 layout", spec: spec.to_string(), known: known.join(", ") }
+        })
+    })?;
+    let layout = Layout::parse(&text, spec).map_err(|e| GameError::Parse(e.to_string()))?;
     Ok((layout, Some(text)))
 }
 
@@ -76,7 +77,7 @@ pub fn read_reference_traces(source: &str, text: &str) -> Result<Vec<SavedEpisod
     let trajectories = trace::parse_v2_trace_file(text).map_err(|e| e.to_string())?;
     let mut out = Vec::with_capacity(trajectories.len());
     for traj in &trajectories {
-        let at = |m: String| RecordError(format!("line {}: {m}", traj.line));
+        let at = |m: String| RecordError::Bad(format!("line {}: {m}", traj.line));
         let report = trace::verify(traj);
         if let Some(d) = report.divergence {
             let step = d.t.map_or_else(|| "the start".to_string(), |t| format!("step {t}"));
@@ -246,7 +247,12 @@ impl Playable for OvercookedV2 {
     /// A V2 trajectory is re-played from its seed with its recorded actions (the
     /// simulator draws the start and the recipes as `play` did); the start, every state
     /// and every reward must be the recorded ones.
-    fn read_trajectory(source: &str, line: usize, v: &Value) -> Result<SavedEpisode<OvercookedV2>, RecordError> {
+    fn read_trajectory(
+        source: &str,
+        line: usize,
+        v: &Value,
+        _files: &dyn FileAccess,
+    ) -> Result<SavedEpisode<OvercookedV2>, RecordError> {
         let layout_text = v.get("layout_text").and_then(Value::as_str).ok_or("no `layout_text`")?;
         let layout = Layout::parse(layout_text, &format!("{source}:{line} layout_text")).map_err(|e| e.to_string())?;
         let settings: Settings = serde_json::from_value(v.get("settings").cloned().unwrap_or_default())
@@ -256,7 +262,7 @@ impl Playable for OvercookedV2 {
         let mut chance = env_chance(seed);
         let start = game.initial_state(&mut chance);
         let recorded = |s: Option<&Value>, what: &str| -> Result<TraceState, RecordError> {
-            serde_json::from_value(s.cloned().unwrap_or_default()).map_err(|e| RecordError(format!("{what}: {e}")))
+            serde_json::from_value(s.cloned().unwrap_or_default()).map_err(|e| RecordError::Bad(format!("{what}: {e}")))
         };
         if recorded(v.get("start"), "`start`")? != trace_state(&game.layout, &game.settings, &start) {
             return Err(format!("`start` is not the state seed {seed} starts from on this layout and settings").into());
@@ -265,7 +271,7 @@ impl Playable for OvercookedV2 {
         let mut state = start.clone();
         let mut steps = Vec::new();
         for (k, s) in v.get("steps").and_then(Value::as_array).ok_or("no `steps`")?.iter().enumerate() {
-            let at = |m: String| RecordError(format!("step {k}: {m}"));
+            let at = |m: String| RecordError::Bad(format!("step {k}: {m}"));
             let tokens = s.get("actions").and_then(Value::as_array).ok_or_else(|| at("no `actions`".into()))?;
             if tokens.len() != game.num_players() {
                 return Err(at(format!("{} actions for {} players", tokens.len(), game.num_players())));
@@ -283,7 +289,7 @@ impl Playable for OvercookedV2 {
                     "the recorded reward is {r}, the simulator gives {reward} (not an episode of this layout, seed and settings)"
                 )));
             }
-            if recorded(s.get("state"), "`state`").map_err(|e| at(e.0))?
+            if recorded(s.get("state"), "`state`").map_err(|e| at(e.to_string()))?
                 != trace_state(&game.layout, &game.settings, &state)
             {
                 return Err(at("the recorded state is not the one the actions lead to".into()));

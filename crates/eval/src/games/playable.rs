@@ -8,6 +8,7 @@ use proagent_agent::llmco::LlmcoConfig;
 use proagent_agent::prompts::PromptError;
 use proagent_agent::prompts::{Family, PromptLibrary};
 use proagent_core::episode::EpisodeResult;
+use proagent_core::files::{FileAccess, FileRefusal, NamedReadError};
 use proagent_core::{Game, Seat};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -25,18 +26,30 @@ pub struct Teamwork {
 /// Why a recorded episode (a trajectory record, a reference trace) could not be read back:
 /// what is wrong with it (the caller adds the file and line).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct RecordError(pub String);
+pub enum RecordError {
+    /// What is wrong with the record.
+    #[error("{0}")]
+    Bad(String),
+    /// A field of the record names a file the caller's file-access policy refuses: nothing
+    /// was opened, and the message names only the path as the record gives it.
+    #[error("`{field}`: {refusal}")]
+    Refused {
+        /// The field (`spec`).
+        field: &'static str,
+        /// Why the file is not opened.
+        refusal: FileRefusal,
+    },
+}
 
 impl From<String> for RecordError {
     fn from(s: String) -> Self {
-        RecordError(s)
+        RecordError::Bad(s)
     }
 }
 
 impl From<&str> for RecordError {
     fn from(s: &str) -> Self {
-        RecordError(s.to_string())
+        RecordError::Bad(s.to_string())
     }
 }
 
@@ -154,8 +167,14 @@ pub trait Playable: Game + Sized {
     }
     /// Reads back one record written by [`Playable::trajectory_json`] (line `line` of
     /// `source`): the game it was played in and its episode. Errors say what is wrong
-    /// (the caller adds the file and line).
-    fn read_trajectory(source: &str, line: usize, record: &Value) -> Result<SavedEpisode<Self>, RecordError>;
+    /// (the caller adds the file and line). A file the record names (a maze) is opened only
+    /// as `files` allows.
+    fn read_trajectory(
+        source: &str,
+        line: usize,
+        record: &Value,
+        files: &dyn FileAccess,
+    ) -> Result<SavedEpisode<Self>, RecordError>;
     /// The teamwork of a saved episode with its hand-overs, for the viewer.
     fn saved_teamwork(&self, episode: &SavedEpisode<Self>) -> SavedTeamwork;
     /// The episode in the game's human-data schema, one line per step (classic
@@ -290,6 +309,22 @@ pub enum GameError {
     /// The file is not a layout (the message names file, line and column).
     #[error("{0}")]
     Parse(String),
+    /// The caller's file-access policy refused the file the spec names: nothing was opened.
+    #[error(transparent)]
+    Refused(FileRefusal),
+}
+
+impl GameError {
+    /// A failed read of the file a spec names: a file the policy says is missing is an
+    /// unknown spec (`unknown`), another refusal [`GameError::Refused`], a failed read
+    /// [`GameError::Io`].
+    pub fn of_named_read(e: NamedReadError, unknown: impl FnOnce() -> GameError) -> GameError {
+        match e {
+            NamedReadError::Refused(FileRefusal::Missing(_)) => unknown(),
+            NamedReadError::Refused(refusal) => GameError::Refused(refusal),
+            NamedReadError::Io { path, source } => GameError::Io { path, source },
+        }
+    }
 }
 
 /// The options of a game beyond its layout: episode length and the OvercookedV2 switches

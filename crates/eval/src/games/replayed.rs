@@ -61,7 +61,7 @@ pub fn read_replayed<G: Game>(
     let mut state = start.clone();
     let mut steps = Vec::new();
     for (k, s) in v.get("steps").and_then(Value::as_array).ok_or("no `steps`")?.iter().enumerate() {
-        let at = |m: String| RecordError(format!("step {k}: {m}"));
+        let at = |m: String| RecordError::Bad(format!("step {k}: {m}"));
         let tokens = s.get("actions").and_then(Value::as_array).ok_or_else(|| at("no `actions`".into()))?;
         if tokens.len() != n {
             return Err(at(format!("{} actions for {n} players", tokens.len())));

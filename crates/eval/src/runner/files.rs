@@ -17,14 +17,21 @@
 //!
 //! The kind is told from the content, never from the file name; gzipped files are
 //! unpacked. Every error names the file (and the line or step where there is one).
+//!
+//! A file that an episode file names in turn (a transcript header's layout, a maze
+//! trajectory's `spec`) is opened only through the caller's file-access policy
+//! ([`FileAccess`]: `proagent serve` passes its allow-list to [`read_episode_text_in`], the
+//! command line [`LocalFiles`]); a refusal is [`FileError::Refused`], which names the field
+//! and the path as given, never anything of the file.
 
 pub use crate::games::saved::{AnyEpisode, SavedEpisode, SavedStep, skill_events_of};
 
 use super::record::RunConfig;
-use crate::games::{AnyGame, GameError, GameOptions, Playable};
+use crate::games::{AnyGame, GameError, GameOptions, Playable, RecordError};
 use crate::transcript::{Transcript, TranscriptError};
 use proagent_analysis::readers::{self, FileKind, ReadError};
 use proagent_core::episode::{EpisodeResult, env_chance};
+use proagent_core::files::{FileAccess, FileRefusal, LocalFiles};
 use proagent_overcooked_v2::game::OvercookedV2;
 use serde_json::Value;
 use std::path::Path;
@@ -102,6 +109,18 @@ pub enum FileError {
         /// What does not fit.
         message: String,
     },
+    /// The file names another file (a layout, a maze) that the caller's file-access policy
+    /// refuses: nothing of it was opened.
+    #[error("{path}: {what}: {refusal}")]
+    Refused {
+        /// The episode file.
+        path: String,
+        /// Where the name stands (`line 3: `spec` names a maze`, `the transcript's header
+        /// names a layout (config.layout_spec)`).
+        what: String,
+        /// Why the named file is not opened.
+        refusal: FileRefusal,
+    },
 }
 
 /// The file's bytes as text, gunzipped when they start with the gzip magic bytes.
@@ -154,17 +173,26 @@ fn trajectory_game(text: &str) -> Option<String> {
     (g != "overcooked").then(|| g.to_string())
 }
 
-/// Reads an episode file of any kind from disk.
+/// Reads an episode file of any kind from disk (files it names are opened as the command
+/// line opens them: [`LocalFiles`]).
 pub fn read_episode_file(path: &Path) -> Result<EpisodeFile, FileError> {
     let text = read_text_maybe_gz(path)?;
     read_episode_text(&path.display().to_string(), &text)
 }
 
 /// Reads an episode file of any kind and game from its text; `source` names it in messages.
+/// Files it names are opened as the command line opens them ([`LocalFiles`]).
 pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileError> {
+    read_episode_text_in(source, text, &LocalFiles)
+}
+
+/// [`read_episode_text`] for text from elsewhere (an upload, a file a request names): a
+/// file the text names (a transcript header's layout, a trajectory's maze) is opened only
+/// as `files` allows.
+pub fn read_episode_text_in(source: &str, text: &str, files: &dyn FileAccess) -> Result<EpisodeFile, FileError> {
     if looks_like_transcript(text) {
         let t = Transcript::parse(text, source)?;
-        let episode = transcript_episode(&t)?;
+        let episode = transcript_episode_in(&t, files)?;
         return Ok(EpisodeFile {
             kind: EpisodeKind::Transcript,
             source: source.to_string(),
@@ -185,7 +213,7 @@ pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileEr
     }
     if let Some(game) = trajectory_game(text) {
         let bad = |message: String| FileError::Episode { path: source.to_string(), message };
-        if game != "overcooked_v2" && crate::games::read_replayed_trajectory(&game, "", 0, &Value::Null).is_none() {
+        if game != "overcooked_v2" && !crate::games::is_replayed_kind(&game) {
             return Err(bad(format!(
                 "line {}: trajectories of an unknown game {game:?} (known: overcooked, overcooked_v2, hanabi, collab_capture, collab_escape)",
                 text.lines().position(|l| !l.trim().is_empty()).unwrap_or(0) + 1
@@ -204,9 +232,17 @@ pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileEr
                     "a trajectory of {this:?} after ones of {game:?}: a file holds one game's episodes"
                 )));
             }
-            let episode = match crate::games::read_replayed_trajectory(&game, source, i + 1, &v) {
-                Some(e) => e.map_err(|e| at(e.0))?,
-                None => OvercookedV2::read_trajectory(source, i + 1, &v).map_err(|e| at(e.0))?.into(),
+            let record = |e: RecordError| match e {
+                RecordError::Bad(m) => at(m),
+                RecordError::Refused { field, refusal } => FileError::Refused {
+                    path: source.to_string(),
+                    what: format!("line {}: `{field}` names a file", i + 1),
+                    refusal,
+                },
+            };
+            let episode = match crate::games::read_replayed_trajectory(&game, source, i + 1, &v, files) {
+                Some(e) => e.map_err(record)?,
+                None => OvercookedV2::read_trajectory(source, i + 1, &v, files).map_err(record)?.into(),
             };
             episodes.push(episode);
         }
@@ -244,12 +280,24 @@ pub fn read_episode_text(source: &str, text: &str) -> Result<EpisodeFile, FileEr
 /// The episode a transcript records, on the game its header records: re-played from the
 /// seed with the recorded actions. Every step from 0 on must be there, in order, each
 /// recorded reward must be the one the simulator gives, and the footer's score and the
-/// game's own counts (deliveries, ...) must be the episode's.
+/// game's own counts (deliveries, ...) must be the episode's. A layout file the header
+/// names is opened as the command line opens it ([`LocalFiles`]).
 pub fn transcript_episode(t: &Transcript) -> Result<AnyEpisode, FileError> {
+    transcript_episode_in(t, &LocalFiles)
+}
+
+/// [`transcript_episode`], a layout file the header names opened only as `files` allows.
+pub fn transcript_episode_in(t: &Transcript, files: &dyn FileAccess) -> Result<AnyEpisode, FileError> {
     let file = t.source.as_str();
     let cfg = RunConfig::from_header(&t.header, file, t.header_line)?;
-    let game =
-        recorded_game(file, &cfg).map_err(|e| FileError::Episode { path: file.to_string(), message: e.to_string() })?;
+    let game = recorded_game_in(file, &cfg, files).map_err(|e| match e {
+        GameError::Refused(refusal) => FileError::Refused {
+            path: file.to_string(),
+            what: "the transcript's header names a layout (config.layout_spec)".into(),
+            refusal,
+        },
+        e => FileError::Episode { path: file.to_string(), message: e.to_string() },
+    })?;
     Ok(crate::on_game!(&game, |g| AnyEpisode::from(replay_transcript(g, t, &cfg)?)))
 }
 
@@ -340,8 +388,15 @@ fn check_footer<G: Playable>(file: &str, footer: &Value, game: &G, result: &Epis
 }
 
 /// The game a header records: its layout (the recorded file text, else the spec) and
-/// switches.
+/// switches. A layout file the header names is opened as the command line opens it
+/// ([`LocalFiles`]).
 pub fn recorded_game(file: &str, cfg: &RunConfig) -> Result<AnyGame, GameError> {
+    recorded_game_in(file, cfg, &LocalFiles)
+}
+
+/// [`recorded_game`], a layout file the header names (`layout_spec`, else `layout`) opened
+/// only as `files` allows: the header is input like any other.
+pub fn recorded_game_in(file: &str, cfg: &RunConfig, files: &dyn FileAccess) -> Result<AnyGame, GameError> {
     let mut options = GameOptions { horizon: cfg.horizon, ..GameOptions::default() };
     if let Some(v2) = &cfg.v2 {
         options.v2 = v2.clone();
@@ -370,8 +425,8 @@ pub fn recorded_game(file: &str, cfg: &RunConfig) -> Result<AnyGame, GameError> 
                 cfg.layout_spec.clone()
             };
             // A layout named by a file that is gone may still be a built-in one by name.
-            AnyGame::load(&spec, &options)
-                .or_else(|e| AnyGame::load(&cfg.layout, &options).map_err(|_| e))
+            AnyGame::load_in(&spec, &options, files)
+                .or_else(|e| AnyGame::load_in(&cfg.layout, &options, files).map_err(|_| e))
                 .map(|(g, _)| g)
         }
     }
