@@ -11,7 +11,7 @@
 //!   and each parser's own keywords in every order.
 //! - **Bounded time** on 8 MiB inputs built to trip super-linear code: each parser's
 //!   keywords repeated on one line with a long tail of trimmable characters, many lines of
-//!   keywords and noise, and a valid answer after 8 MiB of noise. Each runs on its own
+//!   keywords and noise, and a valid answer inside 8 MiB of noise. Each runs on its own
 //!   thread under a generous deadline ([`HANG`]), so a hang fails the test instead of
 //!   stalling it; the deadline is not a speed target.
 //! - **No misread**: a valid answer surrounded by random noise that holds none of the
@@ -142,7 +142,10 @@ impl Gen {
         let mut s = String::new();
         while s.len() < target {
             match self.rng.random_range(0..8) {
-                0 | 1 => s.push_str(*self.pick(SAFE_WORDS)),
+                0 | 1 => {
+                    let w: &&str = self.pick(SAFE_WORDS);
+                    s.push_str(w);
+                }
                 2 => s.push(*self.pick(CASE_SHIFTERS)),
                 3 => s.push(*self.pick(CONTROLS)),
                 4 | 5 => s.push(*self.pick(PUNCT)),
@@ -306,10 +309,10 @@ fn llmco_options() -> Vec<Vec<String>> {
 
 fn llmco_all(text: &str) {
     for options in llmco_options() {
-        if let Some(t) = reply::action_text(text) {
-            if let Some(i) = reply::match_option(&t, &options) {
-                assert!(i < options.len());
-            }
+        if let Some(t) = reply::action_text(text)
+            && let Some(i) = reply::match_option(&t, &options)
+        {
+            assert!(i < options.len());
         }
         let _ = reply::match_option(text, &options);
     }
@@ -340,11 +343,11 @@ fn llmco_reply_parser_reads_8_mib_replies_in_bounded_time() {
     // A whole 8 MiB action line.
     inputs.push(("one 8 MiB action line".into(), format!("Action: {}", tile("play my card 0 İ ", HUGE))));
     bounded("llmco reply parser", inputs, llmco_once);
-    // The answer after 8 MiB of noise is still read.
+    // The answer inside 8 MiB of noise is still read.
     let mut g = Gen::new(103);
-    let noise = tile(&g.noise_of(64 << 10).replace('\n', " "), HUGE);
+    let noise = tile(&g.noise_of(64 << 10).replace('\n', " "), HUGE / 2);
     let reply = format!("Explanation: {noise}\nAction: move to room 10\nVerification: Not Okay\n{noise}");
-    let (found, verdict) = within("llmco reply parser, 16 MiB of noise around the answer", move || {
+    let (found, verdict) = within("llmco reply parser, 8 MiB of noise around the answer", move || {
         let t = reply::action_text(&reply);
         let opts: Vec<String> = ["move to room 1", "move to room 10", "wait"].map(String::from).to_vec();
         (t.and_then(|t| reply::match_option(&t, &opts)), reply::verdict(&reply))
@@ -473,9 +476,9 @@ fn proagent_reply_parsers_never_panic() {
 fn proagent_reply_parsers_read_8_mib_replies_in_bounded_time() {
     bounded("proagent reply parsers", huge_inputs(PROAGENT_KEYWORDS, 202), proagent_once);
     let mut g = Gen::new(203);
-    let noise = tile(&g.noise_of(64 << 10), HUGE);
+    let noise = tile(&g.noise_of(64 << 10), HUGE / 2);
     let reply = format!("Analysis: {noise}\nPlan for Player 0: pickup(onion)\n{noise}");
-    let plan = within("proagent planner, 16 MiB of noise around the plan", move || {
+    let plan = within("proagent planner, 8 MiB of noise around the plan", move || {
         parse_reply(&reply, 0).map(|r| r.plan).map_err(|e| e.reason)
     });
     assert_eq!(plan, Ok(Skill::PickupOnion));
@@ -556,10 +559,10 @@ fn qa_answer_reader_reads_8_mib_replies_in_bounded_time() {
     }
     bounded("qa answer reader", huge_inputs(QA_KEYWORDS, 302), both);
     let mut g = Gen::new(303);
-    let noise = tile(&g.noise_of(64 << 10), HUGE);
+    let noise = tile(&g.noise_of(64 << 10), HUGE / 2);
     let reply = format!("{noise}\nAnswer: C.\n{noise}");
     let qs = qa_questions();
-    let got = within("qa answer reader, 16 MiB of noise around the answer", move || {
+    let got = within("qa answer reader, 8 MiB of noise around the answer", move || {
         let q = &qs[0];
         (proagent::qa::extract::extract(&reply, q).letter, proagent::qa::extract::extract_compat(&reply, q).letter)
     });
