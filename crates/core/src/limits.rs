@@ -237,6 +237,9 @@ pub fn check_regular(path: &Path) -> io::Result<std::fs::Metadata> {
 /// left to `options`: created if they say so, else a `NotFound` error.
 pub fn open_regular_with(options: &std::fs::OpenOptions, path: &Path) -> io::Result<std::fs::File> {
     match std::fs::metadata(path) {
+        // A directory cannot block: it is left to the open (which fails with the system's
+        // error when writing) or to the check after it, so its error stays what it was.
+        Ok(meta) if meta.is_dir() => {}
         Ok(meta) => ensure_regular(&meta)?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
