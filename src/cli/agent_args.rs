@@ -76,10 +76,11 @@ pub struct ProAgentArgs {
     /// next run. The default 0 tolerates none.
     #[arg(long, value_name = "N", default_value_t = proagent::runner::DEFAULT_MAX_LLM_FAILURES)]
     pub max_llm_failures: u64,
-    /// The largest share (0 to 1) of an episode's model calls whose reply may name no
-    /// usable action (prose, another language, no skill): an episode over it is played to
-    /// its end but counts as failed, not scored, and (in `eval`) is retried by the next
-    /// run. 1 turns the check off.
+    /// The largest share (0 to 1) of an episode's decisions (the model calls whose reply
+    /// chooses an action: planner calls, LLM-Co action proposals; never ToM, verification
+    /// or explanations) whose reply may name no usable action (prose, another language, no
+    /// skill) or never come: an episode over it is played to its end but counts as failed,
+    /// not scored, and (in `eval`) is retried by the next run. 1 turns the check off.
     #[arg(long, value_name = "SHARE", default_value_t = proagent::runner::DEFAULT_MAX_PARSE_FAILURE_SHARE,
           value_parser = share_in_unit)]
     pub max_parse_failure_share: f64,

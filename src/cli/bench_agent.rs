@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use proagent::agent::{OvercookedGrounding, ProAgent};
 use proagent::env::{Action, Event};
 use proagent::overcooked_game::Overcooked;
-use proagent::runner::seat_seed;
 use proagent::runner::seats::SeatFactory;
+use proagent::runner::{seat_seed, unread_decisions};
 use proagent::seat::{Observation, Seat};
 use serde_json::json;
 use std::process::ExitCode;
@@ -93,15 +93,10 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
             last_joint = joint.map(Some).to_vec();
             last_events = out.events;
         }
-        // Likewise an agent whose replies were mostly not read.
+        // Likewise an agent whose decisions were mostly not read (the runner's one rule).
         let usage = agent.llm_usage();
-        if usage.parse_failure_share().is_some_and(|share| share > a.proagent.max_parse_failure_share) {
-            bail!(
-                "episode seed {seed}: {} of {} model calls named no usable action (--max-parse-failure-share {})",
-                usage.parse_failures,
-                usage.calls,
-                a.proagent.max_parse_failure_share
-            );
+        if let Some(abort) = unread_decisions(&usage, a.proagent.max_parse_failure_share, a.run.horizon) {
+            bail!("episode seed {seed}: {abort}");
         }
         let this_episode = t_episode.elapsed();
         worst_episode = worst_episode.max(this_episode);

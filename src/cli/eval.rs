@@ -632,7 +632,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     if unread > 0 {
         eprintln!(
             "  {unread} of them: the model's replies named no usable action in more than --max-parse-failure-share \
-             of its calls (prose, another language, a format the planner does not read); see their transcripts"
+             of its decisions (prose, another language, a format the agent does not read); see their transcripts"
         );
     }
     if let Some(why) = &summary.stopped {

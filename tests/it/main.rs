@@ -35,6 +35,7 @@ mod rl_cli;
 mod support;
 mod tls;
 mod transcript_cli;
+mod unread;
 mod v2_cli;
 mod viewer_cli;
 mod web_browser;

@@ -18,10 +18,12 @@
 //!
 //! A model call that fails after every retry falls back to `wait(1)` and is counted; a
 //! model that cannot serve the run at all ([`LlmError::is_fatal`]) stops the agent with
-//! [`AgentError::ModelUnusable`] at once (its exchange still reaches the sink).
+//! [`AgentError::ModelUnusable`] at once (its exchange still reaches the sink). Only
+//! planner calls are decisions in the episode's unread share; the verificator's and the
+//! explainer's calls are helpers (see [`crate::call`]).
 
 use crate::belief::{BeliefMode, BeliefTracker};
-use crate::call::{CallFailure, Calls};
+use crate::call::{self, CallFailure, Calls, Purpose, Reply};
 use crate::config::ProAgentConfig;
 use crate::grounding::{AgentSkill, Control, Grounding};
 use crate::log::AgentMetrics;
@@ -88,13 +90,22 @@ enum CallKind {
     Explainer,
 }
 
-impl CallKind {
+impl call::CallKind for CallKind {
     /// The exchange kind recorded in transcripts.
     fn name(self) -> &'static str {
         match self {
             CallKind::Planner => "planner",
             CallKind::Verificator => "verificator",
             CallKind::Explainer => "explainer",
+        }
+    }
+
+    /// Only the planner chooses skills; the verificator and the explainer say why a
+    /// skill was rejected.
+    fn purpose(self) -> Purpose {
+        match self {
+            CallKind::Planner => Purpose::Decision,
+            CallKind::Verificator | CallKind::Explainer => Purpose::Helper,
         }
     }
 }
@@ -289,7 +300,7 @@ impl<G: Grounding> ProAgent<G> {
     }
 
     /// Sends one request, logs the exchange and counts it.
-    async fn call(&mut self, t: u32, kind: CallKind, request: ChatRequest) -> Result<(String, usize), CallFailure> {
+    async fn call(&mut self, t: u32, kind: CallKind, request: ChatRequest) -> Result<Reply, CallFailure> {
         let m = &mut self.metrics;
         m.llm_calls = m.llm_calls.saturating_add(1);
         match kind {
@@ -299,7 +310,7 @@ impl<G: Grounding> ProAgent<G> {
             }
         }
         let log = self.cfg.log_exchanges;
-        self.calls.make(&*self.cfg.model, request, t, kind.name(), log, &mut self.metrics).await
+        self.calls.make(&*self.cfg.model, request, t, kind, log, &mut self.metrics).await
     }
 
     fn note(&mut self, idx: usize, parsed: Option<String>, parse_error: Option<String>) {
@@ -391,7 +402,7 @@ impl<G: Grounding> ProAgent<G> {
                 }
             };
             let req = ChatRequest::new(vec![Message::system(system), Message::user(user)], self.cfg.sampling.clone());
-            let (text, idx) = self.call(t, CallKind::Explainer, req).await?;
+            let Reply { text, idx, .. } = self.call(t, CallKind::Explainer, req).await?;
             self.note(idx, Some(text.clone()), None);
             return Ok(text);
         }
@@ -409,11 +420,11 @@ impl<G: Grounding> ProAgent<G> {
         };
         let mut messages = vec![Message::system(system), Message::user(check)];
         let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
-        let (first, _) = self.call(t, CallKind::Verificator, req).await?;
+        let first = self.call(t, CallKind::Verificator, req).await?.text;
         messages.push(Message::assistant(first));
         messages.push(Message::user(double));
         let req = ChatRequest::new(messages, self.cfg.sampling.clone());
-        let (second, i2) = self.call(t, CallKind::Verificator, req).await?;
+        let Reply { text: second, idx: i2, .. } = self.call(t, CallKind::Verificator, req).await?;
         match verificator::extract_failed_condition(&second) {
             Some(reason) => {
                 self.note(i2, Some(reason.clone()), None);
@@ -483,7 +494,7 @@ impl<G: Grounding> ProAgent<G> {
         let mut attempt = 0u32;
         loop {
             let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
-            let (reply_text, idx) = match self.call(t, CallKind::Planner, req).await {
+            let Reply { text: reply_text, idx, unread } = match self.call(t, CallKind::Planner, req).await {
                 Ok(r) => r,
                 Err(CallFailure::Down(e)) => {
                     self.fallback(scene, text, None, format!("the model is unreachable ({e})"));
@@ -502,6 +513,10 @@ impl<G: Grounding> ProAgent<G> {
                     (None, reason, None)
                 }
                 Ok(r) => {
+                    // A skill was read (whether its preconditions hold is the check's matter).
+                    if let Some(u) = unread {
+                        self.calls.read(u);
+                    }
                     let parsed = format!(
                         "plan={}{}",
                         self.text(r.plan),
@@ -770,18 +785,22 @@ impl<G: Grounding> ProAgent<G> {
         messages.push(Message::user(user.clone()));
         let mut sampling = self.cfg.sampling.clone();
         sampling.stop = rules.planner_stop.iter().map(|s| s.to_string()).collect();
-        let (reply, idx) = match self.call(t, CallKind::Planner, ChatRequest::new(messages, sampling)).await {
-            Ok(r) => r,
-            Err(CallFailure::Unusable(e)) => return Err(e),
-            Err(CallFailure::Down(e)) => {
-                return Ok(self.forced_wait(text, None, format!("the model is unreachable ({e})")));
-            }
-        };
+        let Reply { text: reply, idx, unread } =
+            match self.call(t, CallKind::Planner, ChatRequest::new(messages, sampling)).await {
+                Ok(r) => r,
+                Err(CallFailure::Unusable(e)) => return Err(e),
+                Err(CallFailure::Down(e)) => {
+                    return Ok(self.forced_wait(text, None, format!("the model is unreachable ({e})")));
+                }
+            };
         let read = match &self.ep {
             Some(ep) => paper::read_plan(&reply, me, min_wait, |r| self.grounding.read_reply(&ep.g, r, me, mate)),
             None => return Ok(self.forced_wait(text, None, "no episode".into())),
         };
         let planned = self.text(read.skill);
+        if let (paper::PlanSource::Parsed | paper::PlanSource::BareWait, Some(u)) = (&read.source, unread) {
+            self.calls.read(u);
+        }
         match &read.source {
             paper::PlanSource::Parsed => self.note(idx, Some(format!("plan={planned}")), None),
             paper::PlanSource::BareWait => self.note(idx, Some(format!("plan={planned} (a bare wait)")), None),
@@ -911,7 +930,7 @@ impl<G: Grounding> Seat<G::Game> for ProAgent<G> {
     }
 
     fn llm_usage(&self) -> LlmUsage {
-        self.metrics.usage(self.calls.wait())
+        self.calls.usage()
     }
 
     fn last_llm_failure(&self) -> Option<String> {

@@ -112,19 +112,6 @@ pub struct AgentMetrics {
 }
 
 impl AgentMetrics {
-    /// The episode's model use as the runner sums it, with `wait` the time spent waiting
-    /// for replies.
-    pub fn usage(&self, wait: std::time::Duration) -> proagent_core::LlmUsage {
-        proagent_core::LlmUsage {
-            calls: self.llm_calls.into(),
-            failures: self.llm_failures.into(),
-            parse_failures: self.parse_failures.saturating_sub(self.parse_failures_verificator).into(),
-            prompt_tokens: self.prompt_tokens,
-            completion_tokens: self.completion_tokens,
-            wait_us: u64::try_from(wait.as_micros()).unwrap_or(u64::MAX),
-        }
-    }
-
     /// `belief_correct / belief_predictions`; `None` before any prediction was scored.
     pub fn belief_accuracy(&self) -> Option<f64> {
         (self.belief_predictions > 0).then(|| self.belief_correct as f64 / self.belief_predictions as f64)

@@ -300,6 +300,36 @@ fn replans_are_bounded_then_wait() {
 }
 
 #[test]
+fn verificator_calls_are_no_decisions_in_the_unread_share() {
+    // A plan that is read but cannot be carried out (two verificator calls explain it,
+    // the double-check naming no condition), then three re-plans in prose: one decision
+    // read of four. The verificator's calls are calls, not decisions, and its unreadable
+    // double-check is no unread decision: 3 of 4 decisions unread, not 3 of 6 calls.
+    let model = FnModel::new(|_, n| Ok(if n == 0 { BAD_THEN_GOOD.into() } else { "I would rather not.".into() }));
+    let mut agent = ProAgent::new(ProAgentConfig::new(model));
+    drive("cramped_room", &mut agent, "stay", 0, 0, 1);
+    assert_eq!(kinds(&agent), ["planner", "verificator", "verificator", "planner", "planner", "planner"]);
+    let u = agent.llm_usage();
+    assert_eq!((u.calls, u.decisions, u.decisions_unread, u.parse_failures), (6, 4, 3, 3));
+    assert_eq!(u.unread_share(), Some(0.75));
+    let abort = proagent_core::episode::unread_decisions(&u, 0.5, 1).expect("over half unread");
+    assert!(abort.to_string().starts_with("3 of 4 decisions (75%) named no usable action"), "{abort}");
+    // The agent's own report still counts both kinds of unreadable reply.
+    let m = agent.agent_metrics();
+    assert_eq!((m.parse_failures, m.parse_failures_verificator, m.llm_calls), (4, 1, 6));
+}
+
+#[test]
+fn a_failed_decision_call_is_an_unread_decision() {
+    let mut agent = ProAgent::new(ProAgentConfig::new(failing(unreachable())));
+    first_act(&mut agent).expect("a failed call is no reason to stop the agent");
+    let u = agent.llm_usage();
+    assert_eq!((u.calls, u.failures, u.decisions, u.decisions_unread, u.parse_failures), (1, 1, 1, 1, 0));
+    let abort = proagent_core::episode::unread_decisions(&u, 0.5, 0).expect("nothing was read");
+    assert!(abort.to_string().contains("1 of 1 decisions (100%) named no usable action or got no reply"), "{abort}");
+}
+
+#[test]
 fn unparseable_reply_is_a_recorded_failure_not_a_wait() {
     let model = FnModel::new(|req, n| {
         if n == 1 {
@@ -389,12 +419,14 @@ fn an_unreachable_model_is_a_counted_failure_with_a_fallback() {
 fn episodes_stop_at_the_failure_limit_and_keep_what_was_played() {
     let k = Kitchen::shared(Layout::builtin("cramped_room").unwrap());
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let play = |model: Arc<FnModel>, limit: Option<u64>| {
+    let play_with = |model: Arc<FnModel>, limit: Option<u64>, share: Option<f64>| {
         let agent: Box<dyn Seat<Overcooked>> = Box::new(ProAgent::new(ProAgentConfig::new(model)));
-        let options = EpisodeOptions { max_llm_failures: limit, ..EpisodeOptions::default() };
+        let options =
+            EpisodeOptions { max_llm_failures: limit, max_parse_failure_share: share, ..EpisodeOptions::default() };
         let g = Arc::new(Overcooked::with_kitchen(Arc::clone(&k), 20));
         rt.block_on(play_episode(g, vec![agent, build("greedy", &k).unwrap()], 0, options))
     };
+    let play = |model: Arc<FnModel>, limit: Option<u64>| play_with(model, limit, None);
     // Default limit 0: the first failed call ends the episode, before the step is played.
     let f = play(failing(unreachable()), Some(0)).unwrap_err();
     assert!(matches!(f.abort, proagent_core::EpisodeAbort::LlmFailures { t: 0, failures: 1, limit: 0, .. }), "{f}");
@@ -407,9 +439,15 @@ fn episodes_stop_at_the_failure_limit_and_keep_what_was_played() {
     let f = play(failing(unreachable()), Some(3)).unwrap_err();
     assert!(matches!(f.abort, proagent_core::EpisodeAbort::LlmFailures { failures: 4, limit: 3, .. }), "{f}");
     assert_eq!(f.partial.steps.len(), 3);
-    // No limit: the old degradation (every call failed, the episode is played out).
+    // No limits: the old degradation (every call failed, the episode is played out).
     let r = play(failing(unreachable()), None).unwrap();
     assert_eq!((r.steps.len(), r.llm[0].failures), (20, 20));
+    // No failure limit, but the unread share's default: a decision that got no reply is
+    // an unread one, so the played-out episode is still no score.
+    let share = Some(proagent_core::episode::DEFAULT_MAX_PARSE_FAILURE_SHARE);
+    let f = play_with(failing(unreachable()), None, share).unwrap_err();
+    assert!(matches!(f.abort, proagent_core::EpisodeAbort::ParseFailures { unread: 20, decisions: 20, .. }), "{f}");
+    assert!(f.abort.to_string().contains("or got no reply (20 of them)"), "{f}");
     // A refusal stops the episode and the run, whatever the limit.
     let f = play(failing(refused()), None).unwrap_err();
     assert!(matches!(f.abort, proagent_core::EpisodeAbort::Agent { t: 0, player: 0, .. }), "{f}");

@@ -11,10 +11,14 @@
 //!   after every retry more often than [`EpisodeOptions::max_llm_failures`] allows, the
 //!   episode stops at once and [`play_episode`] returns an [`EpisodeFailed`] holding what
 //!   was played, never a score.
-//! - **An episode whose replies were not read is no result either.** When more than
-//!   [`EpisodeOptions::max_parse_failure_share`] of the seats' model calls named no
-//!   usable action ([`LlmUsage::parse_failures`]), the episode is played to its end and
-//!   then returned as an [`EpisodeFailed`] (its score measures the fallback, not the model).
+//! - **An episode whose decisions were not read is no result either.** When more than
+//!   [`EpisodeOptions::max_parse_failure_share`] of the seats' decisions (the model calls
+//!   whose reply chooses an action, [`LlmUsage::decisions`]) were not read as an action
+//!   ([`LlmUsage::decisions_unread`]), the episode is played to its end and then returned
+//!   as an [`EpisodeFailed`] (its score measures the fallback, not the model). Calls that
+//!   only help a decision (Theory of Mind, verification, explanations) are in neither
+//!   count, whatever their replies say: the agents' shared call maker classifies every
+//!   call, and a decision counts as unread until its agent read an action from it.
 //! - Seats are asked in player order; a seat is asked only on its player's turn.
 
 use crate::game::{Chance, Game};
@@ -30,9 +34,10 @@ pub const DEADLOCK_TAIL: u32 = 50;
 /// there for that decision, and the agent's fallback is not its play.
 pub const DEFAULT_MAX_LLM_FAILURES: u64 = 0;
 
-/// The largest share of an episode's model calls that may name no usable action
-/// ([`LlmUsage::parse_failures`]) before the episode counts as failed: half. Past it the
-/// model's replies were mostly not read, and the score measures the `wait(1)` fallback.
+/// The largest share of an episode's decisions (the model calls whose reply chooses an
+/// action) that may go unread ([`LlmUsage::unread_share`]) before the episode counts as
+/// failed: half. Past it the model's choices were mostly not read, and the score measures
+/// the fallback (`wait(1)`, or the grounding's fallback action).
 pub const DEFAULT_MAX_PARSE_FAILURE_SHARE: f64 = 0.5;
 
 /// The stream of [`derive_seed`] the game's chance uses.
@@ -89,9 +94,10 @@ pub struct EpisodeOptions<'a, G: Game> {
     /// one more stops the episode as failed. `None`: no limit (e.g. replaying a
     /// recording). Default [`DEFAULT_MAX_LLM_FAILURES`].
     pub max_llm_failures: Option<u64>,
-    /// The largest share of the seats' model calls whose replies may name no usable
-    /// action; an episode over it fails when it ends (its steps are played, its score is
-    /// no result). `None`: no limit. Default [`DEFAULT_MAX_PARSE_FAILURE_SHARE`].
+    /// The largest share of the seats' decisions whose replies may go unread (naming no
+    /// usable action, or never coming); an episode over it fails when it ends (its steps
+    /// are played, its score is no result). `None`: no limit. Default
+    /// [`DEFAULT_MAX_PARSE_FAILURE_SHARE`].
     pub max_parse_failure_share: Option<f64>,
 }
 
@@ -301,16 +307,23 @@ pub async fn play_episode<G: Game>(
     }
 }
 
-/// The abort for a played episode whose seats' replies named no usable action in more
-/// than `limit` of their calls, if they did.
+/// The abort for a played episode whose seats' decisions went unread in more than
+/// `limit` of them, if they did.
 fn unread_replies<G: Game>(result: &EpisodeResult<G>, limit: Option<f64>) -> Option<EpisodeAbort> {
-    let limit = limit?;
-    let usage = result.llm_total();
-    let share = usage.parse_failure_share()?;
+    unread_decisions(&result.llm_total(), limit?, result.steps.len() as u32)
+}
+
+/// The one rule for unread decisions, for the episode runner and for any caller that
+/// plays its own loop: the abort (at step `t`) when more than `limit` of the decisions
+/// in `usage` were not read as an action, else `None` (also without decisions).
+pub fn unread_decisions(usage: &LlmUsage, limit: f64, t: u32) -> Option<EpisodeAbort> {
+    let share = usage.unread_share()?;
+    let unread = usage.decisions_unread.min(usage.decisions);
     (share > limit).then(|| EpisodeAbort::ParseFailures {
-        t: result.steps.len() as u32,
-        parse_failures: usage.parse_failures.min(usage.calls),
-        calls: usage.calls,
+        t,
+        unread,
+        parse_failures: usage.parse_failures.min(unread),
+        decisions: usage.decisions,
         limit,
     })
 }

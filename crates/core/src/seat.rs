@@ -106,11 +106,24 @@ pub struct LlmUsage {
     pub calls: u64,
     /// Requests that produced no reply after every retry.
     pub failures: u64,
-    /// Replies that named no usable action (a planner reply from which no skill could
-    /// be read); they are counted in `calls` too. Absent in records written before it
-    /// was counted.
+    /// Decision replies that named no usable action (a planner reply from which no skill
+    /// could be read, an action reply naming none of the offered actions); they are
+    /// counted in `decisions` and `calls` too. Helper replies (Theory of Mind,
+    /// verification, explanations) never count here. Absent in records written before
+    /// it was counted.
     #[serde(default)]
     pub parse_failures: u64,
+    /// Decisions: the calls whose reply chooses an action (a ProAgent planner call, an
+    /// LLM-Coordination action proposal or re-proposal), failed ones included; counted
+    /// in `calls` too. Calls that only help a decision (Theory of Mind, verification,
+    /// the verificator's explanations) are not decisions.
+    #[serde(default)]
+    pub decisions: u64,
+    /// Of the `decisions`, those whose reply was not read as an action: it named no
+    /// usable action (`parse_failures`) or never came (the call failed). Only these
+    /// enter the share that fails an episode ([`LlmUsage::unread_share`]).
+    #[serde(default)]
+    pub decisions_unread: u64,
     /// Prompt tokens (from the server, or estimated by built-in models).
     pub prompt_tokens: u64,
     /// Completion tokens.
@@ -127,15 +140,19 @@ impl LlmUsage {
             calls: self.calls.saturating_add(o.calls),
             failures: self.failures.saturating_add(o.failures),
             parse_failures: self.parse_failures.saturating_add(o.parse_failures),
+            decisions: self.decisions.saturating_add(o.decisions),
+            decisions_unread: self.decisions_unread.saturating_add(o.decisions_unread),
             prompt_tokens: self.prompt_tokens.saturating_add(o.prompt_tokens),
             completion_tokens: self.completion_tokens.saturating_add(o.completion_tokens),
             wait_us: self.wait_us.saturating_add(o.wait_us),
         }
     }
 
-    /// The share of calls whose reply named no usable action; `None` without calls.
-    pub fn parse_failure_share(&self) -> Option<f64> {
-        (self.calls > 0).then(|| self.parse_failures.min(self.calls) as f64 / self.calls as f64)
+    /// The share of decisions whose reply was not read as an action (it named none, or
+    /// never came); `None` without decisions. Helper calls are in neither part: a
+    /// Theory-of-Mind or verification reply read as prose is no decision read.
+    pub fn unread_share(&self) -> Option<f64> {
+        (self.decisions > 0).then(|| self.decisions_unread.min(self.decisions) as f64 / self.decisions as f64)
     }
 }
 
@@ -231,16 +248,30 @@ mod tests {
             calls: u64::MAX,
             failures: 1,
             parse_failures: u64::MAX,
+            decisions: u64::MAX,
+            decisions_unread: u64::MAX,
             prompt_tokens: u64::MAX,
             completion_tokens: 3,
             wait_us: 9,
         };
         let sum = big.plus(big);
         assert_eq!((sum.calls, sum.failures, sum.prompt_tokens, sum.completion_tokens), (u64::MAX, 2, u64::MAX, 6));
-        assert_eq!((sum.parse_failures, sum.parse_failure_share()), (u64::MAX, Some(1.0)));
-        assert_eq!(LlmUsage::default().parse_failure_share(), None);
-        let half = LlmUsage { calls: 8, parse_failures: 4, ..LlmUsage::default() };
-        assert_eq!(half.parse_failure_share(), Some(0.5));
+        assert_eq!((sum.parse_failures, sum.decisions, sum.unread_share()), (u64::MAX, u64::MAX, Some(1.0)));
+        assert_eq!(LlmUsage::default().unread_share(), None);
+        let half = LlmUsage { calls: 8, decisions: 8, decisions_unread: 4, ..LlmUsage::default() };
+        assert_eq!(half.unread_share(), Some(0.5));
+    }
+
+    #[test]
+    fn only_decisions_enter_the_unread_share() {
+        // One Theory-of-Mind call and one action call per decision, every action reply
+        // unread: the share is all of the decisions, not half of the calls.
+        let prose =
+            LlmUsage { calls: 40, decisions: 20, decisions_unread: 20, parse_failures: 20, ..LlmUsage::default() };
+        assert_eq!(prose.unread_share(), Some(1.0));
+        // Calls without decisions (helpers only) say nothing about reading.
+        let helpers = LlmUsage { calls: 5, ..LlmUsage::default() };
+        assert_eq!(helpers.unread_share(), None);
     }
 }
 
@@ -274,25 +305,40 @@ pub enum EpisodeAbort {
         /// The last failure's message.
         last: Option<String>,
     },
-    /// More than the allowed share of the episode's model calls named no usable action:
-    /// the model's replies were not being read, so its score is no measure of it.
+    /// More than the allowed share of the episode's decisions (the calls whose reply
+    /// chooses an action) were not read as an action: the model's choices were not being
+    /// read, so its score measures the fallback, not the model. Helper calls (Theory of
+    /// Mind, verification, explanations) are no decisions and count for nothing here.
     #[error(
-        "{parse_failures} of {calls} model calls ({:.0}%) named no usable action, more than the {:.0}% allowed \
-         (--max-parse-failure-share {limit}); the replies were not read as plans, so the episode is no result \
-         (its transcript's exchanges say why each reply did not parse)",
-        100.0 * *parse_failures as f64 / (*calls).max(1) as f64,
+        "{unread} of {decisions} decisions ({:.0}%) named no usable action{}, more than the {:.0}% allowed \
+         (--max-parse-failure-share {limit}); the replies that choose the actions were not read, so the episode is \
+         no result (helper calls such as Theory of Mind, verification and explanations are not decisions; the \
+         transcript's exchanges say why each reply did not parse)",
+        100.0 * *unread as f64 / (*decisions).max(1) as f64,
+        no_reply_note(*unread, *parse_failures),
         100.0 * limit
     )]
     ParseFailures {
         /// The step the episode ended at (its horizon, or where it stopped).
         t: u32,
-        /// Calls whose reply named no usable action, all seats.
+        /// Decisions whose reply was not read as an action, all seats.
+        unread: u64,
+        /// Of those, the ones whose reply came and named no usable action (the rest got
+        /// no reply).
         parse_failures: u64,
-        /// Model calls, all seats.
-        calls: u64,
+        /// Decisions, all seats.
+        decisions: u64,
         /// The share that was passed.
         limit: f64,
     },
+}
+
+/// " or got no reply (N of them)" when some unread decisions got no reply at all.
+fn no_reply_note(unread: u64, parse_failures: u64) -> String {
+    match unread.saturating_sub(parse_failures) {
+        0 => String::new(),
+        n => format!(" or got no reply ({n} of them)"),
+    }
 }
 
 impl EpisodeAbort {

@@ -24,14 +24,16 @@
 //! documented fallback is played; a request that fails after every retry is counted
 //! (`llm_failures`) and also falls back; a template that does not render is counted
 //! (`prompt_errors`) and falls back; a model that cannot serve the run at all stops the
-//! seat with [`AgentError::ModelUnusable`].
+//! seat with [`AgentError::ModelUnusable`]. Only the action requests (proposals and
+//! re-proposals) are decisions in the episode's unread share; the Theory-of-Mind and
+//! verification requests are helpers, whatever their replies say (see [`crate::call`]).
 
 use super::config::LlmcoConfig;
 use super::grounding::{Exec, LlmcoGrounding, player_name};
 use super::metrics::LlmcoMetrics;
 use super::reply::{action_text, explanation, match_option, option_letter, verdict};
 use super::settings::Steps;
-use crate::call::{CallFailure, Calls};
+use crate::call::{self, CallFailure, Calls, Purpose, Reply, Unread};
 use crate::prompts::{Family, PromptError, PromptLibrary};
 use async_trait::async_trait;
 use proagent_core::seat::derive_seed;
@@ -84,13 +86,22 @@ enum CallKind {
     Verify,
 }
 
-impl CallKind {
+impl call::CallKind for CallKind {
     fn name(self) -> &'static str {
         match self {
             CallKind::Tom => "tom",
             CallKind::Action => "action",
             CallKind::Retry => "retry",
             CallKind::Verify => "verify",
+        }
+    }
+
+    /// The action proposal and its re-proposals choose the action; the Theory-of-Mind
+    /// and verification steps only inform that choice.
+    fn purpose(self) -> Purpose {
+        match self {
+            CallKind::Action | CallKind::Retry => Purpose::Decision,
+            CallKind::Tom | CallKind::Verify => Purpose::Helper,
         }
     }
 }
@@ -245,9 +256,10 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         self.calls.exchanges.all()
     }
 
-    /// Sends one request, logs the exchange and counts it; returns the reply and the
-    /// exchange's index (for noting what was read from it).
-    async fn call(&mut self, t: u32, kind: CallKind, messages: Vec<Message>) -> Result<(String, usize), CallFailure> {
+    /// Sends one request, logs the exchange and counts it; returns the reply, the
+    /// exchange's index (for noting what was read from it) and, for an action request,
+    /// the token that counts the decision read ([`LlmCo::read`] hands it in).
+    async fn call(&mut self, t: u32, kind: CallKind, messages: Vec<Message>) -> Result<Reply, CallFailure> {
         let m = &mut self.metrics;
         m.llm_calls = m.llm_calls.saturating_add(1);
         match kind {
@@ -257,15 +269,16 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         }
         let request = ChatRequest { messages, sampling: self.cfg.sampling.clone() };
         let log = self.cfg.log_exchanges;
-        self.calls.make(&*self.cfg.model, request, t, kind.name(), log, &mut self.metrics).await
+        self.calls.make(&*self.cfg.model, request, t, kind, log, &mut self.metrics).await
     }
 
     fn note(&mut self, idx: usize, parsed: Option<&str>, parse_error: Option<String>) {
         self.calls.exchanges.note(idx, parsed.map(str::to_string), parse_error);
     }
 
-    /// Reads an action reply against `options`; a failure is counted and noted.
-    fn read(&mut self, reply: &str, idx: usize, options: &[&str]) -> Option<usize> {
+    /// Reads an action reply against `options`; a failure is counted and noted, a success
+    /// counts the decision read.
+    fn read(&mut self, reply: &str, idx: usize, unread: Option<Unread>, options: &[&str]) -> Option<usize> {
         // The error quotes the raw reply (cut), so a log shows what the model said.
         let quoted: String = reply.chars().take(MAX_QUOTED_REPLY).collect();
         let cut = if reply.chars().count() > MAX_QUOTED_REPLY { "..." } else { "" };
@@ -277,6 +290,9 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             });
         match found {
             Ok(i) => {
+                if let Some(u) = unread {
+                    self.calls.read(u);
+                }
                 self.note(idx, Some(options[i]), None);
                 Some(i)
             }
@@ -335,7 +351,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                         Message::user(user),
                     ];
                     match self.call(t, CallKind::Tom, msgs).await {
-                        Ok((text, idx)) => {
+                        Ok(Reply { text, idx, .. }) => {
                             interpretation = text.split_whitespace().collect::<Vec<_>>().join(" ");
                             interpretation = interpretation.chars().take(MAX_INTERPRETATION).collect();
                             self.note(idx, Some(&interpretation.clone()), None);
@@ -373,13 +389,13 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             Message::assistant(&primers.ack),
             Message::user(user),
         ];
-        let (reply, idx) = match self.call(t, CallKind::Action, conversation.clone()).await {
+        let Reply { text: reply, idx, unread } = match self.call(t, CallKind::Action, conversation.clone()).await {
             Ok(r) => r,
             Err(CallFailure::Unusable(e)) => return Err(e),
             Err(CallFailure::Down(_)) => return Ok(Some(self.fallen_back(ep, &options, "the model did not answer"))),
         };
         let interp = (!interpretation.is_empty()).then(|| interpretation.clone());
-        let mut chosen = match self.read(&reply, idx, &texts) {
+        let mut chosen = match self.read(&reply, idx, unread, &texts) {
             Some(i) => i,
             None => {
                 let mut d = self.fallen_back(ep, &options, "the reply named no offered action");
@@ -416,7 +432,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                     Message::assistant(&primers.ack),
                     Message::user(user),
                 ];
-                let (vreply, vidx) = match self.call(t, CallKind::Verify, msgs).await {
+                let Reply { text: vreply, idx: vidx, .. } = match self.call(t, CallKind::Verify, msgs).await {
                     Ok(r) => r,
                     Err(CallFailure::Unusable(e)) => return Err(e),
                     Err(CallFailure::Down(_)) => break,
@@ -462,12 +478,13 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                 };
                 conversation.push(Message::assistant(&last_reply));
                 conversation.push(Message::user(user));
-                let (r, ridx) = match self.call(t, CallKind::Retry, conversation.clone()).await {
-                    Ok(r) => r,
-                    Err(CallFailure::Unusable(e)) => return Err(e),
-                    Err(CallFailure::Down(_)) => break,
-                };
-                match self.read(&r, ridx, &rest) {
+                let Reply { text: r, idx: ridx, unread } =
+                    match self.call(t, CallKind::Retry, conversation.clone()).await {
+                        Ok(r) => r,
+                        Err(CallFailure::Unusable(e)) => return Err(e),
+                        Err(CallFailure::Down(_)) => break,
+                    };
+                match self.read(&r, ridx, unread, &rest) {
                     Some(k) => chosen = remaining[k],
                     None => {
                         // An unreadable re-proposal: the fallback among the actions not yet rejected.
@@ -598,7 +615,7 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
     }
 
     fn llm_usage(&self) -> LlmUsage {
-        self.metrics.usage(self.calls.wait())
+        self.calls.usage()
     }
 
     fn last_llm_failure(&self) -> Option<String> {

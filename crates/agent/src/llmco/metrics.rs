@@ -38,18 +38,6 @@ pub struct LlmcoMetrics {
 }
 
 impl LlmcoMetrics {
-    /// The episode's model use as the runner sums it; `wait` is the time spent waiting.
-    pub fn usage(&self, wait: std::time::Duration) -> proagent_core::LlmUsage {
-        proagent_core::LlmUsage {
-            calls: self.llm_calls.into(),
-            failures: self.llm_failures.into(),
-            parse_failures: self.parse_failures.into(),
-            prompt_tokens: self.prompt_tokens,
-            completion_tokens: self.completion_tokens,
-            wait_us: u64::try_from(wait.as_micros()).unwrap_or(u64::MAX),
-        }
-    }
-
     /// The `--json` report form; the per-kind call counters nest under `llm_calls_by_kind`.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({

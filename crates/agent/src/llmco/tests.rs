@@ -158,6 +158,37 @@ fn a_reply_naming_no_action_falls_back_to_a_legal_move_and_the_error_quotes_it()
     assert!(r.llm[0].parse_failures > 0);
 }
 
+/// The model use of an episode that must have failed on its unread decisions.
+fn unread_failure<G: Game>(what: &str, played: Played<G>) -> proagent_core::LlmUsage {
+    let f = match played {
+        Ok(r) => panic!("{what}: scored {}", r.score),
+        Err(f) => f,
+    };
+    let u = f.partial.llm_total();
+    assert!(u.decisions > 0 && u.decisions_unread == u.decisions, "{what}: {u:?}");
+    assert!(matches!(f.abort, proagent_core::EpisodeAbort::ParseFailures { .. }), "{what}: {}", f.abort);
+    assert!(f.abort.to_string().contains("decisions (100%) named no usable action"), "{what}: {}", f.abort);
+    u
+}
+
+/// Issue 37: with the Theory-of-Mind step on (the paper's choice on Hanabi and the maze
+/// games), a model answering only prose made one ToM and one unread action call per
+/// decision, exactly half of the calls, and was scored. Only decisions count now.
+#[test]
+fn prose_only_replies_fail_the_episode_whatever_the_helper_steps() {
+    let prose: Arc<dyn LanguageModel> = Arc::new(Canned("I am thinking about what my partner needs."));
+    let both = |tom, verify| [with(tom, verify), with(tom, verify)];
+    let (h, _) = try_run::<HanabiLlmco>(hanabi(), both(None, None), Some(prose.clone()), 0, EpisodeOptions::default());
+    let u = unread_failure("hanabi", h);
+    assert_eq!(u.calls, 2 * u.decisions, "one ToM call per decision: {u:?}");
+    let g = proagent_collab::Escape::builtin("escape:1").unwrap();
+    let (e, _) = try_run::<EscapeLlmco>(g, both(None, None), Some(prose.clone()), 0, EpisodeOptions::default());
+    unread_failure("escape", e);
+    let g = proagent_collab::Capture::builtin("capture:1").unwrap();
+    let (c, _) = try_run::<CaptureLlmco>(g, both(Some(true), Some(true)), Some(prose), 0, EpisodeOptions::default());
+    unread_failure("capture", c);
+}
+
 #[test]
 fn a_reply_naming_an_offered_action_by_letter_or_words_is_played() {
     // "Action: A" on CollabCapture is the first option offered (staying is always last).

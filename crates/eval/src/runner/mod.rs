@@ -17,7 +17,7 @@ mod v2_tests;
 
 pub use proagent_core::episode::{
     DEADLOCK_TAIL, DEFAULT_MAX_LLM_FAILURES, DEFAULT_MAX_PARSE_FAILURE_SHARE, EpisodeFailed, EpisodeOptions,
-    EpisodeResult, StepObserver, StepRecord, StepView, StopCheck, env_chance, play_episode,
+    EpisodeResult, StepObserver, StepRecord, StepView, StopCheck, env_chance, play_episode, unread_decisions,
 };
 pub use proagent_core::{EpisodeAbort, seat_seed};
 
