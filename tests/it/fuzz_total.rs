@@ -2,7 +2,7 @@
 //! double-check readers with both skill vocabularies, LLM-Coordination's action and
 //! verdict reader with the options of every game, CoordinationQA's answer reader in both
 //! modes) and the trace and transcript readers (Hanabi, collab, classic and V2 Overcooked
-//! traces, `analyze`'s readers, eval transcripts).
+//! traces, `analyze`'s readers, eval and CoordinationQA transcripts).
 //!
 //! Three properties, each with a fixed seed and a fixed number of cases:
 //!
@@ -634,6 +634,7 @@ fn traces_all(text: &str, replay: bool) {
     let _ = proagent::env_v2::trace::parse_v2_trace_file(text);
     let _ = proagent::analysis::readers::read("fuzz.jsonl", text);
     let _ = proagent::transcript::Transcript::parse(text, "fuzz.jsonl");
+    let _ = proagent::qa::transcript::parse(text, "fuzz.jsonl");
 }
 
 /// Valid files of every kind, cut to a few records.
@@ -722,4 +723,50 @@ fn trace_readers_ignore_whitespace_only_lines() {
         b.iter().map(|r| r.steps.len()).collect::<Vec<_>>()
     );
     assert!(b.iter().all(|r| collab::verify(r).passed));
+}
+
+/// A CoordinationQA transcript written by `qa` with the offline oracle model.
+fn qa_transcript() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("qa.jsonl");
+    let out = crate::support::bin()
+        .args(["qa", "--model", "oracle", "--trials", "1", "--no-progress", "--transcript"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::read_to_string(&t).unwrap()
+}
+
+#[test]
+fn qa_transcript_reader_is_total() {
+    use proagent::qa::transcript as qa;
+    let full = qa_transcript();
+    let whole = qa::parse(&full, "qa.jsonl").unwrap();
+    // Whitespace-only lines (Unicode whitespace too) change nothing.
+    let spread: String = full.lines().map(|l| format!("{l}\r\n \t\u{a0}\u{3000}\n\n")).collect();
+    assert_eq!(qa::parse(&spread, "b").unwrap().exchanges.len(), whole.exchanges.len());
+    // Arbitrary text spliced into a valid head: an error or a transcript, never a panic.
+    let seed = full.lines().take(6).collect::<Vec<_>>().join("\n");
+    let mut g = Gen::new(404);
+    let mut failures = Vec::new();
+    let cases = 400;
+    for k in 0..cases {
+        let mut at = g.rng.random_range(0..=seed.len());
+        while !seed.is_char_boundary(at) {
+            at -= 1;
+        }
+        let text = format!("{}{}{}", &seed[..at], g.arbitrary(TRACE_KEYWORDS, 12), &seed[at..]);
+        if catch_unwind(AssertUnwindSafe(|| qa::parse(&text, "fuzz.jsonl"))).is_err() {
+            failures.push(format!("case {k} at byte {at}"));
+        }
+    }
+    println!("fuzz QA transcript reader (spliced): {cases} inputs, {} panics", failures.len());
+    assert!(failures.is_empty(), "{} inputs panicked:\n{}", failures.len(), failures.join("\n"));
+    // 8 MiB: the transcript repeated (headers again and again), and arbitrary inputs.
+    let mut inputs = huge_inputs(TRACE_KEYWORDS, 405);
+    inputs.push(("a QA transcript repeated".into(), tile(&full, HUGE)));
+    bounded("QA transcript reader", inputs, |t| {
+        let _ = proagent::qa::transcript::parse(t, "fuzz.jsonl");
+    });
 }

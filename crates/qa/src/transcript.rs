@@ -204,6 +204,14 @@ pub fn read(path: &Path) -> Result<Transcript, TranscriptError> {
     let p = path.display().to_string();
     let text = proagent_core::limits::read_file_text(path, proagent_core::limits::MAX_TRANSCRIPT_BYTES, "transcripts")
         .map_err(|e| TranscriptError::Io { path: p.clone(), message: e.to_string() })?;
+    parse(&text, &p)
+}
+
+/// Parses the text of a QA transcript (`source` names it in errors); every exchange's
+/// stored hash is checked against its request. Total: any text is a transcript or an
+/// error naming its line, in time linear in its length.
+pub fn parse(text: &str, source: &str) -> Result<Transcript, TranscriptError> {
+    let p = source.to_string();
     let mut header = None;
     let mut exchanges = Vec::new();
     for (i, line) in text.lines().enumerate() {
