@@ -38,6 +38,16 @@ pub enum FileRefusal {
     /// A directory where a file is wanted.
     #[error("{0}: is a directory, not a file")]
     Directory(String),
+    /// A FIFO, a device or a socket outside the kernel's views; `kind` says which, in the
+    /// words of the bounded reader ([`crate::limits::NotRegular`]), so a special file is
+    /// refused the same way whichever check meets it first.
+    #[error("{path}: {kind}")]
+    Special {
+        /// The path as given.
+        path: String,
+        /// What the file is.
+        kind: crate::limits::NotRegular,
+    },
 }
 
 impl FileRefusal {
@@ -45,7 +55,7 @@ impl FileRefusal {
     pub fn path(&self) -> &str {
         match self {
             FileRefusal::Missing(p) | FileRefusal::NotRegular(p) | FileRefusal::Directory(p) => p,
-            FileRefusal::Forbidden { path, .. } => path,
+            FileRefusal::Forbidden { path, .. } | FileRefusal::Special { path, .. } => path,
         }
     }
 }
@@ -84,15 +94,15 @@ impl FileAccess for LocalFiles {
         if is_kernel_path(&canon) {
             return Err(FileRefusal::NotRegular(named.to_string()));
         }
-        let meta = std::fs::metadata(&canon)
-            .map_err(|e| FileRefusal::Forbidden { path: named.to_string(), reason: e.to_string() })?;
-        if meta.is_dir() {
-            return Err(FileRefusal::Directory(named.to_string()));
+        // The bounded reader's own check, so its refusal reads the same here.
+        match crate::limits::check_regular(&canon) {
+            Ok(_) => Ok(canon),
+            Err(e) if e.kind() == io::ErrorKind::IsADirectory => Err(FileRefusal::Directory(named.to_string())),
+            Err(e) => match e.get_ref().and_then(|inner| inner.downcast_ref::<crate::limits::NotRegular>()) {
+                Some(kind) => Err(FileRefusal::Special { path: named.to_string(), kind: *kind }),
+                None => Err(FileRefusal::Forbidden { path: named.to_string(), reason: e.to_string() }),
+            },
         }
-        if !meta.is_file() {
-            return Err(FileRefusal::NotRegular(named.to_string()));
-        }
-        Ok(canon)
     }
 }
 
@@ -151,7 +161,15 @@ mod tests {
             assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
             let named = fifo.display().to_string();
             // Refused at once: the FIFO is never opened (opening it would wait for a writer).
-            assert_eq!(LocalFiles.resolve(&named), Err(FileRefusal::NotRegular(named.clone())));
+            let e = LocalFiles.resolve(&named).unwrap_err();
+            let kind = crate::limits::NotRegular("a FIFO (named pipe)");
+            assert_eq!(e, FileRefusal::Special { path: named.clone(), kind });
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "{named}: is a FIFO (named pipe), not a regular file; proagent reads input only from regular files (see docs/limits.md)"
+                )
+            );
             assert!(matches!(read_named_text(&LocalFiles, &named, 100, "x"), Err(NamedReadError::Refused(_))));
             // A link to a kernel view is judged by where it leads.
             let link = dir.path().join("env");
