@@ -20,7 +20,11 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 # Already-satisfied requirements are not fetched again.
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.9.4,<2" pytest hypothesis numpy gymnasium pettingzoo
+    "maturin>=1.9.4,<2" pytest hypothesis numpy gymnasium pettingzoo tqdm gym
+# overcooked-ai 1.1.0 for the state-conversion test (python/tests/test_env.py). Its other
+# declared requirements (ipython, ipywidgets, pygame) serve its own notebook and GUI, which
+# the test does not import.
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "overcooked-ai==1.1.0"
 
 # The CLI binary, for the mock-server and replay tests (already built by `cargo test`).
 cargo build --locked --quiet --bin proagent
