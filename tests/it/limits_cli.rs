@@ -21,6 +21,12 @@ fn text(b: &[u8]) -> String {
 /// stderr containing every one of `wanted`.
 fn refused(dir: &Path, args: &[&str], wanted: &[&str]) -> String {
     let out: Output = bin(dir).args(args).output().expect("run proagent");
+    input_error(args, &out, wanted)
+}
+
+/// Checks that the run of `args` that gave `out` was an input error: exit 2, no panic,
+/// and stderr containing every one of `wanted`; returns stderr.
+fn input_error(args: &[&str], out: &Output, wanted: &[&str]) -> String {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2; stderr: {err}");
     assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
@@ -373,20 +379,7 @@ fn refused_promptly(dir: &Path, args: &[&str], wanted: &[&str]) -> String {
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = child.wait_with_output().expect("collect proagent's output");
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2; stderr: {err}");
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    for w in wanted {
-        assert!(err.contains(w), "{args:?}: stderr lacks {w:?}: {err}");
-    }
-    err
-}
-
-/// Makes a FIFO at `path` (no writer ever opens it).
-#[cfg(unix)]
-fn mkfifo(path: &Path) {
-    let st = Command::new("mkfifo").arg(path).status().expect("run mkfifo");
-    assert!(st.success(), "mkfifo {}", path.display());
+    input_error(args, &out, wanted)
 }
 
 /// Every input path of the command line is a regular file: a FIFO with no writer (which
@@ -403,7 +396,7 @@ fn a_fifo_for_any_input_path_is_refused_at_once() {
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).unwrap();
         }
-        mkfifo(&p);
+        crate::support::mkfifo(&p);
         name.to_string()
     };
     const WHAT: &str = "is a FIFO (named pipe), not a regular file";

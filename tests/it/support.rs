@@ -59,3 +59,10 @@ fn cli_tests_start_the_binary_only_through_support() {
         );
     }
 }
+
+/// Makes a FIFO at `path` that no writer ever opens (to check that readers refuse it
+/// rather than wait on it).
+pub fn mkfifo(path: &Path) {
+    let st = Command::new("mkfifo").arg(path).status().expect("run mkfifo");
+    assert!(st.success(), "mkfifo {}", path.display());
+}

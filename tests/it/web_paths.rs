@@ -165,7 +165,7 @@ async fn an_uploaded_episode_never_makes_serve_read_or_echo_a_file_it_names() {
     // FIFOs, under a root and outside: answered at once, never opened; the read budget is
     // not held, so later requests are served.
     for fifo in [files.join("pipe.maze"), tmp.path().join("pipe.maze")] {
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        crate::support::mkfifo(&fifo);
         let spec = fifo.display().to_string();
         let t0 = std::time::Instant::now();
         let (st, v) = page.upload("f.jsonl", capture_record(&spec)).await;
