@@ -6,7 +6,8 @@
 //! reader ([`proagent_eval::runner::files`]); pure apart from holding the data.
 
 use super::board::{self, Board, DrawError, Highlight, Overlay, PlayerView, Status};
-use proagent_agent::planner::{parse_reply, reply_fields};
+use proagent_agent::grounding::overcooked::parse_reply;
+use proagent_agent::planner::reply_fields;
 use proagent_eval::games::{Playable, SavedTeamwork};
 use proagent_eval::runner::files::{AnyEpisode, EpisodeFile, EpisodeKind, SavedEpisode};
 use proagent_eval::runner::record::RunConfig;

@@ -11,7 +11,7 @@
 //! and, when it fails, with an error that says where (file and line, or the raw text
 //! kept). The number of inputs tried is printed (`cargo test --test it fuzz -- --nocapture`).
 
-use proagent::agent::planner::parse_reply;
+use proagent::agent::grounding::overcooked::parse_reply;
 use proagent::controller::Kitchen;
 use proagent::env::{Dir, Layout, layout};
 use proagent::eval::store::{EpisodeOutcome, EpisodeRecord, ResultSet, StoreError};

@@ -20,9 +20,10 @@
 //!
 //! Run with `--nocapture` to see how many inputs each target tried.
 
+use proagent::agent::grounding::overcooked::parse_reply;
 use proagent::agent::grounding::overcooked_v2 as v2_grounding;
 use proagent::agent::llmco::reply;
-use proagent::agent::planner::{parse_reply, reply_fields};
+use proagent::agent::planner::reply_fields;
 use proagent::agent::{paper, verificator};
 use proagent::overcooked_v2::skills as v2_skills;
 use proagent::skills::Skill;

@@ -9,7 +9,7 @@
 //! verificator's double-check replies. Every row must be read correctly; a miss
 //! fails the test and is listed with its id and raw text.
 
-use proagent::agent::planner::parse_reply;
+use proagent::agent::grounding::overcooked::parse_reply;
 use proagent::agent::verificator::read_failed_condition;
 use serde::Deserialize;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! Classic Overcooked-AI as the ProAgent loop sees it ([`OvercookedGrounding`]): the
 //! scene is the full state ([`align`]: the paper's scene text or LLM-Coordination's), the
-//! skills are the paper's six plus `wait(n)` (read by [`crate::planner::parse_reply`]),
+//! skills are the paper's six plus `wait(n)` (read by [`reply::parse_reply`]),
 //! the validator checks their preconditions on the true state, the controller is
 //! [`Controller`] (with the preset's stall rule and wait moves), a wait ends early when a
 //! hand, a pot or a counter changes, and belief correction reads the teammate's skill off
@@ -9,11 +9,12 @@
 //! The built-in stand-in model is [`scripted::ScriptedModel`].
 
 pub mod align;
+pub mod reply;
 pub mod scripted;
 
 use super::{Control, Grounding, ReplyRead, Unmet};
 use crate::ProAgentConfig;
-use crate::planner::{PromptLevel, parse_reply};
+use crate::planner::PromptLevel;
 use crate::preset::LoopRules;
 use crate::prompts::{Family, PromptLibrary};
 use align::{AlignStyle, SceneInfo, scene_text};
@@ -24,6 +25,7 @@ use proagent_overcooked::controller::{Controller, ControllerOptions, Kitchen, Sk
 use proagent_overcooked::env::{Action, Event, Layout, ObjKind, Object, State, Tile};
 use proagent_overcooked::game::Overcooked;
 use proagent_overcooked::skills::{Reach, Skill, check_preconditions};
+pub use reply::{ClassicSkills, parse_reply};
 use std::sync::Arc;
 
 super::wait_variant_skill!(Skill);

@@ -797,7 +797,7 @@ mod tests {
         assert!(r.starts_with("Analysis: <Player 0> holds nothing"), "{r}");
         assert!(r.contains("Intention for Player 1: \"pickup(onion)\"."), "{r}");
         assert!(r.ends_with("Plan for Player 0: \"pickup(onion)\"."), "{r}");
-        let parsed = crate::planner::parse_reply(&r, 0).unwrap();
+        let parsed = crate::grounding::overcooked::parse_reply(&r, 0).unwrap();
         assert_eq!(parsed.plan, Skill::PickupOnion);
         // Told pickup(onion) was rejected, it picks something else whose preconditions hold in the text.
         let mut req2 = req.clone();

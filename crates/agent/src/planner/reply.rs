@@ -1,11 +1,14 @@
-//! The planner: renders the prompt (knowledge + recent-K memory + belief block +
-//! scene) and parses the model's reply into analysis, intention and plan.
+//! The planner's reply reading: the model's reply into analysis, intention and plan, for
+//! any game whose skills a [`SkillReader`] recognises ([`read_reply`]), or into the
+//! fields as text for games that read their own skills ([`reply_fields`]). The examples
+//! below use the kitchen skills (`pickup(onion)`, `wait(n)`); the rules are the same for
+//! every vocabulary.
 //!
 //! # Reading a reply
 //!
 //! Replies are untrusted text, and real models do not stick to the requested
 //! `Analysis: / Intention for Player m: / Plan for Player k:` lines. The reader
-//! follows these rules (the corpus test `tests/reply_corpus.rs` holds them to
+//! follows these rules (the corpus test `tests/it/reply_corpus.rs` holds them to
 //! 250-odd replies in the styles of GPT-3.5, GPT-4, Llama-3, Qwen, DeepSeek-R1
 //! and Mistral):
 //!
@@ -68,146 +71,11 @@
 //! that keeps the raw text; it is never turned into a wait here, and never a
 //! guess from a skill merely mentioned in the analysis.
 
-use crate::belief::{BeliefMode, BeliefTracker};
-use crate::memory::Memory;
-use crate::prompts::{PromptError, PromptLibrary};
-use crate::skill::AgentSkill;
-use minijinja::{Value, context};
-use proagent_overcooked::skills::parser::Subject;
-use proagent_overcooked::skills::{Skill, SkillParseError};
 use serde::{Deserialize, Serialize};
 
-/// Which reply fields the planner asks for (the paper's three prompt levels).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PromptLevel {
-    /// Ask for an `Analysis:` field.
-    pub analysis: bool,
-    /// Ask for an `Intention for Player m:` field (the teammate's predicted skill).
-    pub intention: bool,
-}
-
-impl PromptLevel {
-    /// "l1-p", "l2-ap", "l3-aip" in the original's naming (intention without analysis is "l2-ip").
-    pub fn name(&self) -> &'static str {
-        match (self.analysis, self.intention) {
-            (false, false) => "l1-p",
-            (true, false) => "l2-ap",
-            (false, true) => "l2-ip",
-            (true, true) => "l3-aip",
-        }
-    }
-}
-
-/// The belief block from template folder `dir` (empty when belief correction is off or the
-/// folder has no `belief.j2`): the K most recent scored predictions and the teammate's
-/// last observed skill. `text` writes a skill as prompts do.
-#[allow(clippy::too_many_arguments)]
-pub fn belief_block<S: AgentSkill>(
-    lib: &PromptLibrary,
-    dir: &str,
-    mode: BeliefMode,
-    tracker: &BeliefTracker<S>,
-    me: usize,
-    mate: Option<usize>,
-    k: usize,
-    text: &dyn Fn(S) -> String,
-) -> Result<String, PromptError> {
-    let name = format!("{dir}/belief.j2");
-    if mode == BeliefMode::Off || !lib.has(&name) {
-        return Ok(String::new());
-    }
-    let records: Vec<Value> = tracker
-        .resolved
-        .iter()
-        .skip(tracker.resolved.len().saturating_sub(k))
-        .map(|r| {
-            context! {
-                t => r.t, predicted => text(r.predicted), real => text(r.real),
-                real_t => r.real_t, correct => r.correct,
-            }
-        })
-        .collect();
-    let last = tracker.last_real.map(|(s, t)| context! { skill => text(s), t });
-    let mode = if mode == BeliefMode::Replace { "replace" } else { "annotate" };
-    lib.render(&name, &context! { me, mate, mode, records, last })
-}
-
-/// What the planner's user message is made of, besides the templates.
-pub struct SceneParts<'a, S> {
-    /// The trajectory memory (its K most recent entries are shown).
-    pub memory: &'a Memory<S>,
-    /// How many entries to show.
-    pub k: usize,
-    /// What belief correction does with the entries' real teammate skills.
-    pub mode: BeliefMode,
-    /// The rendered belief block ("" for none).
-    pub belief: &'a str,
-    /// The current scene text.
-    pub scene: &'a str,
-    /// This player.
-    pub me: usize,
-    /// Every other player, in order (the first is the one predicted).
-    pub mates: &'a [usize],
-    /// Which reply fields are asked for.
-    pub level: PromptLevel,
-}
-
-/// The planner's user message for the current scene, from `<dir>/scene.j2`. `text` writes
-/// a skill as prompts do.
-pub fn scene_message<S: Copy + PartialEq>(
-    lib: &PromptLibrary,
-    dir: &str,
-    parts: &SceneParts<'_, S>,
-    text: &dyn Fn(S) -> String,
-) -> Result<String, PromptError> {
-    let level = parts.level;
-    let mode = parts.mode;
-    let entries: Vec<Value> = parts
-        .memory
-        .recent(parts.k)
-        .map(|e| {
-            // Without belief correction the stored prediction is all the planner ever sees.
-            let real = if mode == BeliefMode::Off { None } else { e.real.map(text) };
-            context! {
-                t => e.t, scene => e.scene.clone(),
-                analysis => if level.analysis { e.analysis.clone() } else { None },
-                predicted => if level.intention { e.predicted.map(text) } else { None },
-                real, skill => text(e.skill), outcome => e.outcome.phrase(),
-            }
-        })
-        .collect();
-    let belief_mode = match mode {
-        BeliefMode::Replace => "replace",
-        BeliefMode::Annotate => "annotate",
-        BeliefMode::Off => "off",
-    };
-    lib.render(
-        &format!("{dir}/scene.j2"),
-        &context! {
-            me => parts.me, mate => parts.mates.first().copied(), mates => parts.mates.to_vec(),
-            scene => parts.scene, memory => entries, belief_mode, belief => parts.belief,
-            analysis => level.analysis, intention => level.intention,
-        },
-    )
-}
-
-/// The re-plan suffix after a rejected plan, from `<dir>/replan.j2` (`skill` is `None`
-/// when no skill could be read).
-pub fn replan_message(
-    lib: &PromptLibrary,
-    dir: &str,
-    me: usize,
-    skill: Option<&str>,
-    reason: &str,
-    attempt: u32,
-    max_replans: u32,
-) -> Result<String, PromptError> {
-    lib.render(&format!("{dir}/replan.j2"), &context! { me, skill, reason, attempt, max_replans })
-}
-
-/// A planner reply, parsed; `S` is the game's skill (classic Overcooked's by default).
+/// A planner reply, parsed; `S` is the game's skill.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlanReply<S = Skill> {
+pub struct PlanReply<S> {
     /// The first analysis field, whitespace-collapsed; `None` when absent or empty.
     pub analysis: Option<String>,
     /// The teammate's predicted skill, when the reply states one.
@@ -226,6 +94,41 @@ pub struct ReplyParseError {
     pub raw: String,
     /// Why no plan could be read, naming the field ("the 'Plan for Player 0:' field names no allowed skill").
     pub reason: String,
+}
+
+/// Who a skill named in a field is about, as a game's [`SkillReader`] reads the words
+/// next to it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// No subject next to the skill (`pickup(onion)`, `so pickup(dish)`).
+    Unknown,
+    /// The writer: `I`, `I'll`, `me`, `my next skill is`.
+    Speaker,
+    /// A player by seat: `Player k`, `<Player k>`, `P k`.
+    Player(usize),
+    /// `my teammate`, `the partner`, `the other player`.
+    Teammate,
+}
+
+/// One skill named in a field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mention<S> {
+    /// The skill, or why the words that name it are not an allowed one.
+    pub skill: Result<S, String>,
+    /// Whom the skill is about.
+    pub subject: Subject,
+    /// Whether the words reject it (`not X`, `instead of X`).
+    pub negated: bool,
+}
+
+/// A game's skill vocabulary, as [`read_reply`] needs it.
+pub trait SkillReader {
+    /// The game's skill.
+    type Skill;
+    /// Every skill `text` names, in order.
+    fn mentions(&self, text: &str) -> Vec<Mention<Self::Skill>>;
+    /// The skill a line is and nothing else (a bare `pickup(onion)` reply), if it is one.
+    fn parse_line(&self, line: &str) -> Option<Self::Skill>;
 }
 
 /// Chat-template tokens after which a model goes on to write the next turn itself.
@@ -985,10 +888,12 @@ enum Role {
 }
 
 /// The skill a field states for `role`: the first one its words do not reject or give to
+
 /// the other side. `None` when it states none.
-fn stated_skill(text: &str, role: Role, me: usize) -> Option<Result<Skill, SkillParseError>> {
+fn stated_skill<R: SkillReader>(reader: &R, text: &str, role: Role, me: usize) -> Option<Result<R::Skill, String>> {
     let mate = me ^ 1;
-    Skill::mentions(text)
+    reader
+        .mentions(text)
         .into_iter()
         .filter(|m| !m.negated)
         .find(|m| match (role, m.subject) {
@@ -1001,19 +906,24 @@ fn stated_skill(text: &str, role: Role, me: usize) -> Option<Result<Skill, Skill
         .map(|m| m.skill)
 }
 
-/// Parses a planner reply for player `me` (0 or 1; the teammate is the other seat) under the
-/// rules of the module documentation.
-pub fn parse_reply(raw: &str, me: usize) -> Result<PlanReply, ReplyParseError> {
+/// Reads a planner reply for player `me` (0 or 1; the teammate is the other seat) under the
+/// rules of the module documentation, with the skills `reader` recognises.
+pub fn read_reply<R: SkillReader>(raw: &str, me: usize, reader: &R) -> Result<PlanReply<R::Skill>, ReplyParseError> {
     let answer = answer_part(raw);
     if let Some(lines) = json_as_lines(&answer) {
-        if let Ok(r) = parse_fields(raw, &clean_lines(&lines), me) {
+        if let Ok(r) = parse_fields(reader, raw, &clean_lines(&lines), me) {
             return Ok(r);
         }
     }
-    parse_fields(raw, &clean_lines(&answer), me)
+    parse_fields(reader, raw, &clean_lines(&answer), me)
 }
 
-fn parse_fields(raw: &str, clean: &str, me: usize) -> Result<PlanReply, ReplyParseError> {
+fn parse_fields<R: SkillReader>(
+    reader: &R,
+    raw: &str,
+    clean: &str,
+    me: usize,
+) -> Result<PlanReply<R::Skill>, ReplyParseError> {
     let mate = me ^ 1;
     let err = |reason: String| ReplyParseError { raw: raw.to_string(), reason };
     let mut fields = find_fields(clean);
@@ -1038,7 +948,7 @@ fn parse_fields(raw: &str, clean: &str, me: usize) -> Result<PlanReply, ReplyPar
         }
         planned = planned
             || (my_plan_rank(&fields[k]).is_some()
-                && stated_skill(section(&fields, k, text_end), Role::Plan, me).is_some());
+                && stated_skill(reader, section(&fields, k, text_end), Role::Plan, me).is_some());
     }
     let section = |k: usize| section(&fields, k, text_end);
 
@@ -1049,10 +959,10 @@ fn parse_fields(raw: &str, clean: &str, me: usize) -> Result<PlanReply, ReplyPar
             let stated = (0..fields.len())
                 .rev()
                 .filter(|&k| my_plan_rank(&fields[k]) == Some(rank))
-                .find_map(|k| stated_skill(section(k), Role::Plan, me));
+                .find_map(|k| stated_skill(reader, section(k), Role::Plan, me));
             match stated {
                 Some(Ok(s)) => s,
-                Some(Err(e)) => return Err(err(format!("the 'Plan for Player {me}:' field: {}", e.reason))),
+                Some(Err(e)) => return Err(err(format!("the 'Plan for Player {me}:' field: {e}"))),
                 None => return Err(err(format!("the 'Plan for Player {me}:' field names no allowed skill"))),
             }
         }
@@ -1060,7 +970,7 @@ fn parse_fields(raw: &str, clean: &str, me: usize) -> Result<PlanReply, ReplyPar
             // No plan field: accept only a line that is a skill and nothing else (a bare reply
             // such as `pickup(onion)`), never a skill mentioned in the analysis or intention.
             let before = fields.first().map_or(text_end, |f| f.start);
-            match clean[..before].lines().find_map(|l| Skill::parse(l).ok()) {
+            match clean[..before].lines().find_map(|l| reader.parse_line(l)) {
                 Some(s) => s,
                 None => {
                     let only_mate = fields.iter().any(|f| f.kind == Kind::Plan && f.seat == Seat::One(mate));
@@ -1088,10 +998,10 @@ fn parse_fields(raw: &str, clean: &str, me: usize) -> Result<PlanReply, ReplyPar
         let stated = (0..fields.len())
             .rev()
             .filter(|&k| intention_rank(&fields[k]) == Some(rank))
-            .find_map(|k| stated_skill(section(k), Role::Intention, me));
+            .find_map(|k| stated_skill(reader, section(k), Role::Intention, me));
         match stated {
             Some(Ok(s)) => intention = Some(s),
-            Some(Err(e)) => intention_error = Some(e.reason),
+            Some(Err(e)) => intention_error = Some(e),
             None if rank >= 3 => intention_error = Some("no skill found".to_string()),
             None => {}
         }
@@ -1105,8 +1015,8 @@ fn parse_fields(raw: &str, clean: &str, me: usize) -> Result<PlanReply, ReplyPar
     Ok(PlanReply { analysis, intention, intention_error, plan })
 }
 
-/// The fields of a planner reply, as text, before any skill is read from them: for skill
-/// vocabularies other than the classic game's (OvercookedV2's), which read their own skills.
+/// The fields of a planner reply, as text, before any skill is read from them: for games
+/// that read their own skills from the fields.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplyFields {
     /// The first "Analysis" section, trimmed.
@@ -1120,12 +1030,12 @@ pub struct ReplyFields {
 }
 
 /// Splits a reply for player `me` into its fields with the same header rules as
-/// [`parse_reply`]. The intention taken is about `mate` (with `None`: about any player but
+/// [`read_reply`]. The intention taken is about `mate` (with `None`: about any player but
 /// `me`), or one that names no player.
 pub fn reply_fields(raw: &str, me: usize, mate: Option<usize>) -> ReplyFields {
     let answer = answer_part(raw);
     // A JSON answer is read key by key; when its keys hold no plan (braces in prose, `{}`),
-    // the reply is read as text, as [`parse_reply`] does.
+    // the reply is read as text, as [`read_reply`] does.
     if let Some(lines) = json_as_lines(&answer) {
         let from_json = fields_of(&clean_lines(&lines), me, mate);
         if from_json.plan.is_some() {
@@ -1181,109 +1091,42 @@ fn fields_of(clean: &str, me: usize, mate: Option<usize>) -> ReplyFields {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Skill::*;
 
-    #[test]
-    fn messy_replies() {
-        let table: &[(&str, Result<Skill, &str>)] = &[
-            (
-                "Analysis: pot empty.\nIntention for Player 1: \"pickup(onion)\".\nPlan for Player 0: \"pickup(onion)\".",
-                Ok(PickupOnion),
-            ),
-            ("<think>Maybe pickup(dish)? No.</think>\nPlan for Player 0: put_onion_in_pot()", Ok(PutOnionInPot)),
-            (
-                "<THINK>long thoughts\nPlan for Player 0: deliver_soup()</THINK>Plan for Player 0: pickup(dish)",
-                Ok(PickupDish),
-            ),
-            ("thinking about it...</think>\nPlan for Player 0: wait(3)", Ok(Wait(3))),
-            (
-                "<think>I was cut off before answering. Plan for Player 0: pickup(onion)",
-                Err("no 'Plan for Player 0:' field"),
-            ),
-            (
-                "**Analysis:** the soup is ready.\n**Intention for Player 1:** *pickup(onion)*\n**Plan for Player 0:** **fill_dish_with_soup()**",
-                Ok(FillDishWithSoup),
-            ),
-            ("analysis: ok\nplan for player 0: pick up dish", Ok(PickupDish)),
-            ("PLAN FOR PLAYER 0: DELIVER_SOUP()", Ok(DeliverSoup)),
-            ("```\nAnalysis: x\nPlan for Player 0: \"place_obj_on_counter()\"\n```", Ok(PlaceObjOnCounter)),
-            ("Plan for Player 0: I think the best is to deliver the soup now, i.e. deliver_soup().", Ok(DeliverSoup)),
-            ("Plan for Player 0: \"wait(20)\" or \"pickup(dish)\".", Ok(Wait(20))),
-            ("Plan for Player 0: \"deliver_soup(), pickup(onion)\".", Ok(DeliverSoup)),
-            ("Plan for <Player 0>: 'pickup(onion)'", Ok(PickupOnion)),
-            ("### Plan for Player 0:\npickup(onion)", Ok(PickupOnion)),
-            ("Plan for Player 0:\n\n  put_onion_in_pot()\n", Ok(PutOnionInPot)),
-            (
-                "Intention for Player 1: pickup(onion)\nPlan for Player 1: pickup(dish)\nPlan for Player 0: pickup(onion)",
-                Ok(PickupOnion),
-            ),
-            ("pickup(onion)", Ok(PickupOnion)),
-            ("\"fill_dish_with_soup()\"", Ok(FillDishWithSoup)),
-            ("Plan for Player 0: wait(50)", Err("0 < n <= 20")),
-            ("Plan for Player 0: cook the soup", Err("names no allowed skill")),
-            (
-                "Analysis: Player 1 should pickup(onion) and I should deliver_soup().",
-                Err("no 'Plan for Player 0:' field"),
-            ),
-            ("I think we should coordinate better.", Err("no 'Plan for Player 0:' field")),
-            ("", Err("no 'Plan for Player 0:' field")),
-            ("Intention for Player 1: \"put_onion_in_pot()\"", Err("no 'Plan for Player 0:' field")),
-        ];
-        for (text, want) in table {
-            match (parse_reply(text, 0), want) {
-                (Ok(r), Ok(s)) => assert_eq!(r.plan, *s, "{text:?}"),
-                (Err(e), Err(frag)) => {
-                    assert!(e.reason.contains(frag), "{text:?}: {}", e.reason);
-                    assert_eq!(e.raw, *text);
+    /// A two-skill vocabulary, `a()` and `b()`: the reader needs nothing of any game.
+    struct Ab;
+
+    impl SkillReader for Ab {
+        type Skill = char;
+        fn mentions(&self, text: &str) -> Vec<Mention<char>> {
+            let mut out = Vec::new();
+            for (i, w) in text.match_indices(['a', 'b']) {
+                if text[i + 1..].starts_with("()") {
+                    let negated = text[..i].trim_end().ends_with("not");
+                    let subject =
+                        if text[..i].contains("Player 1 will") { Subject::Player(1) } else { Subject::Unknown };
+                    out.push(Mention { skill: Ok(w.chars().next().unwrap_or('a')), subject, negated });
                 }
-                (got, want) => panic!("{text:?}: got {got:?}, want {want:?}"),
+            }
+            out
+        }
+        fn parse_line(&self, line: &str) -> Option<char> {
+            match line.trim() {
+                "a()" => Some('a'),
+                "b()" => Some('b'),
+                _ => None,
             }
         }
     }
 
     #[test]
-    fn fields_and_seat_one() {
-        let r = parse_reply(
-            "Analysis: The pot has 2 onions.\n  Player 0 holds one.\nIntention for Player 0: \"put_onion_in_pot()\".\nPlan for Player 1: \"pickup(dish)\".",
-            1,
-        )
-        .unwrap();
-        assert_eq!(r.analysis.as_deref(), Some("The pot has 2 onions. Player 0 holds one."));
-        assert_eq!(r.intention, Some(PutOnionInPot));
-        assert_eq!(r.plan, PickupDish);
-        let r = parse_reply("Intention for Player 0: who knows\nPlan for Player 1: wait(2)", 1).unwrap();
-        assert_eq!(r.intention, None);
-        assert!(r.intention_error.is_some());
-        // "Plan for Player 0" is not seat 1's plan.
-        assert!(parse_reply("Plan for Player 0: pickup(onion)", 1).is_err());
-        // A field-like word inside a sentence is not a header.
-        let r = parse_reply("Analysis: my plan is simple.\nPlan for Player 0: pickup(dish)", 0).unwrap();
-        assert_eq!(r.plan, PickupDish);
-    }
-
-    #[test]
-    fn anchored_headers_and_the_last_complete_plan() {
-        // The issue's reply: "My plan:" inside the analysis is prose, not the plan field.
-        let raw = "Analysis: The pot is empty. My plan: get onions first.\nPlan for Player 0: \"pickup(onion)\"";
-        let r = parse_reply(raw, 0).unwrap();
-        assert_eq!(r.plan, PickupOnion);
-        assert_eq!(r.analysis.as_deref(), Some("The pot is empty. My plan: get onions first."));
-        // Drafts and revisions: the last plan field that names a skill.
-        let raw =
-            "Plan for Player 1: wait(1)\nWait, no.\nPlan for Player 1: pickup(dish)\nPlan for Player 1: see above";
-        assert_eq!(parse_reply(raw, 1).unwrap().plan, PickupDish);
-        // A plan for the other seat only is a failure that says so.
-        let e = parse_reply("Plan for Player 1: pickup(onion)", 0).unwrap_err();
-        assert!(e.reason.contains("no 'Plan for Player 0:' field (it only plans for Player 1)"), "{}", e.reason);
-        // The teammate's skill and a rejected one are passed over within a field.
-        let raw = "Plan for Player 0: Since Player 1 will put_onion_in_pot(), not wait(2) but pickup(dish).";
-        assert_eq!(parse_reply(raw, 0).unwrap().plan, PickupDish);
-        // JSON keys in the order written; the teammate's plan is its expected intention.
-        let r = parse_reply(r#"{"plan_for_player_1": "pickup(onion)", "plan_for_player_0": "wait(2)"}"#, 0).unwrap();
-        assert_eq!((r.plan, r.intention), (Wait(2), Some(PickupOnion)));
-        // An invented next scene after the answer is not read.
-        let raw =
-            "Plan for Player 0: pickup(onion)\nScene 4: <Player 0> holds one onion.\nPlan for Player 0: deliver_soup()";
-        assert_eq!(parse_reply(raw, 0).unwrap().plan, PickupOnion);
+    fn any_vocabulary_reads_under_the_same_rules() {
+        let r =
+            read_reply("Analysis: x\nIntention for Player 1: b()\nPlan for Player 0: not a() but b()", 0, &Ab).unwrap();
+        assert_eq!((r.plan, r.intention, r.analysis.as_deref()), ('b', Some('b'), Some("x")));
+        assert_eq!(read_reply("a()", 1, &Ab).unwrap().plan, 'a');
+        let e = read_reply("Plan for Player 1: a()", 0, &Ab).unwrap_err();
+        assert!(e.reason.contains("it only plans for Player 1"), "{}", e.reason);
+        let e = read_reply("Plan for Player 0: c()", 0, &Ab).unwrap_err();
+        assert!(e.reason.contains("names no allowed skill"), "{}", e.reason);
     }
 }
