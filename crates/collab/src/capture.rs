@@ -6,8 +6,10 @@
 //! it is pure and total (an action that is not legal leaves the player where it is, as in
 //! the original) and never draws from the [`Chance`] (the thief is deterministic).
 
-use crate::maze::{CatchRule, ExitTable, Flee, GameKind, Maze, Room};
-use proagent_core::{Chance, Game, Turn};
+use crate::game_core::{MazeAction, MazeCore, MazeRules, maze_game};
+use crate::load::CollabGame;
+use crate::maze::{CatchRule, Flee, GameKind, Maze, Room};
+use proagent_core::Chance;
 use serde::Serialize;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -22,6 +24,22 @@ pub enum CaptureAction {
     /// Press the button in the current room (`Press button in room N`): its door opens or
     /// closes at the end of the turn.
     Press,
+}
+
+impl MazeAction for CaptureAction {
+    const STAY: Self = CaptureAction::Stay;
+    const ACT: Self = CaptureAction::Press;
+    const STAY_TOKEN: &'static str = "S";
+    const ACT_TOKEN: &'static str = "P";
+    fn to(room: Room) -> Self {
+        CaptureAction::Move(room)
+    }
+    fn room(self) -> Option<Room> {
+        match self {
+            CaptureAction::Move(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 /// The state of a CollabCapture episode.
@@ -116,9 +134,7 @@ pub struct CaptureTally {
 /// One configured CollabCapture game: a maze and its rules.
 #[derive(Clone, Debug)]
 pub struct Capture {
-    maze: Maze,
-    spec: String,
-    exits: ExitTable,
+    core: MazeCore,
     /// The door (index, or [`NO_DOOR`]) on each exit of [`ExitTable::flat`].
     link_door: Vec<u8>,
     /// For every pair `from * (rooms + 1) + to`, the door between them (or [`NO_DOOR`]).
@@ -153,14 +169,14 @@ impl Capture {
             door_between[b * n + a] = i as u8;
             button[d.button as usize] = i as u8;
         }
-        let exits = ExitTable::new(&maze);
-        let mut link_door = Vec::with_capacity(exits.flat().len());
+        let core = MazeCore::new(maze, spec);
+        let mut link_door = Vec::with_capacity(core.exits.flat().len());
         for r in 0..n {
-            for &to in exits.exits(r as Room) {
+            for &to in core.exits.exits(r as Room) {
                 link_door.push(door_between[r * n + to as usize]);
             }
         }
-        Ok(Capture { maze, spec: spec.to_string(), exits, link_door, door_between, button })
+        Ok(Capture { core, link_door, door_between, button })
     }
 
     /// A built-in scenario (`capture:1` … `capture:4`).
@@ -170,21 +186,21 @@ impl Capture {
 
     /// The maze.
     pub fn maze(&self) -> &Maze {
-        &self.maze
+        &self.core.maze
     }
 
     /// The same game with another catch rule (the published greedy-baseline loop counts
     /// only same-room captures).
     pub fn with_catch(mut self, catch: CatchRule) -> Capture {
-        self.maze.catch = catch;
+        self.core.maze.catch = catch;
         self
     }
 
     /// The rooms reachable from `room` in one move with the doors of `doors`, in exit order.
     #[inline]
     pub fn accessible(&self, room: Room, doors: u64) -> impl Iterator<Item = Room> + '_ {
-        let exits = self.exits.exits(room);
-        let off = self.exits.offset(room);
+        let exits = self.core.exits.exits(room);
+        let off = self.core.exits.offset(room);
         let ds = &self.link_door[off..off + exits.len()];
         exits.iter().zip(ds).filter(move |(_, d)| **d == NO_DOOR || doors & (1 << **d) != 0).map(|(&r, _)| r)
     }
@@ -192,10 +208,10 @@ impl Capture {
     /// Whether `room` can be reached from `from` in one move with the doors of `doors`.
     #[inline]
     pub fn can_move(&self, from: Room, to: Room, doors: u64) -> bool {
-        if !self.exits.has(from, to) {
+        if !self.core.exits.has(from, to) {
             return false;
         }
-        let d = self.door_between[from as usize * (self.maze.rooms + 1) + to as usize];
+        let d = self.door_between[from as usize * (self.core.maze.rooms + 1) + to as usize];
         d == NO_DOOR || doors & (1 << d) != 0
     }
 
@@ -224,7 +240,7 @@ impl Capture {
 
     fn flee(&self, thief: Room, doors: u64, targets: [Room; 2]) -> Room {
         let mut best: Option<(Room, u32)> = None;
-        match self.maze.flee {
+        match self.core.maze.flee {
             Flee::Label => {
                 for r in self.accessible(thief, doors) {
                     let s = (r.abs_diff(targets[0]).min(r.abs_diff(targets[1]))) as u32;
@@ -235,7 +251,7 @@ impl Capture {
             }
             Flee::Graph => {
                 let open = |a: Room, b: Room| self.can_move(a, b, doors);
-                let d = [self.maze.distances(targets[0], open), self.maze.distances(targets[1], open)];
+                let d = [self.maze().distances(targets[0], open), self.maze().distances(targets[1], open)];
                 for r in self.accessible(thief, doors) {
                     let s = d[0][r as usize].min(d[1][r as usize]);
                     if best.is_none_or(|(_, b)| s > b) {
@@ -264,58 +280,60 @@ impl Capture {
 
     /// The doors as they are at the start.
     pub fn start_doors(&self) -> u64 {
-        self.maze.doors.iter().enumerate().filter(|(_, d)| d.open).fold(0, |m, (i, _)| m | (1 << i))
+        self.core.maze.doors.iter().enumerate().filter(|(_, d)| d.open).fold(0, |m, (i, _)| m | (1 << i))
     }
 }
 
-impl Game for Capture {
+impl MazeRules for Capture {
     type State = CaptureState;
     type Action = CaptureAction;
     type Event = CaptureEvent;
     type Outcome = CaptureOutcome;
     type Tally = CaptureTally;
-    type View<'a> = &'a CaptureState;
+    const KIND: &'static str = "collab_capture";
+    const NAME: &'static str = "CollabCapture";
+    const ADVERSARY: char = 'T';
 
-    fn kind(&self) -> &'static str {
-        "collab_capture"
+    fn core(&self) -> &MazeCore {
+        &self.core
     }
 
-    fn spec(&self) -> String {
-        self.spec.clone()
-    }
-
-    fn num_players(&self) -> usize {
-        2
-    }
-
-    fn max_steps(&self) -> u32 {
-        self.maze.turns
-    }
-
-    fn initial_state(&self, _chance: &mut dyn Chance) -> CaptureState {
-        CaptureState {
-            t: 0,
-            players: self.maze.players,
-            thief: self.maze.adversary,
-            doors: self.start_doors(),
-            caught: false,
+    fn from_collab(game: CollabGame) -> Result<Capture, CollabGame> {
+        match game {
+            CollabGame::Capture(g) => Ok(g),
+            other => Err(other),
         }
     }
 
-    fn turn(&self, state: &CaptureState) -> Turn {
-        if state.caught { Turn::Over } else { Turn::All }
+    fn start(&self) -> CaptureState {
+        let maze = &self.core.maze;
+        CaptureState { t: 0, players: maze.players, thief: maze.adversary, doors: self.start_doors(), caught: false }
     }
 
-    fn legal_actions(&self, state: &CaptureState, player: usize) -> Vec<CaptureAction> {
-        let mut out = Vec::new();
-        self.legal_actions_into(state, player, &mut out);
-        out
+    fn players(s: &CaptureState) -> [Room; 2] {
+        s.players
     }
 
-    fn step(
+    fn adversary(s: &CaptureState) -> Room {
+        s.thief
+    }
+
+    fn turns(s: &CaptureState) -> u32 {
+        s.t
+    }
+
+    fn over(s: &CaptureState) -> bool {
+        s.caught
+    }
+
+    fn legal(&self, s: &CaptureState, player: usize, out: &mut Vec<CaptureAction>) {
+        self.legal_actions_into(s, player, out);
+    }
+
+    fn play(
         &self,
         state: &mut CaptureState,
-        actions: &[Option<CaptureAction>],
+        acts: [Option<CaptureAction>; 2],
         _chance: &mut dyn Chance,
     ) -> CaptureOutcome {
         let (rooms, thief, doors) = (state.players, state.thief, state.doors);
@@ -323,7 +341,6 @@ impl Game for Capture {
             let events = [CaptureEvent::Stayed { room: rooms[0] }, CaptureEvent::Stayed { room: rooms[1] }];
             return CaptureOutcome { events, thief_from: thief, thief_to: thief, caught: false };
         }
-        let acts = [actions.first().copied().flatten(), actions.get(1).copied().flatten()];
         // Plans are made on the doors as they stand at the start of the turn; the thief
         // sees where the players will be and flees from there.
         let targets = [self.planned_room(rooms[0], acts[0], doors), self.planned_room(rooms[1], acts[1], doors)];
@@ -338,7 +355,7 @@ impl Game for Capture {
                 Some(CaptureAction::Press) => match self.button_in(room) {
                     Some(d) => {
                         state.doors ^= 1 << d;
-                        CaptureEvent::Pressed { room, door: self.maze.doors[d].rooms, open: state.door_open(d) }
+                        CaptureEvent::Pressed { room, door: self.core.maze.doors[d].rooms, open: state.door_open(d) }
                     }
                     None => CaptureEvent::NoButton { room },
                 },
@@ -348,7 +365,7 @@ impl Game for Capture {
         state.players = targets;
         state.thief = thief_to;
         let same = targets[0] == thief_to || targets[1] == thief_to;
-        let swap = self.maze.catch == CatchRule::SameRoomOrSwap
+        let swap = self.core.maze.catch == CatchRule::SameRoomOrSwap
             && state.t >= 1
             && ((rooms[0] == thief_to && thief == targets[0]) || (rooms[1] == thief_to && thief == targets[1]));
         state.caught = same || swap;
@@ -356,15 +373,19 @@ impl Game for Capture {
         CaptureOutcome { events, thief_from: thief, thief_to, caught: state.caught }
     }
 
-    fn reward(&self, outcome: &CaptureOutcome) -> i32 {
+    fn step_reward(&self, outcome: &CaptureOutcome) -> i32 {
         i32::from(outcome.caught)
     }
 
-    fn event<'o>(&self, outcome: &'o CaptureOutcome, player: usize) -> Option<&'o CaptureEvent> {
-        outcome.events.get(player).filter(|e| !matches!(e, CaptureEvent::Stayed { .. }))
+    fn events(outcome: &CaptureOutcome) -> &[CaptureEvent; 2] {
+        &outcome.events
     }
 
-    fn tally(&self, tally: &mut CaptureTally, _before: &CaptureState, after: &CaptureState, outcome: &CaptureOutcome) {
+    fn stayed(event: &CaptureEvent) -> bool {
+        matches!(event, CaptureEvent::Stayed { .. })
+    }
+
+    fn count(&self, tally: &mut CaptureTally, after: &CaptureState, outcome: &CaptureOutcome) {
         for (p, e) in outcome.events.iter().enumerate() {
             match e {
                 CaptureEvent::Moved { .. } => tally.moves[p] += 1,
@@ -379,77 +400,41 @@ impl Game for Capture {
         }
     }
 
-    fn idle(&self, before: &CaptureState, after: &CaptureState, _outcome: &CaptureOutcome) -> bool {
+    fn changed_nothing(&self, before: &CaptureState, after: &CaptureState, _outcome: &CaptureOutcome) -> bool {
         before.players == after.players && before.doors == after.doors
     }
 
-    fn is_over(&self, state: &CaptureState) -> bool {
-        state.caught
+    fn status(&self, s: &CaptureState) -> &'static str {
+        if s.caught { "  THIEF CAUGHT" } else { "" }
     }
 
-    fn time(&self, state: &CaptureState) -> u32 {
-        state.t
-    }
-
-    fn view<'a>(&'a self, state: &'a CaptureState, _player: usize) -> &'a CaptureState {
-        state
-    }
-
-    fn action_token(&self, action: CaptureAction) -> String {
-        match action {
-            CaptureAction::Stay => "S".to_string(),
-            CaptureAction::Press => "P".to_string(),
-            CaptureAction::Move(r) => Maze::move_token(r),
+    fn room_notes(&self, _s: &CaptureState, r: Room, out: &mut String) {
+        if let Some(d) = self.button_in(r) {
+            let [a, b] = self.core.maze.doors[d].rooms;
+            let _ = write!(out, "  button: door {a}-{b}");
         }
     }
 
-    fn parse_action(&self, token: &str) -> Option<CaptureAction> {
-        match token {
-            "S" => Some(CaptureAction::Stay),
-            "P" => Some(CaptureAction::Press),
-            _ => self.maze.parse_move(token).map(CaptureAction::Move),
-        }
-    }
-
-    fn render_text(&self, s: &CaptureState) -> String {
-        let mut out = String::new();
-        let status = if s.caught { "  THIEF CAUGHT" } else { "" };
-        let _ = writeln!(out, "{} turn {}/{}{status}", self.spec, s.t, self.maze.turns);
-        for r in 1..=self.maze.rooms as Room {
-            let mut who = String::new();
-            for (p, name) in ["A", "B"].iter().enumerate() {
-                if s.players[p] == r {
-                    who.push_str(name);
-                }
-            }
-            if s.thief == r {
-                who.push('T');
-            }
-            let exits: Vec<String> = self.maze.exits(r).iter().map(|x| x.to_string()).collect();
-            let button = self
-                .button_in(r)
-                .map(|d| format!("  button: door {}-{}", self.maze.doors[d].rooms[0], self.maze.doors[d].rooms[1]))
-                .unwrap_or_default();
-            let _ = writeln!(out, "room {r:>2} [{who:<3}] -> {}{button}", exits.join(" "));
-        }
-        for (i, d) in self.maze.doors.iter().enumerate() {
+    fn footer(&self, s: &CaptureState, out: &mut String) {
+        for (i, d) in self.core.maze.doors.iter().enumerate() {
             let state = if s.door_open(i) { "open" } else { "closed" };
             let _ = writeln!(out, "door {}-{}: {state} (button in room {})", d.rooms[0], d.rooms[1], d.button);
         }
-        out
     }
 
-    fn state_json(&self, s: &CaptureState) -> serde_json::Value {
-        let doors: Vec<bool> = (0..self.maze.doors.len()).map(|i| s.door_open(i)).collect();
+    fn to_json(&self, s: &CaptureState) -> serde_json::Value {
+        let doors: Vec<bool> = (0..self.core.maze.doors.len()).map(|i| s.door_open(i)).collect();
         json!({"t": s.t, "players": s.players, "thief": s.thief, "doors": doors, "caught": s.caught})
     }
 }
+
+maze_game!(Capture);
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use CaptureAction::*;
-    use proagent_core::NoChance;
+    use proagent_core::{Game, NoChance, Turn};
 
     fn game(spec: &str) -> Capture {
         Capture::builtin(spec).unwrap()

@@ -8,8 +8,10 @@
 //! one [`Chance::pick`] over the exits of its room, drawn before the players' actions
 //! apply, so a recorded stream of picks replays an episode.
 
-use crate::maze::{ExitTable, GameKind, MAX_GENERATORS, Maze, Room};
-use proagent_core::{Chance, Game, Turn};
+use crate::game_core::{MazeAction, MazeCore, MazeRules, maze_game};
+use crate::load::CollabGame;
+use crate::maze::{GameKind, MAX_GENERATORS, Maze, Room};
+use proagent_core::Chance;
 use serde::Serialize;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -23,6 +25,22 @@ pub enum EscapeAction {
     Move(Room),
     /// Work on the generator in the current room (`fix generator in room N`).
     Fix,
+}
+
+impl MazeAction for EscapeAction {
+    const STAY: Self = EscapeAction::Wait;
+    const ACT: Self = EscapeAction::Fix;
+    const STAY_TOKEN: &'static str = "W";
+    const ACT_TOKEN: &'static str = "F";
+    fn to(room: Room) -> Self {
+        EscapeAction::Move(room)
+    }
+    fn room(self) -> Option<Room> {
+        match self {
+            EscapeAction::Move(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 /// How an episode stands.
@@ -151,9 +169,7 @@ pub struct EscapeTally {
 /// One configured CollabEscape game: a maze and its rules.
 #[derive(Clone, Debug)]
 pub struct Escape {
-    maze: Maze,
-    spec: String,
-    exits: ExitTable,
+    core: MazeCore,
     /// For every room, its generator (index), if any.
     generator: Vec<Option<u8>>,
     all_fixed: u8,
@@ -178,8 +194,7 @@ impl Escape {
             generator[g as usize] = Some(i as u8);
         }
         let all_fixed = ((1u16 << maze.generators.len()) - 1) as u8;
-        let exits = ExitTable::new(&maze);
-        Ok(Escape { maze, spec: spec.to_string(), exits, generator, all_fixed })
+        Ok(Escape { core: MazeCore::new(maze, spec), generator, all_fixed })
     }
 
     /// A built-in scenario (`escape:1`, `escape:2`).
@@ -189,7 +204,7 @@ impl Escape {
 
     /// The maze.
     pub fn maze(&self) -> &Maze {
-        &self.maze
+        &self.core.maze
     }
 
     /// The generator (index) in `room`, if any.
@@ -213,7 +228,7 @@ impl Escape {
     /// Whether `to` is an exit of `from`.
     #[inline]
     pub fn can_move(&self, from: Room, to: Room) -> bool {
-        self.exits.has(from, to)
+        self.core.exits.has(from, to)
     }
 
     /// What the killer does this turn and whom it has seen afterwards. It looks at the
@@ -222,7 +237,7 @@ impl Escape {
     /// had seen one, and takes Alice if it had seen neither; with nobody there it wanders.
     #[inline]
     pub fn killer_plan(&self, s: &EscapeState) -> (KillerPlan, [bool; 2]) {
-        let near = [self.exits.has(s.adversary, s.players[0]), self.exits.has(s.adversary, s.players[1])];
+        let near = [self.core.exits.has(s.adversary, s.players[0]), self.core.exits.has(s.adversary, s.players[1])];
         match near {
             [true, true] => match s.seen {
                 [true, true] => (KillerPlan::Chase(s.target.map_or(0, usize::from).min(1)), [true, true]),
@@ -244,7 +259,7 @@ impl Escape {
             return;
         }
         let room = state.players[player];
-        out.extend(self.exits.exits(room).iter().map(|&r| EscapeAction::Move(r)));
+        out.extend(self.core.exits.exits(room).iter().map(|&r| EscapeAction::Move(r)));
         if self.generator_in(room).is_some() {
             out.push(EscapeAction::Fix);
         }
@@ -261,35 +276,32 @@ impl Escape {
     }
 }
 
-impl Game for Escape {
+impl MazeRules for Escape {
     type State = EscapeState;
     type Action = EscapeAction;
     type Event = EscapeEvent;
     type Outcome = EscapeOutcome;
     type Tally = EscapeTally;
-    type View<'a> = &'a EscapeState;
+    const KIND: &'static str = "collab_escape";
+    const NAME: &'static str = "CollabEscape";
+    const ADVERSARY: char = 'K';
 
-    fn kind(&self) -> &'static str {
-        "collab_escape"
+    fn core(&self) -> &MazeCore {
+        &self.core
     }
 
-    fn spec(&self) -> String {
-        self.spec.clone()
+    fn from_collab(game: CollabGame) -> Result<Escape, CollabGame> {
+        match game {
+            CollabGame::Escape(g) => Ok(g),
+            other => Err(other),
+        }
     }
 
-    fn num_players(&self) -> usize {
-        2
-    }
-
-    fn max_steps(&self) -> u32 {
-        self.maze.turns
-    }
-
-    fn initial_state(&self, _chance: &mut dyn Chance) -> EscapeState {
+    fn start(&self) -> EscapeState {
         EscapeState {
             t: 0,
-            players: self.maze.players,
-            adversary: self.maze.adversary,
+            players: self.core.maze.players,
+            adversary: self.core.maze.adversary,
             seen: [false; 2],
             target: None,
             fix_counts: [0; MAX_GENERATORS],
@@ -299,22 +311,27 @@ impl Game for Escape {
         }
     }
 
-    fn turn(&self, state: &EscapeState) -> Turn {
-        if state.result == EscapeResult::Ongoing { Turn::All } else { Turn::Over }
+    fn players(s: &EscapeState) -> [Room; 2] {
+        s.players
     }
 
-    fn legal_actions(&self, state: &EscapeState, player: usize) -> Vec<EscapeAction> {
-        let mut out = Vec::new();
-        self.legal_actions_into(state, player, &mut out);
-        out
+    fn adversary(s: &EscapeState) -> Room {
+        s.adversary
     }
 
-    fn step(
-        &self,
-        state: &mut EscapeState,
-        actions: &[Option<EscapeAction>],
-        chance: &mut dyn Chance,
-    ) -> EscapeOutcome {
+    fn turns(s: &EscapeState) -> u32 {
+        s.t
+    }
+
+    fn over(s: &EscapeState) -> bool {
+        s.result != EscapeResult::Ongoing
+    }
+
+    fn legal(&self, s: &EscapeState, player: usize, out: &mut Vec<EscapeAction>) {
+        self.legal_actions_into(s, player, out);
+    }
+
+    fn play(&self, state: &mut EscapeState, acts: [Option<EscapeAction>; 2], chance: &mut dyn Chance) -> EscapeOutcome {
         let rooms = state.players;
         let killer_from = state.adversary;
         let mut events = [EscapeEvent::Waited { room: rooms[0] }, EscapeEvent::Waited { room: rooms[1] }];
@@ -329,7 +346,6 @@ impl Game for Escape {
                 ended: false,
             };
         }
-        let acts = [actions.first().copied().flatten(), actions.get(1).copied().flatten()];
         // The killer decides first, on the rooms as they are.
         let (plan, seen) = self.killer_plan(state);
         state.seen = seen;
@@ -340,7 +356,7 @@ impl Game for Escape {
             }
             KillerPlan::Wander => {
                 state.target = None;
-                let exits = self.exits.exits(killer_from);
+                let exits = self.core.exits.exits(killer_from);
                 let i = chance.pick(exits.len());
                 (exits.get(i).or(exits.first()).copied().unwrap_or(killer_from), None)
             }
@@ -348,7 +364,7 @@ impl Game for Escape {
         // Progress on a generator that nobody fixes this turn is lost.
         let fixing = [acts[0] == Some(EscapeAction::Fix), acts[1] == Some(EscapeAction::Fix)];
         let mut reset = 0u8;
-        for (i, &g) in self.maze.generators.iter().enumerate() {
+        for (i, &g) in self.core.maze.generators.iter().enumerate() {
             let worked = (fixing[0] && rooms[0] == g) || (fixing[1] && rooms[1] == g);
             if !worked && state.fixed & (1 << i) == 0 && state.fix_counts[i] != 0 {
                 state.fix_counts[i] = 0;
@@ -360,7 +376,7 @@ impl Game for Escape {
         for p in 0..2 {
             let room = rooms[p];
             events[p] = match acts[p] {
-                Some(EscapeAction::Move(to)) if self.exits.has(room, to) => {
+                Some(EscapeAction::Move(to)) if self.core.exits.has(room, to) => {
                     state.players[p] = to;
                     EscapeEvent::Moved { from: room, to }
                 }
@@ -368,7 +384,7 @@ impl Game for Escape {
                 Some(EscapeAction::Fix) => match self.generator_in(room) {
                     Some(i) => {
                         state.fix_counts[i] = state.fix_counts[i].saturating_add(1);
-                        if state.fix_counts[i] >= self.maze.fixes {
+                        if state.fix_counts[i] >= self.core.maze.fixes {
                             state.fixed |= 1 << i;
                         }
                         EscapeEvent::Fixed { room, count: state.fix_counts[i], repaired: self.is_fixed(state, i) }
@@ -382,7 +398,9 @@ impl Game for Escape {
         state.t += 1;
         state.result = if state.players[0] == killer_to || state.players[1] == killer_to {
             EscapeResult::Caught
-        } else if self.gate_open(state) && (state.players[0] == self.maze.exit || state.players[1] == self.maze.exit) {
+        } else if self.gate_open(state)
+            && (state.players[0] == self.core.maze.exit || state.players[1] == self.core.maze.exit)
+        {
             EscapeResult::Escaped
         } else {
             EscapeResult::Ongoing
@@ -398,15 +416,19 @@ impl Game for Escape {
         }
     }
 
-    fn reward(&self, outcome: &EscapeOutcome) -> i32 {
+    fn step_reward(&self, outcome: &EscapeOutcome) -> i32 {
         i32::from(outcome.ended && outcome.result == EscapeResult::Escaped)
     }
 
-    fn event<'o>(&self, outcome: &'o EscapeOutcome, player: usize) -> Option<&'o EscapeEvent> {
-        outcome.events.get(player).filter(|e| !matches!(e, EscapeEvent::Waited { .. }))
+    fn events(outcome: &EscapeOutcome) -> &[EscapeEvent; 2] {
+        &outcome.events
     }
 
-    fn tally(&self, tally: &mut EscapeTally, _before: &EscapeState, after: &EscapeState, outcome: &EscapeOutcome) {
+    fn stayed(event: &EscapeEvent) -> bool {
+        matches!(event, EscapeEvent::Waited { .. })
+    }
+
+    fn count(&self, tally: &mut EscapeTally, after: &EscapeState, outcome: &EscapeOutcome) {
         for (p, e) in outcome.events.iter().enumerate() {
             match e {
                 EscapeEvent::Moved { .. } => tally.moves[p] += 1,
@@ -425,83 +447,43 @@ impl Game for Escape {
         }
     }
 
-    fn idle(&self, before: &EscapeState, after: &EscapeState, outcome: &EscapeOutcome) -> bool {
+    fn changed_nothing(&self, before: &EscapeState, after: &EscapeState, outcome: &EscapeOutcome) -> bool {
         before.players == after.players && !outcome.events.iter().any(|e| matches!(e, EscapeEvent::Fixed { .. }))
     }
 
-    fn is_over(&self, state: &EscapeState) -> bool {
-        state.result != EscapeResult::Ongoing
-    }
-
-    fn time(&self, state: &EscapeState) -> u32 {
-        state.t
-    }
-
-    fn view<'a>(&'a self, state: &'a EscapeState, _player: usize) -> &'a EscapeState {
-        state
-    }
-
-    fn action_token(&self, action: EscapeAction) -> String {
-        match action {
-            EscapeAction::Wait => "W".to_string(),
-            EscapeAction::Fix => "F".to_string(),
-            EscapeAction::Move(r) => Maze::move_token(r),
-        }
-    }
-
-    fn parse_action(&self, token: &str) -> Option<EscapeAction> {
-        match token {
-            "W" => Some(EscapeAction::Wait),
-            "F" => Some(EscapeAction::Fix),
-            _ => self.maze.parse_move(token).map(EscapeAction::Move),
-        }
-    }
-
-    fn render_text(&self, s: &EscapeState) -> String {
-        let mut out = String::new();
-        let status = match s.result {
+    fn status(&self, s: &EscapeState) -> &'static str {
+        match s.result {
             EscapeResult::Ongoing => "",
             EscapeResult::Escaped => "  ESCAPED",
             EscapeResult::Caught => "  CAUGHT",
-        };
-        let _ = writeln!(out, "{} turn {}/{}{status}", self.spec, s.t, self.maze.turns);
-        for r in 1..=self.maze.rooms as Room {
-            let mut who = String::new();
-            for (p, name) in ["A", "B"].iter().enumerate() {
-                if s.players[p] == r {
-                    who.push_str(name);
-                }
-            }
-            if s.adversary == r {
-                who.push('K');
-            }
-            let exits: Vec<String> = self.maze.exits(r).iter().map(|x| x.to_string()).collect();
-            let mut extra = String::new();
-            if let Some(i) = self.generator_in(r) {
-                let state = if self.is_fixed(s, i) {
-                    "repaired".to_string()
-                } else {
-                    format!("{}/{}", s.fix_counts[i], self.maze.fixes)
-                };
-                let _ = write!(extra, "  generator {state}");
-            }
-            if r == self.maze.exit {
-                let _ = write!(extra, "  exit gate {}", if self.gate_open(s) { "open" } else { "closed" });
-            }
-            let _ = writeln!(out, "room {r:>2} [{who:<3}] -> {}{extra}", exits.join(" "));
         }
-        let next = match self.intent(s) {
-            Some(p) => format!("killer will move to {}'s room", ["Alice", "Bob"][p]),
-            None => "killer sees nobody and wanders".to_string(),
-        };
-        if s.result == EscapeResult::Ongoing {
-            let _ = writeln!(out, "{next}");
-        }
-        out
     }
 
-    fn state_json(&self, s: &EscapeState) -> serde_json::Value {
-        let n = self.maze.generators.len();
+    fn room_notes(&self, s: &EscapeState, r: Room, out: &mut String) {
+        if let Some(i) = self.generator_in(r) {
+            let state = if self.is_fixed(s, i) {
+                "repaired".to_string()
+            } else {
+                format!("{}/{}", s.fix_counts[i], self.core.maze.fixes)
+            };
+            let _ = write!(out, "  generator {state}");
+        }
+        if r == self.core.maze.exit {
+            let _ = write!(out, "  exit gate {}", if self.gate_open(s) { "open" } else { "closed" });
+        }
+    }
+
+    fn footer(&self, s: &EscapeState, out: &mut String) {
+        if s.result == EscapeResult::Ongoing {
+            let _ = match self.intent(s) {
+                Some(p) => writeln!(out, "killer will move to {}'s room", ["Alice", "Bob"][p]),
+                None => writeln!(out, "killer sees nobody and wanders"),
+            };
+        }
+    }
+
+    fn to_json(&self, s: &EscapeState) -> serde_json::Value {
+        let n = self.core.maze.generators.len();
         let fixed: Vec<bool> = (0..n).map(|i| self.is_fixed(s, i)).collect();
         json!({
             "t": s.t, "players": s.players, "adversary": s.adversary, "target": s.target, "seen": s.seen,
@@ -511,11 +493,13 @@ impl Game for Escape {
     }
 }
 
+maze_game!(Escape);
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use EscapeAction::*;
-    use proagent_core::NoChance;
+    use proagent_core::{Game, NoChance, Turn};
 
     /// Picks given in advance, checking that each draw is over the expected count.
     struct Picks(Vec<(usize, usize)>);
