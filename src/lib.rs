@@ -1,7 +1,8 @@
 //! proagent: a Rust runtime for LLM-driven cooperative agents. This package is the top of
-//! the crate graph (docs/architecture.md): the `proagent` binary (the command line), the
-//! web viewer and human play ([`web`]) and the mock model server ([`mock_server`]). It holds
-//! no run logic; episodes, seats, transcripts and sweeps come from `proagent-eval`.
+//! the crate graph (docs/architecture.md): the `proagent` binary (the command line: argument
+//! parsing and printing). It holds no run logic; episodes, seats, transcripts and sweeps come
+//! from `proagent-eval`, the boards from `proagent-view`, the web viewer from `proagent-web`
+//! and the mock model server from `proagent-mock`.
 //!
 //! The crates below are re-exported under the names the command line and the tests use.
 
@@ -21,6 +22,3 @@ pub use proagent_overcooked_v2::env as env_v2;
 pub use proagent_partners as partners;
 pub use proagent_partners::rl;
 pub use proagent_qa as qa;
-
-pub mod mock_server;
-pub mod web;

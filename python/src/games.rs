@@ -27,7 +27,7 @@ use proagent::game::{Game, Turn};
 use proagent::hanabi::Hanabi;
 use proagent::hanabi::rules::Move;
 use proagent::seat::{Observation, Seat, seat_seed};
-use proagent::web::board::Board;
+use proagent_view::board::Board;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};

@@ -2,7 +2,7 @@
 //! viewer's one drawing routine (`web::board::draw`) for every game it draws.
 
 use plotters::prelude::*;
-use proagent::web::board::{Board, Overlay, draw, frame_size};
+use proagent_view::board::{Board, Overlay, draw, frame_size};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 

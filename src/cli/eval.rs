@@ -845,7 +845,7 @@ pub fn bench(a: BenchEvalArgs) -> Result<ExitCode> {
 /// such episode alone.
 async fn bench_llm(a: &BenchEvalArgs) -> Result<ExitCode> {
     use proagent::llm::http::{HttpConfig, OpenAiModel};
-    use proagent::mock_server::{EchoPlanner, MockConfig, MockServer};
+    use proagent_mock::{EchoPlanner, MockConfig, MockServer};
     let mut server = None;
     let base_url = match &a.base_url {
         Some(u) => u.clone(),

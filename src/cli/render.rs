@@ -3,8 +3,8 @@
 
 use anyhow::{Context, Result, bail};
 use proagent::runner::files::read_episode_file;
-use proagent::web::board::{CELL_RANGE, DEFAULT_CELL};
-use proagent::web::view::EpisodeView;
+use proagent_view::board::{CELL_RANGE, DEFAULT_CELL};
+use proagent_web::view::EpisodeView;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

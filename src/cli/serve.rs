@@ -3,8 +3,8 @@
 use anyhow::{Context, Result, bail};
 use proagent::agent::ModelSpec;
 use proagent::runner::seats::ProAgentSeat;
-use proagent::web::ServeConfig;
-use proagent::web::play::{DEFAULT_STEP_MS, GameModel, PlayConfig, PlayLimits, STEP_MS_RANGE};
+use proagent_web::ServeConfig;
+use proagent_web::play::{DEFAULT_STEP_MS, GameModel, PlayConfig, PlayLimits, STEP_MS_RANGE};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -95,7 +95,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
     );
     seat.config(&game)?;
     let models = offered_models(a.proagent.llm.model.trim(), &seat);
-    let mut limits = proagent::web::ServeLimits::default();
+    let mut limits = proagent_web::ServeLimits::default();
     limits.conn.max_connections = a.max_connections as usize;
     limits.keep_budget = a.keep_budget << 20;
     let cfg = ServeConfig {
@@ -125,7 +125,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         let stop = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        proagent::web::serve(listener, cfg, stop).await?;
+        proagent_web::serve(listener, cfg, stop).await?;
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// Every crate of the workspace by layer: a crate may use only crates of lower layers.
 const LAYERS: &[(&str, u8)] = &[
     ("proagent-core", 0),
+    ("proagent-listen", 0),
     ("proagent-overcooked", 1),
     ("proagent-hanabi", 1),
     ("proagent-collab", 1),
@@ -20,11 +21,14 @@ const LAYERS: &[(&str, u8)] = &[
     ("proagent-llm", 2),
     ("proagent-analysis", 3),
     ("proagent-partners", 3),
+    ("proagent-view", 3),
+    ("proagent-mock", 3),
     ("proagent-agent", 4),
     ("proagent-qa", 4),
     ("proagent-eval", 5),
-    ("proagent", 6),
-    ("proagent-py", 7),
+    ("proagent-web", 6),
+    ("proagent", 7),
+    ("proagent-py", 8),
 ];
 
 /// The game crates, which must stay free of I/O, clocks and async runtimes.

@@ -9,7 +9,7 @@ use proagent::eval::scheduler::run_episodes;
 use proagent::eval::store::{RESULTS_FILE, ResultSet, ResultWriter};
 use proagent::eval::{ChatRunner, SchedulerOptions};
 use proagent::llm::http::{HttpConfig, OpenAiModel};
-use proagent::mock_server::{EchoPlanner, MockConfig, MockFault, MockServer};
+use proagent_mock::{EchoPlanner, MockConfig, MockFault, MockServer};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 use crate::fake_server::{Body, Canned, CannedServer};
 use proagent::llm::http::{HttpConfig, MAX_REPLY_BYTES, OpenAiModel};
 use proagent::llm::{ChatRequest, LanguageModel, LlmError, Message, Sampling};
-use proagent::mock_server::{EchoPlanner, MockConfig, MockServer};
+use proagent_mock::{EchoPlanner, MockConfig, MockServer};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

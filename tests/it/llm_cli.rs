@@ -2,7 +2,7 @@
 //! loopback HTTP with transcripts, offline replay of those transcripts, and the
 //! API-key canary (the key must reach the server and nothing else).
 
-use proagent::mock_server::{EchoPlanner, MockConfig, MockFault, MockServer};
+use proagent_mock::{EchoPlanner, MockConfig, MockFault, MockServer};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -4,7 +4,7 @@
 
 use proagent::llm::http::{ApiKey, HttpConfig, OpenAiModel};
 use proagent::llm::{ChatRequest, LanguageModel, LlmError, Message, Sampling};
-use proagent::mock_server::{EchoPlanner, MockConfig, MockFault, MockServer, PROSE_REPLY};
+use proagent_mock::{EchoPlanner, MockConfig, MockFault, MockServer, PROSE_REPLY};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 /// The allocator of the `proagent` binary, so in-process servers measure what they keep
 /// as the binary does.
 #[global_allocator]
-static HEAP: proagent::web::memory::Counting = proagent::web::memory::Counting;
+static HEAP: proagent_web::memory::Counting = proagent_web::memory::Counting;
 
 mod agent_cli;
 mod analyze_cli;

@@ -7,7 +7,7 @@
 
 use crate::fake_server::{Canned, CannedServer, dead_port};
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
-use proagent::mock_server::{MockConfig, MockFault, MockServer};
+use proagent_mock::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};

@@ -4,8 +4,8 @@
 //! preset in transcript headers; exact replay of a paper-preset transcript.
 
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
-use proagent::mock_server::{MockConfig, MockServer};
 use proagent::transcript::Transcript;
+use proagent_mock::{MockConfig, MockServer};
 use std::process::{Command, Output};
 use std::sync::Arc;
 

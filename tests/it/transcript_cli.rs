@@ -3,8 +3,8 @@
 //! `proagent replay` re-runs them offline and reports the first divergence.
 
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
-use proagent::mock_server::{MockConfig, MockFault, MockServer};
 use proagent::transcript::{Transcript, without_wall_clock};
+use proagent_mock::{MockConfig, MockFault, MockServer};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;

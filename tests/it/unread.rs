@@ -14,7 +14,7 @@ use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::agent::grounding::overcooked_v2::scripted::ScriptedV2Model;
 use proagent::agent::llmco::router::LlmcoStandIns;
 use proagent::llm::LanguageModel;
-use proagent::mock_server::{MockConfig, MockFault, MockServer};
+use proagent_mock::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};

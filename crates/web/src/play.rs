@@ -25,7 +25,6 @@
 //! human-data schema (classic: the 2019 one, for `bc train` and `analyze`) and, with a
 //! `proagent` seat, `<stem>.transcript.jsonl` (re-run by `replay`).
 
-use super::board::{self, Board, Overlay, PlayerView, Status};
 use async_trait::async_trait;
 use proagent_core::Game;
 use proagent_core::episode::{EpisodeFailed, EpisodeOptions, EpisodeResult, StepView, env_chance, play_episode};
@@ -41,6 +40,7 @@ use proagent_eval::runner::seats::{
 };
 use proagent_eval::runner::summary::summary_json;
 use proagent_eval::transcript::{Scrubber, WriterOptions};
+use proagent_view::board::{self, Board, Overlay, PlayerView, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -98,7 +98,12 @@ pub struct PlayLimits {
 /// factory, whose fallback would build a model from the spec alone. A prompts directory is
 /// refused here too (the request check, [`super::access::Access::seat_spec`], refuses it
 /// first).
-fn with_page_seat(factory: SeatFactory, spec: &str, cfg: &PlayConfig, game: &GameModel) -> Result<SeatFactory, String> {
+fn with_page_seat(
+    factory: SeatFactory,
+    spec: &str,
+    cfg: &PlayConfig,
+    game: &GameModel,
+) -> Result<SeatFactory, PageSeatRefused> {
     let s = spec.trim();
     let offered = |name: &str| {
         cfg.models.iter().find(|m| m.name == name).ok_or_else(|| {
@@ -138,6 +143,17 @@ fn with_page_seat(factory: SeatFactory, spec: &str, cfg: &PlayConfig, game: &Gam
         return Ok(factory.with_seat(s, ProAgentSeat { label, settings, model }));
     }
     Ok(factory)
+}
+
+/// Why [`with_page_seat`] refused a spec (the message names the spec or the model).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct PageSeatRefused(String);
+
+impl From<String> for PageSeatRefused {
+    fn from(message: String) -> Self {
+        PageSeatRefused(message)
+    }
 }
 
 impl Default for PlayLimits {
@@ -485,7 +501,7 @@ impl Sessions {
         // A game's model calls may fail without ending it: the person plays on with the
         // seat's fallback, as the seat's metrics then say.
         let factory = SeatFactory::new(Some(game_model.seat.clone())).with_max_llm_failures(None);
-        let factory = with_page_seat(factory, &partner, cfg, &game_model).map_err(|m| field("partner", m))?;
+        let factory = with_page_seat(factory, &partner, cfg, &game_model).map_err(|m| field("partner", m.0))?;
         let built = match ai_seat {
             Some(ai) => {
                 factory.check(&partner, &*game, ai).map_err(|e| field("partner", e.to_string()))?;

@@ -10,6 +10,8 @@
 //! [`MAX_REQUEST_BYTES`], and `/v1/stats` keeps counters plus only the last
 //! [`MockConfig::sequence_cap`] per-request entries.
 
+#![warn(missing_docs)]
+
 use async_openai::types::chat::{
     ChatChoice, ChatCompletionRequestAssistantMessageContent, ChatCompletionRequestAssistantMessageContentPart,
     ChatCompletionRequestDeveloperMessageContent, ChatCompletionRequestDeveloperMessageContentPart,
@@ -26,6 +28,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use proagent_listen::ConnLimits;
 use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, Message, Sampling, estimate_tokens};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -36,8 +39,8 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{oneshot, watch};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 /// The largest request body the mock reads (8 MiB); a larger one is refused with 413.
 pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
@@ -305,57 +308,21 @@ impl MockServer {
     }
 }
 
-/// Accepts connections until `stop` fires, then lets open connections finish their
-/// request (the caller aborts this task if they take too long; dropping the task drops
-/// every connection). Unlike `axum::serve`, each connection gets a header read timeout,
-/// so idle connections do not live forever.
+/// Accepts connections until `stop` fires (or its sender is dropped), then lets open
+/// connections finish their request (the caller aborts this task if they take too long;
+/// dropping the task drops every connection). The loop is the one the viewer uses
+/// ([`proagent_listen::run`]): a connection that sends no request head for `idle` is
+/// closed, and so is one whose client leaves an answer unread that long; the number of
+/// connections is not limited.
 async fn serve(listener: tokio::net::TcpListener, app: Router, idle: Duration, stop: oneshot::Receiver<()>) {
-    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-    use hyper_util::server::conn::auto::Builder;
-    use hyper_util::service::TowerToHyperService;
-    let (closing_tx, closing_rx) = watch::channel(false);
-    let mut conns = JoinSet::new();
-    tokio::pin!(stop);
-    loop {
-        let accepted = tokio::select! {
-            a = listener.accept() => a,
-            _ = &mut stop => break,
-            // Reap finished connections so the set does not grow with every client.
-            Some(_) = conns.join_next(), if !conns.is_empty() => continue,
-        };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of file descriptors and the like: wait a little instead of spinning.
-                tracing::warn!("mock server: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let service = TowerToHyperService::new(app.clone());
-        let mut closing = closing_rx.clone();
-        conns.spawn(async move {
-            // HTTP/1 only: the automatic version detection waits for a first byte before
-            // any timeout applies, so a silent client would never be dropped.
-            let mut builder = Builder::new(TokioExecutor::new()).http1_only();
-            builder.http1().timer(TokioTimer::new()).header_read_timeout(idle);
-            let conn = builder.serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(conn);
-            tokio::select! {
-                r = conn.as_mut() => {
-                    if let Err(e) = r {
-                        tracing::debug!("mock server: connection closed: {e}");
-                    }
-                    return;
-                }
-                _ = closing.wait_for(|c| *c) => conn.as_mut().graceful_shutdown(),
-            }
-            let _ = conn.await;
-        });
+    let limits =
+        ConnLimits { max_connections: usize::MAX, header_timeout: idle, body_timeout: idle, write_timeout: idle };
+    let stop = async move {
+        let _ = stop.await;
+    };
+    if let Err(e) = proagent_listen::run(listener, app, limits, "mock server", stop).await {
+        tracing::warn!("mock server: {e}");
     }
-    drop(listener);
-    let _ = closing_tx.send(true);
-    while conns.join_next().await.is_some() {}
 }
 
 fn router(shared: Arc<Shared>) -> Router {

@@ -521,7 +521,7 @@ impl Board for Escape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::web::board::{Overlay, svg, write_gif, write_png};
+    use crate::board::{Overlay, svg, write_gif, write_png};
     use proagent_core::Game;
     use proagent_core::episode::env_chance;
 

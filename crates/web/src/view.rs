@@ -5,7 +5,6 @@
 //! the cells to mark on the board. Built once per opened file from the generic episode
 //! reader ([`proagent_eval::runner::files`]); pure apart from holding the data.
 
-use super::board::{self, Board, DrawError, Highlight, Overlay, PlayerView, Status};
 use proagent_agent::grounding::overcooked::parse_reply;
 use proagent_agent::planner::reply_fields;
 use proagent_eval::games::{Playable, SavedTeamwork};
@@ -13,6 +12,7 @@ use proagent_eval::runner::files::{AnyEpisode, EpisodeFile, EpisodeKind, SavedEp
 use proagent_eval::runner::record::RunConfig;
 use proagent_eval::transcript::Transcript;
 use proagent_llm::record::Outcome;
+use proagent_view::board::{self, Board, DrawError, Highlight, Overlay, PlayerView, Status};
 use serde_json::{Value, json};
 use std::path::Path;
 

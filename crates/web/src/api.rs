@@ -23,7 +23,6 @@
 
 use super::access::{Access, AccessError, Root, shipped_data};
 use super::guard::{Guard, new_token};
-use super::listen::ConnLimits;
 use super::play::{GameRequest, PlayConfig, PlayError, Sessions};
 use super::view::EpisodeView;
 use axum::Router;
@@ -35,6 +34,7 @@ use axum::routing::{get, post};
 use proagent_eval::games::{AnyGame, GameOptions, V2_PREFIX};
 use proagent_eval::runner::files::{FileError, read_episode_text_in, text_of_bytes};
 use proagent_eval::sweep::store::{ResultSet, results_files_in};
+use proagent_listen::ConnLimits;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -559,8 +559,8 @@ async fn board(
             format!("frame {f} does not exist (the episode has frames 0..={})", view.frames() - 1),
         ));
     }
-    let cell = q.cell.unwrap_or(super::board::DEFAULT_CELL);
-    let (lo, hi) = super::board::CELL_RANGE;
+    let cell = q.cell.unwrap_or(proagent_view::board::DEFAULT_CELL);
+    let (lo, hi) = proagent_view::board::CELL_RANGE;
     if !(lo..=hi).contains(&cell) {
         return Err(ApiError::bad(format!("cell: must be {lo}..={hi}, not {cell}")));
     }

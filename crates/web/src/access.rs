@@ -375,7 +375,7 @@ mod tests {
         }
         // A transcript header naming a file outside the roots.
         let header = |spec: &str| {
-            let t = include_str!("../../transcripts/committed/cramped_room.jsonl");
+            let t = include_str!("../../../transcripts/committed/cramped_room.jsonl");
             let (head, rest) = t.split_once('\n').unwrap();
             let mut h: serde_json::Value = serde_json::from_str(head).unwrap();
             h["config"]["layout_spec"] = serde_json::json!(spec);
@@ -392,7 +392,7 @@ mod tests {
         // A built-in layout by name, and a layout file under a root, are read as before.
         assert!(read_episode_text_in("t.jsonl", &header("cramped_room"), &a).is_ok());
         let inside = dir.path().join("root/mine.layout");
-        std::fs::write(&inside, include_str!("../../layouts/cramped_room.layout")).unwrap();
+        std::fs::write(&inside, include_str!("../../../layouts/cramped_room.layout")).unwrap();
         assert!(read_episode_text_in("t.jsonl", &header(&inside.display().to_string()), &a).is_ok());
         // A maze trajectory whose `spec` names the process environment, a file outside the
         // roots, or nothing at all: one answer, nothing of any file in it.

@@ -1,10 +1,18 @@
-//! The connection loop of `proagent serve`, with limits of its own (unlike
+//! proagent-listen: the one connection loop of proagent's HTTP servers (the viewer of
+//! `proagent serve` and the mock model server), with limits of its own (unlike
 //! `axum::serve`): at most [`ConnLimits::max_connections`] open at once (one more is
 //! answered `503` and closed at once), a request head must arrive within
 //! [`ConnLimits::header_timeout`] (also the longest a kept-alive connection may sit idle
 //! between requests), and a client that stops reading its answer for
 //! [`ConnLimits::write_timeout`] is dropped. Bodies have their own time-out, applied where
-//! they are read (`api`).
+//! they are read (the viewer's `api`, the mock server's handler).
+//!
+//! Guarantees: however long it runs and whatever clients do, the open connections, the
+//! time a silent or non-reading client holds one, and the tasks kept for them are bounded;
+//! once the stop future completes no connection is accepted and open ones finish their
+//! request.
+
+#![warn(missing_docs)]
 
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
@@ -24,7 +32,8 @@ use tokio::time::Sleep;
 /// Limits of the connections of one server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnLimits {
-    /// Connections open at once.
+    /// Connections open at once (at most `tokio::sync::Semaphore::MAX_PERMITS`; a larger
+    /// number means that many).
     pub max_connections: usize,
     /// Time for a request head to arrive (and the longest idle time of a kept-alive connection).
     pub header_timeout: Duration,
@@ -92,28 +101,30 @@ impl AsyncWrite for Stalling {
 }
 
 /// Accepts connections on `listener` and serves `app` on each until `stop` completes;
-/// then lets open connections finish their request.
+/// then lets open connections finish their request. `name` starts the log lines.
 pub async fn run(
     listener: tokio::net::TcpListener,
     app: axum::Router,
     limits: ConnLimits,
+    name: &'static str,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let (closing_tx, closing_rx) = watch::channel(false);
-    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let slots = Arc::new(Semaphore::new(limits.max_connections.clamp(1, Semaphore::MAX_PERMITS)));
     let mut conns = JoinSet::new();
     tokio::pin!(stop);
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
             _ = &mut stop => break,
+            // Reap finished connections so the set does not grow with every client.
             Some(_) = conns.join_next(), if !conns.is_empty() => continue,
         };
         let mut stream = match accepted {
             Ok((stream, _)) => stream,
             Err(e) => {
                 // Out of file descriptors and the like: wait a little instead of spinning.
-                tracing::warn!("serve: accept failed: {e}");
+                tracing::warn!("{name}: accept failed: {e}");
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
@@ -144,7 +155,7 @@ pub async fn run(
             tokio::select! {
                 r = conn.as_mut() => {
                     if let Err(e) = r {
-                        tracing::debug!("serve: connection closed: {e}");
+                        tracing::debug!("{name}: connection closed: {e}");
                     }
                     return;
                 }

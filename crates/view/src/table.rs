@@ -327,7 +327,7 @@ impl Board for Hanabi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::web::board::{Overlay, Status, svg, write_gif, write_png};
+    use crate::board::{Overlay, Status, svg, write_gif, write_png};
     use proagent_core::Game;
     use proagent_core::episode::env_chance;
 
