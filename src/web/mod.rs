@@ -16,6 +16,7 @@ pub mod access;
 pub mod api;
 pub mod board;
 pub mod guard;
+pub mod lever_board;
 pub mod listen;
 pub mod memory;
 pub mod play;
