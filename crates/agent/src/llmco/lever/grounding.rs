@@ -146,4 +146,18 @@ mod tests {
         assert!(state_words(0, 5, &fresh).contains("No round has been played yet."));
         assert_eq!(action_words(Pull(9)), "pull lever 10");
     }
+
+    #[test]
+    fn every_template_renders_and_the_router_knows_the_prompts() {
+        use proagent_llm::{ChatRequest, Message, Sampling};
+        let cfg = crate::llmco::LlmcoConfig::new(LeverLlmco.scripted_model());
+        for seat in 0..2 {
+            crate::llmco::check_prompts::<LeverLlmco>(&cfg, &Lever::new(5), seat).unwrap();
+        }
+        let m = vec![
+            Message::system(crate::llmco::router::SYSTEM_PREFIX),
+            Message::user("The lever game: Alice and Bob play 10 rounds."),
+        ];
+        assert_eq!(crate::llmco::router::game_of(&ChatRequest::new(m, Sampling::default())), Some("lever"));
+    }
 }
