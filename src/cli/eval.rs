@@ -204,8 +204,8 @@ fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Resul
     Ok((classic, out))
 }
 
-/// The Hanabi and maze games of `--layouts` (`hanabi`, `hanabi:3p`, `capture:1`,
-/// `escape:2`, `capture:all`, `escape:all`, `collab:all`, a `.maze` file), each with its
+/// The Hanabi, maze and lever games of `--layouts` (`hanabi`, `hanabi:3p`, `capture:1`,
+/// `escape:2`, `capture:all`, `escape:all`, `collab:all`, a `.maze` file, `lever:5r`), each with its
 /// reference (report name, sha256 of its definition), and the Overcooked specs left over.
 type TurnGames = Vec<(LayoutRef, AnyGame, String)>;
 
@@ -218,7 +218,11 @@ fn split_turn_games(specs: &[String]) -> Result<(TurnGames, Vec<String>)> {
             "capture:all" => names.extend(Maze::builtin_names_of(GameKind::Capture).map(String::from)),
             "escape:all" => names.extend(Maze::builtin_names_of(GameKind::Escape).map(String::from)),
             "collab:all" => names.extend(Maze::builtin_names().map(String::from)),
-            s if s == "hanabi" || s.starts_with("hanabi:") || proagent::games::collab::is_maze_spec(s) => {
+            s if s == "hanabi"
+                || s.starts_with("hanabi:")
+                || proagent::games::collab::is_maze_spec(s)
+                || proagent::games::lever::is_spec(s) =>
+            {
                 names.push(s.to_string())
             }
             s => rest.push(s.to_string()),

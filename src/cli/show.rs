@@ -174,9 +174,11 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
             }
             let turn_game = a.layout == "hanabi"
                 || a.layout.starts_with("hanabi:")
-                || proagent::games::collab::is_maze_spec(&a.layout);
+                || proagent::games::collab::is_maze_spec(&a.layout)
+                || proagent::games::lever::is_spec(&a.layout);
             if turn_game {
-                // Hanabi and the maze games: the start as the game draws it for seed 0.
+                // Hanabi, the maze games and the lever game: the start as the game draws it
+                // for seed 0.
                 let (game, _) = proagent::games::AnyGame::load(&a.layout, &Default::default())?;
                 println!("{}", proagent::on_game!(&game, |g| proagent::games::Playable::legend(&**g)));
                 print!("{}", game.render_start());

@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("proagent-overcooked", 1),
     ("proagent-hanabi", 1),
     ("proagent-collab", 1),
+    ("proagent-lever", 1),
     ("proagent-overcooked-v2", 2),
     ("proagent-llm", 2),
     ("proagent-analysis", 3),
@@ -32,7 +33,7 @@ const LAYERS: &[(&str, u8)] = &[
 ];
 
 /// The game crates, which must stay free of I/O, clocks and async runtimes.
-const GAMES: &[&str] = &["crates/overcooked", "crates/overcooked-v2", "crates/hanabi", "crates/collab"];
+const GAMES: &[&str] = &["crates/overcooked", "crates/overcooked-v2", "crates/hanabi", "crates/collab", "crates/lever"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

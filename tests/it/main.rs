@@ -20,6 +20,7 @@ mod fuzz;
 mod fuzz_total;
 mod hanabi_cli;
 mod http_robustness;
+mod lever_cli;
 mod limits_cli;
 mod llm_cli;
 mod llm_http;

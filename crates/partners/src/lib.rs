@@ -14,6 +14,7 @@ pub mod collab;
 pub mod courier;
 pub mod greedy;
 pub mod hanabi;
+pub mod lever;
 pub mod rl;
 pub mod scripted;
 pub mod v2;

@@ -12,6 +12,7 @@
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
 pub mod board;
+pub mod lever;
 pub mod rooms;
 pub mod table;
 

@@ -256,7 +256,7 @@ impl FileAccess for Access {
 }
 
 /// Whether a spec names a built-in game without touching the file system: a classic
-/// layout, `v2:NAME`, `hanabi`/`hanabi:Np`, a built-in maze scenario.
+/// layout, `v2:NAME`, `hanabi`/`hanabi:Np`, a built-in maze scenario, `lever`/`lever:Nr`.
 pub fn builtin_layout(spec: &str) -> bool {
     if let Some(name) = proagent_overcooked_v2::env::layout::strip_v2_prefix(spec) {
         return proagent_overcooked_v2::env::Layout::builtin(name).is_some();
@@ -264,6 +264,7 @@ pub fn builtin_layout(spec: &str) -> bool {
     proagent_overcooked::env::Layout::builtin(spec).is_some()
         || (spec.starts_with("hanabi") && proagent_hanabi::Hanabi::from_spec(spec).is_ok())
         || proagent_collab::Maze::builtin_text(spec).is_some()
+        || proagent_lever::Lever::from_spec(spec).is_ok()
 }
 
 #[cfg(test)]

@@ -220,6 +220,7 @@ impl EpisodeView {
             AnyEpisode::Hanabi(e) => Box::new(Viewed::new(&source, e)?),
             AnyEpisode::Capture(e) => Box::new(Viewed::new(&source, e)?),
             AnyEpisode::Escape(e) => Box::new(Viewed::new(&source, e)?),
+            AnyEpisode::Lever(e) => Box::new(Viewed::new(&source, e)?),
         };
         Ok(EpisodeView { id, source, kind: file.kind, index, count, shown, transcript: file.transcript })
     }

@@ -1,6 +1,7 @@
 //! The LLM-Coordination agent (Agashe et al.): one loop ([`agent::LlmCo`]) over per-game
 //! groundings ([`grounding::LlmcoGrounding`]) — Hanabi ([`hanabi`]), CollabCapture
-//! ([`capture`]), CollabEscape ([`escape`]) and classic Overcooked ([`overcooked`]).
+//! ([`capture`]), CollabEscape ([`escape`]), classic Overcooked ([`overcooked`]) and the lever game
+//! ([`lever`]).
 //!
 //! The game-independent parts: the switches ([`settings`]: the Theory-of-Mind and
 //! verification steps, their paper defaults per game, labels and fingerprints), the running
@@ -15,6 +16,7 @@ pub mod config;
 pub mod escape;
 pub mod grounding;
 pub mod hanabi;
+pub mod lever;
 pub mod maze_text;
 pub mod metrics;
 pub mod overcooked;

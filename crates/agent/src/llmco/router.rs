@@ -7,6 +7,7 @@
 use super::capture::CaptureStandIn;
 use super::escape::EscapeStandIn;
 use super::hanabi::HanabiStandIn;
+use super::lever::LeverStandIn;
 use super::overcooked::OvercookedStandIn;
 use super::standin::StandInModel;
 use async_trait::async_trait;
@@ -34,6 +35,8 @@ pub fn game_of(request: &ChatRequest) -> Option<&'static str> {
         Some("collab_capture")
     } else if text.starts_with("The game Collab Escape") {
         Some("collab_escape")
+    } else if text.starts_with("The lever game") {
+        Some("lever")
     } else if text.starts_with("Overcooked: two cooks") {
         Some("overcooked")
     } else {
@@ -47,6 +50,7 @@ pub struct LlmcoStandIns {
     capture: StandInModel<CaptureStandIn>,
     escape: StandInModel<EscapeStandIn>,
     overcooked: StandInModel<OvercookedStandIn>,
+    lever: StandInModel<LeverStandIn>,
     fallback: Arc<dyn LanguageModel>,
 }
 
@@ -58,6 +62,7 @@ impl LlmcoStandIns {
             capture: CaptureStandIn::model(),
             escape: EscapeStandIn::model(),
             overcooked: OvercookedStandIn::model(),
+            lever: LeverStandIn::model(),
             fallback,
         }
     }
@@ -74,6 +79,7 @@ impl LanguageModel for LlmcoStandIns {
             Some("hanabi") => self.hanabi.chat(request).await,
             Some("collab_capture") => self.capture.chat(request).await,
             Some("collab_escape") => self.escape.chat(request).await,
+            Some("lever") => self.lever.chat(request).await,
             Some(_) => self.overcooked.chat(request).await,
             None => self.fallback.chat(request).await,
         }

@@ -11,6 +11,7 @@
 pub mod collab;
 pub mod hanabi;
 pub mod hooks;
+pub mod lever;
 pub mod overcooked;
 pub mod overcooked_v2;
 pub mod playable;
@@ -21,6 +22,7 @@ use proagent_collab::{Capture, CollabGame, Escape};
 use proagent_core::Game;
 use proagent_core::files::{FileAccess, LocalFiles};
 use proagent_hanabi::Hanabi;
+use proagent_lever::Lever;
 use proagent_overcooked::game::Overcooked;
 use proagent_overcooked_v2::game::OvercookedV2;
 use std::sync::Arc;
@@ -46,6 +48,8 @@ pub enum AnyGame {
     Capture(Arc<Capture>),
     /// CollabEscape (`escape:1`, `escape:2`, an escape `.maze` file).
     Escape(Arc<Escape>),
+    /// The lever game of Other-Play (`lever`, `lever:5r`).
+    Lever(Arc<Lever>),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game (`&Arc<G>`) inside an [`AnyGame`]:
@@ -59,6 +63,7 @@ macro_rules! on_game {
             $crate::games::AnyGame::Hanabi($g) => $body,
             $crate::games::AnyGame::Capture($g) => $body,
             $crate::games::AnyGame::Escape($g) => $body,
+            $crate::games::AnyGame::Lever($g) => $body,
         }
     };
 }
@@ -87,6 +92,9 @@ impl AnyGame {
         let trimmed = spec.trim();
         if trimmed == "hanabi" || trimmed.starts_with("hanabi:") {
             return Ok((AnyGame::Hanabi(Arc::new(hanabi::load_hanabi(trimmed)?)), None));
+        }
+        if lever::is_spec(trimmed) {
+            return Ok((AnyGame::Lever(Arc::new(lever::load_lever(trimmed)?)), None));
         }
         if collab::is_maze_spec(trimmed) {
             let (game, text) = collab::load_collab_in(trimmed, files)?;
@@ -150,6 +158,7 @@ impl AnyGame {
             // Hanabi and the maze games end by their own rules and turn limits.
             AnyGame::Capture(g) => AnyGame::Capture(Arc::clone(g)),
             AnyGame::Escape(g) => AnyGame::Escape(Arc::clone(g)),
+            AnyGame::Lever(g) => AnyGame::Lever(Arc::clone(g)),
         }
     }
 
@@ -171,6 +180,7 @@ impl saved::AnyEpisode {
             saved::AnyEpisode::Hanabi(e) => AnyGame::Hanabi(Arc::clone(&e.game)),
             saved::AnyEpisode::Capture(e) => AnyGame::Capture(Arc::clone(&e.game)),
             saved::AnyEpisode::Escape(e) => AnyGame::Escape(Arc::clone(&e.game)),
+            saved::AnyEpisode::Lever(e) => AnyGame::Lever(Arc::clone(&e.game)),
         }
     }
 }
@@ -189,6 +199,7 @@ pub fn read_replayed_trajectory(
         "hanabi" => Hanabi::read_trajectory(source, line, v, files).map(Into::into),
         "collab_capture" => Capture::read_trajectory(source, line, v, files).map(Into::into),
         "collab_escape" => Escape::read_trajectory(source, line, v, files).map(Into::into),
+        lever::KIND => Lever::read_trajectory(source, line, v, files).map(Into::into),
         _ => return None,
     })
 }
@@ -196,5 +207,5 @@ pub fn read_replayed_trajectory(
 /// Whether trajectories of the game `kind` (a record's `game` field) are re-played from
 /// their seed ([`read_replayed_trajectory`] reads them).
 pub fn is_replayed_kind(kind: &str) -> bool {
-    matches!(kind, "hanabi" | "collab_capture" | "collab_escape")
+    matches!(kind, "hanabi" | "collab_capture" | "collab_escape" | lever::KIND)
 }

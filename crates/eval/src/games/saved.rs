@@ -136,6 +136,14 @@ pub enum AnyEpisode {
     Capture(SavedEpisode<proagent_collab::Capture>),
     /// CollabEscape.
     Escape(SavedEpisode<proagent_collab::Escape>),
+    /// The lever game.
+    Lever(SavedEpisode<proagent_lever::Lever>),
+}
+
+impl From<SavedEpisode<proagent_lever::Lever>> for AnyEpisode {
+    fn from(e: SavedEpisode<proagent_lever::Lever>) -> Self {
+        AnyEpisode::Lever(e)
+    }
 }
 
 impl From<SavedEpisode<proagent_hanabi::Hanabi>> for AnyEpisode {
@@ -179,6 +187,7 @@ macro_rules! on_episode {
             $crate::games::saved::AnyEpisode::Hanabi($e) => $body,
             $crate::games::saved::AnyEpisode::Capture($e) => $body,
             $crate::games::saved::AnyEpisode::Escape($e) => $body,
+            $crate::games::saved::AnyEpisode::Lever($e) => $body,
         }
     };
 }
