@@ -1,4 +1,4 @@
-//! The lever game (the sixth game, added through the catalog of games only) from the
+//! The lever game (the sixth game, docs/lever.md) from the
 //! command line: `play --json` with a rule bot and with the `llmco` seat on its stand-in
 //! model, transcripts that `replay` re-runs byte for byte, `show`, `render`, trajectories
 //! read back by re-playing the seed, an `eval` sweep, a bad spec refused with exit 2, and
