@@ -1,7 +1,8 @@
-//! The lever game (the sixth game, added through the catalog of games only) from the
+//! The lever game (the sixth game, docs/lever.md) from the
 //! command line: `play --json` with a rule bot and with the `llmco` seat on its stand-in
 //! model, transcripts that `replay` re-runs byte for byte, `show`, `render`, trajectories
-//! read back by re-playing the seed, an `eval` sweep, and a bad spec refused with exit 2.
+//! read back by re-playing the seed, an `eval` sweep, a bad spec refused with exit 2, and
+//! the viewer's episode view drawing a lever transcript.
 
 use crate::support::{bin, scratch};
 use std::path::PathBuf;
@@ -139,4 +140,22 @@ fn an_eval_sweep_plays_both_specs_and_a_bad_spec_is_an_input_error() {
         assert!(err.contains(&format!("unknown lever game \"{spec}\"")) && err.contains("lever:Nr"), "{err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+/// The viewer opens a lever transcript (the episode view `proagent serve` shows) and draws
+/// every frame; the start and the last frame differ.
+#[test]
+fn the_viewer_opens_a_lever_transcript_and_draws_every_frame() {
+    let t = file("lever-viewer.jsonl");
+    ok(&bin()
+        .args(["play", "--layout", "lever:3r", "--partner", "special", "--no-wall-clock", "--force", "--transcript"])
+        .arg(&t)
+        .output()
+        .unwrap());
+    let f = proagent::runner::files::read_episode_file(&t).unwrap();
+    let view = proagent::web::view::EpisodeView::new("lever".into(), f, 0).unwrap();
+    assert_eq!(view.frames(), 4);
+    let frames: Vec<String> = (0..view.frames()).map(|k| view.svg(k, true, None, 24).unwrap()).collect();
+    assert!(frames.iter().all(|s| s.starts_with("<svg")));
+    assert_ne!(frames[0], frames[3]);
 }
