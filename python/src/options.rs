@@ -6,15 +6,13 @@ use proagent::agent::config::MAX_REPLANS;
 use proagent::agent::names::UnknownName;
 use proagent::agent::preset::Preset;
 use proagent::agent::{AgentSettings, ModelSpec};
-use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL};
-use proagent::llm::{ModelChoice, classify_model};
+use proagent::llm::{ModelChoice, apply_model_option, classify_model, served_model};
 use proagent::runner::seats::ProAgentSeat;
 use proagent::transcript::Scrubber;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// The option names understood, as the CLI's flags with `_` for `-`.
 pub const KNOWN: [&str; 19] = [
@@ -52,13 +50,6 @@ fn err(name: &str, msg: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("{name}: {msg}"))
 }
 
-fn secs(name: &str, v: f64) -> PyResult<Duration> {
-    if !v.is_finite() || v <= 0.0 || v > 86_400.0 {
-        return Err(err(name, format!("must be a number of seconds in (0, 86400], got {v}")));
-    }
-    Ok(Duration::from_secs_f64(v))
-}
-
 impl AgentOptions {
     /// Reads options from a JSON object (a Python dict); missing keys take the CLI's
     /// defaults, unknown keys and out-of-range values are errors naming the option.
@@ -90,24 +81,31 @@ impl AgentOptions {
                 v.as_str().map(str::to_string).ok_or_else(|| err(k, format!("must be a string, got {v}")))
             })
         };
-        let model = s("model", proagent::llm::STAND_IN)?.trim().to_string();
-        let temperature = f("temperature", 0.0)? as f32;
-        if !(temperature.is_finite() && (0.0..=2.0).contains(&temperature)) {
-            return Err(err("temperature", format!("must be in [0, 2], got {temperature}")));
-        }
-        let top_p = f("top_p", 1.0)? as f32;
-        if !(top_p.is_finite() && top_p > 0.0 && top_p <= 1.0) {
-            return Err(err("top_p", format!("must be in (0, 1], got {top_p}")));
-        }
-        let max_tokens = u("max_tokens", 256)?;
-        if max_tokens == 0 || max_tokens > u32::MAX as u64 {
-            return Err(err("max_tokens", "must be at least 1"));
-        }
-        let connect_timeout = f("connect_timeout", 10.0)?;
-        let request_timeout = f("request_timeout", 120.0)?;
-        let retries = u("retries", 4)?.min(u32::MAX as u64) as u32;
+        let model = s("model", proagent::llm::STAND_IN)?;
+        let base_url = get("base_url")
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| err("base_url", "must be a URL string")))
+            .transpose()?;
+        // The values, type-checked above, go through the library's one option parser (the
+        // ranges the CLI checks); the base URL defaults there too.
+        let mut spec = served_model(&model, base_url.as_deref());
         let backoff_ms = u("backoff_ms", 500)?;
-        let backoff_max_ms = u("backoff_max_ms", 30_000)?;
+        let model_options = [
+            ("model", model.clone()),
+            ("temperature", (f("temperature", 0.0)? as f32).to_string()),
+            ("top_p", (f("top_p", 1.0)? as f32).to_string()),
+            ("max_tokens", u("max_tokens", 256)?.to_string()),
+            ("connect_timeout", f("connect_timeout", 10.0)?.to_string()),
+            ("request_timeout", f("request_timeout", 120.0)?.to_string()),
+            ("retries", u("retries", 4)?.to_string()),
+            ("backoff_ms", backoff_ms.to_string()),
+            ("backoff_max_ms", u("backoff_max_ms", 30_000)?.max(backoff_ms).to_string()),
+        ];
+        for (key, value) in &model_options {
+            apply_model_option(&mut spec, key, value).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+        if !matches!(classify_model(&spec.model), ModelChoice::Http(_)) {
+            spec = spec.without_http();
+        }
         let max_replans = u("max_replans", u64::from(AgentSettings::for_preset(Preset::Default).max_replans))?;
         if max_replans > MAX_REPLANS as u64 {
             return Err(err("max_replans", format!("must be at most {MAX_REPLANS}")));
@@ -151,29 +149,7 @@ impl AgentOptions {
                 .transpose()?,
             wait_interrupt: b("wait_interrupt", base.wait_interrupt)?,
         };
-        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-        let base_url = get("base_url")
-            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| err("base_url", "must be a URL string")))
-            .transpose()?
-            .or(env_url)
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        secs("connect_timeout", connect_timeout)?;
-        secs("request_timeout", request_timeout)?;
-        let mut m = ModelSpec::new(model.clone());
-        m.temperature = temperature;
-        m.top_p = top_p;
-        m.max_tokens = max_tokens as u32;
-        m.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
-        m.secrets = Scrubber::from_env();
-        if matches!(classify_model(&model), ModelChoice::Http(_)) {
-            m.base_url = Some(base_url);
-            m.connect_timeout_s = Some(connect_timeout);
-            m.request_timeout_s = Some(request_timeout);
-            m.retries = Some(retries);
-            m.backoff_ms = Some(backoff_ms);
-            m.backoff_max_ms = Some(backoff_max_ms.max(backoff_ms));
-        }
-        Ok(AgentOptions { settings, model: m })
+        Ok(AgentOptions { settings, model: spec })
     }
 
     /// The seat these options describe, for the seat factory (`seed` seeds an HTTP

@@ -6,11 +6,10 @@
 //! range-checked by the parser (exit 2, naming the flag).
 
 use super::common;
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
-use proagent::llm::http::{ApiKey, DEFAULT_BASE_URL, MAX_BACKOFF};
-use proagent::llm::scrub::Scrubber;
-use proagent::llm::{ModelChoice, ModelSpec, Sampling, classify_model};
+use proagent::llm::http::MAX_BACKOFF;
+use proagent::llm::{ModelChoice, ModelSpec, Sampling, apply_model_option, classify_model, served_model};
 use std::time::Duration;
 
 /// How a model served over the OpenAI-compatible HTTP API is reached.
@@ -50,32 +49,39 @@ pub fn backoffs(backoff_ms: u64, backoff_max_ms: u64) -> Result<(Duration, Durat
     Ok((Duration::from_millis(backoff_ms), Duration::from_millis(backoff_max_ms)))
 }
 
-fn secs(name: &str, v: f64) -> Result<Duration> {
-    if !v.is_finite() || v <= 0.0 || v > 86_400.0 {
-        bail!("--{name} must be a number of seconds in (0, 86400], got {v}");
+/// Sets the model-spec options `opts` on `spec` with the library's one option parser; a
+/// refusal is worded for the flag.
+fn apply(spec: &mut ModelSpec, opts: &[(&str, String)]) -> Result<()> {
+    for (key, value) in opts {
+        apply_model_option(spec, key, value).map_err(|e| anyhow!(e.as_flag()))?;
     }
-    Ok(Duration::from_secs_f64(v))
+    Ok(())
 }
 
 impl HttpArgs {
     /// The spec of model `name` with the paper's sampling and these flags' way of reaching a
-    /// served model: base URL from the flag or $OPENAI_BASE_URL, key from $OPENAI_API_KEY,
-    /// the environment's other secrets (`*_API_KEY`, `*_TOKEN`, ...) for scrubbing,
-    /// time-outs and backoffs checked; `seed` seeds the retry jitter.
+    /// served model: base URL from the flag or the library's default ($OPENAI_BASE_URL,
+    /// else OpenAI), key from $OPENAI_API_KEY, the environment's other secrets (`*_API_KEY`,
+    /// `*_TOKEN`, ...) for scrubbing, time-outs and backoffs checked; `seed` seeds the retry
+    /// jitter.
     pub fn model_spec(&self, name: &str, seed: u64) -> Result<ModelSpec> {
-        let mut spec = ModelSpec::new(name.trim());
-        spec.secrets = Scrubber::from_env();
-        let env_url = std::env::var("OPENAI_BASE_URL").ok().filter(|s| !s.trim().is_empty());
-        spec.base_url = Some(self.base_url.clone().or(env_url).unwrap_or_else(|| DEFAULT_BASE_URL.to_string()));
-        spec.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
-        secs("connect-timeout", self.connect_timeout)?;
-        secs("request-timeout", self.request_timeout)?;
+        let mut spec = served_model(name, self.base_url.as_deref());
+        apply(
+            &mut spec,
+            &[
+                ("connect_timeout", self.connect_timeout.to_string()),
+                ("request_timeout", self.request_timeout.to_string()),
+            ],
+        )?;
         backoffs(self.backoff_ms, self.backoff_max_ms)?;
-        spec.connect_timeout_s = Some(self.connect_timeout);
-        spec.request_timeout_s = Some(self.request_timeout);
-        spec.retries = Some(self.retries);
-        spec.backoff_ms = Some(self.backoff_ms);
-        spec.backoff_max_ms = Some(self.backoff_max_ms);
+        apply(
+            &mut spec,
+            &[
+                ("retries", self.retries.to_string()),
+                ("backoff_ms", self.backoff_ms.to_string()),
+                ("backoff_max_ms", self.backoff_max_ms.to_string()),
+            ],
+        )?;
         spec.seed = seed;
         Ok(spec)
     }
@@ -120,7 +126,7 @@ impl LlmArgs {
     /// they are, e.g. by `chat`); `seed` seeds the retry jitter.
     pub fn model_spec(&self, seed: u64) -> Result<ModelSpec> {
         let mut m = self.http.model_spec(&self.model, seed)?;
-        self.sample(&mut m);
+        self.sample(&mut m)?;
         Ok(m)
     }
 
@@ -129,16 +135,21 @@ impl LlmArgs {
     /// Never the key (it is kept, but not recorded).
     pub fn seat_model(&self, name: &str, seed: u64) -> Result<ModelSpec> {
         let mut m = self.http.model_spec(name, seed)?;
-        self.sample(&mut m);
+        self.sample(&mut m)?;
         if !matches!(classify_model(name), ModelChoice::Http(_)) {
             m = m.without_http();
         }
         Ok(m)
     }
 
-    fn sample(&self, m: &mut ModelSpec) {
-        m.temperature = self.temperature;
-        m.top_p = self.top_p;
-        m.max_tokens = self.max_tokens;
+    fn sample(&self, m: &mut ModelSpec) -> Result<()> {
+        apply(
+            m,
+            &[
+                ("temperature", self.temperature.to_string()),
+                ("top_p", self.top_p.to_string()),
+                ("max_tokens", self.max_tokens.to_string()),
+            ],
+        )
     }
 }

@@ -13,7 +13,9 @@ use super::preset::Preset;
 use super::prompts::PromptLibrary;
 use super::verificator::VerificatorMode;
 use proagent_core::limits::{MAX_MEMORY_K, RangeError, check_int};
-use proagent_llm::{LanguageModel, ModelSpec, Sampling, sha256_hex};
+use proagent_llm::{
+    LanguageModel, ModelOptionError, ModelSpec, SAMPLING_OPTIONS, Sampling, apply_model_option, sha256_hex,
+};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -169,6 +171,12 @@ pub enum OptionError {
     },
 }
 
+impl From<ModelOptionError> for OptionError {
+    fn from(e: ModelOptionError) -> OptionError {
+        OptionError::BadValue { key: e.key, value: e.value, expected: e.expected }
+    }
+}
+
 /// A switch value: `true`/`on`/`yes`/`1` or `false`/`off`/`no`/`0`.
 pub fn bool_value(key: &str, value: &str) -> Result<bool, OptionError> {
     match value.to_ascii_lowercase().as_str() {
@@ -205,21 +213,9 @@ pub fn apply_option(
         r.map_err(|e| OptionError::BadValue { key: key.into(), value: value.into(), expected: e.expected.into() })
     };
     match key.trim() {
-        "model" => {
-            if value.is_empty() {
-                return Err(OptionError::BadValue {
-                    key: key.into(),
-                    value: value.into(),
-                    expected: "a model name".into(),
-                });
-            }
-            model.model = value.to_string();
+        k if SAMPLING_OPTIONS.contains(&k) => {
+            apply_model_option(model, key, value)?;
         }
-        "temperature" => {
-            model.temperature = number(key, value, |t: &f32| (0.0..=2.0).contains(t), "a number in [0, 2]")?;
-        }
-        "top_p" => model.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?,
-        "max_tokens" => model.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?,
         "memory_k" => {
             settings.memory_k =
                 number(key, value, |k: &usize| *k <= MAX_MEMORY_K, &format!("a whole number in [0, {MAX_MEMORY_K}]"))?

@@ -215,7 +215,9 @@ mod tests {
 
     /// Reads with the classic reader.
     fn read_plan(raw: &str, me: usize, min_wait: u8) -> ReadPlan<Skill> {
-        super::read_plan(raw, me, min_wait, |r| crate::grounding::overcooked::reply::parse_reply(r, me).map_err(|e| e.reason))
+        super::read_plan(raw, me, min_wait, |r| {
+            crate::grounding::overcooked::reply::parse_reply(r, me).map_err(|e| e.reason)
+        })
     }
 
     #[test]

@@ -899,3 +899,20 @@ fn paper_belief_revision_only_with_an_intention() {
     assert!(!plain.contains("After timestep") && !plain.contains("you expected"));
     assert_eq!(m.belief_predictions, 0);
 }
+
+/// The planner is game-free: its prompt and reply modules name no game (a game's skills
+/// reach it only through its grounding).
+#[test]
+fn the_planner_names_no_game() {
+    let files = [
+        ("planner/mod.rs", include_str!("planner/mod.rs")),
+        ("planner/prompt.rs", include_str!("planner/prompt.rs")),
+        ("planner/reply.rs", include_str!("planner/reply.rs")),
+    ];
+    for (name, text) in files {
+        let text = text.to_ascii_lowercase();
+        for game in ["overcooked", "hanabi", "collab", "capture", "escape", "proagent_overcooked"] {
+            assert!(!text.contains(game), "{name} names {game}");
+        }
+    }
+}

@@ -94,8 +94,8 @@ pub trait MazeRules: Clone + Send + Sync + 'static {
 
     /// The maze, its name and its exits.
     fn core(&self) -> &MazeCore;
-    /// This game out of a loaded maze game; the other game back when it is not this one.
-    fn from_collab(game: CollabGame) -> Result<Self, CollabGame>;
+    /// This game out of a loaded maze game (`None`: it is the other game).
+    fn from_collab(game: CollabGame) -> Option<Self>;
     /// The state at the start.
     fn start(&self) -> Self::State;
     /// The players' rooms.

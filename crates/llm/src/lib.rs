@@ -7,12 +7,16 @@
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
 pub mod http;
+pub mod options;
 pub mod record;
 pub mod replay;
 pub mod scrub;
 pub mod spec;
 pub mod tokens;
 
+pub use options::{
+    MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, apply_model_option, default_base_url, served_model,
+};
 pub use spec::{ModelChoice, ModelSpec, STAND_IN, classify_model, is_stand_in};
 
 use async_trait::async_trait;

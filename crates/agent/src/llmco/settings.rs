@@ -10,7 +10,7 @@
 
 use crate::config::{OptionError, bool_value, number};
 use crate::prompts::PromptLibrary;
-use proagent_llm::{ModelSpec, sha256_hex};
+use proagent_llm::{ModelSpec, SAMPLING_OPTIONS, apply_model_option, sha256_hex};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -119,20 +119,10 @@ pub fn apply_option(
     value: &str,
 ) -> Result<(), OptionError> {
     let value = value.trim();
-    let bad =
-        |expected: &str| OptionError::BadValue { key: key.into(), value: value.into(), expected: expected.into() };
     match key.trim() {
-        "model" => {
-            if value.is_empty() {
-                return Err(bad("a model name"));
-            }
-            model.model = value.to_string();
+        k if SAMPLING_OPTIONS.contains(&k) => {
+            apply_model_option(model, key, value)?;
         }
-        "temperature" => {
-            model.temperature = number(key, value, |t: &f32| (0.0..=2.0).contains(t), "a number in [0, 2]")?;
-        }
-        "top_p" => model.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?,
-        "max_tokens" => model.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?,
         "tom" => settings.tom = tri(key, value)?,
         "verify" => settings.verify = tri(key, value)?,
         "history" => {

@@ -888,7 +888,6 @@ enum Role {
 }
 
 /// The skill a field states for `role`: the first one its words do not reject or give to
-
 /// the other side. `None` when it states none.
 fn stated_skill<R: SkillReader>(reader: &R, text: &str, role: Role, me: usize) -> Option<Result<R::Skill, String>> {
     let mate = me ^ 1;

@@ -14,7 +14,7 @@ use super::replayed::{read_replayed, trajectory_json};
 use super::saved::SavedEpisode;
 use proagent_agent::llmco::capture::CaptureLlmco;
 use proagent_agent::llmco::escape::EscapeLlmco;
-use proagent_collab::{Capture, CaptureOutcome, Escape, EscapeOutcome, LoadError};
+use proagent_collab::{Capture, CaptureOutcome, CollabGame, Escape, EscapeOutcome, LoadError, MazeRules};
 use proagent_core::episode::EpisodeResult;
 use proagent_core::files::{FileAccess, LocalFiles};
 use proagent_core::{Game, Seat};
@@ -64,7 +64,7 @@ fn turns_of(success: bool, turns: Option<u32>, steps: usize) -> Value {
     if success { json!(turns.unwrap_or(steps as u32)) } else { Value::Null }
 }
 
-fn record_game(v: &Value, files: &dyn FileAccess) -> Result<proagent_collab::CollabGame, RecordError> {
+fn record_game(v: &Value, files: &dyn FileAccess) -> Result<CollabGame, RecordError> {
     let spec = v.get("spec").and_then(Value::as_str).ok_or("no `spec`")?;
     match load_collab_in(spec, files) {
         Ok((game, _)) => Ok(game),
@@ -96,6 +96,48 @@ fn language_partner<G: Playable>(game: &G, spec: &str) -> Option<Result<Box<dyn 
     })
 }
 
+/// A seat of a maze game: the language agents, else one of its scripted seats
+/// (`scripted`, knowing `specs`).
+fn maze_partner<G: Playable>(
+    game: &G,
+    spec: &str,
+    scripted: fn(&str) -> Option<Box<dyn Seat<G>>>,
+    specs: &[&str],
+) -> Result<Box<dyn Seat<G>>, SeatError> {
+    let s = spec.trim();
+    if let Some(r) = language_partner(game, s) {
+        return r;
+    }
+    scripted(s).ok_or_else(|| unknown_spec(s, &game.report_name(), specs))
+}
+
+/// The saved trajectory of a maze game, with whether it succeeded and in which turn.
+fn maze_trajectory_json<G: Playable>(game: &G, r: &EpisodeResult<G>, success: bool, turns: Option<u32>) -> Value {
+    let mut extra = Map::new();
+    extra.insert("success".into(), json!(success));
+    extra.insert("turns_to_success".into(), turns_of(success, turns, r.steps.len()));
+    trajectory_json(game, r, extra)
+}
+
+/// A saved maze-game trajectory, re-played from its seed on the game its `spec` names
+/// (which must be a scenario of this game).
+fn read_maze_trajectory<G: MazeRules + Playable>(
+    source: &str,
+    line: usize,
+    v: &Value,
+    files: &dyn FileAccess,
+) -> Result<SavedEpisode<G>, RecordError> {
+    let game = record_game(v, files)?;
+    let named = match &game {
+        CollabGame::Capture(_) => Capture::NAME,
+        CollabGame::Escape(_) => Escape::NAME,
+    };
+    match G::from_collab(game) {
+        Some(g) => read_replayed(Arc::new(g), source, line, v),
+        None => Err(format!("`spec` names a {named} scenario").into()),
+    }
+}
+
 impl Playable for Capture {
     fn report_name(&self) -> String {
         self.spec()
@@ -113,11 +155,7 @@ impl Playable for Capture {
         Some(&LlmcoOn::<CaptureLlmco>::HOOKS)
     }
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Capture>>, SeatError> {
-        let s = spec.trim();
-        if let Some(r) = language_partner(self, s) {
-            return r;
-        }
-        proagent_partners::collab::capture_seat(s).ok_or_else(|| unknown_spec(s, &self.report_name(), CAPTURE_SPECS))
+        maze_partner(self, spec, proagent_partners::collab::capture_seat, CAPTURE_SPECS)
     }
     fn summary_fields(&self, r: &EpisodeResult<Capture>) -> Map<String, Value> {
         let t = &r.tally;
@@ -139,10 +177,7 @@ impl Playable for Capture {
         Teamwork { json: json!({"moves": r.tally.moves, "presses": r.tally.presses}), totals: None }
     }
     fn trajectory_json(&self, r: &EpisodeResult<Capture>) -> Value {
-        let mut extra = Map::new();
-        extra.insert("success".into(), json!(r.tally.caught));
-        extra.insert("turns_to_success".into(), turns_of(r.tally.caught, r.tally.turns_to_capture, r.steps.len()));
-        trajectory_json(self, r, extra)
+        maze_trajectory_json(self, r, r.tally.caught, r.tally.turns_to_capture)
     }
     fn step_fields(&self, o: &CaptureOutcome) -> Map<String, Value> {
         let mut m = Map::new();
@@ -174,10 +209,7 @@ impl Playable for Capture {
         v: &Value,
         files: &dyn FileAccess,
     ) -> Result<SavedEpisode<Capture>, RecordError> {
-        match record_game(v, files)? {
-            proagent_collab::CollabGame::Capture(g) => read_replayed(Arc::new(g), source, line, v),
-            proagent_collab::CollabGame::Escape(_) => Err("`spec` names a CollabEscape scenario".into()),
-        }
+        read_maze_trajectory(source, line, v, files)
     }
     fn saved_teamwork(&self, e: &SavedEpisode<Capture>) -> SavedTeamwork {
         saved_line(self, e)
@@ -201,11 +233,7 @@ impl Playable for Escape {
         Some(&LlmcoOn::<EscapeLlmco>::HOOKS)
     }
     fn partner(&self, spec: &str) -> Result<Box<dyn Seat<Escape>>, SeatError> {
-        let s = spec.trim();
-        if let Some(r) = language_partner(self, s) {
-            return r;
-        }
-        proagent_partners::collab::escape_seat(s).ok_or_else(|| unknown_spec(s, &self.report_name(), ESCAPE_SPECS))
+        maze_partner(self, spec, proagent_partners::collab::escape_seat, ESCAPE_SPECS)
     }
     fn summary_fields(&self, r: &EpisodeResult<Escape>) -> Map<String, Value> {
         let t = &r.tally;
@@ -231,10 +259,7 @@ impl Playable for Escape {
         }
     }
     fn trajectory_json(&self, r: &EpisodeResult<Escape>) -> Value {
-        let mut extra = Map::new();
-        extra.insert("success".into(), json!(r.tally.escaped));
-        extra.insert("turns_to_success".into(), turns_of(r.tally.escaped, r.tally.turns, r.steps.len()));
-        trajectory_json(self, r, extra)
+        maze_trajectory_json(self, r, r.tally.escaped, r.tally.turns)
     }
     fn step_fields(&self, o: &EscapeOutcome) -> Map<String, Value> {
         let mut m = Map::new();
@@ -271,10 +296,7 @@ impl Playable for Escape {
         v: &Value,
         files: &dyn FileAccess,
     ) -> Result<SavedEpisode<Escape>, RecordError> {
-        match record_game(v, files)? {
-            proagent_collab::CollabGame::Escape(g) => read_replayed(Arc::new(g), source, line, v),
-            proagent_collab::CollabGame::Capture(_) => Err("`spec` names a CollabCapture scenario".into()),
-        }
+        read_maze_trajectory(source, line, v, files)
     }
     fn saved_teamwork(&self, e: &SavedEpisode<Escape>) -> SavedTeamwork {
         saved_line(self, e)

@@ -1,0 +1,230 @@
+//! The model-spec options, read once for every caller: the command line's model flags,
+//! a `proagent[...]` or `llmco[...]` seat spec, and the Python package's keyword options
+//! all set a [`ModelSpec`] through [`apply_model_option`], and a served model's base URL
+//! defaults in one place, [`default_base_url`].
+//!
+//! Guarantees: [`apply_model_option`] is total (any key and value give `Ok` or an error,
+//! never a panic); an error names the option and says what it takes; a value is applied
+//! only when it is in range, so a spec never holds a value the backends would refuse.
+
+use crate::http::{ApiKey, DEFAULT_BASE_URL, MAX_BACKOFF};
+use crate::scrub::Scrubber;
+use crate::spec::ModelSpec;
+use proagent_core::limits::MAX_RETRIES;
+
+/// The model-spec options [`apply_model_option`] knows, in the order flags list them.
+pub const MODEL_OPTIONS: [&str; 10] = [
+    "model",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "base_url",
+    "connect_timeout",
+    "request_timeout",
+    "retries",
+    "backoff_ms",
+    "backoff_max_ms",
+];
+
+/// The options of [`MODEL_OPTIONS`] a seat spec may set (the model and its sampling; how a
+/// served model is reached comes from the run, never from a seat).
+pub const SAMPLING_OPTIONS: [&str; 4] = ["model", "temperature", "top_p", "max_tokens"];
+
+/// A value a model-spec option does not take.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{key}={value:?}: {expected}")]
+pub struct ModelOptionError {
+    /// The option, as given.
+    pub key: String,
+    /// The value, trimmed.
+    pub value: String,
+    /// What the option takes.
+    pub expected: String,
+}
+
+impl ModelOptionError {
+    /// The error as the command line words it for the flag of the option
+    /// (`--connect-timeout must be a number of seconds in (0, 86400], got 0`).
+    pub fn as_flag(&self) -> String {
+        format!("--{} must be {}, got {}", self.key.trim().replace('_', "-"), self.expected, self.value)
+    }
+}
+
+/// The base URL of a served model: `given`, else `$OPENAI_BASE_URL` when it is set and not
+/// blank, else [`DEFAULT_BASE_URL`]. The only place that default is applied.
+pub fn default_base_url(given: Option<&str>) -> String {
+    match given {
+        Some(url) => url.to_string(),
+        None => std::env::var("OPENAI_BASE_URL")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+    }
+}
+
+/// The spec of model `name` (trimmed) with the default sampling, as it is reached when
+/// served: the base URL from `base_url` or [`default_base_url`], the key from
+/// `$OPENAI_API_KEY`, and the environment's other secrets for scrubbing.
+pub fn served_model(name: &str, base_url: Option<&str>) -> ModelSpec {
+    let mut spec = ModelSpec::new(name.trim());
+    spec.secrets = Scrubber::from_env();
+    spec.base_url = Some(default_base_url(base_url));
+    spec.api_key = std::env::var("OPENAI_API_KEY").ok().and_then(ApiKey::new);
+    spec
+}
+
+/// A number that `ok` accepts, or an error saying what was `expected`.
+fn number<T: std::str::FromStr>(
+    key: &str,
+    value: &str,
+    ok: impl Fn(&T) -> bool,
+    expected: &str,
+) -> Result<T, ModelOptionError> {
+    value.parse::<T>().ok().filter(|v| ok(v)).ok_or_else(|| ModelOptionError {
+        key: key.to_string(),
+        value: value.to_string(),
+        expected: expected.to_string(),
+    })
+}
+
+/// Sets option `key` (trimmed; one of [`MODEL_OPTIONS`]) of `spec` to `value` (trimmed),
+/// range-checked as the command-line flags are. `Ok(false)`: `key` is not a model-spec
+/// option and nothing changed (the caller may know it); `Err`: the value is refused and
+/// nothing changed.
+pub fn apply_model_option(spec: &mut ModelSpec, key: &str, value: &str) -> Result<bool, ModelOptionError> {
+    let value = value.trim();
+    let bad = |expected: &str| ModelOptionError {
+        key: key.to_string(),
+        value: value.to_string(),
+        expected: expected.to_string(),
+    };
+    let seconds = |v: &f64| v.is_finite() && *v > 0.0 && *v <= 86_400.0;
+    let max_ms = MAX_BACKOFF.as_millis() as u64;
+    let millis = format!("a whole number of milliseconds in [0, {max_ms}]");
+    match key.trim() {
+        "model" => {
+            if value.is_empty() {
+                return Err(bad("a model name"));
+            }
+            spec.model = value.to_string();
+        }
+        "temperature" => {
+            spec.temperature = number(key, value, |t: &f32| (0.0..=2.0).contains(t), "a number in [0, 2]")?;
+        }
+        "top_p" => spec.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?,
+        "max_tokens" => spec.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?,
+        "base_url" => {
+            if value.is_empty() {
+                return Err(bad("a URL"));
+            }
+            spec.base_url = Some(value.to_string());
+        }
+        "connect_timeout" => {
+            spec.connect_timeout_s = Some(number(key, value, seconds, "a number of seconds in (0, 86400]")?);
+        }
+        "request_timeout" => {
+            spec.request_timeout_s = Some(number(key, value, seconds, "a number of seconds in (0, 86400]")?);
+        }
+        "retries" => {
+            let expected = format!("a whole number in [0, {MAX_RETRIES}]");
+            spec.retries = Some(number(key, value, |n: &u32| *n <= MAX_RETRIES, &expected)?);
+        }
+        "backoff_ms" => spec.backoff_ms = Some(number(key, value, |n: &u64| *n <= max_ms, &millis)?),
+        "backoff_max_ms" => spec.backoff_max_ms = Some(number(key, value, |n: &u64| *n <= max_ms, &millis)?),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn every_option_applies_and_checks_its_range() {
+        let mut s = ModelSpec::new("x");
+        for (k, v) in [
+            ("model", " gpt-4o "),
+            ("temperature", "0.7"),
+            ("top_p", "0.9"),
+            ("max_tokens", "64"),
+            ("base_url", "http://127.0.0.1:1/v1"),
+            ("connect_timeout", "2.5"),
+            ("request_timeout", "30"),
+            ("retries", "3"),
+            ("backoff_ms", "10"),
+            ("backoff_max_ms", "20"),
+        ] {
+            assert_eq!(apply_model_option(&mut s, k, v), Ok(true), "{k}");
+        }
+        assert_eq!((s.model.as_str(), s.temperature, s.top_p, s.max_tokens), ("gpt-4o", 0.7, 0.9, 64));
+        assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:1/v1"));
+        assert_eq!((s.connect_timeout_s, s.request_timeout_s, s.retries), (Some(2.5), Some(30.0), Some(3)));
+        assert_eq!((s.backoff_ms, s.backoff_max_ms), (Some(10), Some(20)));
+        let before = s.clone();
+        for (k, v, expected) in [
+            ("model", "  ", "a model name"),
+            ("temperature", "2.5", "a number in [0, 2]"),
+            ("temperature", "NaN", "a number in [0, 2]"),
+            ("top_p", "0", "a number in (0, 1]"),
+            ("max_tokens", "0", "a whole number of at least 1"),
+            ("base_url", "", "a URL"),
+            ("connect_timeout", "0", "a number of seconds in (0, 86400]"),
+            ("request_timeout", "inf", "a number of seconds in (0, 86400]"),
+            ("retries", "101", "a whole number in [0, 100]"),
+            ("backoff_ms", "-1", "a whole number of milliseconds in [0, 3600000]"),
+            ("backoff_max_ms", "3600001", "a whole number of milliseconds in [0, 3600000]"),
+        ] {
+            let e = apply_model_option(&mut s, k, v).unwrap_err();
+            assert_eq!((e.key.as_str(), e.expected.as_str()), (k, expected));
+            assert!(e.to_string().starts_with(&format!("{k}=")), "{e}");
+        }
+        assert_eq!(s, before, "a refused value changes nothing");
+        assert_eq!(apply_model_option(&mut s, "memory_k", "2"), Ok(false));
+        let e = apply_model_option(&mut s, "connect_timeout", "0").unwrap_err();
+        assert_eq!(e.as_flag(), "--connect-timeout must be a number of seconds in (0, 86400], got 0");
+    }
+
+    #[test]
+    fn the_base_url_default_is_the_given_one_first() {
+        assert_eq!(default_base_url(Some("http://h/v1")), "http://h/v1");
+        assert_eq!(served_model(" m ", Some("http://h/v1")).base_url.as_deref(), Some("http://h/v1"));
+        assert_eq!(served_model(" m ", Some("http://h/v1")).model, "m");
+    }
+
+    /// Random keys and values (known keys with junk, junk keys, unicode, huge numbers)
+    /// never panic, and every refusal names its option and leaves the spec as it was.
+    #[test]
+    fn random_strings_never_panic() {
+        let mut rng = ChaCha8Rng::seed_from_u64(38);
+        let alphabet: Vec<char> = "0123456789.-+eEinfNa _x=,[]é\u{0}\u{2028}/:".chars().collect();
+        let text = |rng: &mut ChaCha8Rng| -> String {
+            let n = rng.random_range(0..12);
+            (0..n).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect()
+        };
+        let mut spec = ModelSpec::new("m");
+        for _ in 0..20_000 {
+            let key = if rng.random_bool(0.8) {
+                MODEL_OPTIONS[rng.random_range(0..MODEL_OPTIONS.len())].to_string()
+            } else {
+                text(&mut rng)
+            };
+            let value = text(&mut rng);
+            let before = spec.clone();
+            match apply_model_option(&mut spec, &key, &value) {
+                Ok(true) => assert!(MODEL_OPTIONS.contains(&key.trim())),
+                Ok(false) => {
+                    assert!(!MODEL_OPTIONS.contains(&key.trim()));
+                    assert_eq!(spec, before);
+                }
+                Err(e) => {
+                    assert_eq!(e.key, key);
+                    assert!(e.to_string().contains(&key), "{e}");
+                    assert_eq!(spec, before);
+                }
+            }
+        }
+    }
+}
