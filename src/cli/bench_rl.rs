@@ -6,7 +6,6 @@
 
 use super::common::V2Args;
 use anyhow::{Context, Result, bail};
-use candle_core::{DType, Device, Tensor, Var};
 use proagent::rl::RlGame;
 use proagent::rl::net::{HEAD_OUTPUTS, Net, Workspace};
 use proagent::rl::obs::Encode;
@@ -52,37 +51,6 @@ pub struct RlBenchArgs {
     /// The OvercookedV2 switches (`--layout v2:NAME`).
     #[command(flatten)]
     v2: V2Args,
-}
-
-/// candle: the same MLP (ReLU trunk, 7 outputs), forward + backward of Σ c·out.
-fn candle_fwd_bwd(sizes: &[usize], x: &[f32], batch: usize, repeats: usize) -> candle_core::Result<f64> {
-    let dev = Device::Cpu;
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let mut params = Vec::new();
-    for w in sizes.windows(2) {
-        let (i, o) = (w[0], w[1]);
-        let lim = (6.0 / (i + o) as f64).sqrt() as f32;
-        let v: Vec<f32> = (0..i * o).map(|_| rand::Rng::random_range(&mut rng, -lim..lim)).collect();
-        params.push(Var::from_tensor(&Tensor::from_vec(v, (o, i), &dev)?)?);
-        params.push(Var::from_tensor(&Tensor::zeros(o, DType::F32, &dev)?)?);
-    }
-    let xt = Tensor::from_slice(x, (batch, sizes[0]), &dev)?;
-    let coef = Tensor::ones((batch, HEAD_OUTPUTS), DType::F32, &dev)?;
-    let layers = sizes.len() - 1;
-    let t = Instant::now();
-    for _ in 0..repeats {
-        let mut h = xt.clone();
-        for k in 0..layers {
-            h = h.matmul(&params[2 * k].as_tensor().t()?)?.broadcast_add(params[2 * k + 1].as_tensor())?;
-            if k + 1 < layers {
-                h = h.relu()?;
-            }
-        }
-        let loss = (h * &coef)?.sum_all()?;
-        let grads = loss.backward()?;
-        std::hint::black_box(grads.get(params[0].as_tensor()).map(|g| g.dims().len()));
-    }
-    Ok(t.elapsed().as_secs_f64())
 }
 
 pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
@@ -172,7 +140,8 @@ fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {
         net.backward(xs, &mut ws, &dout, &mut grad);
     }
     let plain_s = t.elapsed().as_secs_f64();
-    let candle_s = candle_fwd_bwd(&net.sizes, xs, mb, a.repeats).context("candle forward/backward")?;
+    let candle_s =
+        proagent_eval::bench::candle_fwd_bwd(&net.sizes, xs, mb, a.repeats).context("candle forward/backward")?;
     let per = (mb * a.repeats) as f64;
 
     let rollout_rate = env_steps / rollout_s;
