@@ -47,7 +47,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     let cfg = factory.config_of("proagent", &*game)?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let layout = Arc::clone(&game.layout);
-    let cpu0 = process_cpu_seconds();
+    let cpu0 = proagent_eval::bench::cpu_seconds();
     let (mut agent_time, mut llm_time, mut episode_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut worst_episode = Duration::ZERO;
     let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
@@ -106,7 +106,7 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         steps += a.run.horizon as u64;
         calls = calls.saturating_add(u64::from(agent.agent_metrics().llm_calls));
     }
-    let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
+    let cpu = cpu0.zip(proagent_eval::bench::cpu_seconds()).map(|(a, b)| b - a);
     let n = a.run.episodes as f64;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let per_step_excl = us(agent_time.saturating_sub(llm_time)) / steps as f64;
@@ -144,17 +144,4 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// User + system CPU time of this process so far (Linux `/proc/self/stat`), if available.
-/// Wall-clock figures suffer when other work shares the machine; this one does not.
-fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may contain spaces).
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    // The kernel's USER_HZ is 100 on every mainstream Linux configuration.
-    Some((utime + stime) / 100.0)
 }

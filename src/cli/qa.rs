@@ -466,32 +466,7 @@ fn run_baseline(a: BaselineArgs) -> Result<ExitCode> {
     }
     let ds = load_dataset(a.data.data.as_deref())?;
     let (qs, filter) = select(&ds, a.data.filter.as_deref())?;
-    let mut rows = Vec::new();
-    for (policy, mode, label) in [
-        (Policy::Uniform, Mode::Default, "random (uniform over printed options), default scoring"),
-        (Policy::Uniform, Mode::Compat, "random (uniform over printed options), compat scoring"),
-        (Policy::Original, Mode::Compat, "random-original (the original's baseline), compat scoring"),
-        (Policy::Original, Mode::Default, "random-original, default scoring"),
-    ] {
-        let (cats, all) = baseline::by_category(&qs, |q| baseline::expected(q, policy, mode));
-        let samples = baseline::sample(&qs, policy, mode, a.samples, a.seed);
-        let stat = |j: usize| baseline::mean_se(&samples.iter().map(|s| s[j]).collect::<Vec<_>>());
-        let sampled: Vec<(f64, f64)> = (0..4).map(stat).collect();
-        rows.push(json!({
-            "label": label, "policy": policy, "mode": mode,
-            "exact": {"EC": cats[0], "ToM": cats[1], "JP": cats[2], "all": all},
-            "sampled": {
-                "trials": a.samples, "seed": a.seed,
-                "EC": sampled[0].0, "ToM": sampled[1].0, "JP": sampled[2].0, "all": sampled[3].0,
-                "stderr": {"EC": sampled[0].1, "ToM": sampled[1].1, "JP": sampled[2].1, "all": sampled[3].1},
-            }
-        }));
-    }
-    let (pub_cats, pub_all) = baseline::by_category(&qs, baseline::published_convention);
-    let published = json!({
-        "label": "SOURCE.md's table convention: accepted letters / printed options (keys taken at face value)",
-        "exact": {"EC": pub_cats[0], "ToM": pub_cats[1], "JP": pub_cats[2], "all": pub_all}
-    });
+    let (rows, published) = baseline::table(&qs, a.samples, a.seed);
     if a.json {
         println!(
             "{}",

@@ -12,6 +12,7 @@ use proagent_collab::{Capture, Escape, EscapeResult};
 use proagent_core::game::Game;
 use proagent_hanabi::{Hanabi, Move, encode};
 use proagent_overcooked::env::{Action, DEFAULT_HORIZON, Layout};
+use proagent_overcooked::game::Overcooked;
 use proagent_overcooked_v2::env::{Layout as V2Layout, Settings, obs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -474,6 +475,112 @@ pub fn candle_fwd_bwd(sizes: &[usize], x: &[f32], batch: usize, repeats: usize) 
         std::hint::black_box(grads.get(params[0].as_tensor()).map(|g| g.dims().len()));
     }
     Ok(t.elapsed().as_secs_f64())
+}
+
+/// PPO self-play scores of Carroll et al. (2019) on the five classic layouts, in the order of
+/// the built-in layouts (published, not measured here).
+pub const PPO_SELF_PLAY: [f64; 5] = [199.0, 167.0, 191.0, 152.0, 122.0];
+
+/// One cell of `bench partners`: the scores of its episodes.
+pub struct ScoreCell {
+    /// Mean score.
+    pub mean: f64,
+    /// Lowest score.
+    pub min: i64,
+    /// Highest score.
+    pub max: i64,
+    /// Episodes that ended in a deadlock.
+    pub deadlocks: usize,
+}
+
+impl ScoreCell {
+    fn of(results: &[crate::runner::EpisodeResult<Overcooked>]) -> ScoreCell {
+        let n = results.len().max(1) as f64;
+        ScoreCell {
+            mean: results.iter().map(|r| r.score as f64).sum::<f64>() / n,
+            min: results.iter().map(|r| r.score).min().unwrap_or(0),
+            max: results.iter().map(|r| r.score).max().unwrap_or(0),
+            deadlocks: results.iter().filter(|r| r.deadlocked()).count(),
+        }
+    }
+
+    /// The cell as JSON (`mean`, `min`, `max`, `deadlocks`).
+    pub fn json(&self) -> Value {
+        serde_json::json!({"mean": self.mean, "min": self.min, "max": self.max, "deadlocks": self.deadlocks})
+    }
+}
+
+/// One layout of `bench partners`.
+pub struct PartnersRow {
+    /// The layout.
+    pub layout: String,
+    /// The agent with the partner, the agent in seat 0 and in seat 1.
+    pub with_partner: [ScoreCell; 2],
+    /// The agent in both seats.
+    pub self_play: ScoreCell,
+    /// ProAgent with GPT-3.5 in the paper's Table 1 (seat 0, seat 1), published.
+    pub published_proagent: (f64, f64),
+    /// PPO self-play of Carroll et al. (2019), published.
+    pub published_ppo: f64,
+}
+
+/// Why `bench partners` stopped. The message names the flag of a refused seat.
+#[derive(Debug, thiserror::Error)]
+pub enum PartnersBenchError {
+    /// The agent's spec builds no seat.
+    #[error("--agent: {0}")]
+    Agent(crate::runner::seats::SeatError),
+    /// The partner's spec builds no seat.
+    #[error("--partner: {0}")]
+    Partner(crate::runner::seats::SeatError),
+    /// An episode failed.
+    #[error(transparent)]
+    Run(#[from] crate::runner::RunError<Overcooked>),
+}
+
+/// `bench partners`: on each built-in classic layout, `episodes` episodes (seeds `seed`,
+/// `seed + 1`, ...) of `agent` with `partner` (the agent in seat 0, then in seat 1) and of
+/// the agent in self-play, beside the published figures.
+pub async fn partners(
+    agent: &str,
+    partner: &str,
+    episodes: u32,
+    seed: u64,
+    horizon: u32,
+) -> Result<Vec<PartnersRow>, PartnersBenchError> {
+    use crate::runner::seats::SeatFactory;
+    use crate::runner::{EpisodeOptions, play_seated};
+    use std::sync::Arc;
+    let mut rows = Vec::new();
+    let builtin = proagent_overcooked::env::layout::BUILTIN.iter();
+    for (i, (name, _)) in builtin.enumerate() {
+        let Some(layout) = Layout::builtin(name) else { continue };
+        let game = Arc::new(Overcooked::new(Arc::new(layout), horizon));
+        let factory = SeatFactory::default();
+        factory.check(agent, &*game, 0).map_err(PartnersBenchError::Agent)?;
+        factory.check(partner, &*game, 1).map_err(PartnersBenchError::Partner)?;
+        let mut cells = Vec::new();
+        for seat in [Some(0), Some(1), None] {
+            let mut out = Vec::new();
+            for e in 0..episodes {
+                let other = if seat.is_some() { partner } else { agent };
+                let specs = if seat == Some(1) { [other, agent] } else { [agent, other] };
+                let seed = seed.wrapping_add(e as u64);
+                out.push(play_seated(&game, &factory, &specs, seed, None, EpisodeOptions::default()).await?);
+            }
+            cells.push(ScoreCell::of(&out));
+        }
+        let (Some(self_play), Some(p1), Some(p0)) = (cells.pop(), cells.pop(), cells.pop()) else { continue };
+        let (_, ref0, ref1) = crate::sweep::report::PROAGENT_TABLE1_GPT35[i];
+        rows.push(PartnersRow {
+            layout: name.to_string(),
+            with_partner: [p0, p1],
+            self_play,
+            published_proagent: (ref0, ref1),
+            published_ppo: PPO_SELF_PLAY[i],
+        });
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]
