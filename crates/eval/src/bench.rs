@@ -583,6 +583,299 @@ pub async fn partners(
     Ok(rows)
 }
 
+/// What `bench rl` measures with: the PPO set-up of the timed rollout and update.
+pub struct RlBench {
+    /// Environments per rollout (each plays one episode of `horizon` steps).
+    pub envs: usize,
+    /// Steps per episode.
+    pub horizon: usize,
+    /// Hidden-layer widths.
+    pub hidden: Vec<usize>,
+    /// PPO passes of the timed update.
+    pub epochs: usize,
+    /// Minibatches per pass.
+    pub minibatches: usize,
+    /// Threads for rollouts and gradients.
+    pub threads: usize,
+    /// Repetitions of the forward + backward comparison.
+    pub repeats: usize,
+}
+
+/// What `bench rl` measured.
+pub struct RlMeasured {
+    /// The encoder's name.
+    pub encoder: String,
+    /// Inputs of the network.
+    pub inputs: usize,
+    /// Layer sizes of the network.
+    pub sizes: Vec<usize>,
+    /// Parameters of the network.
+    pub parameters: usize,
+    /// Seconds of the rollout.
+    pub rollout_s: f64,
+    /// Environment steps of the rollout.
+    pub env_steps: f64,
+    /// Microseconds of one seat's features.
+    pub feature_us: f64,
+    /// Seconds of the update.
+    pub update_s: f64,
+    /// Samples of the update.
+    pub samples: usize,
+    /// Samples per second through the update (all passes).
+    pub update_rate: f64,
+    /// Samples of the forward + backward comparison's minibatch.
+    pub minibatch: usize,
+    /// Seconds of the plain-Rust forward + backward.
+    pub plain_s: f64,
+    /// Seconds of candle's forward + backward.
+    pub candle_s: f64,
+    /// Samples in each of the two comparison timings.
+    pub per: f64,
+}
+
+/// Why `bench rl` could not measure.
+#[derive(Debug, thiserror::Error)]
+pub enum RlBenchError {
+    /// The trainer refused the set-up.
+    #[error(transparent)]
+    Train(#[from] proagent_partners::rl::train::TrainError),
+    /// The set-up would allocate more than the trainer allows.
+    #[error("these flags would allocate about {0} (docs/limits.md)")]
+    Budget(String),
+    /// candle failed.
+    #[error("candle forward/backward: {0}")]
+    Candle(#[from] candle_core::Error),
+}
+
+/// `bench rl`: the speed of PPO training's halves on `game` — a self-play rollout
+/// (environment steps per second, features and forward passes included), the features
+/// alone, one update (samples per second through forward + backward + Adam) — and the same
+/// network's forward + backward on one minibatch in plain Rust and in candle.
+pub fn rl<G: proagent_partners::rl::RlGame>(game: &G, p: &RlBench) -> Result<RlMeasured, RlBenchError> {
+    use proagent_partners::rl::net::{HEAD_OUTPUTS, Net, Workspace};
+    use proagent_partners::rl::obs::Encode;
+    use proagent_partners::rl::ppo::{PpoConfig, update};
+    use proagent_partners::rl::rollout::{EnvSlot, SeatPolicy, collect_parallel};
+    use proagent_partners::rl::train::to_batch;
+    let cfg = proagent_partners::rl::TrainConfig {
+        envs: p.envs,
+        horizon: p.horizon,
+        hidden: p.hidden.clone(),
+        encoder: G::ENCODERS[0].to_string(),
+        threads: p.threads,
+        ..proagent_partners::rl::TrainConfig::new(proagent_partners::rl::Algo::Sp, 0)
+    };
+    let lenc = proagent_partners::rl::train::run_encoder(game, &cfg)?;
+    let dim = lenc.dim();
+    let budget = cfg.memory_estimate(dim);
+    if budget > proagent_partners::rl::train::MAX_TRAIN_BYTES {
+        return Err(RlBenchError::Budget(proagent_core::limits::human_bytes(budget)));
+    }
+    let net = Net::new(dim, &p.hidden, 7);
+    let both = [SeatPolicy { net: 0, record: true }; 2];
+    let mut slots: Vec<EnvSlot> = (0..p.envs)
+        .map(|e| EnvSlot {
+            seats: both,
+            rng: ChaCha8Rng::seed_from_u64(e as u64),
+            chance: ChaCha8Rng::seed_from_u64(e as u64 + 1_000_000),
+            own_shaping: false,
+        })
+        .collect();
+
+    let t = Instant::now();
+    let r = collect_parallel(game, &lenc, &[&net], &mut slots, p.horizon, 1.0, p.threads);
+    let rollout_s = t.elapsed().as_secs_f64();
+    let env_steps = (p.envs * p.horizon) as f64;
+
+    // The features alone, for the split of rollout time.
+    let mut x = vec![0f32; dim];
+    let state = game.initial_state(&mut ChaCha8Rng::seed_from_u64(0));
+    let t = Instant::now();
+    let n_feat = 20_000;
+    for i in 0..n_feat {
+        lenc.encode(game.view(&state, i & 1), i & 1, &mut x);
+    }
+    let feature_us = t.elapsed().as_secs_f64() * 1e6 / n_feat as f64;
+
+    let cfg = PpoConfig { epochs: p.epochs, minibatches: p.minibatches, ..PpoConfig::default() };
+    let batch = to_batch(&r, cfg.gamma as f32, cfg.lambda as f32);
+    let mut upd_net = net.clone();
+    let mut opt = proagent_partners::rl::net::Adam::new(net.params.len());
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let t = Instant::now();
+    update(&mut upd_net, &mut opt, &batch, &cfg, &mut rng, p.threads);
+    let update_s = t.elapsed().as_secs_f64();
+    let samples = batch.len();
+    let update_rate = (samples * cfg.epochs) as f64 / update_s;
+
+    // Forward + backward only, one minibatch, plain Rust vs candle.
+    let mb = (samples / cfg.minibatches).max(1);
+    let xs = &batch.obs[..mb * dim];
+    let mut ws = Workspace::default();
+    let mut grad = vec![0f32; net.params.len()];
+    let dout = vec![1f32; mb * HEAD_OUTPUTS];
+    let t = Instant::now();
+    for _ in 0..p.repeats {
+        net.forward(xs, mb, &mut ws);
+        net.backward(xs, &mut ws, &dout, &mut grad);
+    }
+    let plain_s = t.elapsed().as_secs_f64();
+    let candle_s = candle_fwd_bwd(&net.sizes, xs, mb, p.repeats)?;
+    let per = (mb * p.repeats) as f64;
+
+    Ok(RlMeasured {
+        encoder: lenc.name().to_string(),
+        inputs: dim,
+        sizes: net.sizes.clone(),
+        parameters: net.params.len(),
+        rollout_s,
+        env_steps,
+        feature_us,
+        update_s,
+        samples,
+        update_rate,
+        minibatch: mb,
+        plain_s,
+        candle_s,
+        per,
+    })
+}
+
+/// What `bench agent` timed over its episodes.
+pub struct AgentTimes {
+    /// Time in the agent's `reset` and `act` (model wait included).
+    pub agent: std::time::Duration,
+    /// Time the agent waited for its model.
+    pub llm: std::time::Duration,
+    /// Wall time of the whole episodes.
+    pub episodes: std::time::Duration,
+    /// The longest episode.
+    pub worst_episode: std::time::Duration,
+    /// Environment steps played.
+    pub steps: u64,
+    /// Model calls of the agent.
+    pub calls: u64,
+    /// Total score.
+    pub score: u64,
+    /// CPU time of the process over the episodes, where the system reports it.
+    pub cpu_seconds: Option<f64>,
+}
+
+/// Why `bench agent` stopped: timings of an agent whose model is failing, or whose
+/// decisions were mostly not read, would measure the fallback, not the agent.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentBenchError {
+    /// A seat could not be built.
+    #[error(transparent)]
+    Seat(#[from] crate::runner::seats::SeatError),
+    /// A seat ended the run.
+    #[error(transparent)]
+    Agent(#[from] proagent_core::seat::AgentError),
+    /// Too many model calls failed.
+    #[error(
+        "episode seed {seed}: {failures} model calls failed after every retry (--max-llm-failures {limit}); last: {last}"
+    )]
+    ModelFailures {
+        /// The episode's seed.
+        seed: u64,
+        /// Calls that failed.
+        failures: u64,
+        /// The limit.
+        limit: u64,
+        /// The last failure.
+        last: String,
+    },
+    /// Too many of the agent's decisions were not read.
+    #[error("episode seed {seed}: {abort}")]
+    Unread {
+        /// The episode's seed.
+        seed: u64,
+        /// What the runner's rule says.
+        abort: proagent_core::EpisodeAbort,
+    },
+}
+
+/// `bench agent`: ProAgent (configuration `cfg`) in seat `seat` of classic Overcooked with
+/// `partner` in the other, one episode per seed, timing the agent's own work apart from its
+/// model wait; `limits` are the most failed model calls and the largest unread share of
+/// decisions an episode may have (the runner's rules).
+pub async fn agent(
+    game: &std::sync::Arc<Overcooked>,
+    factory: &crate::runner::seats::SeatFactory,
+    cfg: &proagent_agent::ProAgentConfig,
+    partner: &str,
+    seat: usize,
+    seeds: &[u64],
+    limits: (u64, f64),
+) -> Result<AgentTimes, AgentBenchError> {
+    use crate::runner::{seat_seed, unread_decisions};
+    use proagent_agent::{OvercookedGrounding, ProAgent};
+    use proagent_core::seat::{Observation, Seat};
+    use proagent_overcooked::env::Event;
+    use std::sync::Arc;
+    use std::time::Duration;
+    let (max_llm_failures, max_parse_failure_share) = limits;
+    let layout = Arc::clone(&game.layout);
+    let cpu0 = cpu_seconds();
+    let (mut agent_time, mut llm_time, mut episode_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let mut worst_episode = Duration::ZERO;
+    let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
+    for &seed in seeds {
+        let mut agent = ProAgent::<OvercookedGrounding>::new(cfg.clone());
+        let mut partner = factory.build(partner, &**game)?.seat;
+        let t_episode = Instant::now();
+        let t_reset = Instant::now();
+        agent.reset(game, seat, seat_seed(seed, seat));
+        let mut this_agent = t_reset.elapsed();
+        partner.reset(game, 1 - seat, seat_seed(seed, 1 - seat));
+        let mut state = layout.start_state();
+        let mut last_joint: Vec<Option<Action>> = Vec::new();
+        let mut last_events: [Option<Event>; 2] = [None, None];
+        for t in 0..game.horizon {
+            let mut joint = [Action::Stay; 2];
+            for (i, slot) in joint.iter_mut().enumerate() {
+                let obs = Observation {
+                    last_actions: &last_joint,
+                    last_events: &last_events,
+                    ..Observation::new(&**game, &state, i, t)
+                };
+                if i == seat {
+                    let t0 = Instant::now();
+                    *slot = agent.act(&obs).await?;
+                    this_agent += t0.elapsed();
+                    // Timings of an agent whose model is failing measure the fallback, not the agent.
+                    let failures = u64::from(agent.agent_metrics().llm_failures);
+                    if failures > max_llm_failures {
+                        let last = agent.last_llm_failure().unwrap_or_default();
+                        return Err(AgentBenchError::ModelFailures { seed, failures, limit: max_llm_failures, last });
+                    }
+                } else {
+                    *slot = partner.act(&obs).await?;
+                }
+            }
+            let out = layout.step(&mut state, joint);
+            score += out.reward as u64;
+            last_joint = joint.map(Some).to_vec();
+            last_events = out.events;
+        }
+        // Likewise an agent whose decisions were mostly not read (the runner's one rule).
+        let usage = agent.llm_usage();
+        if let Some(abort) = unread_decisions(&usage, max_parse_failure_share, game.horizon) {
+            return Err(AgentBenchError::Unread { seed, abort });
+        }
+        let this_episode = t_episode.elapsed();
+        worst_episode = worst_episode.max(this_episode);
+        episode_time += this_episode;
+        agent_time += this_agent;
+        llm_time += agent.llm_wait();
+        steps += game.horizon as u64;
+        calls = calls.saturating_add(u64::from(agent.agent_metrics().llm_calls));
+    }
+    let cpu_seconds = cpu0.zip(cpu_seconds()).map(|(a, b)| b - a);
+    let (agent, llm, episodes) = (agent_time, llm_time, episode_time);
+    Ok(AgentTimes { agent, llm, episodes, worst_episode, steps, calls, score, cpu_seconds })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
