@@ -9,7 +9,7 @@ use proagent::llm::{LanguageModel, Sampling};
 use proagent::qa::baseline::{self, Policy};
 use proagent::qa::data::{self, Dataset, Filter, Question};
 use proagent::qa::lint::{self, Kind};
-use proagent::qa::models::{BUILTIN_NAMES, Delayed, builtin_model};
+use proagent::qa::models::{BUILTIN_NAMES, builtin_model};
 use proagent::qa::prompt::Prompts;
 use proagent::qa::score::{self, Report};
 use proagent::qa::transcript::{self, Header, Line};
@@ -510,25 +510,9 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
     if a.concurrency == 0 || a.trials == 0 {
         bail!("--concurrency and --trials must be at least 1");
     }
-    let ds = data::embedded()?;
-    let prompts = Prompts::embedded()?;
-    let inner = match builtin_model(&a.model, &ds.questions, &prompts, 0) {
-        Some(m) if !a.model.starts_with("replay:") => m.map_err(|e| anyhow!("--model {}: {e}", a.model))?,
-        _ => bail!("bench qa takes a built-in model (oracle, random, random-original), not {:?}", a.model),
-    };
-    let model: Arc<dyn LanguageModel> = Arc::new(Delayed { inner, delay: Duration::from_millis(a.latency_ms) });
-    let cfg = RunConfig {
-        trials: a.trials,
-        concurrency: a.concurrency,
-        sampling: qa::default_sampling(),
-        mode: Mode::Default,
-        max_failures_in_a_row: None,
-    };
-    let t0 = Instant::now();
-    let records = runtime()?.block_on(qa::run(&ds.questions, &prompts, model, &cfg, &mut |_| Ok(())))?;
-    let secs = t0.elapsed().as_secs_f64();
-    let report = score::build_report(&a.model, &ds.questions, &records, a.trials, Mode::Default, None);
-    let requests = records.len();
+    let delay = Duration::from_millis(a.latency_ms);
+    let t = runtime()?.block_on(qa::bench(&a.model, delay, a.concurrency, a.trials))?;
+    let (requests, secs) = (t.requests, t.seconds);
     // With perfect overlap the run takes ceil(requests / concurrency) latencies.
     let ideal = (requests as f64 / a.concurrency as f64).ceil() * a.latency_ms as f64 / 1000.0;
     if a.json {
@@ -536,17 +520,17 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
             "{}",
             json!({"model": a.model, "latency_ms": a.latency_ms, "concurrency": a.concurrency, "trials": a.trials,
                    "requests": requests, "seconds": secs, "ideal_seconds": ideal, "requests_per_sec": requests as f64 / secs,
-                   "correct": report.correct})
+                   "correct": t.correct})
         );
     } else {
         println!(
             "{requests} requests ({} questions x {} trials) at {} ms latency, concurrency {}: {secs:.2} s (ideal {ideal:.1} s), {:.1} requests/s, {} correct",
-            ds.questions.len(),
+            t.questions,
             a.trials,
             a.latency_ms,
             a.concurrency,
             requests as f64 / secs,
-            report.correct
+            t.correct
         );
     }
     Ok(ExitCode::SUCCESS)
