@@ -4,17 +4,13 @@
 
 use super::agent_args::ProAgentArgs;
 use super::common::{EpisodeArgs, JsonArg, load_layout};
-use anyhow::{Context, Result, bail};
-use proagent::agent::{OvercookedGrounding, ProAgent};
-use proagent::env::{Action, Event};
+use anyhow::{Context, Result};
 use proagent::overcooked_game::Overcooked;
 use proagent::runner::seats::SeatFactory;
-use proagent::runner::{seat_seed, unread_decisions};
-use proagent::seat::{Observation, Seat};
 use serde_json::json;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct AgentBenchArgs {
@@ -46,67 +42,12 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
     factory.check(&a.partner, &*game, 1 - seat).context("--partner")?;
     let cfg = factory.config_of("proagent", &*game)?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let limits = (a.proagent.max_llm_failures, a.proagent.max_parse_failure_share);
+    let seeds: Vec<u64> = (0..a.run.episodes).map(|e| a.run.seed_of(e)).collect();
+    let t = rt.block_on(proagent_eval::bench::agent(&game, &factory, &cfg, &a.partner, seat, &seeds, limits))?;
     let layout = Arc::clone(&game.layout);
-    let cpu0 = process_cpu_seconds();
-    let (mut agent_time, mut llm_time, mut episode_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    let mut worst_episode = Duration::ZERO;
-    let (mut steps, mut calls, mut score) = (0u64, 0u64, 0u64);
-    for e in 0..a.run.episodes {
-        let seed = a.run.seed_of(e);
-        let mut agent = ProAgent::<OvercookedGrounding>::new(cfg.clone());
-        let mut partner = factory.build(&a.partner, &*game)?.seat;
-        let t_episode = Instant::now();
-        let t_reset = Instant::now();
-        agent.reset(&game, seat, seat_seed(seed, seat));
-        let mut this_agent = t_reset.elapsed();
-        partner.reset(&game, 1 - seat, seat_seed(seed, 1 - seat));
-        let mut state = layout.start_state();
-        let mut last_joint: Vec<Option<Action>> = Vec::new();
-        let mut last_events: [Option<Event>; 2] = [None, None];
-        for t in 0..a.run.horizon {
-            let mut joint = [Action::Stay; 2];
-            for (i, slot) in joint.iter_mut().enumerate() {
-                let obs = Observation {
-                    last_actions: &last_joint,
-                    last_events: &last_events,
-                    ..Observation::new(&*game, &state, i, t)
-                };
-                if i == seat {
-                    let t0 = Instant::now();
-                    *slot = rt.block_on(agent.act(&obs))?;
-                    this_agent += t0.elapsed();
-                    // Timings of an agent whose model is failing measure the fallback, not the agent.
-                    let failures = u64::from(agent.agent_metrics().llm_failures);
-                    if failures > a.proagent.max_llm_failures {
-                        bail!(
-                            "episode seed {seed}: {failures} model calls failed after every retry (--max-llm-failures {}); last: {}",
-                            a.proagent.max_llm_failures,
-                            agent.last_llm_failure().unwrap_or_default()
-                        );
-                    }
-                } else {
-                    *slot = rt.block_on(partner.act(&obs))?;
-                }
-            }
-            let out = layout.step(&mut state, joint);
-            score += out.reward as u64;
-            last_joint = joint.map(Some).to_vec();
-            last_events = out.events;
-        }
-        // Likewise an agent whose decisions were mostly not read (the runner's one rule).
-        let usage = agent.llm_usage();
-        if let Some(abort) = unread_decisions(&usage, a.proagent.max_parse_failure_share, a.run.horizon) {
-            bail!("episode seed {seed}: {abort}");
-        }
-        let this_episode = t_episode.elapsed();
-        worst_episode = worst_episode.max(this_episode);
-        episode_time += this_episode;
-        agent_time += this_agent;
-        llm_time += agent.llm_wait();
-        steps += a.run.horizon as u64;
-        calls = calls.saturating_add(u64::from(agent.agent_metrics().llm_calls));
-    }
-    let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
+    let (agent_time, llm_time, episode_time, worst_episode) = (t.agent, t.llm, t.episodes, t.worst_episode);
+    let (steps, calls, score, cpu) = (t.steps, t.calls, t.score, t.cpu_seconds);
     let n = a.run.episodes as f64;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let per_step_excl = us(agent_time.saturating_sub(llm_time)) / steps as f64;
@@ -144,17 +85,4 @@ pub fn run(a: AgentBenchArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// User + system CPU time of this process so far (Linux `/proc/self/stat`), if available.
-/// Wall-clock figures suffer when other work shares the machine; this one does not.
-fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may contain spaces).
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    // The kernel's USER_HZ is 100 on every mainstream Linux configuration.
-    Some((utime + stime) / 100.0)
 }

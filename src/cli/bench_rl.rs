@@ -6,19 +6,11 @@
 
 use super::common::V2Args;
 use anyhow::{Context, Result, bail};
-use candle_core::{DType, Device, Tensor, Var};
 use proagent::rl::RlGame;
-use proagent::rl::net::{HEAD_OUTPUTS, Net, Workspace};
-use proagent::rl::obs::Encode;
-use proagent::rl::ppo::{PpoConfig, update};
-use proagent::rl::rollout::{EnvSlot, SeatPolicy, collect_parallel};
-use proagent::rl::train::to_batch;
+use proagent_eval::bench as timed;
 use proagent_eval::games::{AnyGame, GameOptions};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct RlBenchArgs {
@@ -54,37 +46,6 @@ pub struct RlBenchArgs {
     v2: V2Args,
 }
 
-/// candle: the same MLP (ReLU trunk, 7 outputs), forward + backward of Σ c·out.
-fn candle_fwd_bwd(sizes: &[usize], x: &[f32], batch: usize, repeats: usize) -> candle_core::Result<f64> {
-    let dev = Device::Cpu;
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let mut params = Vec::new();
-    for w in sizes.windows(2) {
-        let (i, o) = (w[0], w[1]);
-        let lim = (6.0 / (i + o) as f64).sqrt() as f32;
-        let v: Vec<f32> = (0..i * o).map(|_| rand::Rng::random_range(&mut rng, -lim..lim)).collect();
-        params.push(Var::from_tensor(&Tensor::from_vec(v, (o, i), &dev)?)?);
-        params.push(Var::from_tensor(&Tensor::zeros(o, DType::F32, &dev)?)?);
-    }
-    let xt = Tensor::from_slice(x, (batch, sizes[0]), &dev)?;
-    let coef = Tensor::ones((batch, HEAD_OUTPUTS), DType::F32, &dev)?;
-    let layers = sizes.len() - 1;
-    let t = Instant::now();
-    for _ in 0..repeats {
-        let mut h = xt.clone();
-        for k in 0..layers {
-            h = h.matmul(&params[2 * k].as_tensor().t()?)?.broadcast_add(params[2 * k + 1].as_tensor())?;
-            if k + 1 < layers {
-                h = h.relu()?;
-            }
-        }
-        let loss = (h * &coef)?.sum_all()?;
-        let grads = loss.backward()?;
-        std::hint::black_box(grads.get(params[0].as_tensor()).map(|g| g.dims().len()));
-    }
-    Ok(t.elapsed().as_secs_f64())
-}
-
 pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
     if proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_none() {
         a.v2.require_v2(&a.layout)?;
@@ -109,72 +70,19 @@ fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {
     if a.hidden.is_empty() || a.hidden.iter().any(|&h| h == 0 || h > 4096) {
         bail!("--hidden takes widths between 1 and 4096");
     }
-    let cfg = proagent::rl::TrainConfig {
+    let params = timed::RlBench {
         envs: a.envs,
         horizon: a.horizon,
         hidden: a.hidden.clone(),
-        encoder: G::ENCODERS[0].to_string(),
+        epochs: a.epochs,
+        minibatches: a.minibatches,
         threads: a.threads,
-        ..proagent::rl::TrainConfig::new(proagent::rl::Algo::Sp, 0)
+        repeats: a.repeats,
     };
-    let lenc = proagent::rl::train::run_encoder(game, &cfg)?;
-    let dim = lenc.dim();
-    let budget = cfg.memory_estimate(dim);
-    if budget > proagent::rl::train::MAX_TRAIN_BYTES {
-        bail!("these flags would allocate about {} (docs/limits.md)", proagent::limits::human_bytes(budget));
-    }
-    let net = Net::new(dim, &a.hidden, 7);
-    let both = [SeatPolicy { net: 0, record: true }; 2];
-    let mut slots: Vec<EnvSlot> = (0..a.envs)
-        .map(|e| EnvSlot {
-            seats: both,
-            rng: ChaCha8Rng::seed_from_u64(e as u64),
-            chance: ChaCha8Rng::seed_from_u64(e as u64 + 1_000_000),
-            own_shaping: false,
-        })
-        .collect();
-
-    let t = Instant::now();
-    let r = collect_parallel(game, &lenc, &[&net], &mut slots, a.horizon, 1.0, a.threads);
-    let rollout_s = t.elapsed().as_secs_f64();
-    let env_steps = (a.envs * a.horizon) as f64;
-
-    // The features alone, for the split of rollout time.
-    let mut x = vec![0f32; dim];
-    let state = game.initial_state(&mut ChaCha8Rng::seed_from_u64(0));
-    let t = Instant::now();
-    let n_feat = 20_000;
-    for i in 0..n_feat {
-        lenc.encode(game.view(&state, i & 1), i & 1, &mut x);
-    }
-    let feature_us = t.elapsed().as_secs_f64() * 1e6 / n_feat as f64;
-
-    let cfg = PpoConfig { epochs: a.epochs, minibatches: a.minibatches, ..PpoConfig::default() };
-    let batch = to_batch(&r, cfg.gamma as f32, cfg.lambda as f32);
-    let mut upd_net = net.clone();
-    let mut opt = proagent::rl::net::Adam::new(net.params.len());
-    let mut rng = ChaCha8Rng::seed_from_u64(2);
-    let t = Instant::now();
-    update(&mut upd_net, &mut opt, &batch, &cfg, &mut rng, a.threads);
-    let update_s = t.elapsed().as_secs_f64();
-    let samples = batch.len();
-    let update_rate = (samples * cfg.epochs) as f64 / update_s;
-
-    // Forward + backward only, one minibatch, plain Rust vs candle.
-    let mb = (samples / cfg.minibatches).max(1);
-    let xs = &batch.obs[..mb * dim];
-    let mut ws = Workspace::default();
-    let mut grad = vec![0f32; net.params.len()];
-    let dout = vec![1f32; mb * HEAD_OUTPUTS];
-    let t = Instant::now();
-    for _ in 0..a.repeats {
-        net.forward(xs, mb, &mut ws);
-        net.backward(xs, &mut ws, &dout, &mut grad);
-    }
-    let plain_s = t.elapsed().as_secs_f64();
-    let candle_s = candle_fwd_bwd(&net.sizes, xs, mb, a.repeats).context("candle forward/backward")?;
-    let per = (mb * a.repeats) as f64;
-
+    let m = timed::rl(game, &params)?;
+    let (rollout_s, env_steps, feature_us, update_s, samples, update_rate) =
+        (m.rollout_s, m.env_steps, m.feature_us, m.update_s, m.samples, m.update_rate);
+    let (mb, plain_s, candle_s, per, dim) = (m.minibatch, m.plain_s, m.candle_s, m.per, m.inputs);
     let rollout_rate = env_steps / rollout_s;
     // Env steps per second of training as a whole (each env step gives two samples in self-play).
     let per_step = rollout_s / env_steps + update_s / env_steps;
@@ -182,11 +90,11 @@ fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {
         println!(
             "{}",
             json!({
-                "layout": game.spec(), "encoder": lenc.name(), "inputs": dim, "envs": a.envs, "horizon": a.horizon, "hidden": a.hidden, "threads": a.threads,
-                "parameters": net.params.len(),
+                "layout": game.spec(), "encoder": m.encoder, "inputs": dim, "envs": a.envs, "horizon": a.horizon, "hidden": a.hidden, "threads": a.threads,
+                "parameters": m.parameters,
                 "rollout_env_steps_per_s": rollout_rate.round(), "feature_us": feature_us,
-                "update_samples_per_s": update_rate.round(), "samples": samples, "epochs": cfg.epochs,
-                "minibatches": cfg.minibatches, "selfplay_env_steps_per_s": (1.0 / per_step).round(),
+                "update_samples_per_s": update_rate.round(), "samples": samples, "epochs": a.epochs,
+                "minibatches": a.minibatches, "selfplay_env_steps_per_s": (1.0 / per_step).round(),
                 "minibatch": mb, "plain_fwd_bwd_samples_per_s": (per / plain_s).round(),
                 "candle_fwd_bwd_samples_per_s": (per / candle_s).round(),
             })
@@ -195,9 +103,9 @@ fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {
         println!(
             "{} · {} · MLP {:?} ({} parameters) · {} envs × {} steps · {} thread(s)",
             game.spec(),
-            lenc.name(),
-            net.sizes,
-            net.params.len(),
+            m.encoder,
+            m.sizes,
+            m.parameters,
             a.envs,
             a.horizon,
             a.threads
@@ -208,7 +116,7 @@ fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {
         );
         println!(
             "update:  {update_rate:.0} samples/s ({} samples × {} epochs in {update_s:.2} s, {} minibatches)",
-            samples, cfg.epochs, cfg.minibatches
+            samples, a.epochs, a.minibatches
         );
         println!("self-play training overall: {:.0} env steps/s", 1.0 / per_step);
         println!(

@@ -9,7 +9,7 @@ use proagent::llm::{LanguageModel, Sampling};
 use proagent::qa::baseline::{self, Policy};
 use proagent::qa::data::{self, Dataset, Filter, Question};
 use proagent::qa::lint::{self, Kind};
-use proagent::qa::models::{BUILTIN_NAMES, Delayed, builtin_model};
+use proagent::qa::models::{BUILTIN_NAMES, builtin_model};
 use proagent::qa::prompt::Prompts;
 use proagent::qa::score::{self, Report};
 use proagent::qa::transcript::{self, Header, Line};
@@ -466,32 +466,7 @@ fn run_baseline(a: BaselineArgs) -> Result<ExitCode> {
     }
     let ds = load_dataset(a.data.data.as_deref())?;
     let (qs, filter) = select(&ds, a.data.filter.as_deref())?;
-    let mut rows = Vec::new();
-    for (policy, mode, label) in [
-        (Policy::Uniform, Mode::Default, "random (uniform over printed options), default scoring"),
-        (Policy::Uniform, Mode::Compat, "random (uniform over printed options), compat scoring"),
-        (Policy::Original, Mode::Compat, "random-original (the original's baseline), compat scoring"),
-        (Policy::Original, Mode::Default, "random-original, default scoring"),
-    ] {
-        let (cats, all) = baseline::by_category(&qs, |q| baseline::expected(q, policy, mode));
-        let samples = baseline::sample(&qs, policy, mode, a.samples, a.seed);
-        let stat = |j: usize| baseline::mean_se(&samples.iter().map(|s| s[j]).collect::<Vec<_>>());
-        let sampled: Vec<(f64, f64)> = (0..4).map(stat).collect();
-        rows.push(json!({
-            "label": label, "policy": policy, "mode": mode,
-            "exact": {"EC": cats[0], "ToM": cats[1], "JP": cats[2], "all": all},
-            "sampled": {
-                "trials": a.samples, "seed": a.seed,
-                "EC": sampled[0].0, "ToM": sampled[1].0, "JP": sampled[2].0, "all": sampled[3].0,
-                "stderr": {"EC": sampled[0].1, "ToM": sampled[1].1, "JP": sampled[2].1, "all": sampled[3].1},
-            }
-        }));
-    }
-    let (pub_cats, pub_all) = baseline::by_category(&qs, baseline::published_convention);
-    let published = json!({
-        "label": "SOURCE.md's table convention: accepted letters / printed options (keys taken at face value)",
-        "exact": {"EC": pub_cats[0], "ToM": pub_cats[1], "JP": pub_cats[2], "all": pub_all}
-    });
+    let (rows, published) = baseline::table(&qs, a.samples, a.seed);
     if a.json {
         println!(
             "{}",
@@ -535,25 +510,9 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
     if a.concurrency == 0 || a.trials == 0 {
         bail!("--concurrency and --trials must be at least 1");
     }
-    let ds = data::embedded()?;
-    let prompts = Prompts::embedded()?;
-    let inner = match builtin_model(&a.model, &ds.questions, &prompts, 0) {
-        Some(m) if !a.model.starts_with("replay:") => m.map_err(|e| anyhow!("--model {}: {e}", a.model))?,
-        _ => bail!("bench qa takes a built-in model (oracle, random, random-original), not {:?}", a.model),
-    };
-    let model: Arc<dyn LanguageModel> = Arc::new(Delayed { inner, delay: Duration::from_millis(a.latency_ms) });
-    let cfg = RunConfig {
-        trials: a.trials,
-        concurrency: a.concurrency,
-        sampling: qa::default_sampling(),
-        mode: Mode::Default,
-        max_failures_in_a_row: None,
-    };
-    let t0 = Instant::now();
-    let records = runtime()?.block_on(qa::run(&ds.questions, &prompts, model, &cfg, &mut |_| Ok(())))?;
-    let secs = t0.elapsed().as_secs_f64();
-    let report = score::build_report(&a.model, &ds.questions, &records, a.trials, Mode::Default, None);
-    let requests = records.len();
+    let delay = Duration::from_millis(a.latency_ms);
+    let t = runtime()?.block_on(qa::bench(&a.model, delay, a.concurrency, a.trials))?;
+    let (requests, secs) = (t.requests, t.seconds);
     // With perfect overlap the run takes ceil(requests / concurrency) latencies.
     let ideal = (requests as f64 / a.concurrency as f64).ceil() * a.latency_ms as f64 / 1000.0;
     if a.json {
@@ -561,17 +520,17 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
             "{}",
             json!({"model": a.model, "latency_ms": a.latency_ms, "concurrency": a.concurrency, "trials": a.trials,
                    "requests": requests, "seconds": secs, "ideal_seconds": ideal, "requests_per_sec": requests as f64 / secs,
-                   "correct": report.correct})
+                   "correct": t.correct})
         );
     } else {
         println!(
             "{requests} requests ({} questions x {} trials) at {} ms latency, concurrency {}: {secs:.2} s (ideal {ideal:.1} s), {:.1} requests/s, {} correct",
-            ds.questions.len(),
+            t.questions,
             a.trials,
             a.latency_ms,
             a.concurrency,
             requests as f64 / secs,
-            report.correct
+            t.correct
         );
     }
     Ok(ExitCode::SUCCESS)

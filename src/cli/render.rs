@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use proagent::runner::files::read_episode_file;
-use proagent_view::board::{CELL_RANGE, DEFAULT_CELL};
+use proagent_view::board::{CELL_RANGE, DEFAULT_CELL, Format};
 use proagent_web::view::EpisodeView;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,21 +43,8 @@ pub struct RenderArgs {
     view: Option<usize>,
 }
 
-enum Format {
-    Svg,
-    Png,
-    Gif,
-}
-
 pub fn run(a: RenderArgs) -> Result<ExitCode> {
-    let name = a.out.display().to_string().to_ascii_lowercase();
-    let format = if name.ends_with(".svg") {
-        Format::Svg
-    } else if name.ends_with(".png") {
-        Format::Png
-    } else if name.ends_with(".gif") {
-        Format::Gif
-    } else {
+    let Some(format) = Format::of(&a.out) else {
         bail!("--out {}: the extension must be .svg, .png or .gif", a.out.display());
     };
     if !(CELL_RANGE.0..=CELL_RANGE.1).contains(&a.cell) {

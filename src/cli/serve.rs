@@ -1,10 +1,8 @@
 //! `proagent serve`: the browser viewer and human play (see docs/viewer.md).
 
 use anyhow::{Context, Result, bail};
-use proagent::agent::ModelSpec;
-use proagent::runner::seats::ProAgentSeat;
 use proagent_web::ServeConfig;
-use proagent_web::play::{DEFAULT_STEP_MS, GameModel, PlayConfig, PlayLimits, STEP_MS_RANGE};
+use proagent_web::play::{DEFAULT_STEP_MS, PlayConfig, PlayLimits, STEP_MS_RANGE};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -94,7 +92,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         proagent::env::DEFAULT_HORIZON,
     );
     seat.config(&game)?;
-    let models = offered_models(a.proagent.llm.model.trim(), &seat);
+    let models = proagent_web::offered_models(a.proagent.llm.model.trim(), &seat);
     let mut limits = proagent_web::ServeLimits::default();
     limits.conn.max_connections = a.max_connections as usize;
     limits.keep_budget = a.keep_budget << 20;
@@ -129,39 +127,4 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The models the Play tab offers a `proagent` seat: the one `--model` names first (the
-/// default), then the rule-based stand-in when that is another model (offered once:
-/// `scripted` is its old name).
-fn offered_models(name: &str, seat: &ProAgentSeat) -> Vec<GameModel> {
-    let mut models = vec![GameModel { name: name.to_string(), seat: seat.clone() }];
-    if !proagent::llm::is_stand_in(name) {
-        let model = ModelSpec::new(proagent::llm::STAND_IN);
-        models.push(GameModel {
-            name: proagent::llm::STAND_IN.into(),
-            seat: ProAgentSeat {
-                label: proagent::agent::config::label(&seat.settings, &model),
-                settings: seat.settings.clone(),
-                model,
-            },
-        });
-    }
-    models
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_stand_in_is_offered_once_under_its_name() {
-        let names =
-            |m: &str| -> Vec<String> { offered_models(m, &ProAgentSeat::new(m)).into_iter().map(|g| g.name).collect() };
-        assert_eq!(names(proagent::llm::STAND_IN), ["rule-based"]);
-        assert_eq!(names("scripted"), ["scripted"], "the old name is the stand-in too");
-        assert_eq!(names("gpt-4o"), ["gpt-4o", "rule-based"]);
-        let served = offered_models("gpt-4o", &ProAgentSeat::new("gpt-4o"));
-        assert!(served[1].seat.label.contains("rule-based"), "{}", served[1].seat.label);
-    }
 }

@@ -5,7 +5,9 @@
 //! - there is no import loop between the modules of any crate, at any depth;
 //! - the games are pure: no file, network, clock or async runtime in the game crates;
 //! - library crates use typed errors (no `anyhow`, no `Result<_, String>`) and warn on
-//!   missing docs.
+//!   missing docs;
+//! - the binary stays thin: `src/` (argument parsing and printing) holds at most
+//!   [`MAX_SRC_LINES`] lines of Rust.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -31,6 +33,10 @@ const LAYERS: &[(&str, u8)] = &[
     ("proagent", 7),
     ("proagent-py", 8),
 ];
+
+/// The most lines of Rust in `src/` (the binary: argument parsing and printing); run logic,
+/// drawing and servers belong in the library crates.
+const MAX_SRC_LINES: usize = 6_000;
 
 /// The game crates, which must stay free of I/O, clocks and async runtimes.
 const GAMES: &[&str] = &["crates/overcooked", "crates/overcooked-v2", "crates/hanabi", "crates/collab", "crates/lever"];
@@ -458,4 +464,15 @@ fn library_crates_use_typed_errors_and_document_everything() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_binary_stays_thin() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let lines: usize = files.iter().map(|f| std::fs::read_to_string(f).unwrap().lines().count()).sum();
+    assert!(
+        lines <= MAX_SRC_LINES,
+        "src/ holds {lines} lines of Rust (at most {MAX_SRC_LINES}): move run logic into a library crate"
+    );
 }

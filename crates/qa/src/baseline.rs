@@ -117,3 +117,38 @@ pub fn mean_se(values: &[f64]) -> (f64, f64) {
     let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
     (mean, var.sqrt() / n.sqrt())
 }
+
+/// The random baselines of `qa baseline`, one JSON row per (policy, scoring) pair: its
+/// label, policy and mode, the exact expectation per category and overall, and the mean and
+/// standard error of `trials` sampled runs from `seed`. Then the published table's
+/// convention (accepted letters over printed options), exact only.
+pub fn table(questions: &[Question], trials: u32, seed: u64) -> (Vec<serde_json::Value>, serde_json::Value) {
+    use serde_json::json;
+    let mut rows = Vec::new();
+    for (policy, mode, label) in [
+        (Policy::Uniform, Mode::Default, "random (uniform over printed options), default scoring"),
+        (Policy::Uniform, Mode::Compat, "random (uniform over printed options), compat scoring"),
+        (Policy::Original, Mode::Compat, "random-original (the original's baseline), compat scoring"),
+        (Policy::Original, Mode::Default, "random-original, default scoring"),
+    ] {
+        let (cats, all) = by_category(questions, |q| expected(q, policy, mode));
+        let samples = sample(questions, policy, mode, trials, seed);
+        let stat = |j: usize| mean_se(&samples.iter().map(|s| s[j]).collect::<Vec<_>>());
+        let sampled: Vec<(f64, f64)> = (0..4).map(stat).collect();
+        rows.push(json!({
+            "label": label, "policy": policy, "mode": mode,
+            "exact": {"EC": cats[0], "ToM": cats[1], "JP": cats[2], "all": all},
+            "sampled": {
+                "trials": trials, "seed": seed,
+                "EC": sampled[0].0, "ToM": sampled[1].0, "JP": sampled[2].0, "all": sampled[3].0,
+                "stderr": {"EC": sampled[0].1, "ToM": sampled[1].1, "JP": sampled[2].1, "all": sampled[3].1},
+            }
+        }));
+    }
+    let (pub_cats, pub_all) = by_category(questions, published_convention);
+    let published = json!({
+        "label": "SOURCE.md's table convention: accepted letters / printed options (keys taken at face value)",
+        "exact": {"EC": pub_cats[0], "ToM": pub_cats[1], "JP": pub_cats[2], "all": pub_all}
+    });
+    (rows, published)
+}

@@ -234,3 +234,64 @@ pub async fn run(
     out.sort_by_key(|x| (x.row, x.category, x.trial));
     Ok(out)
 }
+
+/// What [`bench`] measured: `requests` answers of a built-in model behind a fixed latency.
+pub struct Throughput {
+    /// Questions asked.
+    pub questions: usize,
+    /// Requests made (questions × trials).
+    pub requests: usize,
+    /// Wall time of the run.
+    pub seconds: f64,
+    /// Answers scored correct.
+    pub correct: usize,
+}
+
+/// Why [`bench`] could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The model is not a built-in one.
+    #[error("bench qa takes a built-in model (oracle, random, random-original), not {0:?}")]
+    NotBuiltIn(String),
+    /// The built-in model could not be made.
+    #[error("--model {0}: {1}")]
+    Model(String, models::ModelError),
+    /// The embedded data did not load.
+    #[error(transparent)]
+    Data(#[from] data::DataError),
+    /// The embedded prompts did not load.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The run failed.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// `bench qa`: the runner's throughput on the embedded questions, each asked `trials` times
+/// with `concurrency` requests in flight, against the built-in `model` behind `latency`.
+pub async fn bench(
+    model: &str,
+    latency: std::time::Duration,
+    concurrency: usize,
+    trials: u32,
+) -> Result<Throughput, BenchError> {
+    let ds = data::embedded()?;
+    let prompts = Prompts::embedded()?;
+    let inner = match models::builtin_model(model, &ds.questions, &prompts, 0) {
+        Some(m) if !model.starts_with("replay:") => m.map_err(|e| BenchError::Model(model.to_string(), e))?,
+        _ => return Err(BenchError::NotBuiltIn(model.to_string())),
+    };
+    let delayed: Arc<dyn LanguageModel> = Arc::new(models::Delayed { inner, delay: latency });
+    let cfg = RunConfig {
+        trials,
+        concurrency,
+        sampling: default_sampling(),
+        mode: Mode::Default,
+        max_failures_in_a_row: None,
+    };
+    let t0 = Instant::now();
+    let records = run(&ds.questions, &prompts, delayed, &cfg, &mut |_| Ok(())).await?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let report = score::build_report(model, &ds.questions, &records, trials, Mode::Default, None);
+    Ok(Throughput { questions: ds.questions.len(), requests: records.len(), seconds, correct: report.correct })
+}

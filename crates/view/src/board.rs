@@ -21,6 +21,27 @@ use proagent_overcooked_v2::env::{self as v2, Item, PotPhase, Recipe, Tile as V2
 use proagent_overcooked_v2::game::OvercookedV2;
 use std::path::Path;
 
+/// The picture formats, by file extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One frame as SVG (`.svg`).
+    Svg,
+    /// One frame as PNG (`.png`).
+    Png,
+    /// Frames as an animated GIF (`.gif`).
+    Gif,
+}
+
+impl Format {
+    /// The format a file name asks for by its extension (any case); `None` for another one.
+    pub fn of(path: &Path) -> Option<Format> {
+        let name = path.display().to_string().to_ascii_lowercase();
+        [(".svg", Format::Svg), (".png", Format::Png), (".gif", Format::Gif)]
+            .into_iter()
+            .find_map(|(ext, f)| name.ends_with(ext).then_some(f))
+    }
+}
+
 /// Pixels per grid cell unless asked otherwise.
 pub const DEFAULT_CELL: u32 = 48;
 /// Smallest and largest cell size accepted (a 20×20 grid at the largest is 2,560 px wide).

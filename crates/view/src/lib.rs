@@ -1,7 +1,8 @@
 //! proagent-view: how every game looks. One drawing interface ([`board::Board`]) with the
 //! frame drawn around it once (status line, hand-over marks, one player's view), implemented
 //! for classic Overcooked and OvercookedV2 ([`board`]), Hanabi ([`table`]) and the maze games
-//! CollabCapture and CollabEscape ([`rooms`]), and the encoders of a frame or an episode as
+//! CollabCapture and CollabEscape ([`rooms`]), the text side panel of a printed board
+//! ([`panel`]), and the encoders of a frame or an episode as
 //! SVG, PNG and animated GIF.
 //!
 //! Guarantees: pure (no I/O beyond writing the encoded bytes to the file asked for) and
@@ -13,6 +14,7 @@
 
 pub mod board;
 pub mod lever;
+pub mod panel;
 pub mod rooms;
 pub mod table;
 

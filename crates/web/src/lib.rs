@@ -22,6 +22,7 @@ pub mod play;
 pub mod view;
 
 pub use api::{ServeConfig, ServeError, ServeLimits, router};
+use proagent_eval::runner::seats::ProAgentSeat;
 pub use proagent_listen::ConnLimits;
 
 /// Serves the app on `listener` until the future `shutdown` completes.
@@ -45,4 +46,39 @@ pub enum WebError {
     /// The listener failed.
     #[error("serving: {0}")]
     Io(std::io::Error),
+}
+
+/// The models the Play tab offers a `proagent` seat: the one `--model` names first (the
+/// default), then the rule-based stand-in when that is another model (offered once:
+/// `scripted` is its old name).
+pub fn offered_models(name: &str, seat: &ProAgentSeat) -> Vec<play::GameModel> {
+    let mut models = vec![play::GameModel { name: name.to_string(), seat: seat.clone() }];
+    if !proagent_llm::is_stand_in(name) {
+        let model = proagent_llm::ModelSpec::new(proagent_llm::STAND_IN);
+        models.push(play::GameModel {
+            name: proagent_llm::STAND_IN.into(),
+            seat: ProAgentSeat {
+                label: proagent_agent::config::label(&seat.settings, &model),
+                settings: seat.settings.clone(),
+                model,
+            },
+        });
+    }
+    models
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stand_in_is_offered_once_under_its_name() {
+        let names =
+            |m: &str| -> Vec<String> { offered_models(m, &ProAgentSeat::new(m)).into_iter().map(|g| g.name).collect() };
+        assert_eq!(names(proagent_llm::STAND_IN), ["rule-based"]);
+        assert_eq!(names("scripted"), ["scripted"], "the old name is the stand-in too");
+        assert_eq!(names("gpt-4o"), ["gpt-4o", "rule-based"]);
+        let served = offered_models("gpt-4o", &ProAgentSeat::new("gpt-4o"));
+        assert!(served[1].seat.label.contains("rule-based"), "{}", served[1].seat.label);
+    }
 }
