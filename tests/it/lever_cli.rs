@@ -153,7 +153,7 @@ fn the_viewer_opens_a_lever_transcript_and_draws_every_frame() {
         .output()
         .unwrap());
     let f = proagent::runner::files::read_episode_file(&t).unwrap();
-    let view = proagent::web::view::EpisodeView::new("lever".into(), f, 0).unwrap();
+    let view = proagent_web::view::EpisodeView::new("lever".into(), f, 0).unwrap();
     assert_eq!(view.frames(), 4);
     let frames: Vec<String> = (0..view.frames()).map(|k| view.svg(k, true, None, 24).unwrap()).collect();
     assert!(frames.iter().all(|s| s.starts_with("<svg")));
