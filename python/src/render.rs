@@ -1,5 +1,5 @@
 //! Pictures of a state as RGB arrays (Gymnasium's `render_mode="rgb_array"`), drawn by the
-//! viewer's one drawing routine (`web::board::draw`) for every game it draws.
+//! viewer's one drawing routine (`proagent_view::board::draw`) for every game it draws.
 
 use plotters::prelude::*;
 use proagent_view::board::{Board, Overlay, draw, frame_size};
@@ -7,7 +7,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 /// A board of any game the viewer draws, `cell` pixels per grid cell: (pixels, height,
-/// width). The viewer's one drawing routine (`web::board::draw`) makes it.
+/// width). The viewer's one drawing routine (`proagent_view::board::draw`) makes it.
 pub fn board_rgb<G: Board>(game: &G, state: &G::State, cell: u32) -> PyResult<(Vec<u8>, usize, usize)> {
     let (w, h) = frame_size(game, cell, false);
     let mut buf = vec![0u8; (w * h * 3) as usize];
