@@ -7,7 +7,6 @@
 //! the original) and never draws from the [`Chance`] (the thief is deterministic).
 
 use crate::game_core::{MazeAction, MazeCore, MazeRules, maze_game};
-use crate::load::CollabGame;
 use crate::maze::{CatchRule, Flee, GameKind, Maze, Room};
 use proagent_core::Chance;
 use serde::Serialize;
@@ -296,13 +295,6 @@ impl MazeRules for Capture {
 
     fn core(&self) -> &MazeCore {
         &self.core
-    }
-
-    fn from_collab(game: CollabGame) -> Option<Capture> {
-        match game {
-            CollabGame::Capture(g) => Some(g),
-            _ => None,
-        }
     }
 
     fn start(&self) -> CaptureState {

@@ -9,7 +9,6 @@
 //! apply, so a recorded stream of picks replays an episode.
 
 use crate::game_core::{MazeAction, MazeCore, MazeRules, maze_game};
-use crate::load::CollabGame;
 use crate::maze::{GameKind, MAX_GENERATORS, Maze, Room};
 use proagent_core::Chance;
 use serde::Serialize;
@@ -288,13 +287,6 @@ impl MazeRules for Escape {
 
     fn core(&self) -> &MazeCore {
         &self.core
-    }
-
-    fn from_collab(game: CollabGame) -> Option<Escape> {
-        match game {
-            CollabGame::Escape(g) => Some(g),
-            _ => None,
-        }
     }
 
     fn start(&self) -> EscapeState {

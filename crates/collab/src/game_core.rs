@@ -9,7 +9,6 @@
 //! (what its action does, its adversary, its end, its counters, its JSON) are only in its
 //! [`MazeRules`] implementation.
 
-use crate::load::CollabGame;
 use crate::maze::{ExitTable, Maze, Room};
 use proagent_core::Chance;
 use serde::Serialize;
@@ -94,8 +93,6 @@ pub trait MazeRules: Clone + Send + Sync + 'static {
 
     /// The maze, its name and its exits.
     fn core(&self) -> &MazeCore;
-    /// This game out of a loaded maze game (`None`: it is the other game).
-    fn from_collab(game: CollabGame) -> Option<Self>;
     /// The state at the start.
     fn start(&self) -> Self::State;
     /// The players' rooms.

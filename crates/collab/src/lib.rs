@@ -26,5 +26,5 @@ pub use escape::{
     Escape, EscapeAction, EscapeEvent, EscapeOutcome, EscapeResult, EscapeState, EscapeTally, KillerPlan,
 };
 pub use game_core::{MazeAction, MazeCore, MazeRules};
-pub use load::{CollabGame, LoadError, load, load_capture, load_escape, load_in, load_maze_in};
+pub use load::{CollabGame, FromCollab, LoadError, load, load_capture, load_escape, load_in, load_maze_in};
 pub use maze::{CatchRule, Flee, GameKind, Maze, MazeError, Room};

@@ -60,6 +60,30 @@ pub enum CollabGame {
     Escape(Escape),
 }
 
+/// A maze game taken out of a loaded [`CollabGame`].
+pub trait FromCollab: Sized {
+    /// This game (`None`: the loaded game is the other one).
+    fn from_collab(game: CollabGame) -> Option<Self>;
+}
+
+impl FromCollab for Capture {
+    fn from_collab(game: CollabGame) -> Option<Capture> {
+        match game {
+            CollabGame::Capture(g) => Some(g),
+            CollabGame::Escape(_) => None,
+        }
+    }
+}
+
+impl FromCollab for Escape {
+    fn from_collab(game: CollabGame) -> Option<Escape> {
+        match game {
+            CollabGame::Escape(g) => Some(g),
+            CollabGame::Capture(_) => None,
+        }
+    }
+}
+
 /// The maze a spec names (a built-in name, or a maze file on this machine: the command
 /// line's policy, [`LocalFiles`]).
 pub fn load_maze(spec: &str) -> Result<Maze, LoadError> {

@@ -27,6 +27,18 @@ use std::time::{Duration, SystemTime};
 /// OpenAI's own endpoint, used when neither `--base-url` nor `OPENAI_BASE_URL` is given.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
+/// The base URL of a served model: `given`, else `$OPENAI_BASE_URL` when it is set and not
+/// blank, else [`DEFAULT_BASE_URL`]. The only place that default is applied.
+pub fn default_base_url(given: Option<&str>) -> String {
+    match given {
+        Some(url) => url.to_string(),
+        None => std::env::var("OPENAI_BASE_URL")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+    }
+}
+
 /// Finish reasons of the OpenAI chat API. Anything else is a reply we do not understand.
 pub const KNOWN_FINISH_REASONS: &[&str] = &["stop", "length", "tool_calls", "content_filter", "function_call"];
 

@@ -14,9 +14,8 @@ pub mod scrub;
 pub mod spec;
 pub mod tokens;
 
-pub use options::{
-    MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, apply_model_option, default_base_url, served_model,
-};
+pub use http::default_base_url;
+pub use options::{MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, apply_model_option, served_model};
 pub use spec::{ModelChoice, ModelSpec, STAND_IN, classify_model, is_stand_in};
 
 use async_trait::async_trait;

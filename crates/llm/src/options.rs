@@ -1,13 +1,13 @@
 //! The model-spec options, read once for every caller: the command line's model flags,
 //! a `proagent[...]` or `llmco[...]` seat spec, and the Python package's keyword options
 //! all set a [`ModelSpec`] through [`apply_model_option`], and a served model's base URL
-//! defaults in one place, [`default_base_url`].
+//! defaults in one place, [`default_base_url`] (in `http`).
 //!
 //! Guarantees: [`apply_model_option`] is total (any key and value give `Ok` or an error,
 //! never a panic); an error names the option and says what it takes; a value is applied
 //! only when it is in range, so a spec never holds a value the backends would refuse.
 
-use crate::http::{ApiKey, DEFAULT_BASE_URL, MAX_BACKOFF};
+use crate::http::{ApiKey, MAX_BACKOFF, default_base_url};
 use crate::scrub::Scrubber;
 use crate::spec::ModelSpec;
 use proagent_core::limits::MAX_RETRIES;
@@ -47,18 +47,6 @@ impl ModelOptionError {
     /// (`--connect-timeout must be a number of seconds in (0, 86400], got 0`).
     pub fn as_flag(&self) -> String {
         format!("--{} must be {}, got {}", self.key.trim().replace('_', "-"), self.expected, self.value)
-    }
-}
-
-/// The base URL of a served model: `given`, else `$OPENAI_BASE_URL` when it is set and not
-/// blank, else [`DEFAULT_BASE_URL`]. The only place that default is applied.
-pub fn default_base_url(given: Option<&str>) -> String {
-    match given {
-        Some(url) => url.to_string(),
-        None => std::env::var("OPENAI_BASE_URL")
-            .ok()
-            .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::LlmError;
 use crate::Sampling;
-use crate::http::{ApiKey, HttpConfig, OpenAiModel};
+use crate::http::{ApiKey, HttpConfig, OpenAiModel, default_base_url};
 use crate::scrub::{Scrubber, redact_url};
 use proagent_core::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
 use serde::{Deserialize, Serialize, Serializer};
@@ -170,7 +170,7 @@ impl ModelSpec {
     /// defaults for those not set.
     pub fn http(&self) -> HttpConfig {
         let mut c = HttpConfig::new();
-        c.base_url = crate::options::default_base_url(self.base_url.as_deref());
+        c.base_url = default_base_url(self.base_url.as_deref());
         c.api_key = self.api_key.clone();
         let secs = |v: Option<f64>, d: Duration| {
             v.filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0).map_or(d, Duration::from_secs_f64)

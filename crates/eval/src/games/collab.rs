@@ -14,7 +14,7 @@ use super::replayed::{read_replayed, trajectory_json};
 use super::saved::SavedEpisode;
 use proagent_agent::llmco::capture::CaptureLlmco;
 use proagent_agent::llmco::escape::EscapeLlmco;
-use proagent_collab::{Capture, CaptureOutcome, CollabGame, Escape, EscapeOutcome, LoadError, MazeRules};
+use proagent_collab::{Capture, CaptureOutcome, CollabGame, Escape, EscapeOutcome, FromCollab, LoadError, MazeRules};
 use proagent_core::episode::EpisodeResult;
 use proagent_core::files::{FileAccess, LocalFiles};
 use proagent_core::{Game, Seat};
@@ -121,7 +121,7 @@ fn maze_trajectory_json<G: Playable>(game: &G, r: &EpisodeResult<G>, success: bo
 
 /// A saved maze-game trajectory, re-played from its seed on the game its `spec` names
 /// (which must be a scenario of this game).
-fn read_maze_trajectory<G: MazeRules + Playable>(
+fn read_maze_trajectory<G: FromCollab + Playable>(
     source: &str,
     line: usize,
     v: &Value,
