@@ -248,7 +248,7 @@ pub struct GameStatus {
     pub done: bool,
     /// The game is waiting for the other seat's action.
     pub thinking: bool,
-    /// The game's family (`overcooked`, `overcooked_v2`, `hanabi`, ...).
+    /// The game's family (`overcooked`, `overcooked_v2`, ...: the catalog's kinds).
     pub game: &'static str,
     /// The board as SVG (with the status line), as the human's player sees it.
     pub svg: String,
@@ -575,7 +575,7 @@ impl Sessions {
 }
 
 /// Whether a game family is played in real time by a person (the Overcooked games, with
-/// the arrow keys); the others (Hanabi, the maze games) are always turn-based: the game
+/// the arrow keys); the others (the card and maze games) are always turn-based: the game
 /// waits for the person's pick.
 fn real_time_game(kind: &str) -> bool {
     matches!(kind, "overcooked" | "overcooked_v2")

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
+#[macro_use]
 pub mod games;
 pub mod replay;
 pub mod run;
