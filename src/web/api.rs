@@ -665,13 +665,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
 /// or a layout file the server may read (`PATH`, `v2:PATH`), with the file's text.
 /// Blocking (it may read the file).
 fn requested_game(st: &AppState, req: &GameRequest) -> ApiResult<(AnyGame, Option<String>)> {
-    // The request's settings (its `v2` object) go to the game the layout names, as settings
-    // by name.
-    let settings = match req.v2.as_ref().map(serde_json::to_value) {
-        Some(Ok(Value::Object(m))) => m,
-        _ => Default::default(),
-    };
-    let options = GameOptions { horizon: req.horizon, settings };
+    let options = GameOptions { horizon: req.horizon, settings: req.settings.clone().unwrap_or_default() };
     let bad = |e: String| ApiError::bad(format!("layout: {e}"));
     let spec = match st.access.layout(&req.layout) {
         Ok(None) => req.layout.clone(),

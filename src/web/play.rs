@@ -190,11 +190,13 @@ pub struct GameRequest {
     /// Whether the game waits for a thinking model.
     #[serde(default)]
     pub llm: LlmTiming,
-    /// OvercookedV2 switches (`view_radius`, `negative_rewards`, `sample_recipe_on_delivery`,
-    /// `random_agent_positions`, `start_cooking_interaction`,
-    /// `indicate_successful_delivery`; `max_steps` is the horizon). Ignored by other games.
-    #[serde(default)]
-    pub v2: Option<proagent_overcooked_v2::env::Settings>,
+    /// The game's own settings by name, in the request's `v2` field as the page sends it
+    /// (OvercookedV2's switches: `view_radius`, `negative_rewards`,
+    /// `sample_recipe_on_delivery`, `random_agent_positions`, `start_cooking_interaction`,
+    /// `indicate_successful_delivery`; `max_steps` is the horizon): the game the layout
+    /// names parses them (an unknown one is refused); other games ignore them.
+    #[serde(default, rename = "v2")]
+    pub settings: Option<proagent_eval::games::GameSettings>,
 }
 
 fn default_layout() -> String {

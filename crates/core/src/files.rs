@@ -92,6 +92,12 @@ impl FileAccess for LocalFiles {
             Err(e) => return Err(FileRefusal::Forbidden { path: named.to_string(), reason: e.to_string() }),
         };
         if is_kernel_path(&canon) {
+            // A device there is refused in the bounded reader's words, as anywhere else.
+            if let Err(e) = crate::limits::check_regular(&canon)
+                && let Some(kind) = e.get_ref().and_then(|inner| inner.downcast_ref::<crate::limits::NotRegular>())
+            {
+                return Err(FileRefusal::Special { path: named.to_string(), kind: *kind });
+            }
             return Err(FileRefusal::NotRegular(named.to_string()));
         }
         // The bounded reader's own check, so its refusal reads the same here.

@@ -53,9 +53,6 @@ pub trait Catalogued: Playable + 'static {
     const SPEC: &'static str;
     /// The names of the game's own settings ([`GameOptions::settings`]).
     const SETTINGS: &'static [&'static str] = &[];
-    /// Whether its trajectory records are re-played from their seed (the record's states
-    /// follow from the seed and the actions).
-    const REPLAYED: bool = false;
 
     /// Whether a `--layout` spec names this game (before anything is loaded).
     fn claims(spec: &str) -> bool;
@@ -100,8 +97,6 @@ pub struct GameEntry {
     pub settings_key: Option<&'static str>,
     /// [`Catalogued::SETTINGS`].
     pub settings: &'static [&'static str],
-    /// [`Catalogued::REPLAYED`].
-    pub replayed: bool,
     /// [`Catalogued::claims`].
     pub claims: fn(&str) -> bool,
     /// [`Catalogued::builtin_specs`].
@@ -136,7 +131,6 @@ impl GameEntry {
             spec: G::SPEC,
             settings_key: G::SETTINGS_KEY,
             settings: G::SETTINGS,
-            replayed: G::REPLAYED,
             claims: G::claims,
             builtin_specs: G::builtin_specs,
             expand_all: G::expand_all,
@@ -247,25 +241,6 @@ pub fn layout_help() -> String {
 /// The keys transcript headers record game settings under.
 pub fn settings_keys() -> impl Iterator<Item = &'static str> {
     entries().iter().filter_map(|e| e.settings_key)
-}
-
-/// Whether trajectories of the game `kind` (a record's `game` field) are re-played from
-/// their seed ([`read_replayed_trajectory`] reads them).
-pub fn is_replayed_kind(kind: &str) -> bool {
-    entry_of_kind(kind).is_some_and(|e| e.replayed)
-}
-
-/// Reads one trajectory record (line `line` of `source`) of a game whose records are
-/// re-played from their seed, by the record's `game` field `kind`; `None` for other kinds.
-/// A file the record names is opened only as `files` allows.
-pub fn read_replayed_trajectory(
-    kind: &str,
-    source: &str,
-    line: usize,
-    v: &Value,
-    files: &dyn FileAccess,
-) -> Option<Result<AnyEpisode, RecordError>> {
-    entry_of_kind(kind).filter(|e| e.replayed).map(|e| (e.read_trajectory)(source, line, v, files))
 }
 
 /// The game a transcript header records: the entry whose settings key the header has, else

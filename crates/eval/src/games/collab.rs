@@ -308,7 +308,6 @@ impl Catalogued for Capture {
     const KIND: &'static str = "collab_capture";
     const TITLE: &'static str = "CollabCapture";
     const SPEC: &'static str = "capture:N or a .maze file";
-    const REPLAYED: bool = true;
 
     fn claims(spec: &str) -> bool {
         spec.starts_with("capture:") || is_maze_spec(spec) && !Escape::claims(spec)
@@ -339,7 +338,6 @@ impl Catalogued for Escape {
     const KIND: &'static str = "collab_escape";
     const TITLE: &'static str = "CollabEscape";
     const SPEC: &'static str = "escape:N or a .maze file";
-    const REPLAYED: bool = true;
 
     fn claims(spec: &str) -> bool {
         spec.starts_with("escape:")

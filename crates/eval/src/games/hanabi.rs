@@ -184,7 +184,6 @@ impl Catalogued for Hanabi {
     const KIND: &'static str = "hanabi";
     const TITLE: &'static str = "Hanabi";
     const SPEC: &'static str = "hanabi or hanabi:Np";
-    const REPLAYED: bool = true;
 
     fn claims(spec: &str) -> bool {
         spec == "hanabi" || spec.starts_with("hanabi:")

@@ -24,9 +24,7 @@ use proagent_core::files::{FileAccess, LocalFiles};
 use serde_json::Value;
 use std::sync::Arc;
 
-pub use catalog::{
-    AnyEpisode, AnyGame, Catalogued, GameEntry, RecordedGame, entries, is_replayed_kind, read_replayed_trajectory,
-};
+pub use catalog::{AnyEpisode, AnyGame, Catalogued, GameEntry, RecordedGame, entries};
 pub use collab::load_collab_in;
 pub use overcooked::{load_layout, load_layout_in};
 pub use overcooked_v2::{V2_PREFIX, load_v2_layout, load_v2_layout_in};
