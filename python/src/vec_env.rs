@@ -44,7 +44,8 @@ pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyRes
             Some(rest) => {
                 let l =
                     proagent::env_v2::Layout::parse(text, rest).map_err(|e| PyValueError::new_err(e.to_string()))?;
-                let settings = proagent::env_v2::Settings { max_steps: options.horizon, ..options.v2.clone() };
+                let settings = proagent::games::overcooked_v2::settings_of(options)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
                 Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(l), settings))), Some(text.to_string())))
             }
             None => {
@@ -80,7 +81,9 @@ pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyRes
     AnyGame::load(spec, options).map_err(|e| match e {
         GameError::Unknown { .. } => PyFileNotFoundError::new_err(e.to_string()),
         GameError::Io { .. } => PyOSError::new_err(e.to_string()),
-        GameError::Parse(_) | GameError::Refused(_) => PyValueError::new_err(e.to_string()),
+        GameError::Parse(_) | GameError::Refused(_) | GameError::BadSettings { .. } => {
+            PyValueError::new_err(e.to_string())
+        }
     })
 }
 
@@ -104,18 +107,21 @@ pub struct V2Switches {
 impl V2Switches {
     /// The game options of these switches with `horizon`.
     pub fn options(&self, horizon: u32) -> GameOptions {
-        GameOptions {
-            horizon,
-            v2: proagent::env_v2::Settings {
-                max_steps: horizon,
-                view_radius: self.view_radius,
-                random_agent_positions: self.random_starts,
-                start_cooking_interaction: self.start_cooking_on_interact,
-                negative_rewards: self.negative_rewards,
-                sample_recipe_on_delivery: self.resample_recipe,
-                indicate_successful_delivery: self.indicate_delivery,
-            },
-        }
+        let settings = proagent::env_v2::Settings {
+            max_steps: horizon,
+            view_radius: self.view_radius,
+            random_agent_positions: self.random_starts,
+            start_cooking_interaction: self.start_cooking_on_interact,
+            negative_rewards: self.negative_rewards,
+            sample_recipe_on_delivery: self.resample_recipe,
+            indicate_successful_delivery: self.indicate_delivery,
+        };
+        // The game's settings by name (the catalog hands them to the game the spec names).
+        let settings = match serde_json::to_value(settings) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => Default::default(),
+        };
+        GameOptions { horizon, settings }
     }
 }
 

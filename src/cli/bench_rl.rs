@@ -4,7 +4,7 @@
 //! in candle on the same minibatch, to justify the plain-Rust choice with a measurement.
 //! Classic and OvercookedV2 layouts (`v2:NAME`, with the V2 switches).
 
-use super::common::V2Args;
+use super::common::GameSwitches;
 use anyhow::{Context, Result, bail};
 use proagent::rl::RlGame;
 use proagent_eval::bench as timed;
@@ -43,18 +43,16 @@ pub struct RlBenchArgs {
     json: bool,
     /// The OvercookedV2 switches (`--layout v2:NAME`).
     #[command(flatten)]
-    v2: V2Args,
+    v2: GameSwitches,
 }
 
 pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
-    if proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_none() {
-        a.v2.require_v2(&a.layout)?;
-    }
+    a.v2.check(&a.layout, &format!("{:?}", a.layout))?;
     if a.envs > 10_000 || a.horizon > 100_000 {
         bail!("--envs takes at most 10000 and --horizon at most 100000");
     }
     let horizon = u32::try_from(a.horizon).unwrap_or(u32::MAX);
-    let options = GameOptions { horizon, v2: a.v2.settings(horizon) };
+    let options = GameOptions { horizon, settings: a.v2.settings() };
     let (game, _) = AnyGame::load(&a.layout, &options).context("--layout")?;
     match game {
         AnyGame::Overcooked(g) => bench(&a, &*g),

@@ -85,9 +85,13 @@ pub struct JsonArg {
     pub json: bool,
 }
 
-/// The OvercookedV2 switches (`--layout v2:NAME`); JaxMARL's defaults when absent.
+/// The switches of a game's own settings, as flags every command that loads a game takes
+/// (today OvercookedV2's: `--layout v2:NAME`; JaxMARL's defaults when absent). They are
+/// handed to the game as settings by name ([`GameSwitches::settings`]); the game the
+/// layout names parses them (the catalog), and a switch its game does not take is refused
+/// ([`GameSwitches::check`]).
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct V2Args {
+pub struct GameSwitches {
     /// OvercookedV2: how many cells each agent sees in every direction (default: everything).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=30))]
     pub view_radius: Option<u8>,
@@ -108,34 +112,56 @@ pub struct V2Args {
     pub indicate_delivery: bool,
 }
 
-impl V2Args {
-    /// The simulator settings for an episode of `horizon` steps.
-    pub fn settings(&self, horizon: u32) -> proagent::env_v2::Settings {
-        proagent::env_v2::Settings {
-            max_steps: horizon,
-            view_radius: self.view_radius,
-            random_agent_positions: self.random_starts,
-            start_cooking_interaction: self.start_cooking_on_interact,
-            negative_rewards: self.negative_rewards,
-            sample_recipe_on_delivery: self.resample_recipe,
-            indicate_successful_delivery: self.indicate_delivery,
-        }
+impl GameSwitches {
+    /// The switches given: each flag, the setting it sets and its value.
+    fn given(&self) -> Vec<(&'static str, &'static str, serde_json::Value)> {
+        let on = |flag, key, given: bool| given.then_some((flag, key, serde_json::Value::Bool(true)));
+        [
+            self.view_radius.map(|r| ("--view-radius", "view_radius", serde_json::json!(r))),
+            on("--start-cooking-on-interact", "start_cooking_interaction", self.start_cooking_on_interact),
+            on("--negative-rewards", "negative_rewards", self.negative_rewards),
+            on("--resample-recipe", "sample_recipe_on_delivery", self.resample_recipe),
+            on("--random-starts", "random_agent_positions", self.random_starts),
+            on("--indicate-delivery", "indicate_successful_delivery", self.indicate_delivery),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
-    /// Fails when a V2 switch is given for a classic layout.
-    pub fn require_v2(&self, layout: &str) -> Result<()> {
-        let given = [
-            ("--view-radius", self.view_radius.is_some()),
-            ("--start-cooking-on-interact", self.start_cooking_on_interact),
-            ("--negative-rewards", self.negative_rewards),
-            ("--resample-recipe", self.resample_recipe),
-            ("--random-starts", self.random_starts),
-            ("--indicate-delivery", self.indicate_delivery),
-        ];
-        if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
-            bail!("{flag} applies to OvercookedV2 layouts (--layout v2:NAME), not to {layout:?}");
+    /// The given switches as settings by name, for [`proagent_eval::games::GameOptions`].
+    pub fn settings(&self) -> proagent_eval::games::GameSettings {
+        self.given().into_iter().map(|(_, key, v)| (key.to_string(), v)).collect()
+    }
+
+    /// Fails when a switch is given that the game `layout` names does not take; `what` is
+    /// how the message names the layout.
+    pub fn check(&self, layout: &str, what: &str) -> Result<()> {
+        self.refuse(proagent_eval::games::catalog::entry_for(layout).map_or(&[][..], |e| e.settings), what)
+    }
+
+    /// Fails when a switch is given whose setting is not among `takes`; `what` is how the
+    /// message names the layouts.
+    pub fn refuse(&self, takes: &[&str], what: &str) -> Result<()> {
+        for (flag, key, _) in self.given() {
+            if !takes.contains(&key) {
+                let owner = proagent_eval::games::catalog::entry_of_setting(key);
+                let (title, spec) = owner.map_or(("other", "..."), |e| (e.title, e.spec));
+                bail!("{flag} applies to {title} layouts (--layout {spec}), not to {what}");
+            }
         }
         Ok(())
+    }
+
+    /// The flags given, as a command line writes them (` --view-radius 2 --negative-rewards`).
+    pub fn flags(&self) -> String {
+        self.given()
+            .into_iter()
+            .map(|(flag, _, v)| match v {
+                serde_json::Value::Bool(_) => format!(" {flag}"),
+                v => format!(" {flag} {v}"),
+            })
+            .collect()
     }
 }
 

@@ -4,20 +4,16 @@
 use super::agent_args::SeatSetup;
 use super::common::usize_in;
 use anyhow::{Context, Result, bail};
-use proagent::env::Layout;
-use proagent::env::layout::{BUILTIN, canonical_name};
 use proagent::eval::scheduler::{self, SweepSummary};
 use proagent::eval::store::{self, TornTail};
 use proagent::eval::{
     EpisodeRunner, FakeRunner, LayoutRef, PlayRunner, Report, ResultWriter, SchedulerOptions, Shard, SweepGame,
     SweepSeat, SweepSpec, cross_product,
 };
-use proagent::games::AnyGame;
+use proagent::games::{AnyGame, GameOptions, catalog};
 use proagent::limits::{MAX_BENCH_LLM_CALLS, MAX_CONCURRENCY, MAX_EPISODES, MAX_MILLIS, MAX_SWEEP_EPISODES};
 use proagent::llm::sha256_hex;
 use proagent::on_game;
-use proagent::overcooked_game::Overcooked;
-use proagent::overcooked_v2::game::OvercookedV2;
 use proagent::runner::models::model_identity;
 use proagent::runner::seats::{LlmcoSeat, is_llmco, is_proagent, split_specs};
 use proagent_core::Game;
@@ -51,11 +47,9 @@ struct SweepArgs {
     /// the paper-shaped table with the published ProAgent figures beside ours.
     #[arg(long, value_parser = ["table1"])]
     protocol: Option<String>,
-    /// Layouts: built-in names, aliases or layout files, comma-separated, or `all`;
-    /// `v2:NAME`, `v2:PATH` or `v2:all` for OvercookedV2 layouts; `hanabi`, `hanabi:3p`, ...
-    /// for Hanabi; `capture:1` ... `capture:4`, `escape:1`, `escape:2`, `capture:all`,
-    /// `escape:all`, `collab:all` or a `.maze` file for the LLM-Coordination maze games.
-    #[arg(long, value_delimiter = ',', required_unless_present = "protocol")]
+    /// Layouts, comma-separated: every game's specs as `play --layout` takes them, and each
+    /// game's `…:all` (`all` for the classic layouts).
+    #[arg(long, value_delimiter = ',', required_unless_present = "protocol", long_help = proagent::games::catalog::layout_help())]
     layouts: Vec<String>,
     /// Agents to evaluate, comma-separated (commas inside [...] do not split; the flag may
     /// be repeated): the specs of `play --agent`, e.g.
@@ -112,7 +106,7 @@ struct SweepArgs {
     proagent: super::agent_args::ProAgentArgs,
     /// The OvercookedV2 switches of every `v2:` layout.
     #[command(flatten)]
-    v2: super::common::V2Args,
+    v2: super::common::GameSwitches,
     #[command(flatten)]
     models: super::common::ModelFileArgs,
     /// --dry-run, --price-per-mtok, --confirm-above, --yes.
@@ -149,121 +143,35 @@ pub fn run(a: EvalArgs) -> Result<ExitCode> {
     }
 }
 
-/// A layout of the sweep: its key reference, the parsed layout, and how it was given (the
-/// spec and, for a file, its text).
-type Resolved<L> = (LayoutRef, Arc<L>, String, Option<String>);
+/// A game of the sweep: its key reference, the game, how it was given (the spec) and, for
+/// a layout file, its text.
+type Resolved = (LayoutRef, AnyGame, String, Option<String>);
 
-/// The sha256 of a layout's source text and the parsed layout.
-fn resolve_layout(spec: &str) -> Result<Resolved<Layout>> {
-    if let Some(name) = canonical_name(spec) {
-        let text = BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).unwrap_or_default();
-        let layout = Layout::builtin(name).with_context(|| format!("built-in layout {name} does not parse"))?;
-        let r = LayoutRef { name: name.to_string(), sha256: sha256_hex(text.as_bytes()) };
-        return Ok((r, Arc::new(layout), name.to_string(), None));
-    }
-    let (layout, text) = super::common::load_layout_with_text(spec)?;
-    let sha256 = sha256_hex(text.clone().unwrap_or_default().as_bytes());
-    Ok((LayoutRef { name: layout.name.clone(), sha256 }, Arc::new(layout), spec.to_string(), text))
-}
-
-/// The OvercookedV2 layouts of `--layouts`, by report name `v2:NAME`.
-type V2Layouts = Vec<Resolved<proagent::env_v2::Layout>>;
-
-/// Splits `--layouts` into the classic layouts and the OvercookedV2 ones. A V2 layout's
-/// key hashes its text and the V2 switches, so changing either never reuses old results.
-fn split_v2(specs: &[String], v2: &super::common::V2Args, horizon: u32) -> Result<(Vec<String>, V2Layouts)> {
-    let mut classic = Vec::new();
-    let mut names = Vec::new();
-    for s in specs {
-        let s = s.trim();
-        match proagent::env_v2::layout::strip_v2_prefix(s) {
-            Some("all") => names.extend(proagent::env_v2::Layout::builtin_names().map(String::from)),
-            Some(n) => names.push(n.to_string()),
-            None => classic.push(s.to_string()),
-        }
-    }
-    let settings = serde_json::to_string(&v2.settings(horizon))?;
-    let mut out: V2Layouts = Vec::new();
-    for n in names {
-        let (layout, text) = super::common::load_v2_layout(&n).context("--layouts")?;
-        let name = format!("v2:{}", layout.name);
-        let sha = sha256_hex(format!("{}\n{settings}", layout.to_text()).as_bytes());
+/// The games of `--layouts`, in order, each once: every `…:all` expanded and every spec
+/// loaded through the catalog, with the game's switches. A game's key hashes what defines
+/// it (its layout or scenario text; V2: with its switches), so changing either never
+/// reuses old results.
+fn resolve_games(specs: &[String], switches: &super::common::GameSwitches, horizon: u32) -> Result<Vec<Resolved>> {
+    let options = GameOptions { horizon, settings: switches.settings() };
+    let mut out: Vec<Resolved> = Vec::new();
+    for spec in catalog::expand_specs(specs) {
+        let (game, text) = AnyGame::load(&spec, &options).context("--layouts")?;
+        let name = game.report_name();
+        let sha256 = sha256_hex(game.definition(text.as_deref()).as_bytes());
         if let Some((other, ..)) = out.iter().find(|(o, ..)| o.name == name) {
-            if other.sha256 != sha {
+            if other.sha256 != sha256 {
                 bail!("two different layouts are both named {name:?} (rename one of the files)");
             }
             continue;
         }
-        // Headers keep a file layout's text, so its transcripts replay anywhere.
-        let file = text.map(|_| layout.to_text());
-        out.push((LayoutRef { name: name.clone(), sha256: sha }, Arc::new(layout), name, file));
+        // A built-in game is recorded by its name; headers keep a file's text, so its
+        // transcripts replay anywhere.
+        let spec = if text.is_some() { spec } else { name.clone() };
+        out.push((LayoutRef { name, sha256 }, game, spec, text));
     }
-    if out.is_empty() {
-        v2.require_v2("the classic layouts of --layouts")?;
-    }
-    Ok((classic, out))
-}
-
-/// The Hanabi, maze and lever games of `--layouts` (`hanabi`, `hanabi:3p`, `capture:1`,
-/// `escape:2`, `capture:all`, `escape:all`, `collab:all`, a `.maze` file, `lever:5r`), each with its
-/// reference (report name, sha256 of its definition), and the Overcooked specs left over.
-type TurnGames = Vec<(LayoutRef, AnyGame, String)>;
-
-fn split_turn_games(specs: &[String]) -> Result<(TurnGames, Vec<String>)> {
-    use proagent::collab::{GameKind, Maze};
-    let mut names = Vec::new();
-    let mut rest = Vec::new();
-    for s in specs.iter().map(|s| s.trim()) {
-        match s {
-            "capture:all" => names.extend(Maze::builtin_names_of(GameKind::Capture).map(String::from)),
-            "escape:all" => names.extend(Maze::builtin_names_of(GameKind::Escape).map(String::from)),
-            "collab:all" => names.extend(Maze::builtin_names().map(String::from)),
-            s if s == "hanabi"
-                || s.starts_with("hanabi:")
-                || proagent::games::collab::is_maze_spec(s)
-                || proagent::games::lever::is_spec(s) =>
-            {
-                names.push(s.to_string())
-            }
-            s => rest.push(s.to_string()),
-        }
-    }
-    let mut out: TurnGames = Vec::new();
-    for n in names {
-        let (game, text) = AnyGame::load(&n, &Default::default()).context("--layouts")?;
-        let name = game.report_name();
-        if out.iter().any(|(r, ..)| r.name == name) {
-            continue;
-        }
-        let definition = text.or_else(|| Maze::builtin_text(&n).map(String::from)).unwrap_or_else(|| name.clone());
-        out.push((LayoutRef { name, sha256: sha256_hex(definition.as_bytes()) }, game, n));
-    }
-    Ok((out, rest))
-}
-
-fn resolve_layouts(specs: &[String]) -> Result<Vec<Resolved<Layout>>> {
-    let mut names: Vec<String> = Vec::new();
-    for s in specs {
-        let s = s.trim();
-        if s == "all" {
-            names.extend(BUILTIN.iter().map(|(n, _)| n.to_string()));
-        } else if !s.is_empty() {
-            names.push(s.to_string());
-        }
-    }
-    if names.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut out: Vec<Resolved<Layout>> = Vec::new();
-    for n in names {
-        let (r, l, spec, file) = resolve_layout(&n)?;
-        if let Some((other, ..)) = out.iter().find(|(o, ..)| o.name == r.name) {
-            if other.sha256 != r.sha256 {
-                bail!("two different layouts are both named {:?} (rename one of the files)", r.name);
-            }
-            continue;
-        }
-        out.push((r, l, spec, file));
+    // A switch no game of the sweep takes is a mistake on the command line.
+    if !out.iter().any(|(_, g, ..)| !g.entry().settings.is_empty()) {
+        switches.refuse(&[], "the classic layouts of --layouts")?;
     }
     Ok(out)
 }
@@ -467,23 +375,11 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let mut llmco_seats = HashMap::new();
     let agents = seat_list("--agents", &a.agents, &a, &mut setups, &mut llmco_seats)?;
     let partners = seat_list("--partners", &a.partners, &a, &mut setups, &mut llmco_seats)?;
-    let (turn_games, overcooked_specs) = split_turn_games(&a.layouts)?;
-    let (classic, v2_layouts) = if overcooked_specs.is_empty() && !turn_games.is_empty() {
-        (Vec::new(), Vec::new())
-    } else {
-        split_v2(&overcooked_specs, &a.v2, a.run.horizon)?
-    };
-    let layouts = resolve_layouts(&classic)?;
-    if layouts.is_empty() && v2_layouts.is_empty() && turn_games.is_empty() {
+    let resolved = resolve_games(&a.layouts, &a.v2, a.run.horizon)?;
+    if resolved.is_empty() {
         bail!("--layouts is empty");
     }
-    let cells = [
-        layouts.len() + v2_layouts.len() + turn_games.len(),
-        agents.len(),
-        partners.len(),
-        a.seats.len(),
-        a.run.episodes as usize,
-    ];
+    let cells = [resolved.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
     let total = cells.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
     if total.is_none_or(|t| t > MAX_SWEEP_EPISODES) {
         bail!(
@@ -493,21 +389,12 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             cells.map(|n| n.to_string()).join(" x ")
         );
     }
-    let horizon = a.run.horizon;
-    let mut games: HashMap<String, SweepGame> = layouts
+    let games: HashMap<String, SweepGame> = resolved
         .iter()
-        .map(|(r, l, spec, file)| {
-            let game = AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::clone(l), horizon)));
-            (r.name.clone(), SweepGame { game, spec: spec.clone(), file: file.clone() })
+        .map(|(r, game, spec, file)| {
+            (r.name.clone(), SweepGame { game: game.clone(), spec: spec.clone(), file: file.clone() })
         })
         .collect();
-    for (r, l, spec, file) in &v2_layouts {
-        let game = AnyGame::V2(Arc::new(OvercookedV2::new(Arc::clone(l), a.v2.settings(horizon))));
-        games.insert(r.name.clone(), SweepGame { game, spec: spec.clone(), file: file.clone() });
-    }
-    for (r, game, spec) in &turn_games {
-        games.insert(r.name.clone(), SweepGame { game: game.clone(), spec: spec.clone(), file: None });
-    }
     let specs: Vec<&str> = agents.iter().chain(&partners).map(String::as_str).collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -525,12 +412,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         specs.iter().map(|s| (s.to_string(), runner.config_fingerprint(s))).filter(|(_, f)| !f.is_empty()).collect();
 
     let spec = SweepSpec {
-        layouts: layouts
-            .iter()
-            .map(|(r, ..)| r.clone())
-            .chain(v2_layouts.iter().map(|(r, ..)| r.clone()))
-            .chain(turn_games.iter().map(|(r, ..)| r.clone()))
-            .collect(),
+        layouts: resolved.iter().map(|(r, ..)| r.clone()).collect(),
         agents,
         partners,
         seats: a.seats.clone(),

@@ -46,8 +46,8 @@ pub struct MockServerArgs {
     pub model_id: String,
 }
 
-/// The model that answers requests: the LLM-Coordination agent's prompts (Hanabi,
-/// CollabCapture, CollabEscape, Overcooked) by that game's rule-based `scripted` stand-in,
+/// The model that answers requests: the LLM-Coordination agent's prompts (every game it
+/// has a grounding for) by that game's rule-based `scripted` stand-in,
 /// CoordinationQA questions by `--qa-answer`, every other request by the built-in scripted
 /// planner, which reads the scene from the prompt, so a ProAgent or an `llmco` seat pointed
 /// at the mock plays a real game.

@@ -7,7 +7,7 @@
 //! ...) stops the command with exit 2.
 
 use super::board::{self, SeatLine};
-use super::common::{EpisodeArgs, JsonArg, V2Args};
+use super::common::{EpisodeArgs, GameSwitches, JsonArg};
 use super::progress::{self, EpisodeProgress};
 use anyhow::{Context, Result, anyhow, bail};
 use proagent::eval::report::Stat;
@@ -28,22 +28,23 @@ pub const TRANSCRIPT_DIR: &str = "transcripts";
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// Layout name or path to a layout file; `v2:NAME` (or `v2:PATH`) for an OvercookedV2 layout.
-    #[arg(long, default_value = "cramped_room")]
+    /// The game: a layout name or a layout file, or another game's spec (`v2:NAME`, ...;
+    /// `--help` lists them all).
+    #[arg(long, default_value = "cramped_room", long_help = proagent::games::catalog::layout_help())]
     layout: String,
     /// The agent under test: proagent, proagent[model=NAME,key=value,...] (a ProAgent with
     /// its own model or switches), llmco, llmco[model=NAME,tom=on|off,verify=on|off,...] (the
     /// LLM-Coordination agent), scripted, greedy, random, random4, stay, courier, bc, bc:test,
     /// bc:train, bc:PATH, sp, pbt, fcp, mep, cole or rl:PATH (OvercookedV2: proagent, scripted,
-    /// random, stay, sp, fcp, rl:PATH); Hanabi and the maze games take llmco and their own
-    /// partners. Default: proagent; llmco on Hanabi and the maze games.
+    /// random, stay, sp, fcp, rl:PATH); the games without a ProAgent grounding take llmco
+    /// and their own partners. Default: the game's (proagent, else llmco).
     #[arg(long)]
     agent: Option<String>,
     /// The partner in the other seat (same choices; two ProAgents can play together).
     /// Default: greedy; on OvercookedV2 layouts (which have no greedy partner) scripted.
     #[arg(long)]
     partner: Option<String>,
-    /// The player index the agent controls (0 or 1; up to 4 in Hanabi with more players);
+    /// The player index the agent controls (0 or 1; up to 4 in games with more players);
     /// the partner plays every other seat.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=4))]
     seat: u8,
@@ -89,7 +90,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub(super) proagent: super::agent_args::ProAgentArgs,
     #[command(flatten)]
-    v2: V2Args,
+    v2: GameSwitches,
     #[command(flatten)]
     models: super::common::ModelFileArgs,
 }
@@ -113,10 +114,8 @@ fn transcript_paths(a: &PlayArgs, layout: &str, agent: &str, partner: &str) -> V
 }
 
 pub fn run(a: PlayArgs) -> Result<ExitCode> {
-    if proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_none() {
-        a.v2.require_v2(&a.layout)?;
-    }
-    let options = GameOptions { horizon: a.run.horizon, v2: a.v2.settings(a.run.horizon) };
+    a.v2.check(&a.layout, &format!("{:?}", a.layout))?;
+    let options = GameOptions { horizon: a.run.horizon, settings: a.v2.settings() };
     let (game, file) = AnyGame::load(&a.layout, &options).context("--layout")?;
     on_game!(game, |g| play(a, g, file))
 }

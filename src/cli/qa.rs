@@ -44,7 +44,7 @@ struct DataArgs {
     #[arg(long, value_name = "PATH")]
     data: Option<PathBuf>,
     /// Only these questions: comma-separated key=value (game, group, category, id, row);
-    /// several values of one key are alternatives, e.g. game=Hanabi,game=Overcooked,category=ToM.
+    /// several values of one key are alternatives, e.g. game=Overcooked,game=CollabEscape,category=ToM.
     #[arg(long)]
     filter: Option<String>,
 }

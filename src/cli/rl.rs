@@ -1,7 +1,7 @@
 //! `proagent rl …`: train the SP / PBT / FCP / MEP / COLE partners with PPO on classic
 //! Overcooked or OvercookedV2 layouts, and evaluate them.
 
-use super::common::{EpisodeArgs, ModelFileArgs, V2Args};
+use super::common::{EpisodeArgs, GameSwitches, ModelFileArgs};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use proagent::on_game;
@@ -145,7 +145,7 @@ pub struct TrainArgs {
     json: bool,
     /// The OvercookedV2 switches (`--layout v2:NAME`); recorded in the model file.
     #[command(flatten)]
-    v2: V2Args,
+    v2: GameSwitches,
 }
 
 #[derive(clap::Args, Debug)]
@@ -169,7 +169,7 @@ pub struct EvalArgs {
     json: bool,
     /// The OvercookedV2 switches (`--layout v2:NAME`).
     #[command(flatten)]
-    v2: V2Args,
+    v2: GameSwitches,
     #[command(flatten)]
     models: ModelFileArgs,
 }
@@ -281,26 +281,6 @@ fn a_credit(c: train::ShapingCredit) -> &'static str {
         train::ShapingCredit::Team => "team",
         train::ShapingCredit::Own => "own",
     }
-}
-
-/// The V2 switches as the flags that set them (empty for a classic layout).
-fn v2_flags(v: &V2Args) -> String {
-    let mut s = String::new();
-    if let Some(r) = v.view_radius {
-        s += &format!(" --view-radius {r}");
-    }
-    for (on, flag) in [
-        (v.start_cooking_on_interact, "--start-cooking-on-interact"),
-        (v.negative_rewards, "--negative-rewards"),
-        (v.resample_recipe, "--resample-recipe"),
-        (v.random_starts, "--random-starts"),
-        (v.indicate_delivery, "--indicate-delivery"),
-    ] {
-        if on {
-            s += &format!(" {flag}");
-        }
-    }
-    s
 }
 
 /// The full command line that reproduces a run (every setting spelled out).
@@ -422,12 +402,9 @@ fn metadata_text(meta: &Value, history: &Value) -> Result<String> {
 
 fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
     let mut cfg = config(&a)?;
-    let v2 = proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_some();
-    if !v2 {
-        a.v2.require_v2(&a.layout)?;
-    }
+    a.v2.check(&a.layout, &format!("{:?}", a.layout))?;
     let horizon = u32::try_from(a.horizon).unwrap_or(u32::MAX);
-    let options = GameOptions { horizon, v2: a.v2.settings(horizon) };
+    let options = GameOptions { horizon, settings: a.v2.settings() };
     let (game, _) = AnyGame::load(&a.layout, &options).context("--layout")?;
     if sidecar(&a.out) == a.out {
         bail!("--out {} must not end in .json (the metadata is written there)", a.out.display());
@@ -444,7 +421,7 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
         AnyGame::V2(g) => {
             cfg.encoder = <proagent::overcooked_v2::game::OvercookedV2 as RlGame>::ENCODERS[0].to_string();
             let name = format!("v2:{}", g.layout.name);
-            train_on(&a, cfg, &*g, &name, &v2_flags(&a.v2))
+            train_on(&a, cfg, &*g, &name, &a.v2.flags())
         }
         other => bail!("--layout {}: PPO runs on the Overcooked games only", other.report_name()),
     }
@@ -589,10 +566,8 @@ fn model_spec(s: &str) -> String {
 }
 
 fn eval_cmd(a: EvalArgs) -> Result<ExitCode> {
-    if proagent::env_v2::layout::strip_v2_prefix(&a.layout).is_none() {
-        a.v2.require_v2(&a.layout)?;
-    }
-    let options = GameOptions { horizon: a.run.horizon, v2: a.v2.settings(a.run.horizon) };
+    a.v2.check(&a.layout, &format!("{:?}", a.layout))?;
+    let options = GameOptions { horizon: a.run.horizon, settings: a.v2.settings() };
     let (game, _) = AnyGame::load(&a.layout, &options).context("--layout")?;
     on_game!(game, |g| eval_on(&a, g))
 }

@@ -5,9 +5,7 @@
 //! OvercookedV2 trajectories are re-played and checked, step by step.
 
 use super::board::{self, SeatLine};
-use super::common::{load_layout, load_v2_layout};
 use anyhow::{Result, bail};
-use proagent::env::render::render;
 use proagent::games::Playable;
 use proagent::runner::files::{EpisodeKind, SavedEpisode, read_episode_file};
 use proagent::seat::SeatStatus;
@@ -22,10 +20,8 @@ pub struct ShowArgs {
     /// played in `proagent serve`, or a human-game file. As `replay` and `render` take it.
     #[arg(value_name = "FILE", conflicts_with_all = ["trajectory", "transcript", "layout"])]
     file: Option<PathBuf>,
-    /// Layout name (cramped_room, asymmetric_advantages, coordination_ring,
-    /// forced_coordination, counter_circuit, or an old alias) or a path to a layout file;
-    /// also `hanabi`, `hanabi:3p`, `capture:1` ... `capture:4`, `escape:1`, `escape:2`.
-    #[arg(long, default_value = "cramped_room")]
+    /// The game to show the start of, as `play --layout` names it.
+    #[arg(long, default_value = "cramped_room", long_help = proagent::games::catalog::layout_help())]
     layout: String,
     /// The same as FILE, for a file written by `play --trajectory` or a human-game file
     /// (kept for older scripts).
@@ -50,41 +46,6 @@ pub struct ShowArgs {
     /// Print the names of the built-in OvercookedV2 layouts, one per line.
     #[arg(long)]
     v2_list: bool,
-}
-
-/// `show --layout v2:NAME`: the layout's start board and recipes, or its facts as JSON.
-fn show_v2(spec: &str, json: bool) -> Result<ExitCode> {
-    let (layout, _) = load_v2_layout(spec)?;
-    if json {
-        let names = &layout.ingredient_names;
-        println!(
-            "{}",
-            serde_json::json!({
-                "layout": format!("v2:{}", layout.name),
-                "width": layout.width,
-                "height": layout.height,
-                "players": layout.num_agents(),
-                "ingredients": names,
-                "recipes": layout.recipes.iter().map(|r| r.describe(names)).collect::<Vec<_>>(),
-                "grid": layout.grid,
-            })
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    let settings = proagent::env_v2::Settings::default();
-    // Show the first recipe of the list; episodes draw theirs.
-    struct First;
-    impl proagent::env_v2::Chance for First {
-        fn pick(&mut self, _n: usize) -> usize {
-            0
-        }
-    }
-    let state = layout.start_state(&settings, &mut First);
-    println!("v2:{} ({}x{})", layout.name, layout.width, layout.height);
-    print!("{}", proagent::env_v2::render::render(&layout, &state));
-    let recipes: Vec<String> = layout.recipes.iter().map(|r| r.describe(&layout.ingredient_names)).collect();
-    println!("possible recipes: {}", recipes.join("; "));
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints a saved episode board by board (or the board at `only`): the legend, then per
@@ -166,28 +127,14 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
             if a.step.is_some() || a.render_delay_ms.is_some() {
                 bail!("--step and --render-delay-ms need a saved episode: proagent show FILE");
             }
-            if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&a.layout) {
-                return show_v2(spec, a.json);
+            // The start as the game prints it (the catalog names the game).
+            let (game, _) = proagent::games::AnyGame::load(&a.layout, &Default::default())?;
+            let facts = proagent::on_game!(&game, |g| g.start_json());
+            match (a.json, facts) {
+                (true, Some(v)) => println!("{v}"),
+                (true, None) => bail!("--json applies to OvercookedV2 layouts (--layout v2:NAME)"),
+                (false, _) => print!("{}", proagent::on_game!(&game, |g| g.start_text())),
             }
-            if a.json {
-                bail!("--json applies to OvercookedV2 layouts (--layout v2:NAME)");
-            }
-            let turn_game = a.layout == "hanabi"
-                || a.layout.starts_with("hanabi:")
-                || proagent::games::collab::is_maze_spec(&a.layout)
-                || proagent::games::lever::is_spec(&a.layout);
-            if turn_game {
-                // Hanabi, the maze games and the lever game: the start as the game draws it
-                // for seed 0.
-                let (game, _) = proagent::games::AnyGame::load(&a.layout, &Default::default())?;
-                println!("{}", proagent::on_game!(&game, |g| proagent::games::Playable::legend(&**g)));
-                print!("{}", game.render_start());
-                return Ok(ExitCode::SUCCESS);
-            }
-            let layout = load_layout(&a.layout)?;
-            let state = layout.start_state();
-            println!("{} ({}x{})", layout.name, layout.width, layout.height);
-            print!("{}", render(&layout, &state));
             return Ok(ExitCode::SUCCESS);
         }
     };

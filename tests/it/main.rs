@@ -10,6 +10,7 @@ mod agent_cli;
 mod analyze_cli;
 mod architecture;
 mod bc_cli;
+mod catalog;
 mod collab_cli;
 mod compat;
 mod eval_cli;

@@ -92,6 +92,12 @@ impl FileAccess for LocalFiles {
             Err(e) => return Err(FileRefusal::Forbidden { path: named.to_string(), reason: e.to_string() }),
         };
         if is_kernel_path(&canon) {
+            // A device there is refused in the bounded reader's words, as anywhere else.
+            if let Err(e) = crate::limits::check_regular(&canon)
+                && let Some(kind) = e.get_ref().and_then(|inner| inner.downcast_ref::<crate::limits::NotRegular>())
+            {
+                return Err(FileRefusal::Special { path: named.to_string(), kind: *kind });
+            }
             return Err(FileRefusal::NotRegular(named.to_string()));
         }
         // The bounded reader's own check, so its refusal reads the same here.
@@ -147,11 +153,19 @@ mod tests {
         assert_eq!(LocalFiles.resolve(&missing), Err(FileRefusal::Missing(missing.clone())));
         let d = dir.path().display().to_string();
         assert_eq!(LocalFiles.resolve(&d), Err(FileRefusal::Directory(d.clone())));
-        for kernel in ["/proc/self/environ", "/dev/null", "/dev/zero", "/sys/kernel"] {
+        for kernel in ["/proc/self/environ", "/sys/kernel"] {
             if Path::new(kernel).exists() {
                 let e = LocalFiles.resolve(kernel).unwrap_err();
                 assert_eq!(e, FileRefusal::NotRegular(kernel.into()), "{kernel}");
                 assert!(!e.to_string().contains('='), "{e}");
+            }
+        }
+        // A device under /dev is named as the bounded reader names it.
+        for dev in ["/dev/null", "/dev/zero"] {
+            if Path::new(dev).exists() {
+                let e = LocalFiles.resolve(dev).unwrap_err();
+                let kind = crate::limits::NotRegular("a character device");
+                assert_eq!(e, FileRefusal::Special { path: dev.into(), kind }, "{dev}");
             }
         }
         assert!(matches!(LocalFiles.resolve("a\0b"), Err(FileRefusal::Forbidden { .. })));

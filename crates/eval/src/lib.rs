@@ -7,6 +7,7 @@
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
 pub mod bench;
+#[macro_use]
 pub mod games;
 pub mod replay;
 pub mod run;

@@ -8,7 +8,6 @@
 //! match, and going on would only pile up more misses.
 
 use crate::games::{GameError, Playable};
-use crate::on_game;
 use crate::run::Run;
 use crate::runner::files::recorded_game;
 use crate::runner::record::{EpisodeRecorder, RunConfig, SeatConfig};

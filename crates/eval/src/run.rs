@@ -165,7 +165,7 @@ impl<G: Playable> Run<G> {
             horizon: self.game.max_steps(),
             proagent: main.settings.clone(),
             model: main.model.clone(),
-            v2: self.game.env_settings().and_then(|v| serde_json::from_value(v).ok()),
+            game_settings: self.game.header_settings().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             seats: records
                 .into_iter()
                 .map(|r| r.map(|r| SeatConfig { label: r.label, proagent: r.settings, model: r.model, llmco: r.llmco }))

@@ -161,10 +161,7 @@ impl Access {
         if builtin_layout(spec) {
             return Ok(None);
         }
-        let (prefix, path) = match proagent_overcooked_v2::env::layout::strip_v2_prefix(spec) {
-            Some(rest) => (proagent_eval::games::V2_PREFIX, rest),
-            None => ("", spec),
-        };
+        let (prefix, path) = proagent_eval::games::catalog::split_path(spec);
         let canon = self.file(path).map_err(|e| match e {
             AccessError::Kind { .. } => AccessError::NotRegular(path.to_string()),
             other => other,
@@ -255,16 +252,9 @@ impl FileAccess for Access {
     }
 }
 
-/// Whether a spec names a built-in game without touching the file system: a classic
-/// layout, `v2:NAME`, `hanabi`/`hanabi:Np`, a built-in maze scenario, `lever`/`lever:Nr`.
+/// Whether a spec names a built-in game of the catalog without touching the file system.
 pub fn builtin_layout(spec: &str) -> bool {
-    if let Some(name) = proagent_overcooked_v2::env::layout::strip_v2_prefix(spec) {
-        return proagent_overcooked_v2::env::Layout::builtin(name).is_some();
-    }
-    proagent_overcooked::env::Layout::builtin(spec).is_some()
-        || (spec.starts_with("hanabi") && proagent_hanabi::Hanabi::from_spec(spec).is_ok())
-        || proagent_collab::Maze::builtin_text(spec).is_some()
-        || proagent_lever::Lever::from_spec(spec).is_ok()
+    proagent_eval::games::catalog::is_builtin(spec)
 }
 
 #[cfg(test)]
@@ -315,8 +305,8 @@ mod tests {
     fn layouts_and_seat_specs_are_allow_listed() {
         let dir = tempfile::tempdir().unwrap();
         let a = access(dir.path());
-        for spec in ["cramped_room", "v2:two_rooms", "hanabi", "hanabi:4p", "capture:2", "escape:1"] {
-            assert_eq!(a.layout(spec), Ok(None), "{spec}");
+        for spec in proagent_eval::games::catalog::all_builtin_specs() {
+            assert_eq!(a.layout(&spec), Ok(None), "{spec}");
         }
         assert!(matches!(a.layout("/etc/passwd"), Err(AccessError::NotServed(_))));
         assert!(matches!(a.layout("v2:/etc/passwd"), Err(AccessError::NotServed(_))));

@@ -31,7 +31,7 @@ use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use proagent_eval::games::{AnyGame, GameOptions, V2_PREFIX};
+use proagent_eval::games::{AnyGame, GameOptions};
 use proagent_eval::runner::files::{FileError, read_episode_text_in, text_of_bytes};
 use proagent_eval::sweep::store::{ResultSet, results_files_in};
 use proagent_listen::ConnLimits;
@@ -638,9 +638,10 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EvalQuery>) -> ApiResult<ax
 }
 
 async fn play_options(State(st): Shared) -> axum::Json<Value> {
-    let mut layouts: Vec<String> =
-        proagent_overcooked::env::layout::BUILTIN.iter().map(|(n, _)| n.to_string()).collect();
-    layouts.extend(proagent_overcooked_v2::env::Layout::builtin_names().map(|n| format!("{V2_PREFIX}{n}")));
+    use proagent_eval::games::Catalogued;
+    // The layouts the form offers: the two Overcooked games' built-in ones, from the catalog.
+    let mut layouts = <proagent_overcooked::game::Overcooked as Catalogued>::builtin_specs();
+    layouts.extend(<proagent_overcooked_v2::game::OvercookedV2 as Catalogued>::builtin_specs());
     let models: Vec<&str> = st.play.models.iter().map(|m| m.name.as_str()).collect();
     axum::Json(json!({
         "layouts": layouts,
@@ -664,7 +665,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
 /// or a layout file the server may read (`PATH`, `v2:PATH`), with the file's text.
 /// Blocking (it may read the file).
 fn requested_game(st: &AppState, req: &GameRequest) -> ApiResult<(AnyGame, Option<String>)> {
-    let options = GameOptions { horizon: req.horizon, v2: req.v2.clone().unwrap_or_default() };
+    let options = GameOptions { horizon: req.horizon, settings: req.settings.clone().unwrap_or_default() };
     let bad = |e: String| ApiError::bad(format!("layout: {e}"));
     let spec = match st.access.layout(&req.layout) {
         Ok(None) => req.layout.clone(),

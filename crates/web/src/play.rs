@@ -206,11 +206,13 @@ pub struct GameRequest {
     /// Whether the game waits for a thinking model.
     #[serde(default)]
     pub llm: LlmTiming,
-    /// OvercookedV2 switches (`view_radius`, `negative_rewards`, `sample_recipe_on_delivery`,
-    /// `random_agent_positions`, `start_cooking_interaction`,
-    /// `indicate_successful_delivery`; `max_steps` is the horizon). Ignored by other games.
-    #[serde(default)]
-    pub v2: Option<proagent_overcooked_v2::env::Settings>,
+    /// The game's own settings by name, in the request's `v2` field as the page sends it
+    /// (OvercookedV2's switches: `view_radius`, `negative_rewards`,
+    /// `sample_recipe_on_delivery`, `random_agent_positions`, `start_cooking_interaction`,
+    /// `indicate_successful_delivery`; `max_steps` is the horizon): the game the layout
+    /// names parses them (an unknown one is refused); other games ignore them.
+    #[serde(default, rename = "v2")]
+    pub settings: Option<proagent_eval::games::GameSettings>,
 }
 
 fn default_layout() -> String {
@@ -264,7 +266,7 @@ pub struct GameStatus {
     pub done: bool,
     /// The game is waiting for the other seat's action.
     pub thinking: bool,
-    /// The game's family (`overcooked`, `overcooked_v2`, `hanabi`, ...).
+    /// The game's family (`overcooked`, `overcooked_v2`, ...: the catalog's kinds).
     pub game: &'static str,
     /// The board as SVG (with the status line), as the human's player sees it.
     pub svg: String,
@@ -591,7 +593,7 @@ impl Sessions {
 }
 
 /// Whether a game family is played in real time by a person (the Overcooked games, with
-/// the arrow keys); the others (Hanabi, the maze games) are always turn-based: the game
+/// the arrow keys); the others (the card and maze games) are always turn-based: the game
 /// waits for the person's pick.
 fn real_time_game(kind: &str) -> bool {
     matches!(kind, "overcooked" | "overcooked_v2")

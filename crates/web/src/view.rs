@@ -8,7 +8,7 @@
 use proagent_agent::grounding::overcooked::parse_reply;
 use proagent_agent::planner::reply_fields;
 use proagent_eval::games::{Playable, SavedTeamwork};
-use proagent_eval::runner::files::{AnyEpisode, EpisodeFile, EpisodeKind, SavedEpisode};
+use proagent_eval::runner::files::{EpisodeFile, EpisodeKind, SavedEpisode};
 use proagent_eval::runner::record::RunConfig;
 use proagent_eval::transcript::Transcript;
 use proagent_llm::record::Outcome;
@@ -214,14 +214,7 @@ impl EpisodeView {
         let Some(ep) = file.episodes.into_iter().nth(index) else {
             return Err(ViewError::NoSuchEpisode { file: source, index, count });
         };
-        let shown: Box<dyn Shown> = match ep {
-            AnyEpisode::Overcooked(e) => Box::new(Viewed::new(&source, e)?),
-            AnyEpisode::V2(e) => Box::new(Viewed::new(&source, e)?),
-            AnyEpisode::Hanabi(e) => Box::new(Viewed::new(&source, e)?),
-            AnyEpisode::Capture(e) => Box::new(Viewed::new(&source, e)?),
-            AnyEpisode::Escape(e) => Box::new(Viewed::new(&source, e)?),
-            AnyEpisode::Lever(e) => Box::new(Viewed::new(&source, e)?),
-        };
+        let shown: Box<dyn Shown> = proagent_eval::on_episode!(ep, |e| Box::new(Viewed::new(&source, e)?));
         Ok(EpisodeView { id, source, kind: file.kind, index, count, shown, transcript: file.transcript })
     }
 
@@ -415,7 +408,7 @@ mod tests {
             horizon: 3,
             proagent: AgentSettings::default(),
             model: ModelSpec::new("scripted"),
-            v2: None,
+            game_settings: Default::default(),
             seats: Default::default(),
         };
         let (mut w, buf) =

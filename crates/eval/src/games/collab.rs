@@ -6,9 +6,11 @@
 //! A trajectory's `spec` names a built-in scenario or a maze file; the file is opened only
 //! through the reader's file-access policy ([`load_collab_in`]), never as the record gives it.
 
+use super::catalog::{AnyGame, Catalogued};
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
-    GameError, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config, unknown_spec,
+    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
+    unknown_spec,
 };
 use super::replayed::{read_replayed, trajectory_json};
 use super::saved::SavedEpisode;
@@ -300,5 +302,82 @@ impl Playable for Escape {
     }
     fn saved_teamwork(&self, e: &SavedEpisode<Escape>) -> SavedTeamwork {
         saved_line(self, e)
+    }
+}
+
+/// A maze game of the catalog: its spec loads either game (a `.maze` file says which).
+fn load_maze(spec: &str, files: &dyn FileAccess) -> Result<(AnyGame, Option<String>), GameError> {
+    let (game, text) = load_collab_in(spec, files)?;
+    let game = match game {
+        proagent_collab::CollabGame::Capture(g) => AnyGame::from(Arc::new(g)),
+        proagent_collab::CollabGame::Escape(g) => AnyGame::from(Arc::new(g)),
+    };
+    Ok((game, text))
+}
+
+/// What an evaluation key hashes for a maze game: its file's text, else the built-in
+/// scenario's, else its name.
+fn maze_definition(name: String, file: Option<&str>) -> String {
+    match file.or_else(|| proagent_collab::Maze::builtin_text(&name)) {
+        Some(text) => text.to_string(),
+        None => name,
+    }
+}
+
+/// CollabCapture claims its scenarios and every `.maze` file (whose `game` line may make
+/// it a CollabEscape game); `collab:all` stands for every scenario of both games.
+impl Catalogued for Capture {
+    const KIND: &'static str = "collab_capture";
+    const TITLE: &'static str = "CollabCapture";
+    const SPEC: &'static str = "capture:N or a .maze file";
+
+    fn claims(spec: &str) -> bool {
+        spec.starts_with("capture:") || is_maze_spec(spec) && !Escape::claims(spec)
+    }
+    fn builtin_specs() -> Vec<String> {
+        proagent_collab::Maze::builtin_names_of(proagent_collab::GameKind::Capture).map(String::from).collect()
+    }
+    fn expand_all(spec: &str) -> Option<Vec<String>> {
+        match spec {
+            "capture:all" => Some(Self::builtin_specs()),
+            "collab:all" => Some(proagent_collab::Maze::builtin_names().map(String::from).collect()),
+            _ => None,
+        }
+    }
+    fn load(
+        spec: &str,
+        _options: &GameOptions,
+        files: &dyn FileAccess,
+    ) -> Result<(AnyGame, Option<String>), GameError> {
+        load_maze(spec, files)
+    }
+    fn definition(&self, file: Option<&str>) -> String {
+        maze_definition(self.report_name(), file)
+    }
+}
+
+impl Catalogued for Escape {
+    const KIND: &'static str = "collab_escape";
+    const TITLE: &'static str = "CollabEscape";
+    const SPEC: &'static str = "escape:N or a .maze file";
+
+    fn claims(spec: &str) -> bool {
+        spec.starts_with("escape:")
+    }
+    fn builtin_specs() -> Vec<String> {
+        proagent_collab::Maze::builtin_names_of(proagent_collab::GameKind::Escape).map(String::from).collect()
+    }
+    fn expand_all(spec: &str) -> Option<Vec<String>> {
+        (spec == "escape:all").then(Self::builtin_specs)
+    }
+    fn load(
+        spec: &str,
+        _options: &GameOptions,
+        files: &dyn FileAccess,
+    ) -> Result<(AnyGame, Option<String>), GameError> {
+        load_maze(spec, files)
+    }
+    fn definition(&self, file: Option<&str>) -> String {
+        maze_definition(self.report_name(), file)
     }
 }

@@ -3,9 +3,11 @@
 //! score rules (HLE's score, 0 once all lives are lost; the LLM-Coordination paper's
 //! cards played), and trajectories re-played from their seed.
 
+use super::catalog::{AnyGame, Catalogued};
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
-    GameError, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config, unknown_spec,
+    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
+    unknown_spec,
 };
 use super::replayed::{read_replayed, trajectory_json};
 use super::saved::SavedEpisode;
@@ -175,5 +177,28 @@ impl Playable for Hanabi {
                 handovers: Vec::new(),
             },
         }
+    }
+}
+
+impl Catalogued for Hanabi {
+    const KIND: &'static str = "hanabi";
+    const TITLE: &'static str = "Hanabi";
+    const SPEC: &'static str = "hanabi or hanabi:Np";
+
+    fn claims(spec: &str) -> bool {
+        spec == "hanabi" || spec.starts_with("hanabi:")
+    }
+    fn builtin_specs() -> Vec<String> {
+        ["hanabi", "hanabi:3p", "hanabi:4p", "hanabi:5p"].map(String::from).to_vec()
+    }
+    fn load(
+        spec: &str,
+        _options: &GameOptions,
+        _files: &dyn FileAccess,
+    ) -> Result<(AnyGame, Option<String>), GameError> {
+        Ok((AnyGame::from(Arc::new(load_hanabi(spec)?)), None))
+    }
+    fn definition(&self, file: Option<&str>) -> String {
+        file.map_or_else(|| self.report_name(), String::from)
     }
 }

@@ -3,12 +3,13 @@
 //! coordinated rounds, the first round the pair met in) and trajectories re-played from
 //! their seed. The number of rounds is the spec's (`lever`, `lever:5r`), not `--horizon`.
 //!
-//! Everything the runtime needs of the game is in this file; the list of games names it
-//! once (its `AnyGame` variant, spec test and replayed kind).
+//! Everything the runtime needs of the game is in this file; the catalog lists it in one
+//! line.
 
+use super::catalog::{AnyGame, Catalogued};
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
-    GameError, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config, unknown_spec,
+    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config, unknown_spec,
 };
 use super::replayed::{read_replayed, trajectory_json};
 use super::saved::SavedEpisode;
@@ -157,5 +158,28 @@ impl Playable for Lever {
                 handovers: Vec::new(),
             },
         }
+    }
+}
+
+impl Catalogued for Lever {
+    const KIND: &'static str = KIND;
+    const TITLE: &'static str = "the lever game";
+    const SPEC: &'static str = "lever or lever:Nr";
+
+    fn claims(spec: &str) -> bool {
+        is_spec(spec)
+    }
+    fn builtin_specs() -> Vec<String> {
+        ["lever", "lever:1r"].map(String::from).to_vec()
+    }
+    fn load(
+        spec: &str,
+        _options: &GameOptions,
+        _files: &dyn FileAccess,
+    ) -> Result<(AnyGame, Option<String>), GameError> {
+        Ok((AnyGame::from(Arc::new(load_lever(spec)?)), None))
+    }
+    fn definition(&self, _file: Option<&str>) -> String {
+        self.report_name()
     }
 }

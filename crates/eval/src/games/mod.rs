@@ -3,11 +3,13 @@
 //! its episodes are summarised, recorded as trajectories and analysed for teamwork.
 //!
 //! Everything above this module is written once over [`Playable`]; a command turns its
-//! `--layout` into an [`AnyGame`] ([`AnyGame::load`]) and runs the generic code with
-//! [`on_game!`](crate::on_game). Adding a game means implementing [`proagent_core::Game`]
-//! in its own crate, [`Playable`] here, and one variant of [`AnyGame`]
-//! (docs/architecture.md, "Adding a game").
+//! `--layout` into an [`AnyGame`] ([`AnyGame::load`], asking the [`catalog`]) and runs the
+//! generic code with [`on_game!`](crate::on_game). Adding a game means implementing
+//! [`proagent_core::Game`] in its own crate, [`Playable`] and [`Catalogued`] in its file
+//! here, and one line in the [`catalog`] (docs/architecture.md, "Adding a game").
 
+#[macro_use]
+pub mod catalog;
 pub mod collab;
 pub mod hanabi;
 pub mod hooks;
@@ -18,55 +20,19 @@ pub mod playable;
 pub mod replayed;
 pub mod saved;
 
-use proagent_collab::{Capture, CollabGame, Escape};
 use proagent_core::Game;
 use proagent_core::files::{FileAccess, LocalFiles};
-use proagent_hanabi::Hanabi;
-use proagent_lever::Lever;
-use proagent_overcooked::game::Overcooked;
-use proagent_overcooked_v2::game::OvercookedV2;
+use serde_json::Value;
 use std::sync::Arc;
 
+pub use catalog::{AnyEpisode, AnyGame, Catalogued, GameEntry, RecordedGame, entries};
 pub use collab::load_collab_in;
 pub use overcooked::{load_layout, load_layout_in};
 pub use overcooked_v2::{V2_PREFIX, load_v2_layout, load_v2_layout_in};
 pub use playable::{
-    GameError, GameOptions, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
-    unknown_spec,
+    GameError, GameOptions, GameSettings, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork,
+    SeatError, Teamwork, unknown_spec,
 };
-
-/// A game chosen on the command line (or from Python, or in a transcript header).
-#[derive(Clone, Debug)]
-pub enum AnyGame {
-    /// Classic Overcooked-AI (old dynamics).
-    Overcooked(Arc<Overcooked>),
-    /// OvercookedV2.
-    V2(Arc<OvercookedV2>),
-    /// Hanabi (`hanabi`, `hanabi:3p`, ...).
-    Hanabi(Arc<Hanabi>),
-    /// CollabCapture (`capture:1` ... `capture:4`, a capture `.maze` file).
-    Capture(Arc<Capture>),
-    /// CollabEscape (`escape:1`, `escape:2`, an escape `.maze` file).
-    Escape(Arc<Escape>),
-    /// The lever game of Other-Play (`lever`, `lever:5r`).
-    Lever(Arc<Lever>),
-}
-
-/// Runs `$body` with `$g` bound to the concrete game (`&Arc<G>`) inside an [`AnyGame`]:
-/// the one place generic code meets the list of games.
-#[macro_export]
-macro_rules! on_game {
-    ($any:expr, |$g:ident| $body:expr) => {
-        match $any {
-            $crate::games::AnyGame::Overcooked($g) => $body,
-            $crate::games::AnyGame::V2($g) => $body,
-            $crate::games::AnyGame::Hanabi($g) => $body,
-            $crate::games::AnyGame::Capture($g) => $body,
-            $crate::games::AnyGame::Escape($g) => $body,
-            $crate::games::AnyGame::Lever($g) => $body,
-        }
-    };
-}
 
 impl AnyGame {
     /// The game a `--layout` spec names: a classic built-in name or layout file,
@@ -89,30 +55,7 @@ impl AnyGame {
         options: &GameOptions,
         files: &dyn FileAccess,
     ) -> Result<(AnyGame, Option<String>), GameError> {
-        let trimmed = spec.trim();
-        if trimmed == "hanabi" || trimmed.starts_with("hanabi:") {
-            return Ok((AnyGame::Hanabi(Arc::new(hanabi::load_hanabi(trimmed)?)), None));
-        }
-        if lever::is_spec(trimmed) {
-            return Ok((AnyGame::Lever(Arc::new(lever::load_lever(trimmed)?)), None));
-        }
-        if collab::is_maze_spec(trimmed) {
-            let (game, text) = collab::load_collab_in(trimmed, files)?;
-            return Ok((
-                match game {
-                    CollabGame::Capture(g) => AnyGame::Capture(Arc::new(g)),
-                    CollabGame::Escape(g) => AnyGame::Escape(Arc::new(g)),
-                },
-                text,
-            ));
-        }
-        if let Some(rest) = proagent_overcooked_v2::env::layout::strip_v2_prefix(spec) {
-            let (layout, text) = load_v2_layout_in(rest, files)?;
-            let settings = proagent_overcooked_v2::env::Settings { max_steps: options.horizon, ..options.v2.clone() };
-            return Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(layout), settings))), text));
-        }
-        let (layout, text) = load_layout_in(spec, files)?;
-        Ok((AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::new(layout), options.horizon))), text))
+        catalog::load_in(spec, options, files)
     }
 
     /// The game's name in reports (`cramped_room`, `v2:two_rooms`).
@@ -151,15 +94,27 @@ impl AnyGame {
         if self.horizon() == horizon {
             return self.clone();
         }
-        match self {
-            AnyGame::Overcooked(g) => AnyGame::Overcooked(Arc::new(g.with_horizon(horizon))),
-            AnyGame::V2(g) => AnyGame::V2(Arc::new(g.with_horizon(horizon))),
-            AnyGame::Hanabi(g) => AnyGame::Hanabi(Arc::clone(g)),
-            // Hanabi and the maze games end by their own rules and turn limits.
-            AnyGame::Capture(g) => AnyGame::Capture(Arc::clone(g)),
-            AnyGame::Escape(g) => AnyGame::Escape(Arc::clone(g)),
-            AnyGame::Lever(g) => AnyGame::Lever(Arc::clone(g)),
+        on_game!(self, |g| AnyGame::from(Arc::new(g.with_horizon(horizon))))
+    }
+
+    /// The game's own settings as a transcript header records them: its key
+    /// ([`Playable::SETTINGS_KEY`]) and value; `None` for a game without settings.
+    pub fn header_settings(&self) -> Option<(&'static str, Value)> {
+        on_game!(self, |g| g.header_settings())
+    }
+
+    /// The catalog's entry of this game.
+    pub fn entry(&self) -> &'static GameEntry {
+        fn of<G: Catalogued>(_: &G) -> &'static GameEntry {
+            catalog::entry_of_kind(G::KIND).unwrap_or(&catalog::entries()[0])
         }
+        on_game!(self, |g| of(&**g))
+    }
+
+    /// What an evaluation key hashes for this game ([`Catalogued::definition`]); `file` is
+    /// the layout file's text when there is one.
+    pub fn definition(&self, file: Option<&str>) -> String {
+        on_game!(self, |g| g.definition(file))
     }
 
     /// The start state as text.
@@ -171,41 +126,24 @@ impl AnyGame {
     }
 }
 
-impl saved::AnyEpisode {
+impl AnyEpisode {
+    /// Its label for reports.
+    pub fn name(&self) -> &str {
+        on_episode!(self, |e| &e.name)
+    }
+
+    /// Its steps.
+    pub fn steps(&self) -> usize {
+        on_episode!(self, |e| e.steps.len())
+    }
+
+    /// Its frames (the start state and one per step).
+    pub fn frames(&self) -> usize {
+        on_episode!(self, |e| e.frames())
+    }
+
     /// The game it was played in.
     pub fn game(&self) -> AnyGame {
-        match self {
-            saved::AnyEpisode::Overcooked(e) => AnyGame::Overcooked(Arc::clone(&e.game)),
-            saved::AnyEpisode::V2(e) => AnyGame::V2(Arc::clone(&e.game)),
-            saved::AnyEpisode::Hanabi(e) => AnyGame::Hanabi(Arc::clone(&e.game)),
-            saved::AnyEpisode::Capture(e) => AnyGame::Capture(Arc::clone(&e.game)),
-            saved::AnyEpisode::Escape(e) => AnyGame::Escape(Arc::clone(&e.game)),
-            saved::AnyEpisode::Lever(e) => AnyGame::Lever(Arc::clone(&e.game)),
-        }
+        on_episode!(self, |e| AnyGame::from(Arc::clone(&e.game)))
     }
-}
-
-/// The games whose trajectory records are re-played from their seed, by the `game` field
-/// of a record: reads one record (line `line` of `source`), opening a file the record names
-/// only as `files` allows.
-pub fn read_replayed_trajectory(
-    kind: &str,
-    source: &str,
-    line: usize,
-    v: &serde_json::Value,
-    files: &dyn FileAccess,
-) -> Option<Result<saved::AnyEpisode, RecordError>> {
-    Some(match kind {
-        "hanabi" => Hanabi::read_trajectory(source, line, v, files).map(Into::into),
-        "collab_capture" => Capture::read_trajectory(source, line, v, files).map(Into::into),
-        "collab_escape" => Escape::read_trajectory(source, line, v, files).map(Into::into),
-        lever::KIND => Lever::read_trajectory(source, line, v, files).map(Into::into),
-        _ => return None,
-    })
-}
-
-/// Whether trajectories of the game `kind` (a record's `game` field) are re-played from
-/// their seed ([`read_replayed_trajectory`] reads them).
-pub fn is_replayed_kind(kind: &str) -> bool {
-    matches!(kind, "hanabi" | "collab_capture" | "collab_escape" | lever::KIND)
 }

@@ -2,9 +2,10 @@
 //! RL partners, the ProAgent agent), its summaries, reference-schema trajectories and the
 //! interdependence analysis of its episodes.
 
+use super::catalog::{AnyGame, Catalogued, RecordedGame};
 use super::hooks::{LlmcoHooks, LlmcoOn, ProAgentHooks, ProAgentOn};
 use super::playable::{
-    GameError, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
+    GameError, GameOptions, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
     default_llmco_config, default_proagent_config, unknown_spec,
 };
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
@@ -296,6 +297,13 @@ impl Playable for Overcooked {
         proagent_overcooked::env::render::LEGEND
     }
 
+    /// The layout's name and size, then its start board.
+    fn start_text(&self) -> String {
+        let layout = &self.layout;
+        let board = proagent_overcooked::env::render::render(layout, &layout.start_state());
+        format!("{} ({}x{})\n{board}", layout.name, layout.width, layout.height)
+    }
+
     fn outcome_text(&self, r: &EpisodeResult<Overcooked>) -> String {
         format!("{} deliveries", r.tally.deliveries)
     }
@@ -373,5 +381,46 @@ impl Playable for Overcooked {
             state = &s.state;
         }
         Some(lines)
+    }
+}
+
+/// Classic Overcooked claims every spec no other game claims: a built-in layout name (or
+/// alias) or a layout file; `all` stands for every built-in layout.
+impl Catalogued for Overcooked {
+    const KIND: &'static str = "overcooked";
+    const TITLE: &'static str = "Overcooked";
+    const SPEC: &'static str = "NAME or PATH";
+
+    fn claims(_spec: &str) -> bool {
+        true
+    }
+    fn builtin_specs() -> Vec<String> {
+        layout::BUILTIN.iter().map(|(n, _)| n.to_string()).collect()
+    }
+    fn expand_all(spec: &str) -> Option<Vec<String>> {
+        (spec == "all").then(Self::builtin_specs)
+    }
+    fn load(spec: &str, options: &GameOptions, files: &dyn FileAccess) -> Result<(AnyGame, Option<String>), GameError> {
+        let (layout, text) = load_layout_in(spec, files)?;
+        Ok((AnyGame::from(Arc::new(Overcooked::new(Arc::new(layout), options.horizon))), text))
+    }
+    /// The recorded layout file's text when the header keeps one, else the spec.
+    fn load_recorded(rec: &RecordedGame<'_>, files: &dyn FileAccess) -> Result<AnyGame, GameError> {
+        let Some(text) = rec.file else {
+            return Self::load(rec.spec, rec.options, files)
+                .or_else(|e| Self::load(rec.name, rec.options, files).map_err(|_| e))
+                .map(|(g, _)| g);
+        };
+        let layout = Layout::parse(rec.name, text, rec.source).map_err(|e| GameError::Parse(e.to_string()))?;
+        Ok(AnyGame::from(Arc::new(Overcooked::new(Arc::new(layout), rec.options.horizon))))
+    }
+    /// A built-in layout's shipped text, a file's text.
+    fn definition(&self, file: Option<&str>) -> String {
+        let name = layout::canonical_name(&self.layout.name);
+        match (file, name.and_then(|n| layout::BUILTIN.iter().find(|(b, _)| *b == n))) {
+            (Some(text), _) => text.to_string(),
+            (None, Some((_, text))) => text.to_string(),
+            (None, None) => self.layout.name.clone(),
+        }
     }
 }

@@ -2,10 +2,11 @@
 //! ProAgent agent with the V2 prompts), its summaries, trajectories (JaxMARL-style states)
 //! and the hand-over analysis of its episodes.
 
+use super::catalog::{AnyGame, Catalogued, RecordedGame};
 use super::hooks::{ProAgentHooks, ProAgentOn};
 use super::playable::{
-    GameError, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
-    default_proagent_config, unknown_spec,
+    GameError, GameOptions, GameSettings, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork,
+    SeatError, Teamwork, default_proagent_config, unknown_spec,
 };
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
 use proagent_agent::OvercookedV2Grounding;
@@ -222,6 +223,8 @@ impl Playable for OvercookedV2 {
         m
     }
 
+    const SETTINGS_KEY: Option<&'static str> = Some("v2");
+
     fn env_settings(&self) -> Option<Value> {
         Some(json!(self.settings))
     }
@@ -233,6 +236,44 @@ impl Playable for OvercookedV2 {
 
     fn legend(&self) -> &'static str {
         LEGEND
+    }
+
+    /// The layout's name and size, its start board (with the first recipe of the list;
+    /// episodes draw theirs) and the recipes it may ask for.
+    fn start_text(&self) -> String {
+        /// Draws the first choice.
+        struct First;
+        impl proagent_core::game::Chance for First {
+            fn pick(&mut self, _n: usize) -> usize {
+                0
+            }
+        }
+        let layout = &self.layout;
+        let state = layout.start_state(&Settings::default(), &mut First);
+        let recipes: Vec<String> = layout.recipes.iter().map(|r| r.describe(&layout.ingredient_names)).collect();
+        format!(
+            "{V2_PREFIX}{} ({}x{})\n{}possible recipes: {}\n",
+            layout.name,
+            layout.width,
+            layout.height,
+            proagent_overcooked_v2::env::render::render(layout, &state),
+            recipes.join("; ")
+        )
+    }
+
+    /// Size, players, ingredients, recipes and the grid.
+    fn start_json(&self) -> Option<Value> {
+        let layout = &self.layout;
+        let names = &layout.ingredient_names;
+        Some(json!({
+            "layout": format!("{V2_PREFIX}{}", layout.name),
+            "width": layout.width,
+            "height": layout.height,
+            "players": layout.num_agents(),
+            "ingredients": names,
+            "recipes": layout.recipes.iter().map(|r| r.describe(names)).collect::<Vec<_>>(),
+            "grid": layout.grid,
+        }))
     }
 
     fn outcome_text(&self, r: &EpisodeResult<OvercookedV2>) -> String {
@@ -351,5 +392,79 @@ impl Playable for OvercookedV2 {
             t.signals.constructive
         );
         SavedTeamwork { json: json!(t), line, handovers }
+    }
+}
+
+/// V2's own settings from [`GameOptions::settings`] (every switch not given keeps its
+/// default; `max_steps` is the horizon).
+pub fn settings_of(options: &GameOptions) -> Result<Settings, GameError> {
+    settings_from(&options.settings, options.horizon)
+}
+
+/// V2's settings from settings by name over the defaults, with `max_steps` = `horizon`.
+fn settings_from(given: &GameSettings, horizon: u32) -> Result<Settings, GameError> {
+    let mut all = match serde_json::to_value(Settings::default()) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    all.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let settings: Settings = serde_json::from_value(Value::Object(all))
+        .map_err(|e| GameError::BadSettings { game: OvercookedV2::TITLE, message: e.to_string() })?;
+    Ok(Settings { max_steps: horizon, ..settings })
+}
+
+/// OvercookedV2 claims `v2:NAME` and `v2:PATH`; `v2:all` stands for every built-in
+/// layout. Its settings are the JaxMARL switches ([`Settings`]), recorded under `v2`.
+impl Catalogued for OvercookedV2 {
+    const KIND: &'static str = "overcooked_v2";
+    const TITLE: &'static str = "OvercookedV2";
+    const SPEC: &'static str = "v2:NAME";
+    const SETTINGS: &'static [&'static str] = &[
+        "view_radius",
+        "random_agent_positions",
+        "start_cooking_interaction",
+        "negative_rewards",
+        "sample_recipe_on_delivery",
+        "indicate_successful_delivery",
+    ];
+
+    fn claims(spec: &str) -> bool {
+        spec.starts_with(V2_PREFIX)
+    }
+    fn split_path(spec: &str) -> (&'static str, &str) {
+        match spec.strip_prefix(V2_PREFIX) {
+            Some(rest) => (V2_PREFIX, rest),
+            None => ("", spec),
+        }
+    }
+    fn builtin_specs() -> Vec<String> {
+        Layout::builtin_names().map(|n| format!("{V2_PREFIX}{n}")).collect()
+    }
+    fn expand_all(spec: &str) -> Option<Vec<String>> {
+        (spec.strip_prefix(V2_PREFIX)?.trim() == "all").then(Self::builtin_specs)
+    }
+    fn load(spec: &str, options: &GameOptions, files: &dyn FileAccess) -> Result<(AnyGame, Option<String>), GameError> {
+        let rest = spec.strip_prefix(V2_PREFIX).unwrap_or(spec).trim();
+        let (layout, text) = load_v2_layout_in(rest, files)?;
+        Ok((AnyGame::from(Arc::new(OvercookedV2::new(Arc::new(layout), settings_of(options)?))), text))
+    }
+    /// The recorded layout file's text when the header keeps one, else the spec (older
+    /// headers may give the layout's name without `v2:`).
+    fn load_recorded(rec: &RecordedGame<'_>, files: &dyn FileAccess) -> Result<AnyGame, GameError> {
+        let settings = settings_of(rec.options)?;
+        if let Some(text) = rec.file {
+            let layout = Layout::parse(text, rec.source).map_err(|e| GameError::Parse(e.to_string()))?;
+            return Ok(AnyGame::from(Arc::new(OvercookedV2::new(Arc::new(layout), settings))));
+        }
+        let spec =
+            if rec.spec.starts_with(V2_PREFIX) { rec.spec.to_string() } else { format!("{V2_PREFIX}{}", rec.spec) };
+        Self::load(&spec, rec.options, files)
+            .or_else(|e| Self::load(rec.name, rec.options, files).map_err(|_| e))
+            .map(|(g, _)| g)
+    }
+    /// The layout's text and the switches: changing either never reuses old results.
+    fn definition(&self, _file: Option<&str>) -> String {
+        let settings = serde_json::to_string(&self.settings).unwrap_or_default();
+        format!("{}\n{settings}", self.layout.to_text())
     }
 }

@@ -152,12 +152,31 @@ pub trait Playable: Game + Sized {
     /// Extra fields of a transcript step record beyond the actions, reward, skill events
     /// and belief corrections (V2: the interact events).
     fn step_fields(&self, outcome: &Self::Outcome) -> Map<String, Value>;
+    /// The key a transcript header records the game's own settings under (`None`: the
+    /// game has none). OvercookedV2's is `v2`, as every header has written it.
+    const SETTINGS_KEY: Option<&'static str> = None;
     /// The environment switches a transcript header records for this game (`None`: none).
     fn env_settings(&self) -> Option<Value>;
+    /// The game's own settings as a transcript header records them: the key
+    /// ([`Playable::SETTINGS_KEY`]) and [`Playable::env_settings`].
+    fn header_settings(&self) -> Option<(&'static str, Value)> {
+        Some((Self::SETTINGS_KEY?, self.env_settings()?))
+    }
     /// The same game with episodes of `horizon` steps (sharing what was precomputed).
     fn with_horizon(&self, horizon: u32) -> Self;
     /// What the characters of [`proagent_core::Game::render_text`] mean.
     fn legend(&self) -> &'static str;
+    /// The game's start as `show --layout` prints it. The default: the legend, then the
+    /// start state the game draws for seed 0.
+    fn start_text(&self) -> String {
+        let mut chance = proagent_core::episode::env_chance(0);
+        format!("{}\n{}", self.legend(), self.render_text(&self.initial_state(&mut chance)))
+    }
+    /// The layout's facts as one JSON object (`show --layout ... --json`); `None` for games
+    /// that have none to print.
+    fn start_json(&self) -> Option<Value> {
+        None
+    }
     /// The episode's outcome in words for a `play` line (`12 deliveries`).
     fn outcome_text(&self, result: &EpisodeResult<Self>) -> String;
     /// Reads an action as people and files write it: [`Game::parse_action`]'s tokens, and
@@ -312,6 +331,14 @@ pub enum GameError {
     /// The caller's file-access policy refused the file the spec names: nothing was opened.
     #[error(transparent)]
     Refused(FileRefusal),
+    /// Settings the game takes but whose values do not parse.
+    #[error("{game} settings: {message}")]
+    BadSettings {
+        /// The game's title.
+        game: &'static str,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl GameError {
@@ -327,22 +354,25 @@ impl GameError {
     }
 }
 
-/// The options of a game beyond its layout: episode length and the OvercookedV2 switches
-/// (ignored by the other games).
+/// A game's own settings by name (`view_radius` for OvercookedV2), as the command line's
+/// switches, a request or a transcript header give them: the game the spec names parses
+/// them into its typed settings when it is loaded (a bad value is
+/// [`GameError::BadSettings`]); games without settings ignore them, as they always have
+/// (the command line refuses a switch its layout's game does not take).
+pub type GameSettings = Map<String, Value>;
+
+/// The options of a game beyond its layout: episode length and the game's own settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameOptions {
-    /// Steps in an episode.
+    /// Steps in an episode (games with their own turn limits keep them).
     pub horizon: u32,
-    /// The OvercookedV2 switches (`max_steps` is replaced by `horizon`).
-    pub v2: proagent_overcooked_v2::env::Settings,
+    /// The game's own settings ([`GameSettings`]; empty: the game's defaults).
+    pub settings: GameSettings,
 }
 
 impl Default for GameOptions {
     fn default() -> Self {
-        GameOptions {
-            horizon: proagent_overcooked::env::DEFAULT_HORIZON,
-            v2: proagent_overcooked_v2::env::Settings::default(),
-        }
+        GameOptions { horizon: proagent_overcooked::env::DEFAULT_HORIZON, settings: GameSettings::new() }
     }
 }
 

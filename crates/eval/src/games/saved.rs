@@ -1,13 +1,11 @@
-//! A saved episode of any game, as episode files are read back ([`SavedEpisode`],
-//! [`AnyEpisode`]): the game, the start state and per step every player's action, the
+//! A saved episode of any game, as episode files are read back ([`SavedEpisode`]; the
+//! catalog's `AnyEpisode` holds one of any game): the game, the start state and per step every player's action, the
 //! reward, the state after it and — where the states were re-simulated — what the step
 //! did. Reading the files is the runner's; this is the data.
 
 use proagent_core::Game;
 use proagent_core::episode::{EpisodeResult, StepRecord};
 use proagent_core::seat::{BeliefCorrection, SkillEvent};
-use proagent_overcooked::game::Overcooked;
-use proagent_overcooked_v2::game::OvercookedV2;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -120,99 +118,10 @@ impl<G: Game> SavedEpisode<G> {
     }
 }
 
-/// A saved episode of any game.
-// A file holds a handful of episodes, each with all its steps on the heap: the size of the
-// largest start state inline costs nothing worth a box at every match.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-pub enum AnyEpisode {
-    /// Classic Overcooked.
-    Overcooked(SavedEpisode<Overcooked>),
-    /// OvercookedV2.
-    V2(SavedEpisode<OvercookedV2>),
-    /// Hanabi.
-    Hanabi(SavedEpisode<proagent_hanabi::Hanabi>),
-    /// CollabCapture.
-    Capture(SavedEpisode<proagent_collab::Capture>),
-    /// CollabEscape.
-    Escape(SavedEpisode<proagent_collab::Escape>),
-    /// The lever game.
-    Lever(SavedEpisode<proagent_lever::Lever>),
-}
-
-impl From<SavedEpisode<proagent_lever::Lever>> for AnyEpisode {
-    fn from(e: SavedEpisode<proagent_lever::Lever>) -> Self {
-        AnyEpisode::Lever(e)
-    }
-}
-
-impl From<SavedEpisode<proagent_hanabi::Hanabi>> for AnyEpisode {
-    fn from(e: SavedEpisode<proagent_hanabi::Hanabi>) -> Self {
-        AnyEpisode::Hanabi(e)
-    }
-}
-
-impl From<SavedEpisode<proagent_collab::Capture>> for AnyEpisode {
-    fn from(e: SavedEpisode<proagent_collab::Capture>) -> Self {
-        AnyEpisode::Capture(e)
-    }
-}
-
-impl From<SavedEpisode<proagent_collab::Escape>> for AnyEpisode {
-    fn from(e: SavedEpisode<proagent_collab::Escape>) -> Self {
-        AnyEpisode::Escape(e)
-    }
-}
-
-impl From<SavedEpisode<Overcooked>> for AnyEpisode {
-    fn from(e: SavedEpisode<Overcooked>) -> Self {
-        AnyEpisode::Overcooked(e)
-    }
-}
-
-impl From<SavedEpisode<OvercookedV2>> for AnyEpisode {
-    fn from(e: SavedEpisode<OvercookedV2>) -> Self {
-        AnyEpisode::V2(e)
-    }
-}
-
-/// Runs `$body` with `$e` bound to the typed saved episode (`&SavedEpisode<G>`) inside an
-/// [`AnyEpisode`], as [`on_game!`](crate::on_game) does for games.
-#[macro_export]
-macro_rules! on_episode {
-    ($any:expr, |$e:ident| $body:expr) => {
-        match $any {
-            $crate::games::saved::AnyEpisode::Overcooked($e) => $body,
-            $crate::games::saved::AnyEpisode::V2($e) => $body,
-            $crate::games::saved::AnyEpisode::Hanabi($e) => $body,
-            $crate::games::saved::AnyEpisode::Capture($e) => $body,
-            $crate::games::saved::AnyEpisode::Escape($e) => $body,
-            $crate::games::saved::AnyEpisode::Lever($e) => $body,
-        }
-    };
-}
-
 /// The skill events a record lists (`skill_events`), leniently: entries that are not
 /// skill events are skipped.
 pub fn skill_events_of(v: Option<&Value>) -> Vec<SkillEvent> {
     v.and_then(Value::as_array)
         .map(|a| a.iter().filter_map(|e| serde_json::from_value(e.clone()).ok()).collect())
         .unwrap_or_default()
-}
-
-impl AnyEpisode {
-    /// Its label for reports.
-    pub fn name(&self) -> &str {
-        on_episode!(self, |e| &e.name)
-    }
-
-    /// Its steps.
-    pub fn steps(&self) -> usize {
-        on_episode!(self, |e| e.steps.len())
-    }
-
-    /// Its frames (the start state and one per step).
-    pub fn frames(&self) -> usize {
-        on_episode!(self, |e| e.frames())
-    }
 }

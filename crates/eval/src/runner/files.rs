@@ -24,15 +24,15 @@
 //! command line [`LocalFiles`]); a refusal is [`FileError::Refused`], which names the field
 //! and the path as given, never anything of the file.
 
-pub use crate::games::saved::{AnyEpisode, SavedEpisode, SavedStep, skill_events_of};
+pub use crate::games::AnyEpisode;
+pub use crate::games::saved::{SavedEpisode, SavedStep, skill_events_of};
 
 use super::record::RunConfig;
-use crate::games::{AnyGame, GameError, GameOptions, Playable, RecordError};
+use crate::games::{AnyGame, GameError, GameOptions, Playable, RecordError, RecordedGame};
 use crate::transcript::{Transcript, TranscriptError};
 use proagent_analysis::readers::{self, FileKind, ReadError};
 use proagent_core::episode::{EpisodeResult, env_chance};
 use proagent_core::files::{FileAccess, FileRefusal, LocalFiles};
-use proagent_overcooked_v2::game::OvercookedV2;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
@@ -213,12 +213,14 @@ pub fn read_episode_text_in(source: &str, text: &str, files: &dyn FileAccess) ->
     }
     if let Some(game) = trajectory_game(text) {
         let bad = |message: String| FileError::Episode { path: source.to_string(), message };
-        if game != "overcooked_v2" && !crate::games::is_replayed_kind(&game) {
+        let Some(entry) = crate::games::catalog::entry_of_kind(&game) else {
+            let known: Vec<&str> = crate::games::entries().iter().map(|e| e.kind).collect();
             return Err(bad(format!(
-                "line {}: trajectories of an unknown game {game:?} (known: overcooked, overcooked_v2, hanabi, collab_capture, collab_escape)",
-                text.lines().position(|l| !l.trim().is_empty()).unwrap_or(0) + 1
+                "line {}: trajectories of an unknown game {game:?} (known: {})",
+                text.lines().position(|l| !l.trim().is_empty()).unwrap_or(0) + 1,
+                known.join(", ")
             )));
-        }
+        };
         let mut episodes = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -240,10 +242,7 @@ pub fn read_episode_text_in(source: &str, text: &str, files: &dyn FileAccess) ->
                     refusal,
                 },
             };
-            let episode = match crate::games::read_replayed_trajectory(&game, source, i + 1, &v, files) {
-                Some(e) => e.map_err(record)?,
-                None => OvercookedV2::read_trajectory(source, i + 1, &v, files).map_err(record)?.into(),
-            };
+            let episode = (entry.read_trajectory)(source, i + 1, &v, files).map_err(record)?;
             episodes.push(episode);
         }
         return Ok(EpisodeFile {
@@ -298,7 +297,7 @@ pub fn transcript_episode_in(t: &Transcript, files: &dyn FileAccess) -> Result<A
         },
         e => FileError::Episode { path: file.to_string(), message: e.to_string() },
     })?;
-    Ok(crate::on_game!(&game, |g| AnyEpisode::from(replay_transcript(g, t, &cfg)?)))
+    Ok(on_game!(&game, |g| AnyEpisode::from(replay_transcript(g, t, &cfg)?)))
 }
 
 fn replay_transcript<G: Playable>(
@@ -397,39 +396,21 @@ pub fn recorded_game(file: &str, cfg: &RunConfig) -> Result<AnyGame, GameError> 
 /// [`recorded_game`], a layout file the header names (`layout_spec`, else `layout`) opened
 /// only as `files` allows: the header is input like any other.
 pub fn recorded_game_in(file: &str, cfg: &RunConfig, files: &dyn FileAccess) -> Result<AnyGame, GameError> {
-    let mut options = GameOptions { horizon: cfg.horizon, ..GameOptions::default() };
-    if let Some(v2) = &cfg.v2 {
-        options.v2 = v2.clone();
-    }
-    match &cfg.layout_file {
-        Some(text) => {
-            let source = format!("{file} (recorded layout)");
-            if cfg.v2.is_some() || proagent_overcooked_v2::env::layout::strip_v2_prefix(&cfg.layout_spec).is_some() {
-                let layout = proagent_overcooked_v2::env::Layout::parse(text, &source)
-                    .map_err(|e| GameError::Parse(e.to_string()))?;
-                let settings = proagent_overcooked_v2::env::Settings { max_steps: cfg.horizon, ..options.v2 };
-                Ok(AnyGame::V2(Arc::new(proagent_overcooked_v2::game::OvercookedV2::new(Arc::new(layout), settings))))
-            } else {
-                let layout = proagent_overcooked::env::Layout::parse(&cfg.layout, text, &source)
-                    .map_err(|e| GameError::Parse(e.to_string()))?;
-                Ok(AnyGame::Overcooked(Arc::new(proagent_overcooked::game::Overcooked::new(
-                    Arc::new(layout),
-                    cfg.horizon,
-                ))))
-            }
-        }
-        None => {
-            let spec = if cfg.v2.is_some() && !cfg.layout_spec.starts_with(crate::games::V2_PREFIX) {
-                format!("{}{}", crate::games::V2_PREFIX, cfg.layout_spec)
-            } else {
-                cfg.layout_spec.clone()
-            };
-            // A layout named by a file that is gone may still be a built-in one by name.
-            AnyGame::load_in(&spec, &options, files)
-                .or_else(|e| AnyGame::load_in(&cfg.layout, &options, files).map_err(|_| e))
-                .map(|(g, _)| g)
-        }
-    }
+    // The game's settings: the one object under its key (a header records at most one game).
+    let settings = match cfg.game_settings.values().next() {
+        Some(serde_json::Value::Object(m)) => m.clone(),
+        _ => Default::default(),
+    };
+    let options = GameOptions { horizon: cfg.horizon, settings };
+    let source = format!("{file} (recorded layout)");
+    let rec = RecordedGame {
+        spec: &cfg.layout_spec,
+        name: &cfg.layout,
+        file: cfg.layout_file.as_deref(),
+        source: &source,
+        options: &options,
+    };
+    crate::games::catalog::load_recorded(&cfg.game_settings, &rec, files)
 }
 
 #[cfg(test)]

@@ -42,10 +42,12 @@ pub struct RunConfig {
     pub proagent: AgentSettings,
     /// The model of every `proagent` seat.
     pub model: ModelSpec,
-    /// For an OvercookedV2 episode (`layout_spec` `v2:...`): the environment switches.
-    /// Absent for the classic game, so classic headers are unchanged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub v2: Option<proagent_overcooked_v2::env::Settings>,
+    /// The game's own settings, under the key its catalog entry names
+    /// ([`crate::games::Catalogued::SETTINGS_KEY`]: `v2` for OvercookedV2, as every header
+    /// has written them); empty for a game without settings, so its headers have no such key.
+    /// Reading a header keeps only the catalog's keys.
+    #[serde(flatten)]
+    pub game_settings: BTreeMap<String, Value>,
     /// Each player's own ProAgent configuration (`None` for other seats), one entry per
     /// player. Transcripts written before seats could differ have none: every `proagent`
     /// seat then used `proagent` and `model`.
@@ -101,8 +103,10 @@ impl RunConfig {
     /// hand-edited or corrupt header is an error, never a huge allocation.
     pub fn from_header(header: &Header, file: &str, line: usize) -> Result<RunConfig, TranscriptError> {
         let bad = |message: String| TranscriptError::Bad { path: file.to_string(), line, message };
-        let cfg: RunConfig = serde_json::from_value(header.config.clone())
+        let mut cfg: RunConfig = serde_json::from_value(header.config.clone())
             .map_err(|e| bad(format!("the header's config is not an episode's: {e}")))?;
+        // The flattened map holds every key the struct does not name: keep the games'.
+        cfg.game_settings.retain(|k, _| crate::games::catalog::settings_keys().any(|s| s == k));
         if cfg.command != PLAY_COMMAND {
             return Err(bad(format!("not a `proagent play` transcript (config.command is {:?})", cfg.command)));
         }

@@ -23,7 +23,6 @@ use super::plan::EpisodeSpec;
 use super::scheduler::{EpisodeContext, EpisodeError, EpisodeRunner};
 use super::store::EpisodeOutcome;
 use crate::games::{AnyGame, Playable};
-use crate::on_game;
 use crate::run::{PlayFailure, Run, TranscriptTarget};
 use crate::runner::CODE_VERSION;
 use crate::runner::seats::{LlmcoSeat, ProAgentSeat, SeatFactory, is_llmco};
@@ -148,13 +147,15 @@ impl PlayRunner {
         Ok(())
     }
 
-    /// The V2 switches of the sweep, if it has OvercookedV2 layouts.
-    fn v2_settings(&self) -> Option<serde_json::Value> {
+    /// The settings of the sweep's first game (by name) that has settings of its own: the
+    /// key headers record them under, the settings and the game's ProAgent prompt family.
+    fn game_settings(&self) -> Option<(&'static str, serde_json::Value, Option<Family>)> {
         let mut names: Vec<&String> = self.games.keys().collect();
         names.sort();
-        names.into_iter().find_map(|n| match &self.games[n].game {
-            AnyGame::V2(g) => Some(serde_json::json!(g.settings)),
-            _ => None,
+        names.into_iter().find_map(|n| {
+            let game = &self.games[n].game;
+            let (key, env) = game.header_settings()?;
+            Some((key, env, on_game!(game, |g| g.proagent_hooks().map(|h| h.family()))))
         })
     }
 
@@ -181,9 +182,11 @@ impl PlayRunner {
                     "prompts_sha256": prompts_sha(&p.seat, Family::Classic),
                     "server": p.server,
                 });
-                // Only sweeps with V2 layouts add this, so classic sweeps keep their keys.
-                if let Some(env) = self.v2_settings() {
-                    v["v2"] = serde_json::json!({ "prompts_sha256": prompts_sha(&p.seat, Family::V2), "env": env });
+                // Only sweeps with a game that has settings (V2) add this, so classic sweeps
+                // keep their keys.
+                if let Some((key, env, family)) = self.game_settings() {
+                    let family = family.unwrap_or(Family::Classic);
+                    v[key] = serde_json::json!({ "prompts_sha256": prompts_sha(&p.seat, family), "env": env });
                 }
                 v
             }

@@ -257,8 +257,8 @@ pub struct Report {
     pub horizons: Vec<u32>,
     /// Episode runners (`play` for real episodes).
     pub runners: Vec<String>,
-    /// The LLM-Coordination games (Hanabi, CollabCapture, CollabEscape) beside the
-    /// published rows; empty when the sweep played none.
+    /// The LLM-Coordination games beside the published rows ([`LlmcoTables`]); empty when
+    /// the sweep played none.
     pub llmco: LlmcoTables,
     /// Records without a checksum that the results held: how many were left out of every
     /// number above, or (asked for) counted in them unverified. See

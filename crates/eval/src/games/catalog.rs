@@ -1,0 +1,348 @@
+//! The catalog of games: the one list of the games a run can play, and everything the
+//! layers above ask about a game before they hold one.
+//!
+//! Every game registers once, as one line of the [`catalog!`] invocation at the bottom of
+//! this file. That line generates its [`AnyGame`] and [`AnyEpisode`] variants, its arms of
+//! [`on_game!`](crate::on_game) and [`on_episode!`](crate::on_episode), and its
+//! [`GameEntry`] in [`entries`]. What the entry knows comes from the game's
+//! [`Catalogued`] implementation, which lives beside its [`Playable`] one in the game's own
+//! file of this folder: which `--layout` specs name it, its built-in layouts, its `…:all`
+//! expansion, its own settings (parsed from [`GameOptions::settings`], written into
+//! transcript headers under its [`Playable::SETTINGS_KEY`]), how a transcript header's game is rebuilt and how its
+//! trajectory records read back.
+//!
+//! Guarantees: a spec is claimed by the first entry whose [`Catalogued::claims`] says yes,
+//! in the order of the list (classic Overcooked, which takes any layout name or file, comes
+//! last); commands, the viewer and the bindings ask these functions and never look at a
+//! spec's text themselves.
+
+use super::playable::{GameError, GameOptions, Playable, RecordError};
+use super::saved::SavedEpisode;
+use proagent_core::files::FileAccess;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A loaded game with its layout file's text (`None`: built in), or why it did not load.
+pub type Loaded = Result<(AnyGame, Option<String>), GameError>;
+
+/// A game as a transcript header records it, for [`Catalogued::load_recorded`].
+#[derive(Clone, Copy, Debug)]
+pub struct RecordedGame<'a> {
+    /// The layout as it was given (`layout_spec`).
+    pub spec: &'a str,
+    /// The game's report name (`layout`).
+    pub name: &'a str,
+    /// The layout file's text, when the header keeps one (`layout_file`).
+    pub file: Option<&'a str>,
+    /// How errors name where the text came from (`FILE (recorded layout)`).
+    pub source: &'a str,
+    /// The horizon and the game's own settings as the header records them.
+    pub options: &'a GameOptions,
+}
+
+/// What the catalog needs of a game beyond [`Playable`]. Implemented in the game's own
+/// file of `games/`; registered by one line of [`catalog!`].
+pub trait Catalogued: Playable + 'static {
+    /// The game's family, as [`proagent_core::Game::kind`] names it and trajectory records
+    /// write it in their `game` field (`overcooked_v2`, `hanabi`).
+    const KIND: &'static str;
+    /// The game's name in help texts (`OvercookedV2`).
+    const TITLE: &'static str;
+    /// How a `--layout` spec names the game, for help texts (`v2:NAME`).
+    const SPEC: &'static str;
+    /// The names of the game's own settings ([`GameOptions::settings`]).
+    const SETTINGS: &'static [&'static str] = &[];
+
+    /// Whether a `--layout` spec names this game (before anything is loaded).
+    fn claims(spec: &str) -> bool;
+    /// The specs of its built-in layouts or scenarios, for help and listings.
+    fn builtin_specs() -> Vec<String>;
+    /// The specs a list spec (`v2:all`, `capture:all`) stands for; `None` for any other.
+    fn expand_all(spec: &str) -> Option<Vec<String>> {
+        let _ = spec;
+        None
+    }
+    /// A spec that names a file, split into the game's prefix and the path (`v2:PATH` is
+    /// `("v2:", PATH)`); the default has no prefix.
+    fn split_path(spec: &str) -> (&'static str, &str) {
+        ("", spec)
+    }
+    /// The game a claimed spec names, with the layout file's text when it is not built in
+    /// (a file opened only as `files` allows); its settings come from `options`.
+    fn load(spec: &str, options: &GameOptions, files: &dyn FileAccess) -> Result<(AnyGame, Option<String>), GameError>;
+    /// The game a transcript header records. The default loads the spec, else (a file
+    /// that is gone) the report name as a built-in one.
+    fn load_recorded(rec: &RecordedGame<'_>, files: &dyn FileAccess) -> Result<AnyGame, GameError> {
+        Self::load(rec.spec, rec.options, files)
+            .or_else(|e| Self::load(rec.name, rec.options, files).map_err(|_| e))
+            .map(|(g, _)| g)
+    }
+    /// What an evaluation key hashes for this game: the text that defines it (the layout
+    /// file's `file` text when there is one).
+    fn definition(&self, file: Option<&str>) -> String;
+}
+
+/// One registered game, as the catalog lists it: its [`Catalogued`] answers as plain
+/// values and functions.
+#[derive(Clone, Copy)]
+pub struct GameEntry {
+    /// [`Catalogued::KIND`].
+    pub kind: &'static str,
+    /// [`Catalogued::TITLE`].
+    pub title: &'static str,
+    /// [`Catalogued::SPEC`].
+    pub spec: &'static str,
+    /// [`Playable::SETTINGS_KEY`].
+    pub settings_key: Option<&'static str>,
+    /// [`Catalogued::SETTINGS`].
+    pub settings: &'static [&'static str],
+    /// [`Catalogued::claims`].
+    pub claims: fn(&str) -> bool,
+    /// [`Catalogued::builtin_specs`].
+    pub builtin_specs: fn() -> Vec<String>,
+    /// [`Catalogued::expand_all`].
+    pub expand_all: fn(&str) -> Option<Vec<String>>,
+    /// [`Catalogued::split_path`].
+    pub split_path: fn(&str) -> (&'static str, &str),
+    /// [`Catalogued::load`].
+    pub load: fn(&str, &GameOptions, &dyn FileAccess) -> Loaded,
+    /// [`Catalogued::load_recorded`].
+    pub load_recorded: fn(&RecordedGame<'_>, &dyn FileAccess) -> Result<AnyGame, GameError>,
+    /// [`Playable::read_trajectory`], the episode as an [`AnyEpisode`].
+    pub read_trajectory: fn(&str, usize, &Value, &dyn FileAccess) -> Result<AnyEpisode, RecordError>,
+}
+
+impl std::fmt::Debug for GameEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameEntry").field("kind", &self.kind).field("title", &self.title).finish_non_exhaustive()
+    }
+}
+
+impl GameEntry {
+    /// The entry of game `G`.
+    pub const fn of<G: Catalogued>() -> GameEntry
+    where
+        AnyEpisode: From<SavedEpisode<G>>,
+    {
+        GameEntry {
+            kind: G::KIND,
+            title: G::TITLE,
+            spec: G::SPEC,
+            settings_key: G::SETTINGS_KEY,
+            settings: G::SETTINGS,
+            claims: G::claims,
+            builtin_specs: G::builtin_specs,
+            expand_all: G::expand_all,
+            split_path: G::split_path,
+            load: G::load,
+            load_recorded: G::load_recorded,
+            read_trajectory: read_any::<G>,
+        }
+    }
+}
+
+/// [`Playable::read_trajectory`] of `G`, the episode as an [`AnyEpisode`].
+fn read_any<G: Catalogued>(
+    source: &str,
+    line: usize,
+    v: &Value,
+    files: &dyn FileAccess,
+) -> Result<AnyEpisode, RecordError>
+where
+    AnyEpisode: From<SavedEpisode<G>>,
+{
+    G::read_trajectory(source, line, v, files).map(AnyEpisode::from)
+}
+
+/// The entry of the game a `--layout` spec names (the first that claims it).
+pub fn entry_for(spec: &str) -> Option<&'static GameEntry> {
+    let spec = spec.trim();
+    entries().iter().find(|e| (e.claims)(spec))
+}
+
+/// The entry of the game family `kind` (a record's `game` field).
+pub fn entry_of_kind(kind: &str) -> Option<&'static GameEntry> {
+    entries().iter().find(|e| e.kind == kind)
+}
+
+/// The entry of the game that takes the setting `name`.
+pub fn entry_of_setting(name: &str) -> Option<&'static GameEntry> {
+    entries().iter().find(|e| e.settings.contains(&name))
+}
+
+/// The game a `--layout` spec names, with the layout file's text when it is not built in,
+/// a file opened only as `files` allows.
+pub fn load_in(
+    spec: &str,
+    options: &GameOptions,
+    files: &dyn FileAccess,
+) -> Result<(AnyGame, Option<String>), GameError> {
+    match entry_for(spec) {
+        Some(e) => (e.load)(spec.trim(), options, files),
+        None => Err(GameError::Unknown { what: "game", spec: spec.to_string(), known: all_builtin_specs().join(", ") }),
+    }
+}
+
+/// A file policy that opens nothing.
+struct NoFiles;
+
+impl FileAccess for NoFiles {
+    fn resolve(&self, named: &str) -> Result<std::path::PathBuf, proagent_core::files::FileRefusal> {
+        Err(proagent_core::files::FileRefusal::Forbidden { path: named.to_string(), reason: "no file".into() })
+    }
+}
+
+/// Whether a spec names a built-in game (layout, scenario, variant) of some entry, found
+/// without touching the file system.
+pub fn is_builtin(spec: &str) -> bool {
+    entry_for(spec)
+        .is_some_and(|e| (e.load)(spec.trim(), &GameOptions::default(), &NoFiles).is_ok_and(|(_, t)| t.is_none()))
+}
+
+/// A spec that names a file, split into its game's prefix and the path (`v2:PATH` is
+/// `("v2:", PATH)`, a classic layout file `("", PATH)`).
+pub fn split_path(spec: &str) -> (&'static str, &str) {
+    match entry_for(spec) {
+        Some(e) => (e.split_path)(spec),
+        None => ("", spec),
+    }
+}
+
+/// The specs a list of `--layouts` entries stands for, in order: each `…:all` expanded by
+/// its game, every other spec as given (trimmed; empty ones dropped).
+pub fn expand_specs(specs: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in specs.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        match entries().iter().find_map(|e| (e.expand_all)(s)) {
+            Some(list) => out.extend(list),
+            None => out.push(s.to_string()),
+        }
+    }
+    out
+}
+
+/// Every built-in layout or scenario of every game, in catalog order.
+pub fn all_builtin_specs() -> Vec<String> {
+    entries().iter().flat_map(|e| (e.builtin_specs)()).collect()
+}
+
+/// The help text of a `--layout` flag: how each game of the catalog is named, with its
+/// built-in layouts or scenarios.
+pub fn layout_help() -> String {
+    let games: Vec<String> = entries()
+        .iter()
+        .rev()
+        .map(|e| format!("{} ({}: {})", e.spec, e.title, (e.builtin_specs)().join(", ")))
+        .collect();
+    format!("The game: {}. A list flag also takes each game's `…:all`.", games.join("; "))
+}
+
+/// The keys transcript headers record game settings under.
+pub fn settings_keys() -> impl Iterator<Item = &'static str> {
+    entries().iter().filter_map(|e| e.settings_key)
+}
+
+/// The game a transcript header records: the entry whose settings key the header has, else
+/// the one its spec names.
+pub fn load_recorded(
+    rec_settings: &BTreeMap<String, Value>,
+    rec: &RecordedGame<'_>,
+    files: &dyn FileAccess,
+) -> Result<AnyGame, GameError> {
+    let by_key = entries().iter().find(|e| e.settings_key.is_some_and(|k| rec_settings.contains_key(k)));
+    match by_key.or_else(|| entry_for(rec.spec)) {
+        Some(e) => (e.load_recorded)(rec, files),
+        None => {
+            Err(GameError::Unknown { what: "game", spec: rec.spec.to_string(), known: all_builtin_specs().join(", ") })
+        }
+    }
+}
+
+/// Generates, from one list of `Variant(GameType)` lines, [`AnyGame`], [`AnyEpisode`],
+/// their conversions, [`on_game!`](crate::on_game), [`on_episode!`](crate::on_episode) and
+/// [`entries`]. The first argument is `$` (so the generated macros can have arguments).
+macro_rules! catalog {
+    ($d:tt; $($(#[$doc:meta])* $variant:ident($ty:ty)),+ $(,)?) => {
+        /// A game chosen on the command line (or from Python, or in a transcript header):
+        /// one variant per registered game.
+        #[derive(Clone, Debug)]
+        pub enum AnyGame {
+            $($(#[$doc])* $variant(Arc<$ty>),)+
+        }
+
+        /// A saved episode of any game.
+        // A file holds a handful of episodes, each with all its steps on the heap: the size
+        // of the largest start state inline costs nothing worth a box at every match.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug)]
+        pub enum AnyEpisode {
+            $($(#[$doc])* $variant(SavedEpisode<$ty>),)+
+        }
+
+        $(
+            impl From<Arc<$ty>> for AnyGame {
+                fn from(g: Arc<$ty>) -> Self {
+                    AnyGame::$variant(g)
+                }
+            }
+
+            impl From<SavedEpisode<$ty>> for AnyEpisode {
+                fn from(e: SavedEpisode<$ty>) -> Self {
+                    AnyEpisode::$variant(e)
+                }
+            }
+        )+
+
+        /// Runs `$body` with `$g` bound to the concrete game (`&Arc<G>`) inside an
+        /// [`AnyGame`](AnyGame): the one place generic code meets the list of games.
+        #[macro_export]
+        macro_rules! on_game {
+            ($d any:expr, |$d g:ident| $d body:expr) => {
+                match $d any {
+                    $($crate::games::catalog::AnyGame::$variant($d g) => $d body,)+
+                }
+            };
+        }
+
+        /// Runs `$body` with `$e` bound to the typed saved episode (`&SavedEpisode<G>`)
+        /// inside an [`AnyEpisode`](AnyEpisode), as
+        /// [`on_game!`](crate::on_game) does for games.
+        #[macro_export]
+        macro_rules! on_episode {
+            ($d any:expr, |$d e:ident| $d body:expr) => {
+                match $d any {
+                    $($crate::games::catalog::AnyEpisode::$variant($d e) => $d body,)+
+                }
+            };
+        }
+
+        /// The names of the [`AnyGame`] and [`AnyEpisode`] variants, in [`entries`] order.
+        pub fn variants() -> &'static [&'static str] {
+            &[$(stringify!($variant),)+]
+        }
+
+        /// Every registered game, in the order specs are claimed.
+        pub fn entries() -> &'static [GameEntry] {
+            const ENTRIES: &[GameEntry] = &[$(GameEntry::of::<$ty>(),)+];
+            ENTRIES
+        }
+    };
+}
+
+// The games, one line each, in the order they claim specs (classic Overcooked last: it
+// takes any layout name or file). Adding a game: docs/architecture.md, "Adding a game".
+catalog!($;
+    /// Hanabi (`hanabi`, `hanabi:3p`, ...).
+    Hanabi(proagent_hanabi::Hanabi),
+    /// CollabCapture (`capture:1` ... `capture:4`, a `.maze` file).
+    Capture(proagent_collab::Capture),
+    /// CollabEscape (`escape:1`, `escape:2`).
+    Escape(proagent_collab::Escape),
+    /// The lever game of Other-Play (`lever`, `lever:Nr`).
+    Lever(proagent_lever::Lever),
+    /// OvercookedV2 (`v2:NAME`, `v2:PATH`).
+    V2(proagent_overcooked_v2::game::OvercookedV2),
+    /// Classic Overcooked-AI (old dynamics): a built-in layout name or a layout file.
+    Overcooked(proagent_overcooked::game::Overcooked),
+);
