@@ -4,11 +4,11 @@ use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
-use proagent::controller::Kitchen;
-use proagent::env::encoding::Encoder;
-use proagent::env::render::render;
-use proagent::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome};
-use proagent::partners::bc::features::{NUM_FEATURES, featurize};
+use proagent_overcooked::controller::Kitchen;
+use proagent_overcooked::env::encoding::Encoder;
+use proagent_overcooked::env::render::render;
+use proagent_overcooked::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome};
+use proagent_partners::bc::features::{NUM_FEATURES, featurize};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -19,14 +19,14 @@ use std::sync::Arc;
 /// (read only if it is a regular file under the layout size limit), through the library's
 /// loader; also the file's text for a layout that is not built in.
 pub fn load_layout_text(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() {
+    if proagent_overcooked_v2::env::layout::strip_v2_prefix(spec).is_some() {
         return Err(PyValueError::new_err(format!(
             "{spec:?} is an OvercookedV2 layout: use proagent.EnvV2 (or VecEnv and the wrappers, which take both)"
         )));
     }
-    let options = proagent::games::GameOptions::default();
+    let options = proagent_eval::games::GameOptions::default();
     match crate::vec_env::load_game(spec, text, &options)? {
-        (proagent::games::AnyGame::Overcooked(g), text) => Ok(((*g.layout).clone(), text)),
+        (proagent_eval::games::AnyGame::Overcooked(g), text) => Ok(((*g.layout).clone(), text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not a classic Overcooked layout"))),
     }
 }
@@ -110,7 +110,7 @@ impl Env {
     #[new]
     #[pyo3(signature = (layout = "cramped_room", horizon = None))]
     fn new(layout: &str, horizon: Option<&Bound<'_, PyAny>>) -> PyResult<Env> {
-        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent_core::limits::MAX_HORIZON))?
             .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
         Env::build(layout, None, horizon)
     }
@@ -158,7 +158,7 @@ impl Env {
         counter_goals: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         use crate::obs::PyGame;
-        let game = proagent::overcooked_game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
+        let game = proagent_overcooked::game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
         let obs = game.make_obs(kind, order)?;
         let seats: Vec<usize> = match seat {
             Some(s) => vec![check_seat(s)?],
@@ -169,7 +169,7 @@ impl Env {
         for (k, &p) in seats.iter().enumerate() {
             let out = &mut buf[k * len..(k + 1) * len];
             if counter_goals && obs.kind == crate::obs::ObsKind::Featurize {
-                let f = proagent::env::ai_features::ai_featurize(
+                let f = proagent_overcooked::env::ai_features::ai_featurize(
                     &self.kitchen.layout,
                     &self.kitchen.motion,
                     &self.state,
@@ -190,14 +190,15 @@ impl Env {
     #[pyo3(signature = (kind = "lossless"))]
     fn obs_names(&self, kind: &str) -> PyResult<Vec<String>> {
         use crate::obs::PyGame;
-        let game = proagent::overcooked_game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
+        let game = proagent_overcooked::game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
         Ok(game.make_obs(kind, None)?.names)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
         let f = py.import("proagent._native")?.getattr("_restore_env")?;
         let state = state_to_dict(py, &self.kitchen.layout, &self.state)?;
-        let joint = self.last_joint.map(|j| [j[0].index(), j[1].index()]);
+        // A tuple, as `_restore_env` takes it (a list would not convert back).
+        let joint = self.last_joint.map(|j| (j[0].index(), j[1].index()));
         let args = pyo3::types::PyTuple::new(
             py,
             [

@@ -6,8 +6,8 @@ use crate::env::check_horizon;
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
-use proagent::env::Action;
-use proagent::env_v2::{Chance, Layout, Settings, State, obs};
+use proagent_overcooked::env::Action;
+use proagent_overcooked_v2::env::{Chance, Layout, Settings, State, obs};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -16,10 +16,13 @@ use pyo3::types::{PyDict, PyList};
 /// file (read only if it is a regular file under the size limit), through the library's
 /// loader; with the file's text for a layout that is not built in.
 fn load_v2_layout(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    let full =
-        if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() { spec.to_string() } else { format!("v2:{spec}") };
-    match crate::vec_env::load_game(&full, text, &proagent::games::GameOptions::default())? {
-        (proagent::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
+    let full = if proagent_overcooked_v2::env::layout::strip_v2_prefix(spec).is_some() {
+        spec.to_string()
+    } else {
+        format!("v2:{spec}")
+    };
+    match crate::vec_env::load_game(&full, text, &proagent_eval::games::GameOptions::default())? {
+        (proagent_eval::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not an OvercookedV2 layout"))),
     }
 }
@@ -41,14 +44,14 @@ pub struct EnvV2 {
     /// Every joint action of this episode (action indices), for exact copies.
     history: Vec<u8>,
     /// What each player's action did in the last step (for policies, as in the runner).
-    last_events: Vec<Option<proagent::env_v2::Event>>,
+    last_events: Vec<Option<proagent_overcooked_v2::env::Event>>,
     /// The constructor's layout spec and file text, for pickling.
     spec: (String, Option<String>),
 }
 
 impl EnvV2 {
     /// The layout, the switches, the state and the last joint action (for policies).
-    pub fn parts(&self) -> (&Layout, &Settings, &State, Vec<Action>, &[Option<proagent::env_v2::Event>]) {
+    pub fn parts(&self) -> (&Layout, &Settings, &State, Vec<Action>, &[Option<proagent_overcooked_v2::env::Event>]) {
         let n = self.state.agents.len();
         let last = if self.history.len() >= n {
             self.history[self.history.len() - n..].iter().filter_map(|&i| Action::from_index(usize::from(i))).collect()
@@ -60,7 +63,7 @@ impl EnvV2 {
 
     fn build(layout: &str, text: Option<&str>, settings: Settings) -> PyResult<EnvV2> {
         let (layout_v, text) = load_v2_layout(layout, text)?;
-        let mut chance = Box::new(proagent::runner::env_chance(0));
+        let mut chance = Box::new(proagent_eval::runner::env_chance(0));
         let state = layout_v.start_state(&settings, &mut *chance);
         let mut env = EnvV2 {
             layout: layout_v,
@@ -84,7 +87,7 @@ impl EnvV2 {
     /// Starts episode `episode` of base seed `base`.
     fn start(&mut self) {
         self.seed = crate::lanes::episode_seed(self.base, self.episode);
-        self.chance = Box::new(proagent::runner::env_chance(self.seed));
+        self.chance = Box::new(proagent_eval::runner::env_chance(self.seed));
         self.state = self.layout.start_state(&self.settings, &mut *self.chance);
         self.score = 0;
         self.correct = 0;
@@ -133,7 +136,7 @@ impl EnvV2 {
         indicate_delivery: bool,
     ) -> PyResult<EnvV2> {
         let horizon =
-            opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?.unwrap_or(400) as u32;
+            opt_int_param(horizon, "horizon", 1, u64::from(proagent_core::limits::MAX_HORIZON))?.unwrap_or(400) as u32;
         let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
         let settings = Settings {
             max_steps: check_horizon(horizon)?,
@@ -172,7 +175,7 @@ impl EnvV2 {
     /// The state as the trajectory record's dict.
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let t = proagent::env_v2::trace::trace_state(&self.layout, &self.settings, &self.state);
+        let t = proagent_overcooked_v2::env::trace::trace_state(&self.layout, &self.settings, &self.state);
         crate::convert::from_json(py, &serde_json::to_value(t).map_err(|e| PyValueError::new_err(e.to_string()))?)
     }
 
@@ -244,12 +247,12 @@ impl EnvV2 {
             .agents
             .get(viewer)
             .ok_or_else(|| PyValueError::new_err(format!("no player {viewer} on {}", self.layout.name)))?;
-        Ok(obs::visible(&self.settings, a.pos, proagent::env::Pos::new(x, y)))
+        Ok(obs::visible(&self.settings, a.pos, proagent_overcooked::env::Pos::new(x, y)))
     }
 
     /// The board as text.
     fn render(&self) -> PyResult<String> {
-        Ok(proagent::env_v2::render::render(&self.layout, &self.state))
+        Ok(proagent_overcooked_v2::env::render::render(&self.layout, &self.state))
     }
 
     /// The recipe being ordered, e.g. "onion, onion, tomato".
