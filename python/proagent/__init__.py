@@ -4,10 +4,11 @@ LLM agent, implemented in Rust and driven from Python.
 The Rust library is the single source of truth; this package is a thin layer over the
 native module ``proagent._native``:
 
-- :class:`Env` - one episode; states are dicts in overcooked_ai's ``OvercookedState.to_dict()``
-  shape; observations as numpy arrays (:meth:`Env.lossless`, :meth:`Env.features`).
-- :class:`EnvV2` - one OvercookedV2 episode (JaxMARL's dynamics, ``"v2:NAME"`` layouts):
-  every agent's observation tensor as a numpy array, view radius, recipes, the button.
+- :class:`Env` - one Overcooked episode. Classic layouts: states are dicts in
+  overcooked_ai's ``OvercookedState.to_dict()`` shape, observations as numpy arrays
+  (:meth:`Env.lossless`, :meth:`Env.features`); OvercookedV2 (``"v2:NAME"``, JaxMARL's
+  dynamics): every agent's observation tensor, view radius, recipes, the button.
+- :class:`GameEnv` - one episode of Hanabi, CollabCapture or CollabEscape.
 - :class:`VecEnv` - n episodes of any game stepped in one call from numpy actions, with
   built-in partner seats, terminated/truncated and Gymnasium 1.x auto-reset.
 - :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, EnvV2, GameEnv, InternalError, ModelFailure, Policy, VecEnv, __version__, game_info
+from ._native import Env, GameEnv, InternalError, ModelFailure, Policy, VecEnv, __version__, game_info
 from ._native import analyze as _analyze
 from ._native import partner as _partner
 from ._native import play as _play
@@ -45,7 +46,6 @@ from ._native import play as _play
 __all__ = [
     "ACTIONS",
     "Env",
-    "EnvV2",
     "GameEnv",
     "InternalError",
     "ModelFailure",
@@ -157,9 +157,9 @@ def partner(
     the built-in scripted model; use :func:`agent` for other options).
 
     ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.
-    On OvercookedV2 (``layout="v2:NAME"`` or an :class:`EnvV2`) the kinds are those of
+    On OvercookedV2 (``layout="v2:NAME"`` or an :class:`Env` of one) the kinds are those of
     ``proagent play --layout v2:NAME`` (``scripted``, ``random``, ``stay``, ``proagent``),
-    built by the same seat factory, and ``policy.act(env)`` takes the ``EnvV2``: the same
+    built by the same seat factory, and ``policy.act(env)`` takes the ``Env``: the same
     :class:`Policy` class on every layout.
     ``policy.act(state)`` takes an :class:`Env` (preferred: the agent also sees the last
     step's events) or a state dict, and returns the action index for ``seat``. ``horizon``

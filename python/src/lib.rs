@@ -6,7 +6,6 @@
 
 mod convert;
 mod env;
-mod env_v2;
 mod games;
 mod guard;
 mod lanes;
@@ -24,9 +23,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::Env>()?;
-    m.add_function(wrap_pyfunction!(env::_restore_env, m)?)?;
-    m.add_class::<env_v2::EnvV2>()?;
-    m.add_function(wrap_pyfunction!(env_v2::_restore_env_v2, m)?)?;
+    m.add_function(wrap_pyfunction!(env::classic::_restore_env, m)?)?;
+    m.add_function(wrap_pyfunction!(env::v2::_restore_env_v2, m)?)?;
     m.add_class::<vec_env::VecEnv>()?;
     m.add_class::<games::GameEnv>()?;
     m.add_function(wrap_pyfunction!(games::_restore_game_env, m)?)?;

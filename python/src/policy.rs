@@ -7,7 +7,7 @@
 //! from then on the seat stays put (action "stay") so the episode can finish cleanly.
 
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
-use crate::env::{Env, check_horizon, check_seat, kitchen_of};
+use crate::env::{ClassicEnv, Env, check_horizon, check_seat, kitchen_of};
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::options::AgentOptions;
 use crate::vec_env::VecEnv;
@@ -192,6 +192,7 @@ impl OvercookedPolicy {
     fn act_inner(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
         let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
             let e = env.borrow();
+            let e = e.classic()?;
             if e.kitchen().layout.grid != self.game.layout.grid {
                 return Err(PyValueError::new_err(format!(
                     "this policy plays {}, the Env is {}",
@@ -199,7 +200,7 @@ impl OvercookedPolicy {
                     e.kitchen().layout.name
                 )));
             }
-            self.record_previous_step(py, &e)?;
+            self.record_previous_step(py, e)?;
             (e.state.clone(), e.last_joint, e.last_outcome.events)
         } else if let Ok(vec) = state.cast::<VecEnv>() {
             if self.recording() {
@@ -264,7 +265,7 @@ impl OvercookedPolicy {
     /// Writes the step that led to `env`'s current state, once, with the agent's skill
     /// events and belief corrections since the previous call (as the runner does after
     /// each step).
-    fn record_previous_step(&self, py: Python<'_>, env: &Env) -> PyResult<()> {
+    fn record_previous_step(&self, py: Python<'_>, env: &ClassicEnv) -> PyResult<()> {
         let mut guard = self.recorder.lock().map_err(|_| PyRuntimeError::new_err("transcript lock poisoned"))?;
         let Some(rec) = guard.as_mut() else { return Ok(()) };
         let (Some(joint), Some(t)) = (env.last_joint, env.state.timestep.checked_sub(1)) else { return Ok(()) };
@@ -449,7 +450,11 @@ impl OvercookedPolicy {
     /// `env` (if not written yet) and the footer (score, steps, the agent's metrics and
     /// model use), renames `PATH.partial` to `PATH` and returns the path.
     pub(crate) fn finish(&self, py: Python<'_>, env: Option<PyRef<'_, Env>>) -> PyResult<PathBuf> {
-        if let Some(e) = &env {
+        let env = match &env {
+            Some(e) => Some(e.classic()?),
+            None => None,
+        };
+        if let Some(e) = env {
             self.record_previous_step(py, e)?;
         }
         let rec = self
@@ -528,7 +533,7 @@ impl Policy {
 guarded_methods! {
 #[pymethods]
 impl Policy {
-    /// The action for the seat in the current state of `state`: an `Env` or `EnvV2` (its
+    /// The action for the seat in the current state of `state`: an `Env` (its
     /// state and last step are used, as inside the runner), or on classic layouts a
     /// `VecEnv` or a state dict (then the previous step's events are unknown).
     fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -631,7 +636,7 @@ impl Policy {
 guarded_fns! {
 /// `proagent.partner(kind, seat, seed, layout, horizon, options)`: a built-in partner or
 /// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict), on a
-/// classic layout or an OvercookedV2 one (`layout`: a spec, an `Env` or an `EnvV2`).
+/// classic layout or an OvercookedV2 one (`layout`: a spec or an `Env`).
 #[pyfunction]
 #[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent_overcooked::env::DEFAULT_HORIZON,
     options = None, transcript = None, no_wall_clock = false, max_llm_failures = 0))]
@@ -680,7 +685,7 @@ fn build_overcooked_policy(
     let (kitchen, layout_from) = match layout {
         Some(l) => {
             let from = match l.cast::<Env>() {
-                Ok(e) => e.borrow().spec.clone(),
+                Ok(e) => e.borrow().classic()?.spec.clone(),
                 Err(_) => {
                     let spec: String = l.extract().unwrap_or_default();
                     let text = crate::env::load_layout_text(&spec, None).map(|(_, t)| t).unwrap_or(None);
@@ -779,8 +784,8 @@ pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
         serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled Policy: {e}")))?;
     let bad = || PyValueError::new_err("not a pickled Policy");
     let layout = v["layout"].as_str().ok_or_else(bad)?;
-    let env = Env::build(layout, v["text"].as_str(), v["horizon"].as_u64().ok_or_else(bad)? as u32)?;
-    let env = Bound::new(py, env)?;
+    let env = ClassicEnv::build(layout, v["text"].as_str(), v["horizon"].as_u64().ok_or_else(bad)? as u32)?;
+    let env = Bound::new(py, Env::from(env))?;
     let options = match &v["options"] {
         serde_json::Value::Null => None,
         o => Some(crate::convert::from_json(py, o)?),

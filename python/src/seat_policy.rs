@@ -8,7 +8,7 @@
 //! as inside the runner, so a Python loop plays the episode `play` plays for the same seed
 //! (tested).
 
-use crate::env_v2::EnvV2;
+use crate::env::Env;
 use crate::options::AgentOptions;
 use crate::policy::{ModelFailure, block_interruptible, factory_of, runtime};
 use proagent_agent::ExchangeSink;
@@ -36,14 +36,18 @@ pub struct SeatPolicy<G: Game> {
     max_llm_failures: Option<u64>,
 }
 
-/// The OvercookedV2 game a `layout` argument names (an `EnvV2`, or a spec the catalog
+/// The OvercookedV2 game a `layout` argument names (a V2 `Env`, or a spec the catalog
 /// files as OvercookedV2), or `None` for any other game.
 pub fn v2_game_of(layout: Option<&Bound<'_, PyAny>>, horizon: u32) -> PyResult<Option<Arc<OvercookedV2>>> {
     let Some(l) = layout else { return Ok(None) };
-    if let Ok(e) = l.cast::<EnvV2>() {
-        let e = e.borrow();
-        let (layout, settings, _, _, _) = e.parts();
-        return Ok(Some(Arc::new(OvercookedV2::new(Arc::new(layout.clone()), settings.clone()))));
+    if let Ok(e) = l.cast::<Env>()
+        && let Ok(e) = e.borrow().v2().map(|e| {
+            let (layout, settings, _, _, _) = e.parts();
+            (layout.clone(), settings.clone())
+        })
+    {
+        let (layout, settings) = e;
+        return Ok(Some(Arc::new(OvercookedV2::new(Arc::new(layout), settings))));
     }
     let Ok(spec) = l.extract::<String>() else { return Ok(None) };
     let horizon = crate::env::check_horizon(horizon)?;
@@ -183,17 +187,17 @@ impl<G: Playable> SeatPolicy<G> {
 }
 
 impl SeatPolicy<OvercookedV2> {
-    /// The action index (0..6) for this seat in `env`'s current state (an `EnvV2` of the
+    /// The action index (0..6) for this seat in `env`'s current state (a V2 `Env` of the
     /// policy's layout).
     pub fn act_v2(&self, py: Python<'_>, env: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let env = env
-            .cast::<EnvV2>()
-            .map_err(|_| PyTypeError::new_err("an OvercookedV2 policy acts on an EnvV2 (policy.act(env))"))?;
+        let env = env.cast::<Env>().map_err(|_| {
+            PyTypeError::new_err("an OvercookedV2 policy acts on an Env of its layout (policy.act(env))")
+        })?;
         let e = env.borrow();
-        let (layout, _, state, last, events) = e.parts();
+        let (layout, _, state, last, events) = e.v2()?.parts();
         if layout.name != self.game.layout.name || layout.tiles != self.game.layout.tiles {
             return Err(PyValueError::new_err(format!(
-                "this policy plays {}, the EnvV2 is {}",
+                "this policy plays {}, the Env is {}",
                 self.game.layout.name, layout.name
             )));
         }

@@ -31,11 +31,11 @@ def _legal(info, n):
 
 def _native(game):
     """The native episode of a game and a function that steps it with a seeded choice."""
-    if game.startswith("v2:"):
-        env = proagent.EnvV2(game)
+    if proagent.game_info(game)["kind"] == "overcooked_v2":
+        env = proagent.Env(game)
         env.reset(seed=3)
         return env, lambda e, rng: e.step([int(rng.integers(6)) for _ in range(e.n_agents)])
-    if ":" not in game:
+    if proagent.game_info(game)["kind"] == "overcooked":
         env = proagent.Env(game)
         env.reset(seed=3)
         return env, lambda e, rng: e.step([int(rng.integers(6)), int(rng.integers(6))])[1:3]
@@ -162,10 +162,33 @@ def test_one_policy_class_on_both_overcookeds(layout):
     from proagent import _native
 
     assert not hasattr(_native, "PolicyV2") and not hasattr(_native, "partner_v2")
-    env = proagent.EnvV2(layout) if layout.startswith("v2:") else proagent.Env(layout)
+    env = proagent.Env(layout)
     env.reset(seed=0)
     policy = proagent.partner(proagent.default_partner(layout), seat=1, layout=env)
     assert type(policy) is proagent.Policy and policy.seat == 1
     assert 0 <= policy.act(env) < 6
     policy.metrics()
     assert policy.exchanges() == []
+
+
+@pytest.mark.parametrize("layout,kind", [("cramped_room", "overcooked"), ("v2:cramped_room_v2", "overcooked_v2")])
+def test_one_env_class_on_both_overcookeds(layout, kind):
+    from proagent import _native
+
+    assert not hasattr(_native, "EnvV2")
+    env = proagent.Env(layout, horizon=5)
+    assert type(env) is proagent.Env and env.kind == kind and env.n_agents == 2 and env.horizon == 5
+    env.reset(seed=1)
+    for _ in range(5):
+        env.step([4, 5])
+    assert env.done and env.timestep == 5 and isinstance(env.render(), str)
+    # A method of the other game names the game instead of failing obscurely.
+    with pytest.raises(TypeError, match="OvercookedV2" if kind == "overcooked" else "classic"):
+        env.recipe if kind == "overcooked" else env.lossless()
+
+
+def test_env_refuses_v2_switches_on_a_classic_layout_and_other_games():
+    with pytest.raises(ValueError, match="OvercookedV2 switches"):
+        proagent.Env("cramped_room", view_radius=2)
+    with pytest.raises(ValueError, match="GameEnv"):
+        proagent.Env("hanabi:2p")
