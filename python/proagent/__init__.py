@@ -4,10 +4,11 @@ LLM agent, implemented in Rust and driven from Python.
 The Rust library is the single source of truth; this package is a thin layer over the
 native module ``proagent._native``:
 
-- :class:`Env` - one episode; states are dicts in overcooked_ai's ``OvercookedState.to_dict()``
-  shape; observations as numpy arrays (:meth:`Env.lossless`, :meth:`Env.features`).
-- :class:`EnvV2` - one OvercookedV2 episode (JaxMARL's dynamics, ``"v2:NAME"`` layouts):
-  every agent's observation tensor as a numpy array, view radius, recipes, the button.
+- :class:`Env` - one Overcooked episode. Classic layouts: states are dicts in
+  overcooked_ai's ``OvercookedState.to_dict()`` shape, observations as numpy arrays
+  (:meth:`Env.lossless`, :meth:`Env.features`); OvercookedV2 (``"v2:NAME"``, JaxMARL's
+  dynamics): every agent's observation tensor, view radius, recipes, the button.
+- :class:`GameEnv` - one episode of Hanabi, CollabCapture or CollabEscape.
 - :class:`VecEnv` - n episodes of any game stepped in one call from numpy actions, with
   built-in partner seats, terminated/truncated and Gymnasium 1.x auto-reset.
 - :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies
@@ -17,8 +18,12 @@ native module ``proagent._native``:
 - :func:`analyze` - interdependence (teamwork) metrics of a trajectory.
 - :mod:`proagent.qa` - CoordinationQA questions and scoring.
 - :mod:`proagent.gym` / :mod:`proagent.vector` / :mod:`proagent.pettingzoo` - Gymnasium
-  (single-agent and vector) and PettingZoo adapters (imported on demand, so neither
-  package is required). With gymnasium installed, ``import proagent`` registers the ids
+  (single-agent and vector) and PettingZoo adapters over every game
+  (:class:`proagent.gym.GymEnv`, :func:`proagent.pettingzoo.env` /
+  :func:`~proagent.pettingzoo.parallel_env`; imported on demand, so neither package is
+  required).
+- :func:`game_info` / :func:`default_partner` - what the game catalog knows of a spec
+  (family, players, horizon, default partner). With gymnasium installed, ``import proagent`` registers the ids
   ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``, and for
   Hanabi and the maze games (:mod:`proagent.games`) ``proagent/Hanabi-2p-v0`` …
   ``-5p-v0``, ``proagent/CollabCapture-1-v0`` … ``-4-v0``, ``proagent/CollabEscape-1-v0``
@@ -33,16 +38,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Union
 
-from ._native import Env, EnvV2, GameEnv, InternalError, ModelFailure, Policy, VecEnv, __version__
+from ._native import Env, GameEnv, InternalError, ModelFailure, Policy, VecEnv, __version__, game_info
 from ._native import analyze as _analyze
 from ._native import partner as _partner
-from ._native import partner_v2 as _partner_v2
 from ._native import play as _play
 
 __all__ = [
     "ACTIONS",
     "Env",
-    "EnvV2",
     "GameEnv",
     "InternalError",
     "ModelFailure",
@@ -51,7 +54,9 @@ __all__ = [
     "__version__",
     "agent",
     "analyze",
+    "default_partner",
     "from_overcooked",
+    "game_info",
     "partner",
     "play",
     "to_overcooked",
@@ -66,6 +71,14 @@ PARTNERS = (
     "greedy", "random", "random4", "stay", "courier", "scripted", "bc", "bc:train",
     "sp", "pbt", "fcp", "mep", "proagent",
 )
+
+
+def default_partner(game: str) -> str:
+    """The partner a game seats when none is named, from the game catalog (the partner
+    ``proagent play`` seats and the Gymnasium environments default to): ``greedy`` on
+    classic layouts, ``scripted`` on ``v2:`` layouts, ``simple`` in Hanabi,
+    ``greedy_baseline`` in CollabCapture, ``fixer`` in CollabEscape."""
+    return game_info(game)["default_partner"]
 
 
 def _int(name: str, v: Any, lo: int, hi: int) -> int:
@@ -144,23 +157,16 @@ def partner(
     the built-in scripted model; use :func:`agent` for other options).
 
     ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.
-    On OvercookedV2 (``layout="v2:NAME"`` or an :class:`EnvV2`) the kinds are those of
+    On OvercookedV2 (``layout="v2:NAME"`` or an :class:`Env` of one) the kinds are those of
     ``proagent play --layout v2:NAME`` (``scripted``, ``random``, ``stay``, ``proagent``),
-    built by the same seat factory, and ``policy.act(env)`` takes the ``EnvV2``.
+    built by the same seat factory, and ``policy.act(env)`` takes the ``Env``: the same
+    :class:`Policy` class on every layout.
     ``policy.act(state)`` takes an :class:`Env` (preferred: the agent also sees the last
     step's events) or a state dict, and returns the action index for ``seat``. ``horizon``
     defaults to the Env's, else 400.
     """
-    if _is_v2(layout):
-        return _partner_v2(kind, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
-                           horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000))
     return _partner(kind, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
                     horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000))
-
-
-def _is_v2(layout: Any) -> bool:
-    """Whether a layout argument names an OvercookedV2 game (``"v2:NAME"`` or an EnvV2)."""
-    return isinstance(layout, EnvV2) or (isinstance(layout, str) and layout.strip().startswith("v2:"))
 
 
 def _horizon(layout: Union[str, Env], horizon: Optional[int]) -> int:
@@ -226,14 +232,6 @@ def agent(
         analysis, intention, align, prompts, wait_interrupt, connect_timeout, request_timeout, retries,
         backoff_ms, backoff_max_ms,
     )
-    if _is_v2(layout):
-        if transcript is not None:
-            raise ValueError("transcript= from a Python loop is for classic layouts; on v2 use play(..., transcript=)")
-        return _partner_v2(
-            "proagent", seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
-            horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000), options=opts,
-            max_llm_failures=-1 if max_llm_failures is None else _int("max_llm_failures", max_llm_failures, 0, 2**62),
-        )
     return _partner(
         "proagent", seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
         horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000), options=opts,
@@ -344,21 +342,16 @@ def _register_gymnasium_ids() -> None:
         return
     from ._ids import CLASSIC_LAYOUTS, V2_LAYOUTS
 
-    for name in CLASSIC_LAYOUTS:
-        env_id = f"proagent/Overcooked-{name}-v0"
+    # One entry point for every game; each id fixes the game and, where the id promises a
+    # partner other than the game's default, that partner.
+    ids = [(f"proagent/Overcooked-{name}-v0", {"game": name}) for name in CLASSIC_LAYOUTS]
+    ids += [(f"proagent/OvercookedV2-{name}-v0", {"game": f"v2:{name}"}) for name in V2_LAYOUTS]
+    ids += [(f"proagent/Hanabi-{n}p-v0", {"game": f"hanabi:{n}p"}) for n in range(2, 6)]
+    ids += [(f"proagent/CollabCapture-{k}-v0", {"game": f"capture:{k}", "partner": "door_operator"}) for k in range(1, 5)]
+    ids += [(f"proagent/CollabEscape-{k}-v0", {"game": f"escape:{k}"}) for k in range(1, 3)]
+    for env_id, kwargs in ids:
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv", kwargs={"layout": name})
-    for name in V2_LAYOUTS:
-        env_id = f"proagent/OvercookedV2-{name}-v0"
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="proagent.gym:OvercookedGymEnv",
-                               kwargs={"layout": f"v2:{name}", "partner": "scripted"})
-    games = [(f"proagent/Hanabi-{n}p-v0", f"hanabi:{n}p") for n in range(2, 6)]
-    games += [(f"proagent/CollabCapture-{k}-v0", f"capture:{k}") for k in range(1, 5)]
-    games += [(f"proagent/CollabEscape-{k}-v0", f"escape:{k}") for k in range(1, 3)]
-    for env_id, spec in games:
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point="proagent.games:GameGymEnv", kwargs={"game": spec})
+            gymnasium.register(env_id, entry_point="proagent.gym:GymEnv", kwargs=kwargs)
 
 
 _register_gymnasium_ids()

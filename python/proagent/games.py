@@ -2,13 +2,18 @@
 (scenarios 1–4) and CollabEscape (scenarios 1–2), on the game crates' rules and the
 built-in rule-based seats (no LLM anywhere).
 
-- :func:`env` - PettingZoo AEC environment of any of the three games (Hanabi is
+- :class:`GameAECEnv` - PettingZoo AEC environment of any of the three games (Hanabi is
   turn-based: only the player to move acts; in the maze games players act in turn within
   a round and the joint action is applied when the last one has acted).
-- :func:`parallel_env` - PettingZoo parallel environment of a maze game.
+- :class:`MazeParallelEnv` - PettingZoo parallel environment of a maze game.
 - :class:`GameGymEnv` - Gymnasium environment: one learner seat, the others played by a
   built-in seat inside Rust (``proagent/Hanabi-2p-v0``, ``proagent/CollabCapture-1-v0``,
   ``proagent/CollabEscape-1-v0``, ...).
+
+These are the families' classes; the entry points over every game are
+:class:`proagent.gym.GymEnv` and :func:`proagent.pettingzoo.env` /
+:func:`proagent.pettingzoo.parallel_env` (:func:`env` and :func:`parallel_env` here are
+the same functions, so both default to the same game).
 
 Observations are dicts ``{"observation": float32 vector, "action_mask": int8 vector}``
 (PettingZoo's convention; the Gymnasium env puts the mask in ``info["action_mask"]``).
@@ -26,12 +31,9 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from ._native import GameEnv
+from ._native import GameEnv, game_info
 
 __all__ = ["GameAECEnv", "GameGymEnv", "MazeParallelEnv", "env", "parallel_env", "raw_env", "game_spec"]
-
-#: The default partner of the single-agent Gymnasium environments, by game family.
-DEFAULT_PARTNER = {"hanabi": "simple", "collab_capture": "door_operator", "collab_escape": "fixer"}
 
 
 def game_spec(game: str = "hanabi", players: Optional[int] = None, scenario: Optional[int] = None) -> str:
@@ -111,7 +113,8 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         super().__init__()
         if render_mode not in (None, "human", "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
-        self.native = GameEnv(game_spec(game, players, scenario))
+        self.game = game_spec(game, players, scenario)
+        self.native = GameEnv(self.game)
         self.render_mode = render_mode
         self.max_cycles = int(max_cycles) if max_cycles is not None else self.native.max_steps
         if self.max_cycles < 1:
@@ -172,7 +175,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
             return
         p = self._index[agent]
         self._cumulative_rewards[agent] = 0.0
-        self._joint[p] = int(action)
+        self._joint[p] = int_action(action, self.native.num_actions)
         self._pending.pop(0)
         if self._pending:
             self.agent_selection = self.possible_agents[self._pending[0]]
@@ -213,7 +216,8 @@ class MazeParallelEnv(ParallelEnv):  # type: ignore[misc]
                  render_mode: Optional[str] = None) -> None:
         if render_mode not in (None, "human", "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
-        self.native = GameEnv(game_spec(game, None, scenario))
+        self.game = game_spec(game, None, scenario)
+        self.native = GameEnv(self.game)
         if self.native.turn_based:
             raise ValueError(f"{self.native.spec} is turn-based: use the AEC env()")
         self.render_mode = render_mode
@@ -249,7 +253,7 @@ class MazeParallelEnv(ParallelEnv):  # type: ignore[misc]
     def step(self, actions: Dict[str, Any]):
         if not self.agents:
             raise ValueError("the episode is over; call reset()")
-        joint = [int(actions.get(a, 0)) for a in self.possible_agents]
+        joint = [int_action(actions.get(a, 0), self.native.num_actions) for a in self.possible_agents]
         reward, terminated, truncated, info = self.native.step(joint)
         self._cycles += 1
         truncated = truncated or (not terminated and self._cycles >= self.max_cycles)
@@ -272,30 +276,39 @@ class MazeParallelEnv(ParallelEnv):  # type: ignore[misc]
         pass
 
 
-def raw_env(**kwargs: Any) -> GameAECEnv:
-    """The AEC environment without PettingZoo's wrappers."""
-    return GameAECEnv(**kwargs)
+def raw_env(**kwargs: Any) -> Any:
+    """:func:`proagent.pettingzoo.raw_env`: the AEC environment of any game without
+    PettingZoo's wrappers."""
+    from .pettingzoo import raw_env as make
+
+    return make(**kwargs)
 
 
-def env(**kwargs: Any):
-    """PettingZoo's conventional AEC constructor (with its order-enforcing wrapper):
-    ``env(game="hanabi", players=3)``, ``env(game="capture", scenario=2)``."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+def env(**kwargs: Any) -> Any:
+    """:func:`proagent.pettingzoo.env`: PettingZoo's conventional AEC constructor, over
+    every game: ``env(game="hanabi", players=3)``, ``env(game="capture", scenario=2)``."""
+    from .pettingzoo import env as make
+
+    return make(**kwargs)
 
 
-def parallel_env(**kwargs: Any) -> MazeParallelEnv:
-    """The parallel environment of a maze game: ``parallel_env(game="escape", scenario=1)``."""
-    return MazeParallelEnv(**kwargs)
+def parallel_env(**kwargs: Any) -> Any:
+    """:func:`proagent.pettingzoo.parallel_env`: the parallel environment of any game whose
+    players act at once: ``parallel_env(game="escape", scenario=1)``."""
+    from .pettingzoo import parallel_env as make
+
+    return make(**kwargs)
 
 
-import gymnasium  # noqa: E402
+from .gym import GymEnv, int_action  # noqa: E402
 
 
-class GameGymEnv(gymnasium.Env):
+class GameGymEnv(GymEnv):
     """One learner seat (``seat``) against built-in seats in every other (``partner``:
     Hanabi ``random``, ``simple`` (default), ``convention``; CollabCapture ``random``,
-    ``chaser``, ``door_operator`` (default), ``greedy_baseline``; CollabEscape ``random``,
-    ``runner``, ``fixer`` (default), ``greedy_baseline``), played inside Rust.
+    ``chaser``, ``door_operator``, ``greedy_baseline`` (default); CollabEscape ``random``,
+    ``runner``, ``fixer`` (default), ``greedy_baseline``), played inside Rust. The default
+    is the game's own (``proagent.default_partner``).
 
     The observation is the learner's float32 vector; ``info["action_mask"]`` marks its
     legal actions. An illegal action is the game's business (Hanabi refuses it and asks
@@ -316,7 +329,9 @@ class GameGymEnv(gymnasium.Env):
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < n:
             raise ValueError(f"seat must be an integer in 0..{n}, got {seat!r}")
         self.seat = int(seat)
-        self.partner = partner if partner is not None else DEFAULT_PARTNER[probe.kind]
+        self.game = spec
+        self.partner = partner if partner is not None else game_info(spec)["default_partner"]
+        self.partner_spec = self.partner
         self.native = GameEnv(spec, partners={p: self.partner for p in range(n) if p != self.seat})
         self.render_mode = render_mode
         self.max_cycles = int(max_cycles) if max_cycles is not None else self.native.max_steps
@@ -342,7 +357,7 @@ class GameGymEnv(gymnasium.Env):
         if not self.native.movers():
             raise ValueError("the episode is over; call reset()")
         joint: List[Optional[int]] = [None] * self.native.num_players
-        joint[self.seat] = int(action)
+        joint[self.seat] = int_action(action, self.native.num_actions)
         reward, terminated, truncated, info = self.native.step(joint)
         self._cycles += 1
         truncated = truncated or (not terminated and self._cycles >= self.max_cycles)

@@ -1,15 +1,31 @@
-"""Gymnasium environments: the learner plays one seat, a partner plays the others.
+"""Gymnasium environments of every game: the learner plays one seat, built-in seats or a
+Python partner play the others.
 
-The partner is a built-in spec (``"greedy"``, ``"bc"``, ``"sp"``, ... on classic layouts;
-``"scripted"``, ``"random"``, ``"stay"`` on OvercookedV2), which then plays inside Rust,
-or a :class:`proagent.Policy` (e.g. the ProAgent agent) or a Python callable
-``f(state, seat)`` asked from Python each step.
+:class:`GymEnv` is the one entry point: ``GymEnv("cramped_room")``,
+``GymEnv("v2:grounded_coord_simple")``, ``GymEnv("hanabi:3p")``, ``GymEnv("capture:2")``,
+``GymEnv("escape:1")``. It builds the environment of the game's family (an instance of
+:class:`OvercookedGymEnv` for the two Overcookeds, of :class:`proagent.games.GameGymEnv`
+for the others; both are ``GymEnv`` subclasses with the same conventions):
 
-Registered ids (``import proagent.gym`` registers them; ``gymnasium.make`` finds them
+- the partner defaults to the game's own default partner (``proagent.default_partner``:
+  ``greedy`` on classic layouts, ``scripted`` on ``v2:`` layouts, ``simple`` in Hanabi,
+  ``greedy_baseline`` in CollabCapture, ``fixer`` in CollabEscape);
+- an action is an integer (numpy integers too); a float, a bool or ``None`` raises
+  ``TypeError``, an index out of range ``ValueError``;
+- the environment pickles and deep-copies at any point of an episode, and the copy
+  plays on exactly as the original.
+
+On Overcooked the partner is a built-in spec (``"greedy"``, ``"bc"``, ``"sp"``, ... on
+classic layouts; ``"scripted"``, ``"random"``, ``"stay"`` on OvercookedV2), which then
+plays inside Rust, or a :class:`proagent.Policy` (e.g. the ProAgent agent) or a Python
+callable ``f(state, seat)`` asked from Python each step.
+
+Registered ids (``import proagent`` registers them; ``gymnasium.make`` finds them
 through the ``proagent`` namespace)::
 
     gymnasium.make("proagent/Overcooked-cramped_room-v0", partner="greedy")
-    gymnasium.make("proagent/OvercookedV2-grounded_coord_simple-v0", partner="scripted")
+    gymnasium.make("proagent/OvercookedV2-grounded_coord_simple-v0")
+    gymnasium.make("proagent/Hanabi-2p-v0")
 """
 
 from __future__ import annotations
@@ -20,9 +36,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import Policy, VecEnv
+from . import Policy, VecEnv, game_info
 
-__all__ = ["OvercookedGymEnv", "observation_space", "register_envs"]
+__all__ = ["GymEnv", "OvercookedGymEnv", "observation_space", "register_envs"]
 
 PartnerLike = Union[str, Policy, Callable[[Dict[str, Any], int], Any]]
 
@@ -43,10 +59,46 @@ def observation_space(vec: VecEnv, horizon: int) -> spaces.Box:
     return spaces.Box(lo, hi, shape=shape, dtype=np.float32)
 
 
-class OvercookedGymEnv(gymnasium.Env):
+def is_overcooked(game: str) -> bool:
+    """Whether the game catalog files ``game`` under one of the two Overcooked families
+    (the games :class:`proagent.VecEnv` steps)."""
+    return game_info(game)["kind"] in ("overcooked", "overcooked_v2")
+
+
+class GymEnv(gymnasium.Env):
+    """Any game for one learner: ``GymEnv(game, partner=None, seat=0, ...)``.
+
+    Constructing ``GymEnv`` gives the environment of the game's family (see the module
+    doc): :class:`OvercookedGymEnv` for the Overcookeds (VecEnv-backed, with their
+    observation kinds and shaped rewards) or :class:`proagent.games.GameGymEnv` for the
+    others (Hanabi, CollabCapture, CollabEscape); the keyword arguments are the family's.
+    """
+
+    #: The render modes of every family (``gymnasium.make`` reads them from the entry
+    #: point, this class); each family's class states its own frame rate.
+    metadata: Dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 8}
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "GymEnv":
+        if cls is GymEnv:
+            from .games import game_spec
+
+            game = args[0] if args else kwargs.get("game", kwargs.get("layout", "cramped_room"))
+            if not isinstance(game, str):
+                raise TypeError(f"game must be a spec string, got {type(game).__name__}")
+            if is_overcooked(game_spec(game, kwargs.get("players"), kwargs.get("scenario"))):
+                cls = OvercookedGymEnv
+            else:
+                from .games import GameGymEnv
+
+                cls = GameGymEnv
+        return super().__new__(cls)
+
+
+class OvercookedGymEnv(GymEnv):
     """Overcooked (classic or ``"v2:NAME"``) for one learner.
 
-    Parameters: ``layout``, ``partner`` (see the module doc), ``seat`` (the learner's
+    Parameters: ``game`` (the layout; ``layout`` is its other name), ``partner`` (see the
+    module doc; default: the layout's default partner), ``seat`` (the learner's
     player), ``horizon``, ``obs`` (classic: ``"lossless"``, ``"overcooked_ai"``,
     ``"features"``, ``"featurize"``; V2: ``"grid"``), ``order`` (``"whc"`` or ``"hwc"``;
     ``style="jaxmarl"`` picks ``"hwc"``), ``shaped_coef`` (reward = team reward +
@@ -64,8 +116,8 @@ class OvercookedGymEnv(gymnasium.Env):
 
     def __init__(
         self,
-        layout: str = "cramped_room",
-        partner: PartnerLike = "greedy",
+        game: str = "cramped_room",
+        partner: Optional[PartnerLike] = None,
         seat: int = 0,
         horizon: int = 400,
         obs: Optional[str] = None,
@@ -73,8 +125,13 @@ class OvercookedGymEnv(gymnasium.Env):
         render_mode: Optional[str] = None,
         order: Optional[str] = None,
         style: Optional[str] = None,
+        layout: Optional[str] = None,
         **v2: Any,
     ) -> None:
+        layout = game if layout is None else layout
+        self.game = layout
+        if partner is None:
+            partner = game_info(layout)["default_partner"]
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         if style not in (None, "jaxmarl"):
@@ -196,6 +253,20 @@ class OvercookedGymEnv(gymnasium.Env):
 
     def __setstate__(self, d: Dict[str, Any]) -> None:
         self.__dict__.update(d)
+
+
+def int_action(a: Any, n: int) -> int:
+    """An action index of a game with ``n`` actions: an int (numpy ints and 0-d integer
+    arrays too) in ``0..n``. Floats, bools, ``None`` and other types raise ``TypeError``
+    (nothing is truncated), an index out of range ``ValueError``."""
+    if isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu":
+        a = a.item()
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        raise TypeError(f"an action is an int 0..{n - 1}, got {type(a).__name__} {a!r}")
+    i = int(a)
+    if not 0 <= i < n:
+        raise ValueError(f"action {i} is not in 0..{n - 1}")
+    return i
 
 
 def _action_index(a: Any) -> int:

@@ -1,7 +1,14 @@
-"""PettingZoo environments: every player learns. ``parallel_env(...)`` gives a
-``ParallelEnv`` (all players act each step), ``env(...)`` the AEC version of the same
-game (players act in turn within a step; the joint action is applied when the last one
-has acted), both with the options of :class:`OvercookedParallelEnv`.
+"""PettingZoo environments of every game: every player learns. ``parallel_env(game=...)``
+gives a ``ParallelEnv`` (all players act each step; for the games whose players act at
+once: the Overcookeds, CollabCapture, CollabEscape), ``env(game=...)`` the AEC version
+(players act in turn within a step; the joint action is applied when the last one has
+acted; every game, Hanabi included). Both default to the same game (``cramped_room``) and
+take the options of the game family's class: :class:`OvercookedParallelEnv` for the
+Overcookeds, :class:`proagent.games.GameAECEnv` / :class:`proagent.games.MazeParallelEnv`
+for the others (``players`` / ``scenario`` pick a Hanabi table or a maze scenario).
+
+Conventions over every game: an action is an integer (a float, a bool or ``None``
+raises), and the environments pickle and deep-copy at any point of an episode.
 
 Agents are ``player_0``, ``player_1``, ... (``style="jaxmarl"``: ``agent_0``, ``agent_1``,
 with ``(height, width, C)`` grids). ``state()`` is a full-information encoding of the
@@ -18,9 +25,9 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import conversions, wrappers
 
 from . import VecEnv
-from .gym import _action_index, observation_space
+from .gym import _action_index, is_overcooked, observation_space
 
-__all__ = ["OvercookedParallelEnv", "env", "parallel_env", "raw_env"]
+__all__ = ["DEFAULT_GAME", "OvercookedParallelEnv", "env", "parallel_env", "raw_env"]
 
 
 class OvercookedParallelEnv(ParallelEnv):
@@ -44,7 +51,7 @@ class OvercookedParallelEnv(ParallelEnv):
 
     def __init__(
         self,
-        layout: str = "cramped_room",
+        game: str = "cramped_room",
         horizon: Optional[int] = None,
         obs: Optional[str] = None,
         shaped_coef: float = 0.0,
@@ -52,8 +59,11 @@ class OvercookedParallelEnv(ParallelEnv):
         max_cycles: Optional[int] = None,
         order: Optional[str] = None,
         style: Optional[str] = None,
+        layout: Optional[str] = None,
         **v2: Any,
     ) -> None:
+        layout = game if layout is None else layout
+        self.game = layout
         if render_mode not in (None, "human", "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         if style not in (None, "jaxmarl"):
@@ -144,18 +154,52 @@ class OvercookedParallelEnv(ParallelEnv):
         pass
 
 
-def parallel_env(**kwargs: Any) -> OvercookedParallelEnv:
-    """PettingZoo's conventional constructor of the parallel environment."""
-    return OvercookedParallelEnv(**kwargs)
+def _game(kwargs: Dict[str, Any]) -> str:
+    """The game a constructor's keywords name (``game`` or ``layout``, with ``players`` /
+    ``scenario``), as a full spec for the catalog."""
+    from .games import game_spec
+
+    game = kwargs.get("game", kwargs.get("layout", DEFAULT_GAME))
+    if not isinstance(game, str):
+        raise TypeError(f"game must be a spec string, got {type(game).__name__}")
+    return game_spec(game, kwargs.get("players"), kwargs.get("scenario"))
+
+
+#: The game :func:`env` and :func:`parallel_env` play when none is named.
+DEFAULT_GAME = "cramped_room"
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """PettingZoo's conventional constructor of the parallel environment of any game whose
+    players act at once: ``parallel_env(game="cramped_room")``,
+    ``parallel_env(game="escape", scenario=1)``."""
+    game = _game(kwargs)
+    if is_overcooked(game):
+        return OvercookedParallelEnv(**kwargs)
+    from .games import MazeParallelEnv
+
+    kwargs = dict(kwargs, game=game)
+    for k in ("layout", "players", "scenario"):
+        kwargs.pop(k, None)
+    return MazeParallelEnv(**kwargs)
 
 
 def raw_env(**kwargs: Any) -> AECEnv:
-    """The AEC version of :func:`parallel_env`, without PettingZoo's wrappers."""
-    return conversions.parallel_to_aec(OvercookedParallelEnv(**kwargs))
+    """The AEC environment of any game, without PettingZoo's wrappers."""
+    game = _game(kwargs)
+    if is_overcooked(game):
+        return conversions.parallel_to_aec(OvercookedParallelEnv(**kwargs))
+    from .games import GameAECEnv
+
+    kwargs = dict(kwargs, game=game)
+    for k in ("layout", "players", "scenario"):
+        kwargs.pop(k, None)
+    return GameAECEnv(**kwargs)
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """PettingZoo's conventional AEC constructor (with its order-enforcing wrapper)."""
+    """PettingZoo's conventional AEC constructor over every game (with its order-enforcing
+    wrapper): ``env(game="cramped_room")``, ``env(game="hanabi", players=3)``."""
     e = raw_env(**kwargs)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)

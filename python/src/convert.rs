@@ -3,8 +3,8 @@
 //! own validated reader), actions from ints, letters, names or overcooked_ai tuples,
 //! and JSON values to Python objects.
 
-use proagent::env::trace::{player_from_json, state_from_json};
-use proagent::env::{Action, Layout, Object, Pos, Soup, State, Tile};
+use proagent_overcooked::env::trace::{player_from_json, state_from_json};
+use proagent_overcooked::env::{Action, Layout, Object, Pos, Soup, State, Tile};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -237,7 +237,7 @@ pub fn state_from_dict(layout: &Layout, v: &Bound<'_, PyAny>) -> PyResult<State>
     }
     // Soups the old dynamics can produce: cooking only once full, never past their cook
     // time, and outside a pot only when ready (plated).
-    let soup_ok = |soup: &proagent::env::Soup, in_pot: bool| -> Result<(), String> {
+    let soup_ok = |soup: &proagent_overcooked::env::Soup, in_pot: bool| -> Result<(), String> {
         if !soup.is_idle() && soup.len() < layout.rules.num_items {
             return Err(format!("a soup of {} ingredient(s) cannot be cooking", soup.len()));
         }
@@ -297,7 +297,7 @@ pub fn action_from_py(v: &Bound<'_, PyAny>) -> PyResult<Action> {
     if let Ok((dx, dy)) = v.extract::<(i64, i64)>() {
         return match (dx, dy) {
             (0, 0) => Ok(Action::Stay),
-            _ => proagent::env::Dir::from_delta(dx, dy)
+            _ => proagent_overcooked::env::Dir::from_delta(dx, dy)
                 .map(Action::from_dir)
                 .ok_or_else(|| PyValueError::new_err(format!("({dx}, {dy}) is not a direction"))),
         };

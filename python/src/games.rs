@@ -1,6 +1,6 @@
 //! `proagent.GameEnv`: one episode of Hanabi (2–5 players), CollabCapture or
 //! CollabEscape, built directly on the game crates and the rule-based seats of
-//! `proagent::partners`, for the PettingZoo and Gymnasium adapters of
+//! `proagent_partners`, for the PettingZoo and Gymnasium adapters of
 //! `proagent.games`.
 //!
 //! Guarantees:
@@ -8,7 +8,7 @@
 //!   maze game's are `0` stay/wait, `1` press the button / fix the generator, `1 + r`
 //!   move to room `r`. [`GameEnv::action_mask`] marks the legal ones of a player.
 //! - **Observations** are float32 vectors of a fixed length per game: Hanabi's is HLE's
-//!   canonical encoding (`proagent::hanabi::encode`), which never shows the observer's own
+//!   canonical encoding (`proagent_hanabi::encode`), which never shows the observer's own
 //!   cards; a maze game's is [`maze_obs`] (fully observable games).
 //! - **Seeded as the runner.** An episode with seed `s` deals (Hanabi) and draws the
 //!   killer's wanders (CollabEscape) from `env_chance(s)`, and seats a built-in partner
@@ -19,15 +19,15 @@
 
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::guard::{int_param, seed_param};
+use crate::render::Board;
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
-use proagent::collab::capture::{Capture, CaptureAction, CaptureState};
-use proagent::collab::escape::{Escape, EscapeAction, EscapeState};
-use proagent::collab::maze::Maze;
-use proagent::game::{Game, Turn};
-use proagent::hanabi::Hanabi;
-use proagent::hanabi::rules::Move;
-use proagent::seat::{Observation, Seat, seat_seed};
-use proagent_view::board::Board;
+use proagent_collab::capture::{Capture, CaptureAction, CaptureState};
+use proagent_collab::escape::{Escape, EscapeAction, EscapeState};
+use proagent_collab::maze::Maze;
+use proagent_core::game::{Game, Turn};
+use proagent_core::seat::{Observation, Seat, seat_seed};
+use proagent_hanabi::Hanabi;
+use proagent_hanabi::rules::Move;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -63,19 +63,19 @@ impl PyTurnGame for Hanabi {
         self.move_from_uid(i)
     }
     fn obs_len(&self) -> usize {
-        proagent::hanabi::encode::encoded_len(self)
+        proagent_hanabi::encode::encoded_len(self)
     }
     fn encode(&self, state: &Self::State, player: usize, out: &mut Vec<f32>) {
         let mut bits = Vec::new();
-        proagent::hanabi::encode::encode(self, state, player, &mut bits);
+        proagent_hanabi::encode::encode(self, state, player, &mut bits);
         out.clear();
         out.extend(bits.iter().map(|&b| f32::from(b)));
     }
     fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
-        proagent::partners::hanabi::make_bot(name)
+        proagent_partners::hanabi::make_bot(name)
     }
     fn seat_names(&self) -> Vec<&'static str> {
-        proagent::partners::hanabi::BOT_NAMES.to_vec()
+        proagent_partners::hanabi::BOT_NAMES.to_vec()
     }
 }
 
@@ -132,10 +132,10 @@ impl PyTurnGame for Capture {
         maze_obs(self.maze(), [s.players[p], s.players[1 - p], s.thief], &doors, s.t, out);
     }
     fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
-        proagent::partners::collab::capture_seat(name)
+        proagent_partners::collab::capture_seat(name)
     }
     fn seat_names(&self) -> Vec<&'static str> {
-        proagent::partners::collab::CAPTURE_SEATS.to_vec()
+        proagent_partners::collab::CAPTURE_SEATS.to_vec()
     }
 }
 
@@ -174,10 +174,10 @@ impl PyTurnGame for Escape {
         maze_obs(maze, [s.players[p], s.players[1 - p], s.adversary], &extra, s.t, out);
     }
     fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
-        proagent::partners::collab::escape_seat(name)
+        proagent_partners::collab::escape_seat(name)
     }
     fn seat_names(&self) -> Vec<&'static str> {
-        proagent::partners::collab::ESCAPE_SEATS.to_vec()
+        proagent_partners::collab::ESCAPE_SEATS.to_vec()
     }
 }
 
@@ -223,7 +223,7 @@ impl<G: PyTurnGame> Session<G> {
             seats[*p] = Some(Mutex::new(seat));
             seat_names[*p] = Some(name.clone());
         }
-        let mut chance = proagent::runner::env_chance(0);
+        let mut chance = proagent_eval::runner::env_chance(0);
         let state = game.initial_state(&mut chance);
         Ok(Session {
             game,
@@ -239,7 +239,7 @@ impl<G: PyTurnGame> Session<G> {
     }
 
     fn reset(&mut self, seed: u64) -> PyResult<Stepped> {
-        self.chance = proagent::runner::env_chance(seed);
+        self.chance = proagent_eval::runner::env_chance(seed);
         self.state = self.game.initial_state(&mut self.chance);
         for (p, s) in self.seats.iter_mut().enumerate() {
             if let Some(s) = s {
@@ -293,7 +293,7 @@ impl<G: PyTurnGame> Session<G> {
             last_actions: &self.last_actions,
             last_events: &self.last_events,
         };
-        proagent::partners::collab::selfplay::block_on(seat.act(&obs))
+        proagent_partners::collab::selfplay::block_on(seat.act(&obs))
             .map(Some)
             .map_err(|e| PyValueError::new_err(format!("partner seat {p}: {e}")))
     }
@@ -403,7 +403,8 @@ pub struct GameEnv {
 impl GameEnv {
     /// Starts episode `episode` of base seed `base`.
     fn start(&mut self) -> PyResult<Stepped> {
-        self.seed = if self.episode == 0 { self.base } else { proagent::seat::derive_seed(self.base, self.episode) };
+        self.seed =
+            if self.episode == 0 { self.base } else { proagent_core::seat::derive_seed(self.base, self.episode) };
         self.started = true;
         self.history.clear();
         let seed = self.seed;
@@ -430,7 +431,7 @@ fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Any> {
         let g = Hanabi::from_spec(s).map_err(|e| PyValueError::new_err(format!("{e} (hanabi:2p … hanabi:5p)")))?;
         return Ok(Any::Hanabi(Box::new(Session::new(g, partners)?)));
     }
-    if proagent::collab::maze::Maze::builtin(s).is_none()
+    if proagent_collab::maze::Maze::builtin(s).is_none()
         && let Ok(meta) = std::fs::metadata(s)
     {
         // Checked before the file is opened: opening a FIFO blocks until a writer comes.
@@ -439,7 +440,7 @@ fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Any> {
                 "maze {s:?} is not a regular file (a maze path must name a file)"
             )));
         }
-        let cap = proagent::collab::maze::MAX_MAZE_TEXT_BYTES as u64;
+        let cap = proagent_collab::maze::MAX_MAZE_TEXT_BYTES as u64;
         if meta.len() > cap {
             return Err(PyValueError::new_err(format!(
                 "maze file {s:?} is {} bytes, more than the {cap}-byte limit for maze files",
@@ -447,9 +448,9 @@ fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Any> {
             )));
         }
     }
-    match proagent::collab::load::load(s) {
-        Ok(proagent::collab::load::CollabGame::Capture(g)) => Ok(Any::Capture(Box::new(Session::new(g, partners)?))),
-        Ok(proagent::collab::load::CollabGame::Escape(g)) => Ok(Any::Escape(Box::new(Session::new(g, partners)?))),
+    match proagent_collab::load::load(s) {
+        Ok(proagent_collab::load::CollabGame::Capture(g)) => Ok(Any::Capture(Box::new(Session::new(g, partners)?))),
+        Ok(proagent_collab::load::CollabGame::Escape(g)) => Ok(Any::Escape(Box::new(Session::new(g, partners)?))),
         Err(e) => Err(PyValueError::new_err(format!("{e} (or hanabi:2p … hanabi:5p)"))),
     }
 }
@@ -714,5 +715,26 @@ pub fn _restore_game_env(text: &str) -> PyResult<GameEnv> {
         }
     }
     Ok(env)
+}
+}
+
+guarded_fns! {
+/// What the game catalog knows of a spec (any game: a classic layout, `v2:NAME`,
+/// `hanabi:Np`, `capture:K`, `escape:K`, a layout or maze file): a dict with `kind` (the
+/// game's family), `name` (its name in reports), `num_players`, `horizon` (steps in an
+/// episode) and `default_partner` (the partner a command seats when none is named). The
+/// Python wrappers pick their family and their default partner from it, so a game the
+/// catalog gains is described here without edits.
+#[pyfunction]
+pub fn game_info<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict>> {
+    let options = proagent_eval::games::GameOptions::default();
+    let (game, _) = crate::vec_env::load_game(spec, None, &options)?;
+    let d = PyDict::new(py);
+    d.set_item("kind", game.kind())?;
+    d.set_item("name", game.report_name())?;
+    d.set_item("num_players", game.num_players())?;
+    d.set_item("horizon", game.horizon())?;
+    d.set_item("default_partner", game.default_partner())?;
+    Ok(d)
 }
 }

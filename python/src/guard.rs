@@ -128,7 +128,7 @@ pub fn read_regular(path: &std::path::Path, limit: u64, what: &str) -> PyResult<
     if !meta.is_file() {
         return Err(PyValueError::new_err(format!("{shown} is not a regular file (a path here must name a file)")));
     }
-    proagent::limits::read_file(path, limit, what).map_err(|e| match e.kind() {
+    proagent_core::limits::read_file(path, limit, what).map_err(|e| match e.kind() {
         std::io::ErrorKind::FileTooLarge => PyValueError::new_err(format!("{shown}: {e}")),
         _ => PyOSError::new_err(format!("reading {shown}: {e}")),
     })
@@ -147,12 +147,12 @@ pub fn check_spec_path(spec: &str, what: &str) -> PyResult<()> {
                 "{what}: {p:?} is not a regular file (a model path must name a file)"
             )));
         }
-        let cap = proagent::limits::MAX_WEIGHTS_BYTES;
+        let cap = proagent_core::limits::MAX_WEIGHTS_BYTES;
         if meta.len() > cap {
             return Err(PyValueError::new_err(format!(
                 "{what}: {p:?} is {} bytes, more than the limit for model files ({}; docs/limits.md)",
                 meta.len(),
-                proagent::limits::human_bytes(cap)
+                proagent_core::limits::human_bytes(cap)
             )));
         }
     }

@@ -15,9 +15,9 @@
 //!   an error, not a hang.
 
 use crate::obs::{Obs, PyGame};
-use proagent::env::Action;
-use proagent::game::{Chance, Game};
-use proagent::seat::{Observation, Seat, derive_seed, seat_seed};
+use proagent_core::game::{Chance, Game};
+use proagent_core::seat::{Observation, Seat, derive_seed, seat_seed};
+use proagent_overcooked::env::Action;
 use rand_chacha::ChaCha8Rng;
 use std::future::Future;
 use std::sync::Mutex;
@@ -99,7 +99,7 @@ impl<G: PyGame> Lane<G> {
     /// A lane whose first episode has seed `base`; `partners[p]` plays player `p`.
     pub fn new(game: &G, base: u64, partners: Vec<Option<Box<dyn Seat<G>>>>) -> Lane<G> {
         let partners = partners.into_iter().map(|p| p.map(Mutex::new)).collect();
-        let mut chance = proagent::runner::env_chance(base);
+        let mut chance = proagent_eval::runner::env_chance(base);
         let state = game.initial_state(&mut chance as &mut dyn Chance);
         let mut lane = Lane {
             state,
@@ -122,7 +122,7 @@ impl<G: PyGame> Lane<G> {
     /// Starts an episode with `seed` (chance, state, partners, counters).
     fn start(&mut self, game: &G, seed: u64) {
         self.seed = seed;
-        self.chance = proagent::runner::env_chance(seed);
+        self.chance = proagent_eval::runner::env_chance(seed);
         self.state = game.initial_state(&mut self.chance as &mut dyn Chance);
         for (p, s) in self.partners.iter_mut().enumerate() {
             if let Some(s) = s {

@@ -1,19 +1,20 @@
-//! The Python extension module `proagent._native`: thin bindings over the `proagent`
-//! library (the single source of truth). The pure-Python package `proagent` wraps it
+//! The Python extension module `proagent._native`: thin bindings over the library crates
+//! (`proagent-core`, `-eval`, the game crates, `-partners`, `-agent`, ...; the single source
+//! of truth). Drawing boards goes through [`render`], the one module that names the
+//! boards' crate. The pure-Python package `proagent` wraps it
 //! with Gymnasium / PettingZoo adapters, type stubs and docstrings.
 
 mod convert;
 mod env;
-mod env_v2;
 mod games;
 mod guard;
 mod lanes;
 mod obs;
 mod options;
 mod policy;
-mod policy_v2;
 mod render;
 mod run;
+mod seat_policy;
 mod vec_env;
 
 use pyo3::prelude::*;
@@ -22,12 +23,12 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::Env>()?;
-    m.add_function(wrap_pyfunction!(env::_restore_env, m)?)?;
-    m.add_class::<env_v2::EnvV2>()?;
-    m.add_function(wrap_pyfunction!(env_v2::_restore_env_v2, m)?)?;
+    m.add_function(wrap_pyfunction!(env::classic::_restore_env, m)?)?;
+    m.add_function(wrap_pyfunction!(env::v2::_restore_env_v2, m)?)?;
     m.add_class::<vec_env::VecEnv>()?;
     m.add_class::<games::GameEnv>()?;
     m.add_function(wrap_pyfunction!(games::_restore_game_env, m)?)?;
+    m.add_function(wrap_pyfunction!(games::game_info, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::_restore_vec_env, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::obs_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::builtin_layouts, m)?)?;
@@ -39,8 +40,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Policy>()?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy::partner, m)?)?;
-    m.add_class::<policy_v2::PolicyV2>()?;
-    m.add_function(wrap_pyfunction!(policy_v2::partner_v2, m)?)?;
     m.add_function(wrap_pyfunction!(run::play, m)?)?;
     m.add_function(wrap_pyfunction!(run::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(run::qa_questions, m)?)?;

@@ -11,14 +11,14 @@
 //! `(height, width, C)` (`order="hwc"`, JaxMARL's layout, the V2 default).
 
 use crate::convert::{from_json, state_to_dict};
-use proagent::env::Action;
-use proagent::env::ai_features::{AI_NUM_FEATURES, ai_feature_names, ai_featurize};
-use proagent::env::ai_lossless::{AI_CHANNEL_NAMES, AiLossless};
-use proagent::env::encoding::Encoder;
-use proagent::games::Playable;
-use proagent::overcooked_game::Overcooked;
-use proagent::overcooked_v2::game::OvercookedV2;
-use proagent::partners::bc::features::{NUM_FEATURES, featurize};
+use proagent_eval::games::Playable;
+use proagent_overcooked::env::Action;
+use proagent_overcooked::env::ai_features::{AI_NUM_FEATURES, ai_feature_names, ai_featurize};
+use proagent_overcooked::env::ai_lossless::{AI_CHANNEL_NAMES, AiLossless};
+use proagent_overcooked::env::encoding::Encoder;
+use proagent_overcooked::game::Overcooked;
+use proagent_overcooked_v2::game::OvercookedV2;
+use proagent_partners::bc::features::{NUM_FEATURES, featurize};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -256,7 +256,7 @@ impl PyGame for OvercookedV2 {
             other => return Err(unknown_kind(other, Self::OBS_KINDS, "OvercookedV2")),
         };
         let hwc = order_hwc(order, true)?;
-        let (h, w, c) = proagent::env_v2::obs::shape(&self.layout, &self.settings);
+        let (h, w, c) = proagent_overcooked_v2::env::obs::shape(&self.layout, &self.settings);
         let native = [h, w, c];
         let transpose = !hwc && kind == ObsKind::Grid;
         Ok(Obs {
@@ -276,7 +276,7 @@ impl PyGame for OvercookedV2 {
             return;
         }
         let mut ints = Vec::with_capacity(out.len());
-        proagent::env_v2::obs::encode(&self.layout, &self.settings, state, player, &mut ints);
+        proagent_overcooked_v2::env::obs::encode(&self.layout, &self.settings, state, player, &mut ints);
         if obs.transpose {
             let native: Vec<f32> = ints.iter().map(|&v| v as f32).collect();
             obs.put_grid(&native, out);
@@ -290,15 +290,15 @@ impl PyGame for OvercookedV2 {
     fn state_obs(&self) -> PyResult<Obs> {
         let full = OvercookedV2::new(
             self.layout.clone(),
-            proagent::env_v2::Settings { view_radius: None, ..self.settings.clone() },
+            proagent_overcooked_v2::env::Settings { view_radius: None, ..self.settings.clone() },
         );
         full.make_obs("grid", Some("hwc"))
     }
 
     fn encode_state(&self, obs: &Obs, state: &Self::State, out: &mut [f32]) {
-        let full = proagent::env_v2::Settings { view_radius: None, ..self.settings.clone() };
+        let full = proagent_overcooked_v2::env::Settings { view_radius: None, ..self.settings.clone() };
         let mut ints = Vec::with_capacity(out.len());
-        proagent::env_v2::obs::encode(&self.layout, &full, state, 0, &mut ints);
+        proagent_overcooked_v2::env::obs::encode(&self.layout, &full, state, 0, &mut ints);
         let _ = obs;
         for (o, v) in out.iter_mut().zip(&ints) {
             *o = *v as f32;
@@ -314,6 +314,6 @@ impl PyGame for OvercookedV2 {
     }
 
     fn state_dict<'py>(&self, py: Python<'py>, state: &Self::State) -> PyResult<Bound<'py, PyAny>> {
-        from_json(py, &proagent::game::Game::state_json(self, state))
+        from_json(py, &proagent_core::game::Game::state_json(self, state))
     }
 }

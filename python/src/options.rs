@@ -2,13 +2,13 @@
 //! read from a Python dict and turned into the library's one configuration
 //! (`AgentSettings`, `ModelSpec`), with the CLI's range checks.
 
-use proagent::agent::config::MAX_REPLANS;
-use proagent::agent::names::UnknownName;
-use proagent::agent::preset::Preset;
-use proagent::agent::{AgentSettings, ModelSpec};
-use proagent::llm::{ModelChoice, apply_model_option, classify_model, served_model};
-use proagent::runner::seats::ProAgentSeat;
-use proagent::transcript::Scrubber;
+use proagent_agent::config::MAX_REPLANS;
+use proagent_agent::names::UnknownName;
+use proagent_agent::preset::Preset;
+use proagent_agent::{AgentSettings, ModelSpec};
+use proagent_eval::runner::seats::ProAgentSeat;
+use proagent_eval::transcript::Scrubber;
+use proagent_llm::{ModelChoice, apply_model_option, classify_model, served_model};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::Value;
@@ -81,7 +81,7 @@ impl AgentOptions {
                 v.as_str().map(str::to_string).ok_or_else(|| err(k, format!("must be a string, got {v}")))
             })
         };
-        let model = s("model", proagent::llm::STAND_IN)?;
+        let model = s("model", proagent_llm::STAND_IN)?;
         let base_url = get("base_url")
             .map(|v| v.as_str().map(str::to_string).ok_or_else(|| err("base_url", "must be a URL string")))
             .transpose()?;
@@ -158,7 +158,7 @@ impl AgentOptions {
         let mut model = self.model.clone();
         model.seed = seed;
         ProAgentSeat {
-            label: proagent::agent::config::label(&self.settings, &self.model),
+            label: proagent_agent::config::label(&self.settings, &self.model),
             settings: self.settings.clone(),
             model,
         }

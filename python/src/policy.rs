@@ -7,22 +7,22 @@
 //! from then on the seat stays put (action "stay") so the episode can finish cleanly.
 
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
-use crate::env::{Env, check_horizon, check_seat, kitchen_of};
+use crate::env::{ClassicEnv, Env, check_horizon, check_seat, kitchen_of};
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::options::AgentOptions;
 use crate::vec_env::VecEnv;
 use async_trait::async_trait;
-use proagent::agent::ExchangeSink;
-use proagent::controller::Kitchen;
-use proagent::env::{Action, Event, Layout, State};
-use proagent::games::Playable;
-use proagent::overcooked_game::Overcooked;
-use proagent::run::{Run, TranscriptTarget};
-use proagent::runner::StepView;
-use proagent::runner::record::EpisodeRecorder;
-use proagent::runner::seats::SeatFactory;
-use proagent::seat::{AgentError, BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
-use proagent::transcript::WriterOptions;
+use proagent_agent::ExchangeSink;
+use proagent_core::seat::{AgentError, BeliefCorrection, LlmUsage, Observation, Seat, SkillEvent, seat_seed};
+use proagent_eval::games::Playable;
+use proagent_eval::run::{Run, TranscriptTarget};
+use proagent_eval::runner::StepView;
+use proagent_eval::runner::record::EpisodeRecorder;
+use proagent_eval::runner::seats::SeatFactory;
+use proagent_eval::transcript::WriterOptions;
+use proagent_overcooked::controller::Kitchen;
+use proagent_overcooked::env::{Action, Event, Layout, State};
+use proagent_overcooked::game::Overcooked;
 use pyo3::exceptions::{PyIOError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -152,12 +152,9 @@ impl Seat<Overcooked> for PyCallableAgent {
     }
 }
 
-/// A built-in partner or the ProAgent agent, playing one seat of one layout.
-///
-/// Made by `proagent.partner(...)` / `proagent.agent(...)`; `act(state)` returns the
-/// action index (0..6: N, S, E, W, stay, interact) for the seat.
-#[pyclass(module = "proagent._native")]
-pub struct Policy {
+/// A built-in partner or the ProAgent agent, playing one seat of one classic layout (the
+/// classic half of [`Policy`]: it also writes transcripts from a Python loop and pickles).
+pub struct OvercookedPolicy {
     agent: SharedAgent,
     game: Arc<Overcooked>,
     seat: usize,
@@ -191,10 +188,11 @@ struct Recording {
     path: PathBuf,
 }
 
-impl Policy {
+impl OvercookedPolicy {
     fn act_inner(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
         let (st, last_joint, last_events) = if let Ok(env) = state.cast::<Env>() {
             let e = env.borrow();
+            let e = e.classic()?;
             if e.kitchen().layout.grid != self.game.layout.grid {
                 return Err(PyValueError::new_err(format!(
                     "this policy plays {}, the Env is {}",
@@ -202,7 +200,7 @@ impl Policy {
                     e.kitchen().layout.name
                 )));
             }
-            self.record_previous_step(py, &e)?;
+            self.record_previous_step(py, e)?;
             (e.state.clone(), e.last_joint, e.last_outcome.events)
         } else if let Ok(vec) = state.cast::<VecEnv>() {
             if self.recording() {
@@ -267,7 +265,7 @@ impl Policy {
     /// Writes the step that led to `env`'s current state, once, with the agent's skill
     /// events and belief corrections since the previous call (as the runner does after
     /// each step).
-    fn record_previous_step(&self, py: Python<'_>, env: &Env) -> PyResult<()> {
+    fn record_previous_step(&self, py: Python<'_>, env: &ClassicEnv) -> PyResult<()> {
         let mut guard = self.recorder.lock().map_err(|_| PyRuntimeError::new_err("transcript lock poisoned"))?;
         let Some(rec) = guard.as_mut() else { return Ok(()) };
         let (Some(joint), Some(t)) = (env.last_joint, env.state.timestep.checked_sub(1)) else { return Ok(()) };
@@ -314,6 +312,28 @@ impl Policy {
     }
 }
 
+/// A ProAgent's model exchanges drained from `sink` (prompt, reply, parse), as dicts.
+fn exchanges_to_py(py: Python<'_>, sink: Option<&ExchangeSink>) -> PyResult<Py<PyAny>> {
+    let ex = match sink {
+        Some(s) => proagent_agent::log::drain_sink(s),
+        None => Vec::new(),
+    };
+    let rows: Vec<serde_json::Value> = ex
+        .iter()
+        .map(|x| {
+            serde_json::json!({
+                "t": x.t,
+                "kind": x.kind,
+                "request": x.request,
+                "outcome": x.outcome,
+                "parsed": x.parsed,
+                "parse_error": x.parse_error,
+            })
+        })
+        .collect();
+    json_to_py(py, &rows)
+}
+
 /// Builds a seat from a spec; a `proagent` seat gets `options`.
 pub fn build_seat(
     spec: &str,
@@ -336,20 +356,17 @@ pub fn factory_of(options: Option<&AgentOptions>, seed: u64) -> SeatFactory {
     }
 }
 
-guarded_methods! {
-#[pymethods]
-impl Policy {
+impl OvercookedPolicy {
     /// The action for the current state of `state`: an `Env` (its state and last step are
     /// used, as inside the runner) or a state dict (then the previous step's events are
     /// unknown to the agent).
-    fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
+    pub(crate) fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
         self.act_inner(py, state)
     }
 
     /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
     /// the one given at construction).
-    #[pyo3(signature = (seed = None))]
-    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
+    pub(crate) fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
         if let Some(s) = seed {
             self.seed = s;
         }
@@ -365,12 +382,12 @@ impl Policy {
     /// Pickling: the policy is rebuilt from what it was made of and asked the same
     /// questions again (its answers, and so its internal state, follow). A ProAgent that
     /// talks to a served model or writes a transcript cannot be copied.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    pub(crate) fn reduce<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         if self.recording() {
             return Err(PyTypeError::new_err("a policy writing a transcript cannot be pickled"));
         }
         if let Some(o) = &self.built_from.3
-            && o.get("model").and_then(serde_json::Value::as_str).is_some_and(|m| !proagent::llm::is_stand_in(m))
+            && o.get("model").and_then(serde_json::Value::as_str).is_some_and(|m| !proagent_llm::is_stand_in(m))
         {
             return Err(PyTypeError::new_err(
                 "a ProAgent policy talking to a served model cannot be pickled (a copy would ask the model again)",
@@ -381,7 +398,7 @@ impl Policy {
             .iter()
             .map(|(st, joint, ev)| {
                 serde_json::json!({
-                    "state": proagent::env::trace::state_json(&self.game.layout, st),
+                    "state": proagent_overcooked::env::trace::state_json(&self.game.layout, st),
                     "joint": joint.map(|j| [j[0].index(), j[1].index()]),
                     "events": ev,
                 })
@@ -397,63 +414,47 @@ impl Policy {
     }
 
     /// The agent's name for reports (e.g. `greedy`, `proagent[scripted]`).
-    #[getter]
-    fn name(&self) -> PyResult<String> {
+    pub(crate) fn name(&self) -> PyResult<String> {
         Ok(self.name.clone())
     }
 
     /// The seat (player index) this policy plays.
-    #[getter]
-    fn seat(&self) -> PyResult<usize> {
+    pub(crate) fn seat(&self) -> PyResult<usize> {
         Ok(self.seat)
     }
 
     /// Agent-specific metrics so far (replans, skills, belief accuracy, …) as a dict.
-    fn metrics(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    pub(crate) fn metrics(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let m = py.detach(|| self.rt.block_on(async { self.agent.lock().await.metrics() }));
         json_to_py(py, &m)
     }
 
     /// Language-model use so far: calls, failures, tokens, wait time.
-    fn llm_usage(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    pub(crate) fn llm_usage(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let u = py.detach(|| self.rt.block_on(async { self.agent.lock().await.llm_usage() }));
         json_to_py(py, &u)
     }
 
     /// Skill events since the last call (empty for agents without skills).
-    fn skill_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    pub(crate) fn skill_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let ev = py.detach(|| self.rt.block_on(async { self.agent.lock().await.drain_skill_events() }));
         json_to_py(py, &ev)
     }
 
     /// A ProAgent's model exchanges since the last call (prompt, reply, parse), as dicts.
-    fn exchanges(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let ex = match &self.sink {
-            Some(s) => proagent::agent::log::drain_sink(s),
-            None => Vec::new(),
-        };
-        let rows: Vec<serde_json::Value> = ex
-            .iter()
-            .map(|x| {
-                serde_json::json!({
-                    "t": x.t,
-                    "kind": x.kind,
-                    "request": x.request,
-                    "outcome": x.outcome,
-                    "parsed": x.parsed,
-                    "parse_error": x.parse_error,
-                })
-            })
-            .collect();
-        json_to_py(py, &rows)
+    pub(crate) fn exchanges(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        exchanges_to_py(py, self.sink.as_ref())
     }
 
     /// Ends the transcript of a ProAgent made with `transcript=`: writes the last step of
     /// `env` (if not written yet) and the footer (score, steps, the agent's metrics and
     /// model use), renames `PATH.partial` to `PATH` and returns the path.
-    #[pyo3(signature = (env = None))]
-    fn finish(&self, py: Python<'_>, env: Option<PyRef<'_, Env>>) -> PyResult<PathBuf> {
-        if let Some(e) = &env {
+    pub(crate) fn finish(&self, py: Python<'_>, env: Option<PyRef<'_, Env>>) -> PyResult<PathBuf> {
+        let env = match &env {
+            Some(e) => Some(e.classic()?),
+            None => None,
+        };
+        if let Some(e) = env {
             self.record_previous_step(py, e)?;
         }
         let rec = self
@@ -489,19 +490,155 @@ impl Policy {
         Ok(rec.path)
     }
 
+    pub(crate) fn repr(&self) -> PyResult<String> {
+        Ok(format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.game.layout.name, self.seat))
+    }
+}
+
+/// A built-in partner or the ProAgent agent playing one seat, on a classic layout or an
+/// OvercookedV2 one: the one policy class of the package.
+///
+/// Made by `proagent.partner(...)` / `proagent.agent(...)`; `act(env)` returns the action
+/// index (0..6: N, S, E, W, stay, interact) for the seat.
+#[pyclass(module = "proagent._native")]
+pub struct Policy(PolicyKind);
+
+/// What a [`Policy`] plays.
+enum PolicyKind {
+    /// Classic Overcooked (transcripts from a Python loop, pickling).
+    Overcooked(Box<OvercookedPolicy>),
+    /// OvercookedV2: a seat of the library's seat factory.
+    V2(crate::seat_policy::SeatPolicy<proagent_overcooked_v2::game::OvercookedV2>),
+}
+
+impl Policy {
+    /// The classic policy, for seating it in an episode of the runner.
+    pub fn overcooked(&self) -> PyResult<&OvercookedPolicy> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => Ok(p),
+            PolicyKind::V2(_) => Err(PyValueError::new_err(
+                "an OvercookedV2 policy cannot seat in play(); name its spec (e.g. \"scripted\") instead",
+            )),
+        }
+    }
+    /// The spec it was built from (`greedy`, `proagent`, …).
+    pub fn spec(&self) -> &str {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.spec(),
+            PolicyKind::V2(p) => p.spec(),
+        }
+    }
+}
+
+guarded_methods! {
+#[pymethods]
+impl Policy {
+    /// The action for the seat in the current state of `state`: an `Env` (its
+    /// state and last step are used, as inside the runner), or on classic layouts a
+    /// `VecEnv` or a state dict (then the previous step's events are unknown).
+    fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.act(py, state),
+            PolicyKind::V2(p) => p.act_v2(py, state),
+        }
+    }
+
+    /// Starts a new episode for the agent (same seat; `seed`, the episode seed, defaults to
+    /// the one given at construction).
+    #[pyo3(signature = (seed = None))]
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
+        match &mut self.0 {
+            PolicyKind::Overcooked(p) => p.reset(py, seed),
+            PolicyKind::V2(p) => p.reset(py, seed),
+        }
+    }
+
+    /// Pickling (classic layouts): the policy is rebuilt from what it was made of and asked
+    /// the same questions again. A ProAgent that talks to a served model or writes a
+    /// transcript cannot be copied, nor can an OvercookedV2 policy.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.reduce(py),
+            PolicyKind::V2(_) => Err(PyTypeError::new_err("an OvercookedV2 policy cannot be pickled")),
+        }
+    }
+
+    /// The agent's name for reports (e.g. `greedy`, `proagent[scripted]`).
+    #[getter]
+    fn name(&self) -> PyResult<String> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.name(),
+            PolicyKind::V2(p) => Ok(p.name().to_string()),
+        }
+    }
+
+    /// The seat (player index) this policy plays.
+    #[getter]
+    fn seat(&self) -> PyResult<usize> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.seat(),
+            PolicyKind::V2(p) => Ok(p.seat()),
+        }
+    }
+
+    /// Agent-specific metrics so far (replans, skills, belief accuracy, …) as a dict.
+    fn metrics(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.metrics(py),
+            PolicyKind::V2(p) => json_to_py(py, &p.metrics(py)),
+        }
+    }
+
+    /// Language-model use so far: calls, failures, tokens, wait time.
+    fn llm_usage(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.llm_usage(py),
+            PolicyKind::V2(p) => json_to_py(py, &p.llm_usage(py)),
+        }
+    }
+
+    /// Skill events since the last call (empty for agents without skills).
+    fn skill_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.skill_events(py),
+            PolicyKind::V2(p) => json_to_py(py, &p.skill_events(py)),
+        }
+    }
+
+    /// A ProAgent's model exchanges since the last call (prompt, reply, parse), as dicts.
+    fn exchanges(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.exchanges(py),
+            PolicyKind::V2(p) => exchanges_to_py(py, p.sink()),
+        }
+    }
+
+    /// Ends the transcript of a ProAgent made with `transcript=` (classic layouts): writes
+    /// the last step of `env` (if not written yet) and the footer (score, steps, the
+    /// agent's metrics and model use), renames `PATH.partial` to `PATH` and returns the path.
+    #[pyo3(signature = (env = None))]
+    fn finish(&self, py: Python<'_>, env: Option<PyRef<'_, Env>>) -> PyResult<PathBuf> {
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.finish(py, env),
+            PolicyKind::V2(_) => Err(PyValueError::new_err("this policy writes no transcript")),
+        }
+    }
+
     fn __repr__(&self) -> PyResult<String> {
-        Ok({
-            format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.game.layout.name, self.seat)
-        })
+        match &self.0 {
+            PolicyKind::Overcooked(p) => p.repr(),
+            PolicyKind::V2(p) => Ok(p.repr()),
+        }
     }
 }
 }
 
 guarded_fns! {
 /// `proagent.partner(kind, seat, seed, layout, horizon, options)`: a built-in partner or
-/// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict).
+/// (kind "proagent") the ProAgent agent with `options` (the CLI's flags as a dict), on a
+/// classic layout or an OvercookedV2 one (`layout`: a spec or an `Env`).
 #[pyfunction]
-#[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent::env::DEFAULT_HORIZON,
+#[pyo3(signature = (kind, seat = 1, seed = 0, layout = None, horizon = proagent_overcooked::env::DEFAULT_HORIZON,
     options = None, transcript = None, no_wall_clock = false, max_llm_failures = 0))]
 #[allow(clippy::too_many_arguments)]
 pub fn partner(
@@ -515,13 +652,40 @@ pub fn partner(
     no_wall_clock: bool,
     max_llm_failures: i64,
 ) -> PyResult<Policy> {
+    if let Some(game) = crate::seat_policy::v2_game_of(layout, horizon)? {
+        if transcript.is_some() {
+            return Err(PyValueError::new_err(
+                "transcript= from a Python loop is for classic layouts; on v2 use play(..., transcript=)",
+            ));
+        }
+        let p = crate::seat_policy::SeatPolicy::build(kind, seat, seed, game, options, max_llm_failures)?;
+        return Ok(Policy(PolicyKind::V2(p)));
+    }
+    let p = build_overcooked_policy(kind, seat, seed, layout, horizon, options, transcript, no_wall_clock, max_llm_failures)?;
+    Ok(Policy(PolicyKind::Overcooked(Box::new(p))))
+}
+}
+
+/// The classic half of [`partner`].
+#[allow(clippy::too_many_arguments)]
+fn build_overcooked_policy(
+    kind: &str,
+    seat: usize,
+    seed: u64,
+    layout: Option<&Bound<'_, PyAny>>,
+    horizon: u32,
+    options: Option<&Bound<'_, PyAny>>,
+    transcript: Option<PathBuf>,
+    no_wall_clock: bool,
+    max_llm_failures: i64,
+) -> PyResult<OvercookedPolicy> {
     let seat = check_seat(seat)?;
     crate::guard::check_spec_path(kind, "partner")?;
     let horizon = check_horizon(horizon)?;
     let (kitchen, layout_from) = match layout {
         Some(l) => {
             let from = match l.cast::<Env>() {
-                Ok(e) => e.borrow().spec.clone(),
+                Ok(e) => e.borrow().classic()?.spec.clone(),
                 Err(_) => {
                     let spec: String = l.extract().unwrap_or_default();
                     let text = crate::env::load_layout_text(&spec, None).map(|(_, t)| t).unwrap_or(None);
@@ -545,7 +709,7 @@ pub fn partner(
         Some(o) if !o.is_none() => Some(AgentOptions::from_json(&crate::convert::to_json(o)?)?),
         _ => None,
     };
-    let is_pa = proagent::runner::seats::is_proagent(kind);
+    let is_pa = proagent_eval::runner::seats::is_proagent(kind);
     if opts.is_some() && !is_pa {
         return Err(PyValueError::new_err(format!("options are for the \"proagent\" agent, not {kind:?}")));
     }
@@ -567,10 +731,14 @@ pub fn partner(
         (Some(path), Some(o)) => {
             let layout_spec: String =
                 layout.and_then(|l| l.extract().ok()).unwrap_or_else(|| kitchen.layout.name.clone());
-            let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-                crate::guard::read_regular(std::path::Path::new(&layout_spec), proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
-                    .ok()
-                    .and_then(|b| String::from_utf8(b).ok())
+            let layout_file = if proagent_overcooked::env::Layout::builtin(&layout_spec).is_none() {
+                crate::guard::read_regular(
+                    std::path::Path::new(&layout_spec),
+                    proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES as u64,
+                    "layout files",
+                )
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
             } else {
                 None
             };
@@ -592,7 +760,7 @@ pub fn partner(
             Some(Recording { recorder: r, last_t: None, path })
         }
     };
-    Ok(Policy {
+    Ok(OvercookedPolicy {
         agent: Arc::new(tokio::sync::Mutex::new(agent)),
         game,
         seat,
@@ -607,7 +775,6 @@ pub fn partner(
         log: Mutex::new(Vec::new()),
     })
 }
-}
 
 guarded_fns! {
 /// Rebuilds a pickled `Policy` (the target of `Policy.__reduce__`).
@@ -617,14 +784,14 @@ pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
         serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled Policy: {e}")))?;
     let bad = || PyValueError::new_err("not a pickled Policy");
     let layout = v["layout"].as_str().ok_or_else(bad)?;
-    let env = Env::build(layout, v["text"].as_str(), v["horizon"].as_u64().ok_or_else(bad)? as u32)?;
-    let env = Bound::new(py, env)?;
+    let env = ClassicEnv::build(layout, v["text"].as_str(), v["horizon"].as_u64().ok_or_else(bad)? as u32)?;
+    let env = Bound::new(py, Env::from(env))?;
     let options = match &v["options"] {
         serde_json::Value::Null => None,
         o => Some(crate::convert::from_json(py, o)?),
     };
     let max_failures = v["max_llm_failures"].as_i64().unwrap_or(-1);
-    let p = partner(
+    let p = build_overcooked_policy(
         v["kind"].as_str().ok_or_else(bad)?,
         v["seat"].as_u64().ok_or_else(bad)? as usize,
         v["seed"].as_u64().ok_or_else(bad)?,
@@ -636,7 +803,7 @@ pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
         max_failures,
     )?;
     for input in v["inputs"].as_array().ok_or_else(bad)? {
-        let st = proagent::env::trace::state_from_json(&p.game.layout, &input["state"])
+        let st = proagent_overcooked::env::trace::state_from_json(&p.game.layout, &input["state"])
             .map_err(|e| PyValueError::new_err(format!("a pickled Policy's state: {e}")))?;
         let joint = match &input["joint"] {
             serde_json::Value::Array(a) if a.len() == 2 => {
@@ -662,6 +829,6 @@ pub fn _restore_policy(py: Python<'_>, text: &str) -> PyResult<Policy> {
         };
         block_interruptible(py, &p.rt, fut)?;
     }
-    Ok(p)
+    Ok(Policy(PolicyKind::Overcooked(Box::new(p))))
 }
 }

@@ -1,8 +1,12 @@
 //! Pictures of a state as RGB arrays (Gymnasium's `render_mode="rgb_array"`), drawn by the
 //! viewer's one drawing routine (`proagent_view::board::draw`) for every game it draws.
+//!
+//! The only module of the package that reaches the boards: every other module names the
+//! [`Board`] trait through this one, so the boards' crate is named in one line below.
 
 use plotters::prelude::*;
-use proagent_view::board::{Board, Overlay, draw, frame_size};
+pub use proagent_view::board::Board;
+use proagent_view::board::{Overlay, draw, frame_size};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 

@@ -6,22 +6,22 @@ use crate::env::{check_horizon, check_seat, kitchen_of};
 use crate::guard::guarded_fns;
 use crate::options::AgentOptions;
 use crate::policy::{Lent, Policy, PyCallableAgent, build_seat, runtime};
-use proagent::agent::ExchangeSink;
-use proagent::analysis::{self, readers};
-use proagent::env::trace;
-use proagent::games::{AnyGame, Playable};
-use proagent::llm::{ChatResponse, LlmError, Usage};
-use proagent::overcooked_game::Overcooked;
-use proagent::qa::data::{self, Filter};
-use proagent::qa::prompt::Prompts;
-use proagent::qa::score::build_report;
-use proagent::qa::{Mode, default_sampling, requests, score_exchange};
-use proagent::run::{Run, TranscriptTarget};
-use proagent::runner::seats::is_proagent;
-use proagent::runner::summary::summary_json;
-use proagent::runner::{EpisodeOptions, StepView, play_episode};
-use proagent::seat::Seat;
-use proagent::transcript::WriterOptions;
+use proagent_agent::ExchangeSink;
+use proagent_analysis::{self as analysis, readers};
+use proagent_core::seat::Seat;
+use proagent_eval::games::{AnyGame, Playable};
+use proagent_eval::run::{Run, TranscriptTarget};
+use proagent_eval::runner::seats::is_proagent;
+use proagent_eval::runner::summary::summary_json;
+use proagent_eval::runner::{EpisodeOptions, StepView, play_episode};
+use proagent_eval::transcript::WriterOptions;
+use proagent_llm::{ChatResponse, LlmError, Usage};
+use proagent_overcooked::env::trace;
+use proagent_overcooked::game::Overcooked;
+use proagent_qa::data::{self, Filter};
+use proagent_qa::prompt::Prompts;
+use proagent_qa::score::build_report;
+use proagent_qa::{Mode, default_sampling, requests, score_exchange};
 use pyo3::exceptions::{PyIOError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -143,7 +143,7 @@ guarded_fns! {
 /// as a dict (with `trajectory` added when asked for).
 #[pyfunction]
 #[pyo3(signature = (layout = None, agent = None, partner = None, seat = 0, seed = 0,
-    horizon = proagent::env::DEFAULT_HORIZON, options = None, transcript = None,
+    horizon = proagent_overcooked::env::DEFAULT_HORIZON, options = None, transcript = None,
     no_wall_clock = false, trajectory = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn play<'py>(
@@ -166,19 +166,19 @@ pub fn play<'py>(
     // A game other than classic Overcooked (`v2:NAME`, ...) is played by the library's
     // entry point for every game, `Run`, exactly as `proagent play` plays it.
     if let Ok(spec) = layout.extract::<String>()
-        && proagent::env::Layout::builtin(&spec).is_none()
+        && proagent_overcooked::env::Layout::builtin(&spec).is_none()
     {
         let game_options = crate::vec_env::V2Switches::default().options(horizon);
         let (game, file) = crate::vec_env::load_game(&spec, None, &game_options)?;
         if !matches!(game, AnyGame::Overcooked(_)) {
             let seats = SeatSpecs { agent, partner, seat, seed, options, transcript, no_wall_clock, trajectory };
-            return proagent::on_game!(game, |g| play_run(py, g, &spec, file, seats));
+            return proagent_eval::on_game!(game, |g| play_run(py, g, &spec, file, seats));
         }
     }
     let kitchen = kitchen_of(layout)?;
     let layout_spec: String = layout.extract().unwrap_or_else(|_| kitchen.layout.name.clone());
-    let layout_file = if proagent::env::Layout::builtin(&layout_spec).is_none() {
-        crate::guard::read_regular(std::path::Path::new(&layout_spec), proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
+    let layout_file = if proagent_overcooked::env::Layout::builtin(&layout_spec).is_none() {
+        crate::guard::read_regular(std::path::Path::new(&layout_spec), proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES as u64, "layout files")
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
     } else {
@@ -217,6 +217,7 @@ pub fn play<'py>(
             }
             SeatArg::Policy(p) => {
                 let p = p.borrow(py);
+                let p = p.overcooked()?;
                 if p.game().layout.grid != kitchen.layout.grid {
                     return Err(PyValueError::new_err(format!(
                         "a policy built for {} cannot play {}",
@@ -316,10 +317,10 @@ pub fn analyze<'py>(py: Python<'py>, trajectory: &Bound<'py, PyAny>, detail: boo
     let path: PathBuf = trajectory
         .extract()
         .map_err(|_| PyTypeError::new_err("analyze takes a trajectory dict or the path of a trajectory file"))?;
-    let limit = proagent::limits::MAX_TRAJECTORY_BYTES;
+    let limit = proagent_core::limits::MAX_TRAJECTORY_BYTES;
     let bytes = crate::guard::read_regular(&path, limit, "trajectory files")?;
-    let bytes = if proagent::limits::is_gzip(&bytes) {
-        proagent::limits::gunzip(&bytes, limit, "decompressed trajectory files")
+    let bytes = if proagent_core::limits::is_gzip(&bytes) {
+        proagent_core::limits::gunzip(&bytes, limit, "decompressed trajectory files")
             .map_err(|e| PyValueError::new_err(format!("{}: reading the gzip data: {e}", path.display())))?
     } else {
         bytes
@@ -341,7 +342,8 @@ pub fn analyze<'py>(py: Python<'py>, trajectory: &Bound<'py, PyAny>, detail: boo
 fn load_questions(data_path: Option<PathBuf>, filter: Option<&str>) -> PyResult<Vec<data::Question>> {
     let ds = match data_path {
         Some(p) => {
-            let bytes = crate::guard::read_regular(&p, proagent::limits::MAX_QA_DATA_BYTES, "CoordinationQA data")?;
+            let bytes =
+                crate::guard::read_regular(&p, proagent_core::limits::MAX_QA_DATA_BYTES, "CoordinationQA data")?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| PyValueError::new_err(format!("{}: not UTF-8 text", p.display())))?;
             data::parse(&text, &p.display().to_string())

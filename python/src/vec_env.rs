@@ -12,12 +12,12 @@ use crate::guard::{guarded_fns, guarded_methods};
 use crate::lanes::{Lane, LaneOut};
 use crate::obs::{Obs, PyGame};
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
-use proagent::env::{Action, DEFAULT_HORIZON};
-use proagent::games::{AnyGame, GameError, GameOptions};
-use proagent::overcooked_game::Overcooked;
-use proagent::overcooked_v2::game::OvercookedV2;
-use proagent::runner::seats::{SeatFactory, is_proagent};
-use proagent::seat::Seat;
+use proagent_core::seat::Seat;
+use proagent_eval::games::{AnyGame, GameError, GameOptions};
+use proagent_eval::runner::seats::{SeatFactory, is_proagent};
+use proagent_overcooked::env::{Action, DEFAULT_HORIZON};
+use proagent_overcooked::game::Overcooked;
+use proagent_overcooked_v2::game::OvercookedV2;
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -38,19 +38,19 @@ pub const MAX_BATCH_BYTES: u64 = 4 << 30;
 /// regular file no larger than the layout limit (never a FIFO or a device); `text`, when
 /// given, is the layout file's content (a pickled environment carries it).
 pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyResult<(AnyGame, Option<String>)> {
-    let v2_rest = proagent::env_v2::layout::strip_v2_prefix(spec);
+    let v2_rest = proagent_overcooked_v2::env::layout::strip_v2_prefix(spec);
     if let Some(text) = text {
         return match v2_rest {
             Some(rest) => {
                 let l =
-                    proagent::env_v2::Layout::parse(text, rest).map_err(|e| PyValueError::new_err(e.to_string()))?;
-                let settings = proagent::games::overcooked_v2::settings_of(options)
+                    proagent_overcooked_v2::env::Layout::parse(text, rest).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let settings = proagent_eval::games::overcooked_v2::settings_of(options)
                     .map_err(|e| PyValueError::new_err(e.to_string()))?;
                 Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(l), settings))), Some(text.to_string())))
             }
             None => {
                 let name = Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-                let l = proagent::env::Layout::parse(&name, text, spec)
+                let l = proagent_overcooked::env::Layout::parse(&name, text, spec)
                     .map_err(|e| PyValueError::new_err(e.to_string()))?;
                 Ok((
                     AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::new(l), options.horizon))),
@@ -61,8 +61,8 @@ pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyRes
     }
     let path_part = v2_rest.unwrap_or(spec);
     let builtin = match v2_rest {
-        Some(r) => proagent::env_v2::Layout::builtin(r).is_some(),
-        None => proagent::env::Layout::builtin(spec).is_some(),
+        Some(r) => proagent_overcooked_v2::env::Layout::builtin(r).is_some(),
+        None => proagent_overcooked::env::Layout::builtin(spec).is_some(),
     };
     if !builtin && let Ok(meta) = std::fs::metadata(path_part) {
         if !meta.is_file() {
@@ -70,7 +70,7 @@ pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyRes
                 "layout {path_part:?} is not a regular file (a layout path must name a file)"
             )));
         }
-        let cap = proagent::env::layout::MAX_LAYOUT_TEXT_BYTES as u64;
+        let cap = proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES as u64;
         if meta.len() > cap {
             return Err(PyValueError::new_err(format!(
                 "layout file {path_part:?} is {} bytes, more than the {cap}-byte limit for layout files",
@@ -107,7 +107,7 @@ pub struct V2Switches {
 impl V2Switches {
     /// The game options of these switches with `horizon`.
     pub fn options(&self, horizon: u32) -> GameOptions {
-        let settings = proagent::env_v2::Settings {
+        let settings = proagent_overcooked_v2::env::Settings {
             max_steps: horizon,
             view_radius: self.view_radius,
             random_agent_positions: self.random_starts,
@@ -214,8 +214,8 @@ impl<G: PyGame> Core<G> {
                 spec.n,
                 game.spec(),
                 spec.obs,
-                proagent::limits::human_bytes(total),
-                proagent::limits::human_bytes(MAX_BATCH_BYTES),
+                proagent_core::limits::human_bytes(total),
+                proagent_core::limits::human_bytes(MAX_BATCH_BYTES),
                 MAX_BATCH_BYTES as usize / per_lane.max(1)
             )));
         }
@@ -385,7 +385,12 @@ impl VecEnv {
     pub fn classic_lane(
         &self,
         i: usize,
-    ) -> Option<(Arc<Overcooked>, proagent::env::State, Option<[Action; 2]>, [Option<proagent::env::Event>; 2])> {
+    ) -> Option<(
+        Arc<Overcooked>,
+        proagent_overcooked::env::State,
+        Option<[Action; 2]>,
+        [Option<proagent_overcooked::env::Event>; 2],
+    )> {
         let Batch::Classic(c) = &self.batch else { return None };
         let lane = c.lanes.get(i)?;
         let joint = match lane.last_actions.as_slice() {
@@ -486,13 +491,13 @@ impl VecEnv {
         indicate_delivery: bool,
     ) -> PyResult<VecEnv> {
         let n = opt_int_param(n, "n", 1, MAX_ENVS)?.unwrap_or(1) as usize;
-        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent_core::limits::MAX_HORIZON))?
             .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
         let threads = opt_int_param(threads, "threads", 1, 256)?.unwrap_or(1) as usize;
         let seat = opt_int_param(seat, "seat", 0, 63)?.unwrap_or(0) as usize;
         let seed = seed_param(seed)?.unwrap_or(0);
         let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
-        let is_v2 = proagent::env_v2::layout::strip_v2_prefix(layout).is_some();
+        let is_v2 = proagent_overcooked_v2::env::layout::strip_v2_prefix(layout).is_some();
         let obs = obs.map(str::to_string).unwrap_or_else(|| if is_v2 { "grid" } else { "lossless" }.to_string());
         let partner = partner.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
         let spec = Spec {
@@ -528,7 +533,7 @@ impl VecEnv {
     /// Players in the game.
     #[getter]
     fn num_players(&self) -> PyResult<usize> {
-        Ok(on_batch!(&self.batch, |c| proagent::game::Game::num_players(&*c.game)))
+        Ok(on_batch!(&self.batch, |c| proagent_core::game::Game::num_players(&*c.game)))
     }
 
     /// The players driven by the actions array, in column order.
@@ -558,7 +563,7 @@ impl VecEnv {
     /// `overcooked` or `overcooked_v2`.
     #[getter]
     fn game_kind(&self) -> PyResult<&'static str> {
-        Ok(on_batch!(&self.batch, |c| proagent::game::Game::kind(&*c.game)))
+        Ok(on_batch!(&self.batch, |c| proagent_core::game::Game::kind(&*c.game)))
     }
 
     /// The layout as given.
@@ -570,7 +575,7 @@ impl VecEnv {
     /// The game's report name (`cramped_room`, `v2:grounded_coord_simple`).
     #[getter]
     fn layout_name(&self) -> PyResult<String> {
-        Ok(on_batch!(&self.batch, |c| proagent::games::Playable::report_name(&*c.game)))
+        Ok(on_batch!(&self.batch, |c| proagent_eval::games::Playable::report_name(&*c.game)))
     }
 
     /// The observation kind.
@@ -629,7 +634,7 @@ impl VecEnv {
 
     /// Each environment's steps played this episode.
     fn timesteps(&self) -> PyResult<Vec<u32>> {
-        Ok(on_batch!(&self.batch, |c| c.lanes.iter().map(|l| proagent::game::Game::time(&*c.game, &l.state)).collect()))
+        Ok(on_batch!(&self.batch, |c| c.lanes.iter().map(|l| proagent_core::game::Game::time(&*c.game, &l.state)).collect()))
     }
 
     /// Each environment's score this episode.
@@ -781,7 +786,7 @@ impl VecEnv {
     #[pyo3(signature = (i = 0))]
     fn render(&self, i: usize) -> PyResult<String> {
         let i = self.lane_check(i)?;
-        Ok(on_batch!(&self.batch, |c| proagent::game::Game::render_text(&*c.game, &c.lanes[i].state)))
+        Ok(on_batch!(&self.batch, |c| proagent_core::game::Game::render_text(&*c.game, &c.lanes[i].state)))
     }
 
     /// The board of environment `i` as an RGB picture, uint8 (height, width, 3).
@@ -868,8 +873,8 @@ guarded_fns! {
 #[pyfunction]
 pub fn builtin_layouts<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let classic: Vec<&str> = proagent::env::layout::BUILTIN.iter().map(|(n, _)| *n).collect();
-    let v2: Vec<&str> = proagent::env_v2::Layout::builtin_names().collect();
+    let classic: Vec<&str> = proagent_overcooked::env::layout::BUILTIN.iter().map(|(n, _)| *n).collect();
+    let v2: Vec<&str> = proagent_overcooked_v2::env::Layout::builtin_names().collect();
     d.set_item("overcooked", PyList::new(py, classic)?)?;
     d.set_item("overcooked_v2", PyList::new(py, v2)?)?;
     Ok(d)

@@ -32,7 +32,7 @@ def test_integers_name_the_parameter():
     with pytest.raises(ValueError, match="horizon must be in 1..=100000, got -5"):
         proagent.Env("cramped_room", horizon=-5)
     with pytest.raises(ValueError, match="horizon must be in"):
-        proagent.EnvV2("cramped_room_v2", horizon=10**12)
+        proagent.Env("v2:cramped_room_v2", horizon=10**12)
     with pytest.raises(ValueError, match="n must be in"):
         proagent.VecEnv("cramped_room", n=-3)
     with pytest.raises(ValueError, match="view_radius must be ≥ 0"):
@@ -53,7 +53,7 @@ def test_float_nan_and_bool_actions_are_refused():
     for bad in (0.0, 1.5, math.nan, True, np.float64(2.0)):
         with pytest.raises(TypeError):
             env.step((bad, 0))
-    v2 = proagent.EnvV2("cramped_room_v2")
+    v2 = proagent.Env("v2:cramped_room_v2")
     v2.reset(seed=0)
     with pytest.raises(TypeError):
         v2.step([math.nan, 0])
@@ -184,7 +184,7 @@ def test_layout_paths_must_be_small_regular_files(tmp_path, kind):
         path = tmp_path / "big.layout"
         path.write_text("X" * (2 << 20))
     start = time.monotonic()
-    for make in (lambda: proagent.Env(str(path)), lambda: proagent.EnvV2(f"v2:{path}"),
+    for make in (lambda: proagent.Env(str(path)), lambda: proagent.Env(f"v2:{path}"),
                  lambda: proagent.VecEnv(str(path), 1)):
         with pytest.raises(ValueError, match="regular file|limit"):
             make()
@@ -259,7 +259,7 @@ def test_hostile_values_give_ordinary_errors(horizon, seed, a, b, n, layout):
             pass
 
     attempt(lambda: proagent.Env(layout, horizon=horizon).reset(seed=seed))
-    attempt(lambda: proagent.EnvV2(layout, horizon=horizon, view_radius=n).reset(seed=seed))
+    attempt(lambda: proagent.Env(layout, horizon=horizon, view_radius=n).reset(seed=seed))
 
     def step_env():
         e = proagent.Env("cramped_room", horizon=3)

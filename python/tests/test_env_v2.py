@@ -1,4 +1,4 @@
-"""EnvV2 (OvercookedV2): the same seed and actions give what `proagent play --layout v2:...`
+"""Env on OvercookedV2 layouts: the same seed and actions give what `proagent play --layout v2:...`
 gives, the view radius shapes and hides, and bad input is refused."""
 
 import json
@@ -24,7 +24,7 @@ def test_replays_a_cli_episode_step_for_step(tmp_path, binary):
     )
     summary = json.loads(out.stdout)
     rec = json.loads(traj.read_text().splitlines()[0])
-    env = proagent.EnvV2(
+    env = proagent.Env(
         "v2:grounded_coord_simple", horizon=150, view_radius=2, resample_recipe=True,
         negative_rewards=True, random_starts=True,
     )
@@ -44,8 +44,8 @@ def test_replays_a_cli_episode_step_for_step(tmp_path, binary):
 
 
 def test_same_seed_same_start_other_seed_other_draws():
-    a = proagent.EnvV2("grounded_coord_ring", random_starts=True)
-    b = proagent.EnvV2("v2:grounded_coord_ring", random_starts=True)
+    a = proagent.Env("v2:grounded_coord_ring", random_starts=True)
+    b = proagent.Env("v2:grounded_coord_ring", random_starts=True)
     starts = set()
     for seed in range(8):
         oa, ob = a.reset(seed=seed), b.reset(seed=seed)
@@ -56,11 +56,11 @@ def test_same_seed_same_start_other_seed_other_draws():
 
 
 def test_view_radius_shapes_the_window_and_hides_far_cells():
-    full = proagent.EnvV2("v2:demo_cook_wide")
+    full = proagent.Env("v2:demo_cook_wide")
     h, w, c = full.observation_shape
     o = full.reset(seed=0)
     assert o[0].shape == (h, w, c) and o[0].dtype == np.int32
-    narrow = proagent.EnvV2("v2:demo_cook_wide", view_radius=1)
+    narrow = proagent.Env("v2:demo_cook_wide", view_radius=1)
     o = narrow.reset(seed=0)
     assert narrow.observation_shape == (3, 3, c) and o[0].shape == (3, 3, c)
     x, y = narrow.positions()[0]
@@ -71,10 +71,10 @@ def test_view_radius_shapes_the_window_and_hides_far_cells():
 
 def test_bad_input_is_refused():
     with pytest.raises(FileNotFoundError, match="unknown OvercookedV2 layout"):
-        proagent.EnvV2("v2:nowhere")
+        proagent.Env("v2:nowhere")
     with pytest.raises(ValueError, match="view_radius"):
-        proagent.EnvV2("cramped_room_v2", view_radius=99)
-    env = proagent.EnvV2("cramped_room_v2", horizon=1)
+        proagent.Env("v2:cramped_room_v2", view_radius=99)
+    env = proagent.Env("v2:cramped_room_v2", horizon=1)
     env.reset()
     with pytest.raises(ValueError, match="takes 2 action"):
         env.step([0])

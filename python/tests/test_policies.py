@@ -281,7 +281,7 @@ def test_play_on_v2_takes_spec_seats_only():
 def test_v2_partners_in_a_python_loop_play_the_episode_play_plays(layout):
     ref = proagent.play(layout, agent="scripted", partner="random", seed=3, horizon=40, trajectory=True)
     want = [st["actions"] for st in ref["trajectory"]["steps"]]
-    env = proagent.EnvV2(layout, horizon=40)
+    env = proagent.Env(layout, horizon=40)
     env.reset(seed=3)
     a = proagent.partner("scripted", seat=0, seed=3, layout=env)
     b = proagent.partner("random", seat=1, seed=3, layout=layout)
@@ -299,11 +299,11 @@ def test_v2_partner_refuses_what_it_cannot_play():
     with pytest.raises(ValueError, match="greedy"):
         proagent.partner("greedy", layout="v2:cramped_room_v2")
     p = proagent.partner("stay", layout="v2:cramped_room_v2")
-    with pytest.raises(TypeError, match="EnvV2"):
+    with pytest.raises(TypeError, match="OvercookedV2"):
         p.act(proagent.Env("cramped_room"))
     with pytest.raises(ValueError, match="this policy plays"):
-        p.act(proagent.EnvV2("v2:grounded_coord_simple"))
+        p.act(proagent.Env("v2:grounded_coord_simple"))
     pa = proagent.agent("v2:cramped_room_v2", seat=0, seed=1)
-    env = proagent.EnvV2("v2:cramped_room_v2")
+    env = proagent.Env("v2:cramped_room_v2")
     env.reset(seed=1)
     assert 0 <= pa.act(env) < 6

@@ -1,4 +1,4 @@
-"""VecEnv: equal to n independent Envs (classic) and EnvV2s (V2), terminated/truncated and
+"""VecEnv: equal to n independent Envs (classic) and V2 Envs, terminated/truncated and
 the final observation on auto-reset, built-in partners that play the runner's episodes,
 seeds that mean something, pickling, and bad actions refused."""
 
@@ -57,7 +57,7 @@ def test_v2_vec_env_matches_env_v2():
     vec = proagent.VecEnv("v2:grounded_coord_simple", 3, horizon=30, **kw)
     assert vec.game_kind == "overcooked_v2" and vec.obs_kind == "grid"
     obs = vec.reset(seed=11)
-    envs = [proagent.EnvV2("v2:grounded_coord_simple", horizon=30, **kw) for _ in range(3)]
+    envs = [proagent.Env("v2:grounded_coord_simple", horizon=30, **kw) for _ in range(3)]
     for i, e in enumerate(envs):
         o = e.reset(seed=11 + i)
         assert np.array_equal(obs[i], np.stack(o).astype(np.float32))

@@ -1,14 +1,15 @@
-//! `proagent.Env`: one episode of the old-dynamics simulator, stepped from Python.
+//! The classic half of `proagent.Env`: one episode of the old-dynamics simulator, stepped
+//! from Python, with overcooked_ai's state dicts and encodings.
 
 use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
-use crate::guard::{guarded_fns, guarded_methods};
+use crate::guard::guarded_fns;
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
-use proagent::controller::Kitchen;
-use proagent::env::encoding::Encoder;
-use proagent::env::render::render;
-use proagent::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome};
-use proagent::partners::bc::features::{NUM_FEATURES, featurize};
+use proagent_overcooked::controller::Kitchen;
+use proagent_overcooked::env::encoding::Encoder;
+use proagent_overcooked::env::render::render;
+use proagent_overcooked::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome};
+use proagent_partners::bc::features::{NUM_FEATURES, featurize};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -19,14 +20,14 @@ use std::sync::Arc;
 /// (read only if it is a regular file under the layout size limit), through the library's
 /// loader; also the file's text for a layout that is not built in.
 pub fn load_layout_text(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() {
+    if proagent_overcooked_v2::env::layout::strip_v2_prefix(spec).is_some() {
         return Err(PyValueError::new_err(format!(
-            "{spec:?} is an OvercookedV2 layout: use proagent.EnvV2 (or VecEnv and the wrappers, which take both)"
+            "{spec:?} is an OvercookedV2 layout: proagent.Env, VecEnv and the wrappers take it, this call does not"
         )));
     }
-    let options = proagent::games::GameOptions::default();
+    let options = proagent_eval::games::GameOptions::default();
     match crate::vec_env::load_game(spec, text, &options)? {
-        (proagent::games::AnyGame::Overcooked(g), text) => Ok(((*g.layout).clone(), text)),
+        (proagent_eval::games::AnyGame::Overcooked(g), text) => Ok(((*g.layout).clone(), text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not a classic Overcooked layout"))),
     }
 }
@@ -46,8 +47,8 @@ pub fn check_horizon(horizon: u32) -> PyResult<u32> {
 
 /// Either a layout spec (name or path) or an `Env` whose layout to share.
 pub fn kitchen_of(layout: &Bound<'_, PyAny>) -> PyResult<Arc<Kitchen>> {
-    if let Ok(env) = layout.cast::<Env>() {
-        return Ok(Arc::clone(&env.borrow().kitchen));
+    if let Ok(env) = layout.cast::<super::Env>() {
+        return Ok(Arc::clone(&env.borrow().classic()?.kitchen));
     }
     let spec: String = layout.extract().map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err("layout must be a built-in name, a layout file path or an Env")
@@ -60,8 +61,7 @@ pub fn kitchen_of(layout: &Bound<'_, PyAny>) -> PyResult<Arc<Kitchen>> {
 /// `Env(layout="cramped_room", horizon=400)`: `layout` is a built-in name
 /// (cramped_room, asymmetric_advantages, coordination_ring, forced_coordination,
 /// counter_circuit, or their 2019 aliases) or the path of a `.layout` / plain grid file.
-#[pyclass(module = "proagent._native")]
-pub struct Env {
+pub struct ClassicEnv {
     pub(crate) kitchen: Arc<Kitchen>,
     pub(crate) encoder: Encoder,
     pub(crate) state: State,
@@ -77,14 +77,14 @@ pub struct Env {
     pub(crate) spec: (String, Option<String>),
 }
 
-impl Env {
+impl ClassicEnv {
     /// An episode of `layout` (a spec; `text`: a file's content) lasting `horizon` steps.
-    pub fn build(layout: &str, text: Option<&str>, horizon: u32) -> PyResult<Env> {
+    pub fn build(layout: &str, text: Option<&str>, horizon: u32) -> PyResult<ClassicEnv> {
         let (l, text) = load_layout_text(layout, text)?;
         let kitchen = Arc::new(Kitchen::new(Arc::new(l)));
         let encoder = Encoder::new(&kitchen.layout);
         let state = kitchen.layout.start_state();
-        Ok(Env {
+        Ok(ClassicEnv {
             kitchen,
             encoder,
             state,
@@ -104,23 +104,22 @@ impl Env {
     }
 }
 
-guarded_methods! {
-#[pymethods]
-impl Env {
-    #[new]
-    #[pyo3(signature = (layout = "cramped_room", horizon = None))]
-    fn new(layout: &str, horizon: Option<&Bound<'_, PyAny>>) -> PyResult<Env> {
-        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?
+impl ClassicEnv {
+    pub(crate) fn new(layout: &str, horizon: Option<&Bound<'_, PyAny>>) -> PyResult<ClassicEnv> {
+        let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent_core::limits::MAX_HORIZON))?
             .unwrap_or(u64::from(DEFAULT_HORIZON)) as u32;
-        Env::build(layout, None, horizon)
+        ClassicEnv::build(layout, None, horizon)
     }
 
     /// Puts the episode back to the start state and returns it (a dict). `seed` is the
     /// episode seed (the old-dynamics start state is fixed, so it changes the state
     /// nothing; the wrappers seed the partners with it); without one the next episode's
     /// seed is derived from the last (`Env.seed`).
-    #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         match seed_param(seed)? {
             Some(s) => {
                 self.seed = s;
@@ -139,8 +138,7 @@ impl Env {
     }
 
     /// The episode seed.
-    #[getter]
-    fn seed(&self) -> PyResult<u64> {
+    pub(crate) fn seed(&self) -> PyResult<u64> {
         Ok(self.seed)
     }
 
@@ -148,8 +146,7 @@ impl Env {
     /// `features`, `featurize`) for both players (`(2, ...)`) or `seat`, float32;
     /// `order` `"whc"`/`"hwc"` for grids; `counter_goals=True` makes counters planning
     /// goals for `featurize` (overcooked_ai's environment has none).
-    #[pyo3(signature = (kind = "lossless", seat = None, order = None, counter_goals = false))]
-    fn observe<'py>(
+    pub(crate) fn observe<'py>(
         &self,
         py: Python<'py>,
         kind: &str,
@@ -158,7 +155,7 @@ impl Env {
         counter_goals: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         use crate::obs::PyGame;
-        let game = proagent::overcooked_game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
+        let game = proagent_overcooked::game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
         let obs = game.make_obs(kind, order)?;
         let seats: Vec<usize> = match seat {
             Some(s) => vec![check_seat(s)?],
@@ -169,7 +166,7 @@ impl Env {
         for (k, &p) in seats.iter().enumerate() {
             let out = &mut buf[k * len..(k + 1) * len];
             if counter_goals && obs.kind == crate::obs::ObsKind::Featurize {
-                let f = proagent::env::ai_features::ai_featurize(
+                let f = proagent_overcooked::env::ai_features::ai_featurize(
                     &self.kitchen.layout,
                     &self.kitchen.motion,
                     &self.state,
@@ -187,17 +184,20 @@ impl Env {
     }
 
     /// The channel or feature names of an observation kind.
-    #[pyo3(signature = (kind = "lossless"))]
-    fn obs_names(&self, kind: &str) -> PyResult<Vec<String>> {
+    pub(crate) fn obs_names(&self, kind: &str) -> PyResult<Vec<String>> {
         use crate::obs::PyGame;
-        let game = proagent::overcooked_game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
+        let game = proagent_overcooked::game::Overcooked::with_kitchen(Arc::clone(&self.kitchen), self.horizon);
         Ok(game.make_obs(kind, None)?.names)
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
+    pub(crate) fn reduce<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, pyo3::types::PyTuple>)> {
         let f = py.import("proagent._native")?.getattr("_restore_env")?;
         let state = state_to_dict(py, &self.kitchen.layout, &self.state)?;
-        let joint = self.last_joint.map(|j| [j[0].index(), j[1].index()]);
+        // A tuple, as `_restore_env` takes it (a list would not convert back).
+        let joint = self.last_joint.map(|j| (j[0].index(), j[1].index()));
         let args = pyo3::types::PyTuple::new(
             py,
             [
@@ -219,7 +219,7 @@ impl Env {
     /// (dx, dy) / "interact"). Returns `(state, reward, done, info)`: the new state dict,
     /// the sparse team reward, whether the horizon is reached, and `info` with
     /// `sparse_r_by_agent` and `shaped_r_by_agent` (as overcooked_ai's env_info).
-    fn step<'py>(
+    pub(crate) fn step<'py>(
         &mut self,
         py: Python<'py>,
         joint_action: &Bound<'py, PyAny>,
@@ -244,7 +244,7 @@ impl Env {
 
     /// Steps without building the state dict: returns `(reward, done)`. For loops that
     /// read observations with `lossless()` / `features()` instead of dicts.
-    fn step_fast(&mut self, a0: usize, a1: usize) -> PyResult<(u32, bool)> {
+    pub(crate) fn step_fast(&mut self, a0: usize, a1: usize) -> PyResult<(u32, bool)> {
         let get =
             |i: usize| Action::from_index(i).ok_or_else(|| PyValueError::new_err(format!("action {i} is not in 0..6")));
         let joint = [get(a0)?, get(a1)?];
@@ -259,14 +259,13 @@ impl Env {
     }
 
     /// The current state as a dict in overcooked_ai's `OvercookedState.to_dict()` shape.
-    #[getter]
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         state_to_dict(py, &self.kitchen.layout, &self.state)
     }
 
     /// Replaces the current state with a dict (overcooked_ai's shape or the trace schema);
     /// every field is checked against the layout.
-    fn set_state(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+    pub(crate) fn set_state(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
         self.state = state_from_dict(&self.kitchen.layout, state)?;
         self.last_joint = None;
         self.last_outcome = StepOutcome::default();
@@ -275,8 +274,7 @@ impl Env {
 
     /// The lossless grid encoding, float32: shape (2, width, height, channels) for both
     /// players (each from its own point of view), or (width, height, channels) for `seat`.
-    #[pyo3(signature = (seat = None))]
-    fn lossless<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn lossless<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
         let [w, h, c] = self.encoder.shape();
         let n = self.encoder.len();
         match seat {
@@ -297,8 +295,7 @@ impl Env {
     }
 
     /// The 62 BC features (float32) of the BC partners: shape (2, 62), or (62,) for `seat`.
-    #[pyo3(signature = (seat = None))]
-    fn features<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn features<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
         let k = &self.kitchen;
         match seat {
             Some(s) => {
@@ -316,8 +313,7 @@ impl Env {
     }
 
     /// The shape of one player's lossless encoding: (width, height, channels).
-    #[getter]
-    fn lossless_shape(&self) -> PyResult<(usize, usize, usize)> {
+    pub(crate) fn lossless_shape(&self) -> PyResult<(usize, usize, usize)> {
         Ok({
             let [w, h, c] = self.encoder.shape();
             (w, h, c)
@@ -325,71 +321,61 @@ impl Env {
     }
 
     /// The names of the lossless encoding's channels, in order.
-    #[getter]
-    fn channel_names(&self) -> PyResult<Vec<&'static str>> {
+    pub(crate) fn channel_names(&self) -> PyResult<Vec<&'static str>> {
         Ok(self.encoder.channel_names())
     }
 
     /// The interact events of the last step, one per player (None where nothing happened).
-    #[getter]
-    fn last_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    pub(crate) fn last_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         json_to_py(py, &self.last_outcome.events)
     }
 
     /// The ASCII board of the current state.
-    fn render(&self) -> PyResult<String> {
+    pub(crate) fn render(&self) -> PyResult<String> {
         Ok(render(&self.kitchen.layout, &self.state))
     }
 
     /// Ticks played so far.
-    #[getter]
-    fn timestep(&self) -> PyResult<u32> {
+    pub(crate) fn timestep(&self) -> PyResult<u32> {
         Ok(self.state.timestep)
     }
 
     /// Episode length in ticks.
-    #[getter]
-    fn horizon(&self) -> PyResult<u32> {
+    pub(crate) fn horizon(&self) -> PyResult<u32> {
         Ok(self.horizon)
     }
 
     /// True once the horizon is reached.
-    #[getter]
-    fn done(&self) -> PyResult<bool> {
+    pub(crate) fn done(&self) -> PyResult<bool> {
         Ok(self.state.timestep >= self.horizon)
     }
 
     /// Sum of the sparse rewards since the last reset.
-    #[getter]
-    fn score(&self) -> PyResult<u32> {
+    pub(crate) fn score(&self) -> PyResult<u32> {
         Ok(self.score)
     }
 
     /// The layout's canonical name.
-    #[getter]
-    fn layout_name(&self) -> PyResult<String> {
+    pub(crate) fn layout_name(&self) -> PyResult<String> {
         Ok(self.kitchen.layout.name.clone())
     }
 
     /// The layout grid rows (start digits 1 and 2 kept).
-    #[getter]
-    fn grid(&self) -> PyResult<Vec<String>> {
+    pub(crate) fn grid(&self) -> PyResult<Vec<String>> {
         Ok(self.kitchen.layout.grid.clone())
     }
 
     /// Grid width (columns).
-    #[getter]
-    fn width(&self) -> PyResult<usize> {
+    pub(crate) fn width(&self) -> PyResult<usize> {
         Ok(self.kitchen.layout.width)
     }
 
     /// Grid height (rows).
-    #[getter]
-    fn height(&self) -> PyResult<usize> {
+    pub(crate) fn height(&self) -> PyResult<usize> {
         Ok(self.kitchen.layout.height)
     }
 
-    fn __repr__(&self) -> PyResult<String> {
+    pub(crate) fn repr(&self) -> PyResult<String> {
         Ok({
             format!(
                 "Env(layout={:?}, horizon={}, timestep={})",
@@ -397,7 +383,6 @@ impl Env {
             )
         })
     }
-}
 }
 
 /// A seat index, checked.
@@ -422,8 +407,8 @@ pub fn _restore_env(
     seed: u64,
     episode: u64,
     joint: Option<(usize, usize)>,
-) -> PyResult<Env> {
-    let mut env = Env::build(layout, text.as_deref(), horizon)?;
+) -> PyResult<super::Env> {
+    let mut env = ClassicEnv::build(layout, text.as_deref(), horizon)?;
     env.state = state_from_dict(&env.kitchen.layout, state)?;
     env.score = score;
     env.seed = seed;
@@ -435,6 +420,6 @@ pub fn _restore_env(
         // are only read by a ProAgent's belief correction, once.
         env.last_joint = Some(j);
     }
-    Ok(env)
+    Ok(super::Env::from(env))
 }
 }

@@ -1,13 +1,13 @@
-//! `proagent.EnvV2`: one OvercookedV2 episode (JaxMARL's dynamics, any number of
-//! players), stepped from Python, with each agent's observation tensor as a numpy array.
+//! The OvercookedV2 half of `proagent.Env`: one episode (JaxMARL's dynamics, any number
+//! of players), stepped from Python, with each agent's observation tensor as a numpy array.
 
+use super::classic::check_horizon;
 use crate::convert::{action_from_py, json_to_py};
-use crate::env::check_horizon;
-use crate::guard::{guarded_fns, guarded_methods};
+use crate::guard::guarded_fns;
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
-use proagent::env::Action;
-use proagent::env_v2::{Chance, Layout, Settings, State, obs};
+use proagent_overcooked::env::Action;
+use proagent_overcooked_v2::env::{Chance, Layout, Settings, State, obs};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -16,18 +16,20 @@ use pyo3::types::{PyDict, PyList};
 /// file (read only if it is a regular file under the size limit), through the library's
 /// loader; with the file's text for a layout that is not built in.
 fn load_v2_layout(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    let full =
-        if proagent::env_v2::layout::strip_v2_prefix(spec).is_some() { spec.to_string() } else { format!("v2:{spec}") };
-    match crate::vec_env::load_game(&full, text, &proagent::games::GameOptions::default())? {
-        (proagent::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
+    let full = if proagent_overcooked_v2::env::layout::strip_v2_prefix(spec).is_some() {
+        spec.to_string()
+    } else {
+        format!("v2:{spec}")
+    };
+    match crate::vec_env::load_game(&full, text, &proagent_eval::games::GameOptions::default())? {
+        (proagent_eval::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not an OvercookedV2 layout"))),
     }
 }
 
 /// One OvercookedV2 episode. `reset(seed)` draws the start (recipe, and start cells with
 /// `random_starts`) from the seed as `proagent play --layout v2:NAME --seed S` does.
-#[pyclass(module = "proagent._native")]
-pub struct EnvV2 {
+pub struct V2Env {
     layout: Layout,
     settings: Settings,
     state: State,
@@ -41,14 +43,24 @@ pub struct EnvV2 {
     /// Every joint action of this episode (action indices), for exact copies.
     history: Vec<u8>,
     /// What each player's action did in the last step (for policies, as in the runner).
-    last_events: Vec<Option<proagent::env_v2::Event>>,
+    last_events: Vec<Option<proagent_overcooked_v2::env::Event>>,
     /// The constructor's layout spec and file text, for pickling.
     spec: (String, Option<String>),
 }
 
-impl EnvV2 {
+impl V2Env {
+    /// The layout as a spec (`v2:NAME`), for messages.
+    pub fn spec_name(&self) -> String {
+        format!("v2:{}", self.layout.name)
+    }
+
+    /// Episode length in ticks.
+    pub fn horizon(&self) -> u32 {
+        self.settings.max_steps
+    }
+
     /// The layout, the switches, the state and the last joint action (for policies).
-    pub fn parts(&self) -> (&Layout, &Settings, &State, Vec<Action>, &[Option<proagent::env_v2::Event>]) {
+    pub fn parts(&self) -> (&Layout, &Settings, &State, Vec<Action>, &[Option<proagent_overcooked_v2::env::Event>]) {
         let n = self.state.agents.len();
         let last = if self.history.len() >= n {
             self.history[self.history.len() - n..].iter().filter_map(|&i| Action::from_index(usize::from(i))).collect()
@@ -58,11 +70,11 @@ impl EnvV2 {
         (&self.layout, &self.settings, &self.state, last, &self.last_events)
     }
 
-    fn build(layout: &str, text: Option<&str>, settings: Settings) -> PyResult<EnvV2> {
+    fn build(layout: &str, text: Option<&str>, settings: Settings) -> PyResult<V2Env> {
         let (layout_v, text) = load_v2_layout(layout, text)?;
-        let mut chance = Box::new(proagent::runner::env_chance(0));
+        let mut chance = Box::new(proagent_eval::runner::env_chance(0));
         let state = layout_v.start_state(&settings, &mut *chance);
-        let mut env = EnvV2 {
+        let mut env = V2Env {
             layout: layout_v,
             settings,
             state,
@@ -84,7 +96,7 @@ impl EnvV2 {
     /// Starts episode `episode` of base seed `base`.
     fn start(&mut self) {
         self.seed = crate::lanes::episode_seed(self.base, self.episode);
-        self.chance = Box::new(proagent::runner::env_chance(self.seed));
+        self.chance = Box::new(proagent_eval::runner::env_chance(self.seed));
         self.state = self.layout.start_state(&self.settings, &mut *self.chance);
         self.score = 0;
         self.correct = 0;
@@ -105,24 +117,11 @@ impl EnvV2 {
     }
 }
 
-guarded_methods! {
-#[pymethods]
-impl EnvV2 {
+impl V2Env {
     /// A V2 episode on `layout` (`v2:NAME`, `NAME` or a `.layout` file) with JaxMARL's
     /// switches (their defaults when not given).
-    #[new]
-    #[pyo3(signature = (
-        layout = "cramped_room_v2",
-        horizon = None,
-        view_radius = None,
-        negative_rewards = false,
-        resample_recipe = false,
-        random_starts = false,
-        start_cooking_on_interact = false,
-        indicate_delivery = false,
-    ))]
     #[allow(clippy::too_many_arguments)]
-    fn new(
+    pub(crate) fn new(
         layout: &str,
         horizon: Option<&Bound<'_, PyAny>>,
         view_radius: Option<&Bound<'_, PyAny>>,
@@ -131,9 +130,9 @@ impl EnvV2 {
         random_starts: bool,
         start_cooking_on_interact: bool,
         indicate_delivery: bool,
-    ) -> PyResult<EnvV2> {
+    ) -> PyResult<V2Env> {
         let horizon =
-            opt_int_param(horizon, "horizon", 1, u64::from(proagent::limits::MAX_HORIZON))?.unwrap_or(400) as u32;
+            opt_int_param(horizon, "horizon", 1, u64::from(proagent_core::limits::MAX_HORIZON))?.unwrap_or(400) as u32;
         let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
         let settings = Settings {
             max_steps: check_horizon(horizon)?,
@@ -144,14 +143,17 @@ impl EnvV2 {
             sample_recipe_on_delivery: resample_recipe,
             indicate_successful_delivery: indicate_delivery,
         };
-        EnvV2::build(layout, None, settings)
+        V2Env::build(layout, None, settings)
     }
 
     /// Starts a new episode drawn from `seed` (without one, the next episode's seed is
     /// derived from the last, so successive episodes differ); returns every agent's
     /// observation tensor (int32, height × width × channels), in player order.
-    #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         match seed_param(seed)? {
             Some(s) => {
                 self.base = s;
@@ -164,19 +166,17 @@ impl EnvV2 {
     }
 
     /// The episode seed.
-    #[getter]
-    fn seed(&self) -> PyResult<u64> {
+    pub(crate) fn seed(&self) -> PyResult<u64> {
         Ok(self.seed)
     }
 
     /// The state as the trajectory record's dict.
-    #[getter]
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let t = proagent::env_v2::trace::trace_state(&self.layout, &self.settings, &self.state);
+    pub(crate) fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let t = proagent_overcooked_v2::env::trace::trace_state(&self.layout, &self.settings, &self.state);
         crate::convert::from_json(py, &serde_json::to_value(t).map_err(|e| PyValueError::new_err(e.to_string()))?)
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    pub(crate) fn reduce<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         let f = py.import("proagent._native")?.getattr("_restore_env_v2")?;
         let v = serde_json::json!({
             "layout": self.spec.0, "text": self.spec.1, "settings": self.settings,
@@ -190,7 +190,7 @@ impl EnvV2 {
     /// reward (±20 per delivery, −5 per button press), and `info` with
     /// `shaped_r_by_agent`, `correct_deliveries`, `wrong_deliveries` and each player's
     /// interact `events` (None or a dict).
-    fn step<'py>(
+    pub(crate) fn step<'py>(
         &mut self,
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
@@ -227,84 +227,74 @@ impl EnvV2 {
     }
 
     /// Every agent's observation tensor now (as `reset` and `step` return them).
-    fn observations_now<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn observations_now<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.observations(py)
     }
 
     /// The shape of one observation tensor: (height, width, channels).
-    #[getter]
-    fn observation_shape(&self) -> PyResult<(usize, usize, usize)> {
+    pub(crate) fn observation_shape(&self) -> PyResult<(usize, usize, usize)> {
         Ok(obs::shape(&self.layout, &self.settings))
     }
 
     /// Whether `viewer`'s view radius covers cell `(x, y)` (always true with full view).
-    fn visible(&self, viewer: usize, x: u8, y: u8) -> PyResult<bool> {
+    pub(crate) fn visible(&self, viewer: usize, x: u8, y: u8) -> PyResult<bool> {
         let a = self
             .state
             .agents
             .get(viewer)
             .ok_or_else(|| PyValueError::new_err(format!("no player {viewer} on {}", self.layout.name)))?;
-        Ok(obs::visible(&self.settings, a.pos, proagent::env::Pos::new(x, y)))
+        Ok(obs::visible(&self.settings, a.pos, proagent_overcooked::env::Pos::new(x, y)))
     }
 
     /// The board as text.
-    fn render(&self) -> PyResult<String> {
-        Ok(proagent::env_v2::render::render(&self.layout, &self.state))
+    pub(crate) fn render(&self) -> PyResult<String> {
+        Ok(proagent_overcooked_v2::env::render::render(&self.layout, &self.state))
     }
 
     /// The recipe being ordered, e.g. "onion, onion, tomato".
-    #[getter]
-    fn recipe(&self) -> PyResult<String> {
+    pub(crate) fn recipe(&self) -> PyResult<String> {
         Ok(self.state.recipe.describe(&self.layout.ingredient_names))
     }
 
     /// The number of players.
-    #[getter]
-    fn n_agents(&self) -> PyResult<usize> {
+    pub(crate) fn n_agents(&self) -> PyResult<usize> {
         Ok(self.state.agents.len())
     }
 
     /// Steps played this episode.
-    #[getter]
-    fn timestep(&self) -> PyResult<u32> {
+    pub(crate) fn timestep(&self) -> PyResult<u32> {
         Ok(self.state.step)
     }
 
     /// The episode's score so far (the sum of the team rewards).
-    #[getter]
-    fn score(&self) -> PyResult<i32> {
+    pub(crate) fn score(&self) -> PyResult<i32> {
         Ok(self.score)
     }
 
     /// Correct and wrong deliveries so far.
-    #[getter]
-    fn deliveries(&self) -> PyResult<(u32, u32)> {
+    pub(crate) fn deliveries(&self) -> PyResult<(u32, u32)> {
         Ok((self.correct, self.wrong))
     }
 
     /// Whether the horizon is reached.
-    #[getter]
-    fn done(&self) -> PyResult<bool> {
+    pub(crate) fn done(&self) -> PyResult<bool> {
         Ok(self.state.done(&self.settings))
     }
 
     /// The layout's name (`v2:NAME`).
-    #[getter]
-    fn layout_name(&self) -> PyResult<String> {
-        Ok({
-            format!("v2:{}", self.layout.name)
-        })
+    pub(crate) fn layout_name(&self) -> PyResult<String> {
+        Ok(format!("v2:{}", self.layout.name))
     }
 
     /// Each player's position `(x, y)`.
-    fn positions(&self) -> PyResult<Vec<(u8, u8)>> {
+    pub(crate) fn positions(&self) -> PyResult<Vec<(u8, u8)>> {
         Ok(self.state.agents.iter().map(|a| (a.pos.x, a.pos.y)).collect())
     }
 
-    fn __repr__(&self) -> PyResult<String> {
+    pub(crate) fn repr(&self) -> PyResult<String> {
         Ok({
             format!(
-                "EnvV2(layout='v2:{}', players={}, step={})",
+                "Env(layout='v2:{}', players={}, step={})",
                 self.layout.name,
                 self.state.agents.len(),
                 self.state.step
@@ -312,18 +302,17 @@ impl EnvV2 {
         })
     }
 }
-}
 
 guarded_fns! {
 /// Rebuilds a pickled `EnvV2` by re-playing its episode (the target of `EnvV2.__reduce__`).
 #[pyfunction]
-pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<EnvV2> {
+pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<super::Env> {
     let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled EnvV2: {e}")))?;
-    let bad = || PyValueError::new_err("not a pickled EnvV2");
+        serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled OvercookedV2 Env: {e}")))?;
+    let bad = || PyValueError::new_err("not a pickled OvercookedV2 Env");
     let settings: Settings = serde_json::from_value(v["settings"].clone()).map_err(|_| bad())?;
     let layout = v["layout"].as_str().ok_or_else(bad)?;
-    let mut env = EnvV2::build(layout, v["text"].as_str(), settings)?;
+    let mut env = V2Env::build(layout, v["text"].as_str(), settings)?;
     env.base = v["base"].as_u64().ok_or_else(bad)?;
     env.episode = v["episode"].as_u64().ok_or_else(bad)?;
     env.start();
@@ -333,6 +322,6 @@ pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<EnvV2> {
         let acts = pyo3::types::PyList::new(py, joint.iter().map(|&a| a as usize))?;
         env.step(py, acts.as_any())?;
     }
-    Ok(env)
+    Ok(super::Env::from(env))
 }
 }
