@@ -42,8 +42,8 @@ pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyRes
     if let Some(text) = text {
         return match v2_rest {
             Some(rest) => {
-                let l =
-                    proagent_overcooked_v2::env::Layout::parse(text, rest).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let l = proagent_overcooked_v2::env::Layout::parse(text, rest)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
                 let settings = proagent_eval::games::overcooked_v2::settings_of(options)
                     .map_err(|e| PyValueError::new_err(e.to_string()))?;
                 Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(l), settings))), Some(text.to_string())))

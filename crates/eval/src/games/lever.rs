@@ -9,7 +9,8 @@
 use super::catalog::{AnyGame, Catalogued};
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
-    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config, unknown_spec,
+    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
+    unknown_spec,
 };
 use super::replayed::{read_replayed, trajectory_json};
 use super::saved::SavedEpisode;
