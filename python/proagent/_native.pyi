@@ -84,7 +84,8 @@ class ModelFailure(RuntimeError):
     """The agent's model failed as play() counts failures."""
 
 class GameEnv:
-    """One episode of Hanabi, CollabCapture or CollabEscape, with built-in partner seats."""
+    """One episode of any game of the catalog but the Overcookeds (Hanabi, CollabCapture,
+    CollabEscape, the lever game, ...), with built-in partner seats."""
 
     def __init__(self, spec: str = "hanabi:2p", partners: Optional[Dict[int, str]] = None) -> None: ...
     @property
@@ -200,6 +201,10 @@ def builtin_layouts() -> Dict[str, List[str]]: ...
 def game_info(spec: str) -> Dict[str, Any]:
     """The catalog's facts of a game spec: ``kind``, ``name``, ``num_players``,
     ``horizon``, ``default_partner``."""
+    ...
+def catalog_games() -> List[Dict[str, Any]]:
+    """Every game of the catalog, in the order it claims specs: ``kind``, ``title``,
+    ``spec`` (how a spec names it) and ``builtin`` (its built-in specs)."""
     ...
 def obs_kinds() -> Dict[str, List[str]]: ...
 def build_profile() -> str: ...

@@ -1,6 +1,7 @@
-"""PettingZoo and Gymnasium environments of Hanabi (2–5 players), CollabCapture
-(scenarios 1–4) and CollabEscape (scenarios 1–2), on the game crates' rules and the
-built-in rule-based seats (no LLM anywhere).
+"""PettingZoo and Gymnasium environments of every game of the catalog but the
+Overcookeds: Hanabi (2–5 players), CollabCapture (scenarios 1–4), CollabEscape
+(scenarios 1–2), the lever game and any game the catalog gains, on the game crates' rules
+and the built-in rule-based seats (no LLM anywhere).
 
 - :class:`GameAECEnv` - PettingZoo AEC environment of any of the three games (Hanabi is
   turn-based: only the player to move acts; in the maze games players act in turn within
@@ -31,24 +32,50 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 
-from ._native import GameEnv, game_info
+from ._native import GameEnv, catalog_games, game_info
 
 __all__ = ["GameAECEnv", "GameGymEnv", "MazeParallelEnv", "env", "parallel_env", "raw_env", "game_spec"]
 
 
+def _family(game: str) -> Optional[Dict[str, Any]]:
+    """The catalog entry a family name names: its ``kind`` (``collab_capture``) or the
+    name its specs start with (``capture``, ``hanabi``)."""
+    for entry in catalog_games():
+        short = {b.split(":", 1)[0] for b in entry["builtin"] if ":" in b}
+        if game == entry["kind"] or game in short:
+            return entry
+    return None
+
+
 def game_spec(game: str = "hanabi", players: Optional[int] = None, scenario: Optional[int] = None) -> str:
-    """The spec of a game: ``game_spec("hanabi", players=3)`` is ``"hanabi:3p"``,
-    ``game_spec("capture", scenario=2)`` ``"capture:2"``; a full spec (or a maze file
-    path) passes through."""
+    """The spec of a game, from the game catalog: a family name (``"hanabi"``,
+    ``"capture"``, ``"collab_escape"``) stands for its first built-in game, ``players=N``
+    for its built-in game of N players, ``scenario=K`` for its K-th built-in game
+    (``game_spec("hanabi", players=3)`` is ``"hanabi:3p"``, ``game_spec("capture",
+    scenario=2)`` ``"capture:2"``); a full spec (or a layout or maze file path) passes
+    through."""
     g = game.strip()
-    if g in ("hanabi",):
-        return f"hanabi:{2 if players is None else int(players)}p"
-    if g in ("capture", "collab_capture", "escape", "collab_escape"):
-        base = "capture" if "capture" in g else "escape"
-        return f"{base}:{1 if scenario is None else int(scenario)}"
-    if players is not None or scenario is not None:
-        raise ValueError(f"players/scenario are for game='hanabi'/'capture'/'escape', not {game!r}")
-    return g
+    entry = _family(g)
+    if entry is None:
+        if players is not None or scenario is not None:
+            raise ValueError(f"players/scenario take a game family's name (such as 'hanabi' or 'capture'), not {game!r}")
+        return g
+    builtin: List[str] = entry["builtin"]
+    if players is not None and scenario is not None:
+        raise ValueError("give players or scenario, not both")
+    if players is not None:
+        n = int(players)
+        for spec in builtin:
+            info = game_info(spec)
+            if info["num_players"] == n:
+                return info["name"]
+        raise ValueError(f"{g} has no built-in game of {n} players")
+    if scenario is not None:
+        k = int(scenario)
+        if not 1 <= k <= len(builtin):
+            raise ValueError(f"{g} has scenarios 1..{len(builtin)}, got {k}")
+        return game_info(builtin[k - 1])["name"]
+    return game_info(builtin[0])["name"]
 
 
 def _spaces(native: GameEnv) -> Tuple[spaces.Dict, spaces.Discrete]:

@@ -1,15 +1,18 @@
-//! `proagent.GameEnv`: one episode of Hanabi (2–5 players), CollabCapture or
-//! CollabEscape, built directly on the game crates and the rule-based seats of
-//! `proagent_partners`, for the PettingZoo and Gymnasium adapters of
-//! `proagent.games`.
+//! `proagent.GameEnv`: one episode of any game of the catalog that is not an Overcooked
+//! (those are `proagent.Env`'s): Hanabi (2–5 players), CollabCapture, CollabEscape and
+//! every other game the catalog registers, built from the catalog's loader, with the
+//! built-in seats of the game, for the PettingZoo and Gymnasium adapters of
+//! `proagent.games`. No game is named outside the one [`Codec`] choice in `build`.
 //!
 //! Guarantees:
 //! - **Fixed action indices.** Hanabi's are HLE's move uids (`Hanabi::move_uid`); a
 //!   maze game's are `0` stay/wait, `1` press the button / fix the generator, `1 + r`
-//!   move to room `r`. [`GameEnv::action_mask`] marks the legal ones of a player.
+//!   move to room `r`; any other game's are its start state's actions in the game's order
+//!   ([`Generic`]). [`GameEnv::action_mask`] marks the legal ones of a player.
 //! - **Observations** are float32 vectors of a fixed length per game: Hanabi's is HLE's
 //!   canonical encoding (`proagent_hanabi::encode`), which never shows the observer's own
-//!   cards; a maze game's is [`maze_obs`] (fully observable games).
+//!   cards; a maze game's is [`maze_obs`] (fully observable games); any other game's is
+//!   [`Generic`]'s (every player's last action, one-hot, and the share of the step limit).
 //! - **Seeded as the runner.** An episode with seed `s` deals (Hanabi) and draws the
 //!   killer's wanders (CollabEscape) from `env_chance(s)`, and seats a built-in partner
 //!   with `seat_seed(s, player)`, as `play_episode` does: same seed, same episode.
@@ -26,13 +29,14 @@ use proagent_collab::escape::{Escape, EscapeAction, EscapeState};
 use proagent_collab::maze::Maze;
 use proagent_core::game::{Game, Turn};
 use proagent_core::seat::{Observation, Seat, seat_seed};
+use proagent_eval::games::{AnyGame, Playable};
 use proagent_hanabi::Hanabi;
 use proagent_hanabi::rules::Move;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rand_chacha::ChaCha8Rng;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// What the Python adapters need of a game beyond [`Game`] and [`Board`].
 pub trait PyTurnGame: Game + Board + Sized {
@@ -181,9 +185,114 @@ impl PyTurnGame for Escape {
     }
 }
 
+/// How the bindings number a game's actions, encode its observations and seat its
+/// built-in partners: the one per-game piece of [`GameEnv`]. [`Own`] takes a game's own
+/// answers ([`PyTurnGame`]); [`Generic`] serves every other game of the catalog from
+/// [`Game`] and [`Playable`] alone.
+trait Codec<G: Game>: Send + Sync + 'static {
+    /// Size of the action index space.
+    fn n_actions(&self, game: &G) -> usize;
+    /// The index of an action.
+    fn action_index(&self, game: &G, a: G::Action) -> usize;
+    /// The action of an index (`None`: not an action of this game).
+    fn action_at(&self, game: &G, i: usize) -> Option<G::Action>;
+    /// Length of one player's observation vector.
+    fn obs_len(&self, game: &G) -> usize;
+    /// `player`'s observation, written into `out`; `last` is the last joint action.
+    fn encode(&self, game: &G, state: &G::State, player: usize, last: &[Option<G::Action>], out: &mut Vec<f32>);
+    /// A built-in seat by name, or why not.
+    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String>;
+}
+
+/// The codec of a game with its own action indices and encoding ([`PyTurnGame`]).
+struct Own;
+
+impl<G: PyTurnGame> Codec<G> for Own {
+    fn n_actions(&self, game: &G) -> usize {
+        game.n_actions()
+    }
+    fn action_index(&self, game: &G, a: G::Action) -> usize {
+        game.action_index(a)
+    }
+    fn action_at(&self, game: &G, i: usize) -> Option<G::Action> {
+        game.action_at(i)
+    }
+    fn obs_len(&self, game: &G) -> usize {
+        game.obs_len()
+    }
+    fn encode(&self, game: &G, state: &G::State, player: usize, _last: &[Option<G::Action>], out: &mut Vec<f32>) {
+        game.encode(state, player, out);
+    }
+    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String> {
+        game.seat(name).ok_or_else(|| {
+            format!("unknown partner {name:?} for {} (known: {})", game.spec(), game.seat_names().join(", "))
+        })
+    }
+}
+
+/// The codec of any other game of the catalog, from [`Game`] and [`Playable`] alone.
+///
+/// - **Actions**: every action some player may take in the start state (seed 0), in the
+///   order the game lists them; index `i` is the `i`-th of that list.
+/// - **Observation**: for each player (the observer first, then the others in seat
+///   order) a one-hot of its action in the last step over the action indices, then the
+///   share of the step limit played. Built from what every player saw, so it hides
+///   nothing a game's own view would show less of only for games that show all actions.
+/// - **Partners**: the game's own seat factory ([`Playable::partner`]).
+struct Generic<A> {
+    table: Vec<A>,
+}
+
+impl<A: PartialEq + Copy> Generic<A> {
+    /// The action table of `game`.
+    fn of<G: Game<Action = A>>(game: &G) -> Generic<A> {
+        let state = game.initial_state(&mut proagent_eval::runner::env_chance(0));
+        let mut table: Vec<A> = Vec::new();
+        for p in 0..game.num_players() {
+            for a in game.legal_actions(game.view(&state, p), p) {
+                if !table.contains(&a) {
+                    table.push(a);
+                }
+            }
+        }
+        Generic { table }
+    }
+}
+
+impl<G: Playable> Codec<G> for Generic<G::Action> {
+    fn n_actions(&self, _game: &G) -> usize {
+        self.table.len()
+    }
+    fn action_index(&self, _game: &G, a: G::Action) -> usize {
+        self.table.iter().position(|&b| b == a).unwrap_or(0)
+    }
+    fn action_at(&self, _game: &G, i: usize) -> Option<G::Action> {
+        self.table.get(i).copied()
+    }
+    fn obs_len(&self, game: &G) -> usize {
+        game.num_players() * self.table.len() + 1
+    }
+    fn encode(&self, game: &G, state: &G::State, player: usize, last: &[Option<G::Action>], out: &mut Vec<f32>) {
+        let (n, k) = (game.num_players(), self.table.len());
+        out.clear();
+        out.resize(n * k + 1, 0.0);
+        for slot in 0..n {
+            let p = (player + slot) % n;
+            if let Some(i) = last.get(p).copied().flatten().and_then(|a| self.table.iter().position(|&b| b == a)) {
+                out[slot * k + i] = 1.0;
+            }
+        }
+        out[n * k] = (game.time(state) as f32 / game.max_steps().max(1) as f32).clamp(0.0, 1.0);
+    }
+    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String> {
+        game.partner(name).map_err(|e| e.to_string())
+    }
+}
+
 /// One episode of one game, with optional built-in seats.
-struct Session<G: PyTurnGame> {
-    game: G,
+struct Session<G: Game, C: Codec<G>> {
+    game: Arc<G>,
+    codec: C,
     state: G::State,
     chance: ChaCha8Rng,
     /// The built-in seats (in a mutex only so that the class is `Sync`; `&mut self`
@@ -204,8 +313,8 @@ struct Stepped {
     partner_moves: Vec<(usize, usize)>,
 }
 
-impl<G: PyTurnGame> Session<G> {
-    fn new(game: G, partners: &[(usize, String)]) -> PyResult<Self> {
+impl<G: Game + Board, C: Codec<G>> Session<G, C> {
+    fn new(game: Arc<G>, codec: C, partners: &[(usize, String)]) -> PyResult<Self> {
         let n = game.num_players();
         let mut seats: Vec<Option<Mutex<Box<dyn Seat<G>>>>> = (0..n).map(|_| None).collect();
         let mut seat_names = vec![None; n];
@@ -213,13 +322,7 @@ impl<G: PyTurnGame> Session<G> {
             if *p >= n {
                 return Err(PyValueError::new_err(format!("partner seat {p}: {} has {n} players", game.spec())));
             }
-            let seat = game.seat(name).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "unknown partner {name:?} for {} (known: {})",
-                    game.spec(),
-                    game.seat_names().join(", ")
-                ))
-            })?;
+            let seat = codec.seat(&game, name).map_err(PyValueError::new_err)?;
             seats[*p] = Some(Mutex::new(seat));
             seat_names[*p] = Some(name.clone());
         }
@@ -227,6 +330,7 @@ impl<G: PyTurnGame> Session<G> {
         let state = game.initial_state(&mut chance);
         Ok(Session {
             game,
+            codec,
             state,
             chance,
             seats,
@@ -244,7 +348,7 @@ impl<G: PyTurnGame> Session<G> {
         for (p, s) in self.seats.iter_mut().enumerate() {
             if let Some(s) = s {
                 let s = s.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
-                s.reset(&self.game, p, seat_seed(seed, p));
+                s.reset(&*self.game, p, seat_seed(seed, p));
             }
         }
         self.last_actions.clear();
@@ -286,7 +390,7 @@ impl<G: PyTurnGame> Session<G> {
         let Some(seat) = self.seats.get_mut(p).and_then(Option::as_mut) else { return Ok(None) };
         let seat = seat.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         let obs = Observation {
-            game: &self.game,
+            game: &*self.game,
             view: self.game.view(&self.state, p),
             seat: p,
             t: self.game.time(&self.state),
@@ -318,7 +422,7 @@ impl<G: PyTurnGame> Session<G> {
             if self.seats[p].is_some() {
                 let a = self.partner_action(p)?;
                 if let Some(a) = a {
-                    partner_moves.push((p, self.game.action_index(a)));
+                    partner_moves.push((p, self.codec.action_index(&self.game, a)));
                 }
                 joint[p] = a;
                 continue;
@@ -326,11 +430,11 @@ impl<G: PyTurnGame> Session<G> {
             let Some(i) = given.get(p).copied().flatten() else {
                 return Err(PyValueError::new_err(format!("player {p} moves now: give its action")));
             };
-            let a = self.game.action_at(i).ok_or_else(|| {
+            let a = self.codec.action_at(&self.game, i).ok_or_else(|| {
                 PyValueError::new_err(format!(
                     "action {i} of player {p} is not an action of {} (0..{})",
                     self.game.spec(),
-                    self.game.n_actions()
+                    self.codec.n_actions(&self.game)
                 ))
             })?;
             if !self.legal(p).contains(&a) {
@@ -366,29 +470,101 @@ impl<G: PyTurnGame> Session<G> {
     }
 }
 
-/// The three games behind one Python class.
-enum Any {
-    Hanabi(Box<Session<Hanabi>>),
-    Capture(Box<Session<Capture>>),
-    Escape(Box<Session<Escape>>),
+/// An episode of any game behind one Python class: what [`GameEnv`] asks of it.
+trait Episode: Send + Sync {
+    fn kind(&self) -> &'static str;
+    fn num_players(&self) -> usize;
+    fn n_actions(&self) -> usize;
+    fn obs_len(&self) -> usize;
+    fn max_steps(&self) -> u32;
+    fn turn_based(&self) -> bool;
+    fn partner_players(&self) -> Vec<usize>;
+    fn reset(&mut self, seed: u64) -> PyResult<Stepped>;
+    fn movers(&self) -> Vec<usize>;
+    fn legal_indices(&self, player: usize) -> Vec<usize>;
+    fn observe(&self, player: usize, out: &mut Vec<f32>);
+    fn step(&mut self, given: &[Option<usize>]) -> PyResult<Stepped>;
+    fn score(&self) -> i64;
+    fn time(&self) -> u32;
+    fn over(&self) -> bool;
+    fn truncated(&self) -> bool;
+    fn action_token(&self, index: usize) -> Option<String>;
+    fn state_json(&self) -> serde_json::Value;
+    fn render_text(&self) -> String;
+    fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)>;
 }
 
-macro_rules! on_session {
-    ($any:expr, |$s:ident| $body:expr) => {
-        match $any {
-            Any::Hanabi($s) => $body,
-            Any::Capture($s) => $body,
-            Any::Escape($s) => $body,
-        }
-    };
+impl<G: Game + Board, C: Codec<G>> Episode for Session<G, C> {
+    fn kind(&self) -> &'static str {
+        self.game.kind()
+    }
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn n_actions(&self) -> usize {
+        self.codec.n_actions(&self.game)
+    }
+    fn obs_len(&self) -> usize {
+        self.codec.obs_len(&self.game)
+    }
+    fn max_steps(&self) -> u32 {
+        self.game.max_steps()
+    }
+    fn turn_based(&self) -> bool {
+        let start = self.game.initial_state(&mut proagent_eval::runner::env_chance(0));
+        matches!(self.game.turn(&start), Turn::Player(_))
+    }
+    fn partner_players(&self) -> Vec<usize> {
+        self.seat_names.iter().enumerate().filter(|(_, n)| n.is_some()).map(|(p, _)| p).collect()
+    }
+    fn reset(&mut self, seed: u64) -> PyResult<Stepped> {
+        Session::reset(self, seed)
+    }
+    fn movers(&self) -> Vec<usize> {
+        Session::movers(self)
+    }
+    fn legal_indices(&self, player: usize) -> Vec<usize> {
+        self.legal(player).into_iter().map(|a| self.codec.action_index(&self.game, a)).collect()
+    }
+    fn observe(&self, player: usize, out: &mut Vec<f32>) {
+        self.codec.encode(&self.game, &self.state, player, &self.last_actions, out);
+    }
+    fn step(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
+        Session::step(self, given)
+    }
+    fn score(&self) -> i64 {
+        self.score
+    }
+    fn time(&self) -> u32 {
+        self.game.time(&self.state)
+    }
+    fn over(&self) -> bool {
+        Session::over(self)
+    }
+    fn truncated(&self) -> bool {
+        Session::truncated(self)
+    }
+    fn action_token(&self, index: usize) -> Option<String> {
+        self.codec.action_at(&self.game, index).map(|a| self.game.action_token(a))
+    }
+    fn state_json(&self) -> serde_json::Value {
+        self.game.state_json(&self.state)
+    }
+    fn render_text(&self) -> String {
+        self.game.render_text(&self.state)
+    }
+    fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)> {
+        crate::render::board_rgb(&*self.game, &self.state, cell)
+    }
 }
 
 /// One episode of Hanabi (`hanabi:2p` … `hanabi:5p`), CollabCapture (`capture:1` …
-/// `capture:4`, or a capture maze file) or CollabEscape (`escape:1`, `escape:2`, or an
-/// escape maze file), with built-in partner seats where asked.
+/// `capture:4`, or a capture maze file), CollabEscape (`escape:1`, `escape:2`, or an
+/// escape maze file) or any other game of the catalog but the Overcookeds, with built-in
+/// partner seats where asked.
 #[pyclass(module = "proagent._native")]
 pub struct GameEnv {
-    any: Any,
+    any: Box<dyn Episode>,
     spec: String,
     partners: Vec<(usize, String)>,
     seed: u64,
@@ -408,7 +584,7 @@ impl GameEnv {
         self.started = true;
         self.history.clear();
         let seed = self.seed;
-        on_session!(&mut self.any, |s| s.reset(seed))
+        self.any.reset(seed)
     }
 
     fn new_env(spec: &str, partners: Vec<(usize, String)>) -> PyResult<GameEnv> {
@@ -425,33 +601,38 @@ impl GameEnv {
     }
 }
 
-fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Any> {
-    let s = spec.trim();
-    if s == "hanabi" || s.starts_with("hanabi:") {
-        let g = Hanabi::from_spec(s).map_err(|e| PyValueError::new_err(format!("{e} (hanabi:2p … hanabi:5p)")))?;
-        return Ok(Any::Hanabi(Box::new(Session::new(g, partners)?)));
+/// The episode of the game a spec names, as the catalog loads it: with the game's own
+/// codec where it has one ([`PyTurnGame`]), else the [`Generic`] one.
+fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Box<dyn Episode>> {
+    fn boxed<G: Game + Board, C: Codec<G>>(
+        g: Arc<G>,
+        codec: C,
+        partners: &[(usize, String)],
+    ) -> PyResult<Box<dyn Episode>> {
+        Ok(Box::new(Session::new(g, codec, partners)?))
     }
-    if proagent_collab::maze::Maze::builtin(s).is_none()
-        && let Ok(meta) = std::fs::metadata(s)
-    {
-        // Checked before the file is opened: opening a FIFO blocks until a writer comes.
-        if !meta.is_file() {
-            return Err(PyValueError::new_err(format!(
-                "maze {s:?} is not a regular file (a maze path must name a file)"
-            )));
-        }
-        let cap = proagent_collab::maze::MAX_MAZE_TEXT_BYTES as u64;
-        if meta.len() > cap {
-            return Err(PyValueError::new_err(format!(
-                "maze file {s:?} is {} bytes, more than the {cap}-byte limit for maze files",
-                meta.len()
-            )));
-        }
-    }
-    match proagent_collab::load::load(s) {
-        Ok(proagent_collab::load::CollabGame::Capture(g)) => Ok(Any::Capture(Box::new(Session::new(g, partners)?))),
-        Ok(proagent_collab::load::CollabGame::Escape(g)) => Ok(Any::Escape(Box::new(Session::new(g, partners)?))),
-        Err(e) => Err(PyValueError::new_err(format!("{e} (or hanabi:2p … hanabi:5p)"))),
+    let options = proagent_eval::games::GameOptions::default();
+    // A spec that names no game is bad input here (`ValueError`), as it always was.
+    let loaded = crate::vec_env::load_game(spec.trim(), None, &options).map_err(|e| {
+        Python::attach(|py| {
+            if e.is_instance_of::<pyo3::exceptions::PyFileNotFoundError>(py) {
+                PyValueError::new_err(e.value(py).to_string())
+            } else {
+                e
+            }
+        })
+    })?;
+    match loaded.0 {
+        AnyGame::Hanabi(g) => boxed(g, Own, partners),
+        AnyGame::Capture(g) => boxed(g, Own, partners),
+        AnyGame::Escape(g) => boxed(g, Own, partners),
+        AnyGame::V2(_) | AnyGame::Overcooked(_) => Err(PyValueError::new_err(format!(
+            "{spec:?} is an Overcooked layout: proagent.Env and VecEnv play it (and the wrappers, which take every game)"
+        ))),
+        other => proagent_eval::on_game!(other, |g| {
+            let codec = Generic::of(&*g);
+            boxed(g, codec, partners)
+        }),
     }
 }
 
@@ -485,7 +666,7 @@ impl GameEnv {
     /// The game's family: `hanabi`, `collab_capture` or `collab_escape`.
     #[getter]
     fn kind(&self) -> PyResult<&'static str> {
-        Ok(on_session!(&self.any, |s| s.game.kind()))
+        Ok(self.any.kind())
     }
 
     /// The spec this game was built from.
@@ -497,45 +678,37 @@ impl GameEnv {
     /// Players in the game.
     #[getter]
     fn num_players(&self) -> PyResult<usize> {
-        Ok(on_session!(&self.any, |s| s.game.num_players()))
+        Ok(self.any.num_players())
     }
 
     /// Size of the action index space.
     #[getter]
     fn num_actions(&self) -> PyResult<usize> {
-        Ok(on_session!(&self.any, |s| s.game.n_actions()))
+        Ok(self.any.n_actions())
     }
 
     /// Length of one player's observation vector.
     #[getter]
     fn obs_len(&self) -> PyResult<usize> {
-        Ok(on_session!(&self.any, |s| s.game.obs_len()))
+        Ok(self.any.obs_len())
     }
 
     /// The game's own step limit (Hanabi: 256 moves; a maze: its turn limit).
     #[getter]
     fn max_steps(&self) -> PyResult<u32> {
-        Ok(on_session!(&self.any, |s| s.game.max_steps()))
+        Ok(self.any.max_steps())
     }
 
     /// Whether players move one at a time (Hanabi) rather than all at once (the mazes).
     #[getter]
     fn turn_based(&self) -> PyResult<bool> {
-        Ok(matches!(self.any, Any::Hanabi(_)))
+        Ok(self.any.turn_based())
     }
 
     /// The players seated by built-in partners.
     #[getter]
     fn partner_players(&self) -> PyResult<Vec<usize>> {
-        Ok({
-            on_session!(&self.any, |s| s
-                .seat_names
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| n.is_some())
-                .map(|(p, _)| p)
-                .collect())
-        })
+        Ok(self.any.partner_players())
     }
 
     /// The episode seed.
@@ -563,12 +736,12 @@ impl GameEnv {
     /// The players to move now (all players in a maze turn, one in Hanabi, none once the
     /// episode is over or at its step limit).
     fn movers(&self) -> PyResult<Vec<usize>> {
-        Ok(on_session!(&self.any, |s| s.movers()))
+        Ok(self.any.movers())
     }
 
     /// The legal action indices of `player` now (empty when it does not move).
     fn legal_actions(&self, player: usize) -> PyResult<Vec<usize>> {
-        Ok(on_session!(&self.any, |s| s.legal(player).into_iter().map(|a| s.game.action_index(a)).collect()))
+        Ok(self.any.legal_indices(player))
     }
 
     /// The legal actions of `player` as a 0/1 int8 mask over the action indices.
@@ -591,7 +764,7 @@ impl GameEnv {
             return Err(PyValueError::new_err(format!("player must be in 0..{n}, got {player}")));
         }
         let mut out = Vec::new();
-        on_session!(&self.any, |s| s.game.encode(&s.state, player, &mut out));
+        self.any.observe(player, &mut out);
         Ok(PyArray1::from_vec(py, out))
     }
 
@@ -625,48 +798,46 @@ impl GameEnv {
                 Some(int_param(a, &format!("action of player {p}"), 0, 1 << 16)? as usize)
             });
         }
-        let s = on_session!(&mut self.any, |s| s.step(&idx))?;
+        let s = self.any.step(&idx)?;
         self.history.push(idx);
-        let (term, trunc) = on_session!(&self.any, |s| (s.over(), s.truncated()));
+        let (term, trunc) = (self.any.over(), self.any.truncated());
         Ok((s.reward, term, trunc, stepped_info(py, &s)?))
     }
 
     /// The episode's return so far.
     #[getter]
     fn score(&self) -> PyResult<i64> {
-        Ok(on_session!(&self.any, |s| s.score))
+        Ok(self.any.score())
     }
 
     /// Steps of the game played (Hanabi: moves made; a maze: turns).
     #[getter]
     fn time(&self) -> PyResult<u32> {
-        Ok(on_session!(&self.any, |s| s.game.time(&s.state)))
+        Ok(self.any.time())
     }
 
     /// Whether the game has ended by its rules.
     #[getter]
     fn terminated(&self) -> PyResult<bool> {
-        Ok(on_session!(&self.any, |s| s.over()))
+        Ok(self.any.over())
     }
 
     /// Whether the game stopped at its step limit without ending by its rules.
     #[getter]
     fn truncated(&self) -> PyResult<bool> {
-        Ok(on_session!(&self.any, |s| s.truncated()))
+        Ok(self.any.truncated())
     }
 
     /// An action index as the game's token (`P3`, `H1R`, `M4`, ...).
     fn action_token(&self, index: usize) -> PyResult<String> {
-        on_session!(&self.any, |s| s
-            .game
-            .action_at(index)
-            .map(|a| s.game.action_token(a))
-            .ok_or_else(|| PyValueError::new_err(format!("{index} is not an action index of {}", self.spec))))
+        self.any
+            .action_token(index)
+            .ok_or_else(|| PyValueError::new_err(format!("{index} is not an action index of {}", self.spec)))
     }
 
     /// The state as the game's trajectory record (a dict; Hanabi's shows every hand).
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = on_session!(&self.any, |s| s.game.state_json(&s.state));
+        let v = self.any.state_json();
         crate::convert::from_json(py, &v)
     }
 
@@ -681,7 +852,7 @@ impl GameEnv {
 
     /// The state as text.
     fn render(&self) -> PyResult<String> {
-        Ok(on_session!(&self.any, |s| s.game.render_text(&s.state)))
+        Ok(self.any.render_text())
     }
 
     /// The state as an RGB array (height, width, 3), drawn by the viewer's board
@@ -689,7 +860,7 @@ impl GameEnv {
     #[pyo3(signature = (cell = None))]
     fn rgb<'py>(&self, py: Python<'py>, cell: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray3<u8>>> {
         let cell = crate::guard::opt_int_param(cell, "cell", 8, 256)?.unwrap_or(48) as u32;
-        let (buf, h, w) = on_session!(&self.any, |s| crate::render::board_rgb(&s.game, &s.state, cell))?;
+        let (buf, h, w) = self.any.rgb(cell)?;
         PyArray1::from_vec(py, buf).reshape([h, w, 3])
     }
 }
@@ -710,7 +881,7 @@ pub fn _restore_game_env(text: &str) -> PyResult<GameEnv> {
         env.start()?;
         let history: Vec<Vec<Option<usize>>> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
         for idx in history {
-            on_session!(&mut env.any, |s| s.step(&idx))?;
+            env.any.step(&idx)?;
             env.history.push(idx);
         }
     }
@@ -736,5 +907,25 @@ pub fn game_info<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict
     d.set_item("horizon", game.horizon())?;
     d.set_item("default_partner", game.default_partner())?;
     Ok(d)
+}
+}
+
+guarded_fns! {
+/// Every game of the catalog, in the order it claims specs: a list of dicts with `kind`
+/// (the game's family), `title`, `spec` (how a spec names it, for help) and `builtin`
+/// (the specs of its built-in layouts, scenarios or variants). The wrappers and the tests
+/// go through this list, so a game the catalog gains is listed without edits.
+#[pyfunction]
+pub fn catalog_games<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for e in proagent_eval::games::catalog::entries() {
+        let d = PyDict::new(py);
+        d.set_item("kind", e.kind)?;
+        d.set_item("title", e.title)?;
+        d.set_item("spec", e.spec)?;
+        d.set_item("builtin", (e.builtin_specs)())?;
+        out.append(d)?;
+    }
+    Ok(out)
 }
 }

@@ -29,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<games::GameEnv>()?;
     m.add_function(wrap_pyfunction!(games::_restore_game_env, m)?)?;
     m.add_function(wrap_pyfunction!(games::game_info, m)?)?;
+    m.add_function(wrap_pyfunction!(games::catalog_games, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::_restore_vec_env, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::obs_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::builtin_layouts, m)?)?;

@@ -13,6 +13,7 @@ use crate::lanes::{Lane, LaneOut};
 use crate::obs::{Obs, PyGame};
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use proagent_core::seat::Seat;
+use proagent_eval::games::catalog::{self, Catalogued, RecordedGame};
 use proagent_eval::games::{AnyGame, GameError, GameOptions};
 use proagent_eval::runner::seats::{SeatFactory, is_proagent};
 use proagent_overcooked::env::{Action, DEFAULT_HORIZON};
@@ -34,37 +35,31 @@ pub const MAX_ENVS: u64 = 1 << 20;
 /// is refused with a `ValueError` naming `n`.
 pub const MAX_BATCH_BYTES: u64 = 4 << 30;
 
+/// A file policy that opens nothing: a pickled environment's layout comes with its text.
+struct NoFiles;
+
+impl proagent_core::files::FileAccess for NoFiles {
+    fn resolve(&self, named: &str) -> Result<std::path::PathBuf, proagent_core::files::FileRefusal> {
+        Err(proagent_core::files::FileRefusal::Forbidden { path: named.to_string(), reason: "no file".into() })
+    }
+}
+
 /// Loads a game through the library's loader. A layout path is read only if it is a
 /// regular file no larger than the layout limit (never a FIFO or a device); `text`, when
 /// given, is the layout file's content (a pickled environment carries it).
 pub fn load_game(spec: &str, text: Option<&str>, options: &GameOptions) -> PyResult<(AnyGame, Option<String>)> {
-    let v2_rest = proagent_overcooked_v2::env::layout::strip_v2_prefix(spec);
+    // The catalog says which game the spec names and where its file path starts (`v2:PATH`).
+    let (_, path_part) = catalog::split_path(spec.trim());
     if let Some(text) = text {
-        return match v2_rest {
-            Some(rest) => {
-                let l = proagent_overcooked_v2::env::Layout::parse(text, rest)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                let settings = proagent_eval::games::overcooked_v2::settings_of(options)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                Ok((AnyGame::V2(Arc::new(OvercookedV2::new(Arc::new(l), settings))), Some(text.to_string())))
-            }
-            None => {
-                let name = Path::new(spec).file_stem().and_then(|s| s.to_str()).unwrap_or("custom").to_string();
-                let l = proagent_overcooked::env::Layout::parse(&name, text, spec)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                Ok((
-                    AnyGame::Overcooked(Arc::new(Overcooked::new(Arc::new(l), options.horizon))),
-                    Some(text.to_string()),
-                ))
-            }
-        };
+        let entry = catalog::entry_for(spec).ok_or_else(|| PyValueError::new_err(format!("{spec:?} names no game")))?;
+        let name = Path::new(path_part).file_stem().and_then(|s| s.to_str()).unwrap_or("custom");
+        let rec = RecordedGame { spec, name, file: Some(text), source: path_part, options };
+        let game = (entry.load_recorded)(&rec, &NoFiles).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        return Ok((game, Some(text.to_string())));
     }
-    let path_part = v2_rest.unwrap_or(spec);
-    let builtin = match v2_rest {
-        Some(r) => proagent_overcooked_v2::env::Layout::builtin(r).is_some(),
-        None => proagent_overcooked::env::Layout::builtin(spec).is_some(),
-    };
-    if !builtin && let Ok(meta) = std::fs::metadata(path_part) {
+    if !catalog::is_builtin(spec)
+        && let Ok(meta) = std::fs::metadata(path_part)
+    {
         if !meta.is_file() {
             return Err(PyValueError::new_err(format!(
                 "layout {path_part:?} is not a regular file (a layout path must name a file)"
@@ -497,7 +492,7 @@ impl VecEnv {
         let seat = opt_int_param(seat, "seat", 0, 63)?.unwrap_or(0) as usize;
         let seed = seed_param(seed)?.unwrap_or(0);
         let view_radius = opt_int_param(view_radius, "view_radius", 0, 30)?.map(|r| r as u8);
-        let is_v2 = proagent_overcooked_v2::env::layout::strip_v2_prefix(layout).is_some();
+        let is_v2 = catalog::entry_for(layout).is_some_and(|e| e.kind == <OvercookedV2 as Catalogued>::KIND);
         let obs = obs.map(str::to_string).unwrap_or_else(|| if is_v2 { "grid" } else { "lossless" }.to_string());
         let partner = partner.map(|p| p.trim().to_string()).filter(|p| !p.is_empty());
         let spec = Spec {

@@ -12,16 +12,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-/// An OvercookedV2 layout: `v2:NAME` or `NAME` (built in), or a path to a V2 `.layout`
-/// file (read only if it is a regular file under the size limit), through the library's
-/// loader; with the file's text for a layout that is not built in.
+/// An OvercookedV2 layout: `v2:NAME` (built in) or `v2:PATH` (a V2 `.layout` file, read
+/// only if it is a regular file under the size limit), through the library's loader; with
+/// the file's text for a layout that is not built in.
 fn load_v2_layout(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    let full = if proagent_overcooked_v2::env::layout::strip_v2_prefix(spec).is_some() {
-        spec.to_string()
-    } else {
-        format!("v2:{spec}")
-    };
-    match crate::vec_env::load_game(&full, text, &proagent_eval::games::GameOptions::default())? {
+    match crate::vec_env::load_game(spec, text, &proagent_eval::games::GameOptions::default())? {
         (proagent_eval::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not an OvercookedV2 layout"))),
     }
