@@ -20,13 +20,11 @@ use std::sync::Arc;
 /// (read only if it is a regular file under the layout size limit), through the library's
 /// loader; also the file's text for a layout that is not built in.
 pub fn load_layout_text(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    let options = proagent_eval::games::GameOptions::default();
-    match crate::vec_env::load_game(spec, text, &options)? {
-        (proagent_eval::games::AnyGame::Overcooked(g), text) => Ok(((*g.layout).clone(), text)),
-        (proagent_eval::games::AnyGame::V2(_), _) => Err(PyValueError::new_err(format!(
+    match super::load_overcooked(spec, text)? {
+        (super::OvercookedLayout::Classic(l), text) => Ok((l, text)),
+        (super::OvercookedLayout::V2(_), _) => Err(PyValueError::new_err(format!(
             "{spec:?} is an OvercookedV2 layout: proagent.Env, VecEnv and the wrappers take it, this call does not"
         ))),
-        _ => Err(PyValueError::new_err(format!("{spec:?} is not a classic Overcooked layout"))),
     }
 }
 

@@ -16,8 +16,8 @@ use pyo3::types::{PyDict, PyList};
 /// only if it is a regular file under the size limit), through the library's loader; with
 /// the file's text for a layout that is not built in.
 fn load_v2_layout(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    match crate::vec_env::load_game(spec, text, &proagent_eval::games::GameOptions::default())? {
-        (proagent_eval::games::AnyGame::V2(g), text) => Ok(((*g.layout).clone(), text)),
+    match super::load_overcooked(spec, text)? {
+        (super::OvercookedLayout::V2(l), text) => Ok((l, text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not an OvercookedV2 layout"))),
     }
 }
