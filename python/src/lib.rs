@@ -5,6 +5,7 @@
 //! with Gymnasium / PettingZoo adapters, type stubs and docstrings.
 
 mod convert;
+mod driving;
 mod env;
 mod games;
 mod guard;
@@ -23,8 +24,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::Env>()?;
-    m.add_function(wrap_pyfunction!(env::classic::_restore_env, m)?)?;
-    m.add_function(wrap_pyfunction!(env::v2::_restore_env_v2, m)?)?;
+    m.add_function(wrap_pyfunction!(env::_restore_env, m)?)?;
+    m.add_function(wrap_pyfunction!(env::_restore_env_v2, m)?)?;
     m.add_class::<vec_env::VecEnv>()?;
     m.add_class::<games::GameEnv>()?;
     m.add_function(wrap_pyfunction!(games::_restore_game_env, m)?)?;
@@ -37,7 +38,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InternalError", m.py().get_type::<guard::InternalError>())?;
     m.add_class::<guard::PanicProbe>()?;
     m.add_function(wrap_pyfunction!(guard::_panic_probe, m)?)?;
-    m.add("ModelFailure", m.py().get_type::<policy::ModelFailure>())?;
+    m.add("ModelFailure", m.py().get_type::<driving::ModelFailure>())?;
     m.add_class::<policy::Policy>()?;
     m.add_function(wrap_pyfunction!(policy::_restore_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy::partner, m)?)?;

@@ -7,6 +7,7 @@
 //! from then on the seat stays put (action "stay") so the episode can finish cleanly.
 
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
+use crate::driving::{ModelFailure, block_interruptible, factory_of, runtime};
 use crate::env::{ClassicEnv, Env, check_horizon, check_seat, kitchen_of};
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::options::AgentOptions;
@@ -18,7 +19,6 @@ use proagent_eval::games::Playable;
 use proagent_eval::run::{Run, TranscriptTarget};
 use proagent_eval::runner::StepView;
 use proagent_eval::runner::record::EpisodeRecorder;
-use proagent_eval::runner::seats::SeatFactory;
 use proagent_eval::transcript::WriterOptions;
 use proagent_overcooked::controller::Kitchen;
 use proagent_overcooked::env::{Action, Event, Layout, State};
@@ -28,46 +28,8 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-pyo3::create_exception!(
-    _native,
-    ModelFailure,
-    PyRuntimeError,
-    "The agent's model failed: it refused the run, or more calls failed after every retry than max_llm_failures allows."
-);
-
-/// Drives `fut` to completion on `rt` with the interpreter released, waking every 100 ms
-/// to let Python handle signals: Ctrl-C (or any signal handler that raises) interrupts a
-/// model call or a retry backoff within a fraction of a second, dropping the future.
-pub fn block_interruptible<F: std::future::Future + Send>(
-    py: Python<'_>,
-    rt: &tokio::runtime::Runtime,
-    fut: F,
-) -> PyResult<F::Output>
-where
-    F::Output: Send,
-{
-    let mut fut = std::pin::pin!(fut);
-    loop {
-        let step = py.detach(|| {
-            rt.block_on(async { tokio::time::timeout(std::time::Duration::from_millis(100), fut.as_mut()).await })
-        });
-        match step {
-            Ok(v) => return Ok(v),
-            Err(_) => py.check_signals()?,
-        }
-    }
-}
-
 /// A seat's agent shared between a `Policy` object and the episodes it is lent to.
 pub type SharedAgent = Arc<tokio::sync::Mutex<Box<dyn Seat<Overcooked>>>>;
-
-/// A current-thread runtime for driving one agent's `act`.
-pub fn runtime() -> PyResult<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the async runtime: {e}")))
-}
 
 /// Lends a `Policy`'s agent to an episode: every call goes to the shared agent.
 pub struct Lent(pub SharedAgent);
@@ -346,14 +308,6 @@ pub fn build_seat(
     factory.check(spec, &**game, seat).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let s = factory.build(spec, &**game).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok((s.seat, s.exchanges))
-}
-
-/// The seat factory of a run from Python: `proagent` seats get `options` (the CLI's flags).
-pub fn factory_of(options: Option<&AgentOptions>, seed: u64) -> SeatFactory {
-    match options {
-        Some(o) => SeatFactory::new(Some(o.seat(seed))),
-        None => SeatFactory::new(None),
-    }
 }
 
 impl OvercookedPolicy {

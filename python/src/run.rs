@@ -2,10 +2,11 @@
 //! summary as a dict, with the same transcripts), `analyze` and the `qa` functions.
 
 use crate::convert::{from_json, json_to_py, to_json};
+use crate::driving::runtime;
 use crate::env::{check_horizon, check_seat, kitchen_of};
 use crate::guard::guarded_fns;
 use crate::options::AgentOptions;
-use crate::policy::{Lent, Policy, PyCallableAgent, build_seat, runtime};
+use crate::policy::{Lent, Policy, PyCallableAgent, build_seat};
 use proagent_agent::ExchangeSink;
 use proagent_analysis::{self as analysis, readers};
 use proagent_core::seat::Seat;
@@ -111,7 +112,7 @@ fn play_run<'py, G: Playable>(
         Some(o) if !o.is_none() => AgentOptions::from_json(&to_json(o)?)?,
         _ => AgentOptions::from_json(&serde_json::Value::Null)?,
     };
-    let run = Run::new(Arc::clone(&game), &agent, &partner, a.seat, crate::policy::factory_of(Some(&opts), a.seed))
+    let run = Run::new(Arc::clone(&game), &agent, &partner, a.seat, crate::driving::factory_of(Some(&opts), a.seed))
         .with_layout(layout_spec, file);
     run.check().map_err(|(player, e)| {
         PyValueError::new_err(format!("{}: {e}", if player == a.seat { "agent" } else { "partner" }))
@@ -126,7 +127,7 @@ fn play_run<'py, G: Playable>(
     });
     let rt = runtime()?;
     let played =
-        crate::policy::block_interruptible(py, &rt, run.play(a.seed, target.as_ref(), EpisodeOptions::default()))?;
+        crate::driving::block_interruptible(py, &rt, run.play(a.seed, target.as_ref(), EpisodeOptions::default()))?;
     let played = played.map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
     let mut summary = played.summary;
     if a.trajectory {
@@ -251,7 +252,7 @@ pub fn play<'py>(
                 &labels[0],
                 &labels[1],
                 seat,
-                crate::policy::factory_of(Some(&opts), seed),
+                crate::driving::factory_of(Some(&opts), seed),
             )
             .with_layout(&layout_spec, layout_file);
             run.specs = if seat == 0 { labels.to_vec() } else { vec![labels[1].clone(), labels[0].clone()] };
@@ -276,7 +277,7 @@ pub fn play<'py>(
         options.on_step = Some(Box::new(move |v: &StepView<'_, Overcooked>| r.on_step(v)));
     }
     // Ctrl-C stops the episode (and any model wait or retry backoff) within 100 ms.
-    let result = crate::policy::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
+    let result = crate::driving::block_interruptible(py, &rt, play_episode(played, agents, seed, options))?;
     for e in &errors {
         if let Some(err) = e.lock().ok().and_then(|mut s| s.take()) {
             return Err(err);

@@ -1,6 +1,6 @@
 //! A seat of the library's seat factory (the one `play` and the runner use: built-in
 //! partners, or the ProAgent agent with the CLI's options) as the game-generic half of
-//! [`crate::policy::Policy`]: what a policy needs of a seat on any game, whatever the
+//! the Python `Policy`: what a policy needs of a seat on any game, whatever the
 //! game's state is. `Policy` uses it for OvercookedV2.
 //!
 //! Guarantees: the seat is reset with `seat_seed(seed, seat)`, as the runner resets it for
@@ -8,9 +8,9 @@
 //! as inside the runner, so a Python loop plays the episode `play` plays for the same seed
 //! (tested).
 
+use crate::driving::{ModelFailure, block_interruptible, factory_of, runtime};
 use crate::env::Env;
 use crate::options::AgentOptions;
-use crate::policy::{ModelFailure, block_interruptible, factory_of, runtime};
 use proagent_agent::ExchangeSink;
 use proagent_core::game::Game;
 use proagent_core::seat::{Observation, Seat, seat_seed};

@@ -1,8 +1,8 @@
 //! The classic half of `proagent.Env`: one episode of the old-dynamics simulator, stepped
 //! from Python, with overcooked_ai's state dicts and encodings.
 
+use super::layout::OvercookedLayout;
 use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
-use crate::guard::guarded_fns;
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent_overcooked::controller::Kitchen;
@@ -20,9 +20,9 @@ use std::sync::Arc;
 /// (read only if it is a regular file under the layout size limit), through the library's
 /// loader; also the file's text for a layout that is not built in.
 pub fn load_layout_text(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    match super::load_overcooked(spec, text)? {
-        (super::OvercookedLayout::Classic(l), text) => Ok((l, text)),
-        (super::OvercookedLayout::V2(_), _) => Err(PyValueError::new_err(format!(
+    match super::layout::load_overcooked(spec, text)? {
+        (OvercookedLayout::Classic(l), text) => Ok((l, text)),
+        (OvercookedLayout::V2(_), _) => Err(PyValueError::new_err(format!(
             "{spec:?} is an OvercookedV2 layout: proagent.Env, VecEnv and the wrappers take it, this call does not"
         ))),
     }
@@ -39,17 +39,6 @@ pub fn check_horizon(horizon: u32) -> PyResult<u32> {
         return Err(PyValueError::new_err(format!("horizon must be in 1..=100000, got {horizon}")));
     }
     Ok(horizon)
-}
-
-/// Either a layout spec (name or path) or an `Env` whose layout to share.
-pub fn kitchen_of(layout: &Bound<'_, PyAny>) -> PyResult<Arc<Kitchen>> {
-    if let Ok(env) = layout.cast::<super::Env>() {
-        return Ok(Arc::clone(&env.borrow().classic()?.kitchen));
-    }
-    let spec: String = layout.extract().map_err(|_| {
-        pyo3::exceptions::PyTypeError::new_err("layout must be a built-in name, a layout file path or an Env")
-    })?;
-    Ok(Arc::new(Kitchen::new(Arc::new(load_layout(&spec)?))))
 }
 
 /// One episode of the Overcooked-AI simulator with the old dynamics (the ProAgent era's).
@@ -389,12 +378,9 @@ pub fn check_seat(seat: usize) -> PyResult<usize> {
     Ok(seat)
 }
 
-guarded_fns! {
-/// Rebuilds a pickled `Env` (the target of `Env.__reduce__`).
-#[pyfunction]
-#[pyo3(signature = (layout, text, horizon, state, score, seed, episode, joint))]
+/// Rebuilds a pickled classic episode (for `_restore_env`, the target of `Env.__reduce__`).
 #[allow(clippy::too_many_arguments)]
-pub fn _restore_env(
+pub fn restore(
     layout: &str,
     text: Option<String>,
     horizon: u32,
@@ -403,7 +389,7 @@ pub fn _restore_env(
     seed: u64,
     episode: u64,
     joint: Option<(usize, usize)>,
-) -> PyResult<super::Env> {
+) -> PyResult<ClassicEnv> {
     let mut env = ClassicEnv::build(layout, text.as_deref(), horizon)?;
     env.state = state_from_dict(&env.kitchen.layout, state)?;
     env.score = score;
@@ -416,6 +402,5 @@ pub fn _restore_env(
         // are only read by a ProAgent's belief correction, once.
         env.last_joint = Some(j);
     }
-    Ok(super::Env::from(env))
-}
+    Ok(env)
 }

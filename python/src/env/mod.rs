@@ -9,40 +9,20 @@
 //! the game on the other, never a panic.
 
 pub mod classic;
+pub mod layout;
 pub mod v2;
 
-pub use classic::{ClassicEnv, check_horizon, check_seat, kitchen_of, load_layout, load_layout_text};
+pub use classic::{ClassicEnv, check_horizon, check_seat, load_layout, load_layout_text};
 pub use v2::V2Env;
 
-use crate::guard::guarded_methods;
+use crate::guard::{guarded_fns, guarded_methods};
 use proagent_eval::games::{AnyGame, GameOptions};
+use proagent_overcooked::controller::Kitchen;
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-
-/// The layout of one of the two Overcookeds.
-pub enum OvercookedLayout {
-    /// A classic layout.
-    Classic(proagent_overcooked::env::Layout),
-    /// An OvercookedV2 layout.
-    V2(proagent_overcooked_v2::env::Layout),
-}
-
-/// The Overcooked layout a spec names, as the catalog loads it (with the file's text for a
-/// layout that is not built in; `text`, when given, is that text); a spec of another game
-/// is a `ValueError` that points to `GameEnv`.
-pub fn load_overcooked(spec: &str, text: Option<&str>) -> PyResult<(OvercookedLayout, Option<String>)> {
-    match crate::vec_env::load_game(spec, text, &GameOptions::default())? {
-        (AnyGame::Overcooked(g), text) => Ok((OvercookedLayout::Classic((*g.layout).clone()), text)),
-        (AnyGame::V2(g), text) => Ok((OvercookedLayout::V2((*g.layout).clone()), text)),
-        (other, _) => Err(PyValueError::new_err(format!(
-            "{spec:?} is a {} game: proagent.Env plays the Overcookeds; use proagent.GameEnv \
-             (or the Gymnasium / PettingZoo wrappers, which take every game)",
-            other.kind()
-        ))),
-    }
-}
+use std::sync::Arc;
 
 /// One Overcooked episode, classic or OvercookedV2.
 ///
@@ -415,5 +395,42 @@ impl Env {
             EnvKind::V2(e) => e.repr(),
         }
     }
+}
+}
+
+/// Either a layout spec (name or path) or an `Env` whose layout to share.
+pub fn kitchen_of(layout: &Bound<'_, PyAny>) -> PyResult<Arc<Kitchen>> {
+    if let Ok(env) = layout.cast::<Env>() {
+        return Ok(Arc::clone(&env.borrow().classic()?.kitchen));
+    }
+    let spec: String = layout.extract().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err("layout must be a built-in name, a layout file path or an Env")
+    })?;
+    Ok(Arc::new(Kitchen::new(Arc::new(load_layout(&spec)?))))
+}
+
+guarded_fns! {
+/// Rebuilds a pickled classic `Env` (the target of `Env.__reduce__`).
+#[pyfunction]
+#[pyo3(signature = (layout, text, horizon, state, score, seed, episode, joint))]
+#[allow(clippy::too_many_arguments)]
+pub fn _restore_env(
+    layout: &str,
+    text: Option<String>,
+    horizon: u32,
+    state: &Bound<'_, PyAny>,
+    score: u32,
+    seed: u64,
+    episode: u64,
+    joint: Option<(usize, usize)>,
+) -> PyResult<Env> {
+    classic::restore(layout, text, horizon, state, score, seed, episode, joint).map(Env::from)
+}
+
+/// Rebuilds a pickled OvercookedV2 `Env` by re-playing its episode (the target of
+/// `Env.__reduce__` on a V2 layout).
+#[pyfunction]
+pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<Env> {
+    v2::restore(py, text).map(Env::from)
 }
 }

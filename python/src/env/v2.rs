@@ -3,7 +3,6 @@
 
 use super::classic::check_horizon;
 use crate::convert::{action_from_py, json_to_py};
-use crate::guard::guarded_fns;
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent_overcooked::env::Action;
@@ -16,8 +15,8 @@ use pyo3::types::{PyDict, PyList};
 /// only if it is a regular file under the size limit), through the library's loader; with
 /// the file's text for a layout that is not built in.
 fn load_v2_layout(spec: &str, text: Option<&str>) -> PyResult<(Layout, Option<String>)> {
-    match super::load_overcooked(spec, text)? {
-        (super::OvercookedLayout::V2(l), text) => Ok((l, text)),
+    match super::layout::load_overcooked(spec, text)? {
+        (super::layout::OvercookedLayout::V2(l), text) => Ok((l, text)),
         _ => Err(PyValueError::new_err(format!("{spec:?} is not an OvercookedV2 layout"))),
     }
 }
@@ -298,12 +297,11 @@ impl V2Env {
     }
 }
 
-guarded_fns! {
-/// Rebuilds a pickled `EnvV2` by re-playing its episode (the target of `EnvV2.__reduce__`).
-#[pyfunction]
-pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<super::Env> {
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("not a pickled OvercookedV2 Env: {e}")))?;
+/// Rebuilds a pickled OvercookedV2 episode by re-playing it (for `_restore_env_v2`, the
+/// target of `Env.__reduce__` on a V2 layout).
+pub fn restore(py: Python<'_>, text: &str) -> PyResult<V2Env> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| PyValueError::new_err(format!("not a pickled OvercookedV2 Env: {e}")))?;
     let bad = || PyValueError::new_err("not a pickled OvercookedV2 Env");
     let settings: Settings = serde_json::from_value(v["settings"].clone()).map_err(|_| bad())?;
     let layout = v["layout"].as_str().ok_or_else(bad)?;
@@ -317,6 +315,5 @@ pub fn _restore_env_v2(py: Python<'_>, text: &str) -> PyResult<super::Env> {
         let acts = pyo3::types::PyList::new(py, joint.iter().map(|&a| a as usize))?;
         env.step(py, acts.as_any())?;
     }
-    Ok(super::Env::from(env))
-}
+    Ok(env)
 }
