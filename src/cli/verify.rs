@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use proagent::collab::trace as collab_trace;
 use proagent::env::trace::{parse_trace_file, verify};
 use proagent::env_v2::trace as v2trace;
-use proagent::hanabi::trace as hanabi_trace;
+use proagent_hanabi::trace as hanabi_trace;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -330,6 +330,21 @@ macro_rules! catalog {
     };
 }
 
+/// Runs `$body` with `$g` bound to the concrete game (`Arc<G>`, the [`AnyGame`] moved in)
+/// when the game trains with PPO (implements `proagent_partners::rl::RlGame`: the two
+/// Overcooked games), else `$other` with `$o` the [`AnyGame`]. The one place the RL
+/// commands meet the list of games.
+#[macro_export]
+macro_rules! on_rl_game {
+    ($any:expr, |$g:ident| $body:expr, |$o:ident| $other:expr) => {
+        match $any {
+            $crate::games::catalog::AnyGame::Overcooked($g) => $body,
+            $crate::games::catalog::AnyGame::V2($g) => $body,
+            $o => $other,
+        }
+    };
+}
+
 // The games, one line each, in the order they claim specs (classic Overcooked last: it
 // takes any layout name or file). Adding a game: docs/architecture.md, "Adding a game".
 catalog!($;
