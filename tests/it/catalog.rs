@@ -42,7 +42,7 @@ const MAX_HANABI_FILES: usize = 18;
 /// Spec string checks outside the catalog (the target: 2).
 const MAX_SPEC_CHECKS: usize = 6;
 /// Files with per-game matches outside the catalog (the target: 2).
-const MAX_MATCH_FILES: usize = 8;
+const MAX_MATCH_FILES: usize = 7;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -242,7 +242,7 @@ async fn transcript_surface<G: Playable>(
 fn replays_exactly(entry: &GameEntry, written: &Path, recorded: Option<i64>) -> Result<(), String> {
     use proagent::transcript::{Scrubber, Transcript, first_divergence};
     let file = written.display().to_string();
-    let text = std::fs::read_to_string(&written).map_err(|e| format!("{file}: {e}"))?;
+    let text = std::fs::read_to_string(written).map_err(|e| format!("{file}: {e}"))?;
     let rec = Transcript::parse(&text, &file).map_err(|e| format!("{file}: {e}"))?;
     let cfg = proagent::runner::record::RunConfig::from_header(&rec.header, &file, rec.header_line)
         .map_err(|e| format!("{file}: {e}"))?;
