@@ -334,3 +334,26 @@ fn game_settings_go_through_the_catalog() {
     let e = AnyGame::load("v2:two_rooms", &GameOptions { horizon: 40, settings: bad }).unwrap_err().to_string();
     assert!(e.starts_with("OvercookedV2 settings:"), "{e}");
 }
+
+#[test]
+fn reference_traces_are_told_by_the_catalog() {
+    let fixtures = root().join("tests/fixtures");
+    let kind_of = |rel: &str| {
+        let text = std::fs::read_to_string(fixtures.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        catalog::entry_of_trace(&text).map(|e| e.kind)
+    };
+    assert_eq!(kind_of("hanabi_traces/random_2p.jsonl"), Some("hanabi"));
+    assert_eq!(kind_of("collab_traces/capture_1.jsonl"), Some("collab_capture"));
+    // The maze games share one trace format: the first maze game's entry reads it.
+    assert_eq!(kind_of("collab_traces/escape_1.jsonl"), Some("collab_capture"));
+    let v2 = std::fs::read_dir(fixtures.join("v2_traces"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let text = std::fs::read_to_string(&v2).unwrap();
+    assert_eq!(catalog::entry_of_trace(&text).map(|e| e.kind), Some("overcooked_v2"), "{}", v2.display());
+    // Classic Overcooked's traces are trajectory files, which no entry claims.
+    assert_eq!(kind_of("traces/coordination_ring.jsonl"), None);
+}
