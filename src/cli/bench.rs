@@ -8,12 +8,13 @@ use super::common::{load_layout, load_v2_layout};
 use anyhow::{Context, Result, bail};
 use proagent::collab::{Capture, Escape, load_capture, load_escape};
 use proagent::env_v2::Settings;
-use proagent::hanabi::{Hanabi, encode};
 use proagent::limits::{MAX_BENCH_STEPS, MAX_EPISODES, MAX_REPEATS};
 use proagent::partners::hanabi::selfplay::evaluate;
 use proagent::partners::hanabi::{BOT_NAMES, make_bot};
 use proagent::seat::Seat;
 use proagent_eval::bench::{self as timed, MazeBench, Reference, check_script};
+use proagent_eval::games::catalog;
+use proagent_hanabi::{Hanabi, encode};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -161,7 +162,8 @@ fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
         bail!("--steps must be at least 1");
     }
     let game = a.game.trim().to_string();
-    if game.starts_with("hanabi") {
+    // The catalog reads the spec (the game's kind picks the loop to time).
+    if let Some("hanabi") = catalog::entry_for(&game).map(|e| e.kind) {
         return bench_hanabi(&game, &a);
     }
     if a.hle.is_some() {
@@ -187,7 +189,7 @@ fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
         bail!("--reference and --reference-src apply to --game capture and --game escape");
     }
     let layout_name = a.layout.clone().unwrap_or_else(|| "cramped_room".to_string());
-    if let Some(spec) = proagent::env_v2::layout::strip_v2_prefix(&layout_name) {
+    if let ("v2:", spec) = catalog::split_path(&layout_name) {
         return bench_v2(spec, &a);
     }
     if a.jaxmarl.is_some() || a.view_radius.is_some() {

@@ -54,11 +54,10 @@ pub fn run(a: RlBenchArgs) -> Result<ExitCode> {
     let horizon = u32::try_from(a.horizon).unwrap_or(u32::MAX);
     let options = GameOptions { horizon, settings: a.v2.settings() };
     let (game, _) = AnyGame::load(&a.layout, &options).context("--layout")?;
-    match game {
-        AnyGame::Overcooked(g) => bench(&a, &*g),
-        AnyGame::V2(g) => bench(&a, &*g),
-        other => bail!("--layout {}: PPO runs on the Overcooked games only", other.report_name()),
-    }
+    proagent::on_rl_game!(game, |g| bench(&a, &*g), |other| bail!(
+        "--layout {}: PPO runs on the Overcooked games only",
+        other.report_name()
+    ))
 }
 
 fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {

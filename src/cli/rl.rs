@@ -410,21 +410,23 @@ fn train_cmd(a: TrainArgs) -> Result<ExitCode> {
         bail!("--out {} must not end in .json (the metadata is written there)", a.out.display());
     }
     super::common::refuse_to_replace_model(&a.out, a.force)?;
-    match game {
-        AnyGame::Overcooked(g) => {
-            // Classic runs name a built-in layout by its canonical name (aliases resolved).
-            let name =
-                proagent::env::layout::canonical_name(&a.layout).map_or_else(|| g.layout.name.clone(), str::to_string);
-            cfg.encoder = <proagent::overcooked_game::Overcooked as RlGame>::ENCODERS[0].to_string();
-            train_on(&a, cfg, &*g, &name, "")
-        }
-        AnyGame::V2(g) => {
-            cfg.encoder = <proagent::overcooked_v2::game::OvercookedV2 as RlGame>::ENCODERS[0].to_string();
-            let name = format!("v2:{}", g.layout.name);
+    // Runs name a classic built-in layout by its canonical name (aliases resolved), any
+    // other by its game's spec (`v2:NAME`).
+    let canonical = proagent::env::layout::canonical_name(&a.layout);
+    proagent::on_rl_game!(
+        game,
+        |g| {
+            cfg.encoder = first_encoder(&*g);
+            let name = canonical.map_or_else(|| proagent::game::Game::spec(&*g), str::to_string);
             train_on(&a, cfg, &*g, &name, &a.v2.flags())
-        }
-        other => bail!("--layout {}: PPO runs on the Overcooked games only", other.report_name()),
-    }
+        },
+        |other| bail!("--layout {}: PPO runs on the Overcooked games only", other.report_name())
+    )
+}
+
+/// The encoder a game's runs train with unless told otherwise (its first).
+fn first_encoder<G: RlGame>(_: &G) -> String {
+    G::ENCODERS[0].to_string()
 }
 
 /// Trains on one game; `layout_name` is how the command line names its layout, `v2` its

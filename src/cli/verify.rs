@@ -1,14 +1,16 @@
 //! `proagent verify-trace FILE...`: replays reference games recorded from the original
-//! implementations and compares every step. Each game's trace format is told from the
-//! file's content (its header line); each game's own `trace` module replays it and names
-//! the first field that differs.
+//! implementations and compares every step. The game catalog tells each file's game
+//! from its content (its header line: `catalog::entry_of_trace`; any other file is a
+//! classic Overcooked trajectory file); each game's own `trace` module replays it and
+//! names the first field that differs.
 
 use super::common::read_text;
 use anyhow::{Context, Result};
 use proagent::collab::trace as collab_trace;
 use proagent::env::trace::{parse_trace_file, verify};
 use proagent::env_v2::trace as v2trace;
-use proagent::hanabi::trace as hanabi_trace;
+use proagent::games::catalog;
+use proagent_hanabi::trace as hanabi_trace;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -63,14 +65,11 @@ pub fn run(a: VerifyArgs) -> Result<ExitCode> {
     let mut t = Tally { json: a.json, ..Tally::default() };
     for path in &a.files {
         let text = read_text(path)?;
-        if hanabi_trace::is_hanabi_trace(&text) {
-            hanabi(path, &text, &mut t)?;
-        } else if collab_trace::is_collab_trace(&text) {
-            collab(path, &text, &mut t)?;
-        } else if v2trace::is_v2_trace(&text) {
-            overcooked_v2(path, &text, &mut t)?;
-        } else {
-            overcooked(path, &text, &mut t)?;
+        match catalog::entry_of_trace(&text).map(|e| e.kind) {
+            Some("hanabi") => hanabi(path, &text, &mut t)?,
+            Some("collab_capture" | "collab_escape") => collab(path, &text, &mut t)?,
+            Some("overcooked_v2") => overcooked_v2(path, &text, &mut t)?,
+            _ => overcooked(path, &text, &mut t)?,
         }
     }
     if a.json {

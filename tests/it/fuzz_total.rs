@@ -614,7 +614,7 @@ const TRACE_KEYWORDS: &[&str] = &[
 /// Each reader on one text: parse, and replay what parses (small inputs only).
 fn traces_all(text: &str, replay: bool) {
     use proagent::collab::trace as collab;
-    use proagent::hanabi::trace as hanabi;
+    use proagent_hanabi::trace as hanabi;
     if let Ok(games) = hanabi::parse_trace_file(text)
         && replay
     {
@@ -698,7 +698,7 @@ fn trace_readers_read_8_mib_files_in_bounded_time() {
 #[test]
 fn trace_readers_ignore_whitespace_only_lines() {
     use proagent::collab::trace as collab;
-    use proagent::hanabi::trace as hanabi;
+    use proagent_hanabi::trace as hanabi;
     let spread = |text: &str| {
         let mut out = String::from("\u{3000}\n");
         for line in text.lines() {

@@ -439,6 +439,12 @@ async fn human_games_turn_based_real_time_and_several_at_once() {
     assert!(o["partners"].as_array().unwrap().iter().any(|p| p == "proagent"));
     assert!(o["partners"].as_array().unwrap().iter().any(|p| p == "sp"));
     assert_eq!(o["models"], json!(["scripted"]));
+    // Every offered layout comes with its game, as the catalog reads it.
+    for l in o["layouts"].as_array().unwrap() {
+        let kind = proagent::games::catalog::entry_for(l.as_str().unwrap()).unwrap().kind;
+        assert_eq!(o["layout_games"][l.as_str().unwrap()], kind, "{l}");
+    }
+    assert_eq!(o["layout_games"]["v2:two_rooms"], "overcooked_v2");
     // Bad requests name the field.
     for (body, want) in [
         (json!({"human_seat": 2}), "human_seat: must be 0 or 1"),

@@ -1,5 +1,5 @@
 //! The game interface: what every game of the runtime (classic Overcooked, OvercookedV2,
-//! Hanabi, the Collab mazes) gives the layers above it. The episode runner, the seats,
+//! the card game, the Collab mazes, the lever game) gives the layers above it. The episode runner, the seats,
 //! transcripts, sweeps and every front end are written once over [`Game`].
 //!
 //! Guarantees an implementation keeps:
@@ -7,10 +7,10 @@
 //!   caller passes to [`Game::initial_state`] and [`Game::step`], so the same chance
 //!   stream gives the same game, and a recorded stream replays it.
 //! - **Both kinds of turn.** [`Game::turn`] says who moves: everybody at once
-//!   ([`Turn::All`], Overcooked) or one player ([`Turn::Player`], Hanabi). `step` takes one
+//!   ([`Turn::All`], Overcooked) or one player ([`Turn::Player`], a card game). `step` takes one
 //!   slot per player; a player who does not move has `None` there.
 //! - **Per-player views.** [`Game::view`] is what one player may see. A game with hidden
-//!   information (Hanabi: your own cards) gives a view that cannot show it; a fully
+//!   information (a card game: your own cards) gives a view that cannot show it; a fully
 //!   observable game gives the state itself. Seats only ever get views.
 //! - **Total.** No state, action or chance value makes a method panic; an action that is
 //!   not legal is ignored or refused by `step` as the game's own rules say (see
@@ -49,7 +49,7 @@ impl Chance for NoChance {
 pub enum Turn {
     /// Every player at once (simultaneous moves, as in Overcooked).
     All,
-    /// This player alone (turn-based, as in Hanabi); the others' slots are `None`.
+    /// This player alone (turn-based, as in a card game); the others' slots are `None`.
     Player(usize),
     /// Nobody: the game is over.
     Over,
@@ -86,9 +86,9 @@ pub trait Game: Send + Sync + 'static {
     where
         Self: 'a;
 
-    /// The game's family as written in records: `overcooked`, `overcooked_v2`, `hanabi`, ...
+    /// The game's family as written in records: `overcooked`, `overcooked_v2`, `lever`, ...
     fn kind(&self) -> &'static str;
-    /// The game as named on the command line (`cramped_room`, `v2:two_rooms`, `hanabi:3p`).
+    /// The game as named on the command line (`cramped_room`, `v2:two_rooms`, `lever:3r`).
     fn spec(&self) -> String;
     /// How many players take part.
     fn num_players(&self) -> usize;
@@ -123,7 +123,7 @@ pub trait Game: Send + Sync + 'static {
     /// What `player` may see of `state`.
     fn view<'a>(&'a self, state: &'a Self::State, player: usize) -> Self::View<'a>;
 
-    /// The action that does nothing, if the game has one (Overcooked's stay; Hanabi has
+    /// The action that does nothing, if the game has one (Overcooked's stay; a card game has
     /// none): the `stay` baseline plays it, and stand-ins use it while they wait.
     fn idle_action(&self) -> Option<Self::Action> {
         None

@@ -159,7 +159,7 @@ pub trait Board: Game {
     fn check(&self, state: &Self::State) -> Result<(), DrawError>;
     /// Draws the cells and what lies on them (tiles, items, pots), below `g.top`; `view`
     /// is whose view the picture shows (games that hide something from a player, such as
-    /// Hanabi's own hand, draw it hidden).
+    /// a card game's own hand, draw it hidden).
     fn draw_cells<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,

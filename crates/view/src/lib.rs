@@ -1,6 +1,6 @@
 //! proagent-view: how every game looks. One drawing interface ([`board::Board`]) with the
 //! frame drawn around it once (status line, hand-over marks, one player's view), implemented
-//! for classic Overcooked and OvercookedV2 ([`board`]), Hanabi ([`table`]) and the maze games
+//! for classic Overcooked and OvercookedV2 ([`board`]), the card game ([`hanabi`]) and the maze games
 //! CollabCapture and CollabEscape ([`rooms`]), the text side panel of a printed board
 //! ([`panel`]), and the encoders of a frame or an episode as
 //! SVG, PNG and animated GIF.
@@ -13,9 +13,9 @@
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
 pub mod board;
+pub mod hanabi;
 pub mod lever;
 pub mod panel;
 pub mod rooms;
-pub mod table;
 
 pub use board::{Board, DrawError, Overlay};

@@ -642,9 +642,15 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
     // The layouts the form offers: the two Overcooked games' built-in ones, from the catalog.
     let mut layouts = <proagent_overcooked::game::Overcooked as Catalogued>::builtin_specs();
     layouts.extend(<proagent_overcooked_v2::game::OvercookedV2 as Catalogued>::builtin_specs());
+    // Each layout's game, as the catalog reads the spec (the page never reads spec text).
+    let layout_games: serde_json::Map<String, Value> = layouts
+        .iter()
+        .filter_map(|l| proagent_eval::games::catalog::entry_for(l).map(|e| (l.clone(), Value::from(e.kind))))
+        .collect();
     let models: Vec<&str> = st.play.models.iter().map(|m| m.name.as_str()).collect();
     axum::Json(json!({
         "layouts": layouts,
+        "layout_games": layout_games,
         "partners": proagent_eval::games::overcooked::KNOWN_SPECS,
         "partners_by_game": {
             "overcooked": proagent_eval::games::overcooked::KNOWN_SPECS,

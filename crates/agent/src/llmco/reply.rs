@@ -210,15 +210,15 @@ mod tests {
 
     #[test]
     fn options_are_matched_exactly_by_letter_or_by_words() {
-        let hanabi =
+        let cards =
             opts(&["Reveal Bob's Red color cards", "Reveal Bob's rank 1 cards", "Play my Card 0", "Play my Card 1"]);
-        assert_eq!(match_option("play my card 1", &hanabi), Some(3));
-        assert_eq!(match_option("C. Play my Card 0", &hanabi), Some(2));
-        assert_eq!(match_option("(B)", &hanabi), Some(1));
-        assert_eq!(match_option("I will play my card 0 now", &hanabi), Some(2));
-        assert_eq!(match_option("Reveal Bob's red cards", &hanabi), Some(0));
-        assert_eq!(match_option("Play my card 7", &hanabi), None, "no such option");
-        assert_eq!(match_option("Play", &hanabi), None, "ambiguous");
+        assert_eq!(match_option("play my card 1", &cards), Some(3));
+        assert_eq!(match_option("C. Play my Card 0", &cards), Some(2));
+        assert_eq!(match_option("(B)", &cards), Some(1));
+        assert_eq!(match_option("I will play my card 0 now", &cards), Some(2));
+        assert_eq!(match_option("Reveal Bob's red cards", &cards), Some(0));
+        assert_eq!(match_option("Play my card 7", &cards), None, "no such option");
+        assert_eq!(match_option("Play", &cards), None, "ambiguous");
         let rooms = opts(&["move to room 1", "move to room 10", "wait"]);
         assert_eq!(match_option("move to room 10", &rooms), Some(1));
         assert_eq!(match_option("I move to room 10 now", &rooms), Some(1));

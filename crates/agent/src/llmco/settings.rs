@@ -4,7 +4,7 @@
 //! them ([`fingerprint`]).
 //!
 //! The two optional reasoning steps of the paper are switches with three states: `None`
-//! (the default) means "as the paper ran this game" (Hanabi: Theory of Mind and answer
+//! (the default) means "as the paper ran this game" (the card game: Theory of Mind and answer
 //! verification; CollabCapture and CollabEscape: Theory of Mind; Overcooked: neither), and
 //! `Some(on)` forces the step on or off for the ablations of its Tables 2, 3 and 6.
 
@@ -36,7 +36,7 @@ pub struct LlmcoSettings {
     #[serde(default)]
     pub verify: Option<bool>,
     /// How many of its own past actions the state description lists; `None`: as the paper
-    /// did (Hanabi: all, Overcooked: 5, the Collab games: none).
+    /// did (the card game: all, Overcooked: 5, the Collab games: none).
     #[serde(default)]
     pub history: Option<usize>,
     /// Re-prompts after a "Verification: Not Okay" before the last proposal is played
@@ -206,14 +206,14 @@ mod tests {
 
     #[test]
     fn defaults_follow_the_paper_and_options_override_them() {
-        let hanabi = PaperSteps { tom: true, verify: true, history: usize::MAX };
+        let all = PaperSteps { tom: true, verify: true, history: usize::MAX };
         let s = LlmcoSettings::default();
-        assert_eq!(s.steps(hanabi), Steps { tom: true, verify: true, history: usize::MAX, max_verify: 3 });
+        assert_eq!(s.steps(all), Steps { tom: true, verify: true, history: usize::MAX, max_verify: 3 });
         let (mut s, mut m) = (LlmcoSettings::default(), ModelSpec::new("x"));
         for (k, v) in [("model", "gpt-4o"), ("tom", "off"), ("verify", "on"), ("history", "2"), ("max_verify", "0")] {
             apply_option(&mut s, &mut m, k, v).unwrap();
         }
-        assert_eq!(s.steps(hanabi), Steps { tom: false, verify: true, history: 2, max_verify: 0 });
+        assert_eq!(s.steps(all), Steps { tom: false, verify: true, history: 2, max_verify: 0 });
         assert_eq!(label(&s, &m), "llmco[gpt-4o,tom=false,verify=true,history=2,max_verify=0]");
         apply_option(&mut s, &mut m, "tom", "auto").unwrap();
         assert_eq!(s.tom, None);

@@ -56,6 +56,13 @@ pub trait Catalogued: Playable + 'static {
 
     /// Whether a `--layout` spec names this game (before anything is loaded).
     fn claims(spec: &str) -> bool;
+    /// Whether `text` is a reference trace of this game (games recorded from the original
+    /// implementation, which `verify-trace` replays), told from its content; the default:
+    /// the game has no trace format of its own.
+    fn is_reference_trace(text: &str) -> bool {
+        let _ = text;
+        false
+    }
     /// The specs of its built-in layouts or scenarios, for help and listings.
     fn builtin_specs() -> Vec<String>;
     /// The specs a list spec (`v2:all`, `capture:all`) stands for; `None` for any other.
@@ -101,6 +108,8 @@ pub struct GameEntry {
     pub claims: fn(&str) -> bool,
     /// [`Catalogued::builtin_specs`].
     pub builtin_specs: fn() -> Vec<String>,
+    /// [`Catalogued::is_reference_trace`].
+    pub is_reference_trace: fn(&str) -> bool,
     /// [`Catalogued::expand_all`].
     pub expand_all: fn(&str) -> Option<Vec<String>>,
     /// [`Catalogued::split_path`].
@@ -133,6 +142,7 @@ impl GameEntry {
             settings: G::SETTINGS,
             claims: G::claims,
             builtin_specs: G::builtin_specs,
+            is_reference_trace: G::is_reference_trace,
             expand_all: G::expand_all,
             split_path: G::split_path,
             load: G::load,
@@ -159,6 +169,13 @@ where
 pub fn entry_for(spec: &str) -> Option<&'static GameEntry> {
     let spec = spec.trim();
     entries().iter().find(|e| (e.claims)(spec))
+}
+
+/// The entry of the game whose reference-trace format `text` is in (the first that
+/// recognises it); `None` for any other file (classic Overcooked's traces are trajectory
+/// files).
+pub fn entry_of_trace(text: &str) -> Option<&'static GameEntry> {
+    entries().iter().find(|e| (e.is_reference_trace)(text))
 }
 
 /// The entry of the game family `kind` (a record's `game` field).
@@ -326,6 +343,21 @@ macro_rules! catalog {
         pub fn entries() -> &'static [GameEntry] {
             const ENTRIES: &[GameEntry] = &[$(GameEntry::of::<$ty>(),)+];
             ENTRIES
+        }
+    };
+}
+
+/// Runs `$body` with `$g` bound to the concrete game (`Arc<G>`, the [`AnyGame`] moved in)
+/// when the game trains with PPO (implements `proagent_partners::rl::RlGame`: the two
+/// Overcooked games), else `$other` with `$o` the [`AnyGame`]. The one place the RL
+/// commands meet the list of games.
+#[macro_export]
+macro_rules! on_rl_game {
+    ($any:expr, |$g:ident| $body:expr, |$o:ident| $other:expr) => {
+        match $any {
+            $crate::games::catalog::AnyGame::Overcooked($g) => $body,
+            $crate::games::catalog::AnyGame::V2($g) => $body,
+            $o => $other,
         }
     };
 }

@@ -331,6 +331,10 @@ impl Catalogued for Capture {
     const TITLE: &'static str = "CollabCapture";
     const SPEC: &'static str = "capture:N or a .maze file";
 
+    /// The maze games share one trace format (its header names the scenario).
+    fn is_reference_trace(text: &str) -> bool {
+        proagent_collab::trace::is_collab_trace(text)
+    }
     fn claims(spec: &str) -> bool {
         spec.starts_with("capture:") || is_maze_spec(spec) && !Escape::claims(spec)
     }
@@ -361,6 +365,9 @@ impl Catalogued for Escape {
     const TITLE: &'static str = "CollabEscape";
     const SPEC: &'static str = "escape:N or a .maze file";
 
+    fn is_reference_trace(text: &str) -> bool {
+        proagent_collab::trace::is_collab_trace(text)
+    }
     fn claims(spec: &str) -> bool {
         spec.starts_with("escape:")
     }

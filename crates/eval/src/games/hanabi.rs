@@ -188,6 +188,9 @@ impl Catalogued for Hanabi {
     fn claims(spec: &str) -> bool {
         spec == "hanabi" || spec.starts_with("hanabi:")
     }
+    fn is_reference_trace(text: &str) -> bool {
+        proagent_hanabi::trace::is_hanabi_trace(text)
+    }
     fn builtin_specs() -> Vec<String> {
         ["hanabi", "hanabi:3p", "hanabi:4p", "hanabi:5p"].map(String::from).to_vec()
     }

@@ -431,6 +431,9 @@ impl Catalogued for OvercookedV2 {
     fn claims(spec: &str) -> bool {
         spec.starts_with(V2_PREFIX)
     }
+    fn is_reference_trace(text: &str) -> bool {
+        proagent_overcooked_v2::env::trace::is_v2_trace(text)
+    }
     fn split_path(spec: &str) -> (&'static str, &str) {
         match spec.strip_prefix(V2_PREFIX) {
             Some(rest) => (V2_PREFIX, rest),

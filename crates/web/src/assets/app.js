@@ -341,13 +341,10 @@ async function loadPlayOptions() {
   } catch (e) { say(e.message); }
 }
 
-// The seats and switches offered depend on the layout's game.
+// The seats and switches offered depend on the layout's game, as the server's catalog
+// names it (`layout_games` of the options): the page never reads a spec's text.
 function gameOf(layout) {
-  if (layout.startsWith("v2:")) return "overcooked_v2";
-  if (layout === "hanabi" || layout.startsWith("hanabi:")) return "hanabi";
-  if (layout.startsWith("capture:")) return "collab_capture";
-  if (layout.startsWith("escape:")) return "collab_escape";
-  return "overcooked";
+  return (P.options && P.options.layout_games[layout]) || "overcooked";
 }
 // Games played with the arrow keys; the others by picking one of the legal moves.
 const ARROW_GAMES = new Set(["overcooked", "overcooked_v2"]);
