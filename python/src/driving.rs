@@ -52,3 +52,25 @@ pub fn factory_of(options: Option<&AgentOptions>, seed: u64) -> SeatFactory {
         None => SeatFactory::new(None),
     }
 }
+
+/// The action of one `act` call, or `ModelFailure` when the agent failed or its model's
+/// failed calls (`failures`, the last one `last`) exceed `max_llm_failures` (`None`: no
+/// limit): the one failure rule of every policy.
+pub fn checked_action<A, E: std::fmt::Display>(
+    action: Result<A, E>,
+    failures: u64,
+    last: Option<String>,
+    max_llm_failures: Option<u64>,
+) -> PyResult<A> {
+    let a = action.map_err(|e| ModelFailure::new_err(e.to_string()))?;
+    if let Some(limit) = max_llm_failures
+        && failures > limit
+    {
+        return Err(ModelFailure::new_err(format!(
+            "{failures} model call(s) failed after every retry, more than the {limit} allowed \
+             (max_llm_failures); last failure: {}",
+            last.as_deref().unwrap_or("unknown")
+        )));
+    }
+    Ok(a)
+}

@@ -7,7 +7,7 @@
 //! from then on the seat stays put (action "stay") so the episode can finish cleanly.
 
 use crate::convert::{action_from_py, json_to_py, state_from_dict, state_to_dict};
-use crate::driving::{ModelFailure, block_interruptible, factory_of, runtime};
+use crate::driving::{block_interruptible, checked_action, factory_of, runtime};
 use crate::env::{ClassicEnv, Env, check_horizon, check_seat, kitchen_of};
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::options::AgentOptions;
@@ -207,16 +207,7 @@ impl OvercookedPolicy {
             (action, a.llm_usage().failures, a.last_llm_failure())
         };
         let (a, failures, last) = block_interruptible(py, &self.rt, fut)?;
-        let a = a.map_err(|e| ModelFailure::new_err(e.to_string()))?;
-        if let Some(limit) = self.max_llm_failures
-            && failures > limit
-        {
-            return Err(ModelFailure::new_err(format!(
-                "{failures} model call(s) failed after every retry, more than the {limit} allowed \
-                 (max_llm_failures); last failure: {}",
-                last.as_deref().unwrap_or("unknown")
-            )));
-        }
+        let a = checked_action(a, failures, last, self.max_llm_failures)?;
         Ok(a.index())
     }
 

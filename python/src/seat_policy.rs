@@ -8,7 +8,7 @@
 //! as inside the runner, so a Python loop plays the episode `play` plays for the same seed
 //! (tested).
 
-use crate::driving::{ModelFailure, block_interruptible, factory_of, runtime};
+use crate::driving::{block_interruptible, checked_action, factory_of, runtime};
 use crate::env::Env;
 use crate::options::AgentOptions;
 use proagent_agent::ExchangeSink;
@@ -126,16 +126,7 @@ impl<G: Playable> SeatPolicy<G> {
             (action, a.llm_usage().failures, a.last_llm_failure())
         };
         let (a, failures, last) = block_interruptible(py, &self.rt, fut)?;
-        let a = a.map_err(|e| ModelFailure::new_err(e.to_string()))?;
-        if let Some(limit) = self.max_llm_failures
-            && failures > limit
-        {
-            return Err(ModelFailure::new_err(format!(
-                "{failures} model call(s) failed after every retry, more than the {limit} allowed \
-                 (max_llm_failures); last failure: {}",
-                last.as_deref().unwrap_or("unknown")
-            )));
-        }
+        let a = checked_action(a, failures, last, self.max_llm_failures)?;
         Ok(a)
     }
 
