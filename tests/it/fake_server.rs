@@ -75,6 +75,8 @@ pub struct CannedServer {
     pub hits: Arc<AtomicUsize>,
     /// The last request head (and body) received, for checking what the client sent.
     pub last_request: Arc<std::sync::Mutex<String>>,
+    /// Every request's body, in the order they arrived (a recording server).
+    pub requests: Arc<std::sync::Mutex<Vec<String>>>,
     task: JoinHandle<()>,
 }
 
@@ -86,17 +88,18 @@ impl CannedServer {
         let addr = listener.local_addr().unwrap();
         let hits = Arc::new(AtomicUsize::new(0));
         let last_request = Arc::new(std::sync::Mutex::new(String::new()));
-        let (h, l) = (hits.clone(), last_request.clone());
+        let requests = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (h, l, r) = (hits.clone(), last_request.clone(), requests.clone());
         let task = tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else { return };
-                let (script, hits, last) = (script.clone(), h.clone(), l.clone());
+                let (script, hits, last, all) = (script.clone(), h.clone(), l.clone(), r.clone());
                 tokio::spawn(async move {
-                    let _ = answer(stream, &script, &hits, &last).await;
+                    let _ = answer(stream, &script, &hits, &last, &all).await;
                 });
             }
         });
-        CannedServer { addr, hits, last_request, task }
+        CannedServer { addr, hits, last_request, requests, task }
     }
 
     /// `http://ADDR/v1`.
@@ -107,6 +110,19 @@ impl CannedServer {
     /// Requests answered so far.
     pub fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
+    }
+
+    /// The JSON body of every request received so far, in order.
+    pub fn request_bodies(&self) -> Vec<serde_json::Value> {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let body = r.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+                serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
+            })
+            .collect()
     }
 }
 
@@ -121,6 +137,7 @@ async fn answer(
     script: &[Canned],
     hits: &AtomicUsize,
     last: &std::sync::Mutex<String>,
+    all: &std::sync::Mutex<Vec<String>>,
 ) -> std::io::Result<()> {
     // The request head, then as much body as it announces.
     let mut buf = Vec::new();
@@ -146,7 +163,12 @@ async fn answer(
         buf.extend_from_slice(&chunk[..n]);
     }
     *last.lock().unwrap() = String::from_utf8_lossy(&buf).into_owned();
-    let i = hits.fetch_add(1, Ordering::SeqCst);
+    // Recorded and counted under one lock, so the i-th request gets the i-th answer.
+    let i = {
+        let mut all = all.lock().unwrap();
+        all.push(String::from_utf8_lossy(&buf).into_owned());
+        hits.fetch_add(1, Ordering::SeqCst)
+    };
     let c = &script[i.min(script.len() - 1)];
     let mut out = format!("HTTP/1.1 {} Canned\r\nconnection: close\r\n", c.status);
     for (k, v) in &c.headers {

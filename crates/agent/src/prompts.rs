@@ -157,6 +157,7 @@ pub const EMBEDDED_LLMCO: &[(&str, &str)] = &[
     ("llmco/state/default.j2", include_str!("../../../prompts/llmco/state/default.j2")),
     ("llmco/system/default.j2", include_str!("../../../prompts/llmco/system/default.j2")),
     ("llmco/tom/default.j2", include_str!("../../../prompts/llmco/tom/default.j2")),
+    ("llmco/tom/collab_capture.j2", include_str!("../../../prompts/llmco/tom/collab_capture.j2")),
     ("llmco/tom/hanabi.j2", include_str!("../../../prompts/llmco/tom/hanabi.j2")),
     ("llmco/tom/lever.j2", include_str!("../../../prompts/llmco/tom/lever.j2")),
     ("llmco/tom_state/default.j2", include_str!("../../../prompts/llmco/tom_state/default.j2")),

@@ -74,7 +74,7 @@ pub const WEB_PROAGENT_OPTIONS: &[&str] = &[
 /// LLM-Coordination options a request may set in `llmco[...]` (numbers and switches;
 /// `model` only to a model the server offers; never `prompts`).
 pub const WEB_LLMCO_OPTIONS: &[&str] =
-    &["model", "temperature", "top_p", "max_tokens", "tom", "verify", "history", "max_verify"];
+    &["model", "preset", "temperature", "top_p", "max_tokens", "tom", "verify", "history", "max_verify"];
 
 /// A root given on the command line.
 #[derive(Clone, Debug)]

@@ -15,7 +15,11 @@
 //!    verifier that ends with "Verification: Okay" or "Not Okay"; on "Not Okay" the action
 //!    request is continued with the verifier's reason and the remaining actions, and the
 //!    new proposal is verified again, up to `max_verify` times (the published loop has no
-//!    cap); after that the last proposal is played.
+//!    cap); after that the last proposal is played. The paper preset runs the released
+//!    loop: a verdict that is not "Okay" is a rejection, each re-prompt offers every action
+//!    but the latest rejected one, the verifier's whole answer is passed on, and the loop
+//!    goes on until "Okay" (with a safety cap, [`super::settings::PAPER_VERIFY_CAP`]); a
+//!    reply that names no action is replaced by the fallback, which is still verified.
 //! 5. **Grounding**: the text after `Action:` is matched to one of the offered actions
 //!    ([`super::reply::match_option`]); an action that is not offered cannot be played.
 //!
@@ -32,14 +36,14 @@ use super::config::LlmcoConfig;
 use super::grounding::{Exec, LlmcoGrounding, player_name};
 use super::metrics::LlmcoMetrics;
 use super::reply::{action_text, explanation, match_option, option_letter, verdict};
-use super::settings::Steps;
+use super::settings::{LlmcoPreset, PAPER_TEMPERATURE, Steps};
 use crate::call::{self, CallFailure, Calls, Purpose, Reply, Unread};
 use crate::prompts::{Family, PromptError, PromptLibrary};
 use async_trait::async_trait;
 use proagent_core::seat::derive_seed;
 use proagent_core::{AgentError, Game, LlmUsage, Observation, Seat, SeatStatus};
 use proagent_llm::record::Exchange;
-use proagent_llm::{ChatRequest, LlmError, Message};
+use proagent_llm::{ChatRequest, LlmError, Message, Sampling};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
@@ -52,6 +56,36 @@ const FALLBACK_STREAM: u64 = 0x11c0;
 
 /// The longest Theory-of-Mind answer passed on to the action request, in characters.
 const MAX_INTERPRETATION: usize = 2_000;
+
+/// The longest verifier answer the paper preset passes on to a re-proposal, in characters
+/// (the released agent passes the whole answer on; a bound keeps a runaway reply out).
+const MAX_PAPER_REASON: usize = 2_000;
+
+/// The reply length the paper preset asks for, in tokens. The released agent sends no
+/// cap; our client always sends one, so the paper preset sends 4096, the largest reply
+/// the paper's OpenAI models (GPT-4-turbo, GPT-3.5-turbo) accept.
+pub const PAPER_MAX_TOKENS: u32 = 4_096;
+
+/// The sampling a seat with `cfg` sends on the game of grounding `G`: the configured one,
+/// or in the paper preset the released agent's (temperature 0.6, the game's top_p, the
+/// longest replies) for every number still at our default (a value set on purpose, e.g.
+/// `llmco[gpt-4o,preset=paper,temperature=0]`, is kept).
+pub fn effective_sampling<G: LlmcoGrounding>(cfg: &LlmcoConfig) -> Sampling {
+    let mut s = cfg.sampling.clone();
+    if cfg.settings.preset == LlmcoPreset::Paper {
+        let d = Sampling::default();
+        if s.temperature == d.temperature {
+            s.temperature = PAPER_TEMPERATURE;
+        }
+        if s.top_p == d.top_p {
+            s.top_p = G::PAPER_TOP_P;
+        }
+        if s.max_tokens == d.max_tokens {
+            s.max_tokens = PAPER_MAX_TOKENS;
+        }
+    }
+    s
+}
 
 /// The messages every request of an episode starts from, rendered once per episode.
 #[derive(Clone)]
@@ -185,6 +219,15 @@ fn base_vars<G: LlmcoGrounding>(g: &G, ep: &G::Episode, me: usize, players: usiz
     vars
 }
 
+/// `vars` with the preset's flag: `paper` is true in the paper preset (the templates leave
+/// out our added hints then).
+fn with_preset(mut vars: Value, preset: LlmcoPreset) -> Value {
+    if let Some(o) = vars.as_object_mut() {
+        o.insert("paper".into(), json!(preset == LlmcoPreset::Paper));
+    }
+    vars
+}
+
 /// The offered actions as the prompts list them: `A. text`, one per line.
 fn listed(options: &[&str]) -> Vec<String> {
     options.iter().enumerate().map(|(i, o)| format!("{}. {o}", option_letter(i))).collect()
@@ -200,8 +243,9 @@ pub fn check_prompts<G: LlmcoGrounding + Default>(
     let g = G::default();
     let n = game.num_players();
     let me = seat.min(n.saturating_sub(1));
-    let ep = g.begin(game, me, 0);
-    let vars = base_vars(&g, &ep, me, n);
+    let mut ep = g.begin(game, me, 0);
+    g.set_preset(&mut ep, cfg.settings.preset);
+    let vars = with_preset(base_vars(&g, &ep, me, n), cfg.settings.preset);
     let lib = &cfg.prompts;
     render_primers::<G>(lib, &vars)?;
     let options = listed(&["the first action", "the second action"]);
@@ -267,7 +311,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             CallKind::Action | CallKind::Retry => m.calls_action = m.calls_action.saturating_add(1),
             CallKind::Verify => m.calls_verify = m.calls_verify.saturating_add(1),
         }
-        let request = ChatRequest { messages, sampling: self.cfg.sampling.clone() };
+        let request = ChatRequest { messages, sampling: effective_sampling::<G>(&self.cfg) };
         let log = self.cfg.log_exchanges;
         self.calls.make(&*self.cfg.model, request, t, kind, log, &mut self.metrics).await
     }
@@ -395,8 +439,15 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             Err(CallFailure::Down(_)) => return Ok(Some(self.fallen_back(ep, &options, "the model did not answer"))),
         };
         let interp = (!interpretation.is_empty()).then(|| interpretation.clone());
+        let paper = ep.steps.preset == LlmcoPreset::Paper;
         let mut chosen = match self.read(&reply, idx, unread, &texts) {
             Some(i) => i,
+            // The paper preset, as the released agent: the fallback is proposed and still
+            // goes through verification.
+            None if paper => {
+                self.metrics.fallbacks = self.metrics.fallbacks.saturating_add(1);
+                self.grounding.fallback(&ep.g, &options, &mut ep.rng).min(options.len() - 1)
+            }
             None => {
                 let mut d = self.fallen_back(ep, &options, "the reply named no offered action");
                 d.interpretation = interp;
@@ -442,6 +493,16 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                         self.note(vidx, Some("okay"), None);
                         break;
                     }
+                    // The paper preset, as the released agent: anything but "Okay" is a rejection.
+                    None if paper => {
+                        self.metrics.verify_unreadable = self.metrics.verify_unreadable.saturating_add(1);
+                        self.metrics.verify_rejections = self.metrics.verify_rejections.saturating_add(1);
+                        self.note(
+                            vidx,
+                            None,
+                            Some("no \"Verification: Okay\"; read as a rejection (paper preset)".into()),
+                        );
+                    }
                     None => {
                         self.metrics.verify_unreadable = self.metrics.verify_unreadable.saturating_add(1);
                         self.note(
@@ -456,14 +517,23 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                         self.metrics.verify_rejections = self.metrics.verify_rejections.saturating_add(1);
                     }
                 }
-                remaining.retain(|&i| i != chosen);
+                if paper {
+                    // The released agent offers every action but the latest rejected one.
+                    remaining = (0..options.len()).filter(|&i| i != chosen).collect();
+                } else {
+                    remaining.retain(|&i| i != chosen);
+                }
                 if round >= ep.steps.max_verify || remaining.is_empty() {
                     self.metrics.verify_cap_reached = self.metrics.verify_cap_reached.saturating_add(1);
                     break;
                 }
                 round += 1;
                 let rest: Vec<&str> = remaining.iter().map(|&i| texts[i]).collect();
-                let reason = explanation(&vreply.replace("Verification:", "").replace("verification:", ""), 600);
+                let reason = if paper {
+                    vreply.trim().chars().take(MAX_PAPER_REASON).collect()
+                } else {
+                    explanation(&vreply.replace("Verification:", "").replace("verification:", ""), 600)
+                };
                 let ctx = with(
                     &ep.vars,
                     json!({"rejected": texts[chosen], "reason": reason, "options": listed(&rest), "state": state}),
@@ -569,8 +639,9 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
     fn reset(&mut self, game: &G::Game, seat: usize, seed: u64) {
         let n = game.num_players();
         let me = seat.min(n.saturating_sub(1));
-        let g = self.grounding.begin(game, me, seed);
-        let vars = base_vars(&self.grounding, &g, me, n);
+        let mut g = self.grounding.begin(game, me, seed);
+        self.grounding.set_preset(&mut g, self.cfg.settings.preset);
+        let vars = with_preset(base_vars(&self.grounding, &g, me, n), self.cfg.settings.preset);
         let lib = &self.cfg.prompts;
         let primers = if lib.family() == Family::Llmco {
             render_primers::<G>(lib, &vars)

@@ -16,7 +16,7 @@
 //! - **the fallback** when a reply names no usable action ([`LlmcoGrounding::fallback`]);
 //! - the built-in `scripted` stand-in model that reads these prompts (not a language model).
 
-use super::settings::PaperSteps;
+use super::settings::{LlmcoPreset, PaperSteps};
 use proagent_core::{Game, Observation};
 use proagent_llm::LanguageModel;
 use rand_chacha::ChaCha8Rng;
@@ -56,9 +56,17 @@ pub trait LlmcoGrounding: Send + Sync + 'static {
     const KEY: &'static str;
     /// How the paper ran this game (which optional steps were on).
     const PAPER: PaperSteps;
+    /// The nucleus-sampling mass the released agent used on this game (the paper preset
+    /// sends it): 0.9 on every game but Hanabi, whose agent sent 1.0.
+    const PAPER_TOP_P: f32 = 0.9;
 
     /// Starts an episode as player `me` (every random choice comes from `seed`).
     fn begin(&self, game: &Self::Game, me: usize, seed: u64) -> Self::Episode;
+
+    /// Tells the episode which version of the agent runs, before anything is rendered (the
+    /// paper preset leaves out the lines the released agent did not have, such as the turn
+    /// count). The default does nothing.
+    fn set_preset(&self, _ep: &mut Self::Episode, _preset: LlmcoPreset) {}
 
     /// The variables of the game description and the other templates (the rules' numbers,
     /// the map, the layout's facilities), as a JSON object.

@@ -24,9 +24,66 @@ pub const MAX_HISTORY: usize = 1_000;
 /// re-prompts until the verifier agrees; a cap keeps a stubborn model from looping).
 pub const DEFAULT_VERIFY_ROUNDS: u32 = 3;
 
+/// The re-prompt cap of the paper preset's verification loop. The released agent asks
+/// again until the verifier says "Verification: Okay", with no cap at all; this safety cap
+/// (far above the default preset's 3) only keeps a model that never agrees from looping
+/// forever, and is counted (`verify_cap_reached`) when it is reached.
+pub const PAPER_VERIFY_CAP: u32 = 100;
+
+/// The sampling temperature of the released agent's requests (every game).
+pub const PAPER_TEMPERATURE: f32 = 0.6;
+
+/// Which version of the LLM-Coordination agent a seat runs (docs/llmco.md has the table of
+/// every difference between the two and the released agent).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmcoPreset {
+    /// This runtime's agent: greedy sampling with a token cap, a few hints in the prompts,
+    /// a capped verification loop that removes every rejected action.
+    #[default]
+    Default,
+    /// The agent as released (Agashe et al.'s code), point by point: its sampling, its
+    /// prompts without our hints, its verification loop and fall-backs, every episode scored.
+    Paper,
+}
+
+impl LlmcoPreset {
+    /// The name in seat specs, labels and transcript headers.
+    pub fn name(self) -> &'static str {
+        match self {
+            LlmcoPreset::Default => "default",
+            LlmcoPreset::Paper => "paper",
+        }
+    }
+
+    /// Whether this is the default preset (headers leave it out, so default-preset
+    /// transcripts keep their bytes).
+    pub fn is_default(&self) -> bool {
+        *self == LlmcoPreset::Default
+    }
+}
+
+impl std::str::FromStr for LlmcoPreset {
+    type Err = OptionError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "default" | "ours" => Ok(LlmcoPreset::Default),
+            "paper" | "original" => Ok(LlmcoPreset::Paper),
+            _ => Err(OptionError::BadValue {
+                key: "preset".into(),
+                value: s.to_string(),
+                expected: "default or paper".into(),
+            }),
+        }
+    }
+}
+
 /// The switches of an LLM-Coordination seat. The defaults run each game as the paper did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LlmcoSettings {
+    /// The version of the agent ([`LlmcoPreset`]); left out of headers when default.
+    #[serde(default, skip_serializing_if = "LlmcoPreset::is_default")]
+    pub preset: LlmcoPreset,
     /// The Theory-of-Mind step (interpret the partner's last action and what the partner
     /// needs, before the action is chosen); `None`: as the paper ran the game.
     #[serde(default)]
@@ -70,6 +127,8 @@ pub struct Steps {
     pub history: usize,
     /// Re-prompts after a rejected verification.
     pub max_verify: u32,
+    /// The version of the agent.
+    pub preset: LlmcoPreset,
 }
 
 impl LlmcoSettings {
@@ -79,7 +138,11 @@ impl LlmcoSettings {
             tom: self.tom.unwrap_or(paper.tom),
             verify: self.verify.unwrap_or(paper.verify),
             history: self.history.unwrap_or(paper.history),
-            max_verify: self.max_verify.unwrap_or(DEFAULT_VERIFY_ROUNDS),
+            max_verify: self.max_verify.unwrap_or(match self.preset {
+                LlmcoPreset::Default => DEFAULT_VERIFY_ROUNDS,
+                LlmcoPreset::Paper => PAPER_VERIFY_CAP,
+            }),
+            preset: self.preset,
         }
     }
 
@@ -96,11 +159,11 @@ impl LlmcoSettings {
 }
 
 /// The options a `llmco[...]` seat spec may set, in the order labels list them.
-pub const LLMCO_OPTIONS: [&str; 9] =
-    ["model", "temperature", "top_p", "max_tokens", "tom", "verify", "history", "max_verify", "prompts"];
+pub const LLMCO_OPTIONS: [&str; 10] =
+    ["model", "preset", "temperature", "top_p", "max_tokens", "tom", "verify", "history", "max_verify", "prompts"];
 
 /// [`LLMCO_OPTIONS`] as one string, for error messages.
-const KNOWN: &str = "model, temperature, top_p, max_tokens, tom, verify, history, max_verify, prompts";
+const KNOWN: &str = "model, preset, temperature, top_p, max_tokens, tom, verify, history, max_verify, prompts";
 
 /// `auto` (the paper's choice), or a switch value.
 fn tri(key: &str, value: &str) -> Result<Option<bool>, OptionError> {
@@ -123,6 +186,7 @@ pub fn apply_option(
         k if SAMPLING_OPTIONS.contains(&k) => {
             apply_model_option(model, key, value)?;
         }
+        "preset" => settings.preset = value.parse()?,
         "tom" => settings.tom = tri(key, value)?,
         "verify" => settings.verify = tri(key, value)?,
         "history" => {
@@ -152,6 +216,9 @@ pub fn apply_option(
 pub fn options(settings: &LlmcoSettings, model: &ModelSpec) -> Vec<(&'static str, String)> {
     let m = ModelSpec::new("");
     let mut out = vec![("model", model.model.trim().to_string())];
+    if !settings.preset.is_default() {
+        out.push(("preset", settings.preset.name().to_string()));
+    }
     let mut put = |key: &'static str, differs: bool, value: String| {
         if differs {
             out.push((key, value));
@@ -173,7 +240,8 @@ pub fn options(settings: &LlmcoSettings, model: &ModelSpec) -> Vec<(&'static str
 }
 
 /// The name an LLM-Coordination seat goes by in every output: `llmco[MODEL]` followed by
-/// each option that was set, e.g. `llmco[gpt-4o,tom=false]`. A label is itself a seat spec
+/// each option that was set, e.g. `llmco[gpt-4o,tom=false]`; a preset other than the
+/// default is named right after the model (`llmco[gpt-4o,preset=paper]`). A label is itself a seat spec
 /// that rebuilds these settings, so two seats share a label exactly when they share their
 /// settings (the served model's address aside).
 pub fn label(settings: &LlmcoSettings, model: &ModelSpec) -> String {
@@ -208,12 +276,18 @@ mod tests {
     fn defaults_follow_the_paper_and_options_override_them() {
         let all = PaperSteps { tom: true, verify: true, history: usize::MAX };
         let s = LlmcoSettings::default();
-        assert_eq!(s.steps(all), Steps { tom: true, verify: true, history: usize::MAX, max_verify: 3 });
+        assert_eq!(
+            s.steps(all),
+            Steps { tom: true, verify: true, history: usize::MAX, max_verify: 3, preset: LlmcoPreset::Default }
+        );
         let (mut s, mut m) = (LlmcoSettings::default(), ModelSpec::new("x"));
         for (k, v) in [("model", "gpt-4o"), ("tom", "off"), ("verify", "on"), ("history", "2"), ("max_verify", "0")] {
             apply_option(&mut s, &mut m, k, v).unwrap();
         }
-        assert_eq!(s.steps(all), Steps { tom: false, verify: true, history: 2, max_verify: 0 });
+        assert_eq!(
+            s.steps(all),
+            Steps { tom: false, verify: true, history: 2, max_verify: 0, preset: LlmcoPreset::Default }
+        );
         assert_eq!(label(&s, &m), "llmco[gpt-4o,tom=false,verify=true,history=2,max_verify=0]");
         apply_option(&mut s, &mut m, "tom", "auto").unwrap();
         assert_eq!(s.tom, None);
@@ -237,13 +311,32 @@ mod tests {
     }
 
     #[test]
+    fn the_paper_preset_is_named_after_the_model_and_loops_far_longer() {
+        let all = PaperSteps { tom: true, verify: true, history: usize::MAX };
+        let (mut s, mut m) = (LlmcoSettings::default(), ModelSpec::new("x"));
+        for (k, v) in [("model", "gpt-4o"), ("tom", "off"), ("preset", "paper")] {
+            apply_option(&mut s, &mut m, k, v).unwrap();
+        }
+        assert_eq!(label(&s, &m), "llmco[gpt-4o,preset=paper,tom=false]");
+        assert_eq!(s.steps(all).max_verify, PAPER_VERIFY_CAP);
+        assert_eq!(s.steps(all).preset, LlmcoPreset::Paper);
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["preset"], "paper");
+        assert_eq!(serde_json::from_value::<LlmcoSettings>(v).unwrap(), s);
+        let e = apply_option(&mut s, &mut m, "preset", "both").unwrap_err().to_string();
+        assert!(e.contains("default or paper"), "{e}");
+        apply_option(&mut s, &mut m, "preset", "default").unwrap();
+        assert_eq!(label(&s, &m), "llmco[gpt-4o,tom=false]");
+    }
+
+    #[test]
     fn bad_options_are_named() {
         let (mut s, mut m) = (LlmcoSettings::default(), ModelSpec::new("x"));
         for (k, v, needle) in [
             ("tom", "maybe", "true or false"),
             ("history", "-1", "history=\"-1\""),
             ("max_verify", "99", "[0, 20]"),
-            ("memory_k", "3", "unknown option \"memory_k\" (known: model, temperature"),
+            ("memory_k", "3", "unknown option \"memory_k\" (known: model, preset, temperature"),
         ] {
             let e = apply_option(&mut s, &mut m, k, v).unwrap_err().to_string();
             assert!(e.contains(needle), "{k}={v}: {e}");
@@ -255,7 +348,14 @@ mod tests {
 
     #[test]
     fn settings_round_trip_through_json() {
-        let s = LlmcoSettings { tom: Some(false), verify: None, history: Some(4), max_verify: None, prompts: None };
+        let s = LlmcoSettings {
+            tom: Some(false),
+            verify: None,
+            history: Some(4),
+            max_verify: None,
+            prompts: None,
+            ..LlmcoSettings::default()
+        };
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v.to_string(), r#"{"history":4,"max_verify":null,"prompts":null,"tom":false,"verify":null}"#);
         assert_eq!(serde_json::from_value::<LlmcoSettings>(v).unwrap(), s);

@@ -107,7 +107,11 @@ fn switching_tom_and_verification_off_removes_their_exchanges() {
     let (_, on) = run::<CaptureLlmco>(g(), [with(None, None), with(None, None)], None, 0);
     let (_, off) = run::<CaptureLlmco>(g(), [with(Some(false), None), with(None, None)], None, 0);
     assert!(!kinds(&on).contains(&"verify"));
+    assert!(kinds(&on).contains(&"tom"), "the next-room prediction runs by default: {:?}", kinds(&on));
     assert!(!kinds(&off).contains(&"tom"));
+    // It asks for the partner's next room before the action is chosen.
+    let tom = on.iter().find(|e| e.kind == "tom").map(|e| format!("{:?}", e.request.messages)).unwrap_or_default();
+    assert!(tom.contains("Partner Next Room:"), "{tom}");
 }
 
 #[test]

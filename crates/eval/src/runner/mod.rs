@@ -52,7 +52,9 @@ pub enum RunError<G: Playable> {
 /// `options.on_step` also sees every step, after the recorder, and `options.stop` can end
 /// the episode early. The failure limits are always the factory's
 /// ([`SeatFactory::max_llm_failures`], [`SeatFactory::max_parse_failure_share`]),
-/// whatever `options` says.
+/// whatever `options` says, except that an episode with a `llmco[preset=paper]` seat is
+/// scored however many replies went unread, as the paper scored every game
+/// ([`SeatFactory::scores_every_episode`]).
 pub async fn play_seated<G: Playable>(
     game: &Arc<G>,
     factory: &SeatFactory,
@@ -76,7 +78,11 @@ pub async fn play_seated<G: Playable>(
         on_step: None,
         stop,
         max_llm_failures: factory.max_llm_failures(),
-        max_parse_failure_share: factory.max_parse_failure_share(),
+        max_parse_failure_share: if specs.iter().any(|s| factory.scores_every_episode(s)) {
+            None
+        } else {
+            factory.max_parse_failure_share()
+        },
     };
     if recorder.is_some() || observer.is_some() {
         options.on_step = Some(Box::new(move |v: &StepView<'_, G>| {

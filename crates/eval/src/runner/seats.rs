@@ -10,6 +10,7 @@ use super::models::build_model_with;
 use crate::games::PartnerOptions;
 pub use crate::games::playable::{default_llmco_config, default_proagent_config};
 pub use crate::games::{Playable, SeatError, unknown_spec};
+use proagent_agent::llmco::settings::LlmcoPreset;
 use proagent_agent::llmco::{LlmcoConfig, LlmcoSettings};
 use proagent_agent::prompts::{Family, PromptLibrary};
 use proagent_agent::{AgentSettings, ExchangeSink, ModelSpec, ProAgentConfig};
@@ -357,6 +358,21 @@ impl SeatFactory {
             Some(c) => Ok(c.clone()),
             // Unregistered: the spec describes the seat (the model defaults to the stand-in).
             None => LlmcoSeat::from_spec(spec, &ModelSpec::new(proagent_llm::STAND_IN)).map(LlmcoConfigured::Seat),
+        }
+    }
+
+    /// Whether an episode with the seat `spec` is scored however many of its replies went
+    /// unread (`--max-parse-failure-share` does not apply): a `llmco[preset=paper]` seat,
+    /// because the released agent scored every game it played (its weakest models' rows
+    /// included), playing its fallback for an unreadable reply.
+    pub fn scores_every_episode(&self, spec: &str) -> bool {
+        if !is_llmco(spec) {
+            return false;
+        }
+        match self.llmco_configured(spec) {
+            Ok(LlmcoConfigured::Seat(s)) => s.settings.preset == LlmcoPreset::Paper,
+            Ok(LlmcoConfigured::Config(c, _)) => c.settings.preset == LlmcoPreset::Paper,
+            Err(_) => false,
         }
     }
 

@@ -1,17 +1,20 @@
 //! CollabCapture as the LLM-Coordination agent sees it (the published capture agent's
 //! prompt, in our words): the map, the doors and their buttons in the game description; the
 //! rooms of both players and the thief and every door's state in the state description; the
-//! legal actions as "stay in the current room", "move to room N", "press the button in room
-//! N". The game is fully observable, so the view is the state.
+//! legal actions in the released agent's words: "stay in current room", "move to room N",
+//! "press button in room N". The game is fully observable, so the view is the state.
 //!
 //! Fallback for a reply that names no offered action: a seeded random legal action, as the
-//! published agent does. The paper's capture agent has no Theory-of-Mind step, so it is off
-//! by default here (`tom=on` adds it).
+//! published agent does. The released capture code has no Theory-of-Mind step, but the
+//! paper's Table 2 reports CollabCapture with and without it; the step here predicts the
+//! room the partner is likely to move to next before the action is chosen
+//! (`prompts/llmco/tom/collab_capture.j2`), on by default (`tom=off` leaves it out).
+//! The paper preset leaves out the turn count, which the released agent did not show.
 
 use super::standin::CaptureStandIn;
 use crate::llmco::grounding::{Exec, LlmcoGrounding, player_name};
 use crate::llmco::maze_text::map_vars;
-use crate::llmco::settings::PaperSteps;
+use crate::llmco::settings::{LlmcoPreset, PaperSteps};
 use proagent_collab::{Capture, CaptureAction, CaptureEvent, CaptureState, CatchRule};
 use proagent_core::{Game, Observation};
 use proagent_llm::LanguageModel;
@@ -33,14 +36,16 @@ pub struct CaptureEpisode {
     /// Door rooms and buttons, in maze order.
     doors: Vec<([u8; 2], u8)>,
     turns: u32,
+    /// Show the turn count (not in the paper preset).
+    show_turn: bool,
 }
 
 /// An action as it is offered.
 pub fn action_words(room: u8, a: CaptureAction) -> String {
     match a {
-        CaptureAction::Stay => "stay in the current room".to_string(),
+        CaptureAction::Stay => "stay in current room".to_string(),
         CaptureAction::Move(r) => format!("move to room {r}"),
-        CaptureAction::Press => format!("press the button in room {room}"),
+        CaptureAction::Press => format!("press button in room {room}"),
     }
 }
 
@@ -48,7 +53,9 @@ pub fn action_words(room: u8, a: CaptureAction) -> String {
 pub fn state_words(ep: &CaptureEpisode, s: &CaptureState) -> String {
     let mut out = String::new();
     let mate = 1 - ep.me.min(1);
-    let _ = writeln!(out, "Turn {} of {}.", s.t + 1, ep.turns);
+    if ep.show_turn {
+        let _ = writeln!(out, "Turn {} of {}.", s.t + 1, ep.turns);
+    }
     let _ = writeln!(
         out,
         "I ({}) am in room {}. {} is in room {}. The thief is in room {}.",
@@ -76,7 +83,7 @@ impl LlmcoGrounding for CaptureLlmco {
     type Episode = CaptureEpisode;
 
     const KEY: &'static str = "collab_capture";
-    const PAPER: PaperSteps = PaperSteps { tom: false, verify: false, history: 0 };
+    const PAPER: PaperSteps = PaperSteps { tom: true, verify: false, history: 0 };
 
     fn begin(&self, game: &Capture, me: usize, _seed: u64) -> CaptureEpisode {
         let maze = game.maze();
@@ -89,7 +96,11 @@ impl LlmcoGrounding for CaptureLlmco {
             "turns": game.max_steps(),
             "swap_catches": maze.catch == CatchRule::SameRoomOrSwap,
         });
-        CaptureEpisode { me: me.min(1), vars, doors, turns: game.max_steps() }
+        CaptureEpisode { me: me.min(1), vars, doors, turns: game.max_steps(), show_turn: true }
+    }
+
+    fn set_preset(&self, ep: &mut CaptureEpisode, preset: LlmcoPreset) {
+        ep.show_turn = preset == LlmcoPreset::Default;
     }
 
     fn game_vars(&self, ep: &CaptureEpisode) -> serde_json::Value {

@@ -114,7 +114,7 @@ fn pick(options: &[String], wanted: &str) -> Option<usize> {
 }
 
 fn choose(s: &Scene, options: &[String]) -> (String, usize) {
-    let stay = pick(options, "stay in the current room").unwrap_or(0);
+    let stay = pick(options, "stay in current room").unwrap_or(0);
     let to = |r: u8| pick(options, &format!("move to room {r}"));
     // 1. Into the thief's room.
     if let Some(o) = to(s.thief) {
@@ -124,7 +124,7 @@ fn choose(s: &Scene, options: &[String]) -> (String, usize) {
     let theirs = s.dist(s.mate, &s.doors);
     let (dm, dp) = (Scene::d(&mine, s.thief), Scene::d(&theirs, s.thief));
     // 2. A button here.
-    let press = pick(options, &format!("press the button in room {}", s.me));
+    let press = pick(options, &format!("press button in room {}", s.me));
     if let (Some(o), Some(i)) = (press, s.doors.iter().position(|d| d.button == s.me)) {
         let mut toggled = s.doors.clone();
         toggled[i].open = !toggled[i].open;
@@ -203,7 +203,10 @@ impl Scripted for CaptureStandIn {
         } else {
             "my partner is closing in on the thief"
         };
-        format!("Partner Intention: {intention}.\nPartner Needs: that I block the thief's other way out.")
+        // The partner's likely next room: its first step towards the thief (it stays when
+        // no open way leads there).
+        let next = s.step_toward(s.mate, s.thief).unwrap_or(s.mate);
+        format!("Partner Next Room: {next}\nPartner Plan: {intention}, so I should block the thief's other way out.")
     }
 }
 
@@ -223,13 +226,12 @@ mod tests {
             vec![Door { rooms: [1, 2], button: 9, open: true }, Door { rooms: [3, 4], button: 8, open: false }]
         );
         let options: Vec<String> =
-            ["stay in the current room", "move to room 2", "move to room 6"].iter().map(|s| s.to_string()).collect();
+            ["stay in current room", "move to room 2", "move to room 6"].iter().map(|s| s.to_string()).collect();
         assert_eq!(choose(&s, &options).1, 1);
         // A closed door between us and the thief: go for its button.
         let shut = text.replace("room 1 and room 2 is open", "room 1 and room 2 is closed");
         let s = read_scene(RULES, &shut);
-        let options: Vec<String> =
-            ["stay in the current room", "move to room 6"].iter().map(|s| s.to_string()).collect();
+        let options: Vec<String> = ["stay in current room", "move to room 6"].iter().map(|s| s.to_string()).collect();
         assert_eq!(choose(&s, &options).1, 1, "towards the button in room 9");
     }
 }

@@ -2,14 +2,16 @@
 //! prompt, in our words): the map, the generators and the exit in the game description;
 //! the rooms of both players, who was fixing, where the killer is and whom it will follow,
 //! each generator's progress and the gate in the state description; the legal actions as
-//! "move to room N", "fix the generator in room N", "wait". The game is fully observable.
+//! "move to room N", "fix generator in room N", "wait" (the released agent's words). The game
+//! is fully observable. The paper preset leaves out the turn count, which the released
+//! agent did not show.
 //!
 //! Fallback for a reply that names no offered action: "wait", as the published agent does.
 
 use super::standin::EscapeStandIn;
 use crate::llmco::grounding::{Exec, LlmcoGrounding, player_name};
 use crate::llmco::maze_text::map_vars;
-use crate::llmco::settings::PaperSteps;
+use crate::llmco::settings::{LlmcoPreset, PaperSteps};
 use proagent_collab::{Escape, EscapeAction, EscapeEvent, EscapeState};
 use proagent_core::{Game, Observation};
 use proagent_llm::LanguageModel;
@@ -28,6 +30,8 @@ pub struct EscapeEpisode {
     me: usize,
     vars: serde_json::Value,
     game: Escape,
+    /// Show the turn count (not in the paper preset).
+    show_turn: bool,
 }
 
 /// An action as it is offered.
@@ -35,34 +39,41 @@ pub fn action_words(room: u8, a: EscapeAction) -> String {
     match a {
         EscapeAction::Wait => "wait".to_string(),
         EscapeAction::Move(r) => format!("move to room {r}"),
-        EscapeAction::Fix => format!("fix the generator in room {room}"),
+        EscapeAction::Fix => format!("fix generator in room {room}"),
     }
 }
 
-/// The state from `me`'s seat.
-pub fn state_words(game: &Escape, me: usize, s: &EscapeState) -> String {
+/// The state from `me`'s seat (with the turn count when `show_turn`).
+pub fn state_words(game: &Escape, me: usize, s: &EscapeState, show_turn: bool) -> String {
     let maze = game.maze();
     let mate = 1 - me;
     let mut out = String::new();
-    let _ = writeln!(out, "Turn {} of {}.", s.t + 1, game.max_steps());
+    if show_turn {
+        let _ = writeln!(out, "Turn {} of {}.", s.t + 1, game.max_steps());
+    }
     let fixing = |p: usize| -> Option<String> {
         let room = s.players[p];
         let g = game.generator_in(room)?;
         s.last_fixing[p].then(|| {
             if game.is_fixed(s, g) {
-                "finished fixing the generator in this room".to_string()
+                "My last fix completed the generator here: it is repaired".to_string()
             } else {
-                "started to fix the generator in this room".to_string()
+                "I worked on the generator here last turn, and it is not repaired yet".to_string()
             }
         })
     };
     let _ = write!(out, "I ({}) am in room {}.", player_name(me), s.players[me]);
     if let Some(f) = fixing(me) {
-        let _ = write!(out, " I have {f}.");
+        let _ = write!(out, " {f}.");
     }
     let _ = write!(out, " {} is in room {}.", player_name(mate), s.players[mate]);
     if s.last_fixing[mate] {
-        let _ = write!(out, " {} was fixing the generator in room {} last turn.", player_name(mate), s.players[mate]);
+        let _ = write!(
+            out,
+            " {} spent the last turn repairing the generator in room {}.",
+            player_name(mate),
+            s.players[mate]
+        );
     }
     let _ = writeln!(out);
     let _ = write!(out, "The killer is in room {}. ", s.adversary);
@@ -118,7 +129,11 @@ impl LlmcoGrounding for EscapeLlmco {
             "exit": maze.exit,
             "turns": game.max_steps(),
         });
-        EscapeEpisode { me: me.min(1), vars, game: game.clone() }
+        EscapeEpisode { me: me.min(1), vars, game: game.clone(), show_turn: true }
+    }
+
+    fn set_preset(&self, ep: &mut EscapeEpisode, preset: LlmcoPreset) {
+        ep.show_turn = preset == LlmcoPreset::Default;
     }
 
     fn game_vars(&self, ep: &EscapeEpisode) -> serde_json::Value {
@@ -126,7 +141,7 @@ impl LlmcoGrounding for EscapeLlmco {
     }
 
     fn state_text(&self, ep: &EscapeEpisode, obs: &Observation<'_, Escape>) -> String {
-        state_words(&ep.game, ep.me, obs.view)
+        state_words(&ep.game, ep.me, obs.view, ep.show_turn)
     }
 
     fn options(&self, ep: &EscapeEpisode, obs: &Observation<'_, Escape>) -> Vec<(EscapeAction, String)> {

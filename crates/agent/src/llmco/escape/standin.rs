@@ -79,7 +79,7 @@ fn read_scene(rules: &str, text: &str) -> Scene {
         follows,
         broken,
         gate_open: text.contains("is open: one of us must reach it"),
-        mate_fixing: text.contains("was fixing the generator"),
+        mate_fixing: text.contains("spent the last turn repairing the generator"),
     }
 }
 
@@ -143,7 +143,7 @@ fn choose(s: &Scene, options: &[String]) -> (String, usize) {
     // 3. Fix here.
     if s.broken.contains(&s.me)
         && !s.danger(s.me)
-        && let Some(o) = pick(options, &format!("fix the generator in room {}", s.me))
+        && let Some(o) = pick(options, &format!("fix generator in room {}", s.me))
     {
         return ("the killer is not coming here this turn, so I keep fixing this generator".into(), o);
     }
@@ -220,14 +220,14 @@ mod tests {
         let s = read_scene(RULES, text);
         assert_eq!((s.me, s.mate, s.killer, s.exit, s.follows), (1, 2, 6, 7, Killer::Nobody));
         assert_eq!(s.broken, vec![1, 6]);
-        let o = opts(&["move to room 2", "move to room 10", "fix the generator in room 1", "wait"]);
-        assert_eq!(o[choose(&s, &o).1], "fix the generator in room 1");
+        let o = opts(&["move to room 2", "move to room 10", "fix generator in room 1", "wait"]);
+        assert_eq!(o[choose(&s, &o).1], "fix generator in room 1");
         let chased = text.replace("The killer is in room 6. The killer does not know where we are; it will move to a random neighbouring room.", "The killer is in room 10. The killer has seen me and will move into the room I am in now.");
         let s = read_scene(RULES, &chased);
         assert_eq!(s.follows, Killer::Me);
         assert_eq!(o[choose(&s, &o).1], "move to room 2", "away from the killer's room 10");
         let p = Prompt { rules: RULES, text: &chased, options: o.clone() };
-        assert!(!EscapeStandIn.verify(&p, "fix the generator in room 1").1);
+        assert!(!EscapeStandIn.verify(&p, "fix generator in room 1").1);
         assert!(EscapeStandIn.verify(&p, "move to room 2").1);
     }
 }

@@ -182,6 +182,7 @@ impl LlmcoGrounding for HanabiLlmco {
 
     const KEY: &'static str = "hanabi";
     const PAPER: PaperSteps = PaperSteps { tom: true, verify: true, history: usize::MAX };
+    const PAPER_TOP_P: f32 = 1.0;
 
     fn begin(&self, game: &Hanabi, me: usize, _seed: u64) -> HanabiEpisode {
         HanabiEpisode { me, players: game.players(), hand_size: game.hand_size() }

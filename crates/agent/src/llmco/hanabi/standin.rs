@@ -355,7 +355,7 @@ impl Scripted for HanabiStandIn {
             .map_or("no clue marks a playable card now".to_string(), |(i, why)| {
                 format!("{} ({why})", p.options.get(i).map(String::as_str).unwrap_or(""))
             });
-        format!("Partner Action Explanation: {meaning}\nClue Suggestion: {suggestion}")
+        format!("Partner's Move Means: {meaning}\nClue To Give: {suggestion}")
     }
 }
 

@@ -1,10 +1,18 @@
 //! Classic Overcooked as the LLM-Coordination agent sees it (the paper's Appendix A, in our
 //! words): every interactable place has a name — onion dispensers `o0`, `o1`, ...,
 //! cookers `c0`, ..., plate dispensers `p0`, ..., delivery areas `d0`, ..., shared counters
-//! `s0`, ... (counters both cooks can reach in a kitchen split in two) and kitchen counters
-//! `k0`, ... — and the actions are target-specific: "pick up onion from o0", "place onion
-//! in c0", "load soup on plate from c1", "place soup for delivery in d0", "place plate on
-//! k3", "wait", "move away".
+//! `s0`, ... (the released agent's storage counters: those both cooks can reach in a kitchen
+//! split in two, and Counter Circuit's island `s0`–`s3`, [`ISLAND_COUNTERS`]) and kitchen
+//! counters `k0`, ... — and the actions are target-specific, in the released agent's words:
+//! "pick up onion from o0", "place onion in c0", "load soup on plate from c1", "place soup
+//! for delivery in d0", "place plate on k3", "place onion in s1", "pick up a plate from
+//! s0", "wait", "move away". Onions and plates go on and come off a shared counter; soups
+//! do not (the released agent offers no soup actions there).
+//!
+//! The game description names the layout's places; a kitchen split in two also says who
+//! reaches what (the released agent's partition sentence, for Asymmetric Advantages and
+//! Forced Coordination), and Counter Circuit's says what the island's shared counters are
+//! for.
 //!
 //! The state description gives what both cooks hold, each cook's distance to every place
 //! ("N units away", "blocked by Bob" when the partner's body stands on every shortest way,
@@ -25,7 +33,7 @@
 
 use super::standin::OvercookedStandIn;
 use crate::llmco::grounding::{Exec, LlmcoGrounding, player_name};
-use crate::llmco::settings::PaperSteps;
+use crate::llmco::settings::{LlmcoPreset, PaperSteps};
 use proagent_core::Observation;
 use proagent_llm::LanguageModel;
 use proagent_overcooked::controller::kitchen::{Kitchen, PotPhase};
@@ -44,6 +52,14 @@ use std::sync::Arc;
 /// An action that runs this many steps without finishing ends.
 pub const MAX_STEPS_PER_ACTION: u32 = 25;
 
+/// The counters the released agent names as shared (`s0`, ...) on a kitchen that is not
+/// split, per layout: Counter Circuit's island in the middle, which both cooks reach from
+/// either side of the ring ((x, y) cells, its `storage_counter_locations`).
+pub const ISLAND_COUNTERS: &[(&str, &[(u8, u8)])] = &[
+    ("counter_circuit", &[(2, 2), (3, 2), (4, 2), (5, 2)]),
+    ("counter_circuit_o_1order", &[(2, 2), (3, 2), (4, 2), (5, 2)]),
+];
+
 /// The kinds of named places.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
@@ -55,7 +71,7 @@ pub enum Place {
     Plates,
     /// A delivery area (`d`).
     Delivery,
-    /// A counter both cooks can reach in a split kitchen (`s`).
+    /// A counter both cooks can reach in a split kitchen, or on Counter Circuit's island (`s`).
     Shared,
     /// Any other counter (`k`).
     Counter,
@@ -120,6 +136,8 @@ pub struct OcEpisode {
     vars: serde_json::Value,
     /// Steps the running action has taken.
     running_for: u32,
+    /// Show the timesteps left (not in the paper preset).
+    show_time: bool,
 }
 
 /// The names of every interactable place of a kitchen, in the layout's order per kind.
@@ -137,8 +155,15 @@ pub fn name_places(kitchen: &Kitchen) -> Vec<Named> {
     push(Place::Cooker, &layout.pots);
     push(Place::Plates, &layout.dish_sources);
     push(Place::Delivery, &layout.serving);
-    let (shared, other): (Vec<Pos>, Vec<Pos>) =
-        layout.counters.iter().partition(|&&c| split && kitchen.shared_by_players(&state, c));
+    let island: Vec<Pos> = ISLAND_COUNTERS
+        .iter()
+        .filter(|(name, _)| *name == layout.name)
+        .flat_map(|(_, cells)| cells.iter().map(|&(x, y)| Pos { x, y }))
+        .collect();
+    let (shared, other): (Vec<Pos>, Vec<Pos>) = layout
+        .counters
+        .iter()
+        .partition(|&&c| (split && kitchen.shared_by_players(&state, c)) || (!split && island.contains(&c)));
     push(Place::Shared, &shared);
     push(Place::Counter, &other);
     out
@@ -235,22 +260,43 @@ fn environment(kitchen: &Kitchen, places: &[Named]) -> String {
         let _ = write!(s, " Kitchen counters ({} to {}) can hold an item put down for later.", k[0], k[k.len() - 1]);
     }
     let shared = list(Place::Shared);
-    if !shared.is_empty() {
+    let split = kitchen.player_region(&state, 0) != kitchen.player_region(&state, 1);
+    let fixed = |n: &&Named| n.place != Place::Shared && n.place != Place::Counter;
+    if split {
         let reach_of = |p: usize| {
             places
                 .iter()
-                .filter(|n| n.place != Place::Shared && n.place != Place::Counter && kitchen.reaches(&state, p, n.pos))
+                .filter(fixed)
+                .filter(|n| kitchen.reaches(&state, p, n.pos))
                 .map(|n| n.name.clone())
                 .collect::<Vec<_>>()
                 .join(", ")
         };
         let _ = write!(
             s,
-            " The kitchen is split in two parts: {} can reach {}; {} can reach {}. Items are passed on the shared counters ({}), which both can reach.",
+            " The kitchen is split in two parts: {} can reach {}; {} can reach {}.",
             player_name(0),
             reach_of(0),
             player_name(1),
             reach_of(1),
+        );
+        let both: Vec<String> = places
+            .iter()
+            .filter(fixed)
+            .filter(|n| kitchen.reaches(&state, 0, n.pos) && kitchen.reaches(&state, 1, n.pos))
+            .map(|n| n.name.clone())
+            .collect();
+        if !both.is_empty() {
+            let _ = write!(s, " {} on the line between the parts can be reached from both sides.", both.join(", "));
+        }
+        if !shared.is_empty() {
+            let _ =
+                write!(s, " Items are passed on the shared counters ({}), which both can reach.", shared.join(", "));
+        }
+    } else if !shared.is_empty() {
+        let _ = write!(
+            s,
+            " The shared counters ({}) on the island in the middle can be used to pass onions and plates from one cook to the other.",
             shared.join(", ")
         );
     }
@@ -337,7 +383,9 @@ pub fn state_words(ep: &OcEpisode, game: &Overcooked, s: &State) -> String {
         let _ = write!(out, " Closest empty kitchen counter {name} is {n} units away.");
     }
     let _ = writeln!(out);
-    let _ = write!(out, "Timesteps left: {}.", game.horizon.saturating_sub(s.timestep));
+    if ep.show_time {
+        let _ = write!(out, "Timesteps left: {}.", game.horizon.saturating_sub(s.timestep));
+    }
     out
 }
 
@@ -378,7 +426,13 @@ pub fn feasible(ep: &OcEpisode, s: &State) -> Vec<(OcChoice, String)> {
             }
             for (kind, word) in [(ObjKind::Onion, "onion"), (ObjKind::Dish, "plate"), (ObjKind::Soup, "cooked soup")] {
                 for (i, p) in counters(Some(kind)) {
-                    out.push((OcChoice::At(Task::PickUp, i), format!("pick up {word} from {}", p.name)));
+                    let words = match (p.place, kind) {
+                        // The released agent's words on a shared counter; it offers no soup there.
+                        (Place::Shared, ObjKind::Dish) => format!("pick up a plate from {}", p.name),
+                        (Place::Shared, ObjKind::Soup) => continue,
+                        _ => format!("pick up {word} from {}", p.name),
+                    };
+                    out.push((OcChoice::At(Task::PickUp, i), words));
                 }
             }
         }
@@ -388,7 +442,8 @@ pub fn feasible(ep: &OcEpisode, s: &State) -> Vec<(OcChoice, String)> {
             }
             let word = kind.name();
             for (i, p) in counters(None).filter(|(i, p)| p.place == Place::Shared || Some(*i) == closest_empty) {
-                out.push((OcChoice::At(Task::PutDown, i), format!("place {word} on {}", p.name)));
+                let prep = if p.place == Place::Shared { "in" } else { "on" };
+                out.push((OcChoice::At(Task::PutDown, i), format!("place {word} {prep} {}", p.name)));
             }
         }
         Some(ObjKind::Dish) => {
@@ -396,14 +451,15 @@ pub fn feasible(ep: &OcEpisode, s: &State) -> Vec<(OcChoice, String)> {
                 out.push((OcChoice::At(Task::Load, i), format!("load soup on plate from {}", p.name)));
             }
             for (i, p) in counters(None).filter(|(i, p)| p.place == Place::Shared || Some(*i) == closest_empty) {
-                out.push((OcChoice::At(Task::PutDown, i), format!("place plate on {}", p.name)));
+                let prep = if p.place == Place::Shared { "in" } else { "on" };
+                out.push((OcChoice::At(Task::PutDown, i), format!("place plate {prep} {}", p.name)));
             }
         }
         Some(ObjKind::Soup) => {
             for (i, p) in at(Place::Delivery).filter(|(_, p)| reachable(p)) {
                 out.push((OcChoice::At(Task::PutDown, i), format!("place soup for delivery in {}", p.name)));
             }
-            for (i, p) in counters(None).filter(|(i, p)| p.place == Place::Shared || Some(*i) == closest_empty) {
+            for (i, p) in counters(None).filter(|(i, _)| Some(*i) == closest_empty) {
                 out.push((OcChoice::At(Task::PutDown, i), format!("place soup on {}", p.name)));
             }
         }
@@ -451,7 +507,11 @@ impl LlmcoGrounding for OvercookedLlmco {
             "horizon": game.horizon,
         });
         let nav = Navigator::new(Arc::clone(&kitchen), me.min(1), seed);
-        OcEpisode { me: me.min(1), kitchen, nav, places, vars, running_for: 0 }
+        OcEpisode { me: me.min(1), kitchen, nav, places, vars, running_for: 0, show_time: true }
+    }
+
+    fn set_preset(&self, ep: &mut OcEpisode, preset: LlmcoPreset) {
+        ep.show_time = preset == LlmcoPreset::Default;
     }
 
     fn game_vars(&self, ep: &OcEpisode) -> serde_json::Value {
@@ -550,5 +610,51 @@ fn kind_object(kind: ObjKind) -> Object {
         ObjKind::Tomato => Object::Ingredient(proagent_overcooked::env::Ingredient::Tomato),
         ObjKind::Dish => Object::Dish,
         ObjKind::Soup => Object::Soup(proagent_overcooked::env::Soup::empty(DEFAULT_COOK_TIME)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proagent_overcooked::env::layout::Layout;
+
+    fn episode(layout: &str) -> (Overcooked, OcEpisode) {
+        let l = Layout::builtin(layout).unwrap_or_else(|| panic!("{layout}"));
+        let game = Overcooked::new(Arc::new(l), 400);
+        let ep = OvercookedLlmco.begin(&game, 0, 0);
+        (game, ep)
+    }
+
+    #[test]
+    fn counter_circuit_names_its_island_counters_shared_and_offers_them() {
+        let (game, ep) = episode("counter_circuit");
+        let shared: Vec<(&str, Pos)> =
+            ep.places.iter().filter(|p| p.place == Place::Shared).map(|p| (p.name.as_str(), p.pos)).collect();
+        let island = [(2, 2), (3, 2), (4, 2), (5, 2)].map(|(x, y)| Pos { x, y });
+        assert_eq!(shared.iter().map(|s| s.1).collect::<Vec<_>>(), island);
+        assert_eq!(shared.iter().map(|s| s.0).collect::<Vec<_>>(), ["s0", "s1", "s2", "s3"]);
+        let env = ep.vars["environment"].as_str().unwrap_or("");
+        assert!(env.contains("shared counters (s0, s1, s2, s3) on the island"), "{env}");
+        assert!(!env.contains("split in two"), "{env}");
+        // Holding an onion: the cookers, the four island counters, the closest kitchen counter.
+        let mut s = game.kitchen().layout.start_state();
+        s.players[0].held = Some(Object::ONION);
+        let offered: Vec<String> = feasible(&ep, &s).into_iter().map(|(_, t)| t).collect();
+        for want in ["place onion in c0", "place onion in c1", "place onion in s0", "place onion in s3"] {
+            assert!(offered.iter().any(|o| o == want), "{want}: {offered:?}");
+        }
+    }
+
+    #[test]
+    fn split_kitchens_say_who_reaches_what() {
+        let (_, ep) = episode("asymmetric_advantages");
+        let env = ep.vars["environment"].as_str().unwrap_or("");
+        assert!(env.contains("The kitchen is split in two parts: Alice can reach"), "{env}");
+        assert!(env.contains("c0, c1 on the line between the parts can be reached from both sides"), "{env}");
+        let (_, ep) = episode("forced_coordination");
+        let env = ep.vars["environment"].as_str().unwrap_or("");
+        assert!(env.contains("Items are passed on the shared counters (s0, s1, s2)"), "{env}");
+        let (_, ep) = episode("cramped_room");
+        assert!(!ep.places.iter().any(|p| p.place == Place::Shared));
     }
 }

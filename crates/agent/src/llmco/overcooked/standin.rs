@@ -3,8 +3,7 @@
 //! hold, every place's distance, every cooker's onions and cooking state and what lies on
 //! the counters, then picks one of the listed target-specific actions:
 //!
-//! - holding a soup: deliver it at the nearest delivery area, else put it on a shared
-//!   counter (a split kitchen), else wait;
+//! - holding a soup: deliver it at the nearest delivery area, else wait;
 //! - holding a plate: load it at a cooked soup, else at the cooker that is ready soonest,
 //!   else put it on a shared counter, else wait;
 //! - holding an onion: put it in the cooker with the most onions (the nearest on a tie),
@@ -12,6 +11,9 @@
 //! - empty-handed: fetch a plate when a soup is cooking or cooked (or about to start) and
 //!   the partner has none; else fetch an onion while cookers still need some; else take a
 //!   cooked soup lying on a counter; else wait.
+//!
+//! Items are passed over shared counters only in a kitchen split in two (the game
+//! description says so); Counter Circuit's island counters are left alone.
 //!
 //! Among places offering the same thing it takes the nearest, and avoids one "blocked by"
 //! the partner when another is open. Verification accepts every listed action; the
@@ -122,6 +124,17 @@ fn nearest(k: &Kitchen, options: &[String], prefix: &str) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
+/// The nearest plate to pick up: from a dispenser or kitchen counter ("pick up plate from")
+/// or a shared counter ("pick up a plate from", the released agent's words).
+fn nearest_plate(k: &Kitchen, options: &[String]) -> Option<usize> {
+    options
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.starts_with("pick up plate from ") || o.starts_with("pick up a plate from "))
+        .min_by_key(|(_, o)| k.dist.get(place_of(o)).copied().unwrap_or(BLOCKED_EXTRA))
+        .map(|(i, _)| i)
+}
+
 fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
     let wait = options.iter().position(|o| o == "wait").unwrap_or(0);
     let cooker = |o: &String| k.cookers.get(place_of(o)).copied().unwrap_or_default();
@@ -129,9 +142,6 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
         "soup in plate" => {
             if let Some(i) = nearest(k, options, "place soup for delivery in ") {
                 return ("I carry a soup: deliver it".into(), i);
-            }
-            if let Some(i) = nearest(k, options, "place soup on s") {
-                return ("my partner can deliver: pass the soup on a shared counter".into(), i);
             }
         }
         "plate" => {
@@ -147,7 +157,7 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
             if let Some(i) = best {
                 return ("load the soup that is ready first".into(), i);
             }
-            if let Some(i) = nearest(k, options, "place plate on s") {
+            if let Some(i) = nearest(k, options, "place plate in s") {
                 return ("my partner serves: pass the plate on a shared counter".into(), i);
             }
         }
@@ -155,7 +165,7 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
             let best = options
                 .iter()
                 .enumerate()
-                .filter(|(_, o)| o.starts_with("place onion in "))
+                .filter(|(_, o)| o.starts_with("place onion in c"))
                 .min_by_key(|(_, o)| {
                     (3u32.saturating_sub(cooker(o).onions), k.dist.get(place_of(o)).copied().unwrap_or(BLOCKED_EXTRA))
                 })
@@ -163,7 +173,7 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
             if let Some(i) = best {
                 return ("put the onion in the cooker closest to full".into(), i);
             }
-            if let Some(i) = nearest(k, options, "place onion on s") {
+            if let Some(i) = nearest(k, options, "place onion in s") {
                 return ("my partner cooks: pass the onion on a shared counter".into(), i);
             }
         }
@@ -173,7 +183,7 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
                 k.cookers.values().any(|c| !c.cooking && !c.ready && c.onions == 2) && k.mate_held == "onion";
             let mate_serving = matches!(k.mate_held.as_str(), "plate" | "soup in plate");
             if (cooking || about_to) && !mate_serving {
-                let plate = [nearest(k, options, "pick up plate from "), None].into_iter().flatten().next();
+                let plate = nearest_plate(k, options);
                 if let Some(i) = plate {
                     return ("a soup is cooking and nobody holds a plate: fetch one".into(), i);
                 }
@@ -190,7 +200,7 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
             }
             if !mate_serving
                 && k.cookers.values().any(|c| c.onions > 0)
-                && let Some(i) = nearest(k, options, "pick up plate from ")
+                && let Some(i) = nearest_plate(k, options)
             {
                 return ("prepare a plate for the next soup".into(), i);
             }
@@ -201,7 +211,18 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
 
 impl Scripted for OvercookedStandIn {
     fn choose(&self, p: &Prompt<'_>) -> (String, usize) {
-        choose(&read_kitchen(p.text), &p.options)
+        let k = read_kitchen(p.text);
+        if p.rules.contains("split in two parts") {
+            return choose(&k, &p.options);
+        }
+        // A kitchen that is not split (Counter Circuit's island): both cooks reach
+        // everything, so nothing is passed over a shared counter.
+        let keep: Vec<usize> = (0..p.options.len())
+            .filter(|&i| !["place onion in s", "place plate in s"].iter().any(|pass| p.options[i].starts_with(pass)))
+            .collect();
+        let sub: Vec<String> = keep.iter().map(|&i| p.options[i].clone()).collect();
+        let (why, j) = choose(&k, &sub);
+        (why, keep.get(j).copied().unwrap_or(0))
     }
 
     fn verify(&self, _p: &Prompt<'_>, proposal: &str) -> (String, bool) {
