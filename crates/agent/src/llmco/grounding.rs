@@ -57,7 +57,7 @@ pub trait LlmcoGrounding: Send + Sync + 'static {
     /// How the paper ran this game (which optional steps were on).
     const PAPER: PaperSteps;
     /// The nucleus-sampling mass the released agent used on this game (the paper preset
-    /// sends it): 0.9 on every game but Hanabi, whose agent sent 1.0.
+    /// sends it): 0.9 unless a grounding says otherwise (docs/llmco.md#presets).
     const PAPER_TOP_P: f32 = 0.9;
 
     /// Starts an episode as player `me` (every random choice comes from `seed`).
