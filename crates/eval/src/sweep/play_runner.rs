@@ -70,6 +70,9 @@ pub struct PlayRunner {
     keep_trajectories: bool,
     /// LLM-Coordination seats resolved against the command line, by label.
     llmco: HashMap<String, LlmcoSeat>,
+    /// What identifies a served LLM-Coordination seat's model server, by label (see
+    /// [`PlayRunner::with_llmco_servers`]).
+    llmco_servers: HashMap<String, serde_json::Value>,
 }
 
 impl PlayRunner {
@@ -94,6 +97,7 @@ impl PlayRunner {
             known: Mutex::new(HashMap::new()),
             keep_trajectories: false,
             llmco: HashMap::new(),
+            llmco_servers: HashMap::new(),
         }
     }
 
@@ -105,6 +109,15 @@ impl PlayRunner {
             self.factory = self.factory.with_llmco_seat(label, s.clone());
         }
         self.llmco = seats;
+        self
+    }
+
+    /// What identifies the model server of these LLM-Coordination seats (by label; see
+    /// `runner::models::model_identity`): records keep it in the seat's settings, and it
+    /// is part of the key of every episode with the seat. A seat not given here (or given
+    /// `null`) records no server, as before.
+    pub fn with_llmco_servers(mut self, servers: HashMap<String, serde_json::Value>) -> Self {
+        self.llmco_servers = servers.into_iter().filter(|(_, v)| !v.is_null()).collect();
         self
     }
 
@@ -202,13 +215,17 @@ impl PlayRunner {
                             PromptLibrary::load_or_embedded_family(s.settings.prompts.as_deref(), Family::Llmco)
                                 .map(|l| l.hashes())
                                 .unwrap_or_default();
-                        serde_json::json!({
+                        let mut v = serde_json::json!({
                             "code": CODE_VERSION,
                             "agent": "llmco",
                             "model": s.model,
                             "settings": s.settings,
                             "prompts_sha256": sha256_hex(serde_json::to_string(&hashes).unwrap_or_default().as_bytes()),
-                        })
+                        });
+                        if let Some(server) = self.llmco_servers.get(spec) {
+                            v["server"] = server.clone();
+                        }
+                        v
                     }
                     None => serde_json::json!({"code": CODE_VERSION}),
                 }
