@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod llmco_tables;
+
 #[derive(clap::Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct EvalArgs {
@@ -45,7 +47,12 @@ struct SweepArgs {
     /// partners sp, pbt, fcp, mep, cole (the shipped RL partners; override with --partners), both
     /// seats, 10 episodes each, all five layouts unless --layouts is given; the report adds
     /// the paper-shaped table with the published ProAgent figures beside ours.
-    #[arg(long, value_parser = ["table1"])]
+    /// `llmco-table1`, `llmco-table2`, `llmco-table3` are the LLM-Coordination paper's Tables
+    /// 1-3 (`llmco[preset=paper]` in self-play; docs/llmco.md#the-papers-tables): classic
+    /// Overcooked, CollabCapture and CollabEscape with and without ToM, Hanabi on the
+    /// release's seeds; every episode scored; `--episodes N` below the protocol's trials is
+    /// a labelled pilot.
+    #[arg(long, value_parser = ["table1", "llmco-table1", "llmco-table2", "llmco-table3"])]
     protocol: Option<String>,
     /// Layouts, comma-separated: every game's specs as `play --layout` takes them, and each
     /// game's `…:all` (`all` for the classic layouts).
@@ -55,7 +62,7 @@ struct SweepArgs {
     /// be repeated): the specs of `play --agent`, e.g.
     /// "proagent[model=gpt-4o],proagent[model=llama3.1:8b,memory_k=3],scripted". Each
     /// ProAgent setting is its own row, named by its model and changed options.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "protocol")]
     agents: Vec<String>,
     /// Partners to pair each agent with, comma-separated like --agents (ProAgents included).
     #[arg(long, required_unless_present = "protocol")]
@@ -242,10 +249,12 @@ fn make_runner(
         };
         sweep_seats.insert(setup.label.clone(), SweepSeat { seat, server });
     }
+    let llmco_servers = llmco_tables::llmco_servers(&llmco_seats, a.cost.dry_run, rt);
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
         .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
         .keep_trajectories(a.keep_trajectories)
         .with_llmco_seats(llmco_seats)
+        .with_llmco_servers(llmco_servers)
         .partner_options(a.models.options());
     Ok(Arc::new(runner))
 }
@@ -338,7 +347,12 @@ fn report_unchecked_count(n: proagent::eval::UncheckedCount) {
 /// Fills in what a protocol fixes; errors name the flag that conflicts with it.
 fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
     let Some(p) = a.protocol.as_deref() else { return Ok(a) };
-    debug_assert_eq!(p, "table1");
+    if p != "table1" {
+        return Ok(a);
+    }
+    if a.agents.is_empty() {
+        bail!("--agents: the table1 protocol evaluates the agents --agents names");
+    }
     use proagent::eval::report::{TABLE1_EPISODES, TABLE1_PARTNERS};
     if a.layouts.is_empty() {
         a.layouts = vec!["all".into()];
@@ -362,7 +376,8 @@ fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
 }
 
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
-    let a = apply_protocol(a)?;
+    let mut a = apply_protocol(a)?;
+    let llmco_protocol = llmco_tables::apply(&mut a)?;
     let out = a.out.clone().context("--out is required")?;
     if a.concurrency == 0 || a.concurrency > MAX_CONCURRENCY {
         bail!("--concurrency must be between 1 and {MAX_CONCURRENCY}, got {}", a.concurrency);
@@ -422,7 +437,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         runner: runner.name().to_string(),
         spec_configs,
     };
-    let mut plan = cross_product(&spec);
+    let mut plan = match &llmco_protocol {
+        Some(p) => p.plan(&spec),
+        None => cross_product(&spec),
+    };
     // A one-player layout has no seat 1: its agent is player 0 whatever --seats says.
     let players: HashMap<String, usize> =
         games.iter().map(|(name, g)| (name.clone(), on_game!(&g.game, |g| g.num_players()))).collect();
@@ -451,6 +469,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         let served: Vec<&SeatSetup> =
             setups.iter().filter(|s| proagent::eval::cost::is_served(&s.model.model)).collect();
         if a.cost.dry_run {
+            if let Some(p) = &llmco_protocol {
+                print!("{}", p.dry_run_header(todo.len(), &a.proagent.llm.model));
+            }
             return dry_run(&a, &games, &setups, &todo, &rt);
         }
         let labels: Vec<&str> = served.iter().map(|s| s.label.as_str()).collect();
@@ -542,7 +563,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             if mine.is_empty() {
                 eprintln!("no finished episodes: no report written");
             } else {
-                write_report(&mine, unchecked, &out, a.protocol.is_some(), None)?;
+                write_report(&mine, unchecked, &out, a.protocol.as_deref() == Some("table1"), None)?;
+                if let Some(p) = &llmco_protocol {
+                    eprintln!("wrote {}", p.write(&mine, &out)?.display());
+                }
             }
         }
     }

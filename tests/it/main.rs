@@ -26,6 +26,7 @@ mod limits_cli;
 mod llm_cli;
 mod llm_http;
 mod llmco_cli;
+mod llmco_tables;
 mod outage;
 mod play_cli;
 mod preset_cli;
