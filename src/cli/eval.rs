@@ -249,7 +249,26 @@ fn make_runner(
         };
         sweep_seats.insert(setup.label.clone(), SweepSeat { seat, server });
     }
-    let llmco_servers = llmco_tables::llmco_servers(&llmco_seats, a.cost.dry_run, rt);
+    // LLM-Coordination seats are keyed by their server's identity too, so a resumed sweep
+    // never reuses results another server produced under the same model name.
+    let mut llmco_servers = HashMap::new();
+    let mut labels: Vec<&String> = llmco_seats.keys().collect();
+    labels.sort();
+    for label in labels {
+        let seat = &llmco_seats[label];
+        if a.cost.dry_run {
+            continue;
+        }
+        match rt.block_on(model_identity(&seat.model)) {
+            Ok(v) => {
+                llmco_servers.insert(label.clone(), v);
+            }
+            Err(e) => eprintln!(
+                "warning: {label}: {e}; its episode keys name the model but not the server, so results \
+                 from another server under the same model name would be reused"
+            ),
+        }
+    }
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
         .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
         .keep_trajectories(a.keep_trajectories)
@@ -461,6 +480,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         None => plan,
     };
     let in_shard = mine.len();
+    if let Some(p) = llmco_protocol.as_ref().filter(|_| a.cost.dry_run) {
+        print!("{}", p.dry_run_header(in_shard, &a.proagent.llm.model));
+    }
 
     if a.cost.dry_run || a.fake_episode_ms.is_none() {
         // What is finished already is not played again (nor counted); a dry run writes nothing.
@@ -469,9 +491,6 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         let served: Vec<&SeatSetup> =
             setups.iter().filter(|s| proagent::eval::cost::is_served(&s.model.model)).collect();
         if a.cost.dry_run {
-            if let Some(p) = &llmco_protocol {
-                print!("{}", p.dry_run_header(todo.len(), &a.proagent.llm.model));
-            }
             return dry_run(&a, &games, &setups, &todo, &rt);
         }
         let labels: Vec<&str> = served.iter().map(|s| s.label.as_str()).collect();

@@ -9,9 +9,6 @@ use super::SweepArgs;
 use anyhow::{Result, bail};
 use proagent::eval::llmco_protocol::{LlmcoTable, OVERCOOKED_TICKS, markdown};
 use proagent::eval::{EpisodeRecord, PlannedEpisode, SweepSpec, cross_product};
-use proagent::runner::models::model_identity;
-use proagent::runner::seats::LlmcoSeat;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A protocol as this command runs it.
@@ -79,7 +76,7 @@ impl Protocol {
         plan
     }
 
-    /// The dry run's first line: what the protocol would play.
+    /// The dry run's first line: what the protocol would play, and how many episodes it plans.
     pub(super) fn dry_run_header(&self, episodes: usize, model: &str) -> String {
         let pilot = if self.trials < self.table.trials() {
             format!(" (pilot: {} of {} trials)", self.trials, self.table.trials())
@@ -103,28 +100,4 @@ impl Protocol {
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
         Ok(path)
     }
-}
-
-/// What identifies each served LLM-Coordination seat's model server (as for ProAgent seats:
-/// `runner::models::model_identity`), by label; none in a dry run, which contacts no server.
-pub(super) fn llmco_servers(
-    seats: &HashMap<String, LlmcoSeat>,
-    dry_run: bool,
-    rt: &tokio::runtime::Runtime,
-) -> HashMap<String, serde_json::Value> {
-    let mut out = HashMap::new();
-    if dry_run {
-        return out;
-    }
-    for (label, seat) in seats {
-        match rt.block_on(model_identity(&seat.model)) {
-            Ok(v) => {
-                out.insert(label.clone(), v);
-            }
-            Err(e) => eprintln!(
-                "warning: {label}: {e}; its records name the model but not the server (nor whether it was a stand-in)"
-            ),
-        }
-    }
-    out
 }

@@ -70,8 +70,8 @@ pub struct PlayRunner {
     keep_trajectories: bool,
     /// LLM-Coordination seats resolved against the command line, by label.
     llmco: HashMap<String, LlmcoSeat>,
-    /// What identifies a served LLM-Coordination seat's model server, by label (see
-    /// [`PlayRunner::with_llmco_servers`]).
+    /// What identifies each LLM-Coordination seat's model server, by label (see
+    /// [`SweepSeat::server`]); a seat without one is keyed as before.
     llmco_servers: HashMap<String, serde_json::Value>,
 }
 
@@ -112,12 +112,11 @@ impl PlayRunner {
         self
     }
 
-    /// What identifies the model server of these LLM-Coordination seats (by label; see
-    /// `runner::models::model_identity`): records keep it in the seat's settings, and it
-    /// is part of the key of every episode with the seat. A seat not given here (or given
-    /// `null`) records no server, as before.
+    /// What identifies each LLM-Coordination seat's model server (by label;
+    /// `runner::models::model_identity`): part of the key of every episode with that seat,
+    /// as a ProAgent's is, so a resumed sweep never reuses results of another server.
     pub fn with_llmco_servers(mut self, servers: HashMap<String, serde_json::Value>) -> Self {
-        self.llmco_servers = servers.into_iter().filter(|(_, v)| !v.is_null()).collect();
+        self.llmco_servers = servers;
         self
     }
 
@@ -222,7 +221,9 @@ impl PlayRunner {
                             "settings": s.settings,
                             "prompts_sha256": sha256_hex(serde_json::to_string(&hashes).unwrap_or_default().as_bytes()),
                         });
-                        if let Some(server) = self.llmco_servers.get(spec) {
+                        // Only a served (or replayed) model has an identity; the stand-in's
+                        // sweeps keep their keys.
+                        if let Some(server) = self.llmco_servers.get(spec).filter(|v| !v.is_null()) {
                             v["server"] = server.clone();
                         }
                         v
