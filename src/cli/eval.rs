@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod llmco_tables;
+
 #[derive(clap::Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct EvalArgs {
@@ -45,7 +47,12 @@ struct SweepArgs {
     /// partners sp, pbt, fcp, mep, cole (the shipped RL partners; override with --partners), both
     /// seats, 10 episodes each, all five layouts unless --layouts is given; the report adds
     /// the paper-shaped table with the published ProAgent figures beside ours.
-    #[arg(long, value_parser = ["table1"])]
+    /// `llmco-table1`, `llmco-table2`, `llmco-table3` are the LLM-Coordination paper's Tables
+    /// 1-3 (`llmco[preset=paper]` in self-play; docs/llmco.md#the-papers-tables): classic
+    /// Overcooked, CollabCapture and CollabEscape with and without ToM, Hanabi on the
+    /// release's seeds; every episode scored; `--episodes N` below the protocol's trials is
+    /// a labelled pilot.
+    #[arg(long, value_parser = ["table1", "llmco-table1", "llmco-table2", "llmco-table3"])]
     protocol: Option<String>,
     /// Layouts, comma-separated: every game's specs as `play --layout` takes them, and each
     /// game's `…:all` (`all` for the classic layouts).
@@ -55,7 +62,7 @@ struct SweepArgs {
     /// be repeated): the specs of `play --agent`, e.g.
     /// "proagent[model=gpt-4o],proagent[model=llama3.1:8b,memory_k=3],scripted". Each
     /// ProAgent setting is its own row, named by its model and changed options.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "protocol")]
     agents: Vec<String>,
     /// Partners to pair each agent with, comma-separated like --agents (ProAgents included).
     #[arg(long, required_unless_present = "protocol")]
@@ -242,10 +249,31 @@ fn make_runner(
         };
         sweep_seats.insert(setup.label.clone(), SweepSeat { seat, server });
     }
+    // LLM-Coordination seats are keyed by their server's identity too, so a resumed sweep
+    // never reuses results another server produced under the same model name.
+    let mut llmco_servers = HashMap::new();
+    let mut labels: Vec<&String> = llmco_seats.keys().collect();
+    labels.sort();
+    for label in labels {
+        let seat = &llmco_seats[label];
+        if a.cost.dry_run {
+            continue;
+        }
+        match rt.block_on(model_identity(&seat.model)) {
+            Ok(v) => {
+                llmco_servers.insert(label.clone(), v);
+            }
+            Err(e) => eprintln!(
+                "warning: {label}: {e}; its episode keys name the model but not the server, so results \
+                 from another server under the same model name would be reused"
+            ),
+        }
+    }
     let runner = PlayRunner::new(games, sweep_seats, Some(a.proagent.max_llm_failures), a.proagent.scrubber())
         .max_parse_failure_share(Some(a.proagent.max_parse_failure_share))
         .keep_trajectories(a.keep_trajectories)
         .with_llmco_seats(llmco_seats)
+        .with_llmco_servers(llmco_servers)
         .partner_options(a.models.options());
     Ok(Arc::new(runner))
 }
@@ -338,7 +366,12 @@ fn report_unchecked_count(n: proagent::eval::UncheckedCount) {
 /// Fills in what a protocol fixes; errors name the flag that conflicts with it.
 fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
     let Some(p) = a.protocol.as_deref() else { return Ok(a) };
-    debug_assert_eq!(p, "table1");
+    if p != "table1" {
+        return Ok(a);
+    }
+    if a.agents.is_empty() {
+        bail!("--agents: the table1 protocol evaluates the agents --agents names");
+    }
     use proagent::eval::report::{TABLE1_EPISODES, TABLE1_PARTNERS};
     if a.layouts.is_empty() {
         a.layouts = vec!["all".into()];
@@ -362,7 +395,8 @@ fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
 }
 
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
-    let a = apply_protocol(a)?;
+    let mut a = apply_protocol(a)?;
+    let llmco_protocol = llmco_tables::apply(&mut a)?;
     let out = a.out.clone().context("--out is required")?;
     if a.concurrency == 0 || a.concurrency > MAX_CONCURRENCY {
         bail!("--concurrency must be between 1 and {MAX_CONCURRENCY}, got {}", a.concurrency);
@@ -422,7 +456,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         runner: runner.name().to_string(),
         spec_configs,
     };
-    let mut plan = cross_product(&spec);
+    let mut plan = match &llmco_protocol {
+        Some(p) => p.plan(&spec),
+        None => cross_product(&spec),
+    };
     // A one-player layout has no seat 1: its agent is player 0 whatever --seats says.
     let players: HashMap<String, usize> =
         games.iter().map(|(name, g)| (name.clone(), on_game!(&g.game, |g| g.num_players()))).collect();
@@ -443,6 +480,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         None => plan,
     };
     let in_shard = mine.len();
+    if let Some(p) = llmco_protocol.as_ref().filter(|_| a.cost.dry_run) {
+        print!("{}", p.dry_run_header(in_shard, &a.proagent.llm.model));
+    }
 
     if a.cost.dry_run || a.fake_episode_ms.is_none() {
         // What is finished already is not played again (nor counted); a dry run writes nothing.
@@ -542,7 +582,10 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             if mine.is_empty() {
                 eprintln!("no finished episodes: no report written");
             } else {
-                write_report(&mine, unchecked, &out, a.protocol.is_some(), None)?;
+                write_report(&mine, unchecked, &out, a.protocol.as_deref() == Some("table1"), None)?;
+                if let Some(p) = &llmco_protocol {
+                    eprintln!("wrote {}", p.write(&mine, &out)?.display());
+                }
             }
         }
     }

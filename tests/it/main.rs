@@ -27,6 +27,7 @@ mod llm_cli;
 mod llm_http;
 mod llmco_cli;
 mod llmco_paper;
+mod llmco_tables;
 mod outage;
 mod play_cli;
 mod preset_cli;

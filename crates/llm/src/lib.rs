@@ -16,7 +16,7 @@ pub mod tokens;
 
 pub use http::default_base_url;
 pub use options::{MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, apply_model_option, served_model};
-pub use spec::{ModelChoice, ModelSpec, STAND_IN, classify_model, is_stand_in};
+pub use spec::{MOCK_SERVER_OWNER, ModelChoice, ModelSpec, STAND_IN, classify_model, is_mock_server, is_stand_in};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

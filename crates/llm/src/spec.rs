@@ -87,6 +87,17 @@ pub fn is_stand_in(name: &str) -> bool {
     matches!(name.trim(), STAND_IN | "scripted")
 }
 
+/// The `owned_by` of the model the built-in mock server (`proagent mock-server`) lists at
+/// `GET /v1/models`: it marks the server whose replies come from the rule-based stand-ins,
+/// so reports label runs it served as stand-in output. No real server sends it.
+pub const MOCK_SERVER_OWNER: &str = "proagent-mock (rule-based stand-ins)";
+
+/// Whether a server identity (as `OpenAiModel::server_identity` returns it) is the built-in
+/// mock server's: its replies come from the rule-based stand-ins, not from a language model.
+pub fn is_mock_server(identity: &serde_json::Value) -> bool {
+    identity.get("owned_by").and_then(serde_json::Value::as_str) == Some(MOCK_SERVER_OWNER)
+}
+
 /// What a `--model` value means.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModelChoice {

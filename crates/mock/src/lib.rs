@@ -340,7 +340,8 @@ async fn list_models(State(s): State<Arc<Shared>>) -> Response {
             id: s.cfg.model_id.clone(),
             object: "model".into(),
             created: 0,
-            owned_by: "proagent".into(),
+            // Marks the replies as the stand-ins' (reports label what this server served).
+            owned_by: proagent_llm::MOCK_SERVER_OWNER.into(),
             shutdown_date: None,
         }],
     };

@@ -76,8 +76,22 @@ pub fn build_model_with(
 /// What identifies the model behind a spec beyond its name, for eval keys: nothing for
 /// the built-in models (the code version covers them), the sha256 of a `replay:` file,
 /// and a served model's entry in the server's model list
-/// ([`proagent_llm::http::OpenAiModel::server_identity`]).
+/// ([`proagent_llm::http::OpenAiModel::server_identity`]). The built-in mock server's entry
+/// also carries `"stand_in"` ([`MOCK_SERVED_MARK`]): records and reports label what it served.
 pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
+    let mut v = served_identity(spec).await?;
+    if proagent_llm::is_mock_server(&v)
+        && let Some(o) = v.as_object_mut()
+    {
+        o.insert("stand_in".into(), MOCK_SERVED_MARK.into());
+    }
+    Ok(v)
+}
+
+/// How records and tables label a seat whose replies came from the built-in mock server.
+pub const MOCK_SERVED_MARK: &str = "served by the built-in mock server: rule-based stand-in replies, not an LLM";
+
+async fn served_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
     match spec.choice() {
         ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),
         ModelChoice::Replay(path) => {

@@ -63,6 +63,19 @@ pub fn model_words(label: &str) -> String {
     }
 }
 
+/// The model of a record's agent in words ([`model_words`]), and when the built-in mock
+/// server served it (its identity in the agent's settings says so) with that label:
+/// its replies came from the rule-based stand-ins, not from a language model.
+pub fn record_model_words(r: &EpisodeRecord) -> String {
+    let words = model_words(&label_of(r));
+    let mock = r.agent_settings.get("server").is_some_and(proagent_llm::is_mock_server);
+    if mock && !words.contains("not an LLM") {
+        format!("{words}: {}", crate::runner::models::MOCK_SERVED_MARK)
+    } else {
+        words
+    }
+}
+
 /// Mean and standard error (sample standard deviation / √n; `None` for one value).
 fn mean_se(xs: &[f64]) -> (f64, Option<f64>) {
     let n = xs.len() as f64;
@@ -170,7 +183,7 @@ impl LlmcoTables {
                     .filter(|r| r.metrics.get("end").and_then(Value::as_str) == Some("out_of_life_tokens"))
                     .count();
                 HanabiRow {
-                    model: model_words(&label_of(rs[0])),
+                    model: record_model_words(rs[0]),
                     layout,
                     agent,
                     partner,
@@ -203,7 +216,7 @@ impl LlmcoTables {
                     .collect();
                 let (ok, turns) = rate(&rs);
                 CollabRow {
-                    model: model_words(&label_of(rs[0])),
+                    model: record_model_words(rs[0]),
                     game,
                     agent,
                     partner,

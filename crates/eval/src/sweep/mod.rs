@@ -7,11 +7,13 @@
 //! - [`scheduler`]: the [`scheduler::EpisodeRunner`] trait and the concurrent loop.
 //! - [`play_runner`]: the runner that plays real episodes (and records transcripts).
 //! - [`report`] and [`heatmap`]: tables, CSV/JSON and SVG heatmaps; [`llmco_report`]: the
-//!   LLM-Coordination games beside the published rows.
+//!   LLM-Coordination games beside the published rows; [`llmco_protocol`]: the paper's
+//!   three tables as protocols (`--protocol llmco-table1|2|3`).
 
 pub mod cost;
 pub mod figure;
 pub mod heatmap;
+pub mod llmco_protocol;
 pub mod llmco_report;
 pub mod plan;
 pub mod play_runner;

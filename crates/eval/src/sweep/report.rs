@@ -456,6 +456,28 @@ impl Report {
         notes
     }
 
+    /// The names whose recorded server identity is the built-in mock server's
+    /// (`proagent mock-server`): their replies came from the rule-based stand-ins.
+    pub fn mock_served(&self) -> Vec<&str> {
+        self.settings
+            .iter()
+            .filter(|(_, v)| v.iter().any(|s| s.get("server").is_some_and(proagent_llm::is_mock_server)))
+            .map(|(k, _)| k.as_str())
+            .collect()
+    }
+
+    /// The stand-in label of the seats the built-in mock server served, if any.
+    fn mock_served_note(&self) -> Option<String> {
+        let names = self.mock_served();
+        (!names.is_empty()).then(|| {
+            format!(
+                "**Stand-in output:** {} {}. Their figures check the pipeline; they measure no language model.",
+                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                crate::runner::models::MOCK_SERVED_MARK
+            )
+        })
+    }
+
     /// The cell of this layout, agent, partner and seat, if it has episodes.
     pub fn cell(&self, layout: &str, agent: &str, partner: &str, seat: u8) -> Option<&Cell> {
         self.cells.iter().find(|c| c.layout == layout && c.agent == agent && c.partner == partner && c.seat == seat)
@@ -484,6 +506,9 @@ impl Report {
             let _ = writeln!(s, "**Warning:** {w}\n");
         }
         for n in self.unchecked_notes() {
+            let _ = writeln!(s, "{n}\n");
+        }
+        if let Some(n) = self.mock_served_note() {
             let _ = writeln!(s, "{n}\n");
         }
         let _ = writeln!(s, "## Table 1 view: each agent's score over all partners\n");
