@@ -8,7 +8,8 @@ native module ``proagent._native``:
   overcooked_ai's ``OvercookedState.to_dict()`` shape, observations as numpy arrays
   (:meth:`Env.lossless`, :meth:`Env.features`); OvercookedV2 (``"v2:NAME"``, JaxMARL's
   dynamics): every agent's observation tensor, view radius, recipes, the button.
-- :class:`GameEnv` - one episode of Hanabi, CollabCapture or CollabEscape.
+- :class:`GameEnv` - one episode of any game of the catalog, with one convention for every
+  game (the Overcookeds included; each game's action indices and encoding are the catalog's).
 - :class:`VecEnv` - n episodes of any game stepped in one call from numpy actions, with
   built-in partner seats, terminated/truncated and Gymnasium 1.x auto-reset.
 - :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies

@@ -84,8 +84,9 @@ class ModelFailure(RuntimeError):
     """The agent's model failed as play() counts failures."""
 
 class GameEnv:
-    """One episode of any game of the catalog but the Overcookeds (Hanabi, CollabCapture,
-    CollabEscape, the lever game, ...), with built-in partner seats."""
+    """One episode of any game of the catalog (the Overcookeds, Hanabi, CollabCapture,
+    CollabEscape, the lever game, ...) with one convention, with built-in partner seats;
+    each game's action indices and observation vector are the catalog's."""
 
     def __init__(self, spec: str = "hanabi:2p", partners: Optional[Dict[int, str]] = None) -> None: ...
     @property

@@ -1,298 +1,38 @@
-//! `proagent.GameEnv`: one episode of any game of the catalog that is not an Overcooked
-//! (those are `proagent.Env`'s): Hanabi (2–5 players), CollabCapture, CollabEscape and
-//! every other game the catalog registers, built from the catalog's loader, with the
-//! built-in seats of the game, for the PettingZoo and Gymnasium adapters of
-//! `proagent.games`. No game is named outside the one [`Codec`] choice in `build`.
+//! `proagent.GameEnv`: one episode of any game of the catalog, with one convention for
+//! every game, built from the catalog's loader, with the built-in seats of the game, for the
+//! PettingZoo and Gymnasium adapters of `proagent.games`. No game is named here: each
+//! game's action indices, observation vectors and seats are its codec's.
 //!
 //! Guarantees:
-//! - **Fixed action indices.** Hanabi's are HLE's move uids (`Hanabi::move_uid`); a
-//!   maze game's are `0` stay/wait, `1` press the button / fix the generator, `1 + r`
-//!   move to room `r`; any other game's are its start state's actions in the game's order
-//!   ([`Generic`]). [`GameEnv::action_mask`] marks the legal ones of a player.
-//! - **Observations** are float32 vectors of a fixed length per game: Hanabi's is HLE's
-//!   canonical encoding (`proagent_hanabi::encode`), which never shows the observer's own
-//!   cards; a maze game's is [`maze_obs`] (fully observable games); any other game's is
-//!   [`Generic`]'s (every player's last action, one-hot, and the share of the step limit).
-//! - **Seeded as the runner.** An episode with seed `s` deals (Hanabi) and draws the
-//!   killer's wanders (CollabEscape) from `env_chance(s)`, and seats a built-in partner
-//!   with `seat_seed(s, player)`, as `play_episode` does: same seed, same episode.
-//! - **Total.** An action that is not legal is the game's own business (Hanabi refuses it
-//!   and the same player moves again; a maze keeps the player where it is) and is
-//!   reported as refused; nothing here panics on input from Python.
+//! - **Fixed action indices**, the codec's ([`VectorCodec`]); [`GameEnv::action_mask`]
+//!   marks the legal ones of a player.
+//! - **Observations** are float32 vectors of a fixed length per game (the codec's
+//!   encoding; a game of hidden information never shows the observer what it may not see).
+//! - **Seeded as the runner.** An episode with seed `s` draws the game's chance (deals,
+//!   wanders) from `env_chance(s)`, and seats a built-in partner with
+//!   `seat_seed(s, player)`, as `play_episode` does: same seed, same episode.
+//! - **Total.** An action that is not legal is the game's own business (a turn game
+//!   refuses it and the same player moves again; a maze keeps the player where it is) and
+//!   is reported as refused; nothing here panics on input from Python.
 
 use crate::guard::{guarded_fns, guarded_methods};
 use crate::guard::{int_param, seed_param};
 use crate::render::Board;
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
-use proagent_collab::capture::{Capture, CaptureAction, CaptureState};
-use proagent_collab::escape::{Escape, EscapeAction, EscapeState};
-use proagent_collab::maze::Maze;
 use proagent_core::game::{Game, Turn};
 use proagent_core::seat::{Observation, Seat, seat_seed};
-use proagent_eval::games::{AnyGame, Playable};
-use proagent_hanabi::Hanabi;
-use proagent_hanabi::rules::Move;
+use proagent_eval::games::Playable;
+use proagent_eval::games::codec::VectorCodec;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, Mutex};
 
-/// What the Python adapters need of a game beyond [`Game`] and [`Board`].
-pub trait PyTurnGame: Game + Board + Sized {
-    /// Size of the action index space.
-    fn n_actions(&self) -> usize;
-    /// The index of an action.
-    fn action_index(&self, a: Self::Action) -> usize;
-    /// The action of an index (`None`: not an action of this game).
-    fn action_at(&self, i: usize) -> Option<Self::Action>;
-    /// Length of one player's observation vector.
-    fn obs_len(&self) -> usize;
-    /// `player`'s observation of `state`, written into `out` (resized to [`Self::obs_len`]).
-    fn encode(&self, state: &Self::State, player: usize, out: &mut Vec<f32>);
-    /// A built-in seat by name.
-    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>>;
-    /// The seat names [`Self::seat`] knows.
-    fn seat_names(&self) -> Vec<&'static str>;
-}
-
-impl PyTurnGame for Hanabi {
-    fn n_actions(&self) -> usize {
-        self.max_moves()
-    }
-    fn action_index(&self, a: Move) -> usize {
-        self.move_uid(a).unwrap_or(0)
-    }
-    fn action_at(&self, i: usize) -> Option<Move> {
-        self.move_from_uid(i)
-    }
-    fn obs_len(&self) -> usize {
-        proagent_hanabi::encode::encoded_len(self)
-    }
-    fn encode(&self, state: &Self::State, player: usize, out: &mut Vec<f32>) {
-        let mut bits = Vec::new();
-        proagent_hanabi::encode::encode(self, state, player, &mut bits);
-        out.clear();
-        out.extend(bits.iter().map(|&b| f32::from(b)));
-    }
-    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
-        proagent_partners::hanabi::make_bot(name)
-    }
-    fn seat_names(&self) -> Vec<&'static str> {
-        proagent_partners::hanabi::BOT_NAMES.to_vec()
-    }
-}
-
-/// A maze game's action index: 0 stay, 1 press/fix, `1 + r` move to room `r`.
-fn maze_index(kind: u8, room: u8) -> usize {
-    match kind {
-        0 => 0,
-        1 => 1,
-        _ => 1 + usize::from(room),
-    }
-}
-
-/// The observation of a maze game for `player`: one-hot rooms of the player, the other
-/// player and the adversary (each `rooms` long), then `extra` (doors, generators), then
-/// the share of the turn limit played.
-pub fn maze_obs(maze: &Maze, rooms: [u8; 3], extra: &[f32], t: u32, out: &mut Vec<f32>) {
-    let n = maze.rooms;
-    out.clear();
-    out.resize(3 * n + extra.len() + 1, 0.0);
-    for (k, r) in rooms.iter().enumerate() {
-        if (1..=n).contains(&usize::from(*r)) {
-            out[k * n + usize::from(*r) - 1] = 1.0;
-        }
-    }
-    out[3 * n..3 * n + extra.len()].copy_from_slice(extra);
-    out[3 * n + extra.len()] = (t as f32 / maze.turns.max(1) as f32).clamp(0.0, 1.0);
-}
-
-impl PyTurnGame for Capture {
-    fn n_actions(&self) -> usize {
-        2 + self.maze().rooms
-    }
-    fn action_index(&self, a: CaptureAction) -> usize {
-        match a {
-            CaptureAction::Stay => maze_index(0, 0),
-            CaptureAction::Press => maze_index(1, 0),
-            CaptureAction::Move(r) => maze_index(2, r),
-        }
-    }
-    fn action_at(&self, i: usize) -> Option<CaptureAction> {
-        match i {
-            0 => Some(CaptureAction::Stay),
-            1 => Some(CaptureAction::Press),
-            i if i < self.n_actions() => Some(CaptureAction::Move((i - 1) as u8)),
-            _ => None,
-        }
-    }
-    fn obs_len(&self) -> usize {
-        3 * self.maze().rooms + self.maze().doors.len() + 1
-    }
-    fn encode(&self, s: &CaptureState, player: usize, out: &mut Vec<f32>) {
-        let p = player.min(1);
-        let doors: Vec<f32> = (0..self.maze().doors.len()).map(|i| f32::from(u8::from(s.door_open(i)))).collect();
-        maze_obs(self.maze(), [s.players[p], s.players[1 - p], s.thief], &doors, s.t, out);
-    }
-    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
-        proagent_partners::collab::capture_seat(name)
-    }
-    fn seat_names(&self) -> Vec<&'static str> {
-        proagent_partners::collab::CAPTURE_SEATS.to_vec()
-    }
-}
-
-impl PyTurnGame for Escape {
-    fn n_actions(&self) -> usize {
-        2 + self.maze().rooms
-    }
-    fn action_index(&self, a: EscapeAction) -> usize {
-        match a {
-            EscapeAction::Wait => maze_index(0, 0),
-            EscapeAction::Fix => maze_index(1, 0),
-            EscapeAction::Move(r) => maze_index(2, r),
-        }
-    }
-    fn action_at(&self, i: usize) -> Option<EscapeAction> {
-        match i {
-            0 => Some(EscapeAction::Wait),
-            1 => Some(EscapeAction::Fix),
-            i if i < self.n_actions() => Some(EscapeAction::Move((i - 1) as u8)),
-            _ => None,
-        }
-    }
-    fn obs_len(&self) -> usize {
-        3 * self.maze().rooms + 2 * self.maze().generators.len() + 1 + 1
-    }
-    fn encode(&self, s: &EscapeState, player: usize, out: &mut Vec<f32>) {
-        let p = player.min(1);
-        let maze = self.maze();
-        let mut extra = Vec::with_capacity(2 * maze.generators.len() + 1);
-        for i in 0..maze.generators.len() {
-            extra.push(f32::from(u8::from(self.is_fixed(s, i))));
-            let count = s.fix_counts.get(i).copied().unwrap_or(0);
-            extra.push((count as f32 / maze.fixes.max(1) as f32).clamp(0.0, 1.0));
-        }
-        extra.push(f32::from(u8::from(self.gate_open(s))));
-        maze_obs(maze, [s.players[p], s.players[1 - p], s.adversary], &extra, s.t, out);
-    }
-    fn seat(&self, name: &str) -> Option<Box<dyn Seat<Self>>> {
-        proagent_partners::collab::escape_seat(name)
-    }
-    fn seat_names(&self) -> Vec<&'static str> {
-        proagent_partners::collab::ESCAPE_SEATS.to_vec()
-    }
-}
-
-/// How the bindings number a game's actions, encode its observations and seat its
-/// built-in partners: the one per-game piece of [`GameEnv`]. [`Own`] takes a game's own
-/// answers ([`PyTurnGame`]); [`Generic`] serves every other game of the catalog from
-/// [`Game`] and [`Playable`] alone.
-trait Codec<G: Game>: Send + Sync + 'static {
-    /// Size of the action index space.
-    fn n_actions(&self, game: &G) -> usize;
-    /// The index of an action.
-    fn action_index(&self, game: &G, a: G::Action) -> usize;
-    /// The action of an index (`None`: not an action of this game).
-    fn action_at(&self, game: &G, i: usize) -> Option<G::Action>;
-    /// Length of one player's observation vector.
-    fn obs_len(&self, game: &G) -> usize;
-    /// `player`'s observation, written into `out`; `last` is the last joint action.
-    fn encode(&self, game: &G, state: &G::State, player: usize, last: &[Option<G::Action>], out: &mut Vec<f32>);
-    /// A built-in seat by name, or why not.
-    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String>;
-}
-
-/// The codec of a game with its own action indices and encoding ([`PyTurnGame`]).
-struct Own;
-
-impl<G: PyTurnGame> Codec<G> for Own {
-    fn n_actions(&self, game: &G) -> usize {
-        game.n_actions()
-    }
-    fn action_index(&self, game: &G, a: G::Action) -> usize {
-        game.action_index(a)
-    }
-    fn action_at(&self, game: &G, i: usize) -> Option<G::Action> {
-        game.action_at(i)
-    }
-    fn obs_len(&self, game: &G) -> usize {
-        game.obs_len()
-    }
-    fn encode(&self, game: &G, state: &G::State, player: usize, _last: &[Option<G::Action>], out: &mut Vec<f32>) {
-        game.encode(state, player, out);
-    }
-    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String> {
-        game.seat(name).ok_or_else(|| {
-            format!("unknown partner {name:?} for {} (known: {})", game.spec(), game.seat_names().join(", "))
-        })
-    }
-}
-
-/// The codec of any other game of the catalog, from [`Game`] and [`Playable`] alone.
-///
-/// - **Actions**: every action some player may take in the start state (seed 0), in the
-///   order the game lists them; index `i` is the `i`-th of that list.
-/// - **Observation**: for each player (the observer first, then the others in seat
-///   order) a one-hot of its action in the last step over the action indices, then the
-///   share of the step limit played. Built from what every player saw, so it hides
-///   nothing a game's own view would show less of only for games that show all actions.
-/// - **Partners**: the game's own seat factory ([`Playable::partner`]).
-struct Generic<A> {
-    table: Vec<A>,
-}
-
-impl<A: PartialEq + Copy> Generic<A> {
-    /// The action table of `game`.
-    fn of<G: Game<Action = A>>(game: &G) -> Generic<A> {
-        let state = game.initial_state(&mut proagent_eval::runner::env_chance(0));
-        let mut table: Vec<A> = Vec::new();
-        for p in 0..game.num_players() {
-            for a in game.legal_actions(game.view(&state, p), p) {
-                if !table.contains(&a) {
-                    table.push(a);
-                }
-            }
-        }
-        Generic { table }
-    }
-}
-
-impl<G: Playable> Codec<G> for Generic<G::Action> {
-    fn n_actions(&self, _game: &G) -> usize {
-        self.table.len()
-    }
-    fn action_index(&self, _game: &G, a: G::Action) -> usize {
-        self.table.iter().position(|&b| b == a).unwrap_or(0)
-    }
-    fn action_at(&self, _game: &G, i: usize) -> Option<G::Action> {
-        self.table.get(i).copied()
-    }
-    fn obs_len(&self, game: &G) -> usize {
-        game.num_players() * self.table.len() + 1
-    }
-    fn encode(&self, game: &G, state: &G::State, player: usize, last: &[Option<G::Action>], out: &mut Vec<f32>) {
-        let (n, k) = (game.num_players(), self.table.len());
-        out.clear();
-        out.resize(n * k + 1, 0.0);
-        for slot in 0..n {
-            let p = (player + slot) % n;
-            if let Some(i) = last.get(p).copied().flatten().and_then(|a| self.table.iter().position(|&b| b == a)) {
-                out[slot * k + i] = 1.0;
-            }
-        }
-        out[n * k] = (game.time(state) as f32 / game.max_steps().max(1) as f32).clamp(0.0, 1.0);
-    }
-    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String> {
-        game.partner(name).map_err(|e| e.to_string())
-    }
-}
-
 /// One episode of one game, with optional built-in seats.
-struct Session<G: Game, C: Codec<G>> {
+struct Session<G: Game> {
     game: Arc<G>,
-    codec: C,
+    codec: Box<dyn VectorCodec<G>>,
     state: G::State,
     chance: ChaCha8Rng,
     /// The built-in seats (in a mutex only so that the class is `Sync`; `&mut self`
@@ -313,8 +53,8 @@ struct Stepped {
     partner_moves: Vec<(usize, usize)>,
 }
 
-impl<G: Game + Board, C: Codec<G>> Session<G, C> {
-    fn new(game: Arc<G>, codec: C, partners: &[(usize, String)]) -> PyResult<Self> {
+impl<G: Game + Board> Session<G> {
+    fn new(game: Arc<G>, codec: Box<dyn VectorCodec<G>>, partners: &[(usize, String)]) -> PyResult<Self> {
         let n = game.num_players();
         let mut seats: Vec<Option<Mutex<Box<dyn Seat<G>>>>> = (0..n).map(|_| None).collect();
         let mut seat_names = vec![None; n];
@@ -494,7 +234,7 @@ trait Episode: Send + Sync {
     fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)>;
 }
 
-impl<G: Game + Board, C: Codec<G>> Episode for Session<G, C> {
+impl<G: Game + Board> Episode for Session<G> {
     fn kind(&self) -> &'static str {
         self.game.kind()
     }
@@ -558,10 +298,9 @@ impl<G: Game + Board, C: Codec<G>> Episode for Session<G, C> {
     }
 }
 
-/// One episode of Hanabi (`hanabi:2p` … `hanabi:5p`), CollabCapture (`capture:1` …
-/// `capture:4`, or a capture maze file), CollabEscape (`escape:1`, `escape:2`, or an
-/// escape maze file) or any other game of the catalog but the Overcookeds, with built-in
-/// partner seats where asked.
+/// One episode of any game of the catalog (a spec as `proagent play --layout` takes it),
+/// with built-in partner seats where asked; the game's action indices and observations
+/// are its codec's ([`Playable::vector_codec`]).
 #[pyclass(module = "proagent._native")]
 pub struct GameEnv {
     any: Box<dyn Episode>,
@@ -601,16 +340,9 @@ impl GameEnv {
     }
 }
 
-/// The episode of the game a spec names, as the catalog loads it: with the game's own
-/// codec where it has one ([`PyTurnGame`]), else the [`Generic`] one.
+/// The episode of the game a spec names, as the catalog loads it, with the codec the game
+/// picks ([`Playable::vector_codec`]).
 fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Box<dyn Episode>> {
-    fn boxed<G: Game + Board, C: Codec<G>>(
-        g: Arc<G>,
-        codec: C,
-        partners: &[(usize, String)],
-    ) -> PyResult<Box<dyn Episode>> {
-        Ok(Box::new(Session::new(g, codec, partners)?))
-    }
     let options = proagent_eval::games::GameOptions::default();
     // A spec that names no game is bad input here (`ValueError`), as it always was.
     let loaded = crate::vec_env::load_game(spec.trim(), None, &options).map_err(|e| {
@@ -622,18 +354,12 @@ fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Box<dyn Episode>>
             }
         })
     })?;
-    match loaded.0 {
-        AnyGame::Hanabi(g) => boxed(g, Own, partners),
-        AnyGame::Capture(g) => boxed(g, Own, partners),
-        AnyGame::Escape(g) => boxed(g, Own, partners),
-        AnyGame::V2(_) | AnyGame::Overcooked(_) => Err(PyValueError::new_err(format!(
-            "{spec:?} is an Overcooked layout: proagent.Env and VecEnv play it (and the wrappers, which take every game)"
-        ))),
-        other => proagent_eval::on_game!(other, |g| {
-            let codec = Generic::of(&*g);
-            boxed(g, codec, partners)
-        }),
-    }
+    // The game picks its codec.
+    proagent_eval::on_game!(loaded.0, |g| {
+        let codec = g.vector_codec();
+        let episode: Box<dyn Episode> = Box::new(Session::new(g, codec, partners)?);
+        Ok(episode)
+    })
 }
 
 fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, PyDict>> {
@@ -646,9 +372,8 @@ fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, PyDict
 guarded_methods! {
 #[pymethods]
 impl GameEnv {
-    /// A game by spec; `partners` maps players to built-in seat names (Hanabi: `random`,
-    /// `simple`, `convention`; CollabCapture: `random`, `chaser`, `door_operator`,
-    /// `greedy_baseline`; CollabEscape: `random`, `runner`, `fixer`, `greedy_baseline`).
+    /// A game by spec; `partners` maps players to built-in seat names (the game's own, as
+    /// `proagent play --partner` names them).
     #[new]
     #[pyo3(signature = (spec = "hanabi:2p", partners = None))]
     fn new(spec: &str, partners: Option<&Bound<'_, PyDict>>) -> PyResult<GameEnv> {
@@ -663,7 +388,7 @@ impl GameEnv {
         GameEnv::new_env(spec, ps)
     }
 
-    /// The game's family: `hanabi`, `collab_capture` or `collab_escape`.
+    /// The game's family (its catalog kind: `overcooked`, `collab_capture`, ...).
     #[getter]
     fn kind(&self) -> PyResult<&'static str> {
         Ok(self.any.kind())

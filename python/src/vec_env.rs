@@ -305,6 +305,18 @@ pub enum Batch {
     V2(Core<OvercookedV2>),
 }
 
+impl From<Core<Overcooked>> for Batch {
+    fn from(c: Core<Overcooked>) -> Batch {
+        Batch::Classic(c)
+    }
+}
+
+impl From<Core<OvercookedV2>> for Batch {
+    fn from(c: Core<OvercookedV2>) -> Batch {
+        Batch::V2(c)
+    }
+}
+
 macro_rules! on_batch {
     ($b:expr, |$c:ident| $body:expr) => {
         match $b {
@@ -333,19 +345,14 @@ impl VecEnv {
         let (game, text) = load_game(&spec.layout, spec.layout_text.as_deref(), &spec.v2.options(spec.horizon))?;
         let mut spec = spec;
         spec.layout_text = text;
-        let batch = match game {
-            AnyGame::Overcooked(g) => Batch::Classic(Core::build(g, &spec)?),
-            AnyGame::V2(g) => Batch::V2(Core::build(g, &spec)?),
-            // Games the library adds later (Hanabi, the mazes) have their own Python
-            // environments (`proagent.GameEnv`, `proagent.games`).
-            #[allow(unreachable_patterns)]
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "{:?}: a VecEnv plays Overcooked and OvercookedV2; use proagent.games for this game",
-                    spec.layout
-                )));
-            }
-        };
+        // The games that train with PPO (the two Overcookeds) batch; every other game has
+        // its own Python environment (`proagent.GameEnv`, `proagent.games`).
+        let batch = proagent_eval::on_rl_game!(game, |g| Batch::from(Core::build(g, &spec)?), |_other| {
+            return Err(PyValueError::new_err(format!(
+                "{:?}: a VecEnv plays Overcooked and OvercookedV2; use proagent.games for this game",
+                spec.layout
+            )));
+        });
         let squeeze = spec.partner.is_some();
         Ok(VecEnv { batch, spec, squeeze })
     }

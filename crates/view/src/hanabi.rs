@@ -14,7 +14,7 @@
 //! discards sit right of the hands.
 
 use super::board::{
-    BAR_BG, Board, DrawError, Drawn, FLOOR, FLOOR_LINE, Geom, PlayerView, STATUS_BG, chef_color, disc, pixel_text, rect,
+    BAR_BG, Board, DrawError, Drawn, FLOOR, FLOOR_LINE, Geom, PlayerView, chef_color, disc, pixel_text, rect,
 };
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -224,13 +224,11 @@ impl Board for Hanabi {
         }
         // The last move.
         let ly = top + (h - 1) * c;
-        rect(area, (0, ly), (w * c - 1, ly + c - 1), &STATUS_BG, None)?;
         let mut line = move_words(self, s).map_or_else(|| "NO MOVE YET".to_string(), |m| format!("LAST {m}"));
         if s.is_over() {
             line.push_str("  GAME OVER");
         }
-        let pl = (c / 12).max(1);
-        pixel_text(area, &line, (c / 6, ly + (c - 5 * pl) / 2), pl, &WHITE)?;
+        crate::status_line::status_line(area, ly, w * c, c, &line)?;
         // Lines between the bands.
         for y in [top + 2 * c, ly] {
             area.draw(&PathElement::new(vec![(0, y), (w * c - 1, y)], FLOOR_LINE.stroke_width(1)))?;

@@ -17,5 +17,6 @@ pub mod hanabi;
 pub mod lever;
 pub mod panel;
 pub mod rooms;
+mod status_line;
 
 pub use board::{Board, DrawError, Overlay};

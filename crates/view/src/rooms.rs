@@ -15,8 +15,8 @@
 //! (more than [`MAX_LAYERED`] columns or rows) is drawn on a square grid in room order.
 
 use super::board::{
-    BAR_BG, Board, COOKING, COUNTER_EDGE, DrawError, Drawn, FLOOR, FLOOR_LINE, Geom, PlayerView, READY, STATUS_BG,
-    chef_color, disc, pixel_text, rect,
+    BAR_BG, Board, COOKING, COUNTER_EDGE, DrawError, Drawn, FLOOR, FLOOR_LINE, Geom, PlayerView, READY, chef_color,
+    disc, pixel_text, rect,
 };
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -212,11 +212,8 @@ fn draw_maze<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Plan<'_>) ->
 
 /// The line across the top of the maze: the turn and how the game stands.
 fn top_line<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Plan<'_>, text: &str) -> Drawn<DB> {
-    let c = p.c;
     let (w, _) = p.size();
-    rect(area, (0, p.top), (w as i32 * c - 1, p.top + c - 1), &STATUS_BG, None)?;
-    let px = (c / 12).max(1);
-    pixel_text(area, text, (c / 6, p.top + (c - 5 * px) / 2), px, &WHITE)
+    super::status_line::status_line(area, p.top, w as i32 * p.c, p.c, text)
 }
 
 /// A door on a passage: a bar across it when closed, two posts when open; its number beside.

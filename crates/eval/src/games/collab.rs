@@ -7,6 +7,7 @@
 //! through the reader's file-access policy ([`load_collab_in`]), never as the record gives it.
 
 use super::catalog::{AnyGame, Catalogued};
+use super::codec::VectorCodec;
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
     GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
@@ -16,10 +17,14 @@ use super::replayed::{read_replayed, trajectory_json};
 use super::saved::SavedEpisode;
 use proagent_agent::llmco::capture::CaptureLlmco;
 use proagent_agent::llmco::escape::EscapeLlmco;
-use proagent_collab::{Capture, CaptureOutcome, CollabGame, Escape, EscapeOutcome, FromCollab, LoadError, MazeRules};
+use proagent_collab::capture::CaptureState;
+use proagent_collab::escape::EscapeState;
+use proagent_collab::{Capture, CaptureOutcome, CollabGame, Escape, EscapeOutcome, FromCollab, LoadError};
+use proagent_collab::{MazeAction, MazeRules};
 use proagent_core::episode::EpisodeResult;
 use proagent_core::files::{FileAccess, LocalFiles};
 use proagent_core::{Game, Seat};
+use proagent_partners::collab::{MazeSeats, maze_seat};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -193,6 +198,9 @@ impl Playable for Capture {
     }
     /// The scenario's own turn limit (its maze file's `turns`, as the paper ran it) holds
     /// whatever the horizon: `--horizon` does not change it.
+    fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
+        Box::new(MazeCodec)
+    }
     fn with_horizon(&self, _horizon: u32) -> Capture {
         self.clone()
     }
@@ -275,6 +283,9 @@ impl Playable for Escape {
     }
     /// The scenario's own turn limit (its maze file's `turns`, as the paper ran it) holds
     /// whatever the horizon: `--horizon` does not change it.
+    fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
+        Box::new(MazeCodec)
+    }
     fn with_horizon(&self, _horizon: u32) -> Escape {
         self.clone()
     }
@@ -326,6 +337,101 @@ fn maze_definition(name: String, file: Option<&str>) -> String {
 
 /// CollabCapture claims its scenarios and every `.maze` file (whose `game` line may make
 /// it a CollabEscape game); `collab:all` stands for every scenario of both games.
+/// The mazes for learning code: action `0` stay/wait, `1` press the button / fix the
+/// generator, `1 + r` move to room `r`; the observation is one-hot rooms of the observer,
+/// the other player and the adversary (each `rooms` long), then the game's
+/// [`MazeFeatures`], then the share of the turn limit played (the games are fully
+/// observable); the seats are [`maze_seat`]'s.
+struct MazeCodec;
+
+/// What a maze game's observation adds after the rooms.
+trait MazeFeatures: MazeSeats {
+    /// How many values.
+    fn features_len(&self) -> usize;
+    /// The values for state `s`, appended to `out`.
+    fn features(&self, s: &<Self as MazeRules>::State, out: &mut Vec<f32>);
+}
+
+impl MazeFeatures for Capture {
+    /// Each door: open.
+    fn features_len(&self) -> usize {
+        self.maze().doors.len()
+    }
+    fn features(&self, s: &CaptureState, out: &mut Vec<f32>) {
+        out.extend((0..self.maze().doors.len()).map(|i| f32::from(u8::from(s.door_open(i)))));
+    }
+}
+
+impl MazeFeatures for Escape {
+    /// Each generator: fixed, and its share of the fixes it needs; then the gate: open.
+    fn features_len(&self) -> usize {
+        2 * self.maze().generators.len() + 1
+    }
+    fn features(&self, s: &EscapeState, out: &mut Vec<f32>) {
+        let maze = self.maze();
+        for i in 0..maze.generators.len() {
+            out.push(f32::from(u8::from(self.is_fixed(s, i))));
+            let count = s.fix_counts.get(i).copied().unwrap_or(0);
+            out.push((count as f32 / maze.fixes.max(1) as f32).clamp(0.0, 1.0));
+        }
+        out.push(f32::from(u8::from(self.gate_open(s))));
+    }
+}
+
+impl<G> VectorCodec<G> for MazeCodec
+where
+    G: MazeFeatures + Game<Action = <G as MazeRules>::Action, State = <G as MazeRules>::State>,
+{
+    fn n_actions(&self, game: &G) -> usize {
+        2 + game.core().maze.rooms
+    }
+    fn action_index(&self, _game: &G, a: <G as Game>::Action) -> usize {
+        match a.room() {
+            Some(r) => 1 + usize::from(r),
+            None if a == <<G as MazeRules>::Action as MazeAction>::ACT => 1,
+            None => 0,
+        }
+    }
+    fn action_at(&self, game: &G, i: usize) -> Option<<G as Game>::Action> {
+        match i {
+            0 => Some(<<G as MazeRules>::Action as MazeAction>::STAY),
+            1 => Some(<<G as MazeRules>::Action as MazeAction>::ACT),
+            i if i < VectorCodec::<G>::n_actions(self, game) => {
+                Some(<<G as MazeRules>::Action as MazeAction>::to((i - 1) as u8))
+            }
+            _ => None,
+        }
+    }
+    fn obs_len(&self, game: &G) -> usize {
+        3 * game.core().maze.rooms + game.features_len() + 1
+    }
+    fn encode(
+        &self,
+        game: &G,
+        s: &<G as Game>::State,
+        player: usize,
+        _last: &[Option<<G as Game>::Action>],
+        out: &mut Vec<f32>,
+    ) {
+        let maze = &game.core().maze;
+        let n = maze.rooms;
+        let (p, players) = (player.min(1), <G as MazeRules>::players(s));
+        out.clear();
+        out.resize(3 * n, 0.0);
+        for (k, r) in [players[p], players[1 - p], <G as MazeRules>::adversary(s)].iter().enumerate() {
+            if (1..=n).contains(&usize::from(*r)) {
+                out[k * n + usize::from(*r) - 1] = 1.0;
+            }
+        }
+        game.features(s, out);
+        out.push((<G as MazeRules>::turns(s) as f32 / maze.turns.max(1) as f32).clamp(0.0, 1.0));
+    }
+    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String> {
+        maze_seat::<G>(name)
+            .ok_or_else(|| format!("unknown partner {name:?} for {} (known: {})", game.spec(), G::SEATS.join(", ")))
+    }
+}
+
 impl Catalogued for Capture {
     const KIND: &'static str = "collab_capture";
     const TITLE: &'static str = "CollabCapture";

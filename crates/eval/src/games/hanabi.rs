@@ -4,6 +4,7 @@
 //! cards played), and trajectories re-played from their seed.
 
 use super::catalog::{AnyGame, Catalogued};
+use super::codec::VectorCodec;
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
     GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
@@ -15,7 +16,7 @@ use proagent_agent::llmco::hanabi::HanabiLlmco;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::files::FileAccess;
-use proagent_hanabi::{Hanabi, HanabiOutcome};
+use proagent_hanabi::{Hanabi, HanabiOutcome, Move, State as HanabiState};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -133,6 +134,9 @@ impl Playable for Hanabi {
 
     /// A Hanabi game ends by its rules (at most [`proagent_hanabi::game::MAX_MOVES`]
     /// moves): the horizon does not change it.
+    fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
+        Box::new(HanabiCodec)
+    }
     fn with_horizon(&self, _horizon: u32) -> Hanabi {
         *self
     }
@@ -177,6 +181,41 @@ impl Playable for Hanabi {
                 handovers: Vec::new(),
             },
         }
+    }
+}
+
+/// Hanabi for learning code: HLE's move uids as action indices and HLE's canonical
+/// encoding (which never shows the observer's own cards) as the observation; its seats
+/// are the rule-based bots.
+struct HanabiCodec;
+
+impl VectorCodec<Hanabi> for HanabiCodec {
+    fn n_actions(&self, game: &Hanabi) -> usize {
+        game.max_moves()
+    }
+    fn action_index(&self, game: &Hanabi, a: Move) -> usize {
+        game.move_uid(a).unwrap_or(0)
+    }
+    fn action_at(&self, game: &Hanabi, i: usize) -> Option<Move> {
+        game.move_from_uid(i)
+    }
+    fn obs_len(&self, game: &Hanabi) -> usize {
+        proagent_hanabi::encode::encoded_len(game)
+    }
+    fn encode(&self, game: &Hanabi, state: &HanabiState, player: usize, _last: &[Option<Move>], out: &mut Vec<f32>) {
+        let mut bits = Vec::new();
+        proagent_hanabi::encode::encode(game, state, player, &mut bits);
+        out.clear();
+        out.extend(bits.iter().map(|&b| f32::from(b)));
+    }
+    fn seat(&self, game: &Hanabi, name: &str) -> Result<Box<dyn Seat<Hanabi>>, String> {
+        proagent_partners::hanabi::make_bot(name).ok_or_else(|| {
+            format!(
+                "unknown partner {name:?} for {} (known: {})",
+                game.spec(),
+                proagent_partners::hanabi::BOT_NAMES.join(", ")
+            )
+        })
     }
 }
 

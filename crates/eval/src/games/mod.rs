@@ -10,9 +10,11 @@
 
 #[macro_use]
 pub mod catalog;
+pub mod codec;
 pub mod collab;
 pub mod hanabi;
 pub mod hooks;
+pub mod interdependence;
 pub mod lever;
 pub mod overcooked;
 pub mod overcooked_v2;

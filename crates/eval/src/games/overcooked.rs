@@ -3,7 +3,9 @@
 //! interdependence analysis of its episodes.
 
 use super::catalog::{AnyGame, Catalogued, RecordedGame};
+use super::codec::VectorCodec;
 use super::hooks::{LlmcoHooks, LlmcoOn, ProAgentHooks, ProAgentOn};
+use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence, dist_text, pct};
 use super::playable::{
     GameError, GameOptions, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
     default_llmco_config, default_proagent_config, unknown_spec,
@@ -14,9 +16,10 @@ use proagent_agent::llmco::overcooked::OvercookedLlmco;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::files::{FileAccess, LocalFiles, read_named_text};
+use proagent_overcooked::env::ai_features::{AI_NUM_FEATURES, ai_featurize};
 use proagent_overcooked::env::layout::{self, MAX_LAYOUT_TEXT_BYTES};
 use proagent_overcooked::env::trace::{self, state_json};
-use proagent_overcooked::env::{Action, Layout};
+use proagent_overcooked::env::{Action, Layout, State};
 use proagent_overcooked::game::Overcooked;
 use proagent_partners::basic::{RandomSeat, StaySeat, random4};
 use proagent_partners::rl::{RlAgent, RlSpec};
@@ -289,6 +292,27 @@ impl Playable for Overcooked {
         None
     }
 
+    fn interdependence(
+        &self,
+        episode: &SavedEpisode<Self>,
+        from: EpisodeSource<'_>,
+        into: &mut Interdependence,
+    ) -> Option<Result<AnalysedEpisode, proagent_analysis::AnalysisError>> {
+        Some(proagent_analysis::analyze(&analysis_trajectory(episode)).map(|r| {
+            if r.trace.repairs > 0 {
+                tracing::warn!(trajectory = %r.trajectory, repairs = r.trace.repairs, "objects appeared or vanished without an explaining action");
+            }
+            let mut json = proagent_analysis::report_json(&r, from.detail);
+            json["file"] = json!(from.file);
+            json["kind"] = json!(from.file_kind);
+            let line = AnalysedEpisode { json, text: text_line(&r) };
+            into.classic.push(r);
+            line
+        }))
+    }
+    fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
+        Box::new(OvercookedCodec)
+    }
     fn with_horizon(&self, horizon: u32) -> Overcooked {
         Overcooked::with_kitchen(self.kitchen(), horizon)
     }
@@ -382,6 +406,77 @@ impl Playable for Overcooked {
         }
         Some(lines)
     }
+}
+
+/// Classic Overcooked for learning code: the six actions in [`Action::ALL`]'s order (N, S,
+/// E, W, stay, interact) and overcooked-ai 1.x's `featurize_state` (96 values) as each
+/// player's observation; the seats are the game's own ([`Playable::partner`]).
+struct OvercookedCodec;
+
+impl VectorCodec<Overcooked> for OvercookedCodec {
+    fn n_actions(&self, _game: &Overcooked) -> usize {
+        Action::ALL.len()
+    }
+    fn action_index(&self, _game: &Overcooked, a: Action) -> usize {
+        a.index()
+    }
+    fn action_at(&self, _game: &Overcooked, i: usize) -> Option<Action> {
+        Action::from_index(i)
+    }
+    fn obs_len(&self, _game: &Overcooked) -> usize {
+        AI_NUM_FEATURES
+    }
+    fn encode(&self, game: &Overcooked, state: &State, player: usize, _last: &[Option<Action>], out: &mut Vec<f32>) {
+        let k = game.kitchen();
+        out.clear();
+        out.extend_from_slice(&ai_featurize(&k.layout, &k.motion, state, player, false));
+    }
+    fn seat(&self, game: &Overcooked, name: &str) -> Result<Box<dyn Seat<Overcooked>>, String> {
+        game.partner(name).map_err(|e| e.to_string())
+    }
+}
+
+/// A classic episode's interdependencies as `analyze` prints them.
+fn text_line(r: &proagent_analysis::Report) -> String {
+    let links: Vec<String> =
+        r.links.iter().map(|(k, c)| format!("{k} {}/{}", c.constructive, c.non_constructive)).collect();
+    let players: Vec<String> = r
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("p{i} triggered {} accepted {} ({})", p.triggered, p.accepted, pct(p.accepted_share())))
+        .collect();
+    format!(
+        "{}: {} steps, {} soups, constructive {}, non-constructive {} [{}]; {}; shared-pot links {}/{}",
+        r.trajectory,
+        r.steps,
+        r.deliveries,
+        r.constructive,
+        r.non_constructive,
+        links.join(", "),
+        players.join("; "),
+        r.pot_links.constructive,
+        r.pot_links.non_constructive
+    )
+}
+
+/// A classic layout's summary as `analyze --summary` prints it.
+pub(super) fn summary_text(s: &proagent_analysis::LayoutSummary) -> String {
+    format!(
+        "{}: {} trajectories ({} without a soup), {} soups, {} constructive, {} non-constructive\n  \
+         constructive per soup: mean {}\n  non-constructive per soup: mean {}\n  accepted share of triggers: mean {}\n  \
+         shared-pot links per soup (indirect): mean {}",
+        s.layout,
+        s.trajectories,
+        s.without_delivery,
+        s.deliveries,
+        s.constructive,
+        s.non_constructive,
+        dist_text(&s.constructive_per_soup, false),
+        dist_text(&s.non_constructive_per_soup, false),
+        dist_text(&s.accepted_share, true),
+        dist_text(&s.pot_links_per_soup, false),
+    )
 }
 
 /// Classic Overcooked claims every spec no other game claims: a built-in layout name (or

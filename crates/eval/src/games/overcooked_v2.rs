@@ -3,7 +3,9 @@
 //! and the hand-over analysis of its episodes.
 
 use super::catalog::{AnyGame, Catalogued, RecordedGame};
+use super::codec::VectorCodec;
 use super::hooks::{ProAgentHooks, ProAgentOn};
+use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence, dist_text};
 use super::playable::{
     GameError, GameOptions, GameSettings, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork,
     SeatError, Teamwork, default_proagent_config, unknown_spec,
@@ -18,7 +20,7 @@ use proagent_core::files::{FileAccess, LocalFiles, read_named_text};
 use proagent_overcooked::env::Action;
 use proagent_overcooked::env::layout::MAX_LAYOUT_TEXT_BYTES;
 use proagent_overcooked_v2::env::trace::{TraceState, trace_state};
-use proagent_overcooked_v2::env::{Event, Layout, Settings, StepOutcome};
+use proagent_overcooked_v2::env::{Event, Layout, Settings, State, StepOutcome};
 use proagent_overcooked_v2::game::OvercookedV2;
 use proagent_partners::basic::{RandomSeat, StaySeat};
 use proagent_partners::rl::{RlAgent, RlSpec};
@@ -229,6 +231,21 @@ impl Playable for OvercookedV2 {
         Some(json!(self.settings))
     }
 
+    fn interdependence(
+        &self,
+        episode: &SavedEpisode<Self>,
+        from: EpisodeSource<'_>,
+        into: &mut Interdependence,
+    ) -> Option<Result<AnalysedEpisode, proagent_analysis::AnalysisError>> {
+        let e = v2_episode(from.file, episode);
+        let json = json!({"file": from.file, "at": e.at, "kind": "overcooked_v2", "layout": e.layout, "seed": e.seed, "steps": e.steps, "teamwork": e.teamwork});
+        let line = AnalysedEpisode { json, text: v2_line(&e) };
+        into.v2.push((e.layout, e.teamwork));
+        Some(Ok(line))
+    }
+    fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
+        Box::new(V2Codec)
+    }
     fn with_horizon(&self, horizon: u32) -> OvercookedV2 {
         let settings = proagent_overcooked_v2::env::Settings { max_steps: horizon, ..self.settings.clone() };
         OvercookedV2::new(Arc::clone(&self.layout), settings)
@@ -411,6 +428,122 @@ fn settings_from(given: &GameSettings, horizon: u32) -> Result<Settings, GameErr
     let settings: Settings = serde_json::from_value(Value::Object(all))
         .map_err(|e| GameError::BadSettings { game: OvercookedV2::TITLE, message: e.to_string() })?;
     Ok(Settings { max_steps: horizon, ..settings })
+}
+
+/// OvercookedV2 for learning code: the six actions in [`Action::ALL`]'s order and JaxMARL's
+/// per-agent tensor (rows, columns, layers; within the view radius when the layout has
+/// one), flattened, as each player's observation; the seats are the game's own.
+struct V2Codec;
+
+impl VectorCodec<OvercookedV2> for V2Codec {
+    fn n_actions(&self, _game: &OvercookedV2) -> usize {
+        Action::ALL.len()
+    }
+    fn action_index(&self, _game: &OvercookedV2, a: Action) -> usize {
+        a.index()
+    }
+    fn action_at(&self, _game: &OvercookedV2, i: usize) -> Option<Action> {
+        Action::from_index(i)
+    }
+    fn obs_len(&self, game: &OvercookedV2) -> usize {
+        let (h, w, c) = proagent_overcooked_v2::env::obs::shape(&game.layout, &game.settings);
+        h * w * c
+    }
+    fn encode(&self, game: &OvercookedV2, state: &State, player: usize, _last: &[Option<Action>], out: &mut Vec<f32>) {
+        let mut ints = Vec::new();
+        proagent_overcooked_v2::env::obs::encode(&game.layout, &game.settings, state, player, &mut ints);
+        out.clear();
+        out.extend(ints.iter().map(|&v| v as f32));
+    }
+    fn seat(&self, game: &OvercookedV2, name: &str) -> Result<Box<dyn Seat<OvercookedV2>>, String> {
+        game.partner(name).map_err(|e| e.to_string())
+    }
+}
+
+/// One analysed OvercookedV2 episode.
+struct V2Episode {
+    /// Where it was read: `FILE:LINE` for a trajectory, the file for a transcript.
+    at: String,
+    layout: String,
+    seed: Value,
+    steps: usize,
+    teamwork: proagent_analysis::v2::TeamworkV2,
+}
+
+/// An OvercookedV2 episode's teamwork, from the interact events of its re-played steps.
+fn v2_episode(source: &str, e: &SavedEpisode<OvercookedV2>) -> V2Episode {
+    let n = e.game.layout.num_agents();
+    let events: Vec<Vec<Option<Event>>> = e
+        .steps
+        .iter()
+        .map(|s| {
+            s.outcome.as_ref().map(|o| o.events[..n.min(o.events.len())].to_vec()).unwrap_or_else(|| vec![None; n])
+        })
+        .collect();
+    V2Episode {
+        at: e.line.map_or_else(|| source.to_string(), |l| format!("{source}:{l}")),
+        layout: e.game.report_name(),
+        seed: json!(e.seed),
+        steps: events.len(),
+        teamwork: proagent_analysis::v2::teamwork(&e.game.layout, &events),
+    }
+}
+
+/// Hand-overs as `constructive/total`.
+fn handovers_text(h: &proagent_analysis::v2::Handovers) -> String {
+    format!("{}/{}", h.constructive, h.total)
+}
+
+/// An OvercookedV2 episode's teamwork as `analyze` prints it.
+fn v2_line(e: &V2Episode) -> String {
+    let t = &e.teamwork;
+    let kinds: Vec<String> = t.ingredient_kinds.iter().map(|(k, h)| format!("{k} {}", handovers_text(h))).collect();
+    let dishes: Vec<String> = t
+        .dishes_by_recipe
+        .iter()
+        .map(|(k, d)| format!("[{k}] {} correct, {} wrong, {} handed over", d.correct, d.wrong, d.handed_over))
+        .collect();
+    format!(
+        "{} {} seed {}: {} steps, {} correct / {} wrong dishes, hand-overs {} ({} constructive; ingredients {} [{}], plates {}, dishes {}), shared-pot soups {}, button presses {} ({} constructive signals); dishes: {}",
+        e.at,
+        e.layout,
+        e.seed,
+        e.steps,
+        t.correct_dishes,
+        t.wrong_dishes,
+        t.handovers,
+        t.constructive,
+        handovers_text(&t.ingredients),
+        kinds.join(", "),
+        handovers_text(&t.plates),
+        handovers_text(&t.dishes),
+        t.shared_pot_soups,
+        t.button_presses,
+        t.signals.constructive,
+        if dishes.is_empty() { "none".to_string() } else { dishes.join("; ") }
+    )
+}
+
+/// An OvercookedV2 layout's summary as `analyze --summary` prints it.
+pub(super) fn summary_text(s: &proagent_analysis::v2::V2LayoutSummary) -> String {
+    let t = &s.totals;
+    format!(
+        "{}: {} episodes ({} without a correct dish), {} correct / {} wrong dishes, {} hand-overs ({} constructive), {} button presses ({} constructive signals)\n  \
+         constructive hand-overs per correct dish: mean {}\n  shared-pot share of correct dishes: mean {}\n  \
+         constructive share of button presses: mean {}",
+        s.layout,
+        s.episodes,
+        s.without_correct_dish,
+        t.correct_dishes,
+        t.wrong_dishes,
+        t.handovers,
+        t.constructive,
+        t.button_presses,
+        t.signals.constructive,
+        dist_text(&s.constructive_per_dish, false),
+        dist_text(&s.shared_pot_share, true),
+        dist_text(&s.constructive_signal_share, true),
+    )
 }
 
 /// OvercookedV2 claims `v2:NAME` and `v2:PATH`; `v2:all` stands for every built-in

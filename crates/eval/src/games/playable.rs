@@ -1,7 +1,9 @@
 //! What the evaluation layer needs of a game ([`Playable`]), the errors of building its
 //! seats ([`SeatError`]) and of loading it ([`GameError`]), and its options.
 
+use super::codec::{GenericCodec, VectorCodec};
 use super::hooks::{LlmcoHooks, ProAgentHooks};
+use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence};
 use super::saved::SavedEpisode;
 use proagent_agent::ProAgentConfig;
 use proagent_agent::llmco::LlmcoConfig;
@@ -161,6 +163,23 @@ pub trait Playable: Game + Sized {
     /// ([`Playable::SETTINGS_KEY`]) and [`Playable::env_settings`].
     fn header_settings(&self) -> Option<(&'static str, Value)> {
         Some((Self::SETTINGS_KEY?, self.env_settings()?))
+    }
+    /// The game's action indices, observation vectors and built-in seats for learning code
+    /// (the Python bindings' `GameEnv`). The default: [`GenericCodec`], from the game's
+    /// rules alone.
+    fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
+        Box::new(GenericCodec::of(self))
+    }
+    /// The interdependence analysis of a saved episode (`proagent analyze`): its line, with
+    /// what the summaries need kept in `into`; `None`: the game has no such analysis.
+    fn interdependence(
+        &self,
+        episode: &SavedEpisode<Self>,
+        from: EpisodeSource<'_>,
+        into: &mut Interdependence,
+    ) -> Option<Result<AnalysedEpisode, proagent_analysis::AnalysisError>> {
+        let _ = (episode, from, into);
+        None
     }
     /// The same game with episodes of `horizon` steps (sharing what was precomputed).
     fn with_horizon(&self, horizon: u32) -> Self;
