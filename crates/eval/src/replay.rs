@@ -226,19 +226,25 @@ fn rerun_game<G: Playable>(
     }
     recorder.set_seat_sinks(sinks);
     let stop_check = Arc::clone(replayer);
-    // A game stopped early in the viewer recorded fewer steps than its horizon (the model
-    // was told the full one), so the re-run plays as many steps as were recorded.
-    let played_game = if run.specs.iter().any(|s| s == HUMAN) && (rec.steps.len() as u32) < game.max_steps() {
-        Arc::new(game.with_horizon(rec.steps.len() as u32))
-    } else {
-        Arc::clone(game)
-    };
+    // A game stopped early in the viewer recorded fewer steps than its horizon: the re-run
+    // plays the same game (the horizon its seats were told) and stops after as many steps
+    // as were recorded.
+    let stop_after = (run.specs.iter().any(|s| s == HUMAN) && (rec.steps.len() as u32) < game.max_steps())
+        .then_some(rec.steps.len() as u32);
+    let played = std::sync::atomic::AtomicU32::new(0);
     let options = EpisodeOptions {
-        on_step: Some(Box::new(|v: &StepView<'_, G>| recorder.on_step(v))),
-        stop: Some(Box::new(move || stop_check.first_miss().is_some())),
+        on_step: Some(Box::new(|v: &StepView<'_, G>| {
+            played.store(v.t + 1, std::sync::atomic::Ordering::SeqCst);
+            recorder.on_step(v)
+        })),
+        stop: Some(Box::new(|| {
+            stop_check.first_miss().is_some()
+                || stop_after.is_some_and(|n| played.load(std::sync::atomic::Ordering::SeqCst) >= n)
+        })),
         max_llm_failures: None,
         max_parse_failure_share: None,
     };
+    let played_game = Arc::clone(game);
     let result = rt
         .block_on(play_episode(played_game, seats, cfg.seed, options))
         .map_err(|e| ReplayError::Stopped(e.to_string()))?;
