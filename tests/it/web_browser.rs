@@ -279,7 +279,8 @@ fn viewer_and_human_play_in_headless_chromium() {
     cdp.eval("document.getElementById('tab-play').click()");
     cdp.wait("document.getElementById('pf-layout').options.length > 0", "the game options");
     cdp.eval(
-        "(() => { const g = (i) => document.getElementById(i); g('pf-partner').value = 'greedy'; \
+        "(() => { const g = (i) => document.getElementById(i); g('pf-layout').value = 'cramped_room'; \
+         g('pf-layout').dispatchEvent(new Event('change')); g('pf-partner').value = 'greedy'; \
          g('pf-horizon').value = '8'; g('pf-turn').checked = true; g('play-start').click(); return true; })()",
     );
     cdp.wait("document.getElementById('play-status').textContent.startsWith('Playing')", "the game to start");
@@ -394,7 +395,7 @@ fn viewer_and_human_play_in_headless_chromium() {
         cdp.eval("JSON.stringify(P.options.games.map((g) => [g.kind, g.layouts[0].spec, g.layouts[0].players]))");
     let offered: Vec<(String, String, usize)> = serde_json::from_str(offered.as_str().unwrap()).unwrap();
     let kinds: Vec<&str> = offered.iter().map(|g| g.0.as_str()).collect();
-    for kind in ["hanabi", "capture", "escape", "lever", "overcooked_v2", "overcooked"] {
+    for kind in ["hanabi", "collab_capture", "collab_escape", "lever", "overcooked_v2", "overcooked"] {
         assert!(kinds.contains(&kind), "the Play tab offers {kind}: {kinds:?}");
     }
     for (kind, layout, players) in &offered {

@@ -1191,17 +1191,17 @@ async fn the_play_tab_offers_every_catalog_game_with_its_seats() {
     assert_eq!(kinds, want, "every game of the catalog");
     for g in o["games"].as_array().unwrap() {
         let partners: Vec<&str> = g["partners"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
-        assert!(partners.contains(&"llmco"), "{g}");
+        assert!(partners.contains(&"llmco") || partners.contains(&"proagent"), "a language agent: {g}");
         for l in g["layouts"].as_array().unwrap() {
             let d = l["default_partner"].as_str().unwrap();
             assert!(partners.contains(&d), "{l}: the default partner {d} is offered");
-            assert!(l["players"].as_u64().unwrap() >= 2, "{l}");
+            assert!(l["players"].as_u64().unwrap() >= 1, "{l}");
         }
     }
     let by = |kind: &str| o["partners_by_game"][kind].as_array().unwrap().clone();
     assert!(by("overcooked").iter().any(|p| p == "proagent") && by("overcooked").iter().any(|p| p == "sp"));
     assert!(by("hanabi").iter().any(|p| p == "convention"), "{}", o["partners_by_game"]);
-    assert!(by("capture").iter().any(|p| p == "chaser"), "{}", o["partners_by_game"]);
+    assert!(by("collab_capture").iter().any(|p| p == "chaser"), "{}", o["partners_by_game"]);
     let five = o["games"][0]["layouts"].as_array().unwrap().iter().find(|l| l["players"] == 5);
     assert!(five.is_some(), "Hanabi for five players: {}", o["games"][0]);
 }
