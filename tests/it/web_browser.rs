@@ -279,7 +279,8 @@ fn viewer_and_human_play_in_headless_chromium() {
     cdp.eval("document.getElementById('tab-play').click()");
     cdp.wait("document.getElementById('pf-layout').options.length > 0", "the game options");
     cdp.eval(
-        "(() => { const g = (i) => document.getElementById(i); g('pf-partner').value = 'greedy'; \
+        "(() => { const g = (i) => document.getElementById(i); g('pf-layout').value = 'cramped_room'; \
+         g('pf-layout').dispatchEvent(new Event('change')); g('pf-partner').value = 'greedy'; \
          g('pf-horizon').value = '8'; g('pf-turn').checked = true; g('play-start').click(); return true; })()",
     );
     cdp.wait("document.getElementById('play-status').textContent.startsWith('Playing')", "the game to start");
@@ -385,6 +386,61 @@ fn viewer_and_human_play_in_headless_chromium() {
     assert_eq!(mine, ["S", "W", "I", "N", "I"]);
     assert_eq!(t["settings"]["view_radius"], 2);
 
+    // The Play tab offers every game of the catalog: each played to its end by picking
+    // moves (buttons for the turn games, arrow keys for Overcooked) against its default
+    // partner, the person in the last seat.
+    cdp.call("Page.navigate", json!({"url": format!("{base}#tab=play")}));
+    cdp.wait("document.getElementById('pf-layout').options.length > 0", "the game options");
+    let offered =
+        cdp.eval("JSON.stringify(P.options.games.map((g) => [g.kind, g.layouts[0].spec, g.layouts[0].players]))");
+    let offered: Vec<(String, String, usize)> = serde_json::from_str(offered.as_str().unwrap()).unwrap();
+    let kinds: Vec<&str> = offered.iter().map(|g| g.0.as_str()).collect();
+    for kind in ["hanabi", "collab_capture", "collab_escape", "lever", "overcooked_v2", "overcooked"] {
+        assert!(kinds.contains(&kind), "the Play tab offers {kind}: {kinds:?}");
+    }
+    for (kind, layout, players) in &offered {
+        choose_game(&mut cdp, layout, players - 1, None);
+        let end = play_to_end(&mut cdp);
+        assert!(end.starts_with("Game over"), "{kind} {layout}: {end}");
+        let traj =
+            cdp.wait("(document.querySelector('#play-files .saved-trajectory') || {}).textContent", "the saved game");
+        let out = crate::support::bin().args(["show", "--trajectory", traj.as_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{kind}: {}", String::from_utf8_lossy(&out.stderr));
+        let errors = cdp.eval("document.getElementById('play-files').innerText");
+        assert!(!errors.as_str().unwrap().contains("ended early"), "{kind}: {errors}");
+    }
+
+    // A game against LLM-Co stopped at step 6: its transcript replays exactly, and the
+    // viewer shows each exchange by its step, the partner prediction beside what the
+    // partner then did.
+    choose_game(&mut cdp, "cramped_room", 0, Some("llmco["));
+    for k in 0..6 {
+        cdp.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: ' ', bubbles: true})); true");
+        cdp.wait(&format!("P.last && P.last.t >= {}", k + 1), "a step against LLM-Co");
+    }
+    cdp.eval("document.getElementById('play-stop').click()");
+    cdp.wait("document.getElementById('play-status').textContent.startsWith('Game over')", "the stopped game");
+    let transcript =
+        cdp.wait("(document.querySelector('#play-files .saved-transcript') || {}).textContent", "the saved transcript");
+    let transcript = transcript.as_str().unwrap().to_string();
+    let out = crate::support::bin().args(["replay", &transcript]).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && !said.contains("DIVERGED"), "{said}");
+    cdp.eval("document.querySelector('#play-files .saved-transcript').click()");
+    cdp.wait(
+        "document.getElementById('frame-label').textContent.startsWith('t = 0 / 6')",
+        "the stopped game in the viewer",
+    );
+    cdp.wait(
+        "document.querySelector('#step-panel .card[data-kind=tom]') !== null",
+        "a Theory-of-Mind exchange at t = 0",
+    );
+    let panel = cdp.eval("document.getElementById('step-panel').innerText").as_str().unwrap().to_string();
+    assert!(panel.contains("Theory of Mind: partner prediction"), "{panel}");
+    assert!(panel.contains("The partner then did: P0 at t = 0"), "{panel}");
+    assert!(panel.contains("Action"), "{panel}");
+    assert!(!panel.contains("Verificator"), "LLM-Co's steps are not ProAgent's verificator: {panel}");
+
     // A page of another origin (another port on loopback) tries to use the server: a
     // "simple" text/plain POST that starts a game, a JSON POST, reading the file list and
     // the page (for its token), and an image of a device file. None may get through.
@@ -402,6 +458,43 @@ fn viewer_and_human_play_in_headless_chromium() {
     let saved_after = std::fs::read_dir(&games).map_or(0, |d| d.count());
     assert_eq!(saved_before, saved_after, "a page of another origin started a game: {results}");
     eprintln!("web_browser: viewer and game checked in Chromium in {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// Picks `layout` on the Play tab (the game's default partner, or the first choice whose
+/// value starts with `partner`), the person in `seat`, turn-based, 8 steps; starts it.
+fn choose_game(cdp: &mut Cdp, layout: &str, seat: usize, partner: Option<&str>) {
+    let script = format!(
+        "(() => {{ const g = (i) => document.getElementById(i); g('pf-layout').value = {layout:?}; \
+         g('pf-layout').dispatchEvent(new Event('change')); g('pf-seat').value = '{seat}'; \
+         g('pf-seat').dispatchEvent(new Event('change')); const want = {want}; \
+         if (want) {{ const o = [...g('pf-partner').options].find((o) => o.value.startsWith(want)); g('pf-partner').value = o.value; }} \
+         g('pf-horizon').value = '8'; g('pf-turn').checked = true; g('pf-spec').value = ''; \
+         window.oldGame = P.id; g('play-start').click(); return true; }})()",
+        want = partner.map_or("null".to_string(), |p| format!("{p:?}")),
+    );
+    cdp.eval(&script);
+    cdp.wait("P.id && P.id !== window.oldGame && P.last && P.last.id === P.id", &format!("{layout} to start"));
+}
+
+/// Plays the running game to its end in the page, one move per step: a button of the
+/// turn games, an arrow key or space in Overcooked; returns the final status line.
+fn play_to_end(cdp: &mut Cdp) -> String {
+    let script = "(async () => {
+        const keys = ['ArrowLeft', 'ArrowUp', ' ', 'ArrowRight', 'ArrowDown', ' '];
+        const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+        for (let i = 0; i < 600; i++) {
+          const s = P.last;
+          if (s && s.done) return document.getElementById('play-status').textContent;
+          const buttons = document.querySelectorAll('#play-moves button.move');
+          if (!s || !s.moves.length || (!ARROW_GAMES.has(s.game) && !buttons.length)) { await sleep(40); continue; }
+          const t = s.t;
+          if (ARROW_GAMES.has(s.game)) document.body.dispatchEvent(new KeyboardEvent('keydown', { key: keys[i % keys.length], bubbles: true }));
+          else buttons[(i * 3 + 1) % buttons.length].click();
+          for (let w = 0; w < 200 && P.last && !P.last.done && P.last.t === t; w++) { await sleep(20); await pollGame(); }
+        }
+        return 'not over: ' + document.getElementById('play-status').textContent;
+      })()";
+    cdp.eval(script).as_str().unwrap_or_default().to_string()
 }
 
 /// Serves, on another loopback port (another origin), a page that tries to use the

@@ -1135,3 +1135,232 @@ async fn a_person_plays_the_llm_coordination_games_against_the_llmco_agent() {
     let (st, _) = s.post(&format!("/api/play/{id}/stop"), "").await;
     assert_eq!(st, 200);
 }
+
+/// Plays a started game to its end through the API, the person picking move number
+/// `pick(t)` of their legal moves (modulo their count) whenever it is their turn; returns
+/// the final status.
+async fn play_out(s: &Server, id: &str, pick: impl Fn(u64) -> usize) -> Value {
+    for _ in 0..2000 {
+        let (st, v) = s.get_json(&format!("/api/play/{id}")).await;
+        assert_eq!(st, 200, "{v}");
+        if v["done"] == true {
+            return v;
+        }
+        let moves = v["moves"].as_array().unwrap();
+        if moves.is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        }
+        let t = v["t"].as_u64().unwrap();
+        let token = moves[pick(t) % moves.len()]["token"].as_str().unwrap();
+        let (st, r) = s.post(&format!("/api/play/{id}/key"), json!({"action": token}).to_string()).await;
+        assert_eq!(st, 200, "{r}");
+        wait_moved(s, id, t).await;
+    }
+    panic!("game {id} did not end");
+}
+
+/// Waits until the game is past step `t` or over.
+async fn wait_moved(s: &Server, id: &str, t: u64) {
+    for _ in 0..2000 {
+        let (_, v) = s.get_json(&format!("/api/play/{id}")).await;
+        if v["done"] == true || v["t"].as_u64() > Some(t) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("game {id} stayed at t = {t}");
+}
+
+/// Starts a game; panics with the server's answer if it is refused.
+async fn start_game(s: &Server, req: Value) -> String {
+    let (st, g) = s.post("/api/play", req.to_string()).await;
+    assert_eq!(st, 200, "{req}: {g}");
+    g["id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_play_tab_offers_every_catalog_game_with_its_seats() {
+    let s = Server::start(4).await;
+    let (st, o) = s.get_json("/api/play/options").await;
+    assert_eq!(st, 200, "{o}");
+    let offered: Vec<&str> = o["layouts"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert_eq!(offered, proagent::games::catalog::all_builtin_specs(), "every built-in layout and scenario");
+    let kinds: Vec<&str> = o["games"].as_array().unwrap().iter().map(|g| g["kind"].as_str().unwrap()).collect();
+    let want: Vec<&str> = proagent::games::catalog::entries().iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, want, "every game of the catalog");
+    for g in o["games"].as_array().unwrap() {
+        let partners: Vec<&str> = g["partners"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        assert!(partners.contains(&"llmco") || partners.contains(&"proagent"), "a language agent: {g}");
+        for l in g["layouts"].as_array().unwrap() {
+            let d = l["default_partner"].as_str().unwrap();
+            assert!(partners.contains(&d), "{l}: the default partner {d} is offered");
+            assert!(l["players"].as_u64().unwrap() >= 1, "{l}");
+        }
+    }
+    let by = |kind: &str| o["partners_by_game"][kind].as_array().unwrap().clone();
+    assert!(by("overcooked").iter().any(|p| p == "proagent") && by("overcooked").iter().any(|p| p == "sp"));
+    assert!(by("hanabi").iter().any(|p| p == "convention"), "{}", o["partners_by_game"]);
+    assert!(by("collab_capture").iter().any(|p| p == "chaser"), "{}", o["partners_by_game"]);
+    let five = o["games"][0]["layouts"].as_array().unwrap().iter().find(|l| l["players"] == 5);
+    assert!(five.is_some(), "Hanabi for five players: {}", o["games"][0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_finishes_every_game_in_either_seat_against_every_rule_partner_and_llmco() {
+    let s = Server::start(4).await;
+    let (_, o) = s.get_json("/api/play/options").await;
+    let mut played = 0;
+    for g in o["games"].as_array().unwrap() {
+        let kind = g["kind"].as_str().unwrap();
+        let layout = &g["layouts"][0];
+        let spec = layout["spec"].as_str().unwrap();
+        let players = layout["players"].as_u64().unwrap() as usize;
+        for partner in g["partners"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()) {
+            // Learned partners need their model files (the Overcooked games' own tests play them).
+            if ["bc", "bc:test", "bc:train", "sp", "pbt", "fcp", "mep", "cole"].contains(&partner) {
+                continue;
+            }
+            for seat in 0..players {
+                let req = json!({"layout": spec, "partner": partner, "turn_based": true, "human_seat": seat,
+                                 "seed": 3, "horizon": 12});
+                let id = start_game(&s, req).await;
+                let done = play_out(&s, &id, |t| t as usize * 7 + 1).await;
+                assert!(done["error"].is_null(), "{kind} {spec} against {partner} in seat {seat}: {}", done["error"]);
+                assert!(done["t"].as_u64().unwrap() >= 1, "{done}");
+                let traj = done["files"]["trajectory"].as_str().unwrap();
+                let v = crate::support::bin().args(["show", "--trajectory", traj]).output().unwrap();
+                assert!(v.status.success(), "{kind} {partner}: {}", String::from_utf8_lossy(&v.stderr));
+                played += 1;
+            }
+        }
+    }
+    assert!(played >= 20, "{played} games");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_finishes_hanabi_against_llmco_in_either_seat_and_with_several_players() {
+    let s = Server::start(4).await;
+    for seat in 0..2 {
+        let req = json!({"layout": "hanabi", "partner": "llmco", "turn_based": true, "human_seat": seat, "seed": 1});
+        let id = start_game(&s, req).await;
+        let done = play_out(&s, &id, |_| 0).await;
+        assert!(done["error"].is_null(), "seat {seat}: {}", done["error"]);
+        assert!(done["t"].as_u64().unwrap() > 2, "played past the human's first move: {done}");
+        let transcript = done["files"]["transcript"].as_str().unwrap();
+        let out = crate::support::bin().args(["replay", transcript]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Four players: the person in seat 2, each other seat its own partner.
+    let (_, o) = s.get_json("/api/play/options").await;
+    let four = o["games"][0]["layouts"].as_array().unwrap().iter().find(|l| l["players"] == 4).unwrap().clone();
+    let req = json!({"layout": four["spec"], "partners": ["simple", "llmco", "convention"], "turn_based": true,
+                     "human_seat": 2, "seed": 2});
+    let id = start_game(&s, req).await;
+    let done = play_out(&s, &id, |t| t as usize).await;
+    assert!(done["error"].is_null(), "{}", done["error"]);
+    assert_eq!(done["players"], 4);
+    assert_eq!(done["partner"].as_str().unwrap().split(", ").count(), 3, "{}", done["partner"]);
+    let traj: Value =
+        serde_json::from_str(std::fs::read_to_string(done["files"]["trajectory"].as_str().unwrap()).unwrap().trim())
+            .unwrap();
+    let turns: Vec<usize> = traj["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["actions"].as_array().unwrap().iter().position(|a| !a.is_null()).unwrap())
+        .collect();
+    assert_eq!(&turns[..4], &[0, 1, 2, 3], "each seat in turn");
+    let transcript = done["files"]["transcript"].as_str().unwrap();
+    let out = crate::support::bin().args(["replay", transcript]).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // Wrong counts and two model seats are refused, naming the field.
+    for (req, want) in [
+        (json!({"layout": four["spec"], "partners": ["simple"], "human_seat": 0}), "partners: names 1 seat"),
+        (
+            json!({"layout": four["spec"], "partners": ["llmco", "llmco", "simple"], "human_seat": 0}),
+            "at most one seat",
+        ),
+        (json!({"layout": four["spec"], "human_seat": 4}), "human_seat: must be 0..=3"),
+    ] {
+        let (st, v) = s.post("/api/play", req.to_string()).await;
+        assert_eq!(st, 400, "{req}: {v}");
+        assert!(err(&v).contains(want), "{req}: {v}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_game_of_each_game_stopped_at_step_6_replays_exactly() {
+    let s = Server::start(4).await;
+    // Seeds where the game lasts past step 6 with these moves (a capture ends when the thief is caught).
+    for (layout, partner, seat, seed) in [
+        ("cramped_room", "proagent", 1, 5),
+        ("cramped_room", "llmco", 0, 5),
+        ("v2:cramped_room_v2", "proagent", 0, 5),
+        ("hanabi", "llmco", 0, 5),
+        ("capture:4", "llmco", 1, 2),
+        ("escape:1", "llmco", 0, 5),
+        ("lever", "llmco", 0, 5),
+    ] {
+        let req = json!({"layout": layout, "partner": partner, "turn_based": true, "human_seat": seat, "seed": seed,
+                         "horizon": 40});
+        let id = start_game(&s, req).await;
+        let mut t = 0;
+        while t < 6 {
+            let (_, v) = s.get_json(&format!("/api/play/{id}")).await;
+            t = v["t"].as_u64().unwrap();
+            if t >= 6 {
+                // (A capture may end by itself at step 6: the thief caught.)
+                break;
+            }
+            assert_ne!(v["done"], true, "{layout}: ended before step 6, at t = {t}");
+            let moves = v["moves"].as_array().unwrap();
+            if moves.is_empty() {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                continue;
+            }
+            // Not the first move: in Hanabi that plays a card and may lose the game early.
+            let token = moves[(t as usize * 3 + 1) % moves.len()]["token"].as_str().unwrap();
+            s.post(&format!("/api/play/{id}/key"), json!({"action": token}).to_string()).await;
+            wait_moved(&s, &id, t).await;
+        }
+        let (st, _) = s.post(&format!("/api/play/{id}/stop"), "").await;
+        assert_eq!(st, 200);
+        let done = wait_done(&s, &id).await;
+        assert!(done["error"].is_null(), "{layout}: {}", done["error"]);
+        assert_eq!(done["t"], 6, "{layout}");
+        let files = &done["files"];
+        let transcript = files["transcript"].as_str().unwrap_or_else(|| panic!("{layout}: {files}"));
+        let text = std::fs::read_to_string(transcript).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        // Honest: the header keeps the game as played (its horizon), the footer the steps played.
+        let header = &lines[0];
+        let horizon = header["config"]["horizon"].as_u64().or(header["horizon"].as_u64());
+        assert_ne!(horizon, Some(6), "{layout}: the header's horizon is the game's, not the steps played: {header}");
+        let footer = lines.last().unwrap();
+        assert_eq!(lines.iter().filter(|l| l["type"] == "step").count(), 6, "{layout}");
+        assert!(footer.to_string().contains("\"steps\":6"), "{layout}: {footer}");
+        let out = crate::support::bin().args(["replay", transcript]).output().unwrap();
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && !said.contains("DIVERGED"), "{layout} against {partner}: {said}");
+        for args in [
+            vec!["show", transcript, "--step", "6"],
+            vec!["show", "--trajectory", files["trajectory"].as_str().unwrap(), "--step", "6"],
+        ] {
+            let out = crate::support::bin().args(&args).output().unwrap();
+            assert!(out.status.success(), "{layout}: {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        if layout == "cramped_room" {
+            // Classic trajectories are reference traces too.
+            let out =
+                crate::support::bin().args(["verify-trace", files["trajectory"].as_str().unwrap()]).output().unwrap();
+            let said = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success() && said.contains("PASS"), "{layout}: {said}");
+        }
+    }
+}

@@ -216,7 +216,13 @@ fn rerun_game<G: Playable>(
     for (player, spec) in run.specs.iter().enumerate() {
         if spec == HUMAN {
             // A game played in `proagent serve`: the person's recorded moves take their seat.
-            seats.push(Box::new(RecordedSeat::new(&**game, rec, player, file)?));
+            let mut recorded = RecordedSeat::new(&**game, rec, player, file)?;
+            // A seat re-played from its moves keeps the name the recording's summary gives
+            // it (a rule bot beside the person in a game of more than two players).
+            if let Some(name) = recorded_partner_names(rec, n, seat).and_then(|names| names.get(&player).cloned()) {
+                recorded.name = name;
+            }
+            seats.push(Box::new(recorded));
             sinks.push(None);
         } else {
             let s = factory.build(spec, &**game).map_err(|e| seat_err(player, e))?;
@@ -226,19 +232,25 @@ fn rerun_game<G: Playable>(
     }
     recorder.set_seat_sinks(sinks);
     let stop_check = Arc::clone(replayer);
-    // A game stopped early in the viewer recorded fewer steps than its horizon (the model
-    // was told the full one), so the re-run plays as many steps as were recorded.
-    let played_game = if run.specs.iter().any(|s| s == HUMAN) && (rec.steps.len() as u32) < game.max_steps() {
-        Arc::new(game.with_horizon(rec.steps.len() as u32))
-    } else {
-        Arc::clone(game)
-    };
+    // A game stopped early in the viewer recorded fewer steps than its horizon: the re-run
+    // plays the same game (the horizon its seats were told) and stops after as many steps
+    // as were recorded.
+    let stop_after = (run.specs.iter().any(|s| s == HUMAN) && (rec.steps.len() as u32) < game.max_steps())
+        .then_some(rec.steps.len() as u32);
+    let played = std::sync::atomic::AtomicU32::new(0);
     let options = EpisodeOptions {
-        on_step: Some(Box::new(|v: &StepView<'_, G>| recorder.on_step(v))),
-        stop: Some(Box::new(move || stop_check.first_miss().is_some())),
+        on_step: Some(Box::new(|v: &StepView<'_, G>| {
+            played.store(v.t + 1, std::sync::atomic::Ordering::SeqCst);
+            recorder.on_step(v)
+        })),
+        stop: Some(Box::new(|| {
+            stop_check.first_miss().is_some()
+                || stop_after.is_some_and(|n| played.load(std::sync::atomic::Ordering::SeqCst) >= n)
+        })),
         max_llm_failures: None,
         max_parse_failure_share: None,
     };
+    let played_game = Arc::clone(game);
     let result = rt
         .block_on(play_episode(played_game, seats, cfg.seed, options))
         .map_err(|e| ReplayError::Stopped(e.to_string()))?;
@@ -246,10 +258,26 @@ fn rerun_game<G: Playable>(
     Ok(Rerun { score: result.score, transcript: buf.text() })
 }
 
+/// The names the recording's summary gives the seats other than `seat` (its `partner`
+/// field, comma-separated), by player; `None` when it has no summary or the names cannot be
+/// told apart (a name with a comma in it).
+fn recorded_partner_names(
+    rec: &Transcript,
+    n: usize,
+    seat: usize,
+) -> Option<std::collections::BTreeMap<usize, String>> {
+    let partner = rec.footer.as_ref()?.data.get("partner")?.as_str()?;
+    let names: Vec<&str> = partner.split(',').collect();
+    let others: Vec<usize> = (0..n).filter(|&p| p != seat).collect();
+    (names.len() == others.len()).then(|| others.into_iter().zip(names.into_iter().map(str::to_string)).collect())
+}
+
 /// A person's seat of a game played in `proagent serve`, played back from the recorded
 /// actions. (A game whose model seat answered late in real time — `llm: proceed` — does
 /// not re-run exactly: the model saw other states than the re-run shows it.)
 struct RecordedSeat<G: Game> {
+    /// The seat's name in the re-run's summary (`human` unless the recording names it).
+    name: String,
     actions: Vec<Option<G::Action>>,
 }
 
@@ -271,14 +299,14 @@ impl<G: Game> RecordedSeat<G> {
                 None => return Err(ReplayError::Moves { file: file.to_string(), t: s.t, player }),
             }
         }
-        Ok(RecordedSeat { actions })
+        Ok(RecordedSeat { name: HUMAN.to_string(), actions })
     }
 }
 
 #[async_trait]
 impl<G: Game> Seat<G> for RecordedSeat<G> {
     fn name(&self) -> String {
-        HUMAN.to_string()
+        self.name.clone()
     }
     fn reset(&mut self, _game: &G, _seat: usize, _seed: u64) {}
     async fn act(&mut self, obs: &Observation<'_, G>) -> Result<G::Action, AgentError> {

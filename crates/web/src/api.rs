@@ -638,25 +638,47 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EvalQuery>) -> ApiResult<ax
 }
 
 async fn play_options(State(st): Shared) -> axum::Json<Value> {
-    use proagent_eval::games::Catalogued;
-    // The layouts the form offers: the two Overcooked games' built-in ones, from the catalog.
-    let mut layouts = <proagent_overcooked::game::Overcooked as Catalogued>::builtin_specs();
-    layouts.extend(<proagent_overcooked_v2::game::OvercookedV2 as Catalogued>::builtin_specs());
-    // Each layout's game, as the catalog reads the spec (the page never reads spec text).
-    let layout_games: serde_json::Map<String, Value> = layouts
+    // Every game of the catalog with its built-in layouts or scenarios, each loaded to ask
+    // it its players, default partner and seats (the page never reads spec text).
+    let mut layouts = Vec::new();
+    let mut layout_games = serde_json::Map::new();
+    let mut games = Vec::new();
+    for entry in proagent_eval::games::catalog::entries() {
+        let mut specs = Vec::new();
+        for spec in (entry.builtin_specs)() {
+            let Ok((game, _)) = AnyGame::load_in(&spec, &GameOptions::default(), &st.access) else { continue };
+            let (players, default_partner, known, horizon) = proagent_eval::on_game!(&game, |g| {
+                use proagent_core::Game;
+                use proagent_eval::games::Playable;
+                (g.num_players(), g.default_partner(), g.known_specs(), g.max_steps())
+            });
+            layout_games.insert(spec.clone(), Value::from(entry.kind));
+            specs.push(
+                json!({"spec": spec, "players": players, "default_partner": default_partner, "horizon": horizon}),
+            );
+            layouts.push(spec);
+            if games.iter().all(|g: &Value| g["kind"] != entry.kind) {
+                games.push(json!({"kind": entry.kind, "title": entry.title, "partners": page_seats(known)}));
+            }
+        }
+        if let Some(g) = games.iter_mut().find(|g| g["kind"] == entry.kind) {
+            g["layouts"] = json!(specs);
+        }
+    }
+    let partners_by_game: serde_json::Map<String, Value> =
+        games.iter().map(|g| (g["kind"].as_str().unwrap_or_default().to_string(), g["partners"].clone())).collect();
+    let default_partner: serde_json::Map<String, Value> = games
         .iter()
-        .filter_map(|l| proagent_eval::games::catalog::entry_for(l).map(|e| (l.clone(), Value::from(e.kind))))
+        .filter_map(|g| Some((g["kind"].as_str()?.to_string(), g["layouts"].get(0)?["default_partner"].clone())))
         .collect();
     let models: Vec<&str> = st.play.models.iter().map(|m| m.name.as_str()).collect();
     axum::Json(json!({
+        "games": games,
         "layouts": layouts,
         "layout_games": layout_games,
         "partners": proagent_eval::games::overcooked::KNOWN_SPECS,
-        "partners_by_game": {
-            "overcooked": proagent_eval::games::overcooked::KNOWN_SPECS,
-            "overcooked_v2": proagent_eval::games::overcooked_v2::KNOWN_SPECS,
-        },
-        "default_partner": {"overcooked": "greedy", "overcooked_v2": "scripted"},
+        "partners_by_game": partners_by_game,
+        "default_partner": default_partner,
         "v2_settings": proagent_overcooked_v2::env::Settings::default(),
         "models": models,
         "step_ms": st.play.limits.default_step_ms,
@@ -665,6 +687,13 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
         "max_horizon": super::play::MAX_HORIZON,
         "llm": ["wait", "proceed"],
     }))
+}
+
+/// The seats of a game's known specs the page offers by name: the plain ones (no
+/// `NAME`/`PATH` placeholders, no options), with the language agents (`proagent`,
+/// `llmco`) also offered once per served model is the page's business (it has the list).
+fn page_seats(known: &[&str]) -> Vec<String> {
+    known.iter().filter(|s| !s.contains('[') && !s.contains("PATH")).map(|s| s.to_string()).collect()
 }
 
 /// The game a request's `layout` names: a built-in layout (`cramped_room`, `v2:two_rooms`)
@@ -702,6 +731,18 @@ async fn play_start(State(st): Shared, body: Body) -> ApiResult<axum::Json<Value
                 AccessError::NotServed(_) => ApiError::new(StatusCode::FORBIDDEN, format!("partner: {e}")),
                 other => ApiError::from(other),
             })?);
+        }
+        if let Some(list) = req.partners.take() {
+            let known = proagent_eval::on_game!(&game, |g| proagent_eval::games::Playable::known_specs(&**g));
+            let models: Vec<&str> = st2.play.models.iter().map(|m| m.name.as_str()).collect();
+            let mut checked = Vec::with_capacity(list.len());
+            for partner in &list {
+                checked.push(st2.access.seat_spec(partner, known, &models).map_err(|e| match e {
+                    AccessError::NotServed(_) => ApiError::new(StatusCode::FORBIDDEN, format!("partners: {e}")),
+                    other => ApiError::from(other),
+                })?);
+            }
+            req.partners = Some(checked);
         }
         let handle = tokio::runtime::Handle::current();
         let _guard = handle.enter();

@@ -1,16 +1,18 @@
-//! Human play: a person in the browser against any seat the seat factory builds, on any
-//! game the viewer can draw (classic Overcooked, OvercookedV2), one session per game,
-//! several games at once.
+//! Human play: a person in the browser against any seats the seat factory builds, on any
+//! game of the catalog (the Overcooked games, Hanabi for two to five players, the maze
+//! games, the lever game), one session per game, several games at once.
 //!
 //! A game is played by the one episode loop ([`proagent_core::episode::play_episode`]):
-//! the person's seat is a [`HumanSeat`] fed by key presses, the other seat runs in a
-//! task of its own behind a [`BackgroundSeat`], and the transcript is written by the
-//! run's recorder ([`Run::recorder`], whose header is [`Run::header`]).
+//! the person's seat is a [`HumanSeat`] fed by key presses, each other seat runs in a
+//! task of its own behind a [`BackgroundSeat`] and is asked for a move only in states where
+//! it is to move, and the transcript is written by the run's recorder ([`Run::recorder`],
+//! whose header is [`Run::header`]): the one seat that asks a model is the run's agent,
+//! every other seat is named `human` there and re-played from its recorded moves.
 //!
 //! - **Real time**: the person's seat answers at every tick of `step_ms` with the last
 //!   key pressed since the previous tick (the game's idle action — STAY — without one).
 //! - **Turn-based**: the person's seat waits for a key; one step per key.
-//! - The other seat is shown each new state as soon as it exists and thinks while the
+//! - The other seats are shown each new state as soon as it exists and thinks while the
 //!   person does. `llm = wait` makes every step wait for its action (the game pauses while
 //!   a language model thinks); `llm = proceed` lets the game go on with the idle action
 //!   for it until its reply arrives (that action is then taken at the next step, and the
@@ -23,7 +25,10 @@
 //! saved in `games_dir`: `<stem>.trajectory.jsonl` (the game's trajectory record:
 //! `verify-trace`, `analyze`, the viewer), `<stem>.human.jsonl` for games with a
 //! human-data schema (classic: the 2019 one, for `bc train` and `analyze`) and, with a
-//! `proagent` seat, `<stem>.transcript.jsonl` (re-run by `replay`).
+//! seat that asks a model (`proagent`, `llmco`), `<stem>.transcript.jsonl` (re-run by
+//! `replay`). A game stopped early keeps the game as it was played (its horizon) in every
+//! file; the files record the steps played, and exchanges about a step never played are
+//! left out of the transcript, so it re-runs exactly.
 
 use async_trait::async_trait;
 use proagent_core::Game;
@@ -182,9 +187,14 @@ pub struct GameRequest {
     /// Built-in layout name (`cramped_room`, `v2:two_rooms`; the server resolves files).
     #[serde(default = "default_layout")]
     pub layout: String,
-    /// The other seat's spec (proagent, scripted, greedy, bc, random, ...).
+    /// The other seat's spec (proagent, scripted, greedy, bc, random, ...): every seat
+    /// but the human's, unless `partners` names them one by one.
     #[serde(default)]
     pub partner: Option<String>,
+    /// Games of three or more players (Hanabi): the specs of the seats other than the
+    /// human's, in seat order (one each); `partner` (else the game's default) for the rest.
+    #[serde(default)]
+    pub partners: Option<Vec<String>>,
     /// For a `proagent` seat: one of the server's models (default: the first).
     #[serde(default)]
     pub model: Option<String>,
@@ -467,14 +477,12 @@ impl Sessions {
     ) -> Result<Arc<dyn Session>, PlayError> {
         let field = |field: &'static str, message: String| PlayError::Field { field, message };
         let n = game.num_players();
-        if n > 2 {
-            return Err(field(
-                "layout",
-                format!("{} has {n} players; human play takes games of one or two", game.report_name()),
-            ));
-        }
         if req.human_seat >= n {
-            let seats = if n == 1 { "0".to_string() } else { "0 or 1".to_string() };
+            let seats = match n {
+                1 => "0".to_string(),
+                2 => "0 or 1".to_string(),
+                _ => format!("0..={}", n - 1),
+            };
             return Err(field("human_seat", format!("must be {seats}, not {}", req.human_seat)));
         }
         if req.horizon == 0 || req.horizon > MAX_HORIZON {
@@ -497,20 +505,32 @@ impl Sessions {
             field("model", format!("unknown model {:?} (this server offers: {})", req.model, known.join(", ")))
         })?
         .clone();
-        // The other seat (none in a one-player game).
-        let ai_seat = (0..n).find(|&i| i != req.human_seat);
-        let partner = req.partner.clone().unwrap_or_else(|| game.default_partner().to_string());
+        // The other seats (none in a one-player game), each with its spec.
+        let others = seat_specs(req, n, game.default_partner()).map_err(|m| field("partners", m))?;
         // A game's model calls may fail without ending it: the person plays on with the
         // seat's fallback, as the seat's metrics then say.
-        let factory = SeatFactory::new(Some(game_model.seat.clone())).with_max_llm_failures(None);
-        let factory = with_page_seat(factory, &partner, cfg, &game_model).map_err(|m| field("partner", m.0))?;
-        let built = match ai_seat {
-            Some(ai) => {
-                factory.check(&partner, &*game, ai).map_err(|e| field("partner", e.to_string()))?;
-                Some(factory.build(&partner, &*game).map_err(|e| field("partner", e.to_string()))?)
-            }
-            None => None,
-        };
+        let mut factory = SeatFactory::new(Some(game_model.seat.clone())).with_max_llm_failures(None);
+        for (_, spec) in &others {
+            factory = with_page_seat(factory, spec, cfg, &game_model).map_err(|m| field("partner", m.0))?;
+        }
+        let mut built = Vec::with_capacity(others.len());
+        for (player, spec) in &others {
+            factory.check(spec, &*game, *player).map_err(|e| field("partner", e.to_string()))?;
+            built.push((
+                *player,
+                spec.clone(),
+                factory.build(spec, &*game).map_err(|e| field("partner", e.to_string()))?,
+            ));
+        }
+        // The transcript re-runs one seat that asks a model (`replay`); every other seat is
+        // re-played from its recorded moves, so at most one seat may ask a model.
+        let asking: Vec<usize> = built.iter().filter(|(_, _, b)| b.exchanges.is_some()).map(|(p, _, _)| *p).collect();
+        if asking.len() > 1 {
+            return Err(field(
+                "partners",
+                format!("at most one seat may ask a model in a browser game (players {asking:?} would)"),
+            ));
+        }
 
         std::fs::create_dir_all(&cfg.games_dir).map_err(|e| PlayError::Io {
             path: cfg.games_dir.display().to_string(),
@@ -518,12 +538,15 @@ impl Sessions {
         })?;
         let id = self.new_id();
         let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let who = if ai_seat.is_some() { file_safe(&partner) } else { "solo".to_string() };
+        // Files are named after the seat that asks a model, else the first other seat.
+        let named = others.iter().find(|(p, _)| asking.contains(p)).or(others.first());
+        let who = named.map_or_else(|| "solo".to_string(), |(_, spec)| file_safe(spec));
         let stem = format!("game-{unix}-{}-{who}-{id}", game.report_name().replace(':', "_"));
-        let recorder = match (ai_seat, built.as_ref().and_then(|b| b.exchanges.clone())) {
-            (Some(ai), Some(sink)) => {
-                // The human's seat is named `human` in the header; the run never builds it.
-                let run = Run::new(Arc::clone(&game), &partner, HUMAN, ai, factory.clone())
+        let recorder = match built.iter().find(|(_, _, b)| b.exchanges.is_some()) {
+            Some((ai, spec, b)) => {
+                // The model's seat is the run's agent; every other seat is named `human` in
+                // the header and re-played from its recorded moves (the run builds none).
+                let run = Run::new(Arc::clone(&game), spec, HUMAN, *ai, factory.clone())
                     .with_layout(&req.layout, layout_text);
                 let path = cfg.games_dir.join(format!("{stem}.transcript.jsonl"));
                 let target = TranscriptTarget {
@@ -538,13 +561,14 @@ impl Sessions {
                 let mut r = run.recorder(req.seed, &target).map_err(io)?;
                 if let Some(r) = r.as_mut() {
                     let mut sinks = vec![None; n];
-                    sinks[ai] = Some(sink);
+                    sinks[*ai] = b.exchanges.clone();
                     r.set_seat_sinks(sinks);
                 }
                 r
             }
-            _ => None,
+            None => None,
         };
+        let partner_name = built.iter().map(|(_, _, b)| b.seat.name()).collect::<Vec<_>>().join(", ");
         // The state the episode starts from, as the episode loop draws it from the seed.
         let start = game.initial_state(&mut env_chance(req.seed));
         let live = Arc::new(Live {
@@ -563,7 +587,7 @@ impl Sessions {
                 events: Vec::new(),
                 files: None,
                 error: None,
-                partner_name: built.as_ref().map(|b| b.seat.name()).unwrap_or_default(),
+                partner_name,
             }),
             key_pressed: Notify::new(),
             stop: AtomicBool::new(false),
@@ -578,7 +602,8 @@ impl Sessions {
         };
         let played = Played {
             live,
-            other: built.zip(ai_seat).map(|(b, ai)| (b.seat, ai)),
+            agent_seat: asking.first().or(others.first().map(|(p, _)| p)).copied().unwrap_or(req.human_seat),
+            others: built.into_iter().map(|(p, _, b)| (b.seat, p)).collect(),
             seed: req.seed,
             step: Duration::from_millis(step_ms as u64),
             timing,
@@ -597,6 +622,21 @@ impl Sessions {
 /// waits for the person's pick.
 fn real_time_game(kind: &str) -> bool {
     matches!(kind, "overcooked" | "overcooked_v2")
+}
+
+/// The other seats of a game of `n` players and their specs, in seat order: the request's
+/// `partners` one by one when given (one per seat other than the human's), else its
+/// `partner`, else the game's `default` partner for each.
+fn seat_specs(req: &GameRequest, n: usize, default: &str) -> Result<Vec<(usize, String)>, String> {
+    let seats: Vec<usize> = (0..n).filter(|&i| i != req.human_seat).collect();
+    let one = req.partner.clone().unwrap_or_else(|| default.to_string());
+    match &req.partners {
+        None => Ok(seats.into_iter().map(|p| (p, one.clone())).collect()),
+        Some(list) if list.len() == seats.len() => Ok(seats.into_iter().zip(list.iter().cloned()).collect()),
+        Some(list) => {
+            Err(format!("names {} seat(s); this game has {} besides the human's ({seats:?})", list.len(), seats.len()))
+        }
+    }
 }
 
 /// The name of the human seat in files.
@@ -661,6 +701,8 @@ struct Answer<G: Game> {
     action: Result<G::Action, AgentError>,
     skills: Vec<SkillEvent>,
     beliefs: Vec<BeliefCorrection>,
+    /// The seat's report of itself right after this answer.
+    report: Report,
 }
 
 /// The other seat's report of itself after each answer (the episode loop asks for these
@@ -681,6 +723,10 @@ struct BackgroundSeat<G: Playable + Board> {
     answers: mpsc::Receiver<Answer<G>>,
     asked: Arc<AtomicBool>,
     report: Arc<Mutex<Report>>,
+    /// The report that came with the last answer the game took.
+    consumed: Report,
+    /// The report after each answer the game took, by the step it was taken at.
+    taken: Arc<Mutex<Vec<(u32, Report)>>>,
     timing: LlmTiming,
     live: Arc<Live<G>>,
     skills: Vec<SkillEvent>,
@@ -691,6 +737,8 @@ struct BackgroundSeat<G: Playable + Board> {
 struct Feeder<G: Game> {
     asks: mpsc::Sender<Ask<G>>,
     asked: Arc<AtomicBool>,
+    /// The seat's reports by the step each answer was taken at ([`BackgroundSeat`]'s).
+    taken: Arc<Mutex<Vec<(u32, Report)>>>,
 }
 
 impl<G: Game> Feeder<G> {
@@ -713,7 +761,8 @@ impl<G: Playable + Board> BackgroundSeat<G> {
     ) -> (BackgroundSeat<G>, Feeder<G>, tokio::task::JoinHandle<Report>) {
         let (ask_tx, mut ask_rx) = mpsc::channel::<Ask<G>>(1);
         let (ans_tx, ans_rx) = mpsc::channel::<Answer<G>>(1);
-        let report = Arc::new(Mutex::new(Report { name: seat.name(), ..Report::default() }));
+        let first = Report { name: seat.name(), ..Report::default() };
+        let report = Arc::new(Mutex::new(first.clone()));
         let shared = Arc::clone(&report);
         let task = tokio::spawn(async move {
             seat.reset(&game, player, seat_seed(seed, player));
@@ -734,8 +783,10 @@ impl<G: Playable + Board> BackgroundSeat<G> {
                     last_events: &ask.last_events,
                 };
                 let action = seat.act(&obs).await;
-                let answer = Answer { action, skills: seat.drain_skill_events(), beliefs: seat.drain_belief_events() };
-                *shared.lock().unwrap_or_else(|e| e.into_inner()) = snapshot(&*seat);
+                let report = snapshot(&*seat);
+                *shared.lock().unwrap_or_else(|e| e.into_inner()) = report.clone();
+                let answer =
+                    Answer { action, skills: seat.drain_skill_events(), beliefs: seat.drain_belief_events(), report };
                 if ans_tx.send(answer).await.is_err() {
                     break;
                 }
@@ -743,14 +794,29 @@ impl<G: Playable + Board> BackgroundSeat<G> {
             snapshot(&*seat)
         });
         let asked = Arc::new(AtomicBool::new(false));
-        let feeder = Feeder { asks: ask_tx, asked: Arc::clone(&asked) };
-        let bg =
-            BackgroundSeat { answers: ans_rx, asked, report, timing, live, skills: Vec::new(), beliefs: Vec::new() };
+        let taken = Arc::new(Mutex::new(Vec::new()));
+        let feeder = Feeder { asks: ask_tx, asked: Arc::clone(&asked), taken: Arc::clone(&taken) };
+        let bg = BackgroundSeat {
+            answers: ans_rx,
+            asked,
+            report,
+            consumed: first.clone(),
+            taken,
+            timing,
+            live,
+            skills: Vec::new(),
+            beliefs: Vec::new(),
+        };
         (bg, feeder, task)
     }
 
+    /// The seat's report: as of the last answer the game took when the game waits for
+    /// it (an answer about a step never played is not counted), else its newest.
     fn report(&self) -> Report {
-        self.report.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        match self.timing {
+            LlmTiming::Wait => self.consumed.clone(),
+            LlmTiming::Proceed => self.report.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        }
     }
 
     fn thinking(&self, on: bool) {
@@ -782,6 +848,8 @@ impl<G: Playable + Board> Seat<G> for BackgroundSeat<G> {
                 self.asked.store(false, Ordering::SeqCst);
                 self.skills.extend(a.skills);
                 self.beliefs.extend(a.beliefs);
+                self.taken.lock().unwrap_or_else(|e| e.into_inner()).push((obs.t, a.report.clone()));
+                self.consumed = a.report;
                 if self.timing == LlmTiming::Proceed {
                     self.thinking(false);
                 }
@@ -823,8 +891,11 @@ impl<G: Playable + Board> Seat<G> for BackgroundSeat<G> {
 /// A game being played: everything its task needs.
 struct Played<G: Playable + Board> {
     live: Arc<Live<G>>,
-    /// The other seat and its player (none in a one-player game).
-    other: Option<(Box<dyn Seat<G>>, usize)>,
+    /// The other seats and their players (none in a one-player game).
+    others: Vec<(Box<dyn Seat<G>>, usize)>,
+    /// The seat the transcript's summary is about: the one that asks a model, else the
+    /// first other seat (the human's in a one-player game).
+    agent_seat: usize,
     seed: u64,
     step: Duration,
     timing: LlmTiming,
@@ -836,7 +907,7 @@ struct Played<G: Playable + Board> {
 
 impl<G: Playable + Board> Played<G> {
     async fn run(self) {
-        let Played { live, other, seed, step, timing, idle, mut recorder, out, start } = self;
+        let Played { live, others, agent_seat, seed, step, timing, idle, mut recorder, out, start } = self;
         let game = Arc::clone(&live.game);
         let n = game.num_players();
         let mut ticker = tokio::time::interval(step);
@@ -845,26 +916,32 @@ impl<G: Playable + Board> Played<G> {
         let human = HumanSeat { live: Arc::clone(&live), ticker, idle };
         let mut seats: Vec<Option<Box<dyn Seat<G>>>> = (0..n).map(|_| None).collect();
         seats[live.human_seat] = Some(Box::new(human));
-        let mut background = None;
-        let ai_seat = other.as_ref().map(|(_, p)| *p);
-        if let Some((seat, player)) = other {
+        let mut background = Vec::with_capacity(others.len());
+        for (seat, player) in others {
             let (bg, feeder, task) =
                 BackgroundSeat::spawn(seat, Arc::clone(&game), player, seed, timing, Arc::clone(&live));
-            // Its first question: the start state.
-            feeder.offer(Ask { state: start.clone(), t: 0, last_actions: Vec::new(), last_events: vec![None; n] });
+            // Its first question: the start state, when it is to move in it.
+            if game.turn(&start).includes(player) {
+                feeder.offer(Ask { state: start.clone(), t: 0, last_actions: Vec::new(), last_events: vec![None; n] });
+            }
             seats[player] = Some(Box::new(bg));
-            background = Some((feeder, task));
+            background.push((player, feeder, task));
         }
         let seats: Vec<Box<dyn Seat<G>>> = seats.into_iter().flatten().collect();
-        let feeder = background.as_ref().map(|(f, _)| f);
+        let feeders: Vec<(usize, &Feeder<G>)> = background.iter().map(|(p, f, _)| (*p, f)).collect();
         let observe = |v: &StepView<'_, G>| {
             if let Some(r) = recorder.as_mut() {
                 r.on_step(v);
             }
-            // The next step's question, unless there is no next step.
-            if let Some(f) = feeder.filter(|_| v.t + 1 < v.game.max_steps() && !v.game.is_over(v.state)) {
-                let last_events = (0..n).map(|i| v.game.event(v.outcome, i).cloned()).collect();
-                f.offer(Ask { state: v.state.clone(), t: v.t + 1, last_actions: v.actions.to_vec(), last_events });
+            // The next step's question to each seat that moves in it, unless there is no
+            // next step (a seat is asked only when it is to move: a turn game's other
+            // players have nothing to choose).
+            if v.t + 1 < v.game.max_steps() && !v.game.is_over(v.state) {
+                let turn = v.game.turn(v.state);
+                for (_, f) in feeders.iter().filter(|(p, _)| turn.includes(*p)) {
+                    let last_events = (0..n).map(|i| v.game.event(v.outcome, i).cloned()).collect();
+                    f.offer(Ask { state: v.state.clone(), t: v.t + 1, last_actions: v.actions.to_vec(), last_events });
+                }
             }
             let mut s = live.lock();
             s.state = v.state.clone();
@@ -873,7 +950,7 @@ impl<G: Playable + Board> Played<G> {
             if timing == LlmTiming::Wait {
                 s.thinking = false;
             }
-            s.events.extend(v.skill_events.iter().filter(|e| Some(e.player) == ai_seat).cloned());
+            s.events.extend(v.skill_events.iter().filter(|e| e.player != live.human_seat).cloned());
             let k = s.events.len();
             if k > 64 {
                 s.events.drain(..k - 64);
@@ -897,19 +974,36 @@ impl<G: Playable + Board> Played<G> {
                 (*partial, Some(why))
             }
         };
-        // The other seat may be mid-reply (proceed mode); its last action is not played,
-        // but what it said and spent until then is kept.
-        if let Some((feeder, task)) = background {
+        // The other seats may be mid-reply (proceed mode, or asked about a step the
+        // person then stopped before); their last actions are not played, but what they
+        // spent until then is kept.
+        let played = result.steps.len() as u32;
+        for (player, feeder, task) in background {
+            let taken = std::mem::take(&mut *feeder.taken.lock().unwrap_or_else(|e| e.into_inner()));
             drop(feeder);
-            if let (Ok(report), Some(ai)) = (task.await, ai_seat) {
-                result.agents[ai] = report.name;
-                result.metrics[ai] = report.metrics;
-                result.llm[ai] = report.llm;
+            let last = task.await;
+            // Waiting, the seat's report is the one of the last answer taken for a step
+            // that was played (an answer about the step the person stopped before is not
+            // counted: a re-run never asks for it); proceeding, a reply the game went on
+            // without still counts.
+            let report = match timing {
+                LlmTiming::Wait => taken.into_iter().rev().find(|(t, _)| *t < played).map(|(_, r)| r),
+                LlmTiming::Proceed => last.ok(),
+            };
+            if let Some(report) = report {
+                result.agents[player] = report.name;
+                result.metrics[player] = report.metrics;
+                result.llm[player] = report.llm;
             }
         }
-        // The summary's horizon is the steps actually played (a game can end early).
-        result.game = Arc::new(game.with_horizon(result.steps.len() as u32));
-        let saved = save(&result, &out, recorder, ai_seat.unwrap_or(live.human_seat), live.human_seat);
+        // The exchanges of a question about a step that was never played (the person
+        // stopped first) are left out of the transcript: a re-run plays only the recorded
+        // steps and never asks it. The summary's steps are the steps played; the game (and
+        // its horizon, as the header records it) stays the one that was played.
+        if let Some(r) = recorder.as_mut() {
+            r.discard_after(result.steps.len() as u32);
+        }
+        let saved = save(&result, &out, recorder, agent_seat, live.human_seat);
         let mut s = live.lock();
         s.done = true;
         s.thinking = false;

@@ -278,7 +278,8 @@ impl EpisodeView {
         let n = self.players();
         let model_seat = cfg.as_ref().map(|c| {
             let seat = c.seat.min(n.saturating_sub(1));
-            if proagent_eval::runner::seats::is_proagent(&c.agent) {
+            // The run's agent asks the model when it is a language agent; else its partner does.
+            if proagent_eval::runner::seats::is_proagent(&c.agent) || proagent_eval::runner::seats::is_llmco(&c.agent) {
                 seat
             } else {
                 (0..n).find(|&i| i != seat).unwrap_or(seat)
@@ -339,11 +340,18 @@ fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize)
         Outcome::Reply(r) => (Some(r.text.clone()), None, json!(r.usage)),
         Outcome::Error(e) => (e.raw.clone(), Some(format!("{}: {}", e.error, e.message)), Value::Null),
     };
+    // A reasoning model's thinking, when the recorded reply carries it (a `reasoning`
+    // field of the reply record); untrusted text like the reply.
+    let reasoning = serde_json::to_value(&ex.outcome)
+        .ok()
+        .and_then(|o| o.get("reasoning").and_then(Value::as_str).map(str::to_string));
     let mut v = json!({
         "type": "exchange",
         "t": ex.t,
         "seq": ex.seq,
         "kind": ex.kind,
+        "player": seat,
+        "reasoning": reasoning,
         "replan": replan,
         "prompt": prompt,
         "reply": reply,

@@ -199,6 +199,29 @@ impl EpisodeRecorder {
         Ok(())
     }
 
+    /// Writes the exchanges waiting in the seats' sinks that were made for a step before
+    /// `steps` and drops the others: those of questions about steps that were never played
+    /// (a game stopped while a seat was already thinking about its next step), which a
+    /// re-run of the recorded steps never asks. Returns how many were dropped.
+    pub fn discard_after(&mut self, steps: u32) -> usize {
+        let mut dropped = 0;
+        for (seat, sink) in &self.sinks {
+            for mut ex in drain_sink(sink) {
+                if ex.t >= steps {
+                    dropped += 1;
+                    continue;
+                }
+                ex.seat = *seat;
+                if self.error.is_none()
+                    && let Err(e) = self.writer.write_exchange(&ex)
+                {
+                    self.error = Some(e);
+                }
+            }
+        }
+        dropped
+    }
+
     /// Writes the exchanges made during this step, then the step ([`step_json`]). A write
     /// error is kept and reported by [`EpisodeRecorder::finish`]; nothing more is written
     /// after it.

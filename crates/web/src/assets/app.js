@@ -237,7 +237,7 @@ function drawChart() {
   for (const e of ep.events) {
     let color = null;
     if (e.type === "exchange" && e.replan) color = "#e07b39";
-    else if (e.type === "exchange" && e.kind === "verificator") color = "#8e44ad";
+    else if (e.type === "exchange" && (e.kind === "verificator" || e.kind === "verify" || e.kind === "explainer")) color = "#8e44ad";
     else if (e.type === "skill" && e.outcome === "failed") color = "#d93b2b";
     else if (e.type === "handover" && e.phase === "receive") color = e.constructive ? "#d81b60" : "#f09abb";
     if (color) marks.push(`<line x1="${x(e.t)}" x2="${x(e.t)}" y1="0" y2="10" stroke="${color}" stroke-width="2"/>`);
@@ -266,9 +266,33 @@ function field(name, value) {
   return value ? `<div class="field"><b>${esc(name)}:</b> ${esc(value)}</div>` : "";
 }
 
+// Each exchange titled by the step of the agent that made it: ProAgent's planner
+// (analysis, intention, plan), verificator and explainer; LLM-Co's Theory-of-Mind,
+// action and verification steps.
+const KIND_TITLE = {
+  planner: "Plan", verificator: "Verification", explainer: "Verification (explainer)",
+  tom: "Theory of Mind: partner prediction", action: "Action", retry: "Action (asked again)", verify: "Verification",
+};
+function kindTitle(kind) { return KIND_TITLE[kind] || String(kind || "exchange"); }
+
+// What the other players did next after step t (the first step at or after t where each moved).
+function partnerDid(e) {
+  const ep = V.ep;
+  if (!ep || !ep.joint) return "";
+  const out = [];
+  for (let p = 0; p < ep.players; p++) {
+    if (p === e.player) continue;
+    for (let f = e.t; f < ep.joint.length; f++) {
+      const a = ep.joint[f] && ep.joint[f][p];
+      if (a !== null && a !== undefined) { out.push(`P${p} at t = ${f}: ${ACTION[a] || a}`); break; }
+    }
+  }
+  return out.join("; ") || "(no later move recorded)";
+}
+
 function exchangeCard(e, current) {
   let cls = e.kind;
-  let title = e.kind === "planner" ? "Plan" : "Verificator";
+  let title = kindTitle(e.kind);
   if (e.replan) { cls = "replan"; title = "Re-plan"; }
   if (current) { cls = "current"; title = `Current plan (decided at t = ${e.t})`; }
   const prompt = (e.prompt || []).map((m) => `<b>${esc(m.role)}</b><pre>${esc(m.content)}</pre>`).join("");
@@ -279,14 +303,18 @@ function exchangeCard(e, current) {
     if (e.reply_error) body += field("Reply not readable", e.reply_error);
   } else {
     body += `<div class="field"><b>Asked:</b></div><pre>${esc(lastUser ? lastUser.content : "")}</pre>`;
-    body += `<div class="field"><b>Answer:</b></div><pre>${esc(e.reply)}</pre>`;
+    body += `<div class="field"><b>${e.kind === "tom" ? "Prediction" : "Answer"}:</b></div><pre class="answer">${esc(e.reply)}</pre>`;
+    if (typeof e.parsed === "string") body += field("Read as", e.parsed);
   }
+  if (e.kind === "tom" && !current) body += `<div class="field partner-did"><b>The partner then did:</b> ${esc(partnerDid(e))}</div>`;
+  if (e.reasoning) body += `<details class="reasoning" open><summary>model's reasoning</summary><pre>${esc(e.reasoning)}</pre></details>`;
   if (e.error) body += field("Model error", e.error);
   if (e.parse_error) body += field("Parse error", e.parse_error);
   const details = current ? "" :
     `<details><summary>reply text</summary><pre>${esc(e.reply)}</pre></details>` +
     `<details><summary>prompt (${(e.prompt || []).length} messages)</summary>${prompt}</details>`;
-  return `<div class="card ${cls}"><h3>${title} <span class="badge">#${e.seq}</span></h3>${body}${details}</div>`;
+  const who = e.player !== undefined && e.player !== null ? ` <span class="badge">player ${e.player}</span>` : "";
+  return `<div class="card ${esc(cls)}" data-kind="${esc(e.kind)}"><h3>${esc(title)} <span class="badge">#${e.seq}</span>${who}</h3>${body}${details}</div>`;
 }
 
 function renderPanel(f) {
@@ -331,33 +359,80 @@ async function loadPlayOptions() {
   try {
     const o = await api("/api/play/options");
     P.options = o;
-    $("pf-layout").innerHTML = o.layouts.map((l) => `<option>${esc(l)}</option>`).join("");
-    fillPartners();
-    $("pf-model").innerHTML = o.models.map((m) => `<option>${esc(m)}</option>`).join("");
+    // Every game of the server's catalog, its layouts or scenarios grouped under its title.
+    P.layouts = new Map();
+    const groups = [];
+    for (const g of o.games) {
+      const opts = g.layouts.map((l) => { P.layouts.set(l.spec, Object.assign({ game: g.kind }, l)); return `<option>${esc(l.spec)}</option>`; });
+      groups.push(`<optgroup label="${esc(g.title)}">${opts.join("")}</optgroup>`);
+    }
+    $("pf-layout").innerHTML = groups.join("");
     $("pf-horizon").value = o.horizon;
     $("pf-step").value = o.step_ms;
     $("pf-step").min = o.step_ms_range[0];
     $("pf-step").max = o.step_ms_range[1];
+    fillPartners();
   } catch (e) { say(e.message); }
 }
 
 // The seats and switches offered depend on the layout's game, as the server's catalog
-// names it (`layout_games` of the options): the page never reads a spec's text.
+// names it: the page never reads a spec's text.
 function gameOf(layout) {
   return (P.options && P.options.layout_games[layout]) || "overcooked";
 }
+function layoutInfo(layout) {
+  return (P.layouts && P.layouts.get(layout)) || { players: 2, default_partner: "greedy", game: gameOf(layout) };
+}
 // Games played with the arrow keys; the others by picking one of the legal moves.
 const ARROW_GAMES = new Set(["overcooked", "overcooked_v2"]);
+// The language agents a game takes are offered once per model the server has; the
+// rule-based stand-in is labelled as such (it is not a language model).
+function seatChoices(game) {
+  const o = P.options;
+  const list = (o.partners_by_game && o.partners_by_game[game]) || o.partners;
+  const out = [];
+  for (const p of list) {
+    if (p === "proagent" || p === "llmco") {
+      for (const m of o.models) {
+        const label = m === "rule-based" || m === "scripted" ? `${p} (rule-based stand-in, not a language model)` : `${p} with ${m}`;
+        out.push({ value: `${p}[model=${m}]`, label });
+      }
+    } else out.push({ value: p, label: p });
+  }
+  return out;
+}
+function partnerSelect(id, game, def) {
+  const opts = seatChoices(game).map((c) => `<option value="${esc(c.value)}" ${c.value === def ? "selected" : ""}>${esc(c.label)}</option>`);
+  return `<select id="${id}">${opts.join("")}</select>`;
+}
 function fillPartners() {
   const o = P.options;
   if (!o) return;
-  const game = gameOf($("pf-layout").value);
-  const list = (o.partners_by_game && o.partners_by_game[game]) || o.partners;
-  const def = (o.default_partner && o.default_partner[game]) || "greedy";
-  $("pf-partner").innerHTML = list.filter((p) => !p.endsWith(":PATH") && !p.includes("[")).map((p) => `<option ${p === def ? "selected" : ""}>${esc(p)}</option>`).join("");
+  const info = layoutInfo($("pf-layout").value);
+  const game = info.game;
+  const def = info.default_partner;
+  $("pf-partner").innerHTML = seatChoices(game).map((c) => `<option value="${esc(c.value)}" ${c.value === def ? "selected" : ""}>${esc(c.label)}</option>`).join("");
+  const seat = Math.min(Number($("pf-seat").value || 0), info.players - 1);
+  const colours = game === "overcooked" || game === "overcooked_v2" ? ["blue", "green"] : [];
+  $("pf-seat").innerHTML = Array.from({ length: info.players }, (_, i) =>
+    `<option value="${i}" ${i === seat ? "selected" : ""}>player ${i}${colours[i] ? ` (${colours[i]})` : ""}</option>`).join("");
+  fillOtherSeats();
   $("pf-v2").classList.toggle("hidden", game !== "overcooked_v2");
+  $("pf-horizon").value = info.horizon || o.horizon;
+}
+// Games of three or more players: one choice per other seat.
+function fillOtherSeats() {
+  const info = layoutInfo($("pf-layout").value);
+  const human = Number($("pf-seat").value);
+  const many = info.players > 2;
+  $("pf-partner-label").classList.toggle("hidden", many);
+  $("pf-others").innerHTML = many
+    ? Array.from({ length: info.players }, (_, i) => i).filter((i) => i !== human)
+      .map((i) => `<label>Player ${i} ${partnerSelect(`pf-partner-${i}`, info.game, info.default_partner)}</label>`).join("")
+    : "";
 }
 $("pf-layout").addEventListener("change", fillPartners);
+$("pf-seat").addEventListener("change", fillOtherSeats);
 
 function v2Settings() {
   if (gameOf($("pf-layout").value) !== "overcooked_v2") return undefined;
@@ -374,11 +449,16 @@ function v2Settings() {
 async function startGame() {
   say("");
   const spec = $("pf-spec").value.trim();
+  const info = layoutInfo($("pf-layout").value);
+  const human = Number($("pf-seat").value);
+  const others = info.players > 2
+    ? Array.from({ length: info.players }, (_, i) => i).filter((i) => i !== human).map((i) => $(`pf-partner-${i}`).value)
+    : undefined;
   const body = {
     layout: $("pf-layout").value,
     partner: spec || $("pf-partner").value,
-    model: $("pf-model").value || undefined,
-    human_seat: Number($("pf-seat").value),
+    partners: others,
+    human_seat: human,
     horizon: Number($("pf-horizon").value),
     seed: Number($("pf-seed").value),
     step_ms: Number($("pf-step").value),
@@ -428,8 +508,8 @@ function showGame(s) {
   P.last = s;
   $("play-board").innerHTML = s.svg;
   showMoves(s);
-  const colour = s.human_seat === 0 ? "blue" : "green";
-  const you = `${s.layout} · you are player ${s.human_seat} (${colour})${s.partner ? `, with ${s.partner}` : ""}`;
+  const colour = ARROW_GAMES.has(s.game) ? (s.human_seat === 0 ? " (blue)" : " (green)") : "";
+  const you = `${s.layout} · you are player ${s.human_seat}${colour}${s.partner ? `, with ${s.partner}` : ""}`;
   $("play-status").textContent = `${s.done ? "Game over" : s.thinking ? "Waiting for the other seat…" : "Playing"} · t = ${s.t} / ${s.horizon} · score ${s.score} · ${you}`;
   $("play-events").innerHTML = s.events.map((e) => `<div>t = ${e.t}: player ${e.player} ${esc(e.skill)} ${esc(e.outcome)}${e.reason ? " (" + esc(e.reason) + ")" : ""}</div>`).join("");
   if (s.done) {
