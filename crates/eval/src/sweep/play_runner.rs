@@ -70,6 +70,9 @@ pub struct PlayRunner {
     keep_trajectories: bool,
     /// LLM-Coordination seats resolved against the command line, by label.
     llmco: HashMap<String, LlmcoSeat>,
+    /// What identifies each LLM-Coordination seat's model server, by label (see
+    /// [`SweepSeat::server`]); a seat without one is keyed as before.
+    llmco_servers: HashMap<String, serde_json::Value>,
 }
 
 impl PlayRunner {
@@ -94,6 +97,7 @@ impl PlayRunner {
             known: Mutex::new(HashMap::new()),
             keep_trajectories: false,
             llmco: HashMap::new(),
+            llmco_servers: HashMap::new(),
         }
     }
 
@@ -105,6 +109,14 @@ impl PlayRunner {
             self.factory = self.factory.with_llmco_seat(label, s.clone());
         }
         self.llmco = seats;
+        self
+    }
+
+    /// What identifies each LLM-Coordination seat's model server (by label;
+    /// `runner::models::model_identity`): part of the key of every episode with that seat,
+    /// as a ProAgent's is, so a resumed sweep never reuses results of another server.
+    pub fn with_llmco_servers(mut self, servers: HashMap<String, serde_json::Value>) -> Self {
+        self.llmco_servers = servers;
         self
     }
 
@@ -202,13 +214,19 @@ impl PlayRunner {
                             PromptLibrary::load_or_embedded_family(s.settings.prompts.as_deref(), Family::Llmco)
                                 .map(|l| l.hashes())
                                 .unwrap_or_default();
-                        serde_json::json!({
+                        let mut v = serde_json::json!({
                             "code": CODE_VERSION,
                             "agent": "llmco",
                             "model": s.model,
                             "settings": s.settings,
                             "prompts_sha256": sha256_hex(serde_json::to_string(&hashes).unwrap_or_default().as_bytes()),
-                        })
+                        });
+                        // Only a served (or replayed) model has an identity; the stand-in's
+                        // sweeps keep their keys.
+                        if let Some(server) = self.llmco_servers.get(spec).filter(|v| !v.is_null()) {
+                            v["server"] = server.clone();
+                        }
+                        v
                     }
                     None => serde_json::json!({"code": CODE_VERSION}),
                 }
