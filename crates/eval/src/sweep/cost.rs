@@ -2,9 +2,11 @@
 //! and prompt/completion tokens per model, and a price when one is given.
 //!
 //! How the figures are made, and what they guarantee: each cell (layout × agent × partner
-//! × seat) with a ProAgent seat is played once, offline, with the rule-based stand-in in
-//! every ProAgent's model's place ([`crate::runner::seats::SeatFactory::with_stand_in_models`]); its calls and
-//! prompt tokens are multiplied by the cell's episodes. Prompt tokens are counted with the
+//! × seat) with a ProAgent or LLM-Coordination seat is played once, offline, with the
+//! rule-based stand-in in every such seat's model's place
+//! ([`crate::runner::seats::SeatFactory::with_stand_in_models`]): nothing is sent and no
+//! connection is opened. Its calls, prompt tokens, cacheable prompt tokens and each
+//! agent's calls by kind are multiplied by the cell's episodes. Prompt tokens are counted with the
 //! model's own tokenizer when it is known (OpenAI BPE encodings, compiled in), else
 //! estimated at four characters a token ([`TokenCounter::describe`] says which). They are
 //! *measured with the stand-in's plans*: a real model may plan more or less often, and its
