@@ -284,6 +284,7 @@ fn dry_run(
     a: &SweepArgs,
     games: &HashMap<String, SweepGame>,
     setups: &[SeatSetup],
+    llmco_seats: &HashMap<String, LlmcoSeat>,
     todo: &[&proagent::eval::PlannedEpisode],
     rt: &tokio::runtime::Runtime,
 ) -> Result<ExitCode> {
@@ -293,6 +294,9 @@ fn dry_run(
     let mut factory = SeatFactory::new(None);
     for s in setups {
         factory = factory.with_seat(&s.label, a.proagent.seat(&s.spec, a.run.seed)?);
+    }
+    for (label, seat) in llmco_seats {
+        factory = factory.with_llmco_seat(label, seat.clone());
     }
     // Cells in plan order, each with its episodes and its first seed.
     let mut cells: Vec<(&proagent::eval::EpisodeSpec, u64)> = Vec::new();
@@ -306,8 +310,9 @@ fn dry_run(
             None => cells.push((s, 1)),
         }
     }
-    let labels: Vec<&str> = setups.iter().map(|s| s.label.as_str()).collect();
-    let mut estimate = CostEstimate::default();
+    let labels: Vec<&str> =
+        setups.iter().map(|s| s.label.as_str()).chain(llmco_seats.keys().map(String::as_str)).collect();
+    let mut estimate = CostEstimate::with_reasoning_tokens_per_call(a.cost.reasoning_tokens_per_call);
     for (spec, episodes) in cells {
         if !labels.contains(&spec.agent.as_str()) && !labels.contains(&spec.partner.as_str()) {
             estimate.add_cell(episodes, &[]);
@@ -436,7 +441,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         .max_blocking_threads(a.concurrency + 16)
         .build()
         .context("starting the async runtime")?;
-    let runner = make_runner(&a, games.clone(), &setups, llmco_seats, &rt)?;
+    let runner = make_runner(&a, games.clone(), &setups, llmco_seats.clone(), &rt)?;
     for (flag, list) in [("--agents", &agents), ("--partners", &partners)] {
         for s in list {
             runner.check_spec(s).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
@@ -488,17 +493,28 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         // What is finished already is not played again (nor counted); a dry run writes nothing.
         let done = if out.exists() { store::load_all(std::slice::from_ref(&out))?.0 } else { Default::default() };
         let todo: Vec<_> = mine.iter().filter(|p| !done.contains(&p.config_hash)).collect();
-        let served: Vec<&SeatSetup> =
-            setups.iter().filter(|s| proagent::eval::cost::is_served(&s.model.model)).collect();
         if a.cost.dry_run {
-            return dry_run(&a, &games, &setups, &todo, &rt);
+            return dry_run(&a, &games, &setups, &llmco_seats, &todo, &rt);
         }
-        let labels: Vec<&str> = served.iter().map(|s| s.label.as_str()).collect();
+        // Every seat that calls a served model, ProAgent and LLM-Coordination alike.
+        let mut served: Vec<(&str, &str)> = setups
+            .iter()
+            .map(|s| (s.label.as_str(), s.model.model.as_str()))
+            .chain(llmco_seats.iter().map(|(label, s)| (label.as_str(), s.model.model.as_str())))
+            .filter(|(_, model)| proagent::eval::cost::is_served(model))
+            .collect();
+        served.sort_unstable();
+        let labels: Vec<&str> = served.iter().map(|(label, _)| *label).collect();
         let paid = todo
             .iter()
             .filter(|p| labels.contains(&p.spec.agent.as_str()) || labels.contains(&p.spec.partner.as_str()))
             .count();
-        let models: Vec<String> = served.iter().map(|s| s.model.model.clone()).collect();
+        let mut models: Vec<String> = Vec::new();
+        for (_, m) in &served {
+            if !models.iter().any(|x| x == m) {
+                models.push(m.to_string());
+            }
+        }
         if !a.cost.confirm(paid as u64, &models)? {
             eprintln!("not started");
             return Ok(ExitCode::from(1));

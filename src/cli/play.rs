@@ -140,17 +140,20 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     let factory = a.proagent.register(factory, &[("--agent", &agent), ("--partner", &partner)], 0)?;
     let run = Run::new(Arc::clone(&game), &agent, &partner, seat, factory).with_layout(&a.layout, file);
     run.check().map_err(|(player, e)| anyhow!(e).context(if player == seat { "--agent" } else { "--partner" }))?;
-    let models: Vec<String> =
-        run.specs.iter().filter_map(|s| run.factory.seat_of(s)).map(|s| s.model.model.clone()).collect();
+    // Every seat that calls a model, ProAgent and LLM-Coordination alike.
+    let models: Vec<String> = run.specs.iter().filter_map(|s| run.factory.model_of(s)).map(|m| m.model).collect();
     if a.cost.dry_run {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let used = rt.block_on(proagent::eval::cost::measure(&run, a.run.seed_of(0))).map_err(|e| anyhow!(e))?;
-        let mut estimate = proagent::eval::cost::CostEstimate::default();
+        let mut estimate =
+            proagent::eval::cost::CostEstimate::with_reasoning_tokens_per_call(a.cost.reasoning_tokens_per_call);
         estimate.add_cell(a.run.episodes as u64, &used);
         print!("{}", estimate.render(a.cost.price_per_mtok));
         return Ok(ExitCode::SUCCESS);
     }
     let served: Vec<String> = models.into_iter().filter(|m| proagent::eval::cost::is_served(m)).collect();
+    let mut served = served;
+    served.dedup();
     let paid = if served.is_empty() { 0 } else { a.run.episodes as u64 };
     if !a.cost.confirm(paid, &served)? {
         eprintln!("not started");

@@ -112,9 +112,10 @@ struct RunArgs {
     /// completion tokens, counted with the model's tokenizer when known, and stop.
     #[arg(long)]
     dry_run: bool,
-    /// With --dry-run: USD per million prompt and completion tokens, e.g. `2.5,10`.
-    #[arg(long, value_name = "IN,OUT", value_parser = super::cost::parse_price, requires = "dry_run")]
-    price_per_mtok: Option<(f64, f64)>,
+    /// With --dry-run: USD per million prompt and completion tokens and, optionally, cached
+    /// prompt tokens, e.g. `2.5,10,1.25`.
+    #[arg(long, value_name = "IN,OUT[,CACHED]", value_parser = super::cost::parse_price, requires = "dry_run")]
+    price_per_mtok: Option<super::cost::Price>,
 }
 
 /// `qa --dry-run`: every request is known before the run (one per question and trial),
@@ -128,6 +129,15 @@ fn qa_dry_run(a: &RunArgs, model: &str, questions: &[Question], prompts: &Prompt
     let calls = requests.len() as u64 * trials;
     let prompt = per_trial * trials;
     let completion = calls * a.max_tokens as u64;
+    // The requests in the order they are asked: every question once per trial; each
+    // request's tokens that repeat a recent request's beginning can be cached.
+    let mut cached = 0u64;
+    let mut recent = proagent::llm::tokens::RecentPrompts::default();
+    for _ in 0..trials {
+        for r in &requests {
+            cached += recent.cached(&counter, &r.messages);
+        }
+    }
     let served = proagent::eval::cost::is_served(model);
     println!("dry run: {} questions x {trials} trials = {calls} requests to {model}; nothing was sent", requests.len());
     println!(
@@ -135,13 +145,18 @@ fn qa_dry_run(a: &RunArgs, model: &str, questions: &[Question], prompts: &Prompt
         counter.describe(),
         a.max_tokens
     );
+    println!(
+        "cacheable prompt tokens: {cached} ({}), those that repeat the beginning of one of the last 16 requests (asked in order)",
+        proagent::eval::cost::percent(cached, prompt)
+    );
     match (served, a.price_per_mtok) {
         (false, _) => println!("price: none ({model} is answered offline)"),
-        (true, Some((i, o))) => println!(
-            "price: {:.2} USD at {i} USD per million prompt tokens and {o} per million completion tokens (completions at the bound)",
-            (prompt as f64 * i + completion as f64 * o) / 1e6
+        (true, Some(p)) => println!(
+            "price: {:.2} USD at {} (completions at the bound)",
+            p.of(prompt, cached, completion),
+            p.describe()
         ),
-        (true, None) => println!("price: give --price-per-mtok IN,OUT"),
+        (true, None) => println!("price: give --price-per-mtok IN,OUT[,CACHED]"),
     }
     Ok(())
 }

@@ -46,6 +46,43 @@ pub struct ShowArgs {
     /// Print the names of the built-in OvercookedV2 layouts, one per line.
     #[arg(long)]
     v2_list: bool,
+    /// For a transcript: instead of the boards, print per seat the share of prompt tokens
+    /// that repeat the beginning of one of the seat's last 16 requests (what prompt-prefix
+    /// caching bills at its cached price, counted as --dry-run counts it) and the cached
+    /// tokens the server reported.
+    #[arg(long)]
+    prompt_cache: bool,
+}
+
+/// `show FILE --prompt-cache`: the prompt-cache table of a transcript.
+fn print_prompt_cache(path: &std::path::Path) -> Result<ExitCode> {
+    use proagent::eval::cost::{percent, transcript_cache};
+    let t = proagent::transcript::Transcript::read(path)?;
+    let config = &t.header.config;
+    let model_of = |seat: Option<u8>| {
+        let by_seat = seat.and_then(|i| config["seats"].get(i as usize)).and_then(|s| s["model"]["model"].as_str());
+        by_seat.or_else(|| config["model"]["model"].as_str()).unwrap_or("").to_string()
+    };
+    let seats = transcript_cache(&t.exchanges, model_of);
+    println!(
+        "| seat | model | calls | prompt tokens | cacheable (repeat a recent request's beginning) | cached as the server reported |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for c in &seats {
+        let seat = c.seat.map_or_else(|| "the model's seat".to_string(), |s| format!("player {s}"));
+        println!(
+            "| {seat} | {} | {} | {} | {} ({}) | {} ({} of {} reported prompt tokens) |",
+            c.model,
+            c.calls,
+            c.prompt_tokens,
+            c.cacheable_tokens,
+            percent(c.cacheable_tokens, c.prompt_tokens),
+            c.server_cached_tokens,
+            percent(c.server_cached_tokens, c.server_prompt_tokens),
+            c.server_prompt_tokens
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints a saved episode board by board (or the board at `only`): the legend, then per
@@ -124,6 +161,9 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
         (Some(p), _) => (p, a.episode),
         (None, Some(p)) => (p, 1),
         (None, None) => {
+            if a.prompt_cache {
+                bail!("--prompt-cache reads a transcript: proagent show FILE --prompt-cache");
+            }
             if a.step.is_some() || a.render_delay_ms.is_some() {
                 bail!("--step and --render-delay-ms need a saved episode: proagent show FILE");
             }
@@ -138,6 +178,9 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     };
+    if a.prompt_cache {
+        return print_prompt_cache(path);
+    }
     let shown = path.display();
     let file = read_episode_file(path)?;
     match (file.kind, a.transcript.is_some()) {

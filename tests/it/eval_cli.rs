@@ -777,7 +777,7 @@ fn dry_run_counts_calls_and_tokens_per_model_and_writes_nothing() {
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{s}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(!out_dir.exists(), "a dry run wrote {}", out_dir.display());
-    assert!(s.contains("dry run: 9 episodes, 6 with a ProAgent seat"), "{s}");
+    assert!(s.contains("dry run: 9 episodes, 6 with a language-model seat"), "{s}");
     let row = |m: &str| {
         s.lines().find(|l| l.starts_with(&format!("| {m} |"))).unwrap_or_else(|| panic!("{m}: {s}")).to_string()
     };

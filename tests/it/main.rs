@@ -13,6 +13,7 @@ mod bc_cli;
 mod catalog;
 mod collab_cli;
 mod compat;
+mod cost_cli;
 mod eval_cli;
 mod eval_http;
 mod fake_server;

@@ -145,6 +145,7 @@ impl Calls {
                 // Token counts come from the server: saturate rather than wrap.
                 self.usage.prompt_tokens = self.usage.prompt_tokens.saturating_add(r.usage.prompt_tokens);
                 self.usage.completion_tokens = self.usage.completion_tokens.saturating_add(r.usage.completion_tokens);
+                self.usage.cached_tokens = self.usage.cached_tokens.saturating_add(r.usage.cached_tokens);
                 counters.replied(&r.usage);
                 Ok(Reply { text: r.text, idx, unread: decision.then_some(Unread(())) })
             }

@@ -50,7 +50,8 @@ impl LanguageModel for FnModel {
             *c += 1;
             *c - 1
         };
-        (self.f)(request, n).map(|t| ChatResponse::simple(t, Usage { prompt_tokens: 10, completion_tokens: 2 }))
+        (self.f)(request, n)
+            .map(|t| ChatResponse::simple(t, Usage { prompt_tokens: 10, completion_tokens: 2, ..Usage::default() }))
     }
 }
 
@@ -465,7 +466,10 @@ impl LanguageModel for Huge {
     }
     async fn chat(&self, r: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let text = self.0.chat(r).await?.text;
-        Ok(ChatResponse::simple(text, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX - 1 }))
+        Ok(ChatResponse::simple(
+            text,
+            Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX - 1, ..Usage::default() },
+        ))
     }
 }
 

@@ -522,12 +522,24 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
         };
         return Err(AttemptFailure::no_retry("no_content", why, text.to_string()));
     }
-    let usage = reply.usage.unwrap_or_else(|| Usage {
+    let mut usage = reply.usage.unwrap_or_else(|| Usage {
         // Servers that report no usage get the same estimate as the built-in models.
         prompt_tokens: req.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
         completion_tokens: estimate_tokens(&content),
+        ..Usage::default()
     });
+    usage.cached_tokens = cached_prompt_tokens(&value).min(usage.prompt_tokens);
     Ok(ChatResponse { text: content, usage, attempts: 1, faults: Vec::new(), finish_reason: reply.finish_reason })
+}
+
+/// The prompt tokens a reply says its server read from the prompt-prefix cache: OpenAI's
+/// (and vLLM's) `usage.prompt_tokens_details.cached_tokens`, or DeepSeek's
+/// `usage.prompt_cache_hit_tokens`; 0 when the reply reports neither.
+fn cached_prompt_tokens(reply: &serde_json::Value) -> u64 {
+    let usage = reply.get("usage");
+    let openai = usage.and_then(|u| u.get("prompt_tokens_details")).and_then(|d| d.get("cached_tokens"));
+    let deepseek = usage.and_then(|u| u.get("prompt_cache_hit_tokens"));
+    openai.or(deepseek).and_then(serde_json::Value::as_u64).unwrap_or(0)
 }
 
 /// What we use of a reply's first choice.
@@ -552,6 +564,7 @@ impl ReplyParts {
             usage: parsed.usage.as_ref().map(|u| Usage {
                 prompt_tokens: u64::from(u.prompt_tokens),
                 completion_tokens: u64::from(u.completion_tokens),
+                ..Usage::default()
             }),
         }
     }
@@ -564,6 +577,7 @@ impl ReplyParts {
             Some(Usage {
                 prompt_tokens: u.get("prompt_tokens")?.as_u64()?,
                 completion_tokens: u.get("completion_tokens")?.as_u64()?,
+                ..Usage::default()
             })
         });
         Some(ReplyParts {
@@ -871,7 +885,7 @@ mod tests {
         let ok = r#"{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Plan: go"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}"#;
         let reply = interpret_reply(ok, &r).unwrap();
         assert_eq!(reply.text, "Plan: go");
-        assert_eq!(reply.usage, Usage { prompt_tokens: 12, completion_tokens: 3 });
+        assert_eq!(reply.usage, Usage { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 0 });
         assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
 
         let truncated = &ok[..ok.len() / 2];
@@ -906,7 +920,16 @@ mod tests {
         let reply = interpret_reply(sparse, &r).unwrap();
         assert_eq!(reply.text, "Plan: x");
         assert_eq!(reply.finish_reason.as_deref(), Some("length"));
-        assert_eq!(reply.usage, Usage { prompt_tokens: 5, completion_tokens: 2 });
+        assert_eq!(reply.usage, Usage { prompt_tokens: 5, completion_tokens: 2, cached_tokens: 0 });
+        // Prompt-cache hits, as OpenAI and DeepSeek report them (never more than the prompt).
+        let openai = ok.replace(
+            r#""total_tokens":15}"#,
+            r#""total_tokens":15,"prompt_tokens_details":{"cached_tokens":8,"audio_tokens":0}}"#,
+        );
+        assert_eq!(interpret_reply(&openai, &r).unwrap().usage.cached_tokens, 8);
+        let deepseek =
+            sparse.replace(r#""completion_tokens":2}"#, r#""completion_tokens":2,"prompt_cache_hit_tokens":9}"#);
+        assert_eq!(interpret_reply(&deepseek, &r).unwrap().usage.cached_tokens, 5);
         let tool = r#"{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"1"}]},"finish_reason":"tool_calls"}]}"#;
         let f = interpret_reply(tool, &r).unwrap_err();
         assert!(f.kind == "no_content" && f.detail.contains("tool call"), "{}", f.detail);

@@ -116,6 +116,17 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// Tokens in the reply text.
     pub completion_tokens: u64,
+    /// Of the `prompt_tokens`, those the server read from its prompt-prefix cache (OpenAI's
+    /// `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`); 0 when
+    /// the server reports none. The dry run's counting model puts here the tokens that
+    /// repeat the previous call's prefix ([`tokens::TokenCounter::shared_prefix`]).
+    /// Absent in records when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -124,6 +135,7 @@ impl Usage {
     pub fn add(&mut self, o: Usage) {
         self.prompt_tokens = self.prompt_tokens.saturating_add(o.prompt_tokens);
         self.completion_tokens = self.completion_tokens.saturating_add(o.completion_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(o.cached_tokens);
     }
 }
 
@@ -281,9 +293,9 @@ mod tests {
 
     #[test]
     fn usage_sums_saturate() {
-        let mut u = Usage { prompt_tokens: u64::MAX - 1, completion_tokens: 5 };
-        u.add(Usage { prompt_tokens: 10, completion_tokens: u64::MAX });
-        assert_eq!(u, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX });
+        let mut u = Usage { prompt_tokens: u64::MAX - 1, completion_tokens: 5, cached_tokens: 1 };
+        u.add(Usage { prompt_tokens: 10, completion_tokens: u64::MAX, cached_tokens: u64::MAX });
+        assert_eq!(u, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX, cached_tokens: u64::MAX });
     }
 
     #[test]

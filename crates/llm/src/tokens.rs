@@ -8,10 +8,18 @@
 //! encodings are compiled in); [`TokenCounter::is_exact`] says which of the two a count is.
 //! A chat request is counted with the framing OpenAI documents for its chat models (three
 //! tokens per message, three to prime the reply).
+//!
+//! [`TokenCounter::shared_prefix`] counts the part of a request that repeats an earlier
+//! request's beginning: what a server's prompt-prefix cache (OpenAI's and DeepSeek's
+//! automatic caching, vLLM's prefix cache) can serve and bill at its cached-input price.
+//! [`RecentPrompts`] keeps a seat's last [`CACHE_WINDOW`] requests and counts each new one
+//! against the one it shares the longest beginning with (a cache keeps many prefixes:
+//! an agent that alternates prompt kinds, such as LLM-Co's Theory-of-Mind, action and
+//! verification calls, finds each kind's prefix from its last call of that kind).
 
 use crate::{ChatRequest, ChatResponse, LanguageModel, LlmError, Message, Role, Usage, estimate_tokens};
 use async_trait::async_trait;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tiktoken_rs::CoreBPE;
 use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
 
@@ -85,28 +93,93 @@ impl TokenCounter {
     /// Prompt tokens of a chat request: every message's role and content plus the chat
     /// framing.
     pub fn prompt(&self, messages: &[Message]) -> u64 {
-        let role = |r: Role| match r {
-            Role::System => "system",
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        let body: u64 = messages.iter().map(|m| self.text(role(m.role)) + self.text(&m.content)).sum();
+        let body: u64 = messages.iter().map(|m| self.text(role_name(m.role)) + self.text(&m.content)).sum();
         body + TOKENS_PER_MESSAGE * messages.len() as u64 + REPLY_PRIMING
     }
+
+    /// Prompt tokens of `current` that repeat the beginning of `previous`: every leading
+    /// message the two share whole (role, content and framing), then, in the first message
+    /// that differs but has the same role, its framing and the content's common beginning
+    /// up to the last whitespace before the first difference (so a token cut in two by the
+    /// difference is not counted). At most [`TokenCounter::prompt`] of `current`.
+    pub fn shared_prefix(&self, previous: &[Message], current: &[Message]) -> u64 {
+        let mut shared = 0u64;
+        for (p, c) in previous.iter().zip(current) {
+            if p.role != c.role {
+                break;
+            }
+            let framing = self.text(role_name(c.role)) + TOKENS_PER_MESSAGE;
+            if p.content == c.content {
+                shared += framing + self.text(&c.content);
+                continue;
+            }
+            let common = common_prefix(&p.content, &c.content);
+            let cut = common.rfind(char::is_whitespace).map_or(0, |i| i);
+            shared += framing + self.text(&common[..cut]);
+            break;
+        }
+        shared.min(self.prompt(current))
+    }
+}
+
+/// How many of a seat's latest requests a new one is compared with for the prompt-cache
+/// estimate: prompt caches keep a prefix for minutes, far longer than a few calls.
+pub const CACHE_WINDOW: usize = 16;
+
+/// A seat's latest requests, for the prompt-cache estimate.
+#[derive(Clone, Debug, Default)]
+pub struct RecentPrompts {
+    recent: std::collections::VecDeque<Vec<Message>>,
+}
+
+impl RecentPrompts {
+    /// The tokens of `messages` that repeat the beginning of one of the latest
+    /// [`CACHE_WINDOW`] requests (the longest such beginning; 0 for the first request);
+    /// `messages` then becomes the latest request.
+    pub fn cached(&mut self, counter: &TokenCounter, messages: &[Message]) -> u64 {
+        let best = self.recent.iter().map(|p| counter.shared_prefix(p, messages)).max().unwrap_or(0);
+        if self.recent.len() == CACHE_WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(messages.to_vec());
+        best
+    }
+}
+
+/// The name a role has on the wire.
+fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// The longest common beginning of two strings, cut at a character boundary.
+fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
+    let end = a.char_indices().zip(b.chars()).find(|((_, x), y)| x != y).map_or(a.len().min(b.len()), |((i, _), _)| i);
+    let mut end = end.min(a.len());
+    while !a.is_char_boundary(end) {
+        end -= 1;
+    }
+    &a[..end]
 }
 
 /// A model whose replies carry token counts made by a [`TokenCounter`] (not by the model):
 /// what `--dry-run` puts in a served model's place, around the offline stand-in, to count
-/// the prompts a run would send with the served model's tokenizer.
+/// the prompts a run would send with the served model's tokenizer. Each reply's
+/// `cached_tokens` are the prompt tokens that repeat a recent request's beginning
+/// ([`RecentPrompts::cached`]; 0 for the first request).
 pub struct CountingModel {
     inner: Arc<dyn LanguageModel>,
     counter: TokenCounter,
+    recent: Mutex<RecentPrompts>,
 }
 
 impl CountingModel {
     /// `inner`'s replies, counted with `counter`.
     pub fn new(inner: Arc<dyn LanguageModel>, counter: TokenCounter) -> Self {
-        CountingModel { inner, counter }
+        CountingModel { inner, counter, recent: Mutex::new(RecentPrompts::default()) }
     }
 }
 
@@ -117,10 +190,12 @@ impl LanguageModel for CountingModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let cached = self.recent.lock().unwrap_or_else(|p| p.into_inner()).cached(&self.counter, &request.messages);
         let mut r = self.inner.chat(request).await?;
         r.usage = Usage {
             prompt_tokens: self.counter.prompt(&request.messages),
             completion_tokens: self.counter.text(&r.text),
+            cached_tokens: cached,
         };
         Ok(r)
     }
@@ -152,5 +227,52 @@ mod tests {
         let msgs = [Message::system("hello world"), Message::user("hello world")];
         assert_eq!(o.prompt(&msgs), 2 * (3 + 1 + 2) + 3);
         assert_eq!(TokenCounter::Estimate.text("abcdefgh"), 2);
+    }
+
+    #[test]
+    fn shared_prefixes_count_whole_messages_then_the_common_words() {
+        let o = TokenCounter::for_model("gpt-4o");
+        let rules = Message::system("hello world");
+        let a = [rules.clone(), Message::user("the state is one two")];
+        let b = [rules.clone(), Message::user("the state is three four")];
+        // system framing + content (6), then user framing (1 + 3) and "the state is" (3).
+        assert_eq!(o.shared_prefix(&a, &b), 6 + 4 + 3);
+        assert_eq!(o.shared_prefix(&a, &a), o.prompt(&a) - REPLY_PRIMING);
+        // A different first message shares nothing but its framing; another role nothing.
+        assert_eq!(o.shared_prefix(&[Message::system("x y")], &[Message::system("z y")]), 4);
+        assert_eq!(o.shared_prefix(&[Message::user("x")], &[Message::system("x")]), 0);
+        assert_eq!(o.shared_prefix(&[], &b), 0);
+        // Multi-byte text is cut at a character boundary.
+        let e = TokenCounter::Estimate;
+        assert!(e.shared_prefix(&[Message::user("é é x")], &[Message::user("é é y")]) > 0);
+    }
+
+    #[tokio::test]
+    async fn the_counting_model_reports_the_repeated_prefix_as_cached() {
+        let stand_in: Arc<dyn LanguageModel> = Arc::new(Echo);
+        let m = CountingModel::new(stand_in, TokenCounter::for_model("gpt-4o"));
+        let req = |u: &str| {
+            ChatRequest::new(vec![Message::system("rules ".repeat(50)), Message::user(u)], Default::default())
+        };
+        let first = m.chat(&req("state one")).await.unwrap().usage;
+        let second = m.chat(&req("state two")).await.unwrap().usage;
+        assert_eq!(first.cached_tokens, 0);
+        assert!(second.cached_tokens > 50 && second.cached_tokens < second.prompt_tokens, "{second:?}");
+        // Another kind of prompt in between: the next state prompt finds its prefix anyway.
+        let other = ChatRequest::new(vec![Message::system("check ".repeat(50))], Default::default());
+        assert!(m.chat(&other).await.unwrap().usage.cached_tokens < 10);
+        assert_eq!(m.chat(&req("state three")).await.unwrap().usage.cached_tokens, second.cached_tokens);
+    }
+
+    struct Echo;
+
+    #[async_trait]
+    impl LanguageModel for Echo {
+        fn name(&self) -> String {
+            "echo".into()
+        }
+        async fn chat(&self, _: &ChatRequest) -> Result<ChatResponse, LlmError> {
+            Ok(ChatResponse::simple("ok", Usage::default()))
+        }
     }
 }

@@ -636,6 +636,7 @@ impl LanguageModel for EchoPlanner {
         let usage = proagent_llm::Usage {
             prompt_tokens: request.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
             completion_tokens: estimate_tokens(&text),
+            ..proagent_llm::Usage::default()
         };
         Ok(ChatResponse::simple(text, usage))
     }

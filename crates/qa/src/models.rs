@@ -28,6 +28,7 @@ fn usage_for(request: &ChatRequest, reply: &str) -> Usage {
     Usage {
         prompt_tokens: request.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
         completion_tokens: estimate_tokens(reply),
+        ..Usage::default()
     }
 }
 

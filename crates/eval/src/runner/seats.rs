@@ -241,8 +241,9 @@ pub struct SeatFactory {
     max_llm_failures: Option<u64>,
     partner_options: PartnerOptions,
     max_parse_failure_share: Option<f64>,
-    /// `--dry-run`: every configured ProAgent plays with the game's offline stand-in, its
-    /// prompts and replies counted with its own model's tokenizer.
+    /// `--dry-run`: every configured ProAgent and LLM-Coordination seat plays with the
+    /// game's offline stand-in, its prompts and replies counted with its own model's
+    /// tokenizer.
     stand_in: bool,
     /// Configurations built from [`ProAgentSeat`]s, by game kind and spec.
     built: Arc<Mutex<HashMap<(&'static str, String), ProAgentConfig>>>,
@@ -277,10 +278,12 @@ impl SeatFactory {
         SeatFactory { proagent: Some(Configured::Config(cfg, model)), ..SeatFactory::new(None) }
     }
 
-    /// For `--dry-run`: every ProAgent seat registered with [`SeatFactory::with_seat`]
-    /// plays with the game's rule-based stand-in instead of its model (nothing is sent
-    /// anywhere), and its usage counts the prompts and replies with its own model's
-    /// tokenizer ([`proagent_llm::tokens::TokenCounter::for_model`]).
+    /// For `--dry-run`: every ProAgent seat registered with [`SeatFactory::with_seat`] and
+    /// every LLM-Coordination seat registered with [`SeatFactory::with_llmco_seat`] (or
+    /// described by its spec) plays with the game's rule-based stand-in instead of its
+    /// model (nothing is sent anywhere), and its usage counts the prompts and replies with
+    /// its own model's tokenizer ([`proagent_llm::tokens::TokenCounter::for_model`]),
+    /// the prompt tokens that repeat the seat's previous request as cached.
     pub fn with_stand_in_models(mut self) -> Self {
         if !self.stand_in {
             // Configurations built so far hold the real models (the cache is shared by clones).
@@ -376,9 +379,26 @@ impl SeatFactory {
         }
     }
 
-    /// The configuration the LLM-Coordination spec `spec` gets on `game`.
+    /// The configuration the LLM-Coordination spec `spec` gets on `game` (in a dry run
+    /// ([`SeatFactory::with_stand_in_models`]), the stand-in behind a counting model).
     pub fn llmco_config_of<G: Playable>(&self, spec: &str, game: &G) -> Result<LlmcoConfig, SeatError> {
         match self.llmco_configured(spec)? {
+            LlmcoConfigured::Seat(s) if self.stand_in => {
+                let counter = proagent_llm::tokens::TokenCounter::for_model(&s.model.model);
+                let offline = LlmcoSeat {
+                    model: ModelSpec { model: proagent_llm::STAND_IN.into(), ..s.model.clone() },
+                    ..s.clone()
+                };
+                let mut c = self.llmco_config_from(LlmcoConfigured::Seat(offline), game)?;
+                c.model = Arc::new(proagent_llm::tokens::CountingModel::new(c.model, counter));
+                Ok(c)
+            }
+            other => self.llmco_config_from(other, game),
+        }
+    }
+
+    fn llmco_config_from<G: Playable>(&self, configured: LlmcoConfigured, game: &G) -> Result<LlmcoConfig, SeatError> {
+        match configured {
             LlmcoConfigured::Config(c, _) => Ok(c),
             LlmcoConfigured::Seat(s)
                 if proagent_llm::is_stand_in(&s.model.model) && s.settings == LlmcoSettings::default() =>
@@ -453,6 +473,19 @@ impl SeatFactory {
             Ok(Some(Configured::Seat(s))) => Some(s),
             _ => None,
         }
+    }
+
+    /// The written-down model of the language-model seat `spec` (a ProAgent registered with
+    /// [`SeatFactory::with_seat`], or an LLM-Coordination seat, registered or described by
+    /// its spec); `None` for other seats and configurations built by the caller.
+    pub fn model_of(&self, spec: &str) -> Option<ModelSpec> {
+        if is_llmco(spec) {
+            return match self.llmco_configured(spec).ok()? {
+                LlmcoConfigured::Seat(s) => Some(s.model),
+                LlmcoConfigured::Config(..) => None,
+            };
+        }
+        self.seat_of(spec).map(|s| s.model.clone())
     }
 
     fn configured(&self, spec: &str) -> Result<Option<&Configured>, SeatError> {

@@ -2,9 +2,11 @@
 //! and prompt/completion tokens per model, and a price when one is given.
 //!
 //! How the figures are made, and what they guarantee: each cell (layout × agent × partner
-//! × seat) with a ProAgent seat is played once, offline, with the rule-based stand-in in
-//! every ProAgent's model's place ([`crate::runner::seats::SeatFactory::with_stand_in_models`]); its calls and
-//! prompt tokens are multiplied by the cell's episodes. Prompt tokens are counted with the
+//! × seat) with a ProAgent or LLM-Coordination seat is played once, offline, with the
+//! rule-based stand-in in every such seat's model's place
+//! ([`crate::runner::seats::SeatFactory::with_stand_in_models`]): nothing is sent and no
+//! connection is opened. Its calls, prompt tokens, cacheable prompt tokens and each
+//! agent's calls by kind are multiplied by the cell's episodes. Prompt tokens are counted with the
 //! model's own tokenizer when it is known (OpenAI BPE encodings, compiled in), else
 //! estimated at four characters a token ([`TokenCounter::describe`] says which). They are
 //! *measured with the stand-in's plans*: a real model may plan more or less often, and its
@@ -15,6 +17,7 @@
 
 use crate::games::Playable;
 use crate::run::Run;
+use crate::runner::seats::is_llmco;
 use proagent_core::episode::EpisodeOptions;
 use proagent_core::seat::LlmUsage;
 use proagent_llm::spec::{ModelChoice, classify_model};
@@ -27,12 +30,14 @@ pub enum CostError {
     /// The offline episode failed.
     #[error("{0}")]
     Episode(String),
-    /// `--price-per-mtok` is not two non-negative numbers.
-    #[error("--price-per-mtok takes IN,OUT (USD per million prompt and completion tokens), got {0:?}")]
+    /// `--price-per-mtok` is not two or three non-negative numbers.
+    #[error(
+        "--price-per-mtok takes IN,OUT or IN,OUT,CACHED (USD per million prompt, completion and cached prompt tokens), got {0:?}"
+    )]
     Price(String),
 }
 
-/// One ProAgent seat's use of its model in one measured episode.
+/// One language-model seat's use of its model in one measured episode.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeatUse {
     /// The model's name (`gpt-4o`, `scripted`, `replay:FILE`).
@@ -41,11 +46,17 @@ pub struct SeatUse {
     pub max_tokens: u32,
     /// What the episode used.
     pub usage: LlmUsage,
+    /// The agent: `proagent` or `llmco`.
+    pub agent: &'static str,
+    /// The calls by kind (the seat's `llm_calls_by_kind`: `planner` and `verificator`
+    /// for a ProAgent; `action`, `tom` and `verify` for an LLM-Coordination seat).
+    pub calls_by_kind: BTreeMap<String, u64>,
 }
 
-/// Plays one episode of `run` with the stand-in in every ProAgent's model's place and
-/// returns each ProAgent seat's use. `run`'s factory must have been made with
-/// [`crate::runner::seats::SeatFactory::with_stand_in_models`] (this function sets it if not).
+/// Plays one episode of `run` with the stand-in in every language-model seat's model's
+/// place (ProAgent and LLM-Coordination) and returns each such seat's use; nothing is sent
+/// to any server. `run`'s factory is made a
+/// [`crate::runner::seats::SeatFactory::with_stand_in_models`] one here.
 pub async fn measure<G: Playable>(run: &Run<G>, seed: u64) -> Result<Vec<SeatUse>, CostError> {
     let run = Run {
         game: std::sync::Arc::clone(&run.game),
@@ -59,9 +70,18 @@ pub async fn measure<G: Playable>(run: &Run<G>, seed: u64) -> Result<Vec<SeatUse
         run.play(seed, None, EpisodeOptions::default()).await.map_err(|e| CostError::Episode(e.to_string()))?;
     let mut out = Vec::new();
     for (i, spec) in run.specs.iter().enumerate() {
-        let Some(seat) = run.factory.seat_of(spec) else { continue };
+        let Some(model) = run.factory.model_of(spec) else { continue };
         let usage = played.result.llm.get(i).copied().unwrap_or_default();
-        out.push(SeatUse { model: seat.model.model.clone(), max_tokens: seat.model.max_tokens, usage });
+        let calls_by_kind = played
+            .result
+            .metrics
+            .get(i)
+            .and_then(|m| m.get("llm_calls_by_kind"))
+            .and_then(|k| k.as_object())
+            .map(|k| k.iter().filter_map(|(kind, n)| Some((kind.clone(), n.as_u64()?))).collect())
+            .unwrap_or_default();
+        let agent = if is_llmco(spec) { "llmco" } else { "proagent" };
+        out.push(SeatUse { model: model.model.clone(), max_tokens: model.max_tokens, usage, agent, calls_by_kind });
     }
     Ok(out)
 }
@@ -75,10 +95,61 @@ pub struct ModelCost {
     pub calls: u64,
     /// Prompt tokens.
     pub prompt_tokens: u64,
+    /// Of the prompt tokens, those that repeat the previous call's prefix (what a
+    /// server's prompt-prefix cache can bill at its cached-input price).
+    pub cached_tokens: u64,
     /// Completion tokens counted on the stand-in's replies.
     pub completion_tokens_stand_in: u64,
     /// The completion bound: every call's `max_tokens`.
     pub completion_tokens_max: u64,
+    /// By agent (`proagent`, `llmco`): its decisions and its calls by kind.
+    pub agents: BTreeMap<&'static str, CallPattern>,
+}
+
+/// How one agent's seats call their model: decisions, and calls by kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallPattern {
+    /// Decisions (calls whose reply chooses an action).
+    pub decisions: u64,
+    /// Calls by kind (`planner`, `verificator`; `action`, `tom`, `verify`).
+    pub calls_by_kind: BTreeMap<String, u64>,
+}
+
+/// A price: USD per million prompt tokens, completion tokens and (when the provider
+/// bills them apart) cached prompt tokens (`--price-per-mtok IN,OUT[,CACHED]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Price {
+    /// USD per million prompt tokens not read from the cache.
+    pub input: f64,
+    /// USD per million completion tokens (reasoning tokens included).
+    pub output: f64,
+    /// USD per million cached prompt tokens; `None`: the input price.
+    pub cached: Option<f64>,
+}
+
+impl Price {
+    /// The price of `prompt` prompt tokens of which `cached` are cached, and `completion`
+    /// completion tokens, in USD.
+    pub fn of(&self, prompt: u64, cached: u64, completion: u64) -> f64 {
+        let cached = cached.min(prompt);
+        let fresh = (prompt - cached) as f64 * self.input;
+        let hit = cached as f64 * self.cached.unwrap_or(self.input);
+        (fresh + hit + completion as f64 * self.output) / 1_000_000.0
+    }
+
+    /// The price in words, for the report's last line.
+    pub fn describe(&self) -> String {
+        let cached = match self.cached {
+            Some(c) => format!(", {c} per million cached prompt tokens"),
+            None => " (cached prompt tokens at the input price: give --price-per-mtok IN,OUT,CACHED)".into(),
+        };
+        format!("{} USD per million prompt tokens, {} per million completion tokens{cached}", self.input, self.output)
+    }
+}
+
+/// The share `part / whole` as a whole percentage (`—` when `whole` is 0).
+pub fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 { "—".into() } else { format!("{:.0} %", part as f64 * 100.0 / whole as f64) }
 }
 
 /// Per model, what a run is expected to use.
@@ -86,13 +157,21 @@ pub struct ModelCost {
 pub struct CostEstimate {
     /// Episodes of the run.
     pub episodes: u64,
-    /// Episodes with at least one ProAgent seat.
+    /// Episodes with at least one language-model seat (ProAgent or LLM-Coordination).
     pub model_episodes: u64,
     /// By model name.
     pub models: BTreeMap<String, ModelCost>,
+    /// Reasoning tokens assumed per call (`--reasoning-tokens-per-call`), billed as
+    /// completion tokens; 0 for chat models.
+    pub reasoning_tokens_per_call: u64,
 }
 
 impl CostEstimate {
+    /// An empty estimate that assumes `n` reasoning tokens per call.
+    pub fn with_reasoning_tokens_per_call(n: u64) -> Self {
+        CostEstimate { reasoning_tokens_per_call: n, ..CostEstimate::default() }
+    }
+
     /// Adds `episodes` episodes of a cell whose measured episode used `seats`.
     pub fn add_cell(&mut self, episodes: u64, seats: &[SeatUse]) {
         self.episodes = self.episodes.saturating_add(episodes);
@@ -109,10 +188,17 @@ impl CostEstimate {
             let times = |x: u64| x.saturating_mul(episodes);
             m.calls = m.calls.saturating_add(times(s.usage.calls));
             m.prompt_tokens = m.prompt_tokens.saturating_add(times(s.usage.prompt_tokens));
+            m.cached_tokens = m.cached_tokens.saturating_add(times(s.usage.cached_tokens));
             m.completion_tokens_stand_in =
                 m.completion_tokens_stand_in.saturating_add(times(s.usage.completion_tokens));
             m.completion_tokens_max =
                 m.completion_tokens_max.saturating_add(times(s.usage.calls.saturating_mul(s.max_tokens as u64)));
+            let pattern = m.agents.entry(s.agent).or_default();
+            pattern.decisions = pattern.decisions.saturating_add(times(s.usage.decisions));
+            for (kind, n) in &s.calls_by_kind {
+                let c = pattern.calls_by_kind.entry(kind.clone()).or_default();
+                *c = c.saturating_add(times(*n));
+            }
         }
     }
 
@@ -121,12 +207,17 @@ impl CostEstimate {
         self.models.iter().filter(|(m, _)| is_served(m)).map(|(_, c)| c.calls).sum()
     }
 
-    /// The report, a plain-text table. `price` is (USD per million prompt tokens, per
-    /// million completion tokens), applied to served models (the stand-in and replays
-    /// cost nothing).
-    pub fn render(&self, price: Option<(f64, f64)>) -> String {
+    /// The completion tokens a price counts for `c`: the `max_tokens` bound plus the
+    /// assumed reasoning tokens.
+    fn priced_completion(&self, c: &ModelCost) -> u64 {
+        c.completion_tokens_max.saturating_add(c.calls.saturating_mul(self.reasoning_tokens_per_call))
+    }
+
+    /// The report, a plain-text table. `price` applies to served models (the stand-in and
+    /// replays cost nothing); cached prompt tokens are priced at its cached price.
+    pub fn render(&self, price: Option<Price>) -> String {
         let mut s = format!(
-            "dry run: {} episodes, {} with a ProAgent seat; nothing was sent to any model\n",
+            "dry run: {} episodes, {} with a language-model seat (ProAgent or LLM-Co); nothing was sent to any model\n",
             self.episodes, self.model_episodes
         );
         if self.models.is_empty() {
@@ -134,15 +225,14 @@ impl CostEstimate {
             return s;
         }
         s.push_str(
-            "| model | episodes | calls | prompt tokens | completion tokens (stand-in / at most) | tokens counted with | price (USD) |\n",
+            "| model | episodes | calls | prompt tokens | completion tokens (stand-in / at most) | tokens counted with | price (USD) | cacheable prompt tokens |\n",
         );
-        s.push_str("|---|---|---|---|---|---|---|\n");
+        s.push_str("|---|---|---|---|---|---|---|---|\n");
         let mut total = 0.0;
         for (model, c) in &self.models {
             let counter = TokenCounter::for_model(model);
             let (how, cost) = if is_served(model) {
-                let cost =
-                    price.map(|(i, o)| (c.prompt_tokens as f64 * i + c.completion_tokens_max as f64 * o) / 1_000_000.0);
+                let cost = price.map(|p| p.of(c.prompt_tokens, c.cached_tokens, self.priced_completion(c)));
                 (counter.describe(), cost)
             } else {
                 ("offline, no charge".to_string(), Some(0.0))
@@ -151,19 +241,44 @@ impl CostEstimate {
             let cost = match (cost, price) {
                 (Some(v), Some(_)) => format!("{v:.2}"),
                 (Some(_), None) if !is_served(model) => "0".into(),
-                _ => "— (give --price-per-mtok IN,OUT)".into(),
+                _ => "— (give --price-per-mtok IN,OUT[,CACHED])".into(),
             };
             let name =
                 if is_served(model) { model.clone() } else { format!("{model} (rule-based stand-in, not an LLM)") };
             let name = if model.starts_with("replay:") { format!("{model} (recorded replies)") } else { name };
             s.push_str(&format!(
-                "| {name} | {} | {} | {} | {} / {} | {how} | {cost} |\n",
-                c.episodes, c.calls, c.prompt_tokens, c.completion_tokens_stand_in, c.completion_tokens_max
+                "| {name} | {} | {} | {} | {} / {} | {how} | {cost} | {} ({}) |\n",
+                c.episodes,
+                c.calls,
+                c.prompt_tokens,
+                c.completion_tokens_stand_in,
+                c.completion_tokens_max,
+                c.cached_tokens,
+                percent(c.cached_tokens, c.prompt_tokens)
             ));
         }
-        if let Some((i, o)) = price {
-            s.push_str(&format!("total price: {total:.2} USD at {i} USD per million prompt tokens, {o} per million completion tokens (completion at the max_tokens bound)\n"));
+        if let Some(p) = price {
+            s.push_str(&format!(
+                "total price: {total:.2} USD at {} (completion at the max_tokens bound{})\n",
+                p.describe(),
+                if self.reasoning_tokens_per_call > 0 { ", plus the reasoning tokens" } else { "" }
+            ));
         }
+        for (model, c) in &self.models {
+            for (agent, p) in &c.agents {
+                s.push_str(&pattern_line(model, agent, p));
+            }
+        }
+        s.push_str(&format!(
+            "reasoning tokens: {} per call assumed (--reasoning-tokens-per-call; default 0, right for chat models; \
+             a reasoning model bills its hidden reasoning as completion tokens), added to the priced completion tokens\n",
+            self.reasoning_tokens_per_call
+        ));
+        s.push_str(
+            "cacheable prompt tokens: those that repeat the beginning of one of the same seat's last 16 requests \
+             (whole messages, then the common words), which prompt-prefix caching (OpenAI, DeepSeek, vLLM) bills at \
+             the cached-input price; OpenAI caches only prompts of 1,024 tokens or more\n",
+        );
         s.push_str(
             "calls and prompt tokens: one episode per cell played offline with the rule-based stand-in in each \
              model's place, times the cell's episodes (an estimate: a real model plans at its own pace)\n",
@@ -172,17 +287,96 @@ impl CostEstimate {
     }
 }
 
+/// One line of the measured call pattern of an agent's seats with `model`: calls per
+/// decision, by kind, and what that assumes.
+fn pattern_line(model: &str, agent: &str, p: &CallPattern) -> String {
+    let calls: u64 = p.calls_by_kind.values().sum();
+    let per =
+        |n: u64| if p.decisions == 0 { "—".to_string() } else { format!("{:.2}", n as f64 / p.decisions as f64) };
+    let kinds: Vec<String> = p.calls_by_kind.iter().map(|(k, n)| format!("{k} {}", per(*n))).collect();
+    let (name, assumption) = match agent {
+        "llmco" => (
+            "LLM-Co",
+            "Theory-of-Mind and verification calls as often as the stand-in's replies led to them: a real \
+             model whose proposals the verifier rejects is re-prompted more (up to the seat's cap)",
+        ),
+        _ => ("ProAgent", "re-plans and explanations as often as the stand-in's plans led to them"),
+    };
+    format!(
+        "{name} seats with {model}: {} decisions, {} calls per decision ({}); assumed: {assumption}\n",
+        p.decisions,
+        per(calls),
+        kinds.join(", ")
+    )
+}
+
 /// Whether a model name is a served model (billed), not the stand-in or a replay.
 pub fn is_served(model: &str) -> bool {
     matches!(classify_model(model), ModelChoice::Http(_))
 }
 
-/// `--price-per-mtok IN,OUT`: two non-negative finite numbers.
-pub fn parse_price(s: &str) -> Result<(f64, f64), CostError> {
+/// `--price-per-mtok IN,OUT[,CACHED]`: two or three non-negative finite numbers.
+pub fn parse_price(s: &str) -> Result<Price, CostError> {
     let bad = || CostError::Price(s.to_string());
-    let (i, o) = s.split_once(',').ok_or_else(bad)?;
+    let parts: Vec<&str> = s.split(',').collect();
     let num = |x: &str| x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(bad);
-    Ok((num(i)?, num(o)?))
+    match parts.as_slice() {
+        [i, o] => Ok(Price { input: num(i)?, output: num(o)?, cached: None }),
+        [i, o, c] => Ok(Price { input: num(i)?, output: num(o)?, cached: Some(num(c)?) }),
+        _ => Err(bad()),
+    }
+}
+
+/// The prompt-cache figures of one seat of a transcript.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SeatCache {
+    /// The player (`None`: the only seat that asks a model).
+    pub seat: Option<u8>,
+    /// The seat's model name.
+    pub model: String,
+    /// Requests.
+    pub calls: u64,
+    /// Prompt tokens of every request, counted with the model's tokenizer (or estimated).
+    pub prompt_tokens: u64,
+    /// Of them, those that repeat a recent request's beginning
+    /// ([`proagent_llm::tokens::RecentPrompts`]).
+    pub cacheable_tokens: u64,
+    /// Cached prompt tokens as the server reported them (0 when it reports none).
+    pub server_cached_tokens: u64,
+    /// Prompt tokens as the server reported them.
+    pub server_prompt_tokens: u64,
+}
+
+/// Per seat, the share of a transcript's prompt tokens that repeat the beginning of one of
+/// the seat's recent requests (what prefix caching can serve), counted as the dry run
+/// counts them, and the cached tokens its server reported.
+/// `model_of(seat)` names each seat's model (for its tokenizer).
+pub fn transcript_cache(
+    exchanges: &[proagent_llm::record::Exchange],
+    model_of: impl Fn(Option<u8>) -> String,
+) -> Vec<SeatCache> {
+    let mut seats: Vec<(SeatCache, proagent_llm::tokens::RecentPrompts)> = Vec::new();
+    for x in exchanges {
+        let i = match seats.iter().position(|(c, _)| c.seat == x.seat) {
+            Some(i) => i,
+            None => {
+                let c = SeatCache { seat: x.seat, model: model_of(x.seat), ..SeatCache::default() };
+                seats.push((c, Default::default()));
+                seats.len() - 1
+            }
+        };
+        let (c, recent) = &mut seats[i];
+        let counter = TokenCounter::for_model(&c.model);
+        c.calls += 1;
+        c.prompt_tokens = c.prompt_tokens.saturating_add(counter.prompt(&x.request.messages));
+        c.cacheable_tokens = c.cacheable_tokens.saturating_add(recent.cached(&counter, &x.request.messages));
+        let u = x.usage();
+        c.server_cached_tokens = c.server_cached_tokens.saturating_add(u.cached_tokens);
+        c.server_prompt_tokens = c.server_prompt_tokens.saturating_add(u.prompt_tokens);
+    }
+    let mut out: Vec<SeatCache> = seats.into_iter().map(|(c, _)| c).collect();
+    out.sort_by_key(|c| c.seat);
+    out
 }
 
 #[cfg(test)]
@@ -191,8 +385,10 @@ mod tests {
 
     fn used(model: &str, calls: u64, prompt: u64) -> SeatUse {
         let usage = LlmUsage { calls, prompt_tokens: prompt, completion_tokens: calls * 10, ..LlmUsage::default() };
-        SeatUse { model: model.into(), max_tokens: 256, usage }
+        SeatUse { model: model.into(), max_tokens: 256, usage, agent: "proagent", calls_by_kind: BTreeMap::new() }
     }
+
+    const PRICE: Price = Price { input: 2.5, output: 10.0, cached: None };
 
     #[test]
     fn cells_multiply_and_models_add_up() {
@@ -204,7 +400,7 @@ mod tests {
         assert_eq!((e.episodes, e.model_episodes, c.episodes), (25, 20, 20));
         assert_eq!((c.calls, c.prompt_tokens, c.completion_tokens_max), (700, 1_400_000, 700 * 256));
         assert_eq!(e.served_calls(), 700);
-        let t = e.render(Some((2.5, 10.0)));
+        let t = e.render(Some(PRICE));
         // 1.4 M prompt tokens at 2.5 + 179,200 completion tokens at 10 per million.
         assert!(t.contains("| 5.29 |") && t.contains("o200k_base"), "{t}");
         let t = e.render(None);
@@ -212,10 +408,36 @@ mod tests {
     }
 
     #[test]
+    fn cached_tokens_get_the_cached_price_and_reasoning_the_output_price() {
+        let mut u = used("gpt-4o", 10, 1_000_000);
+        u.usage.cached_tokens = 800_000;
+        u.usage.decisions = 4;
+        u.agent = "llmco";
+        u.calls_by_kind = [("action".to_string(), 4), ("tom".to_string(), 4), ("verify".to_string(), 2)].into();
+        let mut e = CostEstimate::with_reasoning_tokens_per_call(1000);
+        e.add_cell(1, &[u]);
+        // 200k fresh at 2 + 800k cached at 0.5 + (10 x 256 + 10 x 1000) completion at 8.
+        let p = Price { input: 2.0, output: 8.0, cached: Some(0.5) };
+        let t = e.render(Some(p));
+        assert!(t.contains("| 0.90 |"), "{t}");
+        assert!(t.contains("| 800000 (80 %) |"), "{t}");
+        assert!(
+            t.contains(
+                "LLM-Co seats with gpt-4o: 4 decisions, 2.50 calls per decision (action 1.00, tom 1.00, verify 0.50)"
+            ),
+            "{t}"
+        );
+        assert!(t.contains("reasoning tokens: 1000 per call"), "{t}");
+        // Without a cached price, cached tokens cost the input price.
+        let t = e.render(Some(Price { cached: None, ..p }));
+        assert!(t.contains("| 2.10 |") && t.contains("IN,OUT,CACHED"), "{t}");
+    }
+
+    #[test]
     fn the_stand_in_is_free_and_labelled() {
         let mut e = CostEstimate::default();
         e.add_cell(2, &[used("scripted", 5, 100), used("llama3.1:8b", 5, 100)]);
-        let t = e.render(Some((1.0, 1.0)));
+        let t = e.render(Some(Price { input: 1.0, output: 1.0, cached: None }));
         assert!(t.contains("scripted (rule-based stand-in, not an LLM)"), "{t}");
         assert!(t.contains("estimate (4 characters a token)"), "{t}");
         assert_eq!(e.served_calls(), 10);
@@ -223,8 +445,9 @@ mod tests {
 
     #[test]
     fn prices_parse() {
-        assert_eq!(parse_price("2.5,10").unwrap(), (2.5, 10.0));
-        for bad in ["2.5", "a,b", "-1,2", "1,inf"] {
+        assert_eq!(parse_price("2.5,10").unwrap(), Price { input: 2.5, output: 10.0, cached: None });
+        assert_eq!(parse_price("2.5,10,1.25").unwrap(), Price { input: 2.5, output: 10.0, cached: Some(1.25) });
+        for bad in ["2.5", "a,b", "-1,2", "1,inf", "1,2,3,4", "1,2,-1"] {
             assert!(parse_price(bad).unwrap_err().to_string().contains("IN,OUT"), "{bad}");
         }
     }
