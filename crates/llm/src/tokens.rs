@@ -118,10 +118,7 @@ impl LanguageModel for CountingModel {
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let mut r = self.inner.chat(request).await?;
-        r.usage = Usage {
-            prompt_tokens: self.counter.prompt(&request.messages),
-            completion_tokens: self.counter.text(&r.text),
-        };
+        r.usage = Usage::new(self.counter.prompt(&request.messages), self.counter.text(&r.text));
         Ok(r)
     }
 }
