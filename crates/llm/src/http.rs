@@ -899,6 +899,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::family::Effort;
     use crate::{Message, Sampling};
 
     fn req() -> ChatRequest {
@@ -1091,5 +1092,69 @@ mod tests {
         let tool = r#"{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"1"}]},"finish_reason":"tool_calls"}]}"#;
         let f = interpret_reply(tool, &r).unwrap_err();
         assert!(f.kind == "no_content" && f.detail.contains("tool call"), "{}", f.detail);
+    }
+
+    #[test]
+    fn reasoning_models_get_their_parameters() {
+        let m = OpenAiModel::new("o4-mini", HttpConfig::new()).unwrap();
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert_eq!(v["max_completion_tokens"], 256);
+        for absent in ["max_tokens", "temperature", "top_p", "reasoning_effort"] {
+            assert!(v.get(absent).is_none(), "{absent}: {v}");
+        }
+        let mut cfg = HttpConfig::new();
+        cfg.params.effort = Some(Effort::Low);
+        cfg.params.explicit.insert("temperature".into());
+        let m = OpenAiModel::new("openai/gpt-5-mini", cfg.clone()).unwrap();
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert_eq!((v["reasoning_effort"].as_str(), v["temperature"].as_f64()), (Some("low"), Some(0.0)));
+        assert!(v.get("top_p").is_none());
+        // An effort for a chat model is a contradiction, refused before any request.
+        let Err(LlmError::Config(e)) = OpenAiModel::new("gpt-4o", cfg.clone()) else { panic!("accepted") };
+        assert!(e.contains("chat model"), "{e}");
+        cfg.params.family = Some(crate::family::Family::Reasoning);
+        assert!(OpenAiModel::new("gpt-4o", cfg).is_ok());
+    }
+
+    #[test]
+    fn refused_parameters_are_worked_around_once_unless_explicit() {
+        let body = |p: &str, code: &str| {
+            format!(r#"{{"error":{{"message":"no","type":"invalid_request_error","param":"{p}","code":"{code}"}}}}"#)
+        };
+        assert_eq!(unsupported_param(&body("top_p", "unsupported_parameter")).as_deref(), Some("top_p"));
+        assert_eq!(unsupported_param(&body("temperature", "unsupported_value")).as_deref(), Some("temperature"));
+        assert_eq!(unsupported_param(&body("top_p", "invalid_api_key")), None);
+        assert_eq!(unsupported_param("not json"), None);
+        let m = OpenAiModel::new("gpt-4o", HttpConfig::new()).unwrap();
+        let sent = m.learnt();
+        assert!(m.work_around("top_p", &sent).is_ok());
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert!(v.get("top_p").is_none() && v.get("temperature").is_some(), "{v}");
+        // Refused again in a request that had left it out: the refusal stands.
+        assert!(m.work_around("top_p", &m.learnt()).is_err());
+        // The token cap is renamed once; the other name refused too stops.
+        assert!(m.work_around("max_tokens", &m.learnt()).is_ok());
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert_eq!((v.get("max_tokens"), v["max_completion_tokens"].as_u64()), (None, Some(256)));
+        let e = m.work_around("max_completion_tokens", &m.learnt()).unwrap_err();
+        assert!(e.contains("both"), "{e}");
+        assert!(m.work_around("model", &m.learnt()).is_err());
+        let mut cfg = HttpConfig::new();
+        cfg.params.explicit.insert("temperature".into());
+        let m = OpenAiModel::new("gpt-4o", cfg).unwrap();
+        assert!(m.work_around("temperature", &m.learnt()).unwrap_err().contains("explicitly"));
+    }
+
+    #[test]
+    fn reasoning_is_kept_apart_and_counted() {
+        let r = req();
+        let body = r#"{"choices":[{"message":{"role":"assistant","content":"<think>Plan: \"wait(1)\"</think>\nPlan: \"go\"","reasoning_content":"first"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":30,"completion_tokens_details":{"reasoning_tokens":20},"prompt_tokens_details":{"cached_tokens":8}}}"#;
+        let reply = interpret_reply(body, &r).unwrap();
+        assert_eq!(reply.text, "Plan: \"go\"");
+        assert_eq!(reply.reasoning.as_deref(), Some("first\n\nPlan: \"wait(1)\""));
+        assert_eq!(reply.usage, Usage { reasoning_tokens: 20, cached_tokens: 8, ..Usage::new(9, 30) });
+        let cut = r#"{"choices":[{"message":{"content":"<think>long thoughts"},"finish_reason":"length"}]}"#;
+        let f = interpret_reply(cut, &r).unwrap_err();
+        assert!(f.kind == "no_content" && f.detail.contains("reasoning but no answer"), "{}", f.detail);
     }
 }
