@@ -272,8 +272,10 @@ fn qa_sampling(a: &RunArgs, model: &str) -> Result<Sampling> {
         bail!("sampling out of range: --temperature 0..2, --top-p 0..1, --max-tokens at least 1");
     }
     let reasoning = matches!(classify_model(model.trim()), ModelChoice::Http(_)) && {
-        let mut rules = proagent::llm::family::ParamRules::default();
-        rules.family = a.http.model_family.as_deref().and_then(|f| f.parse().ok());
+        let rules = proagent::llm::family::ParamRules {
+            family: a.http.model_family.as_deref().and_then(|f| f.parse().ok()),
+            ..Default::default()
+        };
         rules.family(model) == proagent::llm::family::Family::Reasoning
     };
     let max_tokens =

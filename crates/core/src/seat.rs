@@ -267,9 +267,12 @@ mod tests {
             decisions_unread: u64::MAX,
             prompt_tokens: u64::MAX,
             completion_tokens: 3,
+            reasoning_tokens: u64::MAX,
+            cached_tokens: 2,
             wait_us: 9,
         };
         let sum = big.plus(big);
+        assert_eq!((sum.reasoning_tokens, sum.cached_tokens), (u64::MAX, 4));
         assert_eq!((sum.calls, sum.failures, sum.prompt_tokens, sum.completion_tokens), (u64::MAX, 2, u64::MAX, 6));
         assert_eq!((sum.parse_failures, sum.decisions, sum.unread_share()), (u64::MAX, u64::MAX, Some(1.0)));
         assert_eq!(LlmUsage::default().unread_share(), None);

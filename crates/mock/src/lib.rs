@@ -435,13 +435,13 @@ fn check_params(cfg: &MockConfig, model: &str, body: &serde_json::Value) -> Opti
         let msg = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
         return Some(param_refusal("max_tokens", "unsupported_parameter", msg));
     }
-    if let Some(t) = body.get("temperature").filter(|v| !v.is_null()) {
-        if t.as_f64() != Some(1.0) {
-            let msg = format!(
-                "Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported."
-            );
-            return Some(param_refusal("temperature", "unsupported_value", &msg));
-        }
+    if let Some(t) = body.get("temperature").filter(|v| !v.is_null())
+        && t.as_f64() != Some(1.0)
+    {
+        let msg = format!(
+            "Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported."
+        );
+        return Some(param_refusal("temperature", "unsupported_value", &msg));
     }
     if has("top_p") {
         return Some(param_refusal(
