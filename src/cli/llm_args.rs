@@ -8,6 +8,7 @@
 use super::common;
 use anyhow::{Result, anyhow, bail};
 use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
+use proagent::llm::family::{Effort, Family, TokenParam};
 use proagent::llm::http::MAX_BACKOFF;
 use proagent::llm::{ModelChoice, ModelSpec, Sampling, apply_model_option, classify_model, served_model};
 use std::time::Duration;
@@ -34,6 +35,32 @@ pub struct HttpArgs {
     /// Longest backoff in milliseconds, at most 3600000 (a server's Retry-After is honoured up to 60 s).
     #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(0..=MAX_MILLIS))]
     pub backoff_max_ms: u64,
+    /// Reasoning effort sent as `reasoning_effort` to reasoning models (low, medium, high;
+    /// default: none sent). A chat model refuses it unless --model-family reasoning.
+    #[arg(long, value_name = "LEVEL", value_parser = effort)]
+    pub reasoning_effort: Option<String>,
+    /// The model family, overriding the name table of docs/llm.md: chat (temperature,
+    /// top_p, max_tokens) or reasoning (max_completion_tokens, no sampling parameters).
+    #[arg(long, value_name = "FAMILY", value_parser = family)]
+    pub model_family: Option<String>,
+    /// The token-cap parameter's name, overriding the family's: max_tokens or max_completion_tokens.
+    #[arg(long, value_name = "NAME", value_parser = token_param)]
+    pub token_param: Option<String>,
+}
+
+/// `--reasoning-effort`: a level the backend knows.
+fn effort(s: &str) -> Result<String, String> {
+    s.parse::<Effort>().map(|e| e.name().to_string()).map_err(|e| format!("must be {e}"))
+}
+
+/// `--model-family`: a family of the table.
+fn family(s: &str) -> Result<String, String> {
+    s.parse::<Family>().map(|f| f.name().to_string()).map_err(|e| format!("must be {e}"))
+}
+
+/// `--token-param`: a token-cap parameter name.
+fn token_param(s: &str) -> Result<String, String> {
+    s.parse::<TokenParam>().map(|t| t.name().to_string()).map_err(|e| format!("must be {e}"))
 }
 
 /// `--backoff-ms` and `--backoff-max-ms`, checked: each at most [`MAX_BACKOFF`], and the
@@ -82,6 +109,13 @@ impl HttpArgs {
                 ("backoff_max_ms", self.backoff_max_ms.to_string()),
             ],
         )?;
+        for (key, value) in
+            [("effort", &self.reasoning_effort), ("family", &self.model_family), ("token_param", &self.token_param)]
+        {
+            if let Some(v) = value {
+                apply(&mut spec, &[(key, v.clone())])?;
+            }
+        }
         spec.seed = seed;
         Ok(spec)
     }
@@ -93,33 +127,33 @@ pub struct LlmArgs {
     /// The model (each command's help says which it accepts).
     #[arg(long, default_value = proagent::llm::STAND_IN)]
     pub model: String,
-    /// Sampling temperature (the paper's setting is 0).
-    #[arg(long, default_value_t = 0.0, value_parser = common::temperature)]
-    pub temperature: f32,
-    /// Nucleus sampling (the paper's setting is 1).
-    #[arg(long, default_value_t = 1.0, value_parser = common::top_p)]
-    pub top_p: f32,
-    /// Maximum tokens per reply (the paper's setting is 256).
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
-    pub max_tokens: u32,
+    /// Sampling temperature [default: 0, the paper's setting; not sent to reasoning models
+    /// unless given].
+    #[arg(long, value_parser = common::temperature)]
+    pub temperature: Option<f32>,
+    /// Nucleus sampling [default: 1, the paper's setting; not sent to reasoning models
+    /// unless given].
+    #[arg(long, value_parser = common::top_p)]
+    pub top_p: Option<f32>,
+    /// Maximum tokens per reply [default: 256, the paper's setting; 16384 for reasoning
+    /// models, whose reasoning counts against it].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
+    pub max_tokens: Option<u32>,
     /// How a served model is reached.
     #[command(flatten)]
     pub http: HttpArgs,
 }
 
 impl LlmArgs {
-    /// The sampling settings, checked.
+    /// The sampling settings, checked: the flags given, the paper's settings for the rest
+    /// (for `--model`'s family: a reasoning model's token cap is larger).
     pub fn sampling(&self) -> Result<Sampling> {
-        if !(self.temperature.is_finite() && (0.0..=2.0).contains(&self.temperature)) {
-            bail!("--temperature must be in [0, 2], got {}", self.temperature);
+        let mut spec = ModelSpec::new(self.model.trim());
+        self.sample(&mut spec)?;
+        if let Some(f) = &self.http.model_family {
+            apply(&mut spec, &[("family", f.clone())])?;
         }
-        if !(self.top_p.is_finite() && self.top_p > 0.0 && self.top_p <= 1.0) {
-            bail!("--top-p must be in (0, 1], got {}", self.top_p);
-        }
-        if self.max_tokens == 0 {
-            bail!("--max-tokens must be at least 1");
-        }
-        Ok(Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() })
+        Ok(spec.sampling())
     }
 
     /// The spec of `--model` with these flags' sampling and HTTP settings (recorded as
@@ -142,14 +176,19 @@ impl LlmArgs {
         Ok(m)
     }
 
+    /// Sets the sampling flags that were given (they count as set explicitly); the others
+    /// keep the spec's defaults.
     fn sample(&self, m: &mut ModelSpec) -> Result<()> {
-        apply(
-            m,
-            &[
-                ("temperature", self.temperature.to_string()),
-                ("top_p", self.top_p.to_string()),
-                ("max_tokens", self.max_tokens.to_string()),
-            ],
-        )
+        let given = [
+            ("temperature", self.temperature.map(|t| t.to_string())),
+            ("top_p", self.top_p.map(|t| t.to_string())),
+            ("max_tokens", self.max_tokens.map(|n| n.to_string())),
+        ];
+        for (key, value) in given {
+            if let Some(v) = value {
+                apply(m, &[(key, v)])?;
+            }
+        }
+        Ok(())
     }
 }

@@ -6,7 +6,7 @@ use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::limits::{MAX_MILLIS, MAX_RETRY_AFTER_SECS};
 use proagent::llm::LanguageModel;
 use proagent::qa::models::{MockResponder, QaAnswer};
-use proagent_mock::{MockConfig, MockFault, MockServer};
+use proagent_mock::{MockConfig, MockFault, MockReasoning, MockServer};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -44,6 +44,18 @@ pub struct MockServerArgs {
     /// The model id `GET /v1/models` lists (clients identify the server by it).
     #[arg(long, default_value = "proagent-mock")]
     pub model_id: String,
+    /// Enforce OpenAI's rules for reasoning models (o1, o3, o4-mini, gpt-5, ...): refuse
+    /// max_tokens, top_p and a temperature other than 1 with OpenAI's 400 error, and count
+    /// reasoning tokens in usage.
+    #[arg(long)]
+    pub reasoning_rules: bool,
+    /// Parameters refused (400 unsupported_parameter) for every model, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "PARAMS")]
+    pub reject_params: Vec<String>,
+    /// Reasoning text in replies: none, field (reasoning_content, as vLLM sends it) or
+    /// think (a <think> block before the answer).
+    #[arg(long, value_name = "MODE", default_value = "none")]
+    pub reasoning: MockReasoning,
 }
 
 /// The model that answers requests: the LLM-Coordination agent's prompts (every game it
@@ -76,6 +88,9 @@ pub fn run(args: MockServerArgs) -> Result<ExitCode> {
         retry_after_secs: args.retry_after,
         hang: Duration::from_millis(args.hang_ms),
         model_id: args.model_id.clone(),
+        reasoning_rules: args.reasoning_rules,
+        reject_params: args.reject_params.iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect(),
+        reasoning: args.reasoning,
         ..MockConfig::default()
     };
     let responder = responder(args.qa_answer, args.seed)?;

@@ -64,15 +64,16 @@ struct RunArgs {
     /// Requests in flight at once.
     #[arg(long, default_value_t = 8, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
-    /// Sampling temperature (the original's 0.6).
-    #[arg(long, default_value_t = 0.6, value_parser = common::temperature)]
-    temperature: f32,
-    /// Nucleus sampling (the original's 0.9).
-    #[arg(long, default_value_t = 0.9, value_parser = common::top_p)]
-    top_p: f32,
-    /// Reply length limit (the original's limit for locally served models).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
-    max_tokens: u32,
+    /// Sampling temperature [default: 0.6, the original's; not sent to reasoning models unless given].
+    #[arg(long, value_parser = common::temperature)]
+    temperature: Option<f32>,
+    /// Nucleus sampling [default: 0.9, the original's; not sent to reasoning models unless given].
+    #[arg(long, value_parser = common::top_p)]
+    top_p: Option<f32>,
+    /// Reply length limit [default: 1000, the original's limit for locally served models;
+    /// 16384 for reasoning models].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
+    max_tokens: Option<u32>,
     /// Seed of the built-in random models.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -128,7 +129,7 @@ fn qa_dry_run(a: &RunArgs, model: &str, questions: &[Question], prompts: &Prompt
     let trials = a.trials as u64;
     let calls = requests.len() as u64 * trials;
     let prompt = per_trial * trials;
-    let completion = calls * a.max_tokens as u64;
+    let completion = calls * sampling.max_tokens as u64;
     // The requests in the order they are asked: every question once per trial; each
     // request's tokens that repeat a recent request's beginning can be cached.
     let mut cached = 0u64;
@@ -143,7 +144,7 @@ fn qa_dry_run(a: &RunArgs, model: &str, questions: &[Question], prompts: &Prompt
     println!(
         "prompt tokens: {prompt} ({}); completion tokens: at most {completion} (--max-tokens {})",
         counter.describe(),
-        a.max_tokens
+        sampling.max_tokens
     );
     println!(
         "cacheable prompt tokens: {cached} ({}), those that repeat the beginning of one of the last 16 requests (asked in order)",
@@ -263,9 +264,38 @@ fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts
              qa takes {BUILTIN_NAMES}, or a name an OpenAI-compatible server at --base-url serves"
         );
     }
-    // Any other name is a model served over the OpenAI-compatible HTTP API.
-    let spec = a.http.model_spec(name, a.seed)?;
+    // Any other name is a model served over the OpenAI-compatible HTTP API; the sampling
+    // flags given count as set explicitly (a reasoning model is sent them).
+    let mut spec = a.http.model_spec(name, a.seed)?;
+    for (key, given) in
+        [("temperature", a.temperature.is_some()), ("top_p", a.top_p.is_some()), ("max_tokens", a.max_tokens.is_some())]
+    {
+        if given {
+            spec.explicit.insert(key.to_string());
+        }
+    }
     proagent::runner::models::build_model(&spec).map_err(|e| anyhow!("--model {name}: {e}"))
+}
+
+/// The sampling of every question: the flags given, else the original's settings, with
+/// the larger token cap of a reasoning model ([`proagent::llm::family`]) when none is given.
+fn qa_sampling(a: &RunArgs, model: &str) -> Result<Sampling> {
+    let d = proagent::qa::default_sampling();
+    let temperature = a.temperature.unwrap_or(d.temperature);
+    let top_p = a.top_p.unwrap_or(d.top_p);
+    if !(0.0..=2.0).contains(&temperature) || !(0.0..=1.0).contains(&top_p) || a.max_tokens == Some(0) {
+        bail!("sampling out of range: --temperature 0..2, --top-p 0..1, --max-tokens at least 1");
+    }
+    let reasoning = matches!(classify_model(model.trim()), ModelChoice::Http(_)) && {
+        let rules = proagent::llm::family::ParamRules {
+            family: a.http.model_family.as_deref().and_then(|f| f.parse().ok()),
+            ..Default::default()
+        };
+        rules.family(model) == proagent::llm::family::Family::Reasoning
+    };
+    let max_tokens =
+        a.max_tokens.unwrap_or(if reasoning { proagent::llm::family::REASONING_MAX_TOKENS } else { d.max_tokens });
+    Ok(Sampling { temperature, top_p, max_tokens, stop: Vec::new() })
 }
 
 fn policy_of(model: &str) -> Option<Policy> {
@@ -311,13 +341,10 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     if a.concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
-    if !(0.0..=2.0).contains(&a.temperature) || !(0.0..=1.0).contains(&a.top_p) || a.max_tokens == 0 {
-        bail!("sampling out of range: --temperature 0..2, --top-p 0..1, --max-tokens at least 1");
-    }
+    let sampling = qa_sampling(&a, &model_name)?;
     let ds = load_dataset(a.data.data.as_deref())?;
     let (questions, filter) = select(&ds, a.data.filter.as_deref())?;
     let prompts = load_prompts(a.prompts.as_deref())?;
-    let sampling = Sampling { temperature: a.temperature, top_p: a.top_p, max_tokens: a.max_tokens, stop: Vec::new() };
     if a.dry_run {
         qa_dry_run(&a, &model_name, &questions, &prompts, &sampling)?;
         return Ok(ExitCode::SUCCESS);

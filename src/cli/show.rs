@@ -9,7 +9,8 @@ use anyhow::{Result, bail};
 use proagent::games::Playable;
 use proagent::runner::files::{EpisodeKind, SavedEpisode, read_episode_file};
 use proagent::seat::SeatStatus;
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -88,7 +89,14 @@ fn print_prompt_cache(path: &std::path::Path) -> Result<ExitCode> {
 /// Prints a saved episode board by board (or the board at `only`): the legend, then per
 /// step its actions, reward and skill events above the board, with the score and each
 /// player's name and current skill beside it.
-fn print_episode<G: Playable>(e: &SavedEpisode<G>, only: Option<u32>, delay: Option<Duration>) -> Result<ExitCode> {
+/// `notes` holds, per timestep, lines printed under that step's header: a transcript's
+/// model reasoning ([`reasoning_notes`]).
+fn print_episode<G: Playable>(
+    e: &SavedEpisode<G>,
+    only: Option<u32>,
+    delay: Option<Duration>,
+    notes: &BTreeMap<u32, Vec<String>>,
+) -> Result<ExitCode> {
     if let Some(n) = only
         && n as usize > e.steps.len()
     {
@@ -118,6 +126,10 @@ fn print_episode<G: Playable>(e: &SavedEpisode<G>, only: Option<u32>, delay: Opt
         let tokens: Vec<String> =
             s.actions.iter().map(|a| a.map_or_else(|| "-".to_string(), |a| game.action_token(a))).collect();
         let mut header = format!("t={k} actions=[{}] reward={}\n", tokens.join(", "), s.reward);
+        for note in notes.get(&(k as u32)).into_iter().flatten() {
+            header.push_str(note);
+            header.push('\n');
+        }
         for ev in &s.skill_events {
             let outcome = match &ev.outcome {
                 proagent::seat::SkillOutcome::Started => "started",
@@ -196,5 +208,35 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
         bail!("--episode {index}: {shown} holds {} episode(s), numbered from 1", file.episodes.len());
     }
     let delay = board::delay(a.render_delay_ms)?;
-    proagent::on_episode!(&file.episodes[index - 1], |e| print_episode(e, a.step, delay))
+    let notes = if file.kind == EpisodeKind::Transcript { reasoning_notes(path) } else { BTreeMap::new() };
+    proagent::on_episode!(&file.episodes[index - 1], |e| print_episode(e, a.step, delay, &notes))
+}
+
+/// The longest stretch of a model's reasoning `show` prints per exchange.
+const REASONING_SHOWN_CHARS: usize = 400;
+
+/// The reasoning a transcript's exchanges kept apart from their replies (a reasoning
+/// model's `reasoning_content` or `<think>` blocks), as one line per exchange keyed by
+/// its timestep: `  reasoning (planner): ...`, cut at [`REASONING_SHOWN_CHARS`]
+/// characters. Exchanges without reasoning (every transcript of a chat model) add nothing.
+fn reasoning_notes(path: &Path) -> BTreeMap<u32, Vec<String>> {
+    let mut out: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(path) else { return out };
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let reasoning = v.pointer("/outcome/reasoning").and_then(|r| r.as_str());
+        let (Some("exchange"), Some(t), Some(r)) =
+            (v.get("type").and_then(|x| x.as_str()), v.get("t").and_then(|x| x.as_u64()), reasoning)
+        else {
+            continue;
+        };
+        let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or("model");
+        let flat: String = r.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut shown: String = flat.chars().take(REASONING_SHOWN_CHARS).collect();
+        if flat.chars().count() > REASONING_SHOWN_CHARS {
+            shown.push('…');
+        }
+        out.entry(u32::try_from(t).unwrap_or(u32::MAX)).or_default().push(format!("  reasoning ({kind}): {shown}"));
+    }
+    out
 }

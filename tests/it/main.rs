@@ -35,6 +35,7 @@ mod preset_cli;
 mod qa_cli;
 mod qa_http;
 mod qa_lib;
+mod reasoning;
 mod reply_corpus;
 mod rl_cli;
 mod support;

@@ -78,6 +78,8 @@ impl CallCounters for AgentMetrics {
         // Token counts come from the server: saturate rather than wrap.
         self.prompt_tokens = self.prompt_tokens.saturating_add(usage.prompt_tokens);
         self.completion_tokens = self.completion_tokens.saturating_add(usage.completion_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(usage.reasoning_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(usage.cached_tokens);
     }
 
     fn failed(&mut self) {
@@ -145,6 +147,7 @@ impl Calls {
                 // Token counts come from the server: saturate rather than wrap.
                 self.usage.prompt_tokens = self.usage.prompt_tokens.saturating_add(r.usage.prompt_tokens);
                 self.usage.completion_tokens = self.usage.completion_tokens.saturating_add(r.usage.completion_tokens);
+                self.usage.reasoning_tokens = self.usage.reasoning_tokens.saturating_add(r.usage.reasoning_tokens);
                 self.usage.cached_tokens = self.usage.cached_tokens.saturating_add(r.usage.cached_tokens);
                 counters.replied(&r.usage);
                 Ok(Reply { text: r.text, idx, unread: decision.then_some(Unread(())) })

@@ -266,6 +266,17 @@ pub fn options(settings: &AgentSettings, model: &ModelSpec) -> Vec<(&'static str
     put("temperature", model.temperature != m.temperature, model.temperature.to_string());
     put("top_p", model.top_p != m.top_p, model.top_p.to_string());
     put("max_tokens", model.max_tokens != m.max_tokens, model.max_tokens.to_string());
+    put(
+        "effort",
+        model.reasoning_effort.is_some(),
+        model.reasoning_effort.map(|e| e.name().to_string()).unwrap_or_default(),
+    );
+    put("family", model.family.is_some(), model.family.map(|f| f.name().to_string()).unwrap_or_default());
+    put(
+        "token_param",
+        model.token_param.is_some(),
+        model.token_param.map(|t| t.name().to_string()).unwrap_or_default(),
+    );
     put("memory_k", settings.memory_k != d.memory_k, settings.memory_k.to_string());
     put("max_replans", settings.max_replans != d.max_replans, settings.max_replans.to_string());
     put("verificator", settings.verificator != d.verificator, word(&settings.verificator));

@@ -93,6 +93,14 @@ pub struct AgentMetrics {
     pub prompt_tokens: u64,
     /// Completion tokens over all replies, as reported by the backend (or its estimate).
     pub completion_tokens: u64,
+    /// Of the completion tokens, reasoning tokens (servers that report them; `--json`
+    /// shows the count only when there are any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Of the prompt tokens, those read from the server's prompt cache (servers that
+    /// report them; `--json` shows the count only when there are any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
     /// Planning rounds that reached the model (a round's re-plans count once).
     pub plans: u32,
     /// Skills that finished successfully, interrupted waits included.
@@ -119,7 +127,7 @@ impl AgentMetrics {
 
     /// The `--json` report form; the two per-kind call counters nest under `llm_calls_by_kind`.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "llm_calls": self.llm_calls,
             "llm_calls_by_kind": {"planner": self.llm_calls_planner, "verificator": self.llm_calls_verificator},
             "replans": self.replans,
@@ -137,6 +145,19 @@ impl AgentMetrics {
             "skills_failed": self.skills_failed,
             "skills_invalidated": self.skills_invalidated,
             "waits_interrupted": self.waits_interrupted,
-        })
+        });
+        // Counted apart, and only when a server reported them: the lines of runs
+        // without them stay as they were.
+        for (key, n) in [("reasoning_tokens", self.reasoning_tokens), ("cached_tokens", self.cached_tokens)] {
+            if n > 0 {
+                v[key] = n.into();
+            }
+        }
+        v
     }
+}
+
+/// Whether a count is zero (serde's test for leaving it out).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -50,8 +50,7 @@ impl LanguageModel for FnModel {
             *c += 1;
             *c - 1
         };
-        (self.f)(request, n)
-            .map(|t| ChatResponse::simple(t, Usage { prompt_tokens: 10, completion_tokens: 2, ..Usage::default() }))
+        (self.f)(request, n).map(|t| ChatResponse::simple(t, Usage::new(10, 2)))
     }
 }
 
@@ -466,10 +465,7 @@ impl LanguageModel for Huge {
     }
     async fn chat(&self, r: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let text = self.0.chat(r).await?.text;
-        Ok(ChatResponse::simple(
-            text,
-            Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX - 1, ..Usage::default() },
-        ))
+        Ok(ChatResponse::simple(text, Usage::new(u64::MAX, u64::MAX - 1)))
     }
 }
 

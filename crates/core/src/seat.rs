@@ -99,6 +99,11 @@ pub struct BeliefCorrection {
     pub correction: String,
 }
 
+/// Whether a count is zero (serde's test for leaving it out).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// A seat's use of a language model over one episode.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LlmUsage {
@@ -128,6 +133,14 @@ pub struct LlmUsage {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// Of the completion tokens, a reasoning model's reasoning tokens (as the server
+    /// reports them); absent from records when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Of the prompt tokens, those the server read from its prompt cache (as it reports
+    /// them); absent from records when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
     /// Wall time spent waiting for replies, in microseconds.
     pub wait_us: u64,
     /// Of the `prompt_tokens`, those served from the server's prompt-prefix cache (as the
@@ -153,6 +166,8 @@ impl LlmUsage {
             decisions_unread: self.decisions_unread.saturating_add(o.decisions_unread),
             prompt_tokens: self.prompt_tokens.saturating_add(o.prompt_tokens),
             completion_tokens: self.completion_tokens.saturating_add(o.completion_tokens),
+            reasoning_tokens: self.reasoning_tokens.saturating_add(o.reasoning_tokens),
+            cached_tokens: self.cached_tokens.saturating_add(o.cached_tokens),
             wait_us: self.wait_us.saturating_add(o.wait_us),
             cached_tokens: self.cached_tokens.saturating_add(o.cached_tokens),
         }
@@ -262,10 +277,13 @@ mod tests {
             decisions_unread: u64::MAX,
             prompt_tokens: u64::MAX,
             completion_tokens: 3,
+            reasoning_tokens: u64::MAX,
+            cached_tokens: 2,
             wait_us: 9,
             cached_tokens: u64::MAX,
         };
         let sum = big.plus(big);
+        assert_eq!((sum.reasoning_tokens, sum.cached_tokens), (u64::MAX, 4));
         assert_eq!((sum.calls, sum.failures, sum.prompt_tokens, sum.completion_tokens), (u64::MAX, 2, u64::MAX, 6));
         assert_eq!((sum.parse_failures, sum.decisions, sum.unread_share()), (u64::MAX, u64::MAX, Some(1.0)));
         assert_eq!(sum.cached_tokens, u64::MAX);

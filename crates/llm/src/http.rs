@@ -12,8 +12,10 @@
 //! `Retry-After` is honoured. (reqwest's own default retries are switched off for the
 //! same reason.)
 
+use super::family::{Effort, ParamRules, TokenParam};
 use super::scrub::{Scrubber, redact_url};
-use super::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage, estimate_tokens};
+use super::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage, estimate_tokens, split_reasoning};
+use async_openai::types::chat::ReasoningEffort;
 use async_openai::types::chat::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
     ChatCompletionRequestUserMessage, CreateChatCompletionRequest, CreateChatCompletionResponse, StopConfiguration,
@@ -112,6 +114,9 @@ pub struct HttpConfig {
     pub seed: u64,
     /// The largest reply body accepted (default [`MAX_REPLY_BYTES`]).
     pub max_reply_bytes: usize,
+    /// Which request parameters the model is sent beyond its sampling (the family table,
+    /// forced families and token-cap names, the reasoning effort, what the user set).
+    pub params: ParamRules,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -126,6 +131,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("backoff_max", &self.backoff_max)
             .field("retry_after_max", &self.retry_after_max)
             .field("seed", &self.seed)
+            .field("params", &self.params)
             .finish()
     }
 }
@@ -157,6 +163,7 @@ impl HttpConfig {
             retry_after_max: Duration::from_secs(60),
             seed: 0,
             max_reply_bytes: MAX_REPLY_BYTES,
+            params: ParamRules::default(),
         }
     }
 }
@@ -180,6 +187,38 @@ pub struct OpenAiModel {
     /// The key and the URL's credentials, scrubbed from every reply body and error text.
     secrets: Scrubber,
     headers: HeaderMap,
+    /// What the run learnt from the server's refusals: parameters left out and a swapped
+    /// token-cap name, kept for every later request.
+    learnt: std::sync::Mutex<Learnt>,
+}
+
+/// Parameters the server refused (400 `unsupported_parameter` / `unsupported_value`)
+/// and how the run works around them from then on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Learnt {
+    /// Parameters left out of every request.
+    omit: std::collections::BTreeSet<String>,
+    /// The token-cap parameter used instead of the rules' one, once the server refused that.
+    token_param: Option<TokenParam>,
+}
+
+/// The parameters a refusal may name and the run may leave out or rename.
+const ADJUSTABLE: &[&str] = &["temperature", "top_p", "max_tokens", "max_completion_tokens", "stop"];
+
+/// The parameter a 400 body says the server does not support: OpenAI's error object
+/// with `code` (or `type`) `unsupported_parameter` or `unsupported_value` and the
+/// parameter in `param`. `None` for any other body.
+pub fn unsupported_param(body: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let err = v.get("error")?;
+    let is = |k: &str| {
+        err.get(k).and_then(|c| c.as_str()).is_some_and(|c| c == "unsupported_parameter" || c == "unsupported_value")
+    };
+    if !(is("code") || is("type")) {
+        return None;
+    }
+    let param = err.get("param")?.as_str()?.trim();
+    (!param.is_empty()).then(|| param.to_string())
 }
 
 /// How one attempt ended when it did not produce a reply.
@@ -193,6 +232,8 @@ struct AttemptFailure {
     raw: Option<String>,
     /// The status of a non-retryable HTTP error: the server refused the configuration.
     refused: Option<u16>,
+    /// Why a refused parameter was not worked around (added to the refusal's message).
+    refusal_note: Option<String>,
 }
 
 impl AttemptFailure {
@@ -204,6 +245,7 @@ impl AttemptFailure {
             retry_after: None,
             raw: None,
             refused: None,
+            refusal_note: None,
         }
     }
     fn no_retry(kind: impl Into<String>, detail: impl Into<String>, raw: String) -> Self {
@@ -214,6 +256,7 @@ impl AttemptFailure {
             retry_after: None,
             raw: Some(raw),
             refused: None,
+            refusal_note: None,
         }
     }
     fn with_raw(mut self, raw: String) -> Self {
@@ -274,8 +317,18 @@ impl OpenAiModel {
             .retry(reqwest::retry::never())
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
+        cfg.params.check(&model).map_err(LlmError::Config)?;
         let secrets = cfg.secrets();
-        Ok(OpenAiModel { model, cfg, client, url: redact_url(&url), endpoint: url, secrets, headers })
+        Ok(OpenAiModel {
+            model,
+            cfg,
+            client,
+            url: redact_url(&url),
+            endpoint: url,
+            secrets,
+            headers,
+            learnt: Default::default(),
+        })
     }
 
     /// The configuration the model was built with (the key stays redacted in `Debug`).
@@ -337,9 +390,30 @@ impl OpenAiModel {
         Ok(serde_json::Value::Object(out))
     }
 
-    /// Our request in the OpenAI wire format (async-openai's type).
-    #[allow(deprecated)] // `max_tokens` is deprecated by OpenAI but it is what vLLM, Ollama and llama.cpp read.
+    /// Our request in the OpenAI wire format (async-openai's type), with the parameters
+    /// the model's family takes ([`crate::family`]) and without those the server refused
+    /// earlier in the run.
     pub fn wire_request(&self, req: &ChatRequest) -> CreateChatCompletionRequest {
+        let learnt = self.learnt();
+        self.wire_request_with(req, &learnt)
+    }
+
+    fn learnt(&self) -> Learnt {
+        self.learnt.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// [`OpenAiModel::wire_request`] under what the run has learnt so far.
+    #[allow(deprecated)] // `max_tokens` is deprecated by OpenAI but it is what vLLM, Ollama and llama.cpp read.
+    fn wire_request_with(&self, req: &ChatRequest, learnt: &Learnt) -> CreateChatCompletionRequest {
+        let rules = &self.cfg.params;
+        let send = |p: &str| !learnt.omit.contains(p);
+        let sampling = |p: &str| rules.sends_sampling(&self.model, p) && send(p);
+        let cap = learnt.token_param.unwrap_or_else(|| rules.token_param(&self.model));
+        let effort = rules.effort.map(|e| match e {
+            Effort::Low => ReasoningEffort::Low,
+            Effort::Medium => ReasoningEffort::Medium,
+            Effort::High => ReasoningEffort::High,
+        });
         let messages = req
             .messages
             .iter()
@@ -352,12 +426,58 @@ impl OpenAiModel {
         CreateChatCompletionRequest {
             model: self.model.clone(),
             messages,
-            temperature: Some(req.sampling.temperature),
-            top_p: Some(req.sampling.top_p),
-            max_tokens: Some(req.sampling.max_tokens),
-            stop: (!req.sampling.stop.is_empty()).then(|| StopConfiguration::StringArray(req.sampling.stop.clone())),
+            temperature: sampling("temperature").then_some(req.sampling.temperature),
+            top_p: sampling("top_p").then_some(req.sampling.top_p),
+            max_tokens: (cap == TokenParam::MaxTokens && send("max_tokens")).then_some(req.sampling.max_tokens),
+            max_completion_tokens: (cap == TokenParam::MaxCompletionTokens && send("max_completion_tokens"))
+                .then_some(req.sampling.max_tokens),
+            reasoning_effort: effort,
+            stop: (!req.sampling.stop.is_empty() && send("stop"))
+                .then(|| StopConfiguration::StringArray(req.sampling.stop.clone())),
             ..Default::default()
         }
+    }
+
+    /// Works around a server's refusal of parameter `param` in a request built under
+    /// `sent`: leaves it out (or, for the token cap, sends the other name) from now on and
+    /// says what changed. Refused (the server's answer stands) when the user set the
+    /// parameter explicitly, when the request already worked around it (the server
+    /// refused twice), or when it is not a parameter the run may change.
+    fn work_around(&self, param: &str, sent: &Learnt) -> Result<String, String> {
+        let rules = &self.cfg.params;
+        if !ADJUSTABLE.contains(&param) {
+            return Err(format!("`{param}` is not a parameter the client may leave out"));
+        }
+        let mut learnt = self.learnt.lock().unwrap_or_else(|p| p.into_inner());
+        let cap = sent.token_param.unwrap_or_else(|| rules.token_param(&self.model));
+        if param == "max_tokens" || param == "max_completion_tokens" {
+            if param != cap.name() {
+                return Err(format!("`{param}` was not sent"));
+            }
+            if sent.token_param.is_some() {
+                return Err(format!(
+                    "the server refused both token-cap parameters (`{}` and `{param}`)",
+                    cap.other().name()
+                ));
+            }
+            if rules.token_param.is_some() {
+                return Err(format!(
+                    "`{param}` was set explicitly (--token-param, token_param=), so it is not changed"
+                ));
+            }
+            if learnt.token_param.is_none() {
+                learnt.token_param = Some(cap.other());
+            }
+            return Ok(format!("sending `{}` instead of `{param}` for the rest of the run", cap.other().name()));
+        }
+        if rules.is_explicit(param) {
+            return Err(format!("`{param}` was set explicitly, so it is not left out"));
+        }
+        if sent.omit.contains(param) {
+            return Err(format!("`{param}` was refused again after it was left out"));
+        }
+        learnt.omit.insert(param.to_string());
+        Ok(format!("leaving `{param}` out for the rest of the run"))
     }
 
     /// The wait before attempt `attempt + 1`: exponential backoff with seeded jitter,
@@ -418,6 +538,7 @@ impl OpenAiModel {
                 retry_after,
                 raw: Some(text),
                 refused: (!retryable).then_some(status.as_u16()),
+                refusal_note: None,
             });
         }
         interpret_reply(&text, req)
@@ -514,22 +635,54 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
         })?,
     };
     let content = reply.content.unwrap_or_default();
-    if content.trim().is_empty() {
+    // The reasoning is kept apart: a `reasoning_content` (vLLM, DeepSeek) or `reasoning`
+    // field of the message, and `<think>` blocks in the content, which no parser sees.
+    let message = value.pointer("/choices/0/message");
+    let field = ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|k| message.and_then(|m| m.get(*k)).and_then(|r| r.as_str()))
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
+    let (answer, think) = split_reasoning(&content);
+    let reasoning = match (field, think) {
+        (Some(f), Some(t)) => Some(format!("{f}\n\n{t}")),
+        (Some(f), None) => Some(f.to_string()),
+        (None, t) => t,
+    };
+    if answer.trim().is_empty() {
         let why = match &reply.refusal {
             Some(r) => format!("the model refused: {}", excerpt(r)),
             None if reply.tool_call => "the reply is a tool call, not text".to_string(),
+            None if reasoning.is_some() => format!(
+                "the reply has reasoning but no answer (finish reason {}; a larger --max-tokens leaves room for both)",
+                reply.finish_reason.as_deref().unwrap_or("none")
+            ),
             None => "the reply has no content".to_string(),
         };
         return Err(AttemptFailure::no_retry("no_content", why, text.to_string()));
     }
-    let mut usage = reply.usage.unwrap_or_else(|| Usage {
-        // Servers that report no usage get the same estimate as the built-in models.
-        prompt_tokens: req.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
-        completion_tokens: estimate_tokens(&content),
-        ..Usage::default()
+    let mut usage = reply.usage.unwrap_or_else(|| {
+        // Servers that report no usage get the same estimate as the built-in models
+        // (reasoning they send is output too).
+        Usage::new(
+            req.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
+            estimate_tokens(&content)
+                + if field.is_some() { reasoning.as_deref().map_or(0, estimate_tokens) } else { 0 },
+        )
     });
+    // The details OpenAI (and servers copying it) report: reasoning tokens billed as
+    // output, prompt tokens read from the prompt cache.
+    let count = |path: &str| value.pointer(path).and_then(|n| n.as_u64()).unwrap_or(0);
+    usage.reasoning_tokens = count("/usage/completion_tokens_details/reasoning_tokens");
     usage.cached_tokens = cached_prompt_tokens(&value).min(usage.prompt_tokens);
-    Ok(ChatResponse { text: content, usage, attempts: 1, faults: Vec::new(), finish_reason: reply.finish_reason })
+    Ok(ChatResponse {
+        text: answer,
+        usage,
+        attempts: 1,
+        faults: Vec::new(),
+        finish_reason: reply.finish_reason,
+        reasoning,
+    })
 }
 
 /// The prompt tokens a reply says its server read from the prompt-prefix cache: OpenAI's
@@ -561,11 +714,10 @@ impl ReplyParts {
             finish_reason: choice
                 .and_then(|c| c.finish_reason)
                 .and_then(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string))),
-            usage: parsed.usage.as_ref().map(|u| Usage {
-                prompt_tokens: u64::from(u.prompt_tokens),
-                completion_tokens: u64::from(u.completion_tokens),
-                ..Usage::default()
-            }),
+            usage: parsed
+                .usage
+                .as_ref()
+                .map(|u| Usage::new(u64::from(u.prompt_tokens), u64::from(u.completion_tokens))),
         }
     }
 
@@ -573,13 +725,9 @@ impl ReplyParts {
         let choice = v.get("choices")?.get(0)?;
         let message = choice.get("message").filter(|m| m.is_object())?;
         let text = |x: Option<&serde_json::Value>| x.and_then(|s| s.as_str()).map(str::to_string);
-        let usage = v.get("usage").and_then(|u| {
-            Some(Usage {
-                prompt_tokens: u.get("prompt_tokens")?.as_u64()?,
-                completion_tokens: u.get("completion_tokens")?.as_u64()?,
-                ..Usage::default()
-            })
-        });
+        let usage = v
+            .get("usage")
+            .and_then(|u| Some(Usage::new(u.get("prompt_tokens")?.as_u64()?, u.get("completion_tokens")?.as_u64()?)));
         Some(ReplyParts {
             content: text(message.get("content")),
             refusal: text(message.get("refusal")),
@@ -597,9 +745,12 @@ impl LanguageModel for OpenAiModel {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let wire = self.wire_request(request);
-        let body = serde_json::to_vec(&wire)
-            .map_err(|e| LlmError::Config(format!("cannot serialise the chat request: {e}")))?;
+        let serialise = |learnt: &Learnt| {
+            serde_json::to_vec(&self.wire_request_with(request, learnt))
+                .map_err(|e| LlmError::Config(format!("cannot serialise the chat request: {e}")))
+        };
+        let mut sent = self.learnt();
+        let mut body = serialise(&sent)?;
         let hash = request.canonical_hash();
         let mut faults: Vec<Fault> = Vec::new();
         let mut attempt = 1u32;
@@ -611,7 +762,28 @@ impl LanguageModel for OpenAiModel {
                     reply.faults = faults;
                     return Ok(reply);
                 }
-                Err(f) => {
+                Err(mut f) => {
+                    // A parameter the server does not take is left out (or renamed) and the
+                    // request sent again at once, unless the user set it or this request
+                    // already tried that; then the refusal stands, with the reason.
+                    if f.refused == Some(400)
+                        && let Some(param) = f.raw.as_deref().and_then(unsupported_param)
+                    {
+                        match self.work_around(&param, &sent) {
+                            Ok(change) => {
+                                let message = server_error_text(f.raw.as_deref().unwrap_or(""));
+                                let detail =
+                                    format!("HTTP 400: the server does not take `{param}` ({message}); {change}");
+                                tracing::warn!(model = %self.model, attempt, "{detail}");
+                                faults.push(Fault { attempt, kind: "unsupported_parameter".into(), detail });
+                                sent = self.learnt();
+                                body = serialise(&sent)?;
+                                attempt += 1;
+                                continue;
+                            }
+                            Err(why) => f.refusal_note = Some(why),
+                        }
+                    }
                     let last = !f.retryable || attempt > self.cfg.max_retries;
                     let mut detail = f.detail;
                     let delay = (!last).then(|| self.backoff_delay(&hash, attempt, f.retry_after));
@@ -631,7 +803,12 @@ impl LanguageModel for OpenAiModel {
                                 (Some(status), raw) => LlmError::Refused {
                                     status,
                                     url: self.url.clone(),
-                                    message: server_error_text(raw.as_deref().unwrap_or("")),
+                                    message: match f.refusal_note {
+                                        Some(note) => {
+                                            format!("{} ({note})", server_error_text(raw.as_deref().unwrap_or("")))
+                                        }
+                                        None => server_error_text(raw.as_deref().unwrap_or("")),
+                                    },
                                     faults,
                                 },
                                 // The server answered but not usably: that is a bad reply, not an outage.
@@ -732,6 +909,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::family::Effort;
     use crate::{Message, Sampling};
 
     fn req() -> ChatRequest {
@@ -885,7 +1063,7 @@ mod tests {
         let ok = r#"{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Plan: go"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}"#;
         let reply = interpret_reply(ok, &r).unwrap();
         assert_eq!(reply.text, "Plan: go");
-        assert_eq!(reply.usage, Usage { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 0 });
+        assert_eq!(reply.usage, Usage::new(12, 3));
         assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
 
         let truncated = &ok[..ok.len() / 2];
@@ -920,7 +1098,7 @@ mod tests {
         let reply = interpret_reply(sparse, &r).unwrap();
         assert_eq!(reply.text, "Plan: x");
         assert_eq!(reply.finish_reason.as_deref(), Some("length"));
-        assert_eq!(reply.usage, Usage { prompt_tokens: 5, completion_tokens: 2, cached_tokens: 0 });
+        assert_eq!(reply.usage, Usage::new(5, 2));
         // Prompt-cache hits, as OpenAI and DeepSeek report them (never more than the prompt).
         let openai = ok.replace(
             r#""total_tokens":15}"#,
@@ -933,5 +1111,69 @@ mod tests {
         let tool = r#"{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"1"}]},"finish_reason":"tool_calls"}]}"#;
         let f = interpret_reply(tool, &r).unwrap_err();
         assert!(f.kind == "no_content" && f.detail.contains("tool call"), "{}", f.detail);
+    }
+
+    #[test]
+    fn reasoning_models_get_their_parameters() {
+        let m = OpenAiModel::new("o4-mini", HttpConfig::new()).unwrap();
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert_eq!(v["max_completion_tokens"], 256);
+        for absent in ["max_tokens", "temperature", "top_p", "reasoning_effort"] {
+            assert!(v.get(absent).is_none(), "{absent}: {v}");
+        }
+        let mut cfg = HttpConfig::new();
+        cfg.params.effort = Some(Effort::Low);
+        cfg.params.explicit.insert("temperature".into());
+        let m = OpenAiModel::new("openai/gpt-5-mini", cfg.clone()).unwrap();
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert_eq!((v["reasoning_effort"].as_str(), v["temperature"].as_f64()), (Some("low"), Some(0.0)));
+        assert!(v.get("top_p").is_none());
+        // An effort for a chat model is a contradiction, refused before any request.
+        let Err(LlmError::Config(e)) = OpenAiModel::new("gpt-4o", cfg.clone()) else { panic!("accepted") };
+        assert!(e.contains("chat model"), "{e}");
+        cfg.params.family = Some(crate::family::Family::Reasoning);
+        assert!(OpenAiModel::new("gpt-4o", cfg).is_ok());
+    }
+
+    #[test]
+    fn refused_parameters_are_worked_around_once_unless_explicit() {
+        let body = |p: &str, code: &str| {
+            format!(r#"{{"error":{{"message":"no","type":"invalid_request_error","param":"{p}","code":"{code}"}}}}"#)
+        };
+        assert_eq!(unsupported_param(&body("top_p", "unsupported_parameter")).as_deref(), Some("top_p"));
+        assert_eq!(unsupported_param(&body("temperature", "unsupported_value")).as_deref(), Some("temperature"));
+        assert_eq!(unsupported_param(&body("top_p", "invalid_api_key")), None);
+        assert_eq!(unsupported_param("not json"), None);
+        let m = OpenAiModel::new("gpt-4o", HttpConfig::new()).unwrap();
+        let sent = m.learnt();
+        assert!(m.work_around("top_p", &sent).is_ok());
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert!(v.get("top_p").is_none() && v.get("temperature").is_some(), "{v}");
+        // Refused again in a request that had left it out: the refusal stands.
+        assert!(m.work_around("top_p", &m.learnt()).is_err());
+        // The token cap is renamed once; the other name refused too stops.
+        assert!(m.work_around("max_tokens", &m.learnt()).is_ok());
+        let v = serde_json::to_value(m.wire_request(&req())).unwrap();
+        assert_eq!((v.get("max_tokens"), v["max_completion_tokens"].as_u64()), (None, Some(256)));
+        let e = m.work_around("max_completion_tokens", &m.learnt()).unwrap_err();
+        assert!(e.contains("both"), "{e}");
+        assert!(m.work_around("model", &m.learnt()).is_err());
+        let mut cfg = HttpConfig::new();
+        cfg.params.explicit.insert("temperature".into());
+        let m = OpenAiModel::new("gpt-4o", cfg).unwrap();
+        assert!(m.work_around("temperature", &m.learnt()).unwrap_err().contains("explicitly"));
+    }
+
+    #[test]
+    fn reasoning_is_kept_apart_and_counted() {
+        let r = req();
+        let body = r#"{"choices":[{"message":{"role":"assistant","content":"<think>Plan: \"wait(1)\"</think>\nPlan: \"go\"","reasoning_content":"first"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":30,"completion_tokens_details":{"reasoning_tokens":20},"prompt_tokens_details":{"cached_tokens":8}}}"#;
+        let reply = interpret_reply(body, &r).unwrap();
+        assert_eq!(reply.text, "Plan: \"go\"");
+        assert_eq!(reply.reasoning.as_deref(), Some("first\n\nPlan: \"wait(1)\""));
+        assert_eq!(reply.usage, Usage { reasoning_tokens: 20, cached_tokens: 8, ..Usage::new(9, 30) });
+        let cut = r#"{"choices":[{"message":{"content":"<think>long thoughts"},"finish_reason":"length"}]}"#;
+        let f = interpret_reply(cut, &r).unwrap_err();
+        assert!(f.kind == "no_content" && f.detail.contains("reasoning but no answer"), "{}", f.detail);
     }
 }

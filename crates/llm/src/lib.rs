@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 #![allow(clippy::needless_range_loop, clippy::collapsible_match, clippy::collapsible_if)]
 
+pub mod family;
 pub mod http;
 pub mod options;
 pub mod record;
@@ -114,27 +115,40 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub struct Usage {
     /// Tokens in the whole request (every message), as the server counts them.
     pub prompt_tokens: u64,
-    /// Tokens in the reply text.
+    /// Tokens in the reply text (a reasoning model's reasoning tokens included, as
+    /// servers count and bill them).
     pub completion_tokens: u64,
+    /// Of the `completion_tokens`, the reasoning tokens (OpenAI's
+    /// `usage.completion_tokens_details.reasoning_tokens`); 0, and absent from records,
+    /// when the server reports none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
     /// Of the `prompt_tokens`, those the server read from its prompt-prefix cache (OpenAI's
-    /// `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`); 0 when
-    /// the server reports none. The dry run's counting model puts here the tokens that
-    /// repeat the previous call's prefix ([`tokens::TokenCounter::shared_prefix`]).
-    /// Absent in records when 0.
+    /// `usage.prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`);
+    /// 0, and absent from records, when the server reports none. The dry run's counting
+    /// model puts here the tokens a prefix cache could serve
+    /// ([`tokens::TokenCounter::shared_prefix`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cached_tokens: u64,
 }
 
+/// Whether a count is zero (serde's test for leaving a field out).
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
 impl Usage {
+    /// Prompt and completion counts, with no reasoning or cached tokens.
+    pub const fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Usage { prompt_tokens, completion_tokens, reasoning_tokens: 0, cached_tokens: 0 }
+    }
+
     /// Adds another reply's counts. Counts come from servers (untrusted), so the sum
     /// saturates at `u64::MAX` instead of wrapping or panicking.
     pub fn add(&mut self, o: Usage) {
         self.prompt_tokens = self.prompt_tokens.saturating_add(o.prompt_tokens);
         self.completion_tokens = self.completion_tokens.saturating_add(o.completion_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(o.reasoning_tokens);
         self.cached_tokens = self.cached_tokens.saturating_add(o.cached_tokens);
     }
 }
@@ -165,13 +179,68 @@ pub struct ChatResponse {
     /// The finish reason reported by the server, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// The model's reasoning, kept apart from `text`: a reply's `reasoning_content` (vLLM,
+    /// DeepSeek) or `reasoning` field, and the `<think>…</think>` blocks taken out of its
+    /// content ([`split_reasoning`]). Never parsed as the answer; absent from records of
+    /// replies without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
 }
 
 impl ChatResponse {
     /// A first-attempt reply with finish reason "stop" and no faults (built-in models).
     pub fn simple(text: impl Into<String>, usage: Usage) -> Self {
-        ChatResponse { text: text.into(), usage, attempts: 1, faults: Vec::new(), finish_reason: Some("stop".into()) }
+        ChatResponse {
+            text: text.into(),
+            usage,
+            attempts: 1,
+            faults: Vec::new(),
+            finish_reason: Some("stop".into()),
+            reasoning: None,
+        }
     }
+}
+
+/// A reply's content split into the answer and the reasoning: every `<think>…</think>`
+/// block (the tags case-insensitive; Qwen3, DeepSeek-R1 and other local reasoning models
+/// write them) is taken out of the answer, and an unclosed `<think>` (a reply cut by its
+/// token cap) takes the rest of the text with it. A lone `</think>` with no opening tag
+/// (servers whose chat template opens the block in the prompt) ends reasoning that began
+/// at the start. The answer is trimmed; the reasoning is `None` when there was none.
+pub fn split_reasoning(content: &str) -> (String, Option<String>) {
+    const OPEN: &str = "<think>";
+    const CLOSE: &str = "</think>";
+    let lower = content.to_ascii_lowercase();
+    let mut answer = String::new();
+    let mut thoughts: Vec<&str> = Vec::new();
+    let mut pos = 0;
+    // A closing tag before any opening one: everything before it is reasoning.
+    if let Some(close) = lower.find(CLOSE)
+        && lower.find(OPEN).is_none_or(|open| open > close)
+    {
+        thoughts.push(content[..close].trim());
+        pos = close + CLOSE.len();
+    }
+    while let Some(rel) = lower[pos..].find(OPEN) {
+        let start = pos + rel;
+        answer.push_str(&content[pos..start]);
+        let inner = start + OPEN.len();
+        match lower[inner..].find(CLOSE) {
+            Some(rel_close) => {
+                thoughts.push(content[inner..inner + rel_close].trim());
+                pos = inner + rel_close + CLOSE.len();
+            }
+            None => {
+                thoughts.push(content[inner..].trim());
+                pos = content.len();
+            }
+        }
+    }
+    answer.push_str(&content[pos..]);
+    if thoughts.is_empty() {
+        return (content.to_string(), None);
+    }
+    (answer.trim().to_string(), Some(thoughts.join("\n\n")))
 }
 
 /// Why a request produced no usable reply.
@@ -293,9 +362,34 @@ mod tests {
 
     #[test]
     fn usage_sums_saturate() {
-        let mut u = Usage { prompt_tokens: u64::MAX - 1, completion_tokens: 5, cached_tokens: 1 };
-        u.add(Usage { prompt_tokens: 10, completion_tokens: u64::MAX, cached_tokens: u64::MAX });
-        assert_eq!(u, Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX, cached_tokens: u64::MAX });
+        let mut u = Usage { reasoning_tokens: 2, cached_tokens: u64::MAX, ..Usage::new(u64::MAX - 1, 5) };
+        u.add(Usage { reasoning_tokens: 3, cached_tokens: 1, ..Usage::new(10, u64::MAX) });
+        assert_eq!(u, Usage { reasoning_tokens: 5, cached_tokens: u64::MAX, ..Usage::new(u64::MAX, u64::MAX) });
+    }
+
+    #[test]
+    fn usage_records_leave_out_counts_servers_did_not_report() {
+        assert_eq!(serde_json::to_string(&Usage::new(3, 4)).unwrap(), r#"{"prompt_tokens":3,"completion_tokens":4}"#);
+        let u = Usage { reasoning_tokens: 2, cached_tokens: 1, ..Usage::new(3, 4) };
+        let text = serde_json::to_string(&u).unwrap();
+        assert_eq!(text, r#"{"prompt_tokens":3,"completion_tokens":4,"reasoning_tokens":2,"cached_tokens":1}"#);
+        assert_eq!(serde_json::from_str::<Usage>(&text).unwrap(), u);
+    }
+
+    #[test]
+    fn think_blocks_are_reasoning_not_answer() {
+        let (a, r) = split_reasoning("<think>Maybe Plan: \"wait(1)\"?</think>\nPlan: \"pickup(onion)\"");
+        assert_eq!((a.as_str(), r.as_deref()), ("Plan: \"pickup(onion)\"", Some("Maybe Plan: \"wait(1)\"?")));
+        let (a, r) = split_reasoning("A<THINK>x</Think>B<think>y</think>C");
+        assert_eq!((a.as_str(), r.as_deref()), ("ABC", Some("x\n\ny")));
+        // Cut by the cap inside the block: no answer at all.
+        let (a, r) = split_reasoning("<think>still thinking");
+        assert_eq!((a.as_str(), r.as_deref()), ("", Some("still thinking")));
+        // The template opened the block: only the closing tag is in the reply.
+        let (a, r) = split_reasoning("thinking hard</think> Answer: B");
+        assert_eq!((a.as_str(), r.as_deref()), ("Answer: B", Some("thinking hard")));
+        // No tags: the text is untouched, untrimmed.
+        assert_eq!(split_reasoning(" Plan: x \n"), (" Plan: x \n".to_string(), None));
     }
 
     #[test]

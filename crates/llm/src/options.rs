@@ -7,17 +7,21 @@
 //! never a panic); an error names the option and says what it takes; a value is applied
 //! only when it is in range, so a spec never holds a value the backends would refuse.
 
+use crate::family::{Effort, Family, TokenParam};
 use crate::http::{ApiKey, MAX_BACKOFF, default_base_url};
 use crate::scrub::Scrubber;
 use crate::spec::ModelSpec;
 use proagent_core::limits::MAX_RETRIES;
 
 /// The model-spec options [`apply_model_option`] knows, in the order flags list them.
-pub const MODEL_OPTIONS: [&str; 10] = [
+pub const MODEL_OPTIONS: [&str; 13] = [
     "model",
     "temperature",
     "top_p",
     "max_tokens",
+    "effort",
+    "family",
+    "token_param",
     "base_url",
     "connect_timeout",
     "request_timeout",
@@ -27,8 +31,10 @@ pub const MODEL_OPTIONS: [&str; 10] = [
 ];
 
 /// The options of [`MODEL_OPTIONS`] a seat spec may set (the model and its sampling; how a
-/// served model is reached comes from the run, never from a seat).
-pub const SAMPLING_OPTIONS: [&str; 4] = ["model", "temperature", "top_p", "max_tokens"];
+/// served model is reached comes from the run, never from a seat). `effort`, `family` and
+/// `token_param` set the request-parameter rules of [`crate::family`].
+pub const SAMPLING_OPTIONS: [&str; 7] =
+    ["model", "temperature", "top_p", "max_tokens", "effort", "family", "token_param"];
 
 /// A value a model-spec option does not take.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -98,9 +104,19 @@ pub fn apply_model_option(spec: &mut ModelSpec, key: &str, value: &str) -> Resul
         }
         "temperature" => {
             spec.temperature = number(key, value, |t: &f32| (0.0..=2.0).contains(t), "a number in [0, 2]")?;
+            spec.explicit.insert("temperature".into());
         }
-        "top_p" => spec.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?,
-        "max_tokens" => spec.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?,
+        "top_p" => {
+            spec.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?;
+            spec.explicit.insert("top_p".into());
+        }
+        "max_tokens" => {
+            spec.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?;
+            spec.explicit.insert("max_tokens".into());
+        }
+        "effort" => spec.reasoning_effort = Some(value.parse::<Effort>().map_err(|e| bad(&e))?),
+        "family" => spec.family = Some(value.parse::<Family>().map_err(|e| bad(&e))?),
+        "token_param" => spec.token_param = Some(value.parse::<TokenParam>().map_err(|e| bad(&e))?),
         "base_url" => {
             if value.is_empty() {
                 return Err(bad("a URL"));
@@ -138,6 +154,9 @@ mod tests {
             ("temperature", "0.7"),
             ("top_p", "0.9"),
             ("max_tokens", "64"),
+            ("effort", "high"),
+            ("family", "reasoning"),
+            ("token_param", "max_tokens"),
             ("base_url", "http://127.0.0.1:1/v1"),
             ("connect_timeout", "2.5"),
             ("request_timeout", "30"),
@@ -151,6 +170,11 @@ mod tests {
         assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:1/v1"));
         assert_eq!((s.connect_timeout_s, s.request_timeout_s, s.retries), (Some(2.5), Some(30.0), Some(3)));
         assert_eq!((s.backoff_ms, s.backoff_max_ms), (Some(10), Some(20)));
+        assert_eq!(
+            (s.reasoning_effort, s.family, s.token_param),
+            (Some(Effort::High), Some(Family::Reasoning), Some(TokenParam::MaxTokens))
+        );
+        assert_eq!(s.explicit.iter().map(String::as_str).collect::<Vec<_>>(), ["max_tokens", "temperature", "top_p"]);
         let before = s.clone();
         for (k, v, expected) in [
             ("model", "  ", "a model name"),
@@ -158,6 +182,9 @@ mod tests {
             ("temperature", "NaN", "a number in [0, 2]"),
             ("top_p", "0", "a number in (0, 1]"),
             ("max_tokens", "0", "a whole number of at least 1"),
+            ("effort", "extreme", "low, medium or high"),
+            ("family", "fast", "chat or reasoning"),
+            ("token_param", "max_length", "max_tokens or max_completion_tokens"),
             ("base_url", "", "a URL"),
             ("connect_timeout", "0", "a number of seconds in (0, 86400]"),
             ("request_timeout", "inf", "a number of seconds in (0, 86400]"),

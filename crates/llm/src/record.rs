@@ -122,7 +122,9 @@ impl Outcome {
     pub fn scrub(&mut self, s: &Scrubber) -> u64 {
         let (faults, mut n) = match self {
             Outcome::Reply(r) => {
-                let n = s.scrub_string(&mut r.text) + r.finish_reason.as_mut().map_or(0, |f| s.scrub_string(f));
+                let n = s.scrub_string(&mut r.text)
+                    + r.finish_reason.as_mut().map_or(0, |f| s.scrub_string(f))
+                    + r.reasoning.as_mut().map_or(0, |t| s.scrub_string(t));
                 (&mut r.faults, n)
             }
             Outcome::Error(e) => {

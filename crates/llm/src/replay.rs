@@ -344,7 +344,7 @@ mod tests {
     }
 
     fn ok(text: &str) -> Result<ChatResponse, LlmError> {
-        Ok(ChatResponse::simple(text, Usage { prompt_tokens: 3, completion_tokens: 1, ..Usage::default() }))
+        Ok(ChatResponse::simple(text, Usage::new(3, 1)))
     }
 
     #[tokio::test]

@@ -9,6 +9,7 @@
 
 use crate::LlmError;
 use crate::Sampling;
+use crate::family::{Effort, Family, ParamRules, REASONING_MAX_TOKENS, TokenParam};
 use crate::http::{ApiKey, HttpConfig, OpenAiModel, default_base_url};
 use crate::scrub::{Scrubber, redact_url};
 use proagent_core::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
@@ -45,6 +46,22 @@ pub struct ModelSpec {
     /// Longest backoff in milliseconds (served models).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backoff_max_ms: Option<u64>,
+    /// The model family forced by `--model-family` / `family=` (`None`: the family table,
+    /// [`crate::family::family_of`]). Absent from records that do not force one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<Family>,
+    /// The token-cap parameter forced by `--token-param` / `token_param=` (`None`: the
+    /// family's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_param: Option<TokenParam>,
+    /// `--reasoning-effort` / `effort=`, sent as `reasoning_effort` (reasoning models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<Effort>,
+    /// The sampling options the user set (`temperature`, `top_p`, `max_tokens`): a
+    /// reasoning model is sent these as set, and a server's refusal of one is never
+    /// worked around (not recorded: it changes no reply).
+    #[serde(skip)]
+    pub explicit: std::collections::BTreeSet<String>,
     /// The API key (never recorded).
     #[serde(skip)]
     pub api_key: Option<ApiKey>,
@@ -137,6 +154,10 @@ impl ModelSpec {
             retries: None,
             backoff_ms: None,
             backoff_max_ms: None,
+            family: None,
+            token_param: None,
+            reasoning_effort: None,
+            explicit: Default::default(),
             api_key: None,
             secrets: Scrubber::new(),
             seed: 0,
@@ -172,9 +193,40 @@ impl ModelSpec {
         Ok(())
     }
 
-    /// The sampling settings of every request.
+    /// The sampling settings of every request. A served reasoning model (by the family
+    /// table or `family=`) whose cap is the chat default and was not set explicitly gets
+    /// [`REASONING_MAX_TOKENS`] instead: its hidden reasoning counts against the cap.
     pub fn sampling(&self) -> Sampling {
-        Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() }
+        let chat_default = Family::Chat.default_max_tokens();
+        let max_tokens = if matches!(self.choice(), ModelChoice::Http(_))
+            && self.params().family(&self.model) == Family::Reasoning
+            && !self.explicit.contains("max_tokens")
+            && self.max_tokens == chat_default
+        {
+            REASONING_MAX_TOKENS
+        } else {
+            self.max_tokens
+        };
+        Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens, stop: Vec::new() }
+    }
+
+    /// The rules that decide this model's request parameters beyond its sampling.
+    pub fn params(&self) -> ParamRules {
+        ParamRules {
+            family: self.family,
+            token_param: self.token_param,
+            effort: self.reasoning_effort,
+            explicit: self.explicit.clone(),
+        }
+    }
+
+    /// Refuses option pairs that contradict each other for a served model
+    /// ([`ParamRules::check`]); built-in and replayed models send no parameters.
+    pub fn check_params(&self) -> Result<(), String> {
+        match self.choice() {
+            ModelChoice::Http(_) => self.params().check(&self.model),
+            _ => Ok(()),
+        }
     }
 
     /// How the HTTP backend reaches the model: these fields, with [`HttpConfig::new`]'s
@@ -198,6 +250,7 @@ impl ModelSpec {
             c.backoff_max = Duration::from_millis(ms);
         }
         c.seed = self.seed;
+        c.params = self.params();
         c
     }
 
@@ -220,7 +273,8 @@ impl ModelSpec {
         s
     }
 
-    /// The same model with no HTTP fields (what a header records of a built-in model).
+    /// The same model with no HTTP fields and no request-parameter rules (what a header
+    /// records of a built-in model).
     pub fn without_http(mut self) -> Self {
         self.base_url = None;
         self.connect_timeout_s = None;
@@ -228,6 +282,9 @@ impl ModelSpec {
         self.retries = None;
         self.backoff_ms = None;
         self.backoff_max_ms = None;
+        self.family = None;
+        self.token_param = None;
+        self.reasoning_effort = None;
         self
     }
 }

@@ -192,11 +192,7 @@ impl LanguageModel for CountingModel {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let cached = self.recent.lock().unwrap_or_else(|p| p.into_inner()).cached(&self.counter, &request.messages);
         let mut r = self.inner.chat(request).await?;
-        r.usage = Usage {
-            prompt_tokens: self.counter.prompt(&request.messages),
-            completion_tokens: self.counter.text(&r.text),
-            cached_tokens: cached,
-        };
+        r.usage = Usage { cached_tokens: cached, ..Usage::new(self.counter.prompt(&request.messages), self.counter.text(&r.text)) };
         Ok(r)
     }
 }

@@ -138,6 +138,38 @@ impl From<String> for InvalidRequest {
     }
 }
 
+/// How the mock shows a model's reasoning in its replies.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MockReasoning {
+    /// No reasoning text (reasoning tokens are still counted for reasoning models under
+    /// [`MockConfig::reasoning_rules`]).
+    #[default]
+    None,
+    /// In the message's `reasoning_content` field, as vLLM and DeepSeek send it.
+    Field,
+    /// In a `<think>…</think>` block before the answer, as Qwen3 and DeepSeek-R1 write it.
+    Think,
+}
+
+impl FromStr for MockReasoning {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "none" => Ok(MockReasoning::None),
+            "field" => Ok(MockReasoning::Field),
+            "think" => Ok(MockReasoning::Think),
+            other => Err(format!("unknown reasoning mode {other:?} (known: none, field, think)")),
+        }
+    }
+}
+
+/// The mock's reasoning text. It names answers of every agent's format on purpose
+/// (a skill, a lettered option, an action), none of them what the reply then answers,
+/// so a client that read reasoning as the answer would play differently.
+pub const REASONING_TEXT: &str = "Let me think. A first idea: Plan for Player 0: \"place_obj_on_counter()\", \
+Plan for Player 1: \"place_obj_on_counter()\", Answer: Z, Action: Z. No, I should read the scene again before answering.";
+
 /// What prose replies say: no skill in it, on purpose.
 pub const PROSE_REPLY: &str = "Honestly, I am not sure what we should do next. Let us keep cooperating \
 and see how the kitchen develops; teamwork is what matters most.";
@@ -170,6 +202,16 @@ pub struct MockConfig {
     pub idle_timeout: Duration,
     /// How many of the most recent per-request entries [`MockStats::sequence`] keeps.
     pub sequence_cap: usize,
+    /// Enforce OpenAI's rules for reasoning models on the names the family table calls
+    /// reasoning ([`proagent_llm::family::family_of`]): `max_tokens`, `top_p` and a
+    /// `temperature` other than 1 are refused with OpenAI's 400 error object (`param`,
+    /// `code` `unsupported_parameter` / `unsupported_value`), so is `reasoning_effort`
+    /// for a chat model; reasoning models' replies count reasoning tokens in `usage`.
+    pub reasoning_rules: bool,
+    /// Parameters refused (400 `unsupported_parameter`) for every model, whatever the rules.
+    pub reject_params: Vec<String>,
+    /// Where replies carry reasoning text ([`REASONING_TEXT`]).
+    pub reasoning: MockReasoning,
 }
 
 impl Default for MockConfig {
@@ -186,6 +228,9 @@ impl Default for MockConfig {
             model_id: "proagent-mock".into(),
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             sequence_cap: DEFAULT_SEQUENCE_CAP,
+            reasoning_rules: false,
+            reject_params: Vec::new(),
+            reasoning: MockReasoning::None,
         }
     }
 }
@@ -199,8 +244,11 @@ pub struct MockStats {
     pub ok: u64,
     /// Injected faults by name.
     pub faults: BTreeMap<String, u64>,
-    /// Requests rejected as malformed or unauthorised.
+    /// Requests rejected as malformed or unauthorised, or for a parameter the model does not take.
     pub rejected: u64,
+    /// Of the `rejected`, those refused for a parameter (reasoning rules, rejected parameters).
+    #[serde(default)]
+    pub param_refusals: u64,
     /// Requests the responder model failed on (answered with 500).
     pub responder_errors: u64,
     /// The injected fault of each of the most recent requests, in arrival order ("ok"
@@ -357,6 +405,55 @@ fn json_response(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// OpenAI's 400 for a parameter a model does not take.
+fn param_refusal(param: &str, code: &str, message: &str) -> Response {
+    let body = serde_json::json!({"error": {"message": message, "type": "invalid_request_error",
+        "param": param, "code": code}});
+    json_response(StatusCode::BAD_REQUEST, body.to_string())
+}
+
+/// The refusal the rules give a request for model `model` with JSON body `body`, if any.
+fn check_params(cfg: &MockConfig, model: &str, body: &serde_json::Value) -> Option<Response> {
+    let has = |p: &str| body.get(p).is_some_and(|v| !v.is_null());
+    for p in &cfg.reject_params {
+        if has(p) {
+            let msg = format!("Unsupported parameter: '{p}' is not supported with this model.");
+            return Some(param_refusal(p, "unsupported_parameter", &msg));
+        }
+    }
+    if !cfg.reasoning_rules {
+        return None;
+    }
+    let reasoning = proagent_llm::family::family_of(model) == proagent_llm::family::Family::Reasoning;
+    if !reasoning {
+        if has("reasoning_effort") {
+            let msg = "Unsupported parameter: 'reasoning_effort' is not supported with this model.";
+            return Some(param_refusal("reasoning_effort", "unsupported_parameter", msg));
+        }
+        return None;
+    }
+    if has("max_tokens") {
+        let msg = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+        return Some(param_refusal("max_tokens", "unsupported_parameter", msg));
+    }
+    if let Some(t) = body.get("temperature").filter(|v| !v.is_null())
+        && t.as_f64() != Some(1.0)
+    {
+        let msg = format!(
+            "Unsupported value: 'temperature' does not support {t} with this model. Only the default (1) value is supported."
+        );
+        return Some(param_refusal("temperature", "unsupported_value", &msg));
+    }
+    if has("top_p") {
+        return Some(param_refusal(
+            "top_p",
+            "unsupported_parameter",
+            "Unsupported parameter: 'top_p' is not supported with this model.",
+        ));
+    }
+    None
+}
+
 fn error_response(status: StatusCode, kind: &str, message: &str) -> Response {
     let body = serde_json::json!({"error": {"message": message, "type": kind, "param": null, "code": null}});
     json_response(status, body.to_string())
@@ -408,6 +505,13 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
             return error_response(StatusCode::BAD_REQUEST, "invalid_request_error", &e.0);
         }
     };
+    let raw: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    if let Some(refusal) = check_params(&s.cfg, &wire.model, &raw) {
+        let mut st = s.stats();
+        st.rejected += 1;
+        st.param_refusals += 1;
+        return refusal;
+    }
     let fault = s.draw();
     let n = s.ids.fetch_add(1, Ordering::Relaxed);
     {
@@ -463,12 +567,39 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
             );
         }
     };
-    let text = if fault == Some(MockFault::Prose) { PROSE_REPLY.to_string() } else { reply.text.clone() };
+    let answer = if fault == Some(MockFault::Prose) { PROSE_REPLY.to_string() } else { reply.text.clone() };
+    let text = match s.cfg.reasoning {
+        MockReasoning::Think => format!("<think>\n{REASONING_TEXT}\n</think>\n\n{answer}"),
+        _ => answer,
+    };
     let mut response = completion(n, &wire.model, &text, &reply, &request);
     if fault == Some(MockFault::EmptyChoices) {
         response.choices.clear();
     }
-    let body = serde_json::to_string(&response).unwrap_or_default();
+    // Reasoning models (under the rules) and reasoning text count reasoning tokens, as
+    // OpenAI reports them: part of the completion tokens.
+    let reasons = s.cfg.reasoning != MockReasoning::None
+        || (s.cfg.reasoning_rules
+            && proagent_llm::family::family_of(&wire.model) == proagent_llm::family::Family::Reasoning);
+    let mut value = serde_json::to_value(&response).unwrap_or_default();
+    if reasons {
+        let thought = estimate_tokens(REASONING_TEXT);
+        if let Some(u) = value.get_mut("usage").and_then(|u| u.as_object_mut()) {
+            let completion = u.get("completion_tokens").and_then(|c| c.as_u64()).unwrap_or(0);
+            let prompt = u.get("prompt_tokens").and_then(|c| c.as_u64()).unwrap_or(0);
+            // A think block is in the text already, so counted; other reasoning is added.
+            let completion = if s.cfg.reasoning == MockReasoning::Think { completion } else { completion + thought };
+            u.insert("completion_tokens".into(), completion.into());
+            u.insert("total_tokens".into(), (prompt + completion).into());
+            u.insert("completion_tokens_details".into(), serde_json::json!({"reasoning_tokens": thought}));
+        }
+    }
+    if s.cfg.reasoning == MockReasoning::Field
+        && let Some(m) = value.pointer_mut("/choices/0/message").and_then(|m| m.as_object_mut())
+    {
+        m.insert("reasoning_content".into(), REASONING_TEXT.into());
+    }
+    let body = value.to_string();
     let body = if fault == Some(MockFault::Truncated) { body[..body.len() / 2].to_string() } else { body };
     json_response(StatusCode::OK, body)
 }
@@ -633,11 +764,10 @@ impl LanguageModel for EchoPlanner {
             pick(0),
             pick(1)
         );
-        let usage = proagent_llm::Usage {
-            prompt_tokens: request.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
-            completion_tokens: estimate_tokens(&text),
-            ..proagent_llm::Usage::default()
-        };
+        let usage = proagent_llm::Usage::new(
+            request.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
+            estimate_tokens(&text),
+        );
         Ok(ChatResponse::simple(text, usage))
     }
 }

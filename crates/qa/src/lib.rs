@@ -124,6 +124,7 @@ pub fn score_exchange(
         request: request.clone(),
         reply: None,
         finish_reason: None,
+        reasoning: None,
         usage: Default::default(),
         attempts: 0,
         faults: Vec::new(),
@@ -139,6 +140,7 @@ pub fn score_exchange(
             let (ex, ok) = score::judge(q, &r.text, mode);
             x.reply = Some(r.text.clone());
             x.finish_reason = r.finish_reason.clone();
+            x.reasoning = r.reasoning.clone();
             x.usage = r.usage;
             x.attempts = r.attempts;
             x.faults = r.faults.clone();

@@ -25,11 +25,7 @@ fn messages_key(messages: &[Message]) -> String {
 }
 
 fn usage_for(request: &ChatRequest, reply: &str) -> Usage {
-    Usage {
-        prompt_tokens: request.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
-        completion_tokens: estimate_tokens(reply),
-        ..Usage::default()
-    }
+    Usage::new(request.messages.iter().map(|m| estimate_tokens(&m.content)).sum(), estimate_tokens(reply))
 }
 
 fn last_user(request: &ChatRequest) -> &str {

@@ -76,6 +76,10 @@ pub struct Exchange {
     /// The finish reason the server reported, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// The model's reasoning, kept apart from the reply and never scored
+    /// ([`ChatResponse::reasoning`]); absent when the model sent none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
     /// Token counts of the reply (zero when the request failed).
     #[serde(default)]
     pub usage: Usage,
@@ -113,6 +117,7 @@ impl Exchange {
                 attempts: self.attempts.max(1),
                 faults: self.faults.clone(),
                 finish_reason: self.finish_reason.clone(),
+                reasoning: self.reasoning.clone(),
             }),
             (None, None) => Err(LlmError::BadReply {
                 reason: "recorded exchange has neither reply nor failure".into(),

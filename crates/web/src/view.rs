@@ -360,6 +360,12 @@ fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize)
         "parsed": ex.parsed,
         "parse_error": ex.parse_error,
     });
+    // A reasoning model's reasoning, kept apart from the reply (absent otherwise).
+    if let Outcome::Reply(r) = &ex.outcome
+        && let Some(text) = &r.reasoning
+    {
+        v["reasoning"] = json!(text);
+    }
     if ex.kind == "planner"
         && let Some(text) = &reply
     {

@@ -48,7 +48,7 @@ pub fn stand_in_response(request: &ChatRequest, mut text: String) -> ChatRespons
         text.truncate(at);
     }
     let prompt_tokens = request.messages.iter().map(|m| estimate_tokens(&m.content)).sum();
-    let usage = Usage { prompt_tokens, completion_tokens: estimate_tokens(&text), ..Usage::default() };
+    let usage = Usage::new(prompt_tokens, estimate_tokens(&text));
     ChatResponse::simple(text, usage)
 }
 

@@ -35,12 +35,20 @@ pub struct LlmcoMetrics {
     pub prompt_tokens: u64,
     /// Completion tokens over all replies.
     pub completion_tokens: u64,
+    /// Of the completion tokens, reasoning tokens (servers that report them; `--json`
+    /// shows the count only when there are any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Of the prompt tokens, those read from the server's prompt cache (servers that
+    /// report them; `--json` shows the count only when there are any).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
 }
 
 impl LlmcoMetrics {
     /// The `--json` report form; the per-kind call counters nest under `llm_calls_by_kind`.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "agent_kind": "llmco",
             "llm_calls": self.llm_calls,
             "llm_calls_by_kind": {"action": self.calls_action, "tom": self.calls_tom, "verify": self.calls_verify},
@@ -54,7 +62,15 @@ impl LlmcoMetrics {
             "prompt_errors": self.prompt_errors,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
-        })
+        });
+        // Counted apart, and only when a server reported them: the lines of runs
+        // without them stay as they were.
+        for (key, n) in [("reasoning_tokens", self.reasoning_tokens), ("cached_tokens", self.cached_tokens)] {
+            if n > 0 {
+                v[key] = n.into();
+            }
+        }
+        v
     }
 }
 
@@ -63,9 +79,16 @@ impl crate::call::CallCounters for LlmcoMetrics {
         // Token counts come from the server: saturate rather than wrap.
         self.prompt_tokens = self.prompt_tokens.saturating_add(usage.prompt_tokens);
         self.completion_tokens = self.completion_tokens.saturating_add(usage.completion_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(usage.reasoning_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(usage.cached_tokens);
     }
 
     fn failed(&mut self) {
         self.llm_failures = self.llm_failures.saturating_add(1);
     }
+}
+
+/// Whether a count is zero (serde's test for leaving it out).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

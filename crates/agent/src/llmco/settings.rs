@@ -227,6 +227,17 @@ pub fn options(settings: &LlmcoSettings, model: &ModelSpec) -> Vec<(&'static str
     put("temperature", model.temperature != m.temperature, model.temperature.to_string());
     put("top_p", model.top_p != m.top_p, model.top_p.to_string());
     put("max_tokens", model.max_tokens != m.max_tokens, model.max_tokens.to_string());
+    put(
+        "effort",
+        model.reasoning_effort.is_some(),
+        model.reasoning_effort.map(|e| e.name().to_string()).unwrap_or_default(),
+    );
+    put("family", model.family.is_some(), model.family.map(|f| f.name().to_string()).unwrap_or_default());
+    put(
+        "token_param",
+        model.token_param.is_some(),
+        model.token_param.map(|t| t.name().to_string()).unwrap_or_default(),
+    );
     put("tom", settings.tom.is_some(), settings.tom.map(|b| b.to_string()).unwrap_or_default());
     put("verify", settings.verify.is_some(), settings.verify.map(|b| b.to_string()).unwrap_or_default());
     put("history", settings.history.is_some(), settings.history.map(|h| h.to_string()).unwrap_or_default());

@@ -100,6 +100,7 @@ impl Transcript {
                     return Err(bad(n, format!("{kind} record before the header (is this a transcript?)")));
                 }
                 Record::Exchange(r) => {
+                    let r = *r;
                     if r.seq != exchanges.len() as u64 {
                         return Err(bad(n, format!("exchange seq {} where {} was expected", r.seq, exchanges.len())));
                     }

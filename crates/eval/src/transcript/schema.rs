@@ -154,8 +154,8 @@ pub struct Footer {
 pub enum Record {
     /// The first line.
     Header(Header),
-    /// One model exchange.
-    Exchange(ExchangeRecord),
+    /// One model exchange (boxed: it is by far the largest record).
+    Exchange(Box<ExchangeRecord>),
     /// One game step.
     Step(StepRecord),
     /// The last line.

@@ -188,7 +188,7 @@ impl TranscriptWriter {
             seat: ex.seat,
             wall: self.wall(ex.latency),
         };
-        self.write_record(Record::Exchange(record))?;
+        self.write_record(Record::Exchange(Box::new(record)))?;
         // Only once the full text is on disk may later records refer to it by hash.
         self.seen_system.extend(new_system);
         self.exchanges += 1;
