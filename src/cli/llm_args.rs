@@ -102,6 +102,11 @@ pub struct LlmArgs {
     /// Maximum tokens per reply (the paper's setting is 256).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
     pub max_tokens: u32,
+    /// Ask the server for structured answers (a JSON schema per decision, OpenAI's
+    /// response_format), read strictly; the same as `structured=on` in a seat spec. A
+    /// server that refuses the schema is asked for text instead (recorded as a fault).
+    #[arg(long)]
+    pub structured: bool,
     /// How a served model is reached.
     #[command(flatten)]
     pub http: HttpArgs,
@@ -119,7 +124,13 @@ impl LlmArgs {
         if self.max_tokens == 0 {
             bail!("--max-tokens must be at least 1");
         }
-        Ok(Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() })
+        Ok(Sampling {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens: self.max_tokens,
+            stop: Vec::new(),
+            structured: self.structured,
+        })
     }
 
     /// The spec of `--model` with these flags' sampling and HTTP settings (recorded as
@@ -149,6 +160,7 @@ impl LlmArgs {
                 ("temperature", self.temperature.to_string()),
                 ("top_p", self.top_p.to_string()),
                 ("max_tokens", self.max_tokens.to_string()),
+                ("structured", if self.structured { "on" } else { "off" }.to_string()),
             ],
         )
     }

@@ -6,7 +6,7 @@ use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::limits::{MAX_MILLIS, MAX_RETRY_AFTER_SECS};
 use proagent::llm::LanguageModel;
 use proagent::qa::models::{MockResponder, QaAnswer};
-use proagent_mock::{MockConfig, MockFault, MockServer};
+use proagent_mock::{MockConfig, MockFault, MockServer, StructuredMode};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -44,6 +44,12 @@ pub struct MockServerArgs {
     /// The model id `GET /v1/models` lists (clients identify the server by it).
     #[arg(long, default_value = "proagent-mock")]
     pub model_id: String,
+    /// Structured answers (response_format json_schema): auto (answer a request that sends
+    /// a schema in it), enforce (also refuse every request without one, 400), refuse
+    /// (refuse every request with one, 400 naming response_format, as a server without
+    /// structured output does).
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    pub structured: StructuredMode,
 }
 
 /// The model that answers requests: the LLM-Coordination agent's prompts (every game it
@@ -76,6 +82,7 @@ pub fn run(args: MockServerArgs) -> Result<ExitCode> {
         retry_after_secs: args.retry_after,
         hang: Duration::from_millis(args.hang_ms),
         model_id: args.model_id.clone(),
+        structured: args.structured,
         ..MockConfig::default()
     };
     let responder = responder(args.qa_answer, args.seed)?;

@@ -73,6 +73,11 @@ struct RunArgs {
     /// Reply length limit (the original's limit for locally served models).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
     max_tokens: u32,
+    /// Ask the server for answers in a JSON schema (`{"answer": "<letter>"}`, OpenAI's
+    /// response_format, read strictly); a server that refuses it is asked for text instead,
+    /// once, and for the rest of the run (recorded as a fault).
+    #[arg(long)]
+    structured: bool,
     /// Seed of the built-in random models.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -240,7 +245,12 @@ fn load_prompts(dir: Option<&Path>) -> Result<Prompts> {
 /// models need the HTTP backend.
 fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts) -> Result<Arc<dyn LanguageModel>> {
     if let Some(m) = builtin_model(name, questions, prompts, a.seed) {
-        return m.map_err(|e| anyhow!("--model {name}: {e}"));
+        let m = m.map_err(|e| anyhow!("--model {name}: {e}"))?;
+        // A built-in answers a structured run in the schema; a replay serves what was recorded.
+        return Ok(match classify_model(name.trim()) {
+            ModelChoice::Builtin(_) if a.structured => Arc::new(proagent::llm::structured::SchemaAnswers::new(m)),
+            _ => m,
+        });
     }
     if let ModelChoice::Builtin(b) = classify_model(name.trim()) {
         bail!(
@@ -302,7 +312,13 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     let ds = load_dataset(a.data.data.as_deref())?;
     let (questions, filter) = select(&ds, a.data.filter.as_deref())?;
     let prompts = load_prompts(a.prompts.as_deref())?;
-    let sampling = Sampling { temperature: a.temperature, top_p: a.top_p, max_tokens: a.max_tokens, stop: Vec::new() };
+    let sampling = Sampling {
+        temperature: a.temperature,
+        top_p: a.top_p,
+        max_tokens: a.max_tokens,
+        stop: Vec::new(),
+        structured: a.structured,
+    };
     if a.dry_run {
         qa_dry_run(&a, &model_name, &questions, &prompts, &sampling)?;
         return Ok(ExitCode::SUCCESS);
@@ -348,6 +364,7 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
             trials: a.trials,
             concurrency: a.concurrency,
             seed: a.seed,
+            structured: sampling.structured,
             sampling,
             filter: filter.clone(),
             data_source: ds.source.clone(),

@@ -13,15 +13,19 @@
 //! same reason.)
 
 use super::scrub::{Scrubber, redact_url};
-use super::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage, estimate_tokens};
+use super::{
+    ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, STRUCTURED_FALLBACK, Usage, estimate_tokens,
+};
 use async_openai::types::chat::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
-    ChatCompletionRequestUserMessage, CreateChatCompletionRequest, CreateChatCompletionResponse, StopConfiguration,
+    ChatCompletionRequestUserMessage, CreateChatCompletionRequest, CreateChatCompletionResponse, ResponseFormat,
+    ResponseFormatJsonSchema, StopConfiguration,
 };
 use async_trait::async_trait;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 /// OpenAI's own endpoint, used when neither `--base-url` nor `OPENAI_BASE_URL` is given.
@@ -180,6 +184,8 @@ pub struct OpenAiModel {
     /// The key and the URL's credentials, scrubbed from every reply body and error text.
     secrets: Scrubber,
     headers: HeaderMap,
+    /// The server refused a structured answer once: later requests of the run ask for text.
+    text_only: AtomicBool,
 }
 
 /// How one attempt ended when it did not produce a reply.
@@ -275,7 +281,16 @@ impl OpenAiModel {
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
         let secrets = cfg.secrets();
-        Ok(OpenAiModel { model, cfg, client, url: redact_url(&url), endpoint: url, secrets, headers })
+        Ok(OpenAiModel {
+            model,
+            cfg,
+            client,
+            url: redact_url(&url),
+            endpoint: url,
+            secrets,
+            headers,
+            text_only: AtomicBool::new(false),
+        })
     }
 
     /// The configuration the model was built with (the key stays redacted in `Debug`).
@@ -356,6 +371,14 @@ impl OpenAiModel {
             top_p: Some(req.sampling.top_p),
             max_tokens: Some(req.sampling.max_tokens),
             stop: (!req.sampling.stop.is_empty()).then(|| StopConfiguration::StringArray(req.sampling.stop.clone())),
+            response_format: req.response_format.as_ref().map(|f| ResponseFormat::JsonSchema {
+                json_schema: ResponseFormatJsonSchema {
+                    description: None,
+                    name: f.name.clone(),
+                    schema: f.schema.clone(),
+                    strict: Some(true),
+                },
+            }),
             ..Default::default()
         }
     }
@@ -527,7 +550,14 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
         prompt_tokens: req.messages.iter().map(|m| estimate_tokens(&m.content)).sum(),
         completion_tokens: estimate_tokens(&content),
     });
-    Ok(ChatResponse { text: content, usage, attempts: 1, faults: Vec::new(), finish_reason: reply.finish_reason })
+    Ok(ChatResponse {
+        text: content,
+        usage,
+        attempts: 1,
+        faults: Vec::new(),
+        finish_reason: reply.finish_reason,
+        text_fallback: false,
+    })
 }
 
 /// What we use of a reply's first choice.
@@ -582,7 +612,61 @@ impl LanguageModel for OpenAiModel {
         self.model.clone()
     }
 
+    /// Sends `request`; a request with a schema the server refuses (see
+    /// [`crate::structured::is_schema_refusal`]) is sent once more without it, the refusal
+    /// recorded as a [`STRUCTURED_FALLBACK`] fault, and every later request of this model
+    /// asks for text (its reply marked [`ChatResponse::text_fallback`]).
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        if request.response_format.is_none() {
+            return self.send(request).await;
+        }
+        let plain = ChatRequest { response_format: None, ..request.clone() };
+        if self.text_only.load(Ordering::Relaxed) {
+            let mut reply = self.send(&plain).await?;
+            reply.text_fallback = true;
+            return Ok(reply);
+        }
+        match self.send(request).await {
+            Err(LlmError::Refused { status, message, mut faults, .. })
+                if crate::structured::is_schema_refusal(status, &message) =>
+            {
+                self.text_only.store(true, Ordering::Relaxed);
+                tracing::warn!(model = %self.model, "the server refused the answer schema; asking for text from now on");
+                let attempt = faults.last().map_or(1, |f| f.attempt);
+                faults.push(Fault {
+                    attempt,
+                    kind: STRUCTURED_FALLBACK.into(),
+                    detail: format!("HTTP {status}: {}; asking for text for the rest of the run", excerpt(&message)),
+                });
+                match self.send(&plain).await {
+                    Ok(mut reply) => {
+                        reply.faults.splice(0..0, faults);
+                        reply.attempts = reply.attempts.saturating_add(attempt);
+                        reply.text_fallback = true;
+                        Ok(reply)
+                    }
+                    Err(e) => Err(with_earlier_faults(e, faults)),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// `e` with `earlier` faults before its own.
+fn with_earlier_faults(mut e: LlmError, earlier: Vec<Fault>) -> LlmError {
+    match &mut e {
+        LlmError::Unreachable { faults } | LlmError::BadReply { faults, .. } | LlmError::Refused { faults, .. } => {
+            faults.splice(0..0, earlier);
+        }
+        _ => {}
+    }
+    e
+}
+
+impl OpenAiModel {
+    /// Sends one request as it is, with retries.
+    async fn send(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let wire = self.wire_request(request);
         let body = serde_json::to_vec(&wire)
             .map_err(|e| LlmError::Config(format!("cannot serialise the chat request: {e}")))?;

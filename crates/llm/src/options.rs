@@ -13,11 +13,12 @@ use crate::spec::ModelSpec;
 use proagent_core::limits::MAX_RETRIES;
 
 /// The model-spec options [`apply_model_option`] knows, in the order flags list them.
-pub const MODEL_OPTIONS: [&str; 10] = [
+pub const MODEL_OPTIONS: [&str; 11] = [
     "model",
     "temperature",
     "top_p",
     "max_tokens",
+    "structured",
     "base_url",
     "connect_timeout",
     "request_timeout",
@@ -28,7 +29,7 @@ pub const MODEL_OPTIONS: [&str; 10] = [
 
 /// The options of [`MODEL_OPTIONS`] a seat spec may set (the model and its sampling; how a
 /// served model is reached comes from the run, never from a seat).
-pub const SAMPLING_OPTIONS: [&str; 4] = ["model", "temperature", "top_p", "max_tokens"];
+pub const SAMPLING_OPTIONS: [&str; 5] = ["model", "temperature", "top_p", "max_tokens", "structured"];
 
 /// A value a model-spec option does not take.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -101,6 +102,13 @@ pub fn apply_model_option(spec: &mut ModelSpec, key: &str, value: &str) -> Resul
         }
         "top_p" => spec.top_p = number(key, value, |t: &f32| *t > 0.0 && *t <= 1.0, "a number in (0, 1]")?,
         "max_tokens" => spec.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?,
+        "structured" => {
+            spec.structured = match value.to_ascii_lowercase().as_str() {
+                "on" | "true" | "yes" | "1" => true,
+                "off" | "false" | "no" | "0" => false,
+                _ => return Err(bad("on or off")),
+            }
+        }
         "base_url" => {
             if value.is_empty() {
                 return Err(bad("a URL"));
@@ -138,6 +146,7 @@ mod tests {
             ("temperature", "0.7"),
             ("top_p", "0.9"),
             ("max_tokens", "64"),
+            ("structured", "on"),
             ("base_url", "http://127.0.0.1:1/v1"),
             ("connect_timeout", "2.5"),
             ("request_timeout", "30"),
@@ -148,6 +157,7 @@ mod tests {
             assert_eq!(apply_model_option(&mut s, k, v), Ok(true), "{k}");
         }
         assert_eq!((s.model.as_str(), s.temperature, s.top_p, s.max_tokens), ("gpt-4o", 0.7, 0.9, 64));
+        assert!(s.structured && s.sampling().structured);
         assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:1/v1"));
         assert_eq!((s.connect_timeout_s, s.request_timeout_s, s.retries), (Some(2.5), Some(30.0), Some(3)));
         assert_eq!((s.backoff_ms, s.backoff_max_ms), (Some(10), Some(20)));
@@ -158,6 +168,7 @@ mod tests {
             ("temperature", "NaN", "a number in [0, 2]"),
             ("top_p", "0", "a number in (0, 1]"),
             ("max_tokens", "0", "a whole number of at least 1"),
+            ("structured", "maybe", "on or off"),
             ("base_url", "", "a URL"),
             ("connect_timeout", "0", "a number of seconds in (0, 86400]"),
             ("request_timeout", "inf", "a number of seconds in (0, 86400]"),

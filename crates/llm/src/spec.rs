@@ -27,6 +27,10 @@ pub struct ModelSpec {
     pub top_p: f32,
     /// Maximum tokens per reply.
     pub max_tokens: u32,
+    /// Ask for structured answers (`structured=on`): decision and QA requests carry a JSON
+    /// schema (see [`crate::structured`]). Recorded only when on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub structured: bool,
     /// Base URL of a served model (recorded without any password).
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "redacted")]
     pub base_url: Option<String>,
@@ -120,6 +124,7 @@ impl ModelSpec {
             temperature: s.temperature,
             top_p: s.top_p,
             max_tokens: s.max_tokens,
+            structured: false,
             base_url: None,
             connect_timeout_s: None,
             request_timeout_s: None,
@@ -163,7 +168,13 @@ impl ModelSpec {
 
     /// The sampling settings of every request.
     pub fn sampling(&self) -> Sampling {
-        Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens: self.max_tokens, stop: Vec::new() }
+        Sampling {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens: self.max_tokens,
+            stop: Vec::new(),
+            structured: self.structured,
+        }
     }
 
     /// How the HTTP backend reaches the model: these fields, with [`HttpConfig::new`]'s

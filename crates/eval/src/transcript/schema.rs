@@ -80,6 +80,9 @@ pub struct StoredRequest {
     /// Temperature, top_p, max_tokens, stop.
     #[serde(flatten)]
     pub sampling: Sampling,
+    /// The schema a structured answer was asked in (absent for free-text requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<proagent_llm::ResponseSchema>,
 }
 
 /// An exchange as stored on one line.
