@@ -275,7 +275,7 @@ fn after_label<'a>(line: &'a str, labels: &[&str]) -> Option<&'a str> {
         if n <= best_len || !label_eq(&body[..end], label) {
             continue;
         }
-        let rest = body[end..].trim_start_matches(|c: char| c == '*' || c == '_' || c == ' ' || c == '\t');
+        let rest = body[end..].trim_start_matches(['*', '_', ' ', '\t']);
         let value = if let Some(r) = rest.strip_prefix([':', '：', '=']) {
             Some(r)
         } else if let Some(r) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("— ")) {
@@ -311,7 +311,7 @@ fn label_eq(head: &str, label: &str) -> bool {
 /// The value of a labelled line at `lines[i]`: the text after its label, or (a heading or
 /// a label alone) the next non-empty line.
 fn labelled_value(lines: &[&str], i: usize, after: &str) -> Option<String> {
-    let v = after.trim_start_matches(|c: char| c == '*' || c == '_').trim();
+    let v = after.trim_start_matches(['*', '_']).trim();
     if !v.is_empty() {
         return Some(v.to_string());
     }

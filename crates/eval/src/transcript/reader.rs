@@ -130,7 +130,7 @@ impl Transcript {
                     let request = ChatRequest {
                         messages,
                         sampling: r.request.sampling,
-                        response_format: r.request.response_format,
+                        response_format: r.request.response_format.map(|f| *f),
                     };
                     let hash = request.canonical_hash();
                     if hash != r.request_hash {

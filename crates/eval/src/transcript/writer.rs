@@ -183,7 +183,7 @@ impl TranscriptWriter {
             request: StoredRequest {
                 messages,
                 sampling: ex.request.sampling.clone(),
-                response_format: ex.request.response_format.clone(),
+                response_format: ex.request.response_format.clone().map(Box::new),
             },
             outcome: ex.outcome,
             parsed: ex.parsed,
