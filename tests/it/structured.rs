@@ -14,8 +14,7 @@ use std::process::{Child, Output, Stdio};
 use std::sync::Arc;
 
 fn schema_request() -> ChatRequest {
-    let mut sampling = Sampling::default();
-    sampling.structured = true;
+    let sampling = Sampling { structured: true, ..Sampling::default() };
     ChatRequest::new(
         vec![Message::system("You are a chef."), Message::user("The pot is empty. Plan for Player 0:")],
         sampling,
