@@ -139,6 +139,11 @@ pub struct LlmArgs {
     /// models, whose reasoning counts against it].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
     pub max_tokens: Option<u32>,
+    /// Ask the server for structured answers (a JSON schema per decision, OpenAI's
+    /// response_format), read strictly; the same as `structured=on` in a seat spec. A
+    /// server that refuses the schema is asked for text instead (recorded as a fault).
+    #[arg(long)]
+    pub structured: bool,
     /// How a served model is reached.
     #[command(flatten)]
     pub http: HttpArgs,
@@ -188,6 +193,9 @@ impl LlmArgs {
             if let Some(v) = value {
                 apply(m, &[(key, v)])?;
             }
+        }
+        if self.structured {
+            apply(m, &[("structured", "on".to_string())])?;
         }
         Ok(())
     }

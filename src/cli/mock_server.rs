@@ -6,7 +6,7 @@ use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::limits::{MAX_MILLIS, MAX_RETRY_AFTER_SECS};
 use proagent::llm::LanguageModel;
 use proagent::qa::models::{MockResponder, QaAnswer};
-use proagent_mock::{MockConfig, MockFault, MockReasoning, MockServer};
+use proagent_mock::{MockConfig, MockFault, MockReasoning, MockServer, StructuredMode};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -56,6 +56,12 @@ pub struct MockServerArgs {
     /// think (a <think> block before the answer).
     #[arg(long, value_name = "MODE", default_value = "none")]
     pub reasoning: MockReasoning,
+    /// Structured answers (response_format json_schema): auto (answer a request that sends
+    /// a schema in it), enforce (also refuse every request without one, 400), refuse
+    /// (refuse every request with one, 400 naming response_format, as a server without
+    /// structured output does).
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    pub structured: StructuredMode,
 }
 
 /// The model that answers requests: the LLM-Coordination agent's prompts (every game it
@@ -91,6 +97,7 @@ pub fn run(args: MockServerArgs) -> Result<ExitCode> {
         reasoning_rules: args.reasoning_rules,
         reject_params: args.reject_params.iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect(),
         reasoning: args.reasoning,
+        structured: args.structured,
         ..MockConfig::default()
     };
     let responder = responder(args.qa_answer, args.seed)?;

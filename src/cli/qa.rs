@@ -74,6 +74,11 @@ struct RunArgs {
     /// 16384 for reasoning models].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
     max_tokens: Option<u32>,
+    /// Ask the server for answers in a JSON schema (`{"answer": "<letter>"}`, OpenAI's
+    /// response_format, read strictly); a server that refuses it is asked for text instead,
+    /// once, and for the rest of the run (recorded as a fault).
+    #[arg(long)]
+    structured: bool,
     /// Seed of the built-in random models.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -256,7 +261,12 @@ fn load_prompts(dir: Option<&Path>) -> Result<Prompts> {
 /// models need the HTTP backend.
 fn make_model(a: &RunArgs, name: &str, questions: &[Question], prompts: &Prompts) -> Result<Arc<dyn LanguageModel>> {
     if let Some(m) = builtin_model(name, questions, prompts, a.seed) {
-        return m.map_err(|e| anyhow!("--model {name}: {e}"));
+        let m = m.map_err(|e| anyhow!("--model {name}: {e}"))?;
+        // A built-in answers a structured run in the schema; a replay serves what was recorded.
+        return Ok(match classify_model(name.trim()) {
+            ModelChoice::Builtin(_) if a.structured => Arc::new(proagent::llm::structured::SchemaAnswers::new(m)),
+            _ => m,
+        });
     }
     if let ModelChoice::Builtin(b) = classify_model(name.trim()) {
         bail!(
@@ -295,7 +305,7 @@ fn qa_sampling(a: &RunArgs, model: &str) -> Result<Sampling> {
     };
     let max_tokens =
         a.max_tokens.unwrap_or(if reasoning { proagent::llm::family::REASONING_MAX_TOKENS } else { d.max_tokens });
-    Ok(Sampling { temperature, top_p, max_tokens, stop: Vec::new() })
+    Ok(Sampling { temperature, top_p, max_tokens, stop: Vec::new(), structured: a.structured })
 }
 
 fn policy_of(model: &str) -> Option<Policy> {
@@ -390,6 +400,7 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
             trials: a.trials,
             concurrency: a.concurrency,
             seed: a.seed,
+            structured: sampling.structured,
             sampling,
             filter: filter.clone(),
             data_source: ds.source.clone(),

@@ -379,6 +379,7 @@ fn transcripts_replay_exactly_and_misses_are_loud() {
         concurrency: 4,
         seed: 3,
         sampling: cfg.sampling.clone(),
+        structured: false,
         filter: "game=CollabEscape".into(),
         data_source: d.source.clone(),
         data_sha256: d.sha256.clone(),

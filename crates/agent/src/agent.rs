@@ -493,7 +493,7 @@ impl<G: Grounding> ProAgent<G> {
         let mut messages = vec![Message::system(system), Message::user(user)];
         let mut attempt = 0u32;
         loop {
-            let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone());
+            let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone()).with_schema(planner::plan_schema);
             let Reply { text: reply_text, idx, unread } = match self.call(t, CallKind::Planner, req).await {
                 Ok(r) => r,
                 Err(CallFailure::Down(e)) => {
@@ -502,9 +502,15 @@ impl<G: Grounding> ProAgent<G> {
                 }
                 Err(CallFailure::Unusable(e)) => return Err(e),
             };
-            let read = match &self.ep {
-                Some(ep) => self.grounding.read_reply(&ep.g, &reply_text, me, mate),
-                None => return Ok(()),
+            // A structured reply is read strictly, then as the labelled text it stands for.
+            let fields = match self.calls.structured() {
+                true => planner::structured_plan_text(&reply_text, me, mate),
+                false => Ok(reply_text.clone()),
+            };
+            let read = match (&self.ep, fields) {
+                (Some(ep), Ok(fields)) => self.grounding.read_reply(&ep.g, &fields, me, mate),
+                (Some(_), Err(why)) => Err(why),
+                (None, _) => return Ok(()),
             };
             let (rejected, reason, reply) = match read {
                 Err(reason) => {

@@ -102,6 +102,8 @@ pub(crate) struct Calls {
     decisions_read: u64,
     wait: Duration,
     last_failure: Option<String>,
+    /// Whether the last reply answered in its request's schema ([`Calls::structured`]).
+    structured: bool,
 }
 
 impl Calls {
@@ -124,6 +126,7 @@ impl Calls {
         }
         let t0 = Instant::now();
         let res = model.chat(&request).await;
+        self.structured = res.as_ref().is_ok_and(|r| r.is_structured(&request));
         let latency = t0.elapsed();
         self.wait += latency;
         let idx = if log {
@@ -170,6 +173,12 @@ impl Calls {
         }
     }
 
+    /// Whether the last call's reply is a structured answer: its request asked for a JSON
+    /// schema and the server did not fall back to text, so the agent reads it strictly.
+    pub(crate) fn structured(&self) -> bool {
+        self.structured
+    }
+
     /// Counts the decision whose reply carried `token` as read: an action was read from it.
     pub(crate) fn read(&mut self, token: Unread) {
         let Unread(()) = token;
@@ -207,5 +216,6 @@ impl Calls {
         self.decisions_read = 0;
         self.wait = Duration::ZERO;
         self.last_failure = None;
+        self.structured = false;
     }
 }

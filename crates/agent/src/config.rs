@@ -113,7 +113,7 @@ impl AgentSettings {
 pub fn fingerprint(settings: &AgentSettings, model: &ModelSpec, prompts: &PromptLibrary) -> String {
     let mut settings = settings.clone();
     settings.prompts = None;
-    let v = serde_json::json!({
+    let mut v = serde_json::json!({
         "model": model.model.trim(),
         "temperature": model.temperature,
         "top_p": model.top_p,
@@ -121,16 +121,21 @@ pub fn fingerprint(settings: &AgentSettings, model: &ModelSpec, prompts: &Prompt
         "settings": settings,
         "prompts": prompts.hashes_for(settings.preset),
     });
+    // Only a structured seat says so, so every other seat keeps its fingerprint.
+    if model.structured {
+        v["structured"] = serde_json::Value::Bool(true);
+    }
     sha256_hex(v.to_string().as_bytes())
 }
 
 /// The options a `proagent[...]` seat spec may set, in the order labels list them.
-pub const SEAT_OPTIONS: [&str; 14] = [
+pub const SEAT_OPTIONS: [&str; 15] = [
     "model",
     "preset",
     "temperature",
     "top_p",
     "max_tokens",
+    "structured",
     "memory_k",
     "max_replans",
     "verificator",
@@ -277,6 +282,7 @@ pub fn options(settings: &AgentSettings, model: &ModelSpec) -> Vec<(&'static str
         model.token_param.is_some(),
         model.token_param.map(|t| t.name().to_string()).unwrap_or_default(),
     );
+    put("structured", model.structured, "on".to_string());
     put("memory_k", settings.memory_k != d.memory_k, settings.memory_k.to_string());
     put("max_replans", settings.max_replans != d.max_replans, settings.max_replans.to_string());
     put("verificator", settings.verificator != d.verificator, word(&settings.verificator));

@@ -14,16 +14,21 @@
 
 use super::family::{Effort, ParamRules, TokenParam};
 use super::scrub::{Scrubber, redact_url};
-use super::{ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, Usage, estimate_tokens, split_reasoning};
+use super::{
+    ChatRequest, ChatResponse, Fault, LanguageModel, LlmError, Role, STRUCTURED_FALLBACK, Usage, estimate_tokens,
+    split_reasoning,
+};
 use async_openai::types::chat::ReasoningEffort;
 use async_openai::types::chat::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
-    ChatCompletionRequestUserMessage, CreateChatCompletionRequest, CreateChatCompletionResponse, StopConfiguration,
+    ChatCompletionRequestUserMessage, CreateChatCompletionRequest, CreateChatCompletionResponse, ResponseFormat,
+    ResponseFormatJsonSchema, StopConfiguration,
 };
 use async_trait::async_trait;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 /// OpenAI's own endpoint, used when neither `--base-url` nor `OPENAI_BASE_URL` is given.
@@ -187,6 +192,8 @@ pub struct OpenAiModel {
     /// The key and the URL's credentials, scrubbed from every reply body and error text.
     secrets: Scrubber,
     headers: HeaderMap,
+    /// The server refused a structured answer once: later requests of the run ask for text.
+    text_only: AtomicBool,
     /// What the run learnt from the server's refusals: parameters left out and a swapped
     /// token-cap name, kept for every later request.
     learnt: std::sync::Mutex<Learnt>,
@@ -328,6 +335,7 @@ impl OpenAiModel {
             secrets,
             headers,
             learnt: Default::default(),
+            text_only: AtomicBool::new(false),
         })
     }
 
@@ -434,6 +442,14 @@ impl OpenAiModel {
             reasoning_effort: effort,
             stop: (!req.sampling.stop.is_empty() && send("stop"))
                 .then(|| StopConfiguration::StringArray(req.sampling.stop.clone())),
+            response_format: req.response_format.as_ref().map(|f| ResponseFormat::JsonSchema {
+                json_schema: ResponseFormatJsonSchema {
+                    description: None,
+                    name: f.name.clone(),
+                    schema: f.schema.clone(),
+                    strict: Some(true),
+                },
+            }),
             ..Default::default()
         }
     }
@@ -682,6 +698,7 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
         faults: Vec::new(),
         finish_reason: reply.finish_reason,
         reasoning,
+        text_fallback: false,
     })
 }
 
@@ -744,7 +761,61 @@ impl LanguageModel for OpenAiModel {
         self.model.clone()
     }
 
+    /// Sends `request`; a request with a schema the server refuses (see
+    /// [`crate::structured::is_schema_refusal`]) is sent once more without it, the refusal
+    /// recorded as a [`STRUCTURED_FALLBACK`] fault, and every later request of this model
+    /// asks for text (its reply marked [`ChatResponse::text_fallback`]).
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        if request.response_format.is_none() {
+            return self.send(request).await;
+        }
+        let plain = ChatRequest { response_format: None, ..request.clone() };
+        if self.text_only.load(Ordering::Relaxed) {
+            let mut reply = self.send(&plain).await?;
+            reply.text_fallback = true;
+            return Ok(reply);
+        }
+        match self.send(request).await {
+            Err(LlmError::Refused { status, message, mut faults, .. })
+                if crate::structured::is_schema_refusal(status, &message) =>
+            {
+                self.text_only.store(true, Ordering::Relaxed);
+                tracing::warn!(model = %self.model, "the server refused the answer schema; asking for text from now on");
+                let attempt = faults.last().map_or(1, |f| f.attempt);
+                faults.push(Fault {
+                    attempt,
+                    kind: STRUCTURED_FALLBACK.into(),
+                    detail: format!("HTTP {status}: {}; asking for text for the rest of the run", excerpt(&message)),
+                });
+                match self.send(&plain).await {
+                    Ok(mut reply) => {
+                        reply.faults.splice(0..0, faults);
+                        reply.attempts = reply.attempts.saturating_add(attempt);
+                        reply.text_fallback = true;
+                        Ok(reply)
+                    }
+                    Err(e) => Err(with_earlier_faults(e, faults)),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// `e` with `earlier` faults before its own.
+fn with_earlier_faults(mut e: LlmError, earlier: Vec<Fault>) -> LlmError {
+    match &mut e {
+        LlmError::Unreachable { faults } | LlmError::BadReply { faults, .. } | LlmError::Refused { faults, .. } => {
+            faults.splice(0..0, earlier);
+        }
+        _ => {}
+    }
+    e
+}
+
+impl OpenAiModel {
+    /// Sends one request as it is, with retries.
+    async fn send(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let serialise = |learnt: &Learnt| {
             serde_json::to_vec(&self.wire_request_with(request, learnt))
                 .map_err(|e| LlmError::Config(format!("cannot serialise the chat request: {e}")))

@@ -13,11 +13,13 @@ pub mod record;
 pub mod replay;
 pub mod scrub;
 pub mod spec;
+pub mod structured;
 pub mod tokens;
 
 pub use http::default_base_url;
 pub use options::{MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, apply_model_option, served_model};
 pub use spec::{MOCK_SERVER_OWNER, ModelChoice, ModelSpec, STAND_IN, classify_model, is_mock_server, is_stand_in};
+pub use structured::{ResponseSchema, STRUCTURED_FALLBACK};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -71,11 +73,16 @@ pub struct Sampling {
     /// Stop sequences; empty (the default) sends none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stop: Vec<String>,
+    /// Whether the seat asks for structured answers (the `structured=on` option): its
+    /// decision requests then carry a [`ResponseSchema`]. Not serialised here: a request
+    /// records the schema it asked for, a model spec records the option.
+    #[serde(skip)]
+    pub structured: bool,
 }
 
 impl Default for Sampling {
     fn default() -> Self {
-        Sampling { temperature: 0.0, top_p: 1.0, max_tokens: 256, stop: Vec::new() }
+        Sampling { temperature: 0.0, top_p: 1.0, max_tokens: 256, stop: Vec::new(), structured: false }
     }
 }
 
@@ -87,12 +94,25 @@ pub struct ChatRequest {
     /// Sampling settings (flattened into the request's JSON, so they are part of the hash).
     #[serde(flatten)]
     pub sampling: Sampling,
+    /// The JSON schema the answer must follow (OpenAI's `response_format`), when the
+    /// caller asks for a structured answer; absent (and not part of the hash) otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseSchema>,
 }
 
 impl ChatRequest {
     /// A request from messages and sampling settings.
     pub fn new(messages: Vec<Message>, sampling: Sampling) -> Self {
-        ChatRequest { messages, sampling }
+        ChatRequest { messages, sampling, response_format: None }
+    }
+
+    /// The request asking for an answer in `schema` when `sampling.structured` is set
+    /// (the seat asked for structured answers), unchanged otherwise.
+    pub fn with_schema(mut self, schema: impl FnOnce() -> ResponseSchema) -> Self {
+        if self.sampling.structured {
+            self.response_format = Some(schema());
+        }
+        self
     }
 
     /// sha256 (hex) of the canonical JSON of the request: the key replay looks replies up by.
@@ -185,6 +205,10 @@ pub struct ChatResponse {
     /// replies without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    /// The request asked for a structured answer but the server refused the schema (now
+    /// or earlier in the run), so this reply is free text, asked for without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub text_fallback: bool,
 }
 
 impl ChatResponse {
@@ -197,7 +221,14 @@ impl ChatResponse {
             faults: Vec::new(),
             finish_reason: Some("stop".into()),
             reasoning: None,
+            text_fallback: false,
         }
+    }
+
+    /// Whether this reply answers `request` in its schema: the request asked for one and
+    /// the server did not fall back to text.
+    pub fn is_structured(&self, request: &ChatRequest) -> bool {
+        request.response_format.is_some() && !self.text_fallback
     }
 }
 

@@ -14,7 +14,7 @@ use crate::spec::ModelSpec;
 use proagent_core::limits::MAX_RETRIES;
 
 /// The model-spec options [`apply_model_option`] knows, in the order flags list them.
-pub const MODEL_OPTIONS: [&str; 13] = [
+pub const MODEL_OPTIONS: [&str; 14] = [
     "model",
     "temperature",
     "top_p",
@@ -22,6 +22,7 @@ pub const MODEL_OPTIONS: [&str; 13] = [
     "effort",
     "family",
     "token_param",
+    "structured",
     "base_url",
     "connect_timeout",
     "request_timeout",
@@ -32,9 +33,10 @@ pub const MODEL_OPTIONS: [&str; 13] = [
 
 /// The options of [`MODEL_OPTIONS`] a seat spec may set (the model and its sampling; how a
 /// served model is reached comes from the run, never from a seat). `effort`, `family` and
-/// `token_param` set the request-parameter rules of [`crate::family`].
-pub const SAMPLING_OPTIONS: [&str; 7] =
-    ["model", "temperature", "top_p", "max_tokens", "effort", "family", "token_param"];
+/// `token_param` set the request-parameter rules of [`crate::family`]; `structured` asks
+/// for answers in a JSON schema ([`crate::structured`]).
+pub const SAMPLING_OPTIONS: [&str; 8] =
+    ["model", "temperature", "top_p", "max_tokens", "effort", "family", "token_param", "structured"];
 
 /// A value a model-spec option does not take.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -117,6 +119,13 @@ pub fn apply_model_option(spec: &mut ModelSpec, key: &str, value: &str) -> Resul
         "effort" => spec.reasoning_effort = Some(value.parse::<Effort>().map_err(|e| bad(&e))?),
         "family" => spec.family = Some(value.parse::<Family>().map_err(|e| bad(&e))?),
         "token_param" => spec.token_param = Some(value.parse::<TokenParam>().map_err(|e| bad(&e))?),
+        "structured" => {
+            spec.structured = match value.to_ascii_lowercase().as_str() {
+                "on" | "true" | "yes" | "1" => true,
+                "off" | "false" | "no" | "0" => false,
+                _ => return Err(bad("on or off")),
+            }
+        }
         "base_url" => {
             if value.is_empty() {
                 return Err(bad("a URL"));
@@ -157,6 +166,7 @@ mod tests {
             ("effort", "high"),
             ("family", "reasoning"),
             ("token_param", "max_tokens"),
+            ("structured", "on"),
             ("base_url", "http://127.0.0.1:1/v1"),
             ("connect_timeout", "2.5"),
             ("request_timeout", "30"),
@@ -167,6 +177,7 @@ mod tests {
             assert_eq!(apply_model_option(&mut s, k, v), Ok(true), "{k}");
         }
         assert_eq!((s.model.as_str(), s.temperature, s.top_p, s.max_tokens), ("gpt-4o", 0.7, 0.9, 64));
+        assert!(s.structured && s.sampling().structured);
         assert_eq!(s.base_url.as_deref(), Some("http://127.0.0.1:1/v1"));
         assert_eq!((s.connect_timeout_s, s.request_timeout_s, s.retries), (Some(2.5), Some(30.0), Some(3)));
         assert_eq!((s.backoff_ms, s.backoff_max_ms), (Some(10), Some(20)));
@@ -185,6 +196,7 @@ mod tests {
             ("effort", "extreme", "low, medium or high"),
             ("family", "fast", "chat or reasoning"),
             ("token_param", "max_length", "max_tokens or max_completion_tokens"),
+            ("structured", "maybe", "on or off"),
             ("base_url", "", "a URL"),
             ("connect_timeout", "0", "a number of seconds in (0, 86400]"),
             ("request_timeout", "inf", "a number of seconds in (0, 86400]"),

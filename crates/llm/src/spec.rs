@@ -28,6 +28,10 @@ pub struct ModelSpec {
     pub top_p: f32,
     /// Maximum tokens per reply.
     pub max_tokens: u32,
+    /// Ask for structured answers (`structured=on`): decision and QA requests carry a JSON
+    /// schema (see [`crate::structured`]). Recorded only when on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub structured: bool,
     /// Base URL of a served model (recorded without any password).
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "redacted")]
     pub base_url: Option<String>,
@@ -148,6 +152,7 @@ impl ModelSpec {
             temperature: s.temperature,
             top_p: s.top_p,
             max_tokens: s.max_tokens,
+            structured: false,
             base_url: None,
             connect_timeout_s: None,
             request_timeout_s: None,
@@ -207,7 +212,13 @@ impl ModelSpec {
         } else {
             self.max_tokens
         };
-        Sampling { temperature: self.temperature, top_p: self.top_p, max_tokens, stop: Vec::new() }
+        Sampling {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            max_tokens,
+            stop: Vec::new(),
+            structured: self.structured,
+        }
     }
 
     /// The rules that decide this model's request parameters beyond its sampling.

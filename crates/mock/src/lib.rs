@@ -18,7 +18,8 @@ use async_openai::types::chat::{
     ChatCompletionRequestMessage, ChatCompletionRequestSystemMessageContent,
     ChatCompletionRequestSystemMessageContentPart, ChatCompletionRequestUserMessageContent,
     ChatCompletionRequestUserMessageContentPart, ChatCompletionResponseMessage, CompletionUsage,
-    CreateChatCompletionRequest, CreateChatCompletionResponse, FinishReason, Role as WireRole, StopConfiguration,
+    CreateChatCompletionRequest, CreateChatCompletionResponse, FinishReason, ResponseFormat, Role as WireRole,
+    StopConfiguration,
 };
 use async_openai::types::models::{ListModelResponse, Model};
 use async_trait::async_trait;
@@ -29,7 +30,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use proagent_listen::ConnLimits;
-use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, Message, Sampling, estimate_tokens};
+use proagent_llm::structured::fill_schema;
+use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, Message, ResponseSchema, Sampling, estimate_tokens};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -118,6 +120,45 @@ impl FromStr for MockFault {
     type Err = UnknownFault;
     fn from_str(s: &str) -> Result<Self, UnknownFault> {
         MockFault::ALL.into_iter().find(|f| f.name() == s.trim()).ok_or_else(|| UnknownFault { given: s.to_string() })
+    }
+}
+
+/// How the mock treats structured answers (OpenAI's `response_format` with a JSON schema).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredMode {
+    /// A request with a schema is answered in it (the responder's labelled reply turned
+    /// into the schema's JSON); one without is answered in text.
+    #[default]
+    Auto,
+    /// As `auto`, but a request without a schema is refused (400), like a deployment that
+    /// only serves structured answers: shows that every request of a run carries one.
+    Enforce,
+    /// A request with a schema is refused (400 naming `response_format`), like a server
+    /// without structured output: shows the client's fall-back to text.
+    Refuse,
+}
+
+impl StructuredMode {
+    /// Every mode, in declaration order.
+    pub const ALL: [StructuredMode; 3] = [StructuredMode::Auto, StructuredMode::Enforce, StructuredMode::Refuse];
+
+    /// The mode's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            StructuredMode::Auto => "auto",
+            StructuredMode::Enforce => "enforce",
+            StructuredMode::Refuse => "refuse",
+        }
+    }
+}
+
+impl FromStr for StructuredMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        StructuredMode::ALL.into_iter().find(|m| m.name() == s.trim()).ok_or_else(|| {
+            format!("unknown structured mode {s:?} (known: {})", StructuredMode::ALL.map(|m| m.name()).join(", "))
+        })
     }
 }
 
@@ -212,6 +253,8 @@ pub struct MockConfig {
     pub reject_params: Vec<String>,
     /// Where replies carry reasoning text ([`REASONING_TEXT`]).
     pub reasoning: MockReasoning,
+    /// How requests for structured answers are treated (default [`StructuredMode::Auto`]).
+    pub structured: StructuredMode,
 }
 
 impl Default for MockConfig {
@@ -231,6 +274,7 @@ impl Default for MockConfig {
             reasoning_rules: false,
             reject_params: Vec::new(),
             reasoning: MockReasoning::None,
+            structured: StructuredMode::Auto,
         }
     }
 }
@@ -251,6 +295,9 @@ pub struct MockStats {
     pub param_refusals: u64,
     /// Requests the responder model failed on (answered with 500).
     pub responder_errors: u64,
+    /// Replies given in a request's JSON schema.
+    #[serde(default)]
+    pub structured: u64,
     /// The injected fault of each of the most recent requests, in arrival order ("ok"
     /// for none); at most [`MockConfig::sequence_cap`] entries.
     pub sequence: VecDeque<String>,
@@ -512,6 +559,19 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
         st.param_refusals += 1;
         return refusal;
     }
+    let schema_problem = match (s.cfg.structured, &request.response_format) {
+        (StructuredMode::Enforce, None) => {
+            Some("this server answers only in a JSON schema: send response_format of type json_schema")
+        }
+        (StructuredMode::Refuse, Some(_)) => {
+            Some("Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model (mock).")
+        }
+        _ => None,
+    };
+    if let Some(message) = schema_problem {
+        s.stats().rejected += 1;
+        return error_response(StatusCode::BAD_REQUEST, "invalid_request_error", message);
+    }
     let fault = s.draw();
     let n = s.ids.fetch_add(1, Ordering::Relaxed);
     {
@@ -568,6 +628,25 @@ async fn chat_completions(State(s): State<Arc<Shared>>, headers: HeaderMap, body
         }
     };
     let answer = if fault == Some(MockFault::Prose) { PROSE_REPLY.to_string() } else { reply.text.clone() };
+    // A structured request is answered in its schema: the responder's labelled reply as
+    // the schema's JSON (a prose fault stays prose, which a strict client cannot read).
+    let answer = match (&request.response_format, fault) {
+        (Some(schema), f) if f != Some(MockFault::Prose) => match fill_schema(&answer, schema) {
+            Some(json) => {
+                s.stats().structured += 1;
+                json
+            }
+            None => {
+                s.stats().responder_errors += 1;
+                return error_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "server_error",
+                    &format!("the responder's reply does not fit the schema {:?}", schema.name),
+                );
+            }
+        },
+        _ => answer,
+    };
     let text = match s.cfg.reasoning {
         MockReasoning::Think => format!("<think>\n{REASONING_TEXT}\n</think>\n\n{answer}"),
         _ => answer,
@@ -714,15 +793,29 @@ pub fn to_chat_request(wire: &CreateChatCompletionRequest) -> Result<ChatRequest
         Some(StopConfiguration::StringArray(v)) => v.clone(),
         None => Vec::new(),
     };
-    Ok(ChatRequest::new(
+    let response_format = match &wire.response_format {
+        Some(ResponseFormat::JsonSchema { json_schema }) => {
+            Some(ResponseSchema { name: json_schema.name.clone(), schema: json_schema.schema.clone() })
+        }
+        Some(ResponseFormat::JsonObject) => {
+            return Err("response_format json_object is not supported by the mock; \
+             send a json_schema"
+                .into());
+        }
+        Some(ResponseFormat::Text) | None => None,
+    };
+    let mut request = ChatRequest::new(
         messages,
         Sampling {
             temperature: wire.temperature.unwrap_or(defaults.temperature),
             top_p: wire.top_p.unwrap_or(defaults.top_p),
             max_tokens: wire.max_completion_tokens.or(wire.max_tokens).unwrap_or(defaults.max_tokens),
             stop,
+            structured: response_format.is_some(),
         },
-    ))
+    );
+    request.response_format = response_format;
+    Ok(request)
 }
 
 /// The built-in responder of `proagent mock-server`: a deterministic stand-in that

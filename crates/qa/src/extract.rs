@@ -45,6 +45,8 @@ pub enum Method {
     CompatFuzzy,
     /// The original scorer raised an exception (scored wrong there).
     CompatError,
+    /// The `answer` field of a structured (JSON schema) reply.
+    Structured,
     /// Nothing recognisable.
     Unmatched,
 }
@@ -67,6 +69,38 @@ impl Extraction {
     }
     fn unmatched() -> Self {
         Extraction { letter: None, method: Method::Unmatched, score: None }
+    }
+}
+
+/// A structured QA reply: the JSON object [`answer_schema`] asks for.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StructuredAnswer {
+    answer: String,
+}
+
+/// The JSON schema a structured QA request asks the answer in: `{"answer": "<letter>"}`,
+/// the letter one of the question's printed option letters.
+pub fn answer_schema(q: &Question) -> proagent_llm::ResponseSchema {
+    let mut letters: Vec<String> = q.options.iter().map(|o| o.letter.to_string()).collect();
+    letters.dedup();
+    proagent_llm::ResponseSchema::object(
+        "coordination_qa_answer",
+        &[proagent_llm::structured::Field::one_of("answer", "the letter of the chosen option", letters)],
+    )
+}
+
+/// Reads a structured reply strictly: a JSON object with exactly the field `answer`,
+/// holding one of the question's option letters. `Err` says why not (the reply stays in
+/// the transcript).
+pub fn extract_structured(reply: &str, q: &Question) -> Result<Extraction, String> {
+    let a: StructuredAnswer =
+        serde_json::from_str(reply.trim()).map_err(|e| format!("the reply is not the answer schema's JSON: {e}"))?;
+    let t = a.answer.trim();
+    let mut chars = t.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if q.options.iter().any(|o| o.letter == c) => Ok(Extraction::letter(c, Method::Structured)),
+        _ => Err(format!("{t:?} is not one of the question's option letters")),
     }
 }
 

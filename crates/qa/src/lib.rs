@@ -32,7 +32,7 @@ pub use extract::Mode;
 /// The original evaluator's sampling: temperature 0.6, top_p 0.9; 1000 new tokens is its
 /// limit for locally served models (it sets none for the OpenAI API).
 pub fn default_sampling() -> Sampling {
-    Sampling { temperature: 0.6, top_p: 0.9, max_tokens: 1000, stop: Vec::new() }
+    Sampling { temperature: 0.6, top_p: 0.9, max_tokens: 1000, ..Sampling::default() }
 }
 
 /// How [`run`] asks the questions and scores the replies.
@@ -102,7 +102,10 @@ pub fn requests(
     prompts: &Prompts,
     sampling: &Sampling,
 ) -> Result<Vec<ChatRequest>, PromptError> {
-    questions.iter().map(|q| Ok(ChatRequest::new(prompts.messages(q)?, sampling.clone()))).collect()
+    questions
+        .iter()
+        .map(|q| Ok(ChatRequest::new(prompts.messages(q)?, sampling.clone()).with_schema(|| extract::answer_schema(q))))
+        .collect()
 }
 
 /// Turns one model outcome into a scored exchange.
@@ -128,6 +131,7 @@ pub fn score_exchange(
         usage: Default::default(),
         attempts: 0,
         faults: Vec::new(),
+        text_fallback: false,
         failure: None,
         extracted: None,
         method: extract::Method::Unmatched,
@@ -137,7 +141,12 @@ pub fn score_exchange(
     };
     match outcome {
         Ok(r) => {
-            let (ex, ok) = score::judge(q, &r.text, mode);
+            let (ex, ok) = if r.is_structured(request) {
+                score::judge_structured(q, &r.text, mode)
+            } else {
+                score::judge(q, &r.text, mode)
+            };
+            x.text_fallback = r.text_fallback;
             x.reply = Some(r.text.clone());
             x.finish_reason = r.finish_reason.clone();
             x.reasoning = r.reasoning.clone();

@@ -4,7 +4,7 @@
 
 use super::baseline::{self, Policy, mean_se};
 use super::data::{Category, Game, Group, Question};
-use super::extract::Mode;
+use super::extract::{self, Mode};
 use super::extract::{Extraction, compat_correct, extract, extract_compat};
 use super::transcript::Exchange;
 use serde::Serialize;
@@ -25,6 +25,22 @@ pub fn judge(q: &Question, reply: &str, mode: Mode) -> (Extraction, bool) {
             (x, ok)
         }
     }
+}
+
+/// Scores a structured (JSON schema) reply: its `answer` read strictly
+/// ([`extract::extract_structured`]); a reply that does not fit the schema is unmatched,
+/// never guessed. Compat mode scores the letter by the original's key rule.
+pub fn judge_structured(q: &Question, reply: &str, mode: Mode) -> (Extraction, bool) {
+    let x = extract::extract_structured(reply, q).unwrap_or(Extraction {
+        letter: None,
+        method: extract::Method::Unmatched,
+        score: None,
+    });
+    let ok = match mode {
+        Mode::Default => x.letter.is_some_and(|c| q.is_correct(c)),
+        Mode::Compat => compat_correct(x.letter, &q.key_raw),
+    };
+    (x, ok)
 }
 
 /// Counts and accuracy of one group of questions.

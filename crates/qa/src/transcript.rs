@@ -35,6 +35,9 @@ pub struct Header {
     pub seed: u64,
     /// Sampling sent with every request.
     pub sampling: Sampling,
+    /// Whether the answers were asked for in a JSON schema (`--structured`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub structured: bool,
     /// The `--filter` text as given (empty: every question).
     pub filter: String,
     /// The benchmark file's path, or the embedded copy's name.
@@ -89,6 +92,10 @@ pub struct Exchange {
     /// Faults of the failed attempts, on success or failure.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
+    /// The request asked for a structured answer and the server refused it: the reply is
+    /// free text ([`ChatResponse::text_fallback`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub text_fallback: bool,
     /// Why the request produced no reply (absent when it did).
     #[serde(default)]
     pub failure: Option<Failure>,
@@ -118,6 +125,7 @@ impl Exchange {
                 faults: self.faults.clone(),
                 finish_reason: self.finish_reason.clone(),
                 reasoning: self.reasoning.clone(),
+                text_fallback: self.text_fallback,
             }),
             (None, None) => Err(LlmError::BadReply {
                 reason: "recorded exchange has neither reply nor failure".into(),

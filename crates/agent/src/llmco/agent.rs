@@ -35,8 +35,11 @@
 use super::config::LlmcoConfig;
 use super::grounding::{Exec, LlmcoGrounding, player_name};
 use super::metrics::LlmcoMetrics;
-use super::reply::{action_text, explanation, match_option, option_letter, verdict};
-use super::settings::{LlmcoPreset, PAPER_TEMPERATURE, Steps};
+use super::reply::{
+    action_schema, action_text, explanation, match_option, option_letter, structured_action, structured_interpretation,
+    structured_verdict, tom_schema, verdict, verdict_schema,
+};
+use super::settings::Steps;
 use crate::call::{self, CallFailure, Calls, Purpose, Reply, Unread};
 use crate::prompts::{Family, PromptError, PromptLibrary};
 use async_trait::async_trait;
@@ -156,6 +159,8 @@ pub struct LlmCo<G: LlmcoGrounding> {
     calls: Calls,
     metrics: LlmcoMetrics,
     status: SeatStatus,
+    /// The actions the current decision offers (the schema of a structured action request).
+    offered: Vec<String>,
 }
 
 /// How much of an unreadable reply a parse error quotes, in characters.
@@ -282,6 +287,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             calls: Calls::default(),
             metrics: LlmcoMetrics::default(),
             status: SeatStatus::default(),
+            offered: Vec::new(),
         }
     }
 
@@ -311,7 +317,16 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             CallKind::Action | CallKind::Retry => m.calls_action = m.calls_action.saturating_add(1),
             CallKind::Verify => m.calls_verify = m.calls_verify.saturating_add(1),
         }
-        let request = ChatRequest { messages, sampling: effective_sampling::<G>(&self.cfg) };
+        let mut request = ChatRequest::new(messages, effective_sampling::<G>(&self.cfg));
+        // Structured seats ask every step in a schema: the action (among every action of
+        // the decision), the verdict, the Theory-of-Mind interpretation.
+        if self.cfg.sampling.structured {
+            request.response_format = Some(match kind {
+                CallKind::Action | CallKind::Retry => action_schema(&self.offered),
+                CallKind::Verify => verdict_schema(),
+                CallKind::Tom => tom_schema(),
+            });
+        }
         let log = self.cfg.log_exchanges;
         self.calls.make(&*self.cfg.model, request, t, kind, log, &mut self.metrics).await
     }
@@ -326,12 +341,16 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         // The error quotes the raw reply (cut), so a log shows what the model said.
         let quoted: String = reply.chars().take(MAX_QUOTED_REPLY).collect();
         let cut = if reply.chars().count() > MAX_QUOTED_REPLY { "..." } else { "" };
-        let found = action_text(reply)
-            .ok_or_else(|| format!("the reply has no \"Action:\" line: {quoted:?}{cut}"))
-            .and_then(|t| {
-                match_option(&t, &options.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                    .ok_or_else(|| format!("{t:?} is none of the {} offered actions", options.len()))
-            });
+        let found = if self.calls.structured() {
+            structured_action(reply, options).map(|(i, _)| i)
+        } else {
+            action_text(reply).ok_or_else(|| format!("the reply has no \"Action:\" line: {quoted:?}{cut}")).and_then(
+                |t| {
+                    match_option(&t, &options.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                        .ok_or_else(|| format!("{t:?} is none of the {} offered actions", options.len()))
+                },
+            )
+        };
         match found {
             Ok(i) => {
                 if let Some(u) = unread {
@@ -361,6 +380,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         }
         self.metrics.decisions = self.metrics.decisions.saturating_add(1);
         let texts: Vec<&str> = options.iter().map(|(_, t)| t.as_str()).collect();
+        self.offered = options.iter().map(|(_, t)| t.clone()).collect();
         let state = g.state_text(&ep.g, obs);
         let subject = g.partner_action(&ep.g, obs);
         let t = obs.t;
@@ -396,6 +416,13 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                     ];
                     match self.call(t, CallKind::Tom, msgs).await {
                         Ok(Reply { text, idx, .. }) => {
+                            let text = match self.calls.structured() {
+                                true => structured_interpretation(&text).unwrap_or_else(|e| {
+                                    tracing::warn!("{e}");
+                                    String::new()
+                                }),
+                                false => text,
+                            };
                             interpretation = text.split_whitespace().collect::<Vec<_>>().join(" ");
                             interpretation = interpretation.chars().take(MAX_INTERPRETATION).collect();
                             self.note(idx, Some(&interpretation.clone()), None);
@@ -488,7 +515,11 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                     Err(CallFailure::Unusable(e)) => return Err(e),
                     Err(CallFailure::Down(_)) => break,
                 };
-                match verdict(&vreply) {
+                let read = match self.calls.structured() {
+                    true => structured_verdict(&vreply).ok().map(|(ok, _)| ok),
+                    false => verdict(&vreply),
+                };
+                match read {
                     Some(true) => {
                         self.note(vidx, Some("okay"), None);
                         break;

@@ -159,11 +159,22 @@ impl LlmcoSettings {
 }
 
 /// The options a `llmco[...]` seat spec may set, in the order labels list them.
-pub const LLMCO_OPTIONS: [&str; 10] =
-    ["model", "preset", "temperature", "top_p", "max_tokens", "tom", "verify", "history", "max_verify", "prompts"];
+pub const LLMCO_OPTIONS: [&str; 11] = [
+    "model",
+    "preset",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "structured",
+    "tom",
+    "verify",
+    "history",
+    "max_verify",
+    "prompts",
+];
 
 /// [`LLMCO_OPTIONS`] as one string, for error messages.
-const KNOWN: &str = "model, preset, temperature, top_p, max_tokens, tom, verify, history, max_verify, prompts";
+const KNOWN: &str = "model, preset, temperature, top_p, max_tokens, structured, tom, verify, history, max_verify, prompts";
 
 /// `auto` (the paper's choice), or a switch value.
 fn tri(key: &str, value: &str) -> Result<Option<bool>, OptionError> {
@@ -238,6 +249,7 @@ pub fn options(settings: &LlmcoSettings, model: &ModelSpec) -> Vec<(&'static str
         model.token_param.is_some(),
         model.token_param.map(|t| t.name().to_string()).unwrap_or_default(),
     );
+    put("structured", model.structured, "on".to_string());
     put("tom", settings.tom.is_some(), settings.tom.map(|b| b.to_string()).unwrap_or_default());
     put("verify", settings.verify.is_some(), settings.verify.map(|b| b.to_string()).unwrap_or_default());
     put("history", settings.history.is_some(), settings.history.map(|h| h.to_string()).unwrap_or_default());
@@ -267,7 +279,7 @@ pub fn label(settings: &LlmcoSettings, model: &ModelSpec) -> String {
 pub fn fingerprint(settings: &LlmcoSettings, model: &ModelSpec, prompts: &PromptLibrary) -> String {
     let mut settings = settings.clone();
     settings.prompts = None;
-    let v = serde_json::json!({
+    let mut v = serde_json::json!({
         "agent": "llmco",
         "model": model.model.trim(),
         "temperature": model.temperature,
@@ -276,6 +288,10 @@ pub fn fingerprint(settings: &LlmcoSettings, model: &ModelSpec, prompts: &Prompt
         "settings": settings,
         "prompts": prompts.hashes_under("llmco"),
     });
+    // Only a structured seat says so, so every other seat keeps its fingerprint.
+    if model.structured {
+        v["structured"] = serde_json::Value::Bool(true);
+    }
     sha256_hex(v.to_string().as_bytes())
 }
 

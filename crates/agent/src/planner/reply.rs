@@ -73,6 +73,54 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The JSON schema a structured planner request asks the reply in:
+/// `{"analysis": ..., "intention": ..., "plan": ...}`, every field a required string.
+pub fn plan_schema() -> proagent_llm::ResponseSchema {
+    use proagent_llm::structured::Field;
+    proagent_llm::ResponseSchema::object(
+        "proagent_plan",
+        &[
+            Field::text("analysis", "what the scene means for the team"),
+            Field::text("intention", "the teammate's next skill"),
+            Field::text("plan", "your next skill, exactly one, e.g. pickup(onion)"),
+        ],
+    )
+}
+
+/// A structured planner reply: exactly the fields of [`plan_schema`].
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanJson {
+    analysis: String,
+    intention: String,
+    plan: String,
+}
+
+/// Reads a structured planner reply strictly (a JSON object with exactly the fields of
+/// [`plan_schema`]) and writes it as the labelled text the skill readers read, for player
+/// `me` whose teammate is `mate`: `Analysis:`, `Intention for Player m:`, `Plan for Player k:`.
+/// `Err` says why the reply does not fit the schema.
+pub fn structured_plan_text(raw: &str, me: usize, mate: Option<usize>) -> Result<String, String> {
+    let p: PlanJson = serde_json::from_str(raw.trim())
+        .map_err(|e| format!("the reply is not the plan schema's JSON ({e}): {:?}", cut(raw, 300)))?;
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = format!("Analysis: {}\n", one_line(&p.analysis));
+    if let Some(m) = mate {
+        out.push_str(&format!("Intention for Player {m}: {}\n", one_line(&p.intention)));
+    }
+    out.push_str(&format!("Plan for Player {me}: {}", one_line(&p.plan)));
+    Ok(out)
+}
+
+/// At most `n` characters of `s`, with "..." when cut.
+fn cut(s: &str, n: usize) -> String {
+    let mut out: String = s.chars().take(n).collect();
+    if s.chars().count() > n {
+        out.push_str("...");
+    }
+    out
+}
+
 /// A planner reply, parsed; `S` is the game's skill.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanReply<S> {

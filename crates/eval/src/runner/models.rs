@@ -56,6 +56,10 @@ pub fn build_model_with(
     scripted: impl FnOnce() -> Arc<dyn LanguageModel>,
 ) -> Result<Arc<dyn LanguageModel>, ModelError> {
     match spec.choice() {
+        // A structured seat's stand-in answers in the schema its requests carry.
+        ModelChoice::Builtin(n) if proagent_llm::is_stand_in(&n) && spec.structured => {
+            Ok(Arc::new(proagent_llm::structured::SchemaAnswers::new(scripted())))
+        }
         ModelChoice::Builtin(n) if proagent_llm::is_stand_in(&n) => Ok(scripted()),
         ModelChoice::Builtin(n) => Err(ModelError::NotForTheAgent(n)),
         ModelChoice::Replay(path) => {

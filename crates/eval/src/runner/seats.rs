@@ -401,7 +401,9 @@ impl SeatFactory {
         match configured {
             LlmcoConfigured::Config(c, _) => Ok(c),
             LlmcoConfigured::Seat(s)
-                if proagent_llm::is_stand_in(&s.model.model) && s.settings == LlmcoSettings::default() =>
+                if proagent_llm::is_stand_in(&s.model.model)
+                    && s.settings == LlmcoSettings::default()
+                    && !s.model.structured =>
             {
                 let mut c = default_llmco_config(game)?;
                 c.label = Some(s.label.clone());

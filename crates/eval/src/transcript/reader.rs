@@ -128,7 +128,11 @@ impl Transcript {
                         };
                         messages.push(Message { role: m.role, content });
                     }
-                    let request = ChatRequest { messages, sampling: r.request.sampling };
+                    let request = ChatRequest {
+                        messages,
+                        sampling: r.request.sampling,
+                        response_format: r.request.response_format.map(|f| *f),
+                    };
                     let hash = request.canonical_hash();
                     if hash != r.request_hash {
                         return Err(bad(

@@ -80,6 +80,10 @@ pub struct StoredRequest {
     /// Temperature, top_p, max_tokens, stop.
     #[serde(flatten)]
     pub sampling: Sampling,
+    /// The schema a structured answer was asked in (absent for free-text requests; boxed:
+    /// most requests have none, and records stay small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<Box<proagent_llm::ResponseSchema>>,
 }
 
 /// An exchange as stored on one line.
@@ -146,8 +150,8 @@ pub struct Footer {
 }
 
 /// One line of a transcript.
-// Records are read and written one at a time, never stored in bulk: an exchange's inline
-// size (its usage counters included) costs nothing worth a box.
+// Records are read and written one line at a time, never kept in bulk by variant, so the
+// exchange's size (its request now carries an optional schema) costs nothing to box away.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

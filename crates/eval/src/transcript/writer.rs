@@ -180,7 +180,11 @@ impl TranscriptWriter {
             t: ex.t,
             kind: ex.kind.clone(),
             request_hash: ex.request.canonical_hash(),
-            request: StoredRequest { messages, sampling: ex.request.sampling.clone() },
+            request: StoredRequest {
+                messages,
+                sampling: ex.request.sampling.clone(),
+                response_format: ex.request.response_format.clone().map(Box::new),
+            },
             outcome: ex.outcome,
             parsed: ex.parsed,
             parse_error: ex.parse_error,
