@@ -479,7 +479,8 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let todo: Vec<_> = mine.into_iter().filter(|p| !done.contains(&p.config_hash)).collect();
     let shard_note = a.shard.map(|s| format!(" (shard {s}: {in_shard})")).unwrap_or_default();
     eprintln!(
-        "plan: {planned} episodes{shard_note}; already finished: {}; to play: {} at concurrency {}",
+        "plan: {}{shard_note}; already finished: {}; to play: {} at concurrency {}",
+        proagent::games::counted(planned as u64, "episode", "episodes"),
         in_shard - todo.len(),
         todo.len(),
         a.concurrency
@@ -500,9 +501,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     rt.shutdown_background();
 
     eprintln!(
-        "played {} of {} episodes in {:.2} s ({} failed, {} results written, {} fsyncs)",
+        "played {} of {} in {:.2} s ({} failed, {} results written, {} fsyncs)",
         summary.completed,
-        summary.scheduled,
+        proagent::games::counted(summary.scheduled as u64, "episode", "episodes"),
         summary.wall_s,
         summary.failures.len(),
         summary.write.records,

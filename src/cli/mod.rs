@@ -29,7 +29,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "proagent", version, about = "ProAgent on Overcooked-AI: simulator, agents, partners, evaluation")]
+#[command(
+    name = "proagent",
+    version,
+    about = "ProAgent and LLM-Coordination agents on Overcooked-AI, OvercookedV2, Hanabi, CollabCapture, CollabEscape and the lever game: simulators, agents, partners, evaluation"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -60,7 +64,8 @@ enum Command {
     /// Behaviour-cloned human proxies: train, evaluate, self-play.
     #[command(subcommand)]
     Bc(bc::BcCommand),
-    /// Reinforcement-learned partners (SP, PBT, FCP, MEP): train with PPO, evaluate.
+    /// Reinforcement-learned partners (SP, PBT, FCP, MEP, COLE) on the two Overcooked games:
+    /// train with PPO, evaluate.
     #[command(subcommand)]
     Rl(rl::RlCommand),
     /// Re-run a recorded `play` transcript offline and check it matches exactly.

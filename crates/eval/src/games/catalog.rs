@@ -255,6 +255,54 @@ pub fn layout_help() -> String {
     format!("The game: {}. A list flag also takes each game's `…:all`.", games.join("; "))
 }
 
+/// The help text of a `--partner` flag: per game of the catalog, the seat specs it knows
+/// and its default partner, with the built-in layouts or scenarios whose default differs
+/// from the game's usual one. Generated from each game's [`Playable`] answers, so it names
+/// exactly what a run accepts and seats.
+pub fn partner_help() -> String {
+    let mut games = Vec::new();
+    for e in entries().iter().rev() {
+        let mut specs: Vec<&str> = Vec::new();
+        let mut defaults: Vec<(String, &str)> = Vec::new();
+        for spec in (e.builtin_specs)() {
+            let Ok((game, _)) = (e.load)(&spec, &GameOptions::default(), &NoFiles) else { continue };
+            for s in game.known_specs() {
+                if !specs.contains(s) {
+                    specs.push(s);
+                }
+            }
+            defaults.push((spec, game.default_partner()));
+        }
+        let Some(usual) = most_common(defaults.iter().map(|(_, p)| *p)) else { continue };
+        let others: Vec<String> =
+            defaults.iter().filter(|(_, p)| *p != usual).map(|(l, p)| format!("{p} on {l}")).collect();
+        let default = if others.is_empty() {
+            format!("default {usual}")
+        } else {
+            format!("default {usual}; {}", others.join(", "))
+        };
+        games.push(format!("{}: {} ({default})", e.title, specs.join(", ")));
+    }
+    format!(
+        "The partner in every other seat (same choices as --agent; two ProAgents can play together). Per game, \
+         the specs it takes and the partner seated when none is named: {}.",
+        games.join("; ")
+    )
+}
+
+/// The value that occurs most often (the first of equals), `None` for no values.
+fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for v in values {
+        match counts.iter_mut().find(|(k, _)| *k == v) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((v, 1)),
+        }
+    }
+    let best = counts.iter().map(|(_, n)| *n).max()?;
+    counts.into_iter().find(|(_, n)| *n == best).map(|(k, _)| k)
+}
+
 /// The keys transcript headers record game settings under.
 pub fn settings_keys() -> impl Iterator<Item = &'static str> {
     entries().iter().filter_map(|e| e.settings_key)

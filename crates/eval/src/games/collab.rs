@@ -9,7 +9,7 @@
 use super::catalog::{AnyGame, Catalogued};
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
-    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
+    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, counted, default_llmco_config,
     unknown_spec,
 };
 use super::replayed::{read_replayed, trajectory_json};
@@ -201,8 +201,8 @@ impl Playable for Capture {
     }
     fn outcome_text(&self, r: &EpisodeResult<Capture>) -> String {
         match (r.tally.caught, r.tally.turns_to_capture) {
-            (true, t) => format!("thief caught in {} turns", t.unwrap_or(r.steps.len() as u32)),
-            (false, _) => format!("thief not caught in {} turns", r.steps.len()),
+            (true, t) => format!("thief caught in {}", counted(t.unwrap_or(r.steps.len() as u32), "turn", "turns")),
+            (false, _) => format!("thief not caught in {}", counted(r.steps.len() as u64, "turn", "turns")),
         }
     }
     fn read_trajectory(
@@ -284,12 +284,13 @@ impl Playable for Escape {
     fn outcome_text(&self, r: &EpisodeResult<Escape>) -> String {
         let t = &r.tally;
         let turns = t.turns.unwrap_or(r.steps.len() as u32);
+        let fixed = counted(t.generators_repaired, "generator", "generators");
         if t.escaped {
-            format!("escaped in {turns} turns ({} generators repaired)", t.generators_repaired)
+            format!("escaped in {} ({fixed} repaired)", counted(turns, "turn", "turns"))
         } else if t.caught {
-            format!("caught by the killer in turn {turns} ({} generators repaired)", t.generators_repaired)
+            format!("caught by the killer in turn {turns} ({fixed} repaired)")
         } else {
-            format!("no escape in {turns} turns ({} generators repaired)", t.generators_repaired)
+            format!("no escape in {} ({fixed} repaired)", counted(turns, "turn", "turns"))
         }
     }
     fn read_trajectory(

@@ -58,8 +58,11 @@ impl Playable for Hanabi {
         "llmco"
     }
 
+    /// `convention`: the `simple` bot plays only cards it knows to be playable and hints
+    /// without a convention the LLM-Co agent reads, so beside it the default agent lost all
+    /// three lives on every seed; `convention` scores in every player count.
     fn default_partner(&self) -> &'static str {
-        "simple"
+        "convention"
     }
 
     fn known_specs(&self) -> &'static [&'static str] {
@@ -144,11 +147,11 @@ impl Playable for Hanabi {
     fn outcome_text(&self, r: &EpisodeResult<Hanabi>) -> String {
         let t = &r.tally;
         format!(
-            "{} cards played (HLE score {}), {} lives lost, {} hints, end: {}",
-            t.cards_played,
+            "{} played (HLE score {}), {} lost, {}, end: {}",
+            super::playable::counted(t.cards_played, "card", "cards"),
             t.score,
-            t.lives_lost,
-            t.hints(),
+            super::playable::counted(t.lives_lost, "life", "lives"),
+            super::playable::counted(t.hints(), "hint", "hints"),
             end_word(r)
         )
     }

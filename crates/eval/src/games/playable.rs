@@ -166,10 +166,11 @@ pub trait Playable: Game + Sized {
     fn with_horizon(&self, horizon: u32) -> Self;
     /// What the characters of [`proagent_core::Game::render_text`] mean.
     fn legend(&self) -> &'static str;
-    /// The game's start as `show --layout` prints it. The default: the legend, then the
-    /// start state the game draws for seed 0.
-    fn start_text(&self) -> String {
-        let mut chance = proagent_core::episode::env_chance(0);
+    /// The game's start as `show --layout` prints it for the episode seed `seed` (the
+    /// start `play --seed` plays: the same deal, recipe or draw). The default: the legend,
+    /// then that start state.
+    fn start_text(&self, seed: u64) -> String {
+        let mut chance = proagent_core::episode::env_chance(seed);
         format!("{}\n{}", self.legend(), self.render_text(&self.initial_state(&mut chance)))
     }
     /// The layout's facts as one JSON object (`show --layout ... --json`); `None` for games
@@ -286,6 +287,14 @@ pub enum SeatError {
         /// Why.
         message: String,
     },
+}
+
+/// `n` with the noun in its singular or plural form, as outputs write counts
+/// (`1 delivery`, `2 deliveries`, `0 lives lost` is written by the caller as
+/// `counted(n, "life", "lives")` + ` lost`).
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The error for a spec no seat of `game` answers to, with a hint when it looks like a

@@ -8,6 +8,7 @@
 
 use super::llmco_report::LlmcoTables;
 use super::store::{EpisodeRecord, UncheckedCount};
+use crate::games::counted;
 use proagent_analysis::TeamworkTotals;
 use proagent_overcooked::env::layout::BUILTIN;
 use serde::Serialize;
@@ -473,12 +474,11 @@ impl Report {
         let _ = writeln!(s, "# Evaluation report\n");
         let _ = writeln!(
             s,
-            "{} episodes · {} layouts · {} agents · {} partners. Scores are mean ± standard error \
-             (sample standard deviation / √n).\n",
-            t.episodes,
-            self.layouts.len(),
-            self.agents.len(),
-            self.partners.len()
+            "{} · {} · {} · {}. Scores are mean ± standard error (sample standard deviation / √n).\n",
+            counted(t.episodes as u64, "episode", "episodes"),
+            counted(self.layouts.len() as u64, "layout", "layouts"),
+            counted(self.agents.len() as u64, "agent", "agents"),
+            counted(self.partners.len() as u64, "partner", "partners")
         );
         for w in &self.warnings {
             let _ = writeln!(s, "**Warning:** {w}\n");
