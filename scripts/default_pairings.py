@@ -40,7 +40,7 @@ def play(binary: str, spec: str, seat: int, episodes: int) -> list[dict] | None:
         capture_output=True, text=True,
     )
     if out.returncode != 0:
-        if "player(s)" in out.stderr or "players" in out.stderr:
+        if f"--seat {seat}: " in out.stderr and " has " in out.stderr:
             return None
         raise RuntimeError(f"{spec} seat {seat}: {out.stderr.strip()}")
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
@@ -71,12 +71,14 @@ def main() -> int:
                 cells.append("–")
                 continue
             scores = [r["score"] for r in rows]
-            who = who or (rows[0]["agent"], rows[0]["partner"])
-            cells.append(f"{sum(scores) / len(scores):g}")
+            partners = ",".join(dict.fromkeys(rows[0]["partner"].split(",")))
+            who = who or (rows[0]["agent"], partners)
+            cells.append(f"{sum(scores) / len(scores):.1f}")
             lowest = min(scores) if lowest is None else min(lowest, *scores)
         agent, partner = who or ("?", "?")
         partner = partner or "(one player)"
-        print(f"| {spec} | {agent} | {partner} | " + " | ".join(cells) + f" | {lowest if lowest is not None else '–'} |")
+        lowest = f"{lowest:g}" if lowest is not None else "–"
+        print(f"| {spec} | {agent} | {partner} | " + " | ".join(cells) + f" | {lowest} |")
     return 1 if failed else 0
 
 

@@ -162,7 +162,7 @@ fn show_renders_a_saved_trajectory_and_transcript_as_play_rendered_it() {
     assert_eq!(boards(&from_transcript), live[13..].to_vec());
     let bad = bin().args(["show", "--trajectory", traj.to_str().unwrap(), "--episode", "3"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("holds 2 episode(s)"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("holds 2 episodes"));
 }
 
 #[test]

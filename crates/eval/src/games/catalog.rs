@@ -53,6 +53,10 @@ pub trait Catalogued: Playable + 'static {
     const SPEC: &'static str;
     /// The names of the game's own settings ([`GameOptions::settings`]).
     const SETTINGS: &'static [&'static str] = &[];
+    /// Steps without progress ([`Playable::held_wait_max`]) beyond which an episode is
+    /// flagged stuck in reports: 100 steps of a 400-step Overcooked episode; a turn game
+    /// sets its own, in moves.
+    const STUCK_AFTER: u32 = 100;
 
     /// Whether a `--layout` spec names this game (before anything is loaded).
     fn claims(spec: &str) -> bool;
@@ -104,6 +108,8 @@ pub struct GameEntry {
     pub settings_key: Option<&'static str>,
     /// [`Catalogued::SETTINGS`].
     pub settings: &'static [&'static str],
+    /// [`Catalogued::STUCK_AFTER`].
+    pub stuck_after: u32,
     /// [`Catalogued::claims`].
     pub claims: fn(&str) -> bool,
     /// [`Catalogued::builtin_specs`].
@@ -140,6 +146,7 @@ impl GameEntry {
             spec: G::SPEC,
             settings_key: G::SETTINGS_KEY,
             settings: G::SETTINGS,
+            stuck_after: G::STUCK_AFTER,
             claims: G::claims,
             builtin_specs: G::builtin_specs,
             is_reference_trace: G::is_reference_trace,
@@ -301,6 +308,11 @@ fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     }
     let best = counts.iter().map(|(_, n)| *n).max()?;
     counts.into_iter().find(|(_, n)| *n == best).map(|(k, _)| k)
+}
+
+/// [`Catalogued::STUCK_AFTER`] of the game a spec names (100 for a spec no game claims).
+pub fn stuck_after(spec: &str) -> u32 {
+    entry_for(spec).map_or(100, |e| e.stuck_after)
 }
 
 /// The keys transcript headers record game settings under.

@@ -153,6 +153,10 @@ impl Playable for Capture {
     fn known_specs(&self) -> &'static [&'static str] {
         CAPTURE_SPECS
     }
+    /// The longest run of turns in which nothing changed.
+    fn held_wait_max(&self, r: &EpisodeResult<Capture>, _seat: usize) -> Option<u32> {
+        Some(super::playable::idle_run(r))
+    }
     fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Capture>> {
         Some(&LlmcoOn::<CaptureLlmco>::HOOKS)
     }
@@ -230,6 +234,10 @@ impl Playable for Escape {
     }
     fn known_specs(&self) -> &'static [&'static str] {
         ESCAPE_SPECS
+    }
+    /// The longest run of turns in which nothing changed.
+    fn held_wait_max(&self, r: &EpisodeResult<Escape>, _seat: usize) -> Option<u32> {
+        Some(super::playable::idle_run(r))
     }
     fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Escape>> {
         Some(&LlmcoOn::<EscapeLlmco>::HOOKS)
@@ -329,6 +337,8 @@ fn maze_definition(name: String, file: Option<&str>) -> String {
 /// it a CollabEscape game); `collab:all` stands for every scenario of both games.
 impl Catalogued for Capture {
     const KIND: &'static str = "collab_capture";
+    /// Turns in a row in which nothing changed (nobody moved or pressed anything).
+    const STUCK_AFTER: u32 = 8;
     const TITLE: &'static str = "CollabCapture";
     const SPEC: &'static str = "capture:N or a .maze file";
 
@@ -363,6 +373,8 @@ impl Catalogued for Capture {
 
 impl Catalogued for Escape {
     const KIND: &'static str = "collab_escape";
+    /// Turns in a row in which nothing changed (nobody moved or pressed anything).
+    const STUCK_AFTER: u32 = 8;
     const TITLE: &'static str = "CollabEscape";
     const SPEC: &'static str = "escape:N or a .maze file";
 

@@ -69,6 +69,12 @@ impl Playable for Hanabi {
         KNOWN_SPECS
     }
 
+    /// The longest run of moves (anyone's) in which no card was played to a firework:
+    /// hints and discards that lead to no play are the table's way of being stuck.
+    fn held_wait_max(&self, r: &EpisodeResult<Hanabi>, _seat: usize) -> Option<u32> {
+        Some(super::playable::longest_run(r.steps.iter().map(|s| proagent_core::Game::reward(self, &s.outcome) <= 0)))
+    }
+
     fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Hanabi>> {
         Some(&LlmcoOn::<HanabiLlmco>::HOOKS)
     }
@@ -187,6 +193,8 @@ impl Catalogued for Hanabi {
     const KIND: &'static str = "hanabi";
     const TITLE: &'static str = "Hanabi";
     const SPEC: &'static str = "hanabi or hanabi:Np";
+    /// Moves in a row without a card played: good pairings play one every few moves.
+    const STUCK_AFTER: u32 = 30;
 
     fn claims(spec: &str) -> bool {
         spec == "hanabi" || spec.starts_with("hanabi:")

@@ -128,9 +128,12 @@ pub trait Playable: Game + Sized {
     fn llmco_or_refuse(&self) -> Result<&'static dyn LlmcoHooks<Self>, SeatError> {
         self.llmco_hooks().ok_or_else(|| no_agent("llmco", &self.report_name(), self.proagent_hooks().is_some()))
     }
-    /// The longest run of consecutive steps in which player `seat` held an item and
-    /// neither moved nor changed what it held (an agent stuck waiting with a dish, say);
-    /// `None` for games that do not measure it.
+    /// The longest stretch without progress of player `seat`, in steps: in Overcooked the
+    /// longest run in which it held an item and neither moved nor changed what it held (an
+    /// agent stuck waiting with a dish, say); in a turn game the longest run of moves in
+    /// which the game made no progress (see the game's impl). An episode over the game's
+    /// [`Catalogued::STUCK_AFTER`](super::catalog::Catalogued::STUCK_AFTER) is flagged
+    /// stuck in reports. `None` for games that do not measure it.
     fn held_wait_max(&self, _result: &EpisodeResult<Self>, _seat: usize) -> Option<u32> {
         None
     }
@@ -287,6 +290,26 @@ pub enum SeatError {
         /// Why.
         message: String,
     },
+}
+
+/// The longest run of `true`s in `still` (the steps in which nothing progressed).
+pub fn longest_run(still: impl Iterator<Item = bool>) -> u32 {
+    let (mut run, mut best) = (0u32, 0u32);
+    for s in still {
+        run = if s { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+/// The longest run of steps of `r` in which nothing happened ([`Game::idle`]).
+pub fn idle_run<G: Game>(r: &EpisodeResult<G>) -> u32 {
+    let mut before = &r.start;
+    longest_run(r.steps.iter().map(|s| {
+        let idle = r.game.idle(before, &s.state, &s.outcome);
+        before = &s.state;
+        idle
+    }))
 }
 
 /// `n` with the noun in its singular or plural form, as outputs write counts
