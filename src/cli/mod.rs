@@ -32,7 +32,7 @@ use std::process::ExitCode;
 #[command(
     name = "proagent",
     version,
-    about = "ProAgent and LLM-Coordination agents on Overcooked-AI, OvercookedV2, Hanabi, CollabCapture, CollabEscape and the lever game: simulators, agents, partners, evaluation"
+    about = about()
 )]
 struct Cli {
     #[command(subcommand)]
@@ -74,6 +74,16 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Draw an episode (transcript or trajectory) as SVG/PNG (one frame) or an animated GIF.
     Render(render::RenderArgs),
+}
+
+/// The one-line description of `proagent --help`: the agents and every game of the catalog.
+fn about() -> String {
+    let titles: Vec<&str> = proagent::games::entries().iter().rev().map(|e| e.title).collect();
+    let (last, rest) = titles.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
+    format!(
+        "ProAgent and LLM-Coordination agents on {} and {last}: simulators, agents, partners, evaluation",
+        rest.join(", ")
+    )
 }
 
 pub fn main() -> ExitCode {

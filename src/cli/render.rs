@@ -39,7 +39,7 @@ pub struct RenderArgs {
     #[arg(long)]
     no_status: bool,
     /// Draw the board as player P sees it: in OvercookedV2 episodes played with a view
-    /// radius what P does not see is shaded; in Hanabi P's own cards are drawn face down
+    /// radius what P does not see is shaded; in the card game P's own cards are drawn face down
     /// (with what P was hinted); the other games show P everything, so they are drawn whole.
     #[arg(long, value_name = "P")]
     view: Option<usize>,

@@ -31,7 +31,7 @@ pub struct ShowArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "layout")]
     transcript: Option<PathBuf>,
     /// With --layout: the start of the episode with this seed, as `play --seed` plays it
-    /// (the OvercookedV2 recipe, the Hanabi deal, ...).
+    /// (the recipe drawn, the cards dealt, ...).
     #[arg(long, default_value_t = 0, conflicts_with_all = ["file", "trajectory", "transcript"])]
     seed: u64,
     /// Which episode of a trajectory file (1 = the first line).

@@ -935,14 +935,18 @@ fn turn_games_without_progress_are_flagged_stuck() {
     };
     let (md, recs) = sweep("capture:4", "llmco,greedy_baseline");
     let section = &md[md.find("## Stuck agents").unwrap_or_else(|| panic!("{md}"))..];
-    assert!(section.contains("CollabCapture 8") && section.contains("Hanabi 30"), "{section}");
+    let section = &section[..section.find("\nUnparsed replies").unwrap_or(section.len())];
+    assert!(section.contains("CollabCapture 8") && section.contains("Hanabi 60"), "{section}");
     assert!(section.contains("| capture:4 | llmco[rule-based]"), "{section}");
     assert!(!section.contains("greedy_baseline"), "{section}");
-    let wait = |p: &str| recs.iter().find(|r| r["partner"] == p).unwrap()["held_wait_max"].as_u64().unwrap();
+    let wait = |p: &str| {
+        let r = recs.iter().find(|r| r["partner"].as_str().is_some_and(|x| x.starts_with(p))).unwrap();
+        r["held_wait_max"].as_u64().unwrap()
+    };
     assert!(wait("llmco") > 8 && wait("greedy_baseline") <= 8, "{} {}", wait("llmco"), wait("greedy_baseline"));
     let (md, recs) = sweep("hanabi", "convention");
     assert!(!md.contains("## Stuck agents"), "{md}");
-    assert!(recs[0]["held_wait_max"].as_u64().is_some_and(|w| w <= 30), "{}", recs[0]);
+    assert!(recs[0]["held_wait_max"].as_u64().is_some_and(|w| w <= 60), "{}", recs[0]);
 }
 
 #[test]

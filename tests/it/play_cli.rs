@@ -426,3 +426,31 @@ fn partner_help_lists_every_game_with_its_partners_and_defaults() {
         );
     }
 }
+
+#[test]
+fn the_llmco_stand_in_cooks_with_scripted_and_with_itself_on_cramped_room() {
+    // It used to idle in front of the pot its partner had to load: 0 or 60 beside
+    // `scripted`, 0 in self-play, on every seed.
+    for (partner, seat) in [("scripted", "0"), ("scripted", "1"), ("llmco", "0")] {
+        let out = run_ok(&[
+            "play",
+            "--layout",
+            "cramped_room",
+            "--agent",
+            "llmco",
+            "--partner",
+            partner,
+            "--seat",
+            seat,
+            "--episodes",
+            "3",
+            "--no-transcript",
+            "--no-progress",
+            "--json",
+        ]);
+        for line in out.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(v["score"].as_i64().unwrap() >= 100, "{partner}, seat {seat}: {v}");
+        }
+    }
+}

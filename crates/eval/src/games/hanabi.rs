@@ -193,8 +193,10 @@ impl Catalogued for Hanabi {
     const KIND: &'static str = "hanabi";
     const TITLE: &'static str = "Hanabi";
     const SPEC: &'static str = "hanabi or hanabi:Np";
-    /// Moves in a row without a card played: good pairings play one every few moves.
-    const STUCK_AFTER: u32 = 30;
+    /// Moves in a row without a card played: a 2-player game lasts about 80 moves, and
+    /// working pairings (the stand-in with `convention`) went up to 44 without a play,
+    /// discarding at the end of the deck.
+    const STUCK_AFTER: u32 = 60;
 
     fn claims(spec: &str) -> bool {
         spec == "hanabi" || spec.starts_with("hanabi:")

@@ -585,9 +585,8 @@ impl Report {
                 s,
                 "\n## Stuck agents\n\n**Flag:** in these cells the agent held an item and stood still for more than \
                  {STUCK_AFTER} steps in a row in some episodes (e.g. holding a dish, waiting for a soup that \
-                 never comes; in the turn games, more moves in a row without progress (no card played in Hanabi, \
-                 nothing changed in the maze games) than the game's limit: {}); their scores measure that wait, \
-                 not play.\n\n| layout | agent | partner | seat | stuck episodes | n |\n|---|---|---|---|---|---|",
+                 never comes; in the turn games, more moves in a row without progress (no card played, nothing \
+                 changed) than the game's limit: {}); their scores measure that wait, not play.\n\n| layout | agent | partner | seat | stuck episodes | n |\n|---|---|---|---|---|---|",
                 limits.join(", ")
             );
             for c in stuck {
