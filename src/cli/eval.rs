@@ -46,7 +46,8 @@ struct SweepArgs {
     /// A published protocol: `table1` is ProAgent's Table 1 — every agent with each of the
     /// partners sp, pbt, fcp, mep, cole (the shipped RL partners; override with --partners), both
     /// seats, 10 episodes each, all five layouts unless --layouts is given; the report adds
-    /// the paper-shaped table with the published ProAgent figures beside ours.
+    /// the paper-shaped table with the published ProAgent figures beside ours. With
+    /// --episodes N it is a pilot of N episodes per pairing and seat, labelled as such.
     /// `llmco-table1`, `llmco-table2`, `llmco-table3` are the LLM-Coordination paper's Tables
     /// 1-3 (`llmco[preset=paper]` in self-play; docs/llmco.md#the-papers-tables): classic
     /// Overcooked, CollabCapture and CollabEscape with and without ToM, Hanabi on the
@@ -390,13 +391,24 @@ fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
     if seats != [0, 1] {
         bail!("--seats: the table1 protocol plays both seats (leave --seats out)");
     }
-    if a.run.episodes != 1 && a.run.episodes != TABLE1_EPISODES {
-        bail!(
-            "--episodes: the table1 protocol plays {TABLE1_EPISODES} episodes per pairing and seat (leave --episodes out)"
+    // `--episodes N` runs the protocol as a pilot of N episodes per pairing and seat; its
+    // table says so (`Report::table1_paper_markdown`). Without the flag: the protocol's own.
+    if flag_given("--episodes") && a.run.episodes != TABLE1_EPISODES {
+        eprintln!(
+            "pilot: the table1 protocol with {} per pairing and seat (the protocol plays {TABLE1_EPISODES}); \
+             its table is labelled as a pilot",
+            proagent::games::counted(a.run.episodes as u64, "episode", "episodes")
         );
+    } else {
+        a.run.episodes = TABLE1_EPISODES;
     }
-    a.run.episodes = TABLE1_EPISODES;
     Ok(a)
+}
+
+/// Whether the command line names `flag` (`--flag V` or `--flag=V`): a flag with a default
+/// cannot tell "given as the default" from "left out" by its value.
+fn flag_given(flag: &str) -> bool {
+    std::env::args_os().any(|a| a.to_str().is_some_and(|a| a == flag || a.starts_with(&format!("{flag}="))))
 }
 
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
@@ -535,7 +547,8 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let todo: Vec<_> = mine.into_iter().filter(|p| !done.contains(&p.config_hash)).collect();
     let shard_note = a.shard.map(|s| format!(" (shard {s}: {in_shard})")).unwrap_or_default();
     eprintln!(
-        "plan: {planned} episodes{shard_note}; already finished: {}; to play: {} at concurrency {}",
+        "plan: {}{shard_note}; already finished: {}; to play: {} at concurrency {}",
+        proagent::games::counted(planned as u64, "episode", "episodes"),
         in_shard - todo.len(),
         todo.len(),
         a.concurrency
@@ -556,9 +569,9 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     rt.shutdown_background();
 
     eprintln!(
-        "played {} of {} episodes in {:.2} s ({} failed, {} results written, {} fsyncs)",
+        "played {} of {} in {:.2} s ({} failed, {} results written, {} fsyncs)",
         summary.completed,
-        summary.scheduled,
+        proagent::games::counted(summary.scheduled as u64, "episode", "episodes"),
         summary.wall_s,
         summary.failures.len(),
         summary.write.records,

@@ -29,7 +29,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "proagent", version, about = "ProAgent on Overcooked-AI: simulator, agents, partners, evaluation")]
+#[command(
+    name = "proagent",
+    version,
+    about = about()
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -60,7 +64,8 @@ enum Command {
     /// Behaviour-cloned human proxies: train, evaluate, self-play.
     #[command(subcommand)]
     Bc(bc::BcCommand),
-    /// Reinforcement-learned partners (SP, PBT, FCP, MEP): train with PPO, evaluate.
+    /// Reinforcement-learned partners (SP, PBT, FCP, MEP, COLE) on the two Overcooked games:
+    /// train with PPO, evaluate.
     #[command(subcommand)]
     Rl(rl::RlCommand),
     /// Re-run a recorded `play` transcript offline and check it matches exactly.
@@ -69,6 +74,16 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Draw an episode (transcript or trajectory) as SVG/PNG (one frame) or an animated GIF.
     Render(render::RenderArgs),
+}
+
+/// The one-line description of `proagent --help`: the agents and every game of the catalog.
+fn about() -> String {
+    let titles: Vec<&str> = proagent::games::entries().iter().rev().map(|e| e.title).collect();
+    let (last, rest) = titles.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
+    format!(
+        "ProAgent and LLM-Coordination agents on {} and {last}: simulators, agents, partners, evaluation",
+        rest.join(", ")
+    )
 }
 
 pub fn main() -> ExitCode {

@@ -16,7 +16,7 @@ use proagent::run::{PlayFailure, Run, TranscriptTarget};
 use proagent::runner::seats::{SeatFactory, is_language_agent};
 use proagent::runner::{EpisodeOptions, StepObserver, StepView};
 use proagent::transcript::{WriterOptions, default_path};
-use proagent_eval::games::{AnyGame, GameOptions, Playable};
+use proagent_eval::games::{AnyGame, GameOptions, Playable, counted};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,9 +40,9 @@ pub struct PlayArgs {
     /// and their own partners. Default: the game's (proagent, else llmco).
     #[arg(long)]
     agent: Option<String>,
-    /// The partner in the other seat (same choices; two ProAgents can play together).
-    /// Default: greedy; on OvercookedV2 layouts (which have no greedy partner) scripted.
-    #[arg(long)]
+    /// The partner in every other seat (same choices; two ProAgents can play together).
+    /// Default: the game's (`--help` lists each game's partners and defaults).
+    #[arg(long, long_help = proagent::games::catalog::partner_help())]
     partner: Option<String>,
     /// The player index the agent controls (0 or 1; up to 4 in games with more players);
     /// the partner plays every other seat.
@@ -126,7 +126,7 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
     let seat = a.seat as usize;
     let n = game.num_players();
     if seat >= n {
-        bail!("--seat {seat}: {} has {n} player(s)", game.report_name());
+        bail!("--seat {seat}: {} has {}", game.report_name(), counted(n as u64, "player", "players"));
     }
     let partner = a.partner.clone().unwrap_or_else(|| game.default_partner().to_string());
     let agent = a.agent.clone().unwrap_or_else(|| game.default_agent().to_string());
@@ -246,13 +246,13 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
         } else {
             let partners = if n > 1 { format!(" + {partner_name}") } else { String::new() };
             format!(
-                "{} seed {}: {} (player {seat}){partners} -> score {} ({}) in {} steps{}",
+                "{} seed {}: {} (player {seat}){partners} -> score {} ({}) in {}{}",
                 game.report_name(),
                 seed,
                 agent_name,
                 result.score,
                 game.outcome_text(result),
-                result.steps.len(),
+                counted(result.steps.len() as u64, "step", "steps"),
                 if result.deadlocked() { ", ended in a deadlock" } else { "" }
             ) + &stand_in_note
         };
@@ -271,8 +271,8 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
             format!("{}, {agent_name} alone", game.report_name())
         };
         let line = format!(
-            "mean score over {} episodes: {} (mean ± standard error; {who}, seeds {}..={})",
-            s.n,
+            "mean score over {}: {} (mean ± standard error; {who}, seeds {}..={})",
+            counted(s.n as u64, "episode", "episodes"),
             s.show(),
             a.run.seed,
             a.run.seed_of(a.run.episodes - 1)
@@ -309,7 +309,14 @@ fn print_mean(line: &str, json: bool) {
 fn print_step<G: Playable>(v: &StepView<'_, G>, names: &[String], delay: Option<Duration>) {
     let tokens: Vec<String> =
         v.actions.iter().map(|a| a.map_or_else(|| "-".to_string(), |a| v.game.action_token(a))).collect();
-    let mut header = format!("t={} actions=[{}] reward={}\n", v.t, tokens.join(", "), v.game.reward(v.outcome));
+    // The actions chosen at t lead to the board at t+1, which is drawn below them.
+    let mut header = format!(
+        "t={} actions=[{}] reward={} -> board at t={}\n",
+        v.t,
+        tokens.join(", "),
+        v.game.reward(v.outcome),
+        v.t + 1
+    );
     for ev in v.skill_events {
         header.push_str(&format!("  player {} {}: {:?}\n", ev.player, ev.skill, ev.outcome));
     }

@@ -38,7 +38,9 @@ pub struct RenderArgs {
     /// above the grid.
     #[arg(long)]
     no_status: bool,
-    /// Shade what player P does not see (OvercookedV2 episodes played with a view radius).
+    /// Draw the board as player P sees it: in OvercookedV2 episodes played with a view
+    /// radius what P does not see is shaded; in the card game P's own cards are drawn face down
+    /// (with what P was hinted); the other games show P everything, so they are drawn whole.
     #[arg(long, value_name = "P")]
     view: Option<usize>,
 }
@@ -64,10 +66,10 @@ pub fn run(a: RenderArgs) -> Result<ExitCode> {
     };
     if index >= file.episodes.len() {
         bail!(
-            "--episode {}: {} holds {} episode(s), numbered from 1",
+            "--episode {}: {} holds {}, numbered from 1",
             index + 1,
             a.file.display(),
-            file.episodes.len()
+            proagent::games::counted(file.episodes.len() as u64, "episode", "episodes")
         );
     }
     let view = EpisodeView::new(String::new(), file, index)?;

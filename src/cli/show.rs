@@ -31,6 +31,10 @@ pub struct ShowArgs {
     /// The same as FILE, for a `play` (or `eval`) transcript (kept for older scripts).
     #[arg(long, value_name = "FILE", conflicts_with = "layout")]
     transcript: Option<PathBuf>,
+    /// With --layout: the start of the episode with this seed, as `play --seed` plays it
+    /// (the recipe drawn, the cards dealt, ...).
+    #[arg(long, default_value_t = 0, conflicts_with_all = ["file", "trajectory", "transcript"])]
+    seed: u64,
     /// Which episode of a trajectory file (1 = the first line).
     #[arg(long, default_value_t = 1)]
     episode: usize,
@@ -125,7 +129,8 @@ fn print_episode<G: Playable>(
         score += s.reward;
         let tokens: Vec<String> =
             s.actions.iter().map(|a| a.map_or_else(|| "-".to_string(), |a| game.action_token(a))).collect();
-        let mut header = format!("t={k} actions=[{}] reward={}\n", tokens.join(", "), s.reward);
+        // The actions chosen at t=k lead to the board at t=k+1, which is drawn below them.
+        let mut header = format!("t={k} actions=[{}] reward={} -> board at t={}\n", tokens.join(", "), s.reward, k + 1);
         for note in notes.get(&(k as u32)).into_iter().flatten() {
             header.push_str(note);
             header.push('\n');
@@ -185,7 +190,7 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
             match (a.json, facts) {
                 (true, Some(v)) => println!("{v}"),
                 (true, None) => bail!("--json applies to OvercookedV2 layouts (--layout v2:NAME)"),
-                (false, _) => print!("{}", proagent::on_game!(&game, |g| g.start_text())),
+                (false, _) => print!("{}", proagent::on_game!(&game, |g| g.start_text(a.seed))),
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -205,7 +210,10 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
         _ => {}
     }
     if index == 0 || index > file.episodes.len() {
-        bail!("--episode {index}: {shown} holds {} episode(s), numbered from 1", file.episodes.len());
+        bail!(
+            "--episode {index}: {shown} holds {}, numbered from 1",
+            proagent::games::counted(file.episodes.len() as u64, "episode", "episodes")
+        );
     }
     let delay = board::delay(a.render_delay_ms)?;
     let notes = if file.kind == EpisodeKind::Transcript { reasoning_notes(path) } else { BTreeMap::new() };

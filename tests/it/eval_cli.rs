@@ -461,7 +461,7 @@ fn real_episodes_with_scripted_partners_match_play() {
         .output()
         .unwrap();
     let md = ok(&o);
-    assert!(md.contains("40 episodes · 5 layouts · 1 agents · 2 partners"), "{md}");
+    assert!(md.contains("40 episodes · 5 layouts · 1 agent · 2 partners"), "{md}");
     for layout in
         ["cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
     {
@@ -911,6 +911,42 @@ fn an_agent_waiting_with_a_dish_is_flagged_stuck_per_cell() {
     assert!(wait("courier") > 300 && wait("greedy") < 100, "{} {}", wait("courier"), wait("greedy"));
     let json: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
     assert!(json.to_string().contains("\"stuck\":1"), "{json}");
+}
+
+#[test]
+fn turn_games_without_progress_are_flagged_stuck() {
+    // The LLM-Co stand-in with itself on capture:4 walks nowhere for 28 of its 30 turns;
+    // with the greedy baseline it catches the thief. Hanabi with `convention` keeps playing.
+    let sweep = |layout: &str, partners: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = crate::support::bin()
+            .args(["eval", "--layouts", layout, "--agents", "llmco", "--partners", partners])
+            .args(["--seats", "0", "--quiet", "--out"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let recs: Vec<Value> = std::fs::read_to_string(dir.path().join("results.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), recs)
+    };
+    let (md, recs) = sweep("capture:4", "llmco,greedy_baseline");
+    let section = &md[md.find("## Stuck agents").unwrap_or_else(|| panic!("{md}"))..];
+    let section = &section[..section.find("\nUnparsed replies").unwrap_or(section.len())];
+    assert!(section.contains("CollabCapture 8") && section.contains("Hanabi 60"), "{section}");
+    assert!(section.contains("| capture:4 | llmco[rule-based]"), "{section}");
+    assert!(!section.contains("greedy_baseline"), "{section}");
+    let wait = |p: &str| {
+        let r = recs.iter().find(|r| r["partner"].as_str().is_some_and(|x| x.starts_with(p))).unwrap();
+        r["held_wait_max"].as_u64().unwrap()
+    };
+    assert!(wait("llmco") > 8 && wait("greedy_baseline") <= 8, "{} {}", wait("llmco"), wait("greedy_baseline"));
+    let (md, recs) = sweep("hanabi", "convention");
+    assert!(!md.contains("## Stuck agents"), "{md}");
+    assert!(recs[0]["held_wait_max"].as_u64().is_some_and(|w| w <= 60), "{}", recs[0]);
 }
 
 #[test]

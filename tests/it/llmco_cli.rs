@@ -111,7 +111,7 @@ fn the_games_default_to_their_agent_and_refuse_proagent() {
     assert!(out.contains("llmco[rule-based] (player 2)"), "{out}");
     let out = bin().args(["play", "--layout", "hanabi", "--seat", "2", "--no-transcript"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("--seat 2: hanabi has 2 player(s)"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--seat 2: hanabi has 2 players"), "{}", text(&out.stderr));
     let out = bin().args(["play", "--layout", "hanabi", "--partner", "gpt-4o", "--no-transcript"]).output().unwrap();
     assert!(text(&out.stderr).contains("use llmco[model=gpt-4o]"), "{}", text(&out.stderr));
 }

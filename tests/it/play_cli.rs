@@ -162,7 +162,7 @@ fn show_renders_a_saved_trajectory_and_transcript_as_play_rendered_it() {
     assert_eq!(boards(&from_transcript), live[13..].to_vec());
     let bad = bin().args(["show", "--trajectory", traj.to_str().unwrap(), "--episode", "3"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("holds 2 episode(s)"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("holds 2 episodes"));
 }
 
 #[test]
@@ -369,4 +369,88 @@ fn on_a_terminal_a_live_progress_line_and_colour_unless_no_color() {
         on_a_terminal(&b.iter().map(String::as_str).collect::<Vec<_>>(), &[("RUST_LOG", "info"), ("NO_COLOR", "1")])
             .unwrap();
     assert!(plain.contains("episode finished") && !plain.contains('\u{1b}'), "{plain:?}");
+}
+
+/// The `--json` summary of `play` with the game's default agent and partner (no `--agent`,
+/// no `--partner`) on `layout`, the agent in `seat`.
+fn default_pairing(layout: &str, seat: &str) -> serde_json::Value {
+    let out = run_ok(&["play", "--layout", layout, "--seat", seat, "--no-transcript", "--no-progress", "--json"]);
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+#[test]
+fn first_tries_with_the_defaults_score() {
+    // The two first tries of issue 41: forced_coordination beside `greedy` scored 0 (it
+    // never passes anything across the counter), Hanabi beside `simple` lost all lives.
+    for seat in ["0", "1"] {
+        let v = default_pairing("forced_coordination", seat);
+        assert_eq!(v["partner"], "scripted", "{v}");
+        assert!(v["score"].as_i64().unwrap() > 0, "forced_coordination, seat {seat}: {v}");
+        let v = default_pairing("hanabi", seat);
+        assert_eq!(v["partner"], "convention", "{v}");
+        assert!(v["score"].as_i64().unwrap() > 0 && v["lives_lost"].as_u64().unwrap() < 3, "hanabi, seat {seat}: {v}");
+    }
+    // The README's main job keeps its partner and its figures.
+    let v = default_pairing("cramped_room", "0");
+    assert_eq!((v["partner"].as_str(), v["score"].as_i64()), (Some("greedy"), Some(240)), "{v}");
+}
+
+#[test]
+fn every_builtin_layout_scores_with_its_default_pairing() {
+    // Every game of the catalog, every built-in layout or scenario, seed 0, the agent in
+    // seat 0: the default partner cooperates with the default agent well enough to score.
+    for spec in proagent::games::catalog::all_builtin_specs() {
+        let v = default_pairing(&spec, "0");
+        assert!(v["score"].as_i64().unwrap() > 0, "{spec}: the default pairing scored nothing: {v}");
+    }
+}
+
+#[test]
+fn partner_help_lists_every_game_with_its_partners_and_defaults() {
+    let help = run_ok(&["play", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let part = help.split("--partner <PARTNER>").nth(1).unwrap().split("--seat <SEAT>").next().unwrap();
+    for spec in proagent::games::catalog::all_builtin_specs() {
+        let (game, _) = proagent::games::AnyGame::load(&spec, &Default::default()).unwrap();
+        let title = game.entry().title;
+        let at = part.find(&format!("{title}: ")).unwrap_or_else(|| panic!("{title} missing: {part}"));
+        let own = &part[at..];
+        let own = &own[..own.find("); ").map_or(own.len(), |e| e + 1)];
+        for s in game.known_specs() {
+            assert!(own.contains(s), "{spec}: partner {s} is not listed: {own}");
+        }
+        let default = game.default_partner();
+        assert!(
+            own.contains(&format!("(default {default}")) || own.contains(&format!("{default} on {spec}")),
+            "{spec}: its default {default} is not named: {own}"
+        );
+    }
+}
+
+#[test]
+fn the_llmco_stand_in_cooks_with_scripted_and_with_itself_on_cramped_room() {
+    // It used to idle in front of the pot its partner had to load: 0 or 60 beside
+    // `scripted`, 0 in self-play, on every seed.
+    for (partner, seat) in [("scripted", "0"), ("scripted", "1"), ("llmco", "0")] {
+        let out = run_ok(&[
+            "play",
+            "--layout",
+            "cramped_room",
+            "--agent",
+            "llmco",
+            "--partner",
+            partner,
+            "--seat",
+            seat,
+            "--episodes",
+            "3",
+            "--no-transcript",
+            "--no-progress",
+            "--json",
+        ]);
+        for line in out.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(v["score"].as_i64().unwrap() >= 100, "{partner}, seat {seat}: {v}");
+        }
+    }
 }

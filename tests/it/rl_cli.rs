@@ -177,8 +177,34 @@ fn table1_protocol_fixes_seats_and_episodes() {
     let o = run(&["eval", "--protocol", "table1", "--agents", "greedy", "--seats", "0", "--out", d]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--seats"));
-    let o = run(&["eval", "--protocol", "table1", "--agents", "greedy", "--episodes", "3", "--out", d]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--episodes"));
+    // `--episodes N`: a pilot of N episodes per pairing and seat, labelled as one.
+    let pilot = tempfile::tempdir().unwrap();
+    let o = run(&[
+        "eval",
+        "--protocol",
+        "table1",
+        "--agents",
+        "greedy",
+        "--partners",
+        "stay,random",
+        "--layouts",
+        "cramped_room",
+        "--horizon",
+        "20",
+        "--episodes",
+        "2",
+        "--quiet",
+        "--out",
+        pilot.path().to_str().unwrap(),
+    ]);
+    let text = ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("pilot: the table1 protocol with 2 episodes"), "{o:?}");
+    assert!(
+        text.contains("**Pilot:** 2 episodes per pairing and seat") && text.contains("(n=4, 2 partners)"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(pilot.path().join("table1-paper.md")).unwrap();
+    assert!(written.contains("**Pilot:**"), "{written}");
     // With explicit partners (no shipped models needed), the paper-shaped table is written.
     let o = run(&[
         "eval",
@@ -201,7 +227,7 @@ fn table1_protocol_fixes_seats_and_episodes() {
     assert!(
         text.contains("| published: ProAgent, GPT-3.5, mean over SP/PBT/FCP/MEP/COLE (paper's partners) | 197.3 |")
     );
-    assert!(text.contains("(n=20, 2 partners)"), "{text}");
+    assert!(text.contains("(n=20, 2 partners)") && !text.contains("Pilot"), "{text}");
     assert!(dir.path().join("table1-paper.md").is_file());
 }
 

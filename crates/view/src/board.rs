@@ -337,8 +337,14 @@ pub fn draw<G: Board, DB: DrawingBackend>(
         let row = status_height(cell) as i32;
         let h = row * game.status_rows() as i32;
         area.draw(&Rectangle::new([(0, 0), (w as i32 * c, h)], STATUS_BG.filled()))?;
-        let px = (row / 7).max(1);
         let text = format!("T {}/{}  SCORE {}", st.t, st.horizon, st.score);
+        // The row's letter size, smaller where the line would not fit a narrow board (a
+        // margin of two letter pixels on each side).
+        let chars = text.chars().count() as i32;
+        let mut px = (row / 7).max(1);
+        while px > 1 && (4 * chars - 1 + 4) * px > w as i32 * c {
+            px -= 1;
+        }
         pixel_text(area, &text, (px * 2, (row - 5 * px) / 2), px, &WHITE)?;
         game.draw_status(area, &Geom { c, top: 0 }, state, overlay.view)?;
         h
@@ -944,6 +950,8 @@ pub(crate) fn pixel_text<DB: DrawingBackend>(
     px: i32,
     color: &RGBColor,
 ) -> Drawn<DB> {
+    #[cfg(test)]
+    bounds::text(text, at, px);
     let mut x = at.0;
     for ch in text.chars() {
         let Some(rows) = glyph(ch.to_ascii_uppercase()) else { continue };
@@ -959,6 +967,41 @@ pub(crate) fn pixel_text<DB: DrawingBackend>(
         x += 4 * px;
     }
     Ok(())
+}
+
+/// What was drawn where, recorded while a test draws a picture: every text's box (from
+/// [`pixel_text`]) and every box a game marks as solid (a card), so a test can check that
+/// text stays inside the picture and off what it would hide.
+#[cfg(test)]
+pub(crate) mod bounds {
+    use std::cell::RefCell;
+
+    /// A box, left, top, right, bottom (inclusive), in picture pixels.
+    pub type Box4 = (i32, i32, i32, i32);
+
+    thread_local! {
+        static TEXTS: RefCell<Vec<(String, Box4)>> = const { RefCell::new(Vec::new()) };
+        static SOLIDS: RefCell<Vec<Box4>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Records a text drawn by `pixel_text` (glyphs 3 px wide, 5 high, 4 apart).
+    pub fn text(text: &str, at: (i32, i32), px: i32) {
+        let n = text.chars().filter(|c| super::glyph(c.to_ascii_uppercase()).is_some()).count() as i32;
+        if n > 0 {
+            let b = (at.0, at.1, at.0 + (4 * n - 1) * px - 1, at.1 + 5 * px - 1);
+            TEXTS.with(|t| t.borrow_mut().push((text.to_string(), b)));
+        }
+    }
+
+    /// Records a solid box (a card) that text must not partly cover.
+    pub fn solid(b: Box4) {
+        SOLIDS.with(|s| s.borrow_mut().push(b));
+    }
+
+    /// The texts and solid boxes recorded since the last call (and forgets them).
+    pub fn take() -> (Vec<(String, Box4)>, Vec<Box4>) {
+        (TEXTS.with(|t| std::mem::take(&mut *t.borrow_mut())), SOLIDS.with(|s| std::mem::take(&mut *s.borrow_mut())))
+    }
 }
 
 #[cfg(test)]

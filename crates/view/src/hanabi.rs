@@ -82,6 +82,8 @@ fn card<DB: DrawingBackend>(
     px: i32,
 ) -> Drawn<DB> {
     let digit_at = ((x0 + x1 - 3 * px) / 2, (y0 + y1 - 5 * px) / 2);
+    #[cfg(test)]
+    super::board::bounds::solid((x0, y0, x1, y1));
     match face {
         Some(c) => {
             let k = c.color as usize % NUM_COLORS;
@@ -171,9 +173,12 @@ impl Board for Hanabi {
         // Fireworks: the top card of each colour's pile (an empty outline before its 1).
         let label = |t: &str, x: i32, y: i32| pixel_text(area, t, (x, y), px_small, &CARD_EDGE);
         label("FIREWORKS", LABEL_COLS as i32 * c + c / 10, top + c / 10)?;
+        // The top band's cards start below its labels (on small cells the labels take more
+        // of the cell than 2/5).
+        let card_top = (top + c * 2 / 5).max(top + c / 10 + 5 * px_small + 1);
         for (k, &height) in s.fireworks().iter().enumerate() {
             let x0 = (LABEL_COLS as i32 + k as i32) * c;
-            let (a, b) = ((x0 + c / 10, top + c * 2 / 5), (x0 + c - c / 10, top + 2 * c - c / 8));
+            let (a, b) = ((x0 + c / 10, card_top), (x0 + c - c / 10, top + 2 * c - c / 8));
             if height == 0 {
                 // White's empty pile would vanish on the table: its outline is grey.
                 let edge = if k == 3 { SPENT } else { CARD_FILL[k] };
@@ -198,14 +203,10 @@ impl Board for Hanabi {
             disc(area, at, r, &fill, Some(&CARD_EDGE))?;
         }
         let dx = sx + (SIDE_COLS as i32 - 1) * c;
-        label("DECK", dx + 1, top + c / 10)?;
-        rect(
-            area,
-            (dx + c / 10, top + c * 2 / 5),
-            (dx + c - c / 10, top + 2 * c - c / 8),
-            &CARD_BACK,
-            Some(&CARD_EDGE),
-        )?;
+        // Right-aligned in the table's last cell (it may reach left, over the token row's
+        // empty end, where the cell is narrower than the word).
+        label("DECK", dx + c - 1 - (4 * 4 - 1) * px_small, top + c / 10)?;
+        rect(area, (dx + c / 10, card_top), (dx + c - c / 10, top + 2 * c - c / 8), &CARD_BACK, Some(&CARD_EDGE))?;
         let n = s.deck_size().to_string();
         let pn = (c / 16).max(1);
         pixel_text(area, &n, (dx + c / 2 - pn * (4 * n.len() as i32 - 1) / 2, top + c + c / 6), pn, &WHITE)?;
@@ -254,7 +255,8 @@ impl Board for Hanabi {
             if to_move {
                 rect(area, (0, y0 + 1), (side_x(self) as i32 * c - c / 2, y0 + 2 * c - 2), &TURN, None)?;
             }
-            let pl = (c / 10).max(1);
+            // ">P4" (11 letter pixels wide) ends before the first card.
+            let pl = (c / 10).min((c - 1) / 11).max(1);
             let mark = if to_move { ">" } else { "" };
             pixel_text(area, &format!("{mark}P{p}"), (c / 10, y0 + c / 2), pl, &chef_color(p))?;
             if view.is_some_and(|v| v.player == p) {

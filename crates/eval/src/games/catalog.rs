@@ -53,6 +53,10 @@ pub trait Catalogued: Playable + 'static {
     const SPEC: &'static str;
     /// The names of the game's own settings ([`GameOptions::settings`]).
     const SETTINGS: &'static [&'static str] = &[];
+    /// Steps without progress ([`Playable::held_wait_max`]) beyond which an episode is
+    /// flagged stuck in reports: 100 steps of a 400-step Overcooked episode; a turn game
+    /// sets its own, in moves.
+    const STUCK_AFTER: u32 = 100;
 
     /// Whether a `--layout` spec names this game (before anything is loaded).
     fn claims(spec: &str) -> bool;
@@ -104,6 +108,8 @@ pub struct GameEntry {
     pub settings_key: Option<&'static str>,
     /// [`Catalogued::SETTINGS`].
     pub settings: &'static [&'static str],
+    /// [`Catalogued::STUCK_AFTER`].
+    pub stuck_after: u32,
     /// [`Catalogued::claims`].
     pub claims: fn(&str) -> bool,
     /// [`Catalogued::builtin_specs`].
@@ -140,6 +146,7 @@ impl GameEntry {
             spec: G::SPEC,
             settings_key: G::SETTINGS_KEY,
             settings: G::SETTINGS,
+            stuck_after: G::STUCK_AFTER,
             claims: G::claims,
             builtin_specs: G::builtin_specs,
             is_reference_trace: G::is_reference_trace,
@@ -253,6 +260,59 @@ pub fn layout_help() -> String {
         .map(|e| format!("{} ({}: {})", e.spec, e.title, (e.builtin_specs)().join(", ")))
         .collect();
     format!("The game: {}. A list flag also takes each game's `…:all`.", games.join("; "))
+}
+
+/// The help text of a `--partner` flag: per game of the catalog, the seat specs it knows
+/// and its default partner, with the built-in layouts or scenarios whose default differs
+/// from the game's usual one. Generated from each game's [`Playable`] answers, so it names
+/// exactly what a run accepts and seats.
+pub fn partner_help() -> String {
+    let mut games = Vec::new();
+    for e in entries().iter().rev() {
+        let mut specs: Vec<&str> = Vec::new();
+        let mut defaults: Vec<(String, &str)> = Vec::new();
+        for spec in (e.builtin_specs)() {
+            let Ok((game, _)) = (e.load)(&spec, &GameOptions::default(), &NoFiles) else { continue };
+            for s in game.known_specs() {
+                if !specs.contains(s) {
+                    specs.push(s);
+                }
+            }
+            defaults.push((spec, game.default_partner()));
+        }
+        let Some(usual) = most_common(defaults.iter().map(|(_, p)| *p)) else { continue };
+        let others: Vec<String> =
+            defaults.iter().filter(|(_, p)| *p != usual).map(|(l, p)| format!("{p} on {l}")).collect();
+        let default = if others.is_empty() {
+            format!("default {usual}")
+        } else {
+            format!("default {usual}; {}", others.join(", "))
+        };
+        games.push(format!("{}: {} ({default})", e.title, specs.join(", ")));
+    }
+    format!(
+        "The partner in every other seat (same choices as --agent; two ProAgents can play together). Per game, \
+         the specs it takes and the partner seated when none is named: {}.",
+        games.join("; ")
+    )
+}
+
+/// The value that occurs most often (the first of equals), `None` for no values.
+fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for v in values {
+        match counts.iter_mut().find(|(k, _)| *k == v) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((v, 1)),
+        }
+    }
+    let best = counts.iter().map(|(_, n)| *n).max()?;
+    counts.into_iter().find(|(_, n)| *n == best).map(|(k, _)| k)
+}
+
+/// [`Catalogued::STUCK_AFTER`] of the game a spec names (100 for a spec no game claims).
+pub fn stuck_after(spec: &str) -> u32 {
+    entry_for(spec).map_or(100, |e| e.stuck_after)
 }
 
 /// The keys transcript headers record game settings under.

@@ -10,7 +10,7 @@ use super::catalog::{AnyGame, Catalogued};
 use super::codec::VectorCodec;
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::{
-    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
+    GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, counted, default_llmco_config,
     unknown_spec,
 };
 use super::replayed::{read_replayed, trajectory_json};
@@ -158,6 +158,10 @@ impl Playable for Capture {
     fn known_specs(&self) -> &'static [&'static str] {
         CAPTURE_SPECS
     }
+    /// The longest run of turns in which nothing changed.
+    fn held_wait_max(&self, r: &EpisodeResult<Capture>, _seat: usize) -> Option<u32> {
+        Some(super::playable::idle_run(r))
+    }
     fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Capture>> {
         Some(&LlmcoOn::<CaptureLlmco>::HOOKS)
     }
@@ -209,8 +213,8 @@ impl Playable for Capture {
     }
     fn outcome_text(&self, r: &EpisodeResult<Capture>) -> String {
         match (r.tally.caught, r.tally.turns_to_capture) {
-            (true, t) => format!("thief caught in {} turns", t.unwrap_or(r.steps.len() as u32)),
-            (false, _) => format!("thief not caught in {} turns", r.steps.len()),
+            (true, t) => format!("thief caught in {}", counted(t.unwrap_or(r.steps.len() as u32), "turn", "turns")),
+            (false, _) => format!("thief not caught in {}", counted(r.steps.len() as u64, "turn", "turns")),
         }
     }
     fn read_trajectory(
@@ -238,6 +242,10 @@ impl Playable for Escape {
     }
     fn known_specs(&self) -> &'static [&'static str] {
         ESCAPE_SPECS
+    }
+    /// The longest run of turns in which nothing changed.
+    fn held_wait_max(&self, r: &EpisodeResult<Escape>, _seat: usize) -> Option<u32> {
+        Some(super::playable::idle_run(r))
     }
     fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Escape>> {
         Some(&LlmcoOn::<EscapeLlmco>::HOOKS)
@@ -295,12 +303,13 @@ impl Playable for Escape {
     fn outcome_text(&self, r: &EpisodeResult<Escape>) -> String {
         let t = &r.tally;
         let turns = t.turns.unwrap_or(r.steps.len() as u32);
+        let fixed = counted(t.generators_repaired, "generator", "generators");
         if t.escaped {
-            format!("escaped in {turns} turns ({} generators repaired)", t.generators_repaired)
+            format!("escaped in {} ({fixed} repaired)", counted(turns, "turn", "turns"))
         } else if t.caught {
-            format!("caught by the killer in turn {turns} ({} generators repaired)", t.generators_repaired)
+            format!("caught by the killer in turn {turns} ({fixed} repaired)")
         } else {
-            format!("no escape in {turns} turns ({} generators repaired)", t.generators_repaired)
+            format!("no escape in {} ({fixed} repaired)", counted(turns, "turn", "turns"))
         }
     }
     fn read_trajectory(
@@ -434,6 +443,8 @@ where
 
 impl Catalogued for Capture {
     const KIND: &'static str = "collab_capture";
+    /// Turns in a row in which nothing changed (nobody moved or pressed anything).
+    const STUCK_AFTER: u32 = 8;
     const TITLE: &'static str = "CollabCapture";
     const SPEC: &'static str = "capture:N or a .maze file";
 
@@ -468,6 +479,8 @@ impl Catalogued for Capture {
 
 impl Catalogued for Escape {
     const KIND: &'static str = "collab_escape";
+    /// Turns in a row in which nothing changed (nobody moved or pressed anything).
+    const STUCK_AFTER: u32 = 8;
     const TITLE: &'static str = "CollabEscape";
     const SPEC: &'static str = "escape:N or a .maze file";
 

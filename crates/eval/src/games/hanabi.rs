@@ -59,12 +59,21 @@ impl Playable for Hanabi {
         "llmco"
     }
 
+    /// `convention`: the `simple` bot plays only cards it knows to be playable and hints
+    /// without a convention the LLM-Co agent reads, so beside it the default agent lost all
+    /// three lives on every seed; `convention` scores in every player count.
     fn default_partner(&self) -> &'static str {
-        "simple"
+        "convention"
     }
 
     fn known_specs(&self) -> &'static [&'static str] {
         KNOWN_SPECS
+    }
+
+    /// The longest run of moves (anyone's) in which no card was played to a firework:
+    /// hints and discards that lead to no play are the table's way of being stuck.
+    fn held_wait_max(&self, r: &EpisodeResult<Hanabi>, _seat: usize) -> Option<u32> {
+        Some(super::playable::longest_run(r.steps.iter().map(|s| proagent_core::Game::reward(self, &s.outcome) <= 0)))
     }
 
     fn llmco_hooks(&self) -> Option<&'static dyn LlmcoHooks<Hanabi>> {
@@ -148,11 +157,11 @@ impl Playable for Hanabi {
     fn outcome_text(&self, r: &EpisodeResult<Hanabi>) -> String {
         let t = &r.tally;
         format!(
-            "{} cards played (HLE score {}), {} lives lost, {} hints, end: {}",
-            t.cards_played,
+            "{} played (HLE score {}), {} lost, {}, end: {}",
+            super::playable::counted(t.cards_played, "card", "cards"),
             t.score,
-            t.lives_lost,
-            t.hints(),
+            super::playable::counted(t.lives_lost, "life", "lives"),
+            super::playable::counted(t.hints(), "hint", "hints"),
             end_word(r)
         )
     }
@@ -223,6 +232,10 @@ impl Catalogued for Hanabi {
     const KIND: &'static str = "hanabi";
     const TITLE: &'static str = "Hanabi";
     const SPEC: &'static str = "hanabi or hanabi:Np";
+    /// Moves in a row without a card played: a 2-player game lasts about 80 moves, and
+    /// working pairings (the stand-in with `convention`) went up to 44 without a play,
+    /// discarding at the end of the deck.
+    const STUCK_AFTER: u32 = 60;
 
     fn claims(spec: &str) -> bool {
         spec == "hanabi" || spec.starts_with("hanabi:")

@@ -51,8 +51,10 @@ impl Playable for Lever {
         "llmco"
     }
 
+    /// `copy` (it repeats the other player's last pull), except in a one-round game, where
+    /// there is no last pull to copy and it guessed among ten levers: there `special`.
     fn default_partner(&self) -> &'static str {
-        "copy"
+        if self.rounds() <= 1 { "special" } else { "copy" }
     }
 
     fn known_specs(&self) -> &'static [&'static str] {
@@ -127,7 +129,13 @@ impl Playable for Lever {
     fn outcome_text(&self, r: &EpisodeResult<Lever>) -> String {
         let t = &r.tally;
         let first = t.first_match.map_or_else(|| "never matched".to_string(), |f| format!("first match in round {f}"));
-        format!("{} points, {} of {} rounds coordinated ({first})", r.score, t.coordinated, r.steps.len())
+        format!(
+            "{} {}, {} of {} coordinated ({first})",
+            r.score,
+            if r.score == 1 { "point" } else { "points" },
+            t.coordinated,
+            super::playable::counted(r.steps.len() as u64, "round", "rounds")
+        )
     }
 
     /// Reads `L1` … `L10`, and a bare lever number (`3`).

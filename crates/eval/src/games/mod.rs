@@ -33,7 +33,7 @@ pub use overcooked::{load_layout, load_layout_in};
 pub use overcooked_v2::{V2_PREFIX, load_v2_layout, load_v2_layout_in};
 pub use playable::{
     GameError, GameOptions, GameSettings, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork,
-    SeatError, Teamwork, unknown_spec,
+    SeatError, Teamwork, counted, unknown_spec,
 };
 
 impl AnyGame {
@@ -83,6 +83,11 @@ impl AnyGame {
     /// The partner a command seats when none is named.
     pub fn default_partner(&self) -> &'static str {
         on_game!(self, |g| g.default_partner())
+    }
+
+    /// The seat specs this game knows ([`Playable::known_specs`]).
+    pub fn known_specs(&self) -> &'static [&'static str] {
+        on_game!(self, |g| g.known_specs())
     }
 
     /// Steps in an episode.

@@ -131,6 +131,18 @@ pub fn load_layout_in(spec: &str, files: &dyn FileAccess) -> Result<(Layout, Opt
     Ok((l, Some(text)))
 }
 
+/// The layouts whose default partner is not `greedy`, with theirs: on forced_coordination
+/// the two players stand on either side of a counter and every soup needs a hand-over;
+/// `greedy` never passes anything across, so the default agent scored 0 beside it in
+/// seat 0, while `scripted` hands ingredients and dishes over (docs/partners.md, "Default
+/// partners", has the scores of every default pairing and the command that measures them).
+pub const DEFAULT_PARTNERS: &[(&str, &str)] = &[("forced_coordination", "scripted")];
+
+/// The partner a command seats on the classic layout `name` when none is named.
+pub fn default_partner_of(name: &str) -> &'static str {
+    DEFAULT_PARTNERS.iter().find(|(l, _)| *l == name).map_or("greedy", |(_, p)| p)
+}
+
 impl Playable for Overcooked {
     fn report_name(&self) -> String {
         self.layout.name.clone()
@@ -168,7 +180,7 @@ impl Playable for Overcooked {
     }
 
     fn default_partner(&self) -> &'static str {
-        "greedy"
+        default_partner_of(&self.layout.name)
     }
 
     fn known_specs(&self) -> &'static [&'static str] {
@@ -321,15 +333,15 @@ impl Playable for Overcooked {
         proagent_overcooked::env::render::LEGEND
     }
 
-    /// The layout's name and size, then its start board.
-    fn start_text(&self) -> String {
+    /// The layout's name and size, then its start board (the same for every seed).
+    fn start_text(&self, _seed: u64) -> String {
         let layout = &self.layout;
         let board = proagent_overcooked::env::render::render(layout, &layout.start_state());
         format!("{} ({}x{})\n{board}", layout.name, layout.width, layout.height)
     }
 
     fn outcome_text(&self, r: &EpisodeResult<Overcooked>) -> String {
-        format!("{} deliveries", r.tally.deliveries)
+        super::playable::counted(r.tally.deliveries, "delivery", "deliveries")
     }
 
     fn read_action(&self, token: &str) -> Option<Action> {

@@ -255,21 +255,15 @@ impl Playable for OvercookedV2 {
         LEGEND
     }
 
-    /// The layout's name and size, its start board (with the first recipe of the list;
-    /// episodes draw theirs) and the recipes it may ask for.
-    fn start_text(&self) -> String {
-        /// Draws the first choice.
-        struct First;
-        impl proagent_core::game::Chance for First {
-            fn pick(&mut self, _n: usize) -> usize {
-                0
-            }
-        }
+    /// The layout's name and size, its start board for the episode seed `seed` (with the
+    /// recipe that seed draws, as `play --seed` plays it) and the recipes it may ask for.
+    fn start_text(&self, seed: u64) -> String {
         let layout = &self.layout;
-        let state = layout.start_state(&Settings::default(), &mut First);
+        // The start `play --seed` plays: the recipe (and any other draw) of this seed.
+        let state = self.initial_state(&mut env_chance(seed));
         let recipes: Vec<String> = layout.recipes.iter().map(|r| r.describe(&layout.ingredient_names)).collect();
         format!(
-            "{V2_PREFIX}{} ({}x{})\n{}possible recipes: {}\n",
+            "{V2_PREFIX}{} ({}x{}), seed {seed}\n{}possible recipes: {}\n",
             layout.name,
             layout.width,
             layout.height,
@@ -295,7 +289,12 @@ impl Playable for OvercookedV2 {
 
     fn outcome_text(&self, r: &EpisodeResult<OvercookedV2>) -> String {
         let t = r.tally;
-        format!("{} correct, {} wrong deliveries, {} button presses", t.correct, t.wrong, t.presses)
+        format!(
+            "{} correct, {}, {}",
+            t.correct,
+            super::playable::counted(t.wrong, "wrong delivery", "wrong deliveries"),
+            super::playable::counted(t.presses, "button press", "button presses")
+        )
     }
 
     fn read_action(&self, token: &str) -> Option<Action> {

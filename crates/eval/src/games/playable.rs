@@ -130,9 +130,12 @@ pub trait Playable: Game + Sized {
     fn llmco_or_refuse(&self) -> Result<&'static dyn LlmcoHooks<Self>, SeatError> {
         self.llmco_hooks().ok_or_else(|| no_agent("llmco", &self.report_name(), self.proagent_hooks().is_some()))
     }
-    /// The longest run of consecutive steps in which player `seat` held an item and
-    /// neither moved nor changed what it held (an agent stuck waiting with a dish, say);
-    /// `None` for games that do not measure it.
+    /// The longest stretch without progress of player `seat`, in steps: in Overcooked the
+    /// longest run in which it held an item and neither moved nor changed what it held (an
+    /// agent stuck waiting with a dish, say); in a turn game the longest run of moves in
+    /// which the game made no progress (see the game's impl). An episode over the game's
+    /// [`Catalogued::STUCK_AFTER`](super::catalog::Catalogued::STUCK_AFTER) is flagged
+    /// stuck in reports. `None` for games that do not measure it.
     fn held_wait_max(&self, _result: &EpisodeResult<Self>, _seat: usize) -> Option<u32> {
         None
     }
@@ -185,10 +188,11 @@ pub trait Playable: Game + Sized {
     fn with_horizon(&self, horizon: u32) -> Self;
     /// What the characters of [`proagent_core::Game::render_text`] mean.
     fn legend(&self) -> &'static str;
-    /// The game's start as `show --layout` prints it. The default: the legend, then the
-    /// start state the game draws for seed 0.
-    fn start_text(&self) -> String {
-        let mut chance = proagent_core::episode::env_chance(0);
+    /// The game's start as `show --layout` prints it for the episode seed `seed` (the
+    /// start `play --seed` plays: the same deal, recipe or draw). The default: the legend,
+    /// then that start state.
+    fn start_text(&self, seed: u64) -> String {
+        let mut chance = proagent_core::episode::env_chance(seed);
         format!("{}\n{}", self.legend(), self.render_text(&self.initial_state(&mut chance)))
     }
     /// The layout's facts as one JSON object (`show --layout ... --json`); `None` for games
@@ -305,6 +309,34 @@ pub enum SeatError {
         /// Why.
         message: String,
     },
+}
+
+/// The longest run of `true`s in `still` (the steps in which nothing progressed).
+pub fn longest_run(still: impl Iterator<Item = bool>) -> u32 {
+    let (mut run, mut best) = (0u32, 0u32);
+    for s in still {
+        run = if s { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+/// The longest run of steps of `r` in which nothing happened ([`Game::idle`]).
+pub fn idle_run<G: Game>(r: &EpisodeResult<G>) -> u32 {
+    let mut before = &r.start;
+    longest_run(r.steps.iter().map(|s| {
+        let idle = r.game.idle(before, &s.state, &s.outcome);
+        before = &s.state;
+        idle
+    }))
+}
+
+/// `n` with the noun in its singular or plural form, as outputs write counts
+/// (`1 delivery`, `2 deliveries`, `0 lives lost` is written by the caller as
+/// `counted(n, "life", "lives")` + ` lost`).
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The error for a spec no seat of `game` answers to, with a hint when it looks like a

@@ -86,13 +86,19 @@ pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, Heat
     let err = |e: &dyn std::fmt::Display| HeatmapError { layout: layout.to_string(), message: e.to_string() };
     let in_seat = |seat: u8| report.cells.iter().filter(move |c| c.layout == layout && c.seat == seat);
     let cell_h = 44;
+    // The panels share their rows (every agent played in any seat, in report order), so
+    // the row labels are written once, left of the first panel.
+    let agents: Vec<&String> =
+        report.agents.iter().filter(|a| seats.iter().any(|&s| in_seat(s).any(|c| &c.agent == *a))).collect();
+    let row_label_w = agents.iter().map(|a| text_w(&super::report::shown(a))).max().unwrap_or(0) + 10;
     let panels: Vec<Panel<'_>> = seats
         .iter()
-        .map(|&seat| {
-            let agents: Vec<&String> = report.agents.iter().filter(|a| in_seat(seat).any(|c| &c.agent == *a)).collect();
+        .enumerate()
+        .map(|(k, &seat)| {
+            let agents = agents.clone();
             let partners: Vec<&String> =
                 report.partners.iter().filter(|p| in_seat(seat).any(|c| &c.partner == *p)).collect();
-            let label_w = agents.iter().map(|a| text_w(&super::report::shown(a))).max().unwrap_or(0) + 10;
+            let label_w = if k == 0 { row_label_w } else { 0 };
             let widest_value = in_seat(seat).map(|c| text_w(&c.score.show())).max().unwrap_or(0);
             let mut cell_w = partners.iter().map(|p| text_w(p)).chain([widest_value]).max().unwrap_or(0).max(60) + 12;
             // The panel's title spans its grid.
@@ -141,7 +147,7 @@ pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, Heat
             font(13).color(&BLACK).pos(centred).transform(FontTransform::Rotate270),
         ))
         .map_err(|e| err(&e))?;
-        for (p, &x0) in panels.iter().zip(&origins) {
+        for (k, (p, &x0)) in panels.iter().zip(&origins).enumerate() {
             let grid_x = x0 + p.label_w;
             let grid_w = p.cell_w * p.partners.len() as i32;
             root.draw(&Text::new(
@@ -161,12 +167,14 @@ pub fn heatmap_svg(report: &Report, layout: &str) -> Result<Option<String>, Heat
             }
             for (i, agent) in p.agents.iter().enumerate() {
                 let y0 = top + cell_h * i as i32;
-                root.draw(&Text::new(
-                    super::report::shown(agent),
-                    (grid_x - 6, y0 + cell_h / 2),
-                    font(13).color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center)),
-                ))
-                .map_err(|e| err(&e))?;
+                if k == 0 {
+                    root.draw(&Text::new(
+                        super::report::shown(agent),
+                        (grid_x - 6, y0 + cell_h / 2),
+                        font(13).color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center)),
+                    ))
+                    .map_err(|e| err(&e))?;
+                }
                 for (j, partner) in p.partners.iter().enumerate() {
                     let cx0 = grid_x + p.cell_w * j as i32;
                     let (fill, lines, dark) = match report.cell(layout, agent, partner, p.seat) {
@@ -281,6 +289,25 @@ mod tests {
         // One cell as wide as the panel title, a short row label, the bar: no empty margins.
         assert!(width < 420, "{width}");
         assert_eq!(heatmap_seats(&r, "cramped_room"), vec![0]);
+    }
+
+    #[test]
+    fn row_labels_are_written_once_for_both_seats() {
+        let long = "bc:models/a-rather-long-directory-name/behaviour-cloned-partner.json";
+        let recs: Vec<EpisodeRecord> = [0, 1]
+            .iter()
+            .flat_map(|&seat| [rec(long, "greedy", seat, 0, 100.0), rec("scripted", "greedy", seat, 0, 80.0)])
+            .collect();
+        let r = Report::build(&recs);
+        let svg = heatmap_svg(&r, "cramped_room").unwrap().unwrap();
+        assert_eq!(svg.matches(&format!(">\n{long}\n<")).count(), 1, "{svg}");
+        assert_eq!(svg.matches(">\nscripted\n<").count(), 1, "{svg}");
+        let one = heatmap_svg(&Report::build(&recs[..2]), "cramped_room").unwrap().unwrap();
+        let width = |svg: &str| -> i32 {
+            svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse().unwrap()
+        };
+        // The second panel adds its grid and a gap, not another column of labels.
+        assert!(width(&svg) - width(&one) < text_w(long), "{} vs {}", width(&svg), width(&one));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use super::llmco_report::LlmcoTables;
 use super::store::{EpisodeRecord, UncheckedCount};
+use crate::games::counted;
 use proagent_analysis::TeamworkTotals;
 use proagent_overcooked::env::layout::BUILTIN;
 use serde::Serialize;
@@ -147,7 +148,8 @@ pub struct Cell {
     pub stuck: Option<u32>,
 }
 
-/// Steps an agent may hold an item without moving before its episode is flagged stuck.
+/// Steps an agent may hold an item without moving before an Overcooked episode is flagged
+/// stuck (each game's limit: [`crate::games::Catalogued::STUCK_AFTER`]).
 pub const STUCK_AFTER: u32 = 100;
 
 /// Unread replies over calls, for the records that count them.
@@ -339,7 +341,8 @@ impl Report {
                 parse_failure_share: parse_failure_share(recs),
                 stuck: {
                     let measured: Vec<u32> = recs.iter().filter_map(|r| r.held_wait_max).collect();
-                    (!measured.is_empty()).then(|| measured.iter().filter(|w| **w > STUCK_AFTER).count() as u32)
+                    let limit = crate::games::catalog::stuck_after(&layouts[*li]);
+                    (!measured.is_empty()).then(|| measured.iter().filter(|w| **w > limit).count() as u32)
                 },
             });
         }
@@ -495,12 +498,11 @@ impl Report {
         let _ = writeln!(s, "# Evaluation report\n");
         let _ = writeln!(
             s,
-            "{} episodes · {} layouts · {} agents · {} partners. Scores are mean ± standard error \
-             (sample standard deviation / √n).\n",
-            t.episodes,
-            self.layouts.len(),
-            self.agents.len(),
-            self.partners.len()
+            "{} · {} · {} · {}. Scores are mean ± standard error (sample standard deviation / √n).\n",
+            counted(t.episodes as u64, "episode", "episodes"),
+            counted(self.layouts.len() as u64, "layout", "layouts"),
+            counted(self.agents.len() as u64, "agent", "agents"),
+            counted(self.partners.len() as u64, "partner", "partners")
         );
         for w in &self.warnings {
             let _ = writeln!(s, "**Warning:** {w}\n");
@@ -599,11 +601,18 @@ impl Report {
         );
         let stuck: Vec<&Cell> = self.cells.iter().filter(|c| c.stuck.is_some_and(|n| n > 0)).collect();
         if !stuck.is_empty() {
+            let limits: Vec<String> = crate::games::entries()
+                .iter()
+                .filter(|e| e.stuck_after != STUCK_AFTER)
+                .map(|e| format!("{} {}", e.title, e.stuck_after))
+                .collect();
             let _ = writeln!(
                 s,
                 "\n## Stuck agents\n\n**Flag:** in these cells the agent held an item and stood still for more than \
                  {STUCK_AFTER} steps in a row in some episodes (e.g. holding a dish, waiting for a soup that \
-                 never comes); their scores measure that wait, not play.\n\n| layout | agent | partner | seat | stuck episodes | n |\n|---|---|---|---|---|---|"
+                 never comes; in the turn games, more moves in a row without progress (no card played, nothing \
+                 changed) than the game's limit: {}); their scores measure that wait, not play.\n\n| layout | agent | partner | seat | stuck episodes | n |\n|---|---|---|---|---|---|",
+                limits.join(", ")
             );
             for c in stuck {
                 let _ = writeln!(
@@ -643,6 +652,13 @@ impl Report {
              over all pairings' episodes per layout and seat (the paper's Table 1 statistic).\n",
             self.partners.join(", "),
         );
+        if hi < TABLE1_EPISODES as usize {
+            let _ = writeln!(
+                s,
+                "**Pilot:** {per} episodes per pairing and seat, fewer than the protocol's {TABLE1_EPISODES}: a \
+                 cheap first look, not the Table 1 statistic; run without --episodes for the protocol.\n"
+            );
+        }
         for w in &self.warnings {
             let _ = writeln!(s, "**Warning:** {w}\n");
         }
@@ -744,16 +760,16 @@ impl Report {
                 c.partner.clone(),
                 c.seat.to_string(),
                 c.score.n.to_string(),
-                c.score.mean.to_string(),
+                fixed(c.score.mean, SCORE_PLACES),
                 opt(c.score.sd),
                 opt(c.score.se),
                 c.llm_calls.to_string(),
                 c.prompt_tokens.to_string(),
                 c.completion_tokens.to_string(),
-                c.llm_wall_s.to_string(),
-                c.episode_wall_s.to_string(),
-                c.constructive.map_or(String::new(), |x| x.to_string()),
-                c.non_constructive.map_or(String::new(), |x| x.to_string()),
+                fixed(c.llm_wall_s, SECONDS_PLACES),
+                fixed(c.episode_wall_s, SECONDS_PLACES),
+                opt(c.constructive),
+                opt(c.non_constructive),
                 opt(c.parse_failure_share),
                 c.stuck.map_or(String::new(), |n| n.to_string()),
                 note,
@@ -786,11 +802,11 @@ impl Report {
                 e.agent.clone(),
                 e.partners.to_string(),
                 e.score.n.to_string(),
-                e.score.mean.to_string(),
+                fixed(e.score.mean, SCORE_PLACES),
                 opt(e.score.sd),
                 opt(e.score.se),
                 o.map_or(String::new(), |s| s.n.to_string()),
-                o.map_or(String::new(), |s| s.mean.to_string()),
+                o.map_or(String::new(), |s| fixed(s.mean, SCORE_PLACES)),
                 opt(o.and_then(|s| s.se)),
             ])?;
         }
@@ -803,8 +819,22 @@ impl Report {
     }
 }
 
+/// Decimals a CSV writes for scores, their spread and shares (means of whole-number
+/// scores over a few hundred episodes at most: four places hold every digit they carry).
+const SCORE_PLACES: usize = 4;
+/// Decimals a CSV writes for seconds: milliseconds (wall-clock times jitter by more).
+const SECONDS_PLACES: usize = 3;
+
+/// `x` to `places` decimals without trailing zeros (`240`, `0.0137`), so a sum of floats
+/// is not written with its rounding noise (`0.013718000000000001`).
+fn fixed(x: f64, places: usize) -> String {
+    let s = format!("{x:.places$}");
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
+    if s == "-0" { "0".to_string() } else { s.to_string() }
+}
+
 fn opt(x: Option<f64>) -> String {
-    x.map(|v| v.to_string()).unwrap_or_default()
+    x.map(|v| fixed(v, SCORE_PLACES)).unwrap_or_default()
 }
 
 fn finish_csv(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
@@ -892,6 +922,28 @@ mod tests {
     }
 
     #[test]
+    fn csv_numbers_are_rounded_to_what_they_measure() {
+        let mut a = rec("cramped_room", "x", "y", 0, 0, 20.0, 6);
+        let mut b = rec("cramped_room", "x", "y", 0, 1, 40.0, 2);
+        let mut c = rec("cramped_room", "x", "y", 0, 2, 40.0, 2);
+        // Sums of floats carry rounding noise: 0.1 + 0.2 is 0.30000000000000004.
+        (a.llm_wall_s, b.llm_wall_s, c.llm_wall_s) = (0.1, 0.2, 0.013718);
+        let r = Report::build(&[a, b, c]);
+        let csv = r.cells_csv().unwrap();
+        let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+        // mean 100/3, sd 11.547..., se 6.666..., LLM wait 0.313718 s.
+        assert_eq!(&row[5..8], ["33.3333", "11.547", "6.6667"], "{csv}");
+        assert_eq!(row[11], "0.314", "{csv}");
+        assert!(
+            csv.lines().all(|l| l.split(',').all(|f| f.split_once('.').is_none_or(|(_, d)| d.len() <= 4))),
+            "{csv}"
+        );
+        let t1 = r.table1_csv().unwrap();
+        assert!(t1.contains(",33.3333,11.547,6.6667,"), "{t1}");
+        assert_eq!((fixed(240.0, 4), fixed(-0.00001, 4), fixed(0.5, 3)), ("240".into(), "0".into(), "0.5".into()));
+    }
+
+    #[test]
     fn parse_failure_share_per_cell() {
         let mut a = rec("cramped_room", "x", "y", 0, 0, 20.0, 6);
         let mut b = rec("cramped_room", "x", "y", 0, 1, 40.0, 2);
@@ -958,7 +1010,7 @@ mod tests {
         assert!(md.contains("| a | 120.0 ± 20.0 (n=2) | 10.0 ± 10.0 (n=2) |"), "{md}");
         let csv = r.cells_csv().unwrap();
         assert_eq!(csv.lines().count(), 1 + r.cells.len());
-        assert!(csv.contains("cramped_room,a,p,0,2,120,28.284271247461902,20"), "{csv}");
+        assert!(csv.contains("cramped_room,a,p,0,2,120,28.2843,20"), "{csv}");
         let v: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
         assert_eq!(v["table1"][0]["mean"], 65.0);
     }

@@ -49,6 +49,8 @@ struct Kitchen {
     /// Distance to each place (`u32::MAX`: inaccessible; blocked ways cost 20 extra).
     dist: HashMap<String, u32>,
     cookers: HashMap<String, Cooker>,
+    /// The partner's way to some place is blocked by me (its location line says so).
+    blocking_mate: bool,
 }
 
 const BLOCKED_EXTRA: u32 = 20;
@@ -84,6 +86,8 @@ fn read_kitchen(text: &str) -> Kitchen {
             }
         } else if let Some(rest) = line.strip_prefix("<My location information>:") {
             read_distances(rest, &mut k.dist);
+        } else if line.starts_with('<') && line.contains("'s location information>:") {
+            k.blocking_mate = line.contains(" is blocked by ");
         } else if let Some(rest) = line.strip_prefix("<Environment details>:") {
             for sentence in rest.split(". ") {
                 let s = sentence.trim().trim_end_matches('.');
@@ -206,6 +210,13 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
             }
         }
     }
+    // Idle where the partner needs to pass (in front of the cooker it must load, say):
+    // waiting there stalls both for good, so step aside.
+    if k.blocking_mate
+        && let Some(i) = options.iter().position(|o| o == "move away")
+    {
+        return ("nothing to do here and I block my partner's way: step aside".into(), i);
+    }
     ("nothing useful to do right now".into(), wait)
 }
 
@@ -263,6 +274,28 @@ Timesteps left: 300.";
         assert_eq!(k.dist["c0"], 2 * BLOCKED_EXTRA);
         assert_eq!(k.dist["k3"], 2);
         assert_eq!(k.cookers["c0"], Cooker { onions: 2, cooking: false, ready: false, left: 0 });
+    }
+
+    #[test]
+    fn an_idle_cook_in_the_partners_way_steps_aside() {
+        let o = opts(&["pick up onion from o0", "pick up plate from p0", "wait", "move away"]);
+        // Everything done, nothing to fetch: wait, unless the partner's way is blocked by me.
+        let idle = STATE
+            .replace(
+                "c0 contains 2 out of 3 onions. c0 is off. Soup in c0 is not cooking.",
+                "c0 contains 3 out of 3 onions. c0 is on. Soup in c0 is still cooking, ready in 7 timesteps.",
+            )
+            .replace("Bob is holding onion", "Bob is holding plate");
+        let k = read_kitchen(&idle);
+        assert!(!k.blocking_mate);
+        assert_eq!(o[choose(&k, &o).1], "wait");
+        let blocking = idle.replace(
+            "<Bob's location information>: o0 is 2 units away.",
+            "<Bob's location information>: o0 is 2 units away. c0 is blocked by Alice.",
+        );
+        let k = read_kitchen(&blocking);
+        assert!(k.blocking_mate);
+        assert_eq!(o[choose(&k, &o).1], "move away");
     }
 
     #[test]
