@@ -137,21 +137,13 @@ pub struct LlmUsage {
     /// reports them); absent from records when zero.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
-    /// Of the prompt tokens, those the server read from its prompt cache (as it reports
-    /// them); absent from records when zero.
+    /// Of the prompt tokens, those the server read from its prompt-prefix cache (as it
+    /// reports them; in a dry run, those a prefix cache could serve); absent from records
+    /// when zero.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cached_tokens: u64,
     /// Wall time spent waiting for replies, in microseconds.
     pub wait_us: u64,
-    /// Of the `prompt_tokens`, those served from the server's prompt-prefix cache (as the
-    /// server reports them; in a dry run, those repeating the previous call's prefix).
-    /// Absent in records when 0.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub cached_tokens: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 impl LlmUsage {
@@ -169,7 +161,6 @@ impl LlmUsage {
             reasoning_tokens: self.reasoning_tokens.saturating_add(o.reasoning_tokens),
             cached_tokens: self.cached_tokens.saturating_add(o.cached_tokens),
             wait_us: self.wait_us.saturating_add(o.wait_us),
-            cached_tokens: self.cached_tokens.saturating_add(o.cached_tokens),
         }
     }
 
@@ -280,13 +271,11 @@ mod tests {
             reasoning_tokens: u64::MAX,
             cached_tokens: 2,
             wait_us: 9,
-            cached_tokens: u64::MAX,
         };
         let sum = big.plus(big);
         assert_eq!((sum.reasoning_tokens, sum.cached_tokens), (u64::MAX, 4));
         assert_eq!((sum.calls, sum.failures, sum.prompt_tokens, sum.completion_tokens), (u64::MAX, 2, u64::MAX, 6));
         assert_eq!((sum.parse_failures, sum.decisions, sum.unread_share()), (u64::MAX, u64::MAX, Some(1.0)));
-        assert_eq!(sum.cached_tokens, u64::MAX);
         assert_eq!(LlmUsage::default().unread_share(), None);
         let half = LlmUsage { calls: 8, decisions: 8, decisions_unread: 4, ..LlmUsage::default() };
         assert_eq!(half.unread_share(), Some(0.5));

@@ -688,8 +688,8 @@ fn interpret_reply(text: &str, req: &ChatRequest) -> Result<ChatResponse, Attemp
     });
     // The details OpenAI (and servers copying it) report: reasoning tokens billed as
     // output, prompt tokens read from the prompt cache.
-    let count = |path: &str| value.pointer(path).and_then(|n| n.as_u64()).unwrap_or(0);
-    usage.reasoning_tokens = count("/usage/completion_tokens_details/reasoning_tokens");
+    usage.reasoning_tokens =
+        value.pointer("/usage/completion_tokens_details/reasoning_tokens").and_then(|n| n.as_u64()).unwrap_or(0);
     usage.cached_tokens = cached_prompt_tokens(&value).min(usage.prompt_tokens);
     Ok(ChatResponse {
         text: answer,

@@ -192,7 +192,10 @@ impl LanguageModel for CountingModel {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let cached = self.recent.lock().unwrap_or_else(|p| p.into_inner()).cached(&self.counter, &request.messages);
         let mut r = self.inner.chat(request).await?;
-        r.usage = Usage { cached_tokens: cached, ..Usage::new(self.counter.prompt(&request.messages), self.counter.text(&r.text)) };
+        r.usage = Usage {
+            cached_tokens: cached,
+            ..Usage::new(self.counter.prompt(&request.messages), self.counter.text(&r.text))
+        };
         Ok(r)
     }
 }

@@ -39,7 +39,7 @@ use super::reply::{
     action_schema, action_text, explanation, match_option, option_letter, structured_action, structured_interpretation,
     structured_verdict, tom_schema, verdict, verdict_schema,
 };
-use super::settings::Steps;
+use super::settings::{LlmcoPreset, PAPER_TEMPERATURE, Steps};
 use crate::call::{self, CallFailure, Calls, Purpose, Reply, Unread};
 use crate::prompts::{Family, PromptError, PromptLibrary};
 use async_trait::async_trait;

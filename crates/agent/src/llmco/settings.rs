@@ -174,7 +174,8 @@ pub const LLMCO_OPTIONS: [&str; 11] = [
 ];
 
 /// [`LLMCO_OPTIONS`] as one string, for error messages.
-const KNOWN: &str = "model, preset, temperature, top_p, max_tokens, structured, tom, verify, history, max_verify, prompts";
+const KNOWN: &str =
+    "model, preset, temperature, top_p, max_tokens, structured, tom, verify, history, max_verify, prompts";
 
 /// `auto` (the paper's choice), or a switch value.
 fn tri(key: &str, value: &str) -> Result<Option<bool>, OptionError> {
