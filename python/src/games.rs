@@ -22,7 +22,7 @@ use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use proagent_core::game::{Game, Turn};
 use proagent_core::seat::{Observation, Seat, seat_seed};
 use proagent_eval::games::Playable;
-use proagent_eval::games::codec::VectorCodec;
+use proagent_eval::games::playable::VectorCodec;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -62,7 +62,7 @@ impl<G: Game + Board> Session<G> {
             if *p >= n {
                 return Err(PyValueError::new_err(format!("partner seat {p}: {} has {n} players", game.spec())));
             }
-            let seat = codec.seat(&game, name).map_err(PyValueError::new_err)?;
+            let seat = codec.seat(&game, name).map_err(|e| PyValueError::new_err(e.to_string()))?;
             seats[*p] = Some(Mutex::new(seat));
             seat_names[*p] = Some(name.clone());
         }

@@ -4,6 +4,7 @@
 use super::agent_args::SeatSetup;
 use super::common::usize_in;
 use anyhow::{Context, Result, bail};
+use proagent::eval::llmco_protocol::ProtocolRun;
 use proagent::eval::scheduler::{self, SweepSummary};
 use proagent::eval::store::{self, TornTail};
 use proagent::eval::{
@@ -21,8 +22,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-
-mod llmco_tables;
 
 #[derive(clap::Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -405,6 +404,49 @@ fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
     Ok(a)
 }
 
+/// `--protocol llmco-table1|llmco-table2|llmco-table3` (the LLM-Coordination paper's
+/// tables; what each plays: `proagent::eval::llmco_protocol`). Fills in what an LLM-Coordination protocol fixes (`None`: not one of them); errors name
+/// the flag that conflicts with it.
+fn apply_llmco_protocol(a: &mut SweepArgs) -> Result<Option<ProtocolRun>> {
+    let Some(table) = a.protocol.as_deref().and_then(proagent::eval::llmco_protocol::LlmcoTable::parse) else {
+        return Ok(None);
+    };
+    let name = table.name();
+    let seats = table.agents().join(" and ");
+    if !a.agents.is_empty() || !a.partners.is_empty() {
+        bail!(
+            "--agents/--partners: the {name} protocol seats {seats} in self-play (leave them out; \
+             name the model with --model)"
+        );
+    }
+    if !a.layouts.is_empty() {
+        bail!("--layouts: the {name} protocol plays {} (leave --layouts out)", table.layouts().join(","));
+    }
+    let mut chosen = a.seats.clone();
+    chosen.sort_unstable();
+    chosen.dedup();
+    if chosen != [0, 1] && chosen != [0] {
+        bail!("--seats: the {name} protocol is self-play, both seats one agent (leave --seats out)");
+    }
+    let ticks = proagent::eval::llmco_protocol::OVERCOOKED_TICKS;
+    if a.run.horizon != ticks {
+        bail!("--horizon: the {name} protocol plays the release's {ticks} ticks (leave --horizon out)");
+    }
+    let full = table.trials();
+    let trials = if flag_given("--episodes") { a.run.episodes } else { full };
+    if trials > full {
+        bail!("--episodes: the {name} protocol plays {full} trials per cell; fewer is a labelled pilot (got {trials})");
+    }
+    a.layouts = table.layouts();
+    a.agents = table.agents();
+    a.partners = table.agents();
+    a.seats = vec![0];
+    a.run.episodes = trials;
+    // The paper scored every episode, however few of its replies the agent could read.
+    a.proagent.max_parse_failure_share = 1.0;
+    Ok(Some(ProtocolRun { table, trials }))
+}
+
 /// Whether the command line names `flag` (`--flag V` or `--flag=V`): a flag with a default
 /// cannot tell "given as the default" from "left out" by its value.
 fn flag_given(flag: &str) -> bool {
@@ -413,7 +455,7 @@ fn flag_given(flag: &str) -> bool {
 
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
     let mut a = apply_protocol(a)?;
-    let llmco_protocol = llmco_tables::apply(&mut a)?;
+    let llmco_protocol = apply_llmco_protocol(&mut a)?;
     let out = a.out.clone().context("--out is required")?;
     if a.concurrency == 0 || a.concurrency > MAX_CONCURRENCY {
         bail!("--concurrency must be between 1 and {MAX_CONCURRENCY}, got {}", a.concurrency);
@@ -613,7 +655,11 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
             } else {
                 write_report(&mine, unchecked, &out, a.protocol.as_deref() == Some("table1"), None)?;
                 if let Some(p) = &llmco_protocol {
-                    eprintln!("wrote {}", p.write(&mine, &out)?.display());
+                    let (md, path) = (p.markdown(&mine), out.join(format!("{}.md", p.table.name())));
+                    println!("\n{md}");
+                    proagent::eval::write_atomic(&path, md.as_bytes())
+                        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+                    eprintln!("wrote {}", path.display());
                 }
             }
         }

@@ -10,7 +10,7 @@ use proagent::games::Playable;
 use proagent::runner::files::{EpisodeKind, SavedEpisode, read_episode_file};
 use proagent::seat::SeatStatus;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -61,32 +61,14 @@ pub struct ShowArgs {
 
 /// `show FILE --prompt-cache`: the prompt-cache table of a transcript.
 fn print_prompt_cache(path: &std::path::Path) -> Result<ExitCode> {
-    use proagent::eval::cost::{percent, transcript_cache};
+    use proagent::eval::cost::{cache_table, transcript_cache};
     let t = proagent::transcript::Transcript::read(path)?;
     let config = &t.header.config;
     let model_of = |seat: Option<u8>| {
         let by_seat = seat.and_then(|i| config["seats"].get(i as usize)).and_then(|s| s["model"]["model"].as_str());
         by_seat.or_else(|| config["model"]["model"].as_str()).unwrap_or("").to_string()
     };
-    let seats = transcript_cache(&t.exchanges, model_of);
-    println!(
-        "| seat | model | calls | prompt tokens | cacheable (repeat a recent request's beginning) | cached as the server reported |"
-    );
-    println!("|---|---|---|---|---|---|");
-    for c in &seats {
-        let seat = c.seat.map_or_else(|| "the model's seat".to_string(), |s| format!("player {s}"));
-        println!(
-            "| {seat} | {} | {} | {} | {} ({}) | {} ({} of {} reported prompt tokens) |",
-            c.model,
-            c.calls,
-            c.prompt_tokens,
-            c.cacheable_tokens,
-            percent(c.cacheable_tokens, c.prompt_tokens),
-            c.server_cached_tokens,
-            percent(c.server_cached_tokens, c.server_prompt_tokens),
-            c.server_prompt_tokens
-        );
-    }
+    print!("{}", cache_table(&transcript_cache(&t.exchanges, model_of)));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -216,35 +198,11 @@ pub fn run(a: ShowArgs) -> Result<ExitCode> {
         );
     }
     let delay = board::delay(a.render_delay_ms)?;
-    let notes = if file.kind == EpisodeKind::Transcript { reasoning_notes(path) } else { BTreeMap::new() };
-    proagent::on_episode!(&file.episodes[index - 1], |e| print_episode(e, a.step, delay, &notes))
-}
-
-/// The longest stretch of a model's reasoning `show` prints per exchange.
-const REASONING_SHOWN_CHARS: usize = 400;
-
-/// The reasoning a transcript's exchanges kept apart from their replies (a reasoning
-/// model's `reasoning_content` or `<think>` blocks), as one line per exchange keyed by
-/// its timestep: `  reasoning (planner): ...`, cut at [`REASONING_SHOWN_CHARS`]
-/// characters. Exchanges without reasoning (every transcript of a chat model) add nothing.
-fn reasoning_notes(path: &Path) -> BTreeMap<u32, Vec<String>> {
-    let mut out: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(path) else { return out };
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        let reasoning = v.pointer("/outcome/reasoning").and_then(|r| r.as_str());
-        let (Some("exchange"), Some(t), Some(r)) =
-            (v.get("type").and_then(|x| x.as_str()), v.get("t").and_then(|x| x.as_u64()), reasoning)
-        else {
-            continue;
-        };
-        let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or("model");
-        let flat: String = r.split_whitespace().collect::<Vec<_>>().join(" ");
-        let mut shown: String = flat.chars().take(REASONING_SHOWN_CHARS).collect();
-        if flat.chars().count() > REASONING_SHOWN_CHARS {
-            shown.push('…');
+    let notes = match file.kind {
+        EpisodeKind::Transcript => {
+            proagent::transcript::reader::reasoning_notes(&proagent::transcript::Transcript::read(path)?.exchanges)
         }
-        out.entry(u32::try_from(t).unwrap_or(u32::MAX)).or_default().push(format!("  reasoning ({kind}): {shown}"));
-    }
-    out
+        _ => BTreeMap::new(),
+    };
+    proagent::on_episode!(&file.episodes[index - 1], |e| print_episode(e, a.step, delay, &notes))
 }

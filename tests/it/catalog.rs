@@ -38,8 +38,10 @@ use proagent_core::game::Game as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Shared source files naming `hanabi` (the target: 12).
-const MAX_HANABI_FILES: usize = 17;
+/// Shared source files naming `hanabi` (the target: 12). At 19: LLM-Co's Table 3
+/// protocol (`sweep/llmco_protocol.rs`, `cli/eval.rs`'s help) and the text-fit test of
+/// the boards (`view/lib.rs`) name it since the last count.
+const MAX_HANABI_FILES: usize = 19;
 /// Spec string checks outside the catalog (the target: 2).
 const MAX_SPEC_CHECKS: usize = 2;
 /// Files with per-game matches outside the catalog (the target: 2).

@@ -399,7 +399,7 @@ fn viewer_and_human_play_in_headless_chromium() {
         assert!(kinds.contains(&kind), "the Play tab offers {kind}: {kinds:?}");
     }
     for (kind, layout, players) in &offered {
-        choose_game(&mut cdp, layout, players - 1, None);
+        choose_game(&mut cdp, layout, players - 1, None, "");
         let end = play_to_end(&mut cdp);
         assert!(end.starts_with("Game over"), "{kind} {layout}: {end}");
         let traj =
@@ -413,7 +413,8 @@ fn viewer_and_human_play_in_headless_chromium() {
     // A game against LLM-Co stopped at step 6: its transcript replays exactly, and the
     // viewer shows each exchange by its step, the partner prediction beside what the
     // partner then did.
-    choose_game(&mut cdp, "cramped_room", 0, Some("llmco["));
+    // (On Overcooked LLM-Co's Theory-of-Mind step is off unless asked for: the seat spec asks.)
+    choose_game(&mut cdp, "cramped_room", 0, None, "llmco[tom=on]");
     for k in 0..6 {
         cdp.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: ' ', bubbles: true})); true");
         cdp.wait(&format!("P.last && P.last.t >= {}", k + 1), "a step against LLM-Co");
@@ -461,14 +462,15 @@ fn viewer_and_human_play_in_headless_chromium() {
 }
 
 /// Picks `layout` on the Play tab (the game's default partner, or the first choice whose
-/// value starts with `partner`), the person in `seat`, turn-based, 8 steps; starts it.
-fn choose_game(cdp: &mut Cdp, layout: &str, seat: usize, partner: Option<&str>) {
+/// value starts with `partner`, or the seat spec `spec` when not empty), the person in
+/// `seat`, turn-based, 8 steps; starts it.
+fn choose_game(cdp: &mut Cdp, layout: &str, seat: usize, partner: Option<&str>, spec: &str) {
     let script = format!(
         "(() => {{ const g = (i) => document.getElementById(i); g('pf-layout').value = {layout:?}; \
          g('pf-layout').dispatchEvent(new Event('change')); g('pf-seat').value = '{seat}'; \
          g('pf-seat').dispatchEvent(new Event('change')); const want = {want}; \
          if (want) {{ const o = [...g('pf-partner').options].find((o) => o.value.startsWith(want)); g('pf-partner').value = o.value; }} \
-         g('pf-horizon').value = '8'; g('pf-turn').checked = true; g('pf-spec').value = ''; \
+         g('pf-horizon').value = '8'; g('pf-turn').checked = true; g('pf-spec').value = {spec:?}; \
          window.oldGame = P.id; g('play-start').click(); return true; }})()",
         want = partner.map_or("null".to_string(), |p| format!("{p:?}")),
     );

@@ -509,7 +509,7 @@ impl<G: Grounding> ProAgent<G> {
             };
             let read = match (&self.ep, fields) {
                 (Some(ep), Ok(fields)) => self.grounding.read_reply(&ep.g, &fields, me, mate),
-                (Some(_), Err(why)) => Err(why),
+                (Some(_), Err(why)) => Err(why.to_string()),
                 (None, _) => return Ok(()),
             };
             let (rejected, reason, reply) = match read {

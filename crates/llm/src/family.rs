@@ -56,13 +56,19 @@ impl Family {
     }
 }
 
+/// A request-parameter rule refused: a value no rule takes (the message lists those it
+/// takes), or rules that contradict each other (the message says how to send it anyway).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParamRuleError(pub String);
+
 impl std::str::FromStr for Family {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamRuleError;
+    fn from_str(s: &str) -> Result<Self, ParamRuleError> {
         match s.trim() {
             "chat" => Ok(Family::Chat),
             "reasoning" => Ok(Family::Reasoning),
-            _ => Err("chat or reasoning".into()),
+            _ => Err(ParamRuleError("chat or reasoning".into())),
         }
     }
 }
@@ -102,12 +108,12 @@ impl TokenParam {
 }
 
 impl std::str::FromStr for TokenParam {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamRuleError;
+    fn from_str(s: &str) -> Result<Self, ParamRuleError> {
         match s.trim() {
             "max_tokens" => Ok(TokenParam::MaxTokens),
             "max_completion_tokens" => Ok(TokenParam::MaxCompletionTokens),
-            _ => Err("max_tokens or max_completion_tokens".into()),
+            _ => Err(ParamRuleError("max_tokens or max_completion_tokens".into())),
         }
     }
 }
@@ -136,13 +142,13 @@ impl Effort {
 }
 
 impl std::str::FromStr for Effort {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamRuleError;
+    fn from_str(s: &str) -> Result<Self, ParamRuleError> {
         match s.trim() {
             "low" => Ok(Effort::Low),
             "medium" => Ok(Effort::Medium),
             "high" => Ok(Effort::High),
-            _ => Err("low, medium or high".into()),
+            _ => Err(ParamRuleError("low, medium or high".into())),
         }
     }
 }
@@ -218,7 +224,7 @@ impl ParamRules {
     /// Refuses rules that contradict each other for model `name`: a reasoning effort for a
     /// chat model (by the table or a forced `chat` family), which takes none. The error
     /// says how to send it anyway.
-    pub fn check(&self, name: &str) -> Result<(), String> {
+    pub fn check(&self, name: &str) -> Result<(), ParamRuleError> {
         if let Some(e) = self.effort
             && self.family(name) == Family::Chat
         {
@@ -227,11 +233,11 @@ impl ParamRules {
             } else {
                 format!("{:?} is a chat model by the family table", name.trim())
             };
-            return Err(format!(
+            return Err(ParamRuleError(format!(
                 "--reasoning-effort {} (effort=) applies to reasoning models, but {why}; pass --model-family reasoning \
                  (family=reasoning) to send it to this model anyway",
                 e.name()
-            ));
+            )));
         }
         Ok(())
     }

@@ -324,7 +324,7 @@ impl OpenAiModel {
             .retry(reqwest::retry::never())
             .build()
             .map_err(|e| LlmError::Config(format!("cannot build the HTTP client: {e}")))?;
-        cfg.params.check(&model).map_err(LlmError::Config)?;
+        cfg.params.check(&model).map_err(|e| LlmError::Config(e.0))?;
         let secrets = cfg.secrets();
         Ok(OpenAiModel {
             model,
@@ -459,27 +459,29 @@ impl OpenAiModel {
     /// says what changed. Refused (the server's answer stands) when the user set the
     /// parameter explicitly, when the request already worked around it (the server
     /// refused twice), or when it is not a parameter the run may change.
-    fn work_around(&self, param: &str, sent: &Learnt) -> Result<String, String> {
+    fn work_around(&self, param: &str, sent: &Learnt) -> Result<String, crate::family::ParamRuleError> {
         let rules = &self.cfg.params;
         if !ADJUSTABLE.contains(&param) {
-            return Err(format!("`{param}` is not a parameter the client may leave out"));
+            return Err(crate::family::ParamRuleError(format!(
+                "`{param}` is not a parameter the client may leave out"
+            )));
         }
         let mut learnt = self.learnt.lock().unwrap_or_else(|p| p.into_inner());
         let cap = sent.token_param.unwrap_or_else(|| rules.token_param(&self.model));
         if param == "max_tokens" || param == "max_completion_tokens" {
             if param != cap.name() {
-                return Err(format!("`{param}` was not sent"));
+                return Err(crate::family::ParamRuleError(format!("`{param}` was not sent")));
             }
             if sent.token_param.is_some() {
-                return Err(format!(
+                return Err(crate::family::ParamRuleError(format!(
                     "the server refused both token-cap parameters (`{}` and `{param}`)",
                     cap.other().name()
-                ));
+                )));
             }
             if rules.token_param.is_some() {
-                return Err(format!(
+                return Err(crate::family::ParamRuleError(format!(
                     "`{param}` was set explicitly (--token-param, token_param=), so it is not changed"
-                ));
+                )));
             }
             if learnt.token_param.is_none() {
                 learnt.token_param = Some(cap.other());
@@ -487,10 +489,10 @@ impl OpenAiModel {
             return Ok(format!("sending `{}` instead of `{param}` for the rest of the run", cap.other().name()));
         }
         if rules.is_explicit(param) {
-            return Err(format!("`{param}` was set explicitly, so it is not left out"));
+            return Err(crate::family::ParamRuleError(format!("`{param}` was set explicitly, so it is not left out")));
         }
         if sent.omit.contains(param) {
-            return Err(format!("`{param}` was refused again after it was left out"));
+            return Err(crate::family::ParamRuleError(format!("`{param}` was refused again after it was left out")));
         }
         learnt.omit.insert(param.to_string());
         Ok(format!("leaving `{param}` out for the rest of the run"))
@@ -852,7 +854,7 @@ impl OpenAiModel {
                                 attempt += 1;
                                 continue;
                             }
-                            Err(why) => f.refusal_note = Some(why),
+                            Err(why) => f.refusal_note = Some(why.0),
                         }
                     }
                     let last = !f.retryable || attempt > self.cfg.max_retries;
@@ -1227,12 +1229,12 @@ mod tests {
         let v = serde_json::to_value(m.wire_request(&req())).unwrap();
         assert_eq!((v.get("max_tokens"), v["max_completion_tokens"].as_u64()), (None, Some(256)));
         let e = m.work_around("max_completion_tokens", &m.learnt()).unwrap_err();
-        assert!(e.contains("both"), "{e}");
+        assert!(e.0.contains("both"), "{e}");
         assert!(m.work_around("model", &m.learnt()).is_err());
         let mut cfg = HttpConfig::new();
         cfg.params.explicit.insert("temperature".into());
         let m = OpenAiModel::new("gpt-4o", cfg).unwrap();
-        assert!(m.work_around("temperature", &m.learnt()).unwrap_err().contains("explicitly"));
+        assert!(m.work_around("temperature", &m.learnt()).unwrap_err().0.contains("explicitly"));
     }
 
     #[test]

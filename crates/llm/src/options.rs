@@ -116,9 +116,9 @@ pub fn apply_model_option(spec: &mut ModelSpec, key: &str, value: &str) -> Resul
             spec.max_tokens = number(key, value, |n: &u32| *n >= 1, "a whole number of at least 1")?;
             spec.explicit.insert("max_tokens".into());
         }
-        "effort" => spec.reasoning_effort = Some(value.parse::<Effort>().map_err(|e| bad(&e))?),
-        "family" => spec.family = Some(value.parse::<Family>().map_err(|e| bad(&e))?),
-        "token_param" => spec.token_param = Some(value.parse::<TokenParam>().map_err(|e| bad(&e))?),
+        "effort" => spec.reasoning_effort = Some(value.parse::<Effort>().map_err(|e| bad(&e.0))?),
+        "family" => spec.family = Some(value.parse::<Family>().map_err(|e| bad(&e.0))?),
+        "token_param" => spec.token_param = Some(value.parse::<TokenParam>().map_err(|e| bad(&e.0))?),
         "structured" => {
             spec.structured = match value.to_ascii_lowercase().as_str() {
                 "on" | "true" | "yes" | "1" => true,

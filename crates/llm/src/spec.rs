@@ -233,7 +233,7 @@ impl ModelSpec {
 
     /// Refuses option pairs that contradict each other for a served model
     /// ([`ParamRules::check`]); built-in and replayed models send no parameters.
-    pub fn check_params(&self) -> Result<(), String> {
+    pub fn check_params(&self) -> Result<(), crate::family::ParamRuleError> {
         match self.choice() {
             ModelChoice::Http(_) => self.params().check(&self.model),
             _ => Ok(()),

@@ -154,13 +154,21 @@ impl StructuredMode {
 }
 
 impl FromStr for StructuredMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Self, UnknownMode> {
         StructuredMode::ALL.into_iter().find(|m| m.name() == s.trim()).ok_or_else(|| {
-            format!("unknown structured mode {s:?} (known: {})", StructuredMode::ALL.map(|m| m.name()).join(", "))
+            UnknownMode(format!(
+                "unknown structured mode {s:?} (known: {})",
+                StructuredMode::ALL.map(|m| m.name()).join(", ")
+            ))
         })
     }
 }
+
+/// A mode name the mock does not know; the message lists the known ones.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownMode(pub String);
 
 /// A request body the mock cannot serve: it is answered with HTTP 400 and this text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -194,13 +202,13 @@ pub enum MockReasoning {
 }
 
 impl FromStr for MockReasoning {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Self, UnknownMode> {
         match s.trim() {
             "none" => Ok(MockReasoning::None),
             "field" => Ok(MockReasoning::Field),
             "think" => Ok(MockReasoning::Think),
-            other => Err(format!("unknown reasoning mode {other:?} (known: none, field, think)")),
+            other => Err(UnknownMode(format!("unknown reasoning mode {other:?} (known: none, field, think)"))),
         }
     }
 }

@@ -93,16 +93,21 @@ pub fn answer_schema(q: &Question) -> proagent_llm::ResponseSchema {
 /// Reads a structured reply strictly: a JSON object with exactly the field `answer`,
 /// holding one of the question's option letters. `Err` says why not (the reply stays in
 /// the transcript).
-pub fn extract_structured(reply: &str, q: &Question) -> Result<Extraction, String> {
-    let a: StructuredAnswer =
-        serde_json::from_str(reply.trim()).map_err(|e| format!("the reply is not the answer schema's JSON: {e}"))?;
+pub fn extract_structured(reply: &str, q: &Question) -> Result<Extraction, UnfitAnswer> {
+    let a: StructuredAnswer = serde_json::from_str(reply.trim())
+        .map_err(|e| UnfitAnswer(format!("the reply is not the answer schema's JSON: {e}")))?;
     let t = a.answer.trim();
     let mut chars = t.chars();
     match (chars.next(), chars.next()) {
         (Some(c), None) if q.options.iter().any(|o| o.letter == c) => Ok(Extraction::letter(c, Method::Structured)),
-        _ => Err(format!("{t:?} is not one of the question's option letters")),
+        _ => Err(UnfitAnswer(format!("{t:?} is not one of the question's option letters"))),
     }
 }
+
+/// Why a structured reply does not fit the answer schema.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnfitAnswer(pub String);
 
 /// Minimum similarity for a fuzzy match in default mode.
 pub const FUZZY_THRESHOLD: f64 = 0.8;

@@ -1,6 +1,6 @@
 //! Human play: a person in the browser against any seats the seat factory builds, on any
-//! game of the catalog (the Overcooked games, Hanabi for two to five players, the maze
-//! games, the lever game), one session per game, several games at once.
+//! game of the catalog, with any number of players the game takes (one human seat, the
+//! others chosen per seat), one session per game, several games at once.
 //!
 //! A game is played by the one episode loop ([`proagent_core::episode::play_episode`]):
 //! the person's seat is a [`HumanSeat`] fed by key presses, each other seat runs in a
@@ -191,7 +191,7 @@ pub struct GameRequest {
     /// but the human's, unless `partners` names them one by one.
     #[serde(default)]
     pub partner: Option<String>,
-    /// Games of three or more players (Hanabi): the specs of the seats other than the
+    /// Games of three or more players: the specs of the seats other than the
     /// human's, in seat order (one each); `partner` (else the game's default) for the rest.
     #[serde(default)]
     pub partners: Option<Vec<String>>,
@@ -506,7 +506,7 @@ impl Sessions {
         })?
         .clone();
         // The other seats (none in a one-player game), each with its spec.
-        let others = seat_specs(req, n, game.default_partner()).map_err(|m| field("partners", m))?;
+        let others = seat_specs(req, n, game.default_partner()).map_err(|m| field("partners", m.0))?;
         // A game's model calls may fail without ending it: the person plays on with the
         // seat's fallback, as the seat's metrics then say.
         let mut factory = SeatFactory::new(Some(game_model.seat.clone())).with_max_llm_failures(None);
@@ -627,17 +627,24 @@ fn real_time_game(kind: &str) -> bool {
 /// The other seats of a game of `n` players and their specs, in seat order: the request's
 /// `partners` one by one when given (one per seat other than the human's), else its
 /// `partner`, else the game's `default` partner for each.
-fn seat_specs(req: &GameRequest, n: usize, default: &str) -> Result<Vec<(usize, String)>, String> {
+fn seat_specs(req: &GameRequest, n: usize, default: &str) -> Result<Vec<(usize, String)>, SeatCount> {
     let seats: Vec<usize> = (0..n).filter(|&i| i != req.human_seat).collect();
     let one = req.partner.clone().unwrap_or_else(|| default.to_string());
     match &req.partners {
         None => Ok(seats.into_iter().map(|p| (p, one.clone())).collect()),
         Some(list) if list.len() == seats.len() => Ok(seats.into_iter().zip(list.iter().cloned()).collect()),
-        Some(list) => {
-            Err(format!("names {} seat(s); this game has {} besides the human's ({seats:?})", list.len(), seats.len()))
-        }
+        Some(list) => Err(SeatCount(format!(
+            "names {} seat(s); this game has {} besides the human's ({seats:?})",
+            list.len(),
+            seats.len()
+        ))),
     }
 }
+
+/// A `partners` list that does not name one spec per seat besides the human's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+struct SeatCount(String);
 
 /// The name of the human seat in files.
 pub use proagent_eval::replay::HUMAN;

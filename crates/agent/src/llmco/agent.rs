@@ -342,7 +342,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         let quoted: String = reply.chars().take(MAX_QUOTED_REPLY).collect();
         let cut = if reply.chars().count() > MAX_QUOTED_REPLY { "..." } else { "" };
         let found = if self.calls.structured() {
-            structured_action(reply, options).map(|(i, _)| i)
+            structured_action(reply, options).map(|(i, _)| i).map_err(|e| e.to_string())
         } else {
             action_text(reply).ok_or_else(|| format!("the reply has no \"Action:\" line: {quoted:?}{cut}")).and_then(
                 |t| {

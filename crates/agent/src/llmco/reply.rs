@@ -64,6 +64,8 @@ pub fn tom_schema() -> ResponseSchema {
     )
 }
 
+use crate::planner::StructuredReplyError as Bad;
+
 /// A structured Theory-of-Mind reply: exactly the field of [`tom_schema`].
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -73,9 +75,9 @@ struct TomJson {
 
 /// Reads a structured Theory-of-Mind reply strictly (see [`structured_action`]); `Err`
 /// says why it does not fit [`tom_schema`].
-pub fn structured_interpretation(reply: &str) -> Result<String, String> {
+pub fn structured_interpretation(reply: &str) -> Result<String, crate::planner::StructuredReplyError> {
     let t: TomJson = serde_json::from_str(without_thinking(reply).trim())
-        .map_err(|e| format!("the reply is not the interpretation schema's JSON ({e}): {:?}", cut(reply, 300)))?;
+        .map_err(|e| Bad(format!("the reply is not the interpretation schema's JSON ({e}): {:?}", cut(reply, 300))))?;
     Ok(t.interpretation)
 }
 
@@ -109,28 +111,31 @@ fn cut(s: &str, n: usize) -> String {
 /// Reasoning blocks before it (a server that leaves them in the content) are dropped;
 /// nothing else is forgiven: no code fence, no prose, no other field.
 /// Returns the option's index and the explanation; `Err` says why not, quoting the reply.
-pub fn structured_action(reply: &str, options: &[&str]) -> Result<(usize, String), String> {
+pub fn structured_action(
+    reply: &str,
+    options: &[&str],
+) -> Result<(usize, String), crate::planner::StructuredReplyError> {
     let a: ActionJson = serde_json::from_str(without_thinking(reply).trim())
-        .map_err(|e| format!("the reply is not the action schema's JSON ({e}): {:?}", cut(reply, 300)))?;
+        .map_err(|e| Bad(format!("the reply is not the action schema's JSON ({e}): {:?}", cut(reply, 300))))?;
     let want = a.action.trim();
     options
         .iter()
         .position(|o| o.trim() == want)
         .map(|i| (i, a.explanation.split_whitespace().collect::<Vec<_>>().join(" ")))
-        .ok_or_else(|| format!("{:?} is none of the {} offered actions", cut(want, 200), options.len()))
+        .ok_or_else(|| Bad(format!("{:?} is none of the {} offered actions", cut(want, 200), options.len())))
 }
 
 /// Reads a structured verification reply strictly: a JSON object with exactly the fields
 /// of [`verdict_schema`]; `Ok(true)` for "Okay", `Ok(false)` for "Not Okay" and the
 /// reasoning; `Err` says why not.
-pub fn structured_verdict(reply: &str) -> Result<(bool, String), String> {
+pub fn structured_verdict(reply: &str) -> Result<(bool, String), crate::planner::StructuredReplyError> {
     let v: VerdictJson = serde_json::from_str(without_thinking(reply).trim())
-        .map_err(|e| format!("the reply is not the verification schema's JSON ({e}): {:?}", cut(reply, 300)))?;
+        .map_err(|e| Bad(format!("the reply is not the verification schema's JSON ({e}): {:?}", cut(reply, 300))))?;
     let reasoning = v.reasoning.split_whitespace().collect::<Vec<_>>().join(" ");
     match v.verification.trim() {
         "Okay" => Ok((true, reasoning)),
         "Not Okay" => Ok((false, reasoning)),
-        other => Err(format!("verification {:?} is neither \"Okay\" nor \"Not Okay\"", cut(other, 50))),
+        other => Err(Bad(format!("verification {:?} is neither \"Okay\" nor \"Not Okay\"", cut(other, 50)))),
     }
 }
 

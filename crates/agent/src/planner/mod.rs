@@ -12,7 +12,7 @@ pub mod reply;
 
 pub use prompt::{PromptLevel, SceneParts, belief_block, replan_message, scene_message};
 pub use reply::{
-    Mention, PlanReply, ReplyFields, ReplyParseError, SkillReader, Subject, clean_reply, plan_schema, read_reply,
-    reply_fields, structured_plan_text,
+    Mention, PlanReply, ReplyFields, ReplyParseError, SkillReader, StructuredReplyError, Subject, clean_reply,
+    plan_schema, read_reply, reply_fields, structured_plan_text,
 };
 pub(crate) use reply::{answer_part, clean_lines, json_as_lines};

@@ -100,9 +100,10 @@ struct PlanJson {
 /// [`plan_schema`]) and writes it as the labelled text the skill readers read, for player
 /// `me` whose teammate is `mate`: `Analysis:`, `Intention for Player m:`, `Plan for Player k:`.
 /// `Err` says why the reply does not fit the schema.
-pub fn structured_plan_text(raw: &str, me: usize, mate: Option<usize>) -> Result<String, String> {
-    let p: PlanJson = serde_json::from_str(raw.trim())
-        .map_err(|e| format!("the reply is not the plan schema's JSON ({e}): {:?}", cut(raw, 300)))?;
+pub fn structured_plan_text(raw: &str, me: usize, mate: Option<usize>) -> Result<String, StructuredReplyError> {
+    let p: PlanJson = serde_json::from_str(raw.trim()).map_err(|e| {
+        StructuredReplyError(format!("the reply is not the plan schema's JSON ({e}): {:?}", cut(raw, 300)))
+    })?;
     let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out = format!("Analysis: {}\n", one_line(&p.analysis));
     if let Some(m) = mate {
@@ -111,6 +112,12 @@ pub fn structured_plan_text(raw: &str, me: usize, mate: Option<usize>) -> Result
     out.push_str(&format!("Plan for Player {me}: {}", one_line(&p.plan)));
     Ok(out)
 }
+
+/// Why a structured reply does not fit its schema; the message quotes the start of the
+/// raw reply.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StructuredReplyError(pub String);
 
 /// At most `n` characters of `s`, with "..." when cut.
 fn cut(s: &str, n: usize) -> String {

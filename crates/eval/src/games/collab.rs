@@ -7,8 +7,8 @@
 //! through the reader's file-access policy ([`load_collab_in`]), never as the record gives it.
 
 use super::catalog::{AnyGame, Catalogued};
-use super::codec::VectorCodec;
 use super::hooks::{LlmcoHooks, LlmcoOn};
+use super::playable::VectorCodec;
 use super::playable::{
     GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, counted, default_llmco_config,
     unknown_spec,
@@ -435,9 +435,14 @@ where
         game.features(s, out);
         out.push((<G as MazeRules>::turns(s) as f32 / maze.turns.max(1) as f32).clamp(0.0, 1.0));
     }
-    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, String> {
-        maze_seat::<G>(name)
-            .ok_or_else(|| format!("unknown partner {name:?} for {} (known: {})", game.spec(), G::SEATS.join(", ")))
+    fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, super::playable::UnknownSeat> {
+        maze_seat::<G>(name).ok_or_else(|| {
+            super::playable::UnknownSeat(format!(
+                "unknown partner {name:?} for {} (known: {})",
+                game.spec(),
+                G::SEATS.join(", ")
+            ))
+        })
     }
 }
 

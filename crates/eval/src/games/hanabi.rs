@@ -4,8 +4,8 @@
 //! cards played), and trajectories re-played from their seed.
 
 use super::catalog::{AnyGame, Catalogued};
-use super::codec::VectorCodec;
 use super::hooks::{LlmcoHooks, LlmcoOn};
+use super::playable::VectorCodec;
 use super::playable::{
     GameError, GameOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork, default_llmco_config,
     unknown_spec,
@@ -217,13 +217,13 @@ impl VectorCodec<Hanabi> for HanabiCodec {
         out.clear();
         out.extend(bits.iter().map(|&b| f32::from(b)));
     }
-    fn seat(&self, game: &Hanabi, name: &str) -> Result<Box<dyn Seat<Hanabi>>, String> {
+    fn seat(&self, game: &Hanabi, name: &str) -> Result<Box<dyn Seat<Hanabi>>, super::playable::UnknownSeat> {
         proagent_partners::hanabi::make_bot(name).ok_or_else(|| {
-            format!(
+            super::playable::UnknownSeat(format!(
                 "unknown partner {name:?} for {} (known: {})",
                 game.spec(),
                 proagent_partners::hanabi::BOT_NAMES.join(", ")
-            )
+            ))
         })
     }
 }

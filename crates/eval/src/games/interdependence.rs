@@ -46,7 +46,7 @@ impl Interdependence {
     pub fn summary(&self, json: bool) -> Vec<String> {
         let mut out: Vec<String> = proagent_analysis::summarize(&self.classic)
             .iter()
-            .map(|s| if json { serde_json::json!(s).to_string() } else { super::overcooked::summary_text(s) })
+            .map(|s| if json { serde_json::json!(s).to_string() } else { classic_summary_text(s) })
             .collect();
         out.extend(proagent_analysis::v2::summarize(&self.v2).iter().map(|s| {
             if json {
@@ -54,7 +54,7 @@ impl Interdependence {
                 v["kind"] = serde_json::json!("overcooked_v2");
                 v.to_string()
             } else {
-                super::overcooked_v2::summary_text(s)
+                v2_summary_text(s)
             }
         }));
         out
@@ -81,4 +81,45 @@ pub(super) fn dist_text(d: &Option<Distribution>, share: bool) -> String {
         }
         Some(d) => format!("{:.2} (median {:.2}, {:.2}..{:.2})", d.mean, d.median, d.min, d.max),
     }
+}
+
+/// A classic layout's summary as `analyze --summary` prints it.
+fn classic_summary_text(s: &proagent_analysis::LayoutSummary) -> String {
+    format!(
+        "{}: {} trajectories ({} without a soup), {} soups, {} constructive, {} non-constructive\n  \
+         constructive per soup: mean {}\n  non-constructive per soup: mean {}\n  accepted share of triggers: mean {}\n  \
+         shared-pot links per soup (indirect): mean {}",
+        s.layout,
+        s.trajectories,
+        s.without_delivery,
+        s.deliveries,
+        s.constructive,
+        s.non_constructive,
+        dist_text(&s.constructive_per_soup, false),
+        dist_text(&s.non_constructive_per_soup, false),
+        dist_text(&s.accepted_share, true),
+        dist_text(&s.pot_links_per_soup, false),
+    )
+}
+
+/// An OvercookedV2 layout's summary as `analyze --summary` prints it.
+fn v2_summary_text(s: &proagent_analysis::v2::V2LayoutSummary) -> String {
+    let t = &s.totals;
+    format!(
+        "{}: {} episodes ({} without a correct dish), {} correct / {} wrong dishes, {} hand-overs ({} constructive), {} button presses ({} constructive signals)\n  \
+         constructive hand-overs per correct dish: mean {}\n  shared-pot share of correct dishes: mean {}\n  \
+         constructive share of button presses: mean {}",
+        s.layout,
+        s.episodes,
+        s.without_correct_dish,
+        t.correct_dishes,
+        t.wrong_dishes,
+        t.handovers,
+        t.constructive,
+        t.button_presses,
+        t.signals.constructive,
+        dist_text(&s.constructive_per_dish, false),
+        dist_text(&s.shared_pot_share, true),
+        dist_text(&s.constructive_signal_share, true),
+    )
 }

@@ -10,7 +10,6 @@
 
 #[macro_use]
 pub mod catalog;
-pub mod codec;
 pub mod collab;
 pub mod hanabi;
 pub mod hooks;

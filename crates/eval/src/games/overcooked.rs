@@ -3,9 +3,9 @@
 //! interdependence analysis of its episodes.
 
 use super::catalog::{AnyGame, Catalogued, RecordedGame};
-use super::codec::VectorCodec;
 use super::hooks::{LlmcoHooks, LlmcoOn, ProAgentHooks, ProAgentOn};
-use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence, dist_text, pct};
+use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence, pct};
+use super::playable::VectorCodec;
 use super::playable::{
     GameError, GameOptions, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
     default_llmco_config, default_proagent_config, unknown_spec,
@@ -443,8 +443,8 @@ impl VectorCodec<Overcooked> for OvercookedCodec {
         out.clear();
         out.extend_from_slice(&ai_featurize(&k.layout, &k.motion, state, player, false));
     }
-    fn seat(&self, game: &Overcooked, name: &str) -> Result<Box<dyn Seat<Overcooked>>, String> {
-        game.partner(name).map_err(|e| e.to_string())
+    fn seat(&self, game: &Overcooked, name: &str) -> Result<Box<dyn Seat<Overcooked>>, super::playable::UnknownSeat> {
+        game.partner(name).map_err(|e| super::playable::UnknownSeat(e.to_string()))
     }
 }
 
@@ -469,25 +469,6 @@ fn text_line(r: &proagent_analysis::Report) -> String {
         players.join("; "),
         r.pot_links.constructive,
         r.pot_links.non_constructive
-    )
-}
-
-/// A classic layout's summary as `analyze --summary` prints it.
-pub(super) fn summary_text(s: &proagent_analysis::LayoutSummary) -> String {
-    format!(
-        "{}: {} trajectories ({} without a soup), {} soups, {} constructive, {} non-constructive\n  \
-         constructive per soup: mean {}\n  non-constructive per soup: mean {}\n  accepted share of triggers: mean {}\n  \
-         shared-pot links per soup (indirect): mean {}",
-        s.layout,
-        s.trajectories,
-        s.without_delivery,
-        s.deliveries,
-        s.constructive,
-        s.non_constructive,
-        dist_text(&s.constructive_per_soup, false),
-        dist_text(&s.non_constructive_per_soup, false),
-        dist_text(&s.accepted_share, true),
-        dist_text(&s.pot_links_per_soup, false),
     )
 }
 

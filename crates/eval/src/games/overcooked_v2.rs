@@ -3,9 +3,9 @@
 //! and the hand-over analysis of its episodes.
 
 use super::catalog::{AnyGame, Catalogued, RecordedGame};
-use super::codec::VectorCodec;
 use super::hooks::{ProAgentHooks, ProAgentOn};
-use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence, dist_text};
+use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence};
+use super::playable::VectorCodec;
 use super::playable::{
     GameError, GameOptions, GameSettings, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork,
     SeatError, Teamwork, default_proagent_config, unknown_spec,
@@ -454,8 +454,12 @@ impl VectorCodec<OvercookedV2> for V2Codec {
         out.clear();
         out.extend(ints.iter().map(|&v| v as f32));
     }
-    fn seat(&self, game: &OvercookedV2, name: &str) -> Result<Box<dyn Seat<OvercookedV2>>, String> {
-        game.partner(name).map_err(|e| e.to_string())
+    fn seat(
+        &self,
+        game: &OvercookedV2,
+        name: &str,
+    ) -> Result<Box<dyn Seat<OvercookedV2>>, super::playable::UnknownSeat> {
+        game.partner(name).map_err(|e| super::playable::UnknownSeat(e.to_string()))
     }
 }
 
@@ -520,28 +524,6 @@ fn v2_line(e: &V2Episode) -> String {
         t.button_presses,
         t.signals.constructive,
         if dishes.is_empty() { "none".to_string() } else { dishes.join("; ") }
-    )
-}
-
-/// An OvercookedV2 layout's summary as `analyze --summary` prints it.
-pub(super) fn summary_text(s: &proagent_analysis::v2::V2LayoutSummary) -> String {
-    let t = &s.totals;
-    format!(
-        "{}: {} episodes ({} without a correct dish), {} correct / {} wrong dishes, {} hand-overs ({} constructive), {} button presses ({} constructive signals)\n  \
-         constructive hand-overs per correct dish: mean {}\n  shared-pot share of correct dishes: mean {}\n  \
-         constructive share of button presses: mean {}",
-        s.layout,
-        s.episodes,
-        s.without_correct_dish,
-        t.correct_dishes,
-        t.wrong_dishes,
-        t.handovers,
-        t.constructive,
-        t.button_presses,
-        t.signals.constructive,
-        dist_text(&s.constructive_per_dish, false),
-        dist_text(&s.shared_pot_share, true),
-        dist_text(&s.constructive_signal_share, true),
     )
 }
 

@@ -379,6 +379,34 @@ pub fn transcript_cache(
     out
 }
 
+/// [`transcript_cache`]'s figures as a markdown table, one row per seat (what
+/// `show FILE --prompt-cache` prints).
+pub fn cache_table(seats: &[SeatCache]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| seat | model | calls | prompt tokens | cacheable (repeat a recent request's beginning) | cached as the server reported |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    for c in seats {
+        let seat = c.seat.map_or_else(|| "the model's seat".to_string(), |s| format!("player {s}"));
+        let _ = writeln!(
+            out,
+            "| {seat} | {} | {} | {} | {} ({}) | {} ({} of {} reported prompt tokens) |",
+            c.model,
+            c.calls,
+            c.prompt_tokens,
+            c.cacheable_tokens,
+            percent(c.cacheable_tokens, c.prompt_tokens),
+            c.server_cached_tokens,
+            percent(c.server_cached_tokens, c.server_prompt_tokens),
+            c.server_prompt_tokens
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -368,6 +368,48 @@ fn table3(s: &mut String, agents: &[(String, Vec<&EpisodeRecord>)]) {
     }
 }
 
+/// A protocol as one run plays it: its table and the trials per cell this run plays
+/// (fewer than the protocol's: a pilot, labelled as one in every table).
+#[derive(Clone, Copy, Debug)]
+pub struct ProtocolRun {
+    /// Which table.
+    pub table: LlmcoTable,
+    /// Trials per cell this run plays.
+    pub trials: u32,
+}
+
+impl ProtocolRun {
+    /// The protocol's episodes: self-play only (agent and partner the same seat), on its
+    /// seeds (Table 3: the release's; the others from `spec.seed` on).
+    pub fn plan(&self, spec: &super::plan::SweepSpec) -> Vec<super::plan::PlannedEpisode> {
+        let mut plan = Vec::new();
+        for seed in self.table.seeds(self.trials, spec.seed) {
+            let one = super::plan::SweepSpec { seed, episodes: 1, ..spec.clone() };
+            plan.extend(super::plan::cross_product(&one).into_iter().filter(|p| p.spec.agent == p.spec.partner));
+        }
+        plan
+    }
+
+    /// The dry run's first line: what the protocol would play, and how many episodes it plans.
+    pub fn dry_run_header(&self, episodes: usize, model: &str) -> String {
+        let pilot = if self.trials < self.table.trials() {
+            format!(" (pilot: {} of {} trials)", self.trials, self.table.trials())
+        } else {
+            String::new()
+        };
+        format!(
+            "{} protocol, dry run: {}; model {model}, preset paper; {episodes} episodes{pilot}\n",
+            self.table.name(),
+            self.table.describe()
+        )
+    }
+
+    /// The protocol's table (published rows beside ours) from `records`.
+    pub fn markdown(&self, records: &[EpisodeRecord]) -> String {
+        markdown(self.table, records, self.trials)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -212,3 +212,25 @@ impl Transcript {
         proagent_llm::replay::ReplayModel::new(self.source.clone(), self.exchanges.clone()).with_scrubber(scrubber)
     }
 }
+
+/// The longest stretch of a model's reasoning [`reasoning_notes`] keeps per exchange.
+pub const REASONING_SHOWN_CHARS: usize = 400;
+
+/// The reasoning `exchanges` kept apart from their replies (a reasoning model's
+/// `reasoning_content` or `<think>` blocks), one line per exchange keyed by its timestep:
+/// `  reasoning (planner): ...`, on one line, cut at [`REASONING_SHOWN_CHARS`] characters.
+/// Exchanges without reasoning (every exchange of a chat model) add nothing.
+pub fn reasoning_notes(exchanges: &[Exchange]) -> std::collections::BTreeMap<u32, Vec<String>> {
+    let mut out: std::collections::BTreeMap<u32, Vec<String>> = Default::default();
+    for x in exchanges {
+        let proagent_llm::record::Outcome::Reply(r) = &x.outcome else { continue };
+        let Some(reasoning) = &r.reasoning else { continue };
+        let flat: String = reasoning.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut shown: String = flat.chars().take(REASONING_SHOWN_CHARS).collect();
+        if flat.chars().count() > REASONING_SHOWN_CHARS {
+            shown.push('…');
+        }
+        out.entry(x.t).or_default().push(format!("  reasoning ({}): {shown}", x.kind));
+    }
+    out
+}
