@@ -137,13 +137,38 @@ impl RecentPrompts {
     /// [`CACHE_WINDOW`] requests (the longest such beginning; 0 for the first request);
     /// `messages` then becomes the latest request.
     pub fn cached(&mut self, counter: &TokenCounter, messages: &[Message]) -> u64 {
-        let best = self.recent.iter().map(|p| counter.shared_prefix(p, messages)).max().unwrap_or(0);
+        // Every candidate shares a beginning of the same `messages`, so the longest one in
+        // characters is also the longest in tokens: only that one is tokenized.
+        let best = self
+            .recent
+            .iter()
+            .max_by_key(|p| shared_chars(p, messages))
+            .map_or(0, |p| counter.shared_prefix(p, messages));
         if self.recent.len() == CACHE_WINDOW {
             self.recent.pop_front();
         }
         self.recent.push_back(messages.to_vec());
         best
     }
+}
+
+/// How many characters of `current` repeat `previous`'s beginning, cut as
+/// [`TokenCounter::shared_prefix`] cuts it (whole messages, then the common words).
+fn shared_chars(previous: &[Message], current: &[Message]) -> usize {
+    let mut shared = 0;
+    for (p, c) in previous.iter().zip(current) {
+        if p.role != c.role {
+            break;
+        }
+        if p.content == c.content {
+            shared += c.content.len() + 1;
+            continue;
+        }
+        let common = common_prefix(&p.content, &c.content);
+        shared += common.rfind(char::is_whitespace).unwrap_or(0) + 1;
+        break;
+    }
+    shared
 }
 
 /// The name a role has on the wire.
