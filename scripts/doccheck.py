@@ -31,7 +31,12 @@ them when the file's commands are done (a server written without `&` is stopped 
 listens: it is one of several ways to start one). `cargo run --locked -- ARGS` runs as
 `proagent ARGS` (the binary CI just built from the same sources).
 
-Usage: scripts/doccheck.py [--bin target/debug/proagent] [FILE.md ...] [--list] [--keep]
+With `--jobs N` the pages are split into N groups that run at once, each in its own
+scratch copy (pages that name the same loopback port share a group; a page's weight is
+its count of commands, an `eval`/`bench`/`train` command counting ten), so a group
+never sees files an earlier page of another group wrote.
+
+Usage: scripts/doccheck.py [--bin target/debug/proagent] [FILE.md ...] [--list] [--keep] [--jobs N]
 Exit status 0 when nothing failed, 1 otherwise. Python 3 standard library only.
 """
 
@@ -562,6 +567,54 @@ def first_line(text: str) -> str:
     return line if len(line) <= 100 else line[:97] + "..."
 
 
+PORT = re.compile(r"127\.0\.0\.1:(\d+)")
+HEAVY = re.compile(r"\bproagent\s+(eval|bench|train)\b|\bscripts/\w+\.py\b")
+
+
+def page_weight(d: DocFile) -> int:
+    """A page's expected run time in units of a light command."""
+    return sum(10 if HEAVY.search(c.text) else 1 for c in d.items if isinstance(c, Command) and not c.skip)
+
+
+def group_pages(docs: list, jobs: int) -> list[list]:
+    """Pages in `jobs` groups of similar weight; pages naming a common port stay together."""
+    texts = [(REPO / d.path).read_text(encoding="utf-8", errors="replace") for d in docs]
+    ports = [set(PORT.findall(t)) - {"0"} for t in texts]
+    clusters: list[list[int]] = []
+    for i in range(len(docs)):
+        joined = [c for c in clusters if any(ports[i] & ports[j] for j in c)]
+        merged = [i] + [j for c in joined for j in c]
+        clusters = [c for c in clusters if c not in joined] + [merged]
+    groups: list[list[int]] = [[] for _ in range(jobs)]
+    load = [0] * jobs
+    for c in sorted(clusters, key=lambda c: -sum(page_weight(docs[i]) for i in c)):
+        k = load.index(min(load))
+        groups[k] += c
+        load[k] += sum(page_weight(docs[i]) for i in c)
+    return [[docs[i] for i in sorted(g)] for g in groups if g]
+
+
+def run_groups(docs: list, binary: Path, args) -> int:
+    """Each group of pages in its own checker process; outputs printed group by group."""
+    t0 = time.time()
+    procs = []
+    for g in group_pages(docs, args.jobs):
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--bin", str(binary), "--timeout", str(args.timeout)]
+        cmd += (["--keep"] if args.keep else []) + [str(REPO / d.path) for d in g]
+        out = tempfile.TemporaryFile()
+        procs.append((g, subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT), out))
+    status = 0
+    for g, proc, out in procs:
+        code = proc.wait()
+        out.seek(0)
+        print(f"== group: {', '.join(d.path for d in g)}")
+        sys.stdout.write(out.read().decode("utf-8", errors="replace"))
+        print(flush=True)
+        status = max(status, code)
+    print(f"doccheck: {len(procs)} groups run at once, {'all passed' if status == 0 else 'some failed'} ({time.time() - t0:.0f} s)")
+    return 1 if status else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("files", nargs="*", help="Markdown files (default: README.md and docs/*.md)")
@@ -570,7 +623,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=600, help="seconds per command (default 600)")
     ap.add_argument("--list", action="store_true", help="list the commands and skips; run nothing")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    ap.add_argument("--jobs", type=int, default=1, help="groups of pages run at once (default 1)")
     args = ap.parse_args()
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
 
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head` ends quietly
     self_test()
@@ -591,6 +647,8 @@ def main() -> int:
     if not binary.is_file():
         print(f"doccheck: no binary at {binary} (run `cargo build --locked` first)", file=sys.stderr)
         return 2
+    if args.jobs > 1 and len(docs) > 1:
+        return run_groups(docs, binary, args)
 
     def log(msg: str) -> None:
         print(msg, flush=True)
