@@ -119,8 +119,11 @@ def _proagent_options(
     retries: int,
     backoff_ms: int,
     backoff_max_ms: int,
+    effort: Optional[str] = None,
+    family: Optional[str] = None,
+    token_param: Optional[str] = None,
 ) -> Dict[str, Any]:
-    return {
+    opts = {
         "model": model,
         "base_url": base_url,
         "temperature": float(temperature),
@@ -141,6 +144,11 @@ def _proagent_options(
         "backoff_ms": int(backoff_ms),
         "backoff_max_ms": int(backoff_max_ms),
     }
+    # A reasoning model's request rules, sent only when given (docs/llm.md).
+    for key, value in (("effort", effort), ("family", family), ("token_param", token_param)):
+        if value is not None:
+            opts[key] = value
+    return opts
 
 
 def partner(
@@ -203,6 +211,9 @@ def agent(
     retries: int = 4,
     backoff_ms: int = 500,
     backoff_max_ms: int = 30000,
+    effort: Optional[str] = None,
+    family: Optional[str] = None,
+    token_param: Optional[str] = None,
     transcript: Optional[str] = None,
     no_wall_clock: bool = False,
     max_llm_failures: Optional[int] = 0,
@@ -214,7 +225,10 @@ def agent(
     ``top_p``, ``max_tokens``), ``memory_k``, ``max_replans``, ``verificator``
     ("llm", "rules", "off"), ``belief`` ("replace", "annotate", "off"), ``analysis``,
     ``intention``, ``align`` ("proagent", "coordination"), ``prompts`` (a templates
-    folder), ``wait_interrupt`` and the HTTP time-outs and retries.
+    folder), ``wait_interrupt`` and the HTTP time-outs and retries; for reasoning models
+    ``effort`` ("low", "medium", "high": sent as ``reasoning_effort``), ``family`` ("chat",
+    "reasoning": overrides the name table of docs/llm.md) and ``token_param``
+    ("max_tokens", "max_completion_tokens"), each sent only when given.
 
     ``transcript=PATH`` writes the episode's transcript from your own loop: pass the
     :class:`Env` to ``act`` (each call records the step that led to its state), then call
@@ -231,7 +245,7 @@ def agent(
     opts = _proagent_options(
         model, base_url, temperature, top_p, max_tokens, memory_k, max_replans, verificator, belief,
         analysis, intention, align, prompts, wait_interrupt, connect_timeout, request_timeout, retries,
-        backoff_ms, backoff_max_ms,
+        backoff_ms, backoff_max_ms, effort, family, token_param,
     )
     return _partner(
         "proagent", seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
@@ -274,6 +288,9 @@ def play(
     retries: int = 4,
     backoff_ms: int = 500,
     backoff_max_ms: int = 30000,
+    effort: Optional[str] = None,
+    family: Optional[str] = None,
+    token_param: Optional[str] = None,
 ) -> Dict[str, Any]:
     """One seeded episode in the Rust runner; returns the summary ``proagent play --json``
     prints, as a dict (the same command and seed give the same summary).
@@ -296,7 +313,7 @@ def play(
     opts = _proagent_options(
         model, base_url, temperature, top_p, max_tokens, memory_k, max_replans, verificator, belief,
         analysis, intention, align, prompts, wait_interrupt, connect_timeout, request_timeout, retries,
-        backoff_ms, backoff_max_ms,
+        backoff_ms, backoff_max_ms, effort, family, token_param,
     )
     return _play(
         layout=layout, agent=agent, partner=partner, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64),

@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// The option names understood, as the CLI's flags with `_` for `-`.
-pub const KNOWN: [&str; 19] = [
+pub const KNOWN: [&str; 22] = [
     "model",
     "base_url",
     "temperature",
@@ -35,6 +35,9 @@ pub const KNOWN: [&str; 19] = [
     "align",
     "prompts",
     "wait_interrupt",
+    "effort",
+    "family",
+    "token_param",
 ];
 
 /// A checked set of ProAgent options.
@@ -102,6 +105,13 @@ impl AgentOptions {
         ];
         for (key, value) in &model_options {
             apply_model_option(&mut spec, key, value).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+        // A reasoning model's request rules, only when given (`None`: the family table's).
+        for key in ["effort", "family", "token_param"] {
+            if let Some(v) = get(key) {
+                let v = v.as_str().ok_or_else(|| err(key, format!("must be a string, got {v}")))?;
+                apply_model_option(&mut spec, key, v).map_err(|e| err(key, e))?;
+            }
         }
         if !matches!(classify_model(&spec.model), ModelChoice::Http(_)) {
             spec = spec.without_http();

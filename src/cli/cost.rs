@@ -25,16 +25,16 @@ pub struct CostArgs {
     /// USD per million prompt tokens, per million completion tokens and, optionally, per
     /// million cached prompt tokens (the provider's prompt-caching price), e.g. `2.5,10,1.25`,
     /// for the dry run's price.
-    #[arg(long, value_name = "IN,OUT[,CACHED]", value_parser = parse_price)]
+    #[arg(long, value_name = "IN,OUT[,CACHED]", value_parser = parse_price, allow_hyphen_values = true)]
     pub price_per_mtok: Option<Price>,
     /// With --dry-run: reasoning tokens a reasoning model (o-series, gpt-5, R1-style) is
     /// assumed to spend per call, billed as completion tokens; 0 (the default) for chat models.
-    #[arg(long, value_name = "N", default_value_t = 0, requires = "dry_run",
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "dry_run", allow_hyphen_values = true,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub reasoning_tokens_per_call: u64,
     /// Episodes with a served model above which a run asks before it starts (on a
     /// terminal) or needs --yes (stdin not a terminal).
-    #[arg(long, value_name = "EPISODES", default_value_t = 100)]
+    #[arg(long, value_name = "EPISODES", default_value_t = 100, allow_hyphen_values = true)]
     pub confirm_above: u64,
     /// Start a run above --confirm-above without asking.
     #[arg(long)]

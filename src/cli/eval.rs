@@ -72,7 +72,7 @@ struct SweepArgs {
     seats: Vec<u8>,
     /// Episodes per layout × agent × partner × seat (episode i uses seed S+i), and their length.
     #[command(flatten)]
-    run: super::common::EpisodeArgs<1>,
+    run: SweepEpisodes,
     /// Episodes in flight at once.
     #[arg(long, default_value_t = 4, value_parser = usize_in(1..=MAX_CONCURRENCY as u64))]
     concurrency: usize,
@@ -119,6 +119,30 @@ struct SweepArgs {
     /// --dry-run, --price-per-mtok, --confirm-above, --yes.
     #[command(flatten)]
     cost: super::cost::CostArgs,
+}
+
+/// eval's episode flags: those of every command that plays (`EpisodeArgs`), except that
+/// `--episodes` keeps whether it was given: a protocol plays its own count unless it is.
+#[derive(clap::Args, Debug)]
+struct SweepEpisodes {
+    /// Episodes to play per layout × agent × partner × seat; episode i uses seed + i.
+    /// Default 1, or the protocol's own count with --protocol (given, a labelled pilot).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=super::common::MAX_EPISODES as i64))]
+    episodes: Option<u32>,
+    /// Seed of the first episode.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Steps per episode.
+    #[arg(long, default_value_t = proagent::env::DEFAULT_HORIZON,
+          value_parser = clap::value_parser!(u32).range(1..=super::common::MAX_HORIZON as i64))]
+    horizon: u32,
+}
+
+impl SweepEpisodes {
+    /// Episodes per cell: as given, else 1 (a protocol fills in its own before this is read).
+    fn count(&self) -> u32 {
+        self.episodes.unwrap_or(1)
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -233,9 +257,14 @@ fn make_runner(
     for setup in seats {
         let seat = a.proagent.seat(&setup.spec, a.run.seed)?;
         // A dry run contacts no server (its keys then match finished served-model episodes
-        // only by chance: it counts them as still to play).
-        let identity =
-            if a.cost.dry_run { Ok(serde_json::Value::Null) } else { rt.block_on(model_identity(&seat.model)) };
+        // only by chance: it counts them as still to play). A configuration that
+        // contradicts itself is refused when the seat's model is built, naming its flag:
+        // no server is asked first, and no warning comes before that error.
+        let identity = if a.cost.dry_run || seat.model.check_params().is_err() {
+            Ok(serde_json::Value::Null)
+        } else {
+            rt.block_on(model_identity(&seat.model))
+        };
         let server = match identity {
             Ok(v) => v,
             Err(e) => {
@@ -256,7 +285,7 @@ fn make_runner(
     labels.sort();
     for label in labels {
         let seat = &llmco_seats[label];
-        if a.cost.dry_run {
+        if a.cost.dry_run || seat.model.check_params().is_err() {
             continue;
         }
         match rt.block_on(model_identity(&seat.model)) {
@@ -392,14 +421,13 @@ fn apply_protocol(mut a: SweepArgs) -> Result<SweepArgs> {
     }
     // `--episodes N` runs the protocol as a pilot of N episodes per pairing and seat; its
     // table says so (`Report::table1_paper_markdown`). Without the flag: the protocol's own.
-    if flag_given("--episodes") && a.run.episodes != TABLE1_EPISODES {
-        eprintln!(
+    match a.run.episodes {
+        Some(n) if n != TABLE1_EPISODES => eprintln!(
             "pilot: the table1 protocol with {} per pairing and seat (the protocol plays {TABLE1_EPISODES}); \
              its table is labelled as a pilot",
-            proagent::games::counted(a.run.episodes as u64, "episode", "episodes")
-        );
-    } else {
-        a.run.episodes = TABLE1_EPISODES;
+            proagent::games::counted(n as u64, "episode", "episodes")
+        ),
+        _ => a.run.episodes = Some(TABLE1_EPISODES),
     }
     Ok(a)
 }
@@ -433,7 +461,7 @@ fn apply_llmco_protocol(a: &mut SweepArgs) -> Result<Option<ProtocolRun>> {
         bail!("--horizon: the {name} protocol plays the release's {ticks} ticks (leave --horizon out)");
     }
     let full = table.trials();
-    let trials = if flag_given("--episodes") { a.run.episodes } else { full };
+    let trials = a.run.episodes.unwrap_or(full);
     if trials > full {
         bail!("--episodes: the {name} protocol plays {full} trials per cell; fewer is a labelled pilot (got {trials})");
     }
@@ -441,16 +469,10 @@ fn apply_llmco_protocol(a: &mut SweepArgs) -> Result<Option<ProtocolRun>> {
     a.agents = table.agents();
     a.partners = table.agents();
     a.seats = vec![0];
-    a.run.episodes = trials;
+    a.run.episodes = Some(trials);
     // The paper scored every episode, however few of its replies the agent could read.
     a.proagent.max_parse_failure_share = 1.0;
     Ok(Some(ProtocolRun { table, trials }))
-}
-
-/// Whether the command line names `flag` (`--flag V` or `--flag=V`): a flag with a default
-/// cannot tell "given as the default" from "left out" by its value.
-fn flag_given(flag: &str) -> bool {
-    std::env::args_os().any(|a| a.to_str().is_some_and(|a| a == flag || a.starts_with(&format!("{flag}="))))
 }
 
 fn sweep(a: SweepArgs) -> Result<ExitCode> {
@@ -472,7 +494,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
     if resolved.is_empty() {
         bail!("--layouts is empty");
     }
-    let cells = [resolved.len(), agents.len(), partners.len(), a.seats.len(), a.run.episodes as usize];
+    let cells = [resolved.len(), agents.len(), partners.len(), a.seats.len(), a.run.count() as usize];
     let total = cells.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
     if total.is_none_or(|t| t > MAX_SWEEP_EPISODES) {
         bail!(
@@ -509,7 +531,7 @@ fn sweep(a: SweepArgs) -> Result<ExitCode> {
         agents,
         partners,
         seats: a.seats.clone(),
-        episodes: a.run.episodes,
+        episodes: a.run.count(),
         seed: a.run.seed,
         horizon: a.run.horizon,
         runner: runner.name().to_string(),

@@ -86,6 +86,15 @@ pub fn run(args: MockServerArgs) -> Result<ExitCode> {
     } else {
         args.faults.iter().map(|f| f.parse::<MockFault>()).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?
     };
+    // A parameter name is a word of the request body: an empty one refuses nothing and is
+    // a typo (`--reject-params ""`, `top_p,,max_tokens`).
+    if let Some(bad) = args.reject_params.iter().find(|p| p.trim().is_empty() || p.trim().contains(char::is_whitespace))
+    {
+        bail!(
+            "--reject-params: {:?} is not a parameter name (give request-body names, comma-separated, e.g. top_p,max_tokens)",
+            bad
+        );
+    }
     let cfg = MockConfig {
         latency: Duration::from_millis(args.latency_ms),
         fault_rate: args.fault_rate,

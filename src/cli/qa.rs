@@ -120,7 +120,8 @@ struct RunArgs {
     dry_run: bool,
     /// With --dry-run: USD per million prompt and completion tokens and, optionally, cached
     /// prompt tokens, e.g. `2.5,10,1.25`.
-    #[arg(long, value_name = "IN,OUT[,CACHED]", value_parser = super::cost::parse_price, requires = "dry_run")]
+    #[arg(long, value_name = "IN,OUT[,CACHED]", value_parser = super::cost::parse_price, requires = "dry_run",
+          allow_hyphen_values = true)]
     price_per_mtok: Option<super::cost::Price>,
 }
 
@@ -356,6 +357,12 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
     let (questions, filter) = select(&ds, a.data.filter.as_deref())?;
     let prompts = load_prompts(a.prompts.as_deref())?;
     if a.dry_run {
+        // The dry run sends nothing, but refuses what the real run would: options that
+        // contradict each other for this model.
+        if matches!(classify_model(model_name.trim()), ModelChoice::Http(_)) {
+            let spec = a.http.model_spec(&model_name, a.seed)?;
+            spec.check_params().map_err(|e| anyhow!("--model {model_name}: model configuration: {e}"))?;
+        }
         qa_dry_run(&a, &model_name, &questions, &prompts, &sampling)?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -3,9 +3,8 @@
 //! LLM-Coordination seats from their measured call pattern and reports the cacheable
 //! prompt share; a large LLM-Co sweep asks first; LLM-Co episode keys follow the server.
 
-use crate::support::bin;
+use crate::support::{bin, ok};
 use std::net::TcpListener;
-use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -33,12 +32,6 @@ impl CountingListener {
     fn accepted(&self) -> usize {
         self.accepted.load(Ordering::SeqCst)
     }
-}
-
-fn ok(o: &Output) -> String {
-    let s = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{s}\n{}", String::from_utf8_lossy(&o.stderr));
-    s
 }
 
 /// The calls in the `| gpt-4o |` row of a dry run's table.

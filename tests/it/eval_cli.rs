@@ -254,6 +254,8 @@ fn record(agent: &str, partner: &str, seat: u8, seed: u64, score: f64, calls: u6
         parse_failures: 0,
         prompt_tokens: calls * 1000,
         completion_tokens: calls * 50,
+        reasoning_tokens: 0,
+        cached_tokens: 0,
         llm_wall_s: calls as f64 * 0.5,
         metrics: Value::Null,
         teamwork: None,
@@ -985,4 +987,41 @@ fn report_heatmaps_as_png_and_pdf() {
     }
     let o = crate::support::bin().args(["eval", "report"]).arg(dir.path()).args(["--format", "jpg"]).output().unwrap();
     assert!(!o.status.success());
+}
+
+/// Whether `--episodes` was given decides a protocol's count (the flag's value cannot:
+/// `--episodes 1` is also eval's default): left out, the protocol's own; given, in either
+/// spelling and even equal to the default, a labelled pilot of that many; given as the
+/// protocol's own count, no pilot.
+#[test]
+fn a_protocol_plays_its_own_count_unless_episodes_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let table1 = |extra: &[&str]| {
+        let mut args = vec!["eval", "--protocol", "table1", "--agents", "greedy", "--partners", "stay,random"];
+        args.extend(["--layouts", "cramped_room", "--horizon", "20", "--dry-run", "--out"]);
+        let o = bin().args(&args).arg(dir.path().join("t1")).args(extra).output().unwrap();
+        let planned = ok(&o).lines().next().unwrap_or_default().to_string();
+        (planned, stderr(&o))
+    };
+    // 2 partners × 2 seats × the protocol's 10 episodes.
+    let (planned, err) = table1(&[]);
+    assert!(planned.starts_with("dry run: 40 episodes,") && !err.contains("pilot"), "{planned}\n{err}");
+    let (planned, err) = table1(&["--episodes=10"]);
+    assert!(planned.starts_with("dry run: 40 episodes,") && !err.contains("pilot"), "{planned}\n{err}");
+    for (given, n) in [(&["--episodes", "1"][..], 4), (&["--episodes=2"], 8)] {
+        let (planned, err) = table1(given);
+        assert!(planned.starts_with(&format!("dry run: {n} episodes,")), "{given:?}: {planned}");
+        assert!(err.contains("pilot: the table1 protocol with"), "{given:?}: {err}");
+    }
+    // The LLM-Coordination tables: more trials than the protocol's is refused, in either spelling.
+    for given in [&["--episodes", "4"][..], &["--episodes=4"]] {
+        let o = bin()
+            .args(["eval", "--protocol", "llmco-table3", "--dry-run", "--out"])
+            .arg(dir.path().join("t3"))
+            .args(given)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{given:?}");
+        assert!(stderr(&o).contains("--episodes: the llmco-table3 protocol plays 3 trials"), "{}", stderr(&o));
+    }
 }

@@ -342,6 +342,8 @@ fn results_seed() -> Vec<u8> {
             parse_failures: 0,
             prompt_tokens: 1200,
             completion_tokens: 80,
+            reasoning_tokens: 0,
+            cached_tokens: 0,
             llm_wall_s: 0.25,
             metrics: serde_json::json!({"score": i * 20, "teamwork": {"constructive": 2}}),
             teamwork: Some(proagent::analysis::TeamworkTotals { deliveries: i, constructive: 2, non_constructive: 0 }),

@@ -3,10 +3,11 @@
 //! that would overflow, idle and stalling connections, and the backoff flags.
 
 use crate::fake_server::{Body, Canned, CannedServer};
+use crate::support::{run, text};
 use proagent::llm::http::{HttpConfig, MAX_REPLY_BYTES, OpenAiModel};
 use proagent::llm::{ChatRequest, LanguageModel, LlmError, Message, Sampling};
 use proagent_mock::{EchoPlanner, MockConfig, MockServer};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -171,14 +172,6 @@ fn bin() -> Command {
     let mut c = crate::support::bin();
     c.env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL");
     c
-}
-
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run proagent")).await.unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A ProAgent whose server reports absurd token counts plays on: its metrics, the play

@@ -4,18 +4,8 @@
 //! read back by re-playing the seed, an `eval` sweep, a bad spec refused with exit 2, and
 //! the viewer's episode view drawing a lever transcript.
 
-use crate::support::{bin, scratch};
+use crate::support::{bin, ok, scratch, text};
 use std::path::PathBuf;
-use std::process::Output;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
-    text(&out.stdout)
-}
 
 fn file(name: &str) -> PathBuf {
     let dir = scratch().join("lever_cli");

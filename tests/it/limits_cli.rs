@@ -2,6 +2,7 @@
 //! abort on a huge allocation, overflow the stack or run forever is now a clear
 //! error naming the flag, field or file, with exit code 2 — and never a panic.
 
+use crate::support::text;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -11,10 +12,6 @@ fn bin(dir: &Path) -> Command {
     c.current_dir(dir).env_remove("OPENAI_API_KEY").env_remove("OPENAI_BASE_URL").env_remove("RUST_LOG");
     c.env("RUST_BACKTRACE", "0");
     c
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Runs `args` in `dir` and checks for a usage/input error: exit 2, no panic, and

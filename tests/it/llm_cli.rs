@@ -2,22 +2,15 @@
 //! loopback HTTP with transcripts, offline replay of those transcripts, and the
 //! API-key canary (the key must reach the server and nothing else).
 
+use crate::support::{run, text};
 use proagent_mock::{EchoPlanner, MockConfig, MockFault, MockServer};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 fn bin() -> Command {
     crate::support::bin()
-}
-
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run proagent")).await.unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn chat(base_url: &str, prompt: &str, transcript: &Path) -> Command {

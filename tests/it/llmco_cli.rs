@@ -4,19 +4,10 @@
 //! seats refused where the agent has no grounding, and an `llmco` seat served by
 //! `proagent mock-server` over loopback.
 
-use crate::support::{bin, scratch};
+use crate::support::{bin, ok, scratch, text};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Output, Stdio};
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
-    text(&out.stdout)
-}
+use std::process::Stdio;
 
 fn file(name: &str) -> PathBuf {
     let dir = scratch().join("llmco_cli");

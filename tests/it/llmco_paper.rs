@@ -7,17 +7,12 @@
 
 use super::fake_server::{Canned, CannedServer};
 use super::support::bin;
+use crate::support::ok;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 /// A reply every request kind can read: the action lists' first option, and an okay.
 const AGREEABLE: &str = "Explanation: the first action is fine.\nAction: A\nVerification: Okay";
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// Plays `layout` with `agent` (served by `server`) beside `partner`, off the test's
 /// runtime threads so the server keeps answering.

@@ -6,21 +6,14 @@
 //! were, even when no reply could be read.
 
 use crate::fake_server::{Canned, CannedServer};
+use crate::support::{run, text};
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::agent::llmco::router::LlmcoStandIns;
 use proagent_mock::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Arc;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run proagent")).await.unwrap()
-}
 
 fn protocol(table: &str, out: &Path, extra: &[&str]) -> Command {
     let mut c = crate::support::bin();

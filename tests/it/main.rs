@@ -9,6 +9,7 @@ static HEAP: proagent_web::memory::Counting = proagent_web::memory::Counting;
 mod agent_cli;
 mod analyze_cli;
 mod architecture;
+mod bad_flags;
 mod bc_cli;
 mod catalog;
 mod collab_cli;

@@ -6,23 +6,16 @@
 //! server plays them.
 
 use crate::fake_server::{Canned, CannedServer, dead_port};
+use crate::support::{run, text};
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent_mock::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Arc;
 
 fn bin() -> Command {
     crate::support::bin()
-}
-
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run proagent")).await.unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// `proagent eval` of ProAgent with greedy, seat 0, `episodes` seeds of 30 steps, one at

@@ -3,6 +3,7 @@
 //! scripted model and through the HTTP backend against the loopback mock server; the
 //! preset in transcript headers; exact replay of a paper-preset transcript.
 
+use crate::support::text;
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::transcript::Transcript;
 use proagent_mock::{MockConfig, MockServer};
@@ -15,10 +16,6 @@ const PARTNERS: [&str; 4] = ["greedy", "random4", "stay", "bc"];
 
 fn bin() -> Command {
     crate::support::bin()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn summary(out: &Output, what: &str) -> serde_json::Value {

@@ -1,6 +1,7 @@
 //! `proagent qa` end to end: built-in models, reports, transcripts and replay, lint,
 //! baseline, and bad input.
 
+use crate::support::Mock;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -258,36 +259,6 @@ fn bench_qa_reports_a_time() {
     assert_eq!(v["requests"], 198);
     assert_eq!(v["correct"], 196);
     assert!(v["seconds"].as_f64().unwrap() > 0.0);
-}
-
-/// A running `proagent mock-server` with these extra flags; killed on drop.
-struct Mock {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Mock {
-    fn start(extra: &[&str]) -> Mock {
-        use std::io::BufRead;
-        let mut child = bin()
-            .args(["mock-server", "--addr", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
-        Mock { child, url: format!("{addr}/v1") }
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn qa_against(m: &Mock, extra: &[&str]) -> Output {

@@ -6,44 +6,10 @@
 //! the run; reasoning text (`reasoning_content`, `<think>` blocks) is kept in transcripts
 //! and never read as an answer.
 
-use crate::support::bin;
+use crate::support::{Mock, bin, json_line, text};
 use serde_json::Value;
-use std::io::BufRead;
 use std::path::Path;
-use std::process::{Child, Output, Stdio};
-
-/// A running `proagent mock-server` with these extra flags; killed on drop.
-struct Mock {
-    child: Child,
-    url: String,
-}
-
-impl Mock {
-    fn start(extra: &[&str]) -> Mock {
-        let mut child = bin()
-            .args(["mock-server", "--addr", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
-        Mock { child, url: format!("{addr}/v1") }
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use std::process::Output;
 
 /// `play` of `agent` on `layout` with `model` against `m`, plus `extra` flags.
 fn play(m: &Mock, layout: &str, agent: &str, model: &str, extra: &[&str]) -> Output {
@@ -59,14 +25,6 @@ fn play(m: &Mock, layout: &str, agent: &str, model: &str, extra: &[&str]) -> Out
 fn json_doc(o: &Output) -> Value {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), text(&o.stderr));
     serde_json::from_slice(&o.stdout).unwrap()
-}
-
-/// The `--json` line of a successful run.
-fn json_line(o: &Output) -> Value {
-    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), text(&o.stderr));
-    let out = text(&o.stdout);
-    let line = out.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON line: {out}"));
-    serde_json::from_str(line).unwrap()
 }
 
 fn exchanges(path: &Path) -> Vec<Value> {
@@ -234,4 +192,93 @@ fn reasoning_text_is_kept_apart_and_never_parsed() {
             .unwrap();
         assert_eq!(json_doc(&q)["correct"], 196, "{mode}");
     }
+}
+
+/// The eval of `agent` with partner `partner` on cramped_room (40 ticks, seat 0) against
+/// `m`, into `out`; its stdout.
+fn eval_into(m: &Mock, agent: &str, partner: &str, model: &str, out: &Path) -> String {
+    let o = bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", agent, "--partners", partner, "--seats", "0"])
+        .args(["--episodes", "1", "--horizon", "40", "--model", model, "--base-url", &m.url, "--quiet"])
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "eval {agent}: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// The `report.csv` rows of `dir` as column name → value maps.
+fn csv_rows(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join("report.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(str::to_string).collect();
+    lines.map(|l| head.iter().cloned().zip(l.split(',').map(str::to_string)).collect()).collect()
+}
+
+#[test]
+fn eval_records_reports_and_prices_show_reasoning_tokens_apart() {
+    let m = Mock::start(&["--reasoning-rules", "--reasoning", "field"]);
+    let dir = tempfile::tempdir().unwrap();
+    for (agent, partner) in [("proagent", "greedy"), ("llmco", "llmco")] {
+        let out = dir.path().join(agent);
+        let stdout = eval_into(&m, agent, partner, "o4-mini", &out);
+        // The record: its own count, the seats' metrics summed.
+        let line = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+        let r: Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+        let reasoning = r["reasoning_tokens"].as_u64().unwrap_or(0);
+        let seats = r["metrics"]["reasoning_tokens"].as_u64().unwrap_or(0)
+            + r["metrics"]["partner_metrics"]["reasoning_tokens"].as_u64().unwrap_or(0);
+        assert!(reasoning > 0 && reasoning == seats, "{agent}: {r}");
+        assert!(reasoning < r["completion_tokens"].as_u64().unwrap(), "part of the completion tokens: {r}");
+        // report.md (printed and written): a column of its own, cell and total.
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(stdout.contains("| completion tokens | of which reasoning | cached prompt tokens |"), "{stdout}");
+        let row = md.lines().find(|l| l.starts_with("| **total** |")).unwrap();
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!((cells[10], cells[11]), (reasoning.to_string().as_str(), "0"), "{agent}: {row}");
+        // report.csv and report.json.
+        let csv = csv_rows(&out);
+        assert_eq!(csv[0]["reasoning_tokens"], reasoning.to_string(), "{agent}");
+        assert_eq!(csv[0]["cached_tokens"], "0");
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+        assert_eq!(report["totals"]["reasoning_tokens"].as_u64(), Some(reasoning), "{agent}");
+        assert_eq!(report["cells"][0]["reasoning_tokens"].as_u64(), Some(reasoning), "{agent}");
+    }
+    // A chat model reports none: the record, report.md and report.json read as before; the
+    // CSV has its columns, at 0.
+    let chat = Mock::start(&[]);
+    let out = dir.path().join("chat");
+    let stdout = eval_into(&chat, "proagent", "greedy", "gpt-4o", &out);
+    let line = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert!(!line.contains("reasoning_tokens") && !line.contains("cached_tokens"), "{line}");
+    assert!(
+        !stdout.contains("of which reasoning") && stdout.contains("| completion tokens | LLM wall s |"),
+        "{stdout}"
+    );
+    assert_eq!(csv_rows(&out)[0]["reasoning_tokens"], "0");
+    let report = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert!(!report.contains("reasoning_tokens"), "{report}");
+    // The dry run's price shows the assumed reasoning tokens apart from the completion bound.
+    let o = bin()
+        .args(["eval", "--layouts", "cramped_room", "--agents", "proagent", "--partners", "greedy", "--seats", "0"])
+        .args(["--horizon", "40", "--model", "o4-mini", "--dry-run", "--reasoning-tokens-per-call", "1000"])
+        .args(["--price-per-mtok", "1.1,4.4", "--out"])
+        .arg(dir.path().join("dry"))
+        .output()
+        .unwrap();
+    let s = text(&o.stdout);
+    assert!(o.status.success(), "{s}{}", text(&o.stderr));
+    let calls: u64 = s
+        .lines()
+        .find(|l| l.starts_with("| o4-mini |"))
+        .and_then(|l| l.split('|').nth(3))
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no o4-mini row: {s}"));
+    let want = format!(
+        "o4-mini: {} reasoning tokens (1000 per call × {calls} calls), priced as completion tokens: {:.2} USD",
+        calls * 1000,
+        calls as f64 * 1000.0 * 4.4 / 1e6
+    );
+    assert!(s.contains(&want), "{want}\n{s}");
 }

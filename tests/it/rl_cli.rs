@@ -1,17 +1,13 @@
 //! End-to-end checks of `proagent rl …` with tiny trainings (seconds in a debug build),
 //! of `rl:PATH` seats in `play` and `eval`, and of the table1 protocol's flag handling.
 
+use crate::support::ok;
 use proagent::rl::model::load_file;
 use serde_json::Value;
 use std::process::Output;
 
 fn run(args: &[&str]) -> Output {
     crate::support::bin().args(args).output().unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 const TINY: [&str; 14] = [

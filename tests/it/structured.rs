@@ -3,14 +3,13 @@
 //! agents and QA read the answers strictly, a refused schema falls back to text once and
 //! for the rest of the run, and recorded structured exchanges replay exactly.
 
-use crate::support::{bin, scratch};
+use crate::support::{bin, mock_server as mock, ok, scratch, text};
 use proagent::llm::http::{HttpConfig, OpenAiModel};
 use proagent::llm::structured::Field;
 use proagent::llm::{ChatRequest, LanguageModel, Message, ResponseSchema, STRUCTURED_FALLBACK, Sampling};
 use proagent_mock::{EchoPlanner, MockConfig, MockServer, StructuredMode};
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Output, Stdio};
+use std::process::Output;
 use std::sync::Arc;
 
 fn schema_request() -> ChatRequest {
@@ -70,32 +69,8 @@ async fn a_refused_schema_falls_back_to_text_once_and_for_the_rest_of_the_run() 
     server.shutdown().await;
 }
 
-/// `proagent mock-server` with `args`, and its base URL.
-fn mock(args: &[&str]) -> (Child, String) {
-    let mut child = bin()
-        .args(["mock-server", "--addr", "127.0.0.1:0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("{line:?}")).to_string();
-    (child, format!("{addr}/v1"))
-}
-
 fn file(name: &str) -> PathBuf {
     scratch().join(format!("structured-{name}"))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
-    text(&out.stdout)
 }
 
 /// Plays `layout` with `agent` seats against the server at `url`, structured, with a transcript.

@@ -2,6 +2,7 @@
 //! the HTTP backend against the in-process mock server, with and without faults),
 //! `proagent replay` re-runs them offline and reports the first divergence.
 
+use crate::support::{run, text};
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::transcript::{Transcript, without_wall_clock};
 use proagent_mock::{MockConfig, MockFault, MockServer};
@@ -12,14 +13,6 @@ use std::time::Duration;
 
 fn bin() -> Command {
     crate::support::bin()
-}
-
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run proagent")).await.unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn play(transcript: &Path, extra: &[&str]) -> Command {

@@ -10,6 +10,7 @@
 //! `outage.rs`).
 
 use crate::fake_server::{Canned, CannedServer, dead_port};
+use crate::support::{run, text};
 use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
 use proagent::agent::grounding::overcooked_v2::scripted::ScriptedV2Model;
 use proagent::agent::llmco::router::LlmcoStandIns;
@@ -17,16 +18,8 @@ use proagent::llm::LanguageModel;
 use proagent_mock::{MockConfig, MockFault, MockServer};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Arc;
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run proagent")).await.unwrap()
-}
 
 /// A loopback server answering every chat completion with prose (no `Action:`, no skill).
 async fn prose_server() -> MockServer {

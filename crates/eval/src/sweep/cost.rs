@@ -32,7 +32,7 @@ pub enum CostError {
     Episode(String),
     /// `--price-per-mtok` is not two or three non-negative numbers.
     #[error(
-        "--price-per-mtok takes IN,OUT or IN,OUT,CACHED (USD per million prompt, completion and cached prompt tokens), got {0:?}"
+        "--price-per-mtok takes IN,OUT or IN,OUT,CACHED (USD per million prompt, completion and cached prompt tokens, each from 0 to 100000), got {0:?}"
     )]
     Price(String),
 }
@@ -264,6 +264,17 @@ impl CostEstimate {
                 if self.reasoning_tokens_per_call > 0 { ", plus the reasoning tokens" } else { "" }
             ));
         }
+        // The assumed reasoning tokens, apart from the completion bound they are added to.
+        if self.reasoning_tokens_per_call > 0 {
+            for (model, c) in self.models.iter().filter(|(m, _)| is_served(m)) {
+                let reasoning = c.calls.saturating_mul(self.reasoning_tokens_per_call);
+                let cost = price.map_or(String::new(), |p| format!(": {:.2} USD", p.of(0, 0, reasoning)));
+                s.push_str(&format!(
+                    "{model}: {reasoning} reasoning tokens ({} per call × {} calls), priced as completion tokens{cost}\n",
+                    self.reasoning_tokens_per_call, c.calls
+                ));
+            }
+        }
         for (model, c) in &self.models {
             for (agent, p) in &c.agents {
                 s.push_str(&pattern_line(model, agent, p));
@@ -315,11 +326,17 @@ pub fn is_served(model: &str) -> bool {
     matches!(classify_model(model), ModelChoice::Http(_))
 }
 
-/// `--price-per-mtok IN,OUT[,CACHED]`: two or three non-negative finite numbers.
+/// The highest price `--price-per-mtok` takes, in USD per million tokens: far above any
+/// provider's, low enough that no run's price overflows into nonsense.
+pub const MAX_PRICE_PER_MTOK: f64 = 100_000.0;
+
+/// `--price-per-mtok IN,OUT[,CACHED]`: two or three numbers from 0 to [`MAX_PRICE_PER_MTOK`].
 pub fn parse_price(s: &str) -> Result<Price, CostError> {
     let bad = || CostError::Price(s.to_string());
     let parts: Vec<&str> = s.split(',').collect();
-    let num = |x: &str| x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(bad);
+    let num = |x: &str| {
+        x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && (0.0..=MAX_PRICE_PER_MTOK).contains(v)).ok_or_else(bad)
+    };
     match parts.as_slice() {
         [i, o] => Ok(Price { input: num(i)?, output: num(o)?, cached: None }),
         [i, o, c] => Ok(Price { input: num(i)?, output: num(o)?, cached: Some(num(c)?) }),
@@ -456,6 +473,13 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("reasoning tokens: 1000 per call"), "{t}");
+        // Shown apart from the completion bound: 10 calls x 1000, at 8 per million.
+        assert!(
+            t.contains(
+                "gpt-4o: 10000 reasoning tokens (1000 per call × 10 calls), priced as completion tokens: 0.08 USD"
+            ),
+            "{t}"
+        );
         // Without a cached price, cached tokens cost the input price.
         let t = e.render(Some(Price { cached: None, ..p }));
         assert!(t.contains("| 2.10 |") && t.contains("IN,OUT,CACHED"), "{t}");
@@ -475,7 +499,7 @@ mod tests {
     fn prices_parse() {
         assert_eq!(parse_price("2.5,10").unwrap(), Price { input: 2.5, output: 10.0, cached: None });
         assert_eq!(parse_price("2.5,10,1.25").unwrap(), Price { input: 2.5, output: 10.0, cached: Some(1.25) });
-        for bad in ["2.5", "a,b", "-1,2", "1,inf", "1,2,3,4", "1,2,-1"] {
+        for bad in ["2.5", "a,b", "-1,2", "1,inf", "1,2,3,4", "1,2,-1", "1e300,2", "1,100001", ""] {
             assert!(parse_price(bad).unwrap_err().to_string().contains("IN,OUT"), "{bad}");
         }
     }

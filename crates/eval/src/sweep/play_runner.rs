@@ -293,6 +293,8 @@ impl PlayRunner {
             parse_failures: llm.parse_failures,
             prompt_tokens: llm.prompt_tokens,
             completion_tokens: llm.completion_tokens,
+            reasoning_tokens: llm.reasoning_tokens,
+            cached_tokens: llm.cached_tokens,
             llm_wall_s: llm.wait_us as f64 / 1e6,
             metrics: played.summary,
             teamwork: played.teamwork.totals,

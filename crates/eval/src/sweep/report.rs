@@ -129,6 +129,14 @@ pub struct Cell {
     pub prompt_tokens: u64,
     /// Completion tokens, summed over the cell's episodes.
     pub completion_tokens: u64,
+    /// Of the completion tokens, reasoning tokens (as servers report them), summed over
+    /// the cell's episodes; absent from the JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Of the prompt tokens, those served from a prompt-prefix cache (where servers report
+    /// them), summed over the cell's episodes; absent from the JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
     /// Seconds waiting for LLM replies, summed over the cell's episodes.
     pub llm_wall_s: f64,
     /// Episode wall time in seconds, summed over the cell's episodes.
@@ -221,6 +229,12 @@ pub struct Totals {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// Of the completion tokens, reasoning tokens; absent from the JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Of the prompt tokens, cached ones (where reported); absent from the JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
     /// Seconds waiting for LLM replies.
     pub llm_wall_s: f64,
     /// Episode wall time in seconds.
@@ -334,6 +348,8 @@ impl Report {
                 llm_calls: saturating_sum(recs.iter().map(|r| r.llm_calls)),
                 prompt_tokens: saturating_sum(recs.iter().map(|r| r.prompt_tokens)),
                 completion_tokens: saturating_sum(recs.iter().map(|r| r.completion_tokens)),
+                reasoning_tokens: saturating_sum(recs.iter().map(|r| r.reasoning_tokens)),
+                cached_tokens: saturating_sum(recs.iter().map(|r| r.cached_tokens)),
                 llm_wall_s: recs.iter().map(|r| r.llm_wall_s).sum(),
                 episode_wall_s: recs.iter().map(|r| r.episode_wall_s).sum(),
                 constructive: teamwork_mean(recs, |t| t.constructive),
@@ -385,6 +401,8 @@ impl Report {
             llm_calls: saturating_sum(cells.iter().map(|c| c.llm_calls)),
             prompt_tokens: saturating_sum(cells.iter().map(|c| c.prompt_tokens)),
             completion_tokens: saturating_sum(cells.iter().map(|c| c.completion_tokens)),
+            reasoning_tokens: saturating_sum(cells.iter().map(|c| c.reasoning_tokens)),
+            cached_tokens: saturating_sum(cells.iter().map(|c| c.cached_tokens)),
             llm_wall_s: cells.iter().map(|c| c.llm_wall_s).sum(),
             episode_wall_s: cells.iter().map(|c| c.episode_wall_s).sum(),
             parse_failure_share: parse_failure_share(&records.iter().collect::<Vec<_>>()),
@@ -563,15 +581,23 @@ impl Report {
             }
         }
         let _ = writeln!(s, "\n## Cost per cell\n");
+        // Reasoning and cached tokens get columns of their own only when some episode has
+        // them, so reports of runs without any read as they always have.
+        let apart = t.reasoning_tokens > 0 || t.cached_tokens > 0;
+        let (apart_head, apart_rule) =
+            if apart { (" of which reasoning | cached prompt tokens |", "---|---|") } else { ("", "") };
+        let apart_cells = |reasoning: u64, cached: u64| {
+            if apart { format!(" {reasoning} | {cached} |") } else { String::new() }
+        };
         let _ = writeln!(
             s,
-            "| layout | agent | partner | seat | n | score | LLM calls | prompt tokens | completion tokens | LLM wall s | episode wall s | constructive / ep | non-constructive / ep | unparsed replies |"
+            "| layout | agent | partner | seat | n | score | LLM calls | prompt tokens | completion tokens |{apart_head} LLM wall s | episode wall s | constructive / ep | non-constructive / ep | unparsed replies |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|{apart_rule}---|---|---|---|---|");
         for c in &self.cells {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | P{} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} |",
+                "| {} | {} | {} | P{} | {} | {} | {} | {} | {} |{} {:.2} | {:.2} | {} | {} | {} |",
                 c.layout,
                 shown(&c.agent),
                 shown(&c.partner),
@@ -581,6 +607,7 @@ impl Report {
                 c.llm_calls,
                 c.prompt_tokens,
                 c.completion_tokens,
+                apart_cells(c.reasoning_tokens, c.cached_tokens),
                 c.llm_wall_s,
                 c.episode_wall_s,
                 c.constructive.map_or("—".to_string(), |x| format!("{x:.1}")),
@@ -590,11 +617,12 @@ impl Report {
         }
         let _ = writeln!(
             s,
-            "| **total** | | | | {} | | {} | {} | {} | {:.2} | {:.2} | | | {} |",
+            "| **total** | | | | {} | | {} | {} | {} |{} {:.2} | {:.2} | | | {} |",
             t.episodes,
             t.llm_calls,
             t.prompt_tokens,
             t.completion_tokens,
+            apart_cells(t.reasoning_tokens, t.cached_tokens),
             t.llm_wall_s,
             t.episode_wall_s,
             show_share(t.parse_failure_share)
@@ -739,6 +767,8 @@ impl Report {
             "llm_calls",
             "prompt_tokens",
             "completion_tokens",
+            "reasoning_tokens",
+            "cached_tokens",
             "llm_wall_s",
             "episode_wall_s",
             "constructive",
@@ -766,6 +796,8 @@ impl Report {
                 c.llm_calls.to_string(),
                 c.prompt_tokens.to_string(),
                 c.completion_tokens.to_string(),
+                c.reasoning_tokens.to_string(),
+                c.cached_tokens.to_string(),
                 fixed(c.llm_wall_s, SECONDS_PLACES),
                 fixed(c.episode_wall_s, SECONDS_PLACES),
                 opt(c.constructive),
@@ -844,6 +876,11 @@ fn finish_csv(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
 
 /// A sum of counts read from results files (untrusted): it stops at `u64::MAX`
 /// instead of wrapping or panicking.
+/// Serde's test for token counts left out of the JSON when zero.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
     values.fold(0u64, u64::saturating_add)
 }

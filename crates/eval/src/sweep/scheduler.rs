@@ -112,6 +112,8 @@ impl FakeRunner {
             parse_failures: 0,
             prompt_tokens: llm_calls * 900,
             completion_tokens: llm_calls * 40,
+            reasoning_tokens: 0,
+            cached_tokens: 0,
             llm_wall_s: episode_ms as f64 / 1000.0,
             metrics: serde_json::json!({"fake": true}),
             teamwork: None,
@@ -181,6 +183,8 @@ impl EpisodeRunner for ChatRunner {
             outcome.llm_calls = outcome.llm_calls.saturating_add(1);
             outcome.prompt_tokens = outcome.prompt_tokens.saturating_add(reply.usage.prompt_tokens);
             outcome.completion_tokens = outcome.completion_tokens.saturating_add(reply.usage.completion_tokens);
+            outcome.reasoning_tokens = outcome.reasoning_tokens.saturating_add(reply.usage.reasoning_tokens);
+            outcome.cached_tokens = outcome.cached_tokens.saturating_add(reply.usage.cached_tokens);
         }
         outcome.metrics = serde_json::json!({"model": self.model.name(), "calls": self.calls});
         Ok(outcome)

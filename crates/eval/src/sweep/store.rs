@@ -81,6 +81,10 @@ pub struct EpisodeOutcome {
     pub prompt_tokens: u64,
     /// Completion tokens of both seats together.
     pub completion_tokens: u64,
+    /// Of the completion tokens, reasoning tokens (as servers report them), both seats.
+    pub reasoning_tokens: u64,
+    /// Of the prompt tokens, those servers read from their prompt-prefix cache, both seats.
+    pub cached_tokens: u64,
     /// Seconds spent waiting for LLM replies, summed over calls.
     pub llm_wall_s: f64,
     /// The `play --json` summary (agent metrics and the rest).
@@ -134,6 +138,14 @@ pub struct EpisodeRecord {
     pub prompt_tokens: u64,
     /// Completion tokens of both seats together.
     pub completion_tokens: u64,
+    /// Of the completion tokens, a reasoning model's reasoning tokens (both seats, as the
+    /// servers report them); absent when zero, so records without any read as before.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+    /// Of the prompt tokens, those the servers read from their prompt-prefix cache (both
+    /// seats, where reported); absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
     /// Seconds spent waiting for LLM replies (summed over calls).
     pub llm_wall_s: f64,
     /// Wall time of the whole episode.
@@ -189,6 +201,8 @@ impl EpisodeRecord {
             parse_failures: Some(o.parse_failures),
             prompt_tokens: o.prompt_tokens,
             completion_tokens: o.completion_tokens,
+            reasoning_tokens: o.reasoning_tokens,
+            cached_tokens: o.cached_tokens,
             llm_wall_s: o.llm_wall_s,
             episode_wall_s,
             metrics: o.metrics,
@@ -250,6 +264,11 @@ const CHECKSUM_PREFIX: &str = "sha256:";
 /// Verifies the checksum of a results line whose top-level object has a `checksum`
 /// field: the line must end with that field, and the sha256 of the line without it
 /// must be the one it names.
+/// Serde's test for counts left out of records when zero.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 fn verify_checksum(text: &[u8], claimed: &serde_json::Value) -> Result<(), BadLine> {
     let edited = "the line was edited or damaged after it was written; delete it and the episode is played again";
     let Some(claimed) = claimed.as_str() else {
@@ -784,6 +803,8 @@ mod tests {
             llm_calls: 3,
             parse_failures: 0,
             prompt_tokens: 100,
+            reasoning_tokens: 0,
+            cached_tokens: 0,
             completion_tokens: 10,
             llm_wall_s: 0.5,
             metrics: serde_json::json!({"x": 1}),
