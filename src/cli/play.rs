@@ -241,8 +241,13 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
             writeln!(w, "{line}").context("writing the trajectory")?;
         }
         scores.push(result.score as f64);
+        let mock = proagent::runner::models::mock_served_note();
         let line = if a.out.json {
-            played.summary.to_string()
+            let mut summary = played.summary.clone();
+            if let (Some(o), Some(m)) = (summary.as_object_mut(), mock) {
+                o.insert("stand_in".into(), m.into());
+            }
+            summary.to_string()
         } else {
             let partners = if n > 1 { format!(" + {partner_name}") } else { String::new() };
             format!(
@@ -255,6 +260,7 @@ fn play<G: Playable>(a: PlayArgs, game: Arc<G>, file: Option<String>) -> Result<
                 counted(result.steps.len() as u64, "step", "steps"),
                 if result.deadlocked() { ", ended in a deadlock" } else { "" }
             ) + &stand_in_note
+                + &mock.map(|m| format!(" ({m})")).unwrap_or_default()
         };
         if !print_episode(&line, played.transcript.as_deref())? {
             return Ok(ExitCode::SUCCESS);

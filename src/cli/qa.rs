@@ -306,7 +306,7 @@ fn qa_sampling(a: &RunArgs, model: &str) -> Result<Sampling> {
     };
     let max_tokens =
         a.max_tokens.unwrap_or(if reasoning { proagent::llm::family::REASONING_MAX_TOKENS } else { d.max_tokens });
-    Ok(Sampling { temperature, top_p, max_tokens, stop: Vec::new(), structured: a.structured })
+    Ok(Sampling { temperature, top_p, max_tokens, stop: Vec::new(), structured: a.structured, no_cap: false })
 }
 
 fn policy_of(model: &str) -> Option<Policy> {

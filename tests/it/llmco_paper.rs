@@ -3,7 +3,10 @@
 //! its body, and the tests read the sampling, the action lists and the prompt sections
 //! from there. Also: the paper preset's committed transcripts (one per game, played with
 //! the offline stand-in) replay and re-play byte for byte, and CollabCapture's
-//! Theory-of-Mind step is a real extra call.
+//! Theory-of-Mind step is a real extra call. The paper preset's Hanabi and maze state
+//! descriptions carry the paper's elements in its order; it sends no token cap, and its dry
+//! run states the reply length it assumes; `play` served by the built-in mock server says
+//! its replies are stand-in output.
 
 use super::fake_server::{Canned, CannedServer};
 use super::support::bin;
@@ -61,7 +64,8 @@ async fn the_paper_preset_sends_the_released_sampling_per_game() {
         for b in &bodies {
             assert!(close(&b["temperature"], 0.6), "{layout}: {b}");
             assert!(close(&b["top_p"], top_p), "{layout}: {b}");
-            assert_eq!(b["max_tokens"], 4096, "{layout}");
+            // No token cap, as the released agent sends none.
+            assert!(b.get("max_tokens").is_none() && b.get("max_completion_tokens").is_none(), "{layout}: {b}");
         }
         // The default preset keeps ours: greedy, with our cap.
         let server = CannedServer::start(vec![Canned::reply(AGREEABLE)]).await;
@@ -77,6 +81,174 @@ async fn the_paper_preset_sends_the_released_sampling_per_game() {
     for b in &server.request_bodies() {
         assert!(close(&b["temperature"], 0.2) && close(&b["top_p"], 0.9), "{b}");
     }
+    // A cap set on purpose is sent.
+    let server = CannedServer::start(vec![Canned::reply(AGREEABLE)]).await;
+    play(&server, "capture:1", "llmco[recorded,preset=paper,max_tokens=300]", "greedy_baseline", &[]).await;
+    for b in &server.request_bodies() {
+        assert_eq!(b["max_tokens"], 300, "{b}");
+    }
+}
+
+/// The first position of each of `parts` in `text`, in order; panics naming the first
+/// part missing or out of order.
+fn in_order(text: &str, parts: &[&str]) {
+    let mut at = 0;
+    for p in parts {
+        match text[at..].find(p) {
+            Some(i) => at += i + p.len(),
+            None => panic!("{p:?} missing, or not after {:?}:\n{text}", &text[..at.min(text.len())]),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_paper_preset_states_hanabi_in_the_released_order_without_clue_marks() {
+    // Each kind of request (action, Theory of Mind, verification) once the history is not empty.
+    let paper = CannedServer::start(vec![Canned::reply(AGREEABLE)]).await;
+    play(&paper, "hanabi", "llmco[recorded,preset=paper]", "simple", &["--horizon", "40"]).await;
+    let texts: Vec<String> = paper.request_bodies().iter().map(last_user).collect();
+    let with_history: Vec<&String> = texts.iter().filter(|t| t.contains("My action history:")).collect();
+    let paper_order = [
+        "It is my (Alice's) turn.",
+        "Current stacks (cards on each): Red ",
+        "My Card 0 could be: [",
+        "I can see Bob's cards: Card 0: ",
+        "Bob thinks their Card 0 could be: [",
+        "Remaining reveal tokens: ",
+        "Remaining lives: ",
+        "Deck size: ",
+        "The discard pile: ",
+        "My action history: ",
+        "Next playable cards: ",
+    ];
+    for kind in ["Available actions:", "Available actions for me:", "My selected action:"] {
+        let t = with_history.iter().find(|t| t.contains(kind)).unwrap_or_else(|| panic!("no {kind:?} request"));
+        in_order(t, &paper_order);
+        assert_eq!(t.matches("My action history:").count(), 1, "{t}");
+    }
+    // The released agent marks no clued card: only the narrowed colours and ranks.
+    assert!(texts.iter().all(|t| !t.contains("(clued")), "a clue mark in the paper preset");
+    let narrowed = |t: &String| {
+        t.lines()
+            .any(|l| l.contains(" could be: [") && !l.ends_with("[Red, Yellow, Green, White, Blue] [1, 2, 3, 4, 5]"))
+    };
+    assert!(texts.iter().any(narrowed), "a clue narrows a card's colours or ranks");
+
+    // The default preset keeps ours: history first, the next playable cards beside the
+    // stacks, the clued cards marked.
+    let ours = CannedServer::start(vec![Canned::reply(AGREEABLE)]).await;
+    play(&ours, "hanabi", "llmco[recorded]", "simple", &["--horizon", "40"]).await;
+    let texts: Vec<String> = ours.request_bodies().iter().map(last_user).collect();
+    let t = texts.iter().find(|t| t.contains("My action history:") && t.contains("Available actions:")).unwrap();
+    in_order(
+        t,
+        &["My action history: ", "It is my (Alice's) turn.", "Current stacks", "Next playable cards: ", "My Card 0"],
+    );
+    assert!(texts.iter().any(|t| t.contains("(clued")), "the default preset marks clued cards");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_paper_preset_states_the_maze_games_as_the_paper_does() {
+    // CollabCapture (Appendix D.3): my room, the partner's, the thief's, then every door.
+    let server = CannedServer::start(vec![Canned::reply(AGREEABLE)]).await;
+    play(&server, "capture:1", "llmco[recorded,preset=paper]", "greedy_baseline", &["--horizon", "3"]).await;
+    let t = last_user(&server.request_bodies()[1]);
+    in_order(
+        &t,
+        &["I (Alice) am in room ", "Bob is in room ", "The thief is in room ", "The door between room ", " is "],
+    );
+    assert!(!t.contains("Turn "), "{t}");
+    // CollabEscape (Appendix D.1 and the released agent): my room (and my repair), the
+    // partner's (and theirs), the killer and where it goes, each generator, the gate.
+    let server = CannedServer::start(vec![Canned::reply(AGREEABLE)]).await;
+    play(&server, "escape:1", "llmco[recorded,preset=paper]", "fixer", &["--horizon", "3"]).await;
+    let t = last_user(&server.request_bodies()[1]);
+    in_order(
+        &t,
+        &[
+            "I (Alice) am in room ",
+            "Bob is in room ",
+            "The killer is in room ",
+            "The killer ",
+            "The generator in room ",
+            "The generator in room ",
+            "The exit gate in room ",
+        ],
+    );
+    assert!(!t.contains("Turn "), "{t}");
+}
+
+/// The dry run prices a paper-preset seat, which sends no cap, at a stated reply length.
+#[test]
+fn the_paper_preset_dry_run_states_and_uses_its_assumed_reply_length() {
+    let dry = |agent: &str| -> String {
+        ok(&bin()
+            .args(["play", "--layout", "capture:1", "--agent", agent, "--partner", "greedy_baseline"])
+            .args(["--model", "gpt-4o", "--dry-run", "--price-per-mtok", "2.5,10"])
+            .output()
+            .unwrap())
+    };
+    // | gpt-4o | episodes | calls | prompt | stand-in / at most | ...
+    let bound = |out: &str| -> (u64, u64) {
+        let row = out.lines().find(|l| l.starts_with("| gpt-4o |")).unwrap_or_else(|| panic!("{out}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let most = cells[5].rsplit(" / ").next().unwrap().parse().unwrap();
+        (cells[3].parse().unwrap(), most)
+    };
+    let out = dry("llmco[gpt-4o,preset=paper]");
+    let (calls, most) = bound(&out);
+    assert!(calls > 0 && most == calls * 4096, "{out}");
+    assert!(
+        out.contains("send no token cap")
+            && out.contains("assumed to be at most 4096 tokens")
+            && out.contains("GPT-4-turbo"),
+        "{out}"
+    );
+    let out = dry("llmco[gpt-4o,preset=paper,max_tokens=300]");
+    let (calls, most) = bound(&out);
+    assert!(most == calls * 300 && !out.contains("send no token cap"), "{out}");
+    let out = dry("llmco[gpt-4o]");
+    let (calls, most) = bound(&out);
+    assert!(most == calls * 256 && !out.contains("send no token cap"), "{out}");
+}
+
+/// `play` served by the built-in mock server labels its output stand-in (text and JSON);
+/// served by another server it prints what it always did.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_labels_a_mock_served_run_as_stand_in_output_and_no_other() {
+    use proagent::agent::grounding::overcooked::scripted::ScriptedModel;
+    use proagent::agent::llmco::router::LlmcoStandIns;
+    let mock = proagent_mock::MockServer::start_local(
+        std::sync::Arc::new(LlmcoStandIns::new(std::sync::Arc::new(ScriptedModel::new()))),
+        proagent_mock::MockConfig::default(),
+    )
+    .await
+    .unwrap();
+    let run = |base: String, json: bool| async move {
+        let mut cmd = bin();
+        cmd.args(["play", "--layout", "capture:1", "--agent", "llmco[m]", "--partner", "greedy_baseline"]).args([
+            "--base-url",
+            &base,
+            "--no-transcript",
+        ]);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+        ok(&out)
+    };
+    let mark = "served by the built-in mock server: rule-based stand-in replies, not an LLM";
+    let text = run(mock.base_url(), false).await;
+    assert!(text.lines().next().unwrap().ends_with(&format!("({mark})")), "{text}");
+    let json = run(mock.base_url(), true).await;
+    let line: Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(line["stand_in"], mark, "{json}");
+    let other = CannedServer::start(vec![Canned::reply(AGREEABLE)]).await;
+    let text = run(other.base_url(), false).await;
+    assert!(!text.contains("stand-in") && !text.contains("not an LLM"), "{text}");
+    let json = run(other.base_url(), true).await;
+    let line: Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert!(line.get("stand_in").is_none(), "{json}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

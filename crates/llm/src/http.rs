@@ -436,8 +436,12 @@ impl OpenAiModel {
             messages,
             temperature: sampling("temperature").then_some(req.sampling.temperature),
             top_p: sampling("top_p").then_some(req.sampling.top_p),
-            max_tokens: (cap == TokenParam::MaxTokens && send("max_tokens")).then_some(req.sampling.max_tokens),
-            max_completion_tokens: (cap == TokenParam::MaxCompletionTokens && send("max_completion_tokens"))
+            // No cap at all when the request asks for none (`Sampling::no_cap`).
+            max_tokens: (cap == TokenParam::MaxTokens && send("max_tokens") && !req.sampling.no_cap)
+                .then_some(req.sampling.max_tokens),
+            max_completion_tokens: (cap == TokenParam::MaxCompletionTokens
+                && send("max_completion_tokens")
+                && !req.sampling.no_cap)
                 .then_some(req.sampling.max_tokens),
             reasoning_effort: effort,
             stop: (!req.sampling.stop.is_empty() && send("stop"))
@@ -535,6 +539,9 @@ impl OpenAiModel {
         };
         let status = resp.status();
         let retry_after = retry_after(resp.headers());
+        if status.is_success() && resp.headers().contains_key(crate::spec::MOCK_SERVER_HEADER) {
+            crate::spec::note_mock_server_answer();
+        }
         let bytes = self.read_body(resp).await?;
         let text = self.redact(String::from_utf8_lossy(&bytes).into_owned());
         if !status.is_success() {

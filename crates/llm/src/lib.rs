@@ -18,7 +18,10 @@ pub mod tokens;
 
 pub use http::default_base_url;
 pub use options::{MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, apply_model_option, served_model};
-pub use spec::{MOCK_SERVER_OWNER, ModelChoice, ModelSpec, STAND_IN, classify_model, is_mock_server, is_stand_in};
+pub use spec::{
+    MOCK_SERVER_HEADER, MOCK_SERVER_OWNER, ModelChoice, ModelSpec, STAND_IN, classify_model, is_mock_server,
+    is_stand_in, mock_server_answered,
+};
 pub use structured::{ResponseSchema, STRUCTURED_FALLBACK};
 
 use async_trait::async_trait;
@@ -78,11 +81,17 @@ pub struct Sampling {
     /// records the schema it asked for, a model spec records the option.
     #[serde(skip)]
     pub structured: bool,
+    /// Leave the token cap out of the request, so the server's own limit applies (the
+    /// LLM-Coordination paper preset: the released agent sends none). `max_tokens` then
+    /// sends nothing; it is only the reply length a dry run assumes. Absent from the
+    /// records of capped requests, so they are unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_cap: bool,
 }
 
 impl Default for Sampling {
     fn default() -> Self {
-        Sampling { temperature: 0.0, top_p: 1.0, max_tokens: 256, stop: Vec::new(), structured: false }
+        Sampling { temperature: 0.0, top_p: 1.0, max_tokens: 256, stop: Vec::new(), structured: false, no_cap: false }
     }
 }
 

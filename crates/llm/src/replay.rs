@@ -205,7 +205,8 @@ fn holds_scrubbed_span(r: &ChatRequest) -> bool {
 /// [`REDACTED`] stands for one or more characters of any kind.
 pub fn matches_scrubbed(recorded: &ChatRequest, live: &ChatRequest) -> bool {
     let (r, l) = (&recorded.sampling, &live.sampling);
-    let same_numbers = (r.temperature, r.top_p, r.max_tokens) == (l.temperature, l.top_p, l.max_tokens);
+    let same_numbers =
+        (r.temperature, r.top_p, r.max_tokens, r.no_cap) == (l.temperature, l.top_p, l.max_tokens, l.no_cap);
     same_numbers
         && recorded.messages.len() == live.messages.len()
         && r.stop.len() == l.stop.len()
@@ -273,11 +274,17 @@ pub fn first_difference(expected: &ChatRequest, actual: &ChatRequest) -> String 
     let stops_fit = expected.sampling.stop.len() == actual.sampling.stop.len()
         && expected.sampling.stop.iter().zip(&actual.sampling.stop).all(|(e, a)| text_fits(e, a));
     let (e, a) = (&expected.sampling, &actual.sampling);
-    if (e.temperature, e.top_p, e.max_tokens) != (a.temperature, a.top_p, a.max_tokens) || !stops_fit {
+    if (e.temperature, e.top_p, e.max_tokens, e.no_cap) != (a.temperature, a.top_p, a.max_tokens, a.no_cap)
+        || !stops_fit
+    {
         let s = |r: &ChatRequest| {
             format!(
-                "temperature {} top_p {} max_tokens {} stop {:?}",
-                r.sampling.temperature, r.sampling.top_p, r.sampling.max_tokens, r.sampling.stop
+                "temperature {} top_p {} max_tokens {}{} stop {:?}",
+                r.sampling.temperature,
+                r.sampling.top_p,
+                r.sampling.max_tokens,
+                if r.sampling.no_cap { " (not sent)" } else { "" },
+                r.sampling.stop
             )
         };
         return format!("the sampling differs: recorded {}, now {}", s(expected), s(actual));

@@ -434,6 +434,15 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/models", get(list_models))
         .route("/v1/stats", get(stats))
         .with_state(shared)
+        .layer(axum::middleware::map_response(mark_response))
+}
+
+/// Marks every answer as the mock server's ([`proagent_llm::MOCK_SERVER_HEADER`]), so a
+/// client labels what it served as stand-in output without listing the models.
+async fn mark_response(mut r: Response) -> Response {
+    r.headers_mut()
+        .insert(proagent_llm::MOCK_SERVER_HEADER, header::HeaderValue::from_static(proagent_llm::MOCK_SERVER_OWNER));
+    r
 }
 
 async fn list_models(State(s): State<Arc<Shared>>) -> Response {
@@ -820,6 +829,8 @@ pub fn to_chat_request(wire: &CreateChatCompletionRequest) -> Result<ChatRequest
             max_tokens: wire.max_completion_tokens.or(wire.max_tokens).unwrap_or(defaults.max_tokens),
             stop,
             structured: response_format.is_some(),
+            // The mock's view of a request is as it always was (its replies hash it).
+            no_cap: false,
         },
     );
     request.response_format = response_format;

@@ -64,14 +64,24 @@ const MAX_INTERPRETATION: usize = 2_000;
 /// (the released agent passes the whole answer on; a bound keeps a runaway reply out).
 const MAX_PAPER_REASON: usize = 2_000;
 
-/// The reply length the paper preset asks for, in tokens. The released agent sends no
-/// cap; our client always sends one, so the paper preset sends 4096, the largest reply
-/// the paper's OpenAI models (GPT-4-turbo, GPT-3.5-turbo) accept.
+/// The reply length a dry run assumes for a paper-preset call, in tokens. The paper preset
+/// sends no token cap, as the released agent (its `chat.completions.create` calls pass
+/// none), so a reply is bounded only by the model's own output limit; 4096 is that limit
+/// for the paper's OpenAI models (GPT-4-turbo, GPT-3.5-turbo). A seat given `max_tokens`
+/// sends that cap instead.
 pub const PAPER_MAX_TOKENS: u32 = 4_096;
 
+/// The reply length a dry run assumes for a seat of `preset` with `sampling` when the seat
+/// sends no token cap: [`PAPER_MAX_TOKENS`] for the paper preset with `max_tokens` left at
+/// our default; `None` (the seat sends its cap) otherwise.
+pub fn uncapped_reply_assumption(preset: LlmcoPreset, sampling: &Sampling) -> Option<u32> {
+    (preset == LlmcoPreset::Paper && sampling.max_tokens == Sampling::default().max_tokens).then_some(PAPER_MAX_TOKENS)
+}
+
 /// The sampling a seat with `cfg` sends on the game of grounding `G`: the configured one,
-/// or in the paper preset the released agent's (temperature 0.6, the game's top_p, the
-/// longest replies) for every number still at our default (a value set on purpose, e.g.
+/// or in the paper preset the released agent's (temperature 0.6, the game's top_p, no
+/// token cap, with [`PAPER_MAX_TOKENS`] as the assumed reply length) for every number
+/// still at our default (a value set on purpose, e.g.
 /// `llmco[gpt-4o,preset=paper,temperature=0]`, is kept).
 pub fn effective_sampling<G: LlmcoGrounding>(cfg: &LlmcoConfig) -> Sampling {
     let mut s = cfg.sampling.clone();
@@ -83,8 +93,9 @@ pub fn effective_sampling<G: LlmcoGrounding>(cfg: &LlmcoConfig) -> Sampling {
         if s.top_p == d.top_p {
             s.top_p = G::PAPER_TOP_P;
         }
-        if s.max_tokens == d.max_tokens {
-            s.max_tokens = PAPER_MAX_TOKENS;
+        if let Some(assumed) = uncapped_reply_assumption(cfg.settings.preset, &s) {
+            s.max_tokens = assumed;
+            s.no_cap = true;
         }
     }
     s
@@ -396,6 +407,11 @@ impl<G: LlmcoGrounding> LlmCo<G> {
         let history: Vec<&String> = {
             let h = ep.steps.history.min(ep.history.len());
             ep.history[ep.history.len() - h..].iter().collect()
+        };
+        // A game whose paper prompt places the history inside the state (the paper preset's Hanabi).
+        let (state, history) = match g.state_with_history(&ep.g, obs, &history) {
+            Some(s) => (s, Vec::new()),
+            None => (state, history),
         };
         let listed_all = listed(&texts);
 

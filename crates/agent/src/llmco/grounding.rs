@@ -78,6 +78,20 @@ pub trait LlmcoGrounding: Send + Sync + 'static {
     /// The state as this player knows it, from its view only.
     fn state_text(&self, ep: &Self::Episode, obs: &Observation<'_, Self::Game>) -> String;
 
+    /// The state with the action history (`history`, oldest first) placed inside it, for a
+    /// game whose paper prompt puts the history there (the paper preset's Hanabi: after the
+    /// discard pile, before the next playable cards); every request of the decision then
+    /// shows this state and no separate history. `None` (the default): [`Self::state_text`],
+    /// with the history where the templates put it.
+    fn state_with_history(
+        &self,
+        _ep: &Self::Episode,
+        _obs: &Observation<'_, Self::Game>,
+        _history: &[&String],
+    ) -> Option<String> {
+        None
+    }
+
     /// The feasible actions now, with the words each is offered in, in the order shown.
     fn options(&self, ep: &Self::Episode, obs: &Observation<'_, Self::Game>) -> Vec<(Self::Choice, String)>;
 

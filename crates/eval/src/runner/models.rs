@@ -95,6 +95,14 @@ pub async fn model_identity(spec: &ModelSpec) -> Result<serde_json::Value, Model
 /// How records and tables label a seat whose replies came from the built-in mock server.
 pub const MOCK_SERVED_MARK: &str = "served by the built-in mock server: rule-based stand-in replies, not an LLM";
 
+/// What `play` adds to an episode's line (and its JSON's `stand_in`) when the built-in mock
+/// server served replies in this process ([`proagent_llm::mock_server_answered`], from the
+/// header it puts on every answer): [`MOCK_SERVED_MARK`]; `None` when it did not, so the
+/// output of a run no mock served is unchanged.
+pub fn mock_served_note() -> Option<&'static str> {
+    proagent_llm::mock_server_answered().then_some(MOCK_SERVED_MARK)
+}
+
 async fn served_identity(spec: &ModelSpec) -> Result<serde_json::Value, ModelError> {
     match spec.choice() {
         ModelChoice::Builtin(_) => Ok(serde_json::Value::Null),

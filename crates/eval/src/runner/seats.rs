@@ -364,6 +364,21 @@ impl SeatFactory {
         }
     }
 
+    /// The reply length a dry run assumes per call of the seat `spec` when it sends no
+    /// token cap (a `llmco[preset=paper]` seat with `max_tokens` at our default, as the
+    /// released agent: [`proagent_agent::llmco::agent::PAPER_MAX_TOKENS`]); `None` for a
+    /// seat that sends its cap.
+    pub fn uncapped_reply_tokens(&self, spec: &str) -> Option<u32> {
+        use proagent_agent::llmco::agent::uncapped_reply_assumption;
+        if !is_llmco(spec) {
+            return None;
+        }
+        match self.llmco_configured(spec).ok()? {
+            LlmcoConfigured::Seat(s) => uncapped_reply_assumption(s.settings.preset, &s.model.sampling()),
+            LlmcoConfigured::Config(c, _) => uncapped_reply_assumption(c.settings.preset, &c.sampling),
+        }
+    }
+
     /// Whether an episode with the seat `spec` is scored however many of its replies went
     /// unread (`--max-parse-failure-share` does not apply): a `llmco[preset=paper]` seat,
     /// because the released agent scored every game it played (its weakest models' rows

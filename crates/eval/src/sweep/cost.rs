@@ -15,7 +15,7 @@
 //! stand-in's replies (short), and as the bound `calls × max_tokens`; a price uses the bound.
 //! Nothing is sent to any server; the same inputs give the same figures.
 
-use crate::games::Playable;
+use crate::games::{Playable, counted};
 use crate::run::Run;
 use crate::runner::seats::is_llmco;
 use proagent_core::episode::EpisodeOptions;
@@ -42,8 +42,12 @@ pub enum CostError {
 pub struct SeatUse {
     /// The model's name (`gpt-4o`, `scripted`, `replay:FILE`).
     pub model: String,
-    /// Its `max_tokens` per reply.
+    /// Its `max_tokens` per reply: the cap it sends, or for a seat that sends none
+    /// (`uncapped`) the reply length assumed instead.
     pub max_tokens: u32,
+    /// The seat sends no token cap (`llmco[preset=paper]`, as the released agent):
+    /// `max_tokens` is then an assumption, which the report states.
+    pub uncapped: bool,
     /// What the episode used.
     pub usage: LlmUsage,
     /// The agent: `proagent` or `llmco`.
@@ -81,7 +85,15 @@ pub async fn measure<G: Playable>(run: &Run<G>, seed: u64) -> Result<Vec<SeatUse
             .map(|k| k.iter().filter_map(|(kind, n)| Some((kind.clone(), n.as_u64()?))).collect())
             .unwrap_or_default();
         let agent = if is_llmco(spec) { "llmco" } else { "proagent" };
-        out.push(SeatUse { model: model.model.clone(), max_tokens: model.max_tokens, usage, agent, calls_by_kind });
+        let uncapped = run.factory.uncapped_reply_tokens(spec);
+        out.push(SeatUse {
+            model: model.model.clone(),
+            max_tokens: uncapped.unwrap_or(model.max_tokens),
+            uncapped: uncapped.is_some(),
+            usage,
+            agent,
+            calls_by_kind,
+        });
     }
     Ok(out)
 }
@@ -100,8 +112,11 @@ pub struct ModelCost {
     pub cached_tokens: u64,
     /// Completion tokens counted on the stand-in's replies.
     pub completion_tokens_stand_in: u64,
-    /// The completion bound: every call's `max_tokens`.
+    /// The completion bound: every call's `max_tokens` (for a seat that sends no cap, the
+    /// reply length assumed).
     pub completion_tokens_max: u64,
+    /// Calls of seats that send no token cap, and the reply length assumed for each.
+    pub uncapped: Option<(u64, u32)>,
     /// By agent (`proagent`, `llmco`): its decisions and its calls by kind.
     pub agents: BTreeMap<&'static str, CallPattern>,
 }
@@ -193,6 +208,10 @@ impl CostEstimate {
                 m.completion_tokens_stand_in.saturating_add(times(s.usage.completion_tokens));
             m.completion_tokens_max =
                 m.completion_tokens_max.saturating_add(times(s.usage.calls.saturating_mul(s.max_tokens as u64)));
+            if s.uncapped {
+                let (calls, assumed) = m.uncapped.unwrap_or((0, 0));
+                m.uncapped = Some((calls.saturating_add(times(s.usage.calls)), assumed.max(s.max_tokens)));
+            }
             let pattern = m.agents.entry(s.agent).or_default();
             pattern.decisions = pattern.decisions.saturating_add(times(s.usage.decisions));
             for (kind, n) in &s.calls_by_kind {
@@ -278,6 +297,15 @@ impl CostEstimate {
         for (model, c) in &self.models {
             for (agent, p) in &c.agents {
                 s.push_str(&pattern_line(model, agent, p));
+            }
+            if let Some((calls, assumed)) = c.uncapped {
+                s.push_str(&format!(
+                    "completion bound with {model}: {} of llmco[preset=paper] seats send no token cap (as the \
+                     released agent); each reply is assumed to be at most {assumed} tokens, the output limit of the \
+                     paper's models (GPT-4-turbo, GPT-3.5-turbo); a model with a longer limit may reply more, and \
+                     max_tokens=N on the seat sends a cap of N and bounds at N\n",
+                    counted(calls, "call", "calls")
+                ));
             }
         }
         s.push_str(&format!(
@@ -430,7 +458,14 @@ mod tests {
 
     fn used(model: &str, calls: u64, prompt: u64) -> SeatUse {
         let usage = LlmUsage { calls, prompt_tokens: prompt, completion_tokens: calls * 10, ..LlmUsage::default() };
-        SeatUse { model: model.into(), max_tokens: 256, usage, agent: "proagent", calls_by_kind: BTreeMap::new() }
+        SeatUse {
+            model: model.into(),
+            max_tokens: 256,
+            uncapped: false,
+            usage,
+            agent: "proagent",
+            calls_by_kind: BTreeMap::new(),
+        }
     }
 
     const PRICE: Price = Price { input: 2.5, output: 10.0, cached: None };

@@ -4,11 +4,18 @@
 //! from the agent's [`HanabiView`] only — its own cards are never in it — and the legal
 //! moves as actions ("Reveal Bob's Red color cards", "Play my Card 3").
 //!
+//! The paper preset states the same facts in the order of the paper's Appendix B and the
+//! released agent: turn, stacks, own knowledge, the others' cards and knowledge, tokens,
+//! lives, deck, discards, then the action history and the next playable card of each
+//! stack (the default puts the history first and the next playable cards beside the
+//! stacks), and without marking which cards a clue pointed at (the released agent shows
+//! only the narrowed colours and ranks).
+//!
 //! Fallback for a reply that names no offered action: a seeded random legal move, as the
 //! published agent does.
 
 use super::super::grounding::{Exec, LlmcoGrounding, player_name};
-use super::super::settings::PaperSteps;
+use super::super::settings::{LlmcoPreset, PaperSteps};
 use super::standin::HanabiStandIn;
 use proagent_core::Observation;
 use proagent_hanabi::rules::{COLOR_NAMES, NUM_COLORS};
@@ -30,6 +37,8 @@ pub struct HanabiEpisode {
     me: usize,
     players: usize,
     hand_size: usize,
+    /// The paper preset: the released agent's order, no clue marks.
+    paper: bool,
 }
 
 /// A colour's name with a capital ("Red").
@@ -48,8 +57,6 @@ pub fn card_words(c: Card) -> String {
 /// What a card's holder knows of it: "[Red, Yellow] [1, 2, 3]", with the clues it was
 /// given marked ("(clued Red)").
 pub fn knowledge_words(k: &CardKnowledge) -> String {
-    let colors: Vec<String> = (0..NUM_COLORS as u8).filter(|&c| k.color_plausible(c)).map(color_name).collect();
-    let ranks: Vec<String> = (0..5u8).filter(|&r| k.rank_plausible(r)).map(|r| (r + 1).to_string()).collect();
     let mut clued = Vec::new();
     if let Some(c) = k.color() {
         clued.push(color_name(c));
@@ -58,7 +65,15 @@ pub fn knowledge_words(k: &CardKnowledge) -> String {
         clued.push((r + 1).to_string());
     }
     let mark = if clued.is_empty() { String::new() } else { format!(" (clued {})", clued.join(" ")) };
-    format!("[{}] [{}]{mark}", colors.join(", "), ranks.join(", "))
+    format!("{}{mark}", plausible_words(k))
+}
+
+/// The colours and ranks a card may still have: "[Red, Yellow] [1, 2, 3]" (the paper
+/// preset's knowledge, without clue marks).
+pub fn plausible_words(k: &CardKnowledge) -> String {
+    let colors: Vec<String> = (0..NUM_COLORS as u8).filter(|&c| k.color_plausible(c)).map(color_name).collect();
+    let ranks: Vec<String> = (0..5u8).filter(|&r| k.rank_plausible(r)).map(|r| (r + 1).to_string()).collect();
+    format!("[{}] [{}]", colors.join(", "), ranks.join(", "))
 }
 
 /// The indices of a bit mask, in words: "1 and 3", "0, 2 and 4".
@@ -115,14 +130,40 @@ fn plural(mask: u8) -> &'static str {
 }
 
 /// The state description of Appendix B, from `view` (the observer's own cards are only
-/// described by what the observer knows of them).
+/// described by what the observer knows of them), as the default preset shows it.
 pub fn state_words(view: &HanabiView<'_>) -> String {
-    let me = view.observer();
     let mut s = String::new();
-    let _ = writeln!(s, "It is my ({}'s) turn.", player_name(me));
+    let _ = writeln!(s, "It is my ({}'s) turn.", player_name(view.observer()));
+    let _ = writeln!(s, "{}", stacks_line(view));
+    let _ = writeln!(s, "{}", next_playable_line(view));
+    s.push_str(&hands_and_table(view, knowledge_words));
+    s
+}
+
+/// The paper preset's state description: the facts of [`state_words`] in the order of the
+/// paper's Appendix B and the released agent (the action history, when there is one, and
+/// the next playable cards last), with no clue marks.
+pub fn paper_state_words(view: &HanabiView<'_>, history: &[&String]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "It is my ({}'s) turn.", player_name(view.observer()));
+    let _ = writeln!(s, "{}", stacks_line(view));
+    s.push_str(&hands_and_table(view, plausible_words));
+    if !history.is_empty() {
+        let h: Vec<&str> = history.iter().map(|h| h.as_str()).collect();
+        let _ = write!(s, "\nMy action history: {}.", h.join(", "));
+    }
+    let _ = write!(s, "\n{}", next_playable_line(view));
+    s
+}
+
+fn stacks_line(view: &HanabiView<'_>) -> String {
     let fw = view.fireworks();
     let stacks: Vec<String> = (0..NUM_COLORS).map(|c| format!("{} {}", color_name(c as u8), fw[c])).collect();
-    let _ = writeln!(s, "Current stacks (cards on each): {}.", stacks.join(", "));
+    format!("Current stacks (cards on each): {}.", stacks.join(", "))
+}
+
+fn next_playable_line(view: &HanabiView<'_>) -> String {
+    let fw = view.fireworks();
     let next: Vec<String> = (0..NUM_COLORS)
         .map(|c| {
             if fw[c] >= 5 {
@@ -136,10 +177,16 @@ pub fn state_words(view: &HanabiView<'_>) -> String {
             }
         })
         .collect();
-    let _ = writeln!(s, "Next playable cards: {}.", next.join("; "));
+    format!("Next playable cards: {}.", next.join("; "))
+}
+
+/// Own knowledge, the others' cards and knowledge, tokens, lives, deck and discards (no
+/// newline after the discards), each card's knowledge in words by `know`.
+fn hands_and_table(view: &HanabiView<'_>, know: fn(&CardKnowledge) -> String) -> String {
+    let mut s = String::new();
     let _ = writeln!(s, "My cards, as far as I know them:");
     for (i, k) in view.my_knowledge().iter().enumerate() {
-        let _ = writeln!(s, "My Card {i} could be: {}", knowledge_words(k));
+        let _ = writeln!(s, "My Card {i} could be: {}", know(k));
     }
     for off in 1..view.num_players() {
         let p = view.player_at(off);
@@ -150,7 +197,7 @@ pub fn state_words(view: &HanabiView<'_>) -> String {
         let _ = writeln!(s, "I can see {name}'s cards: {}.", shown.join(", "));
         let _ = writeln!(s, "What {name} knows of their cards:");
         for (i, k) in view.knowledge(p).iter().enumerate() {
-            let _ = writeln!(s, "{name} thinks their Card {i} could be: {}", knowledge_words(k));
+            let _ = writeln!(s, "{name} thinks their Card {i} could be: {}", know(k));
         }
     }
     let _ = writeln!(s, "Remaining reveal tokens: {}", view.info_tokens());
@@ -185,7 +232,11 @@ impl LlmcoGrounding for HanabiLlmco {
     const PAPER_TOP_P: f32 = 1.0;
 
     fn begin(&self, game: &Hanabi, me: usize, _seed: u64) -> HanabiEpisode {
-        HanabiEpisode { me, players: game.players(), hand_size: game.hand_size() }
+        HanabiEpisode { me, players: game.players(), hand_size: game.hand_size(), paper: false }
+    }
+
+    fn set_preset(&self, ep: &mut HanabiEpisode, preset: LlmcoPreset) {
+        ep.paper = preset == LlmcoPreset::Paper;
     }
 
     fn game_vars(&self, ep: &HanabiEpisode) -> serde_json::Value {
@@ -194,6 +245,15 @@ impl LlmcoGrounding for HanabiLlmco {
 
     fn state_text(&self, _ep: &HanabiEpisode, obs: &Observation<'_, Hanabi>) -> String {
         state_words(&obs.view)
+    }
+
+    fn state_with_history(
+        &self,
+        ep: &HanabiEpisode,
+        obs: &Observation<'_, Hanabi>,
+        history: &[&String],
+    ) -> Option<String> {
+        ep.paper.then(|| paper_state_words(&obs.view, history))
     }
 
     fn options(&self, _ep: &HanabiEpisode, obs: &Observation<'_, Hanabi>) -> Vec<(Move, String)> {

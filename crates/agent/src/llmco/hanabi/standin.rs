@@ -106,6 +106,28 @@ fn indices_after(text: &str, marker: &str) -> Vec<usize> {
     rest[..end].split(|c: char| !c.is_ascii_digit()).filter_map(|n| n.parse().ok()).collect()
 }
 
+/// The default preset's rules sentence on what a clue means; the paper preset's rules lack
+/// it (docs/llmco.md#presets), and so does its state's clue marking.
+const DEFAULT_CLUE_HINT: &str = "a clue also tells what the giver wants";
+
+/// Whether a prompt whose game description is `rules` marks the clued cards ("(clued
+/// Red)"): the default preset's does; the paper preset's, like the released agent's, only
+/// narrows a clued card's colours or ranks, so there a card narrowed to one colour or one
+/// rank is read as clued.
+fn marks_clues(rules: &str) -> bool {
+    rules.contains(DEFAULT_CLUE_HINT)
+}
+
+fn read_table_of(p: &Prompt<'_>) -> Table {
+    let mut t = read_table(p.text);
+    if !marks_clues(p.rules) {
+        for k in t.mine.iter_mut().chain(t.partners.iter_mut().flat_map(|p| p.know.iter_mut())) {
+            k.clued |= k.colors.len() == 1 || k.ranks.len() == 1;
+        }
+    }
+    t
+}
+
 fn read_table(text: &str) -> Table {
     let mut t = Table { lives: 3, ..Table::default() };
     if let Some(v) = line_value(text, "Current stacks (cards on each):") {
@@ -316,11 +338,11 @@ fn choose(t: &Table, options: &[String]) -> (String, usize) {
 
 impl Scripted for HanabiStandIn {
     fn choose(&self, p: &Prompt<'_>) -> (String, usize) {
-        choose(&read_table(p.text), &p.options)
+        choose(&read_table_of(p), &p.options)
     }
 
     fn verify(&self, p: &Prompt<'_>, proposal: &str) -> (String, bool) {
-        let t = read_table(p.text);
+        let t = read_table_of(p);
         let index = |prefix: &str| proposal.strip_prefix(prefix).and_then(|r| r.trim().parse::<usize>().ok());
         if let Some(i) = index("Play my Card") {
             return if t.may_play(i) {
@@ -341,7 +363,7 @@ impl Scripted for HanabiStandIn {
     }
 
     fn interpret(&self, p: &Prompt<'_>) -> String {
-        let t = read_table(p.text);
+        let t = read_table_of(p);
         let first = p.text.lines().next().unwrap_or("");
         let meaning = match t.pointed {
             Some(i) if t.may_play(i) => {
