@@ -24,7 +24,7 @@ def test_partners_act_on_an_env_and_on_a_dict():
     assert g1.act(env) == g2.act(env.state)
     with pytest.raises(ValueError, match="unknown agent"):
         proagent.partner("telepath", layout=env)
-    with pytest.raises(ValueError, match="seat must be ≤ 1"):
+    with pytest.raises(ValueError, match="seat must be 0 or 1, got 2"):
         proagent.partner("greedy", seat=2)
 
 
