@@ -453,7 +453,7 @@ pub struct Policy(PolicyKind);
 enum PolicyKind {
     /// Classic Overcooked (transcripts from a Python loop, pickling).
     Overcooked(Box<OvercookedPolicy>),
-    /// Any other game (OvercookedV2, Hanabi, the mazes, ...): a seat of the library's seat
+    /// Any other game (OvercookedV2, the card and maze games, ...): a seat of the library's seat
     /// factory.
     Seat(Box<dyn crate::seat_policy::AnySeatPolicy>),
 }

@@ -39,7 +39,7 @@ use std::sync::Arc;
 /// `Env(layout="cramped_room", horizon=None, view_radius=None, negative_rewards=False,
 /// resample_recipe=False, random_starts=False, start_cooking_on_interact=False,
 /// indicate_delivery=False, partners=None)`: `layout` is any spec `proagent play --layout`
-/// takes (a classic name or layout file, `v2:NAME`, `hanabi:3p`, `capture:2`, ...); the
+/// takes (a classic name or layout file, `v2:NAME`, `capture:2`, ...); the
 /// switches are OvercookedV2's; `partners` maps players to built-in seat names.
 #[pyclass(module = "proagent._native")]
 pub struct Env(EnvKind);
@@ -126,11 +126,11 @@ impl Env {
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<(i64, bool, bool, Bound<'py, PyDict>)> {
         let n = self.common().num_players();
-        let spec = self.common().spec();
         let given: Vec<Bound<'py, PyAny>> = actions.try_iter()?.collect::<PyResult<_>>()?;
         if given.len() != n {
             return Err(PyValueError::new_err(format!(
-                "{spec} has {n} players: act() takes {n} entries (None for a player who does not move), got {}",
+                "{} has {n} players: act() takes {n} entries (None for a player who does not move), got {}",
+                self.common().spec(),
                 given.len()
             )));
         }
@@ -308,7 +308,7 @@ impl Env {
 
     /// The current state: classic, a dict in overcooked_ai's `OvercookedState.to_dict()`
     /// shape; V2, the V2 trajectory record; any other game, its trajectory record (a dict;
-    /// Hanabi's shows every hand).
+    /// a card game's shows every hand).
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &self.0 {
@@ -356,7 +356,7 @@ impl Env {
         Ok(self.common().time())
     }
 
-    /// Steps of the game played (Hanabi: moves made; a maze: turns); as `timestep`.
+    /// Steps of the game played (a turn game: moves made; a maze: turns); as `timestep`.
     #[getter]
     fn time(&self) -> PyResult<u32> {
         Ok(self.common().time())
@@ -404,7 +404,7 @@ impl Env {
         Ok(self.common().spec())
     }
 
-    /// The game's family (its catalog kind: `overcooked`, `overcooked_v2`, `hanabi`, ...).
+    /// The game's family (its catalog kind: `overcooked`, `overcooked_v2`, `collab_capture`, ...).
     #[getter]
     fn kind(&self) -> PyResult<&'static str> {
         Ok(self.common().kind())
@@ -434,7 +434,7 @@ impl Env {
         Ok(self.common().obs_len())
     }
 
-    /// Episode length in steps (the game's own limit: the Overcookeds' horizon, Hanabi's
+    /// Episode length in steps (the game's own limit: the Overcookeds' horizon, a turn game's
     /// move limit, a maze's turn limit).
     #[getter]
     fn horizon(&self) -> PyResult<u32> {
@@ -447,7 +447,7 @@ impl Env {
         Ok(self.common().max_steps())
     }
 
-    /// Whether players move one at a time (Hanabi) rather than all at once.
+    /// Whether players move one at a time (a turn game) rather than all at once.
     #[getter]
     fn turn_based(&self) -> PyResult<bool> {
         Ok(self.common().turn_based())
@@ -459,7 +459,7 @@ impl Env {
         Ok(self.common().partner_players())
     }
 
-    /// The players to move now (all players in a simultaneous game, one in Hanabi, none
+    /// The players to move now (all players in a simultaneous game, one in a turn game, none
     /// once the episode is over or at its step limit).
     fn movers(&self) -> PyResult<Vec<usize>> {
         Ok(self.common().movers())
