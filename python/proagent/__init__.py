@@ -4,16 +4,18 @@ LLM agent, implemented in Rust and driven from Python.
 The Rust library is the single source of truth; this package is a thin layer over the
 native module ``proagent._native``:
 
-- :class:`Env` - one Overcooked episode. Classic layouts: states are dicts in
-  overcooked_ai's ``OvercookedState.to_dict()`` shape, observations as numpy arrays
-  (:meth:`Env.lossless`, :meth:`Env.features`); OvercookedV2 (``"v2:NAME"``, JaxMARL's
-  dynamics): every agent's observation tensor, view radius, recipes, the button.
-- :class:`GameEnv` - one episode of any game of the catalog, with one convention for every
-  game (the Overcookeds included; each game's action indices and encoding are the catalog's).
+- :class:`Env` - one episode of any game of the catalog, with one convention for every
+  game (:meth:`Env.act`, :meth:`Env.movers`, :meth:`Env.observe` of a player, ...; each
+  game's action indices and encoding are the catalog's) and built-in partner seats. The
+  Overcookeds keep their own API besides: on classic layouts ``reset``/``step``/``state``
+  are overcooked_ai's (state dicts in ``OvercookedState.to_dict()`` shape, observations
+  as numpy arrays: :meth:`Env.lossless`, :meth:`Env.features`); on OvercookedV2
+  (``"v2:NAME"``, JaxMARL's dynamics) every agent's observation tensor, view radius,
+  recipes, the button. :class:`GameEnv` is the same class under its older name.
 - :class:`VecEnv` - n episodes of any game stepped in one call from numpy actions, with
   built-in partner seats, terminated/truncated and Gymnasium 1.x auto-reset.
 - :func:`partner` / :func:`agent` - built-in partners and the ProAgent agent as policies
-  with ``.act(state)``.
+  with ``.act(state)``, on every game (one :class:`Policy` class).
 - :func:`play` - one episode in the Rust runner (any seat may be a Python callable);
   returns the ``proagent play --json`` summary as a dict and can write the transcript.
 - :func:`analyze` - interdependence (teamwork) metrics of a trajectory.
@@ -166,15 +168,17 @@ def partner(
     the built-in scripted model; use :func:`agent` for other options).
 
     ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.
-    On OvercookedV2 (``layout="v2:NAME"`` or an :class:`Env` of one) the kinds are those of
-    ``proagent play --layout v2:NAME`` (``scripted``, ``random``, ``stay``, ``proagent``),
-    built by the same seat factory, and ``policy.act(env)`` takes the ``Env``: the same
-    :class:`Policy` class on every layout.
+    On every other game of the catalog (``layout="v2:NAME"``, ``"hanabi:3p"``,
+    ``"capture:2"``, ... or an :class:`Env` of one) the kinds are those of
+    ``proagent play --layout SPEC --partner KIND`` (on V2 ``scripted``, ``random``,
+    ``stay``, ``proagent``; in Hanabi ``simple``, ``convention``, ...), built by the same
+    seat factory, and ``policy.act(env)`` takes the ``Env`` and returns an action index
+    as :meth:`Env.act` takes it: the same :class:`Policy` class on every game.
     ``policy.act(state)`` takes an :class:`Env` (preferred: the agent also sees the last
     step's events) or a state dict, and returns the action index for ``seat``. ``horizon``
     defaults to the Env's, else 400.
     """
-    return _partner(kind, seat=_int("seat", seat, 0, 1), seed=_int("seed", seed, 0, _U64), layout=layout,
+    return _partner(kind, seat=_int("seat", seat, 0, 63), seed=_int("seed", seed, 0, _U64), layout=layout,
                     horizon=_int("horizon", _horizon(layout, horizon), 1, 100_000))
 
 

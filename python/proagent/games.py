@@ -173,7 +173,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
 
     def state(self) -> Dict[str, Any]:
         """The whole state as the game's trajectory record (Hanabi: every hand)."""
-        return self.native.state()
+        return self.native.state
 
     def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
         episode = self._seeds.next(seed)
@@ -208,7 +208,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self.possible_agents[self._pending[0]]
             self._clear_rewards()
             return
-        reward, terminated, truncated, info = self.native.step(self._joint)
+        reward, terminated, truncated, info = self.native.act(self._joint)
         self._cycles += 1
         truncated = truncated or (not terminated and self._cycles >= self.max_cycles)
         for a in self.agents:
@@ -268,7 +268,7 @@ class MazeParallelEnv(ParallelEnv):  # type: ignore[misc]
                 for i, a in enumerate(self.possible_agents)}
 
     def state(self) -> Dict[str, Any]:
-        return self.native.state()
+        return self.native.state
 
     def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
         episode = self._seeds.next(seed)
@@ -281,7 +281,7 @@ class MazeParallelEnv(ParallelEnv):  # type: ignore[misc]
         if not self.agents:
             raise ValueError("the episode is over; call reset()")
         joint = [int_action(actions.get(a, 0), self.native.num_actions) for a in self.possible_agents]
-        reward, terminated, truncated, info = self.native.step(joint)
+        reward, terminated, truncated, info = self.native.act(joint)
         self._cycles += 1
         truncated = truncated or (not terminated and self._cycles >= self.max_cycles)
         obs = self._obs()
@@ -385,7 +385,7 @@ class GameGymEnv(GymEnv):
             raise ValueError("the episode is over; call reset()")
         joint: List[Optional[int]] = [None] * self.native.num_players
         joint[self.seat] = int_action(action, self.native.num_actions)
-        reward, terminated, truncated, info = self.native.step(joint)
+        reward, terminated, truncated, info = self.native.act(joint)
         self._cycles += 1
         truncated = truncated or (not terminated and self._cycles >= self.max_cycles)
         extra = {"refused": self.seat in info["refused"], "partner_moves": info["partner_moves"]}

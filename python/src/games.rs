@@ -1,11 +1,12 @@
-//! `proagent.GameEnv`: one episode of any game of the catalog, with one convention for
-//! every game, built from the catalog's loader, with the built-in seats of the game, for the
-//! PettingZoo and Gymnasium adapters of `proagent.games`. No game is named here: each
-//! game's action indices, observation vectors and seats are its codec's.
+//! The one convention of `proagent.Env` over every game of the catalog ([`Common`]): an
+//! episode of any game built from the catalog's loader with the built-in seats of the game
+//! ([`GameSession`]), and the same answers from the two Overcooked episodes that keep
+//! their own state ([`Compat`]). No game is named here: each game's action indices,
+//! observation vectors and seats are its codec's.
 //!
 //! Guarantees:
-//! - **Fixed action indices**, the codec's ([`VectorCodec`]); [`GameEnv::action_mask`]
-//!   marks the legal ones of a player.
+//! - **Fixed action indices**, the codec's ([`VectorCodec`]); `Env.action_mask` marks
+//!   the legal ones of a player.
 //! - **Observations** are float32 vectors of a fixed length per game (the codec's
 //!   encoding; a game of hidden information never shows the observer what it may not see).
 //! - **Seeded as the runner.** An episode with seed `s` draws the game's chance (deals,
@@ -15,18 +16,17 @@
 //!   refuses it and the same player moves again; a maze keeps the player where it is) and
 //!   is reported as refused; nothing here panics on input from Python.
 
-use crate::guard::{guarded_fns, guarded_methods};
-use crate::guard::{int_param, seed_param};
+use crate::guard::guarded_fns;
 use crate::render::Board;
-use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use proagent_core::game::{Game, Turn};
 use proagent_core::seat::{Observation, Seat, seat_seed};
-use proagent_eval::games::Playable;
 use proagent_eval::games::playable::VectorCodec;
+use proagent_eval::games::{AnyGame, Playable};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rand_chacha::ChaCha8Rng;
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 /// One episode of one game, with optional built-in seats.
@@ -46,11 +46,14 @@ struct Session<G: Game> {
     score: i64,
 }
 
-/// What one call to [`Session::step`] did.
-struct Stepped {
-    reward: i64,
-    refused: Vec<usize>,
-    partner_moves: Vec<(usize, usize)>,
+/// What one call to [`Session::step`] (or [`Common::act`]) did.
+pub struct Stepped {
+    /// The team reward of everything applied.
+    pub reward: i64,
+    /// Players whose action was not legal.
+    pub refused: Vec<usize>,
+    /// The partners' moves, `(player, action index)`.
+    pub partner_moves: Vec<(usize, usize)>,
 }
 
 impl<G: Game + Board> Session<G> {
@@ -232,9 +235,14 @@ trait Episode: Send + Sync {
     fn state_json(&self) -> serde_json::Value;
     fn render_text(&self) -> String;
     fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)>;
+    fn snapshot(&self) -> Box<dyn Any>;
+    fn any_game(&self) -> AnyGame;
 }
 
-impl<G: Game + Board> Episode for Session<G> {
+impl<G: Game + Board> Episode for Session<G>
+where
+    AnyGame: From<Arc<G>>,
+{
     fn kind(&self) -> &'static str {
         self.game.kind()
     }
@@ -296,26 +304,261 @@ impl<G: Game + Board> Episode for Session<G> {
     fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)> {
         crate::render::board_rgb(&*self.game, &self.state, cell)
     }
+    fn snapshot(&self) -> Box<dyn Any> {
+        Box::new(Snapshot {
+            game: Arc::clone(&self.game),
+            state: self.state.clone(),
+            last_actions: self.last_actions.clone(),
+            last_events: self.last_events.clone(),
+        })
+    }
+    fn any_game(&self) -> AnyGame {
+        AnyGame::from(Arc::clone(&self.game))
+    }
+}
+
+/// An episode's game, state and last step ([`Common::snapshot`]), as a policy of its game
+/// reads them.
+pub struct Snapshot<G: Game> {
+    /// The game.
+    pub game: Arc<G>,
+    /// The current state.
+    pub state: G::State,
+    /// The last joint action (empty before the first).
+    pub last_actions: Vec<Option<G::Action>>,
+    /// The last step's events, one per player (empty before the first).
+    pub last_events: Vec<Option<G::Event>>,
+}
+
+/// What every episode behind `proagent.Env` answers, whatever its game: the one
+/// convention of the class (fixed action indices, float32 observation vectors, one team
+/// reward per applied step). Implemented by [`GameSession`] (any game, with built-in
+/// partners) and, through [`Compat`], by the two Overcooked episodes that also speak
+/// overcooked_ai's and JaxMARL's conventions.
+pub trait Common: Send + Sync {
+    /// The game's family (its catalog kind).
+    fn kind(&self) -> &'static str;
+    /// The spec the episode was built from.
+    fn spec(&self) -> String;
+    /// Players in the game.
+    fn num_players(&self) -> usize;
+    /// Size of the action index space.
+    fn n_actions(&self) -> usize;
+    /// Length of one player's observation vector.
+    fn obs_len(&self) -> usize;
+    /// The game's own step limit.
+    fn max_steps(&self) -> u32;
+    /// Whether players move one at a time.
+    fn turn_based(&self) -> bool;
+    /// The players seated by built-in partners.
+    fn partner_players(&self) -> Vec<usize>;
+    /// The episode seed.
+    fn seed(&self) -> u64;
+    /// The players to move now.
+    fn movers(&self) -> Vec<usize>;
+    /// The legal action indices of `player` now.
+    fn legal_indices(&self, player: usize) -> Vec<usize>;
+    /// `player`'s observation vector, written into `out`.
+    fn observe(&self, player: usize, out: &mut Vec<f32>);
+    /// Applies one action index per player (`None`: a player who does not move now, or a
+    /// partner) and the partners' turns that follow.
+    fn act(&mut self, given: &[Option<usize>]) -> PyResult<Stepped>;
+    /// The episode's return so far.
+    fn score(&self) -> i64;
+    /// Steps of the game played.
+    fn time(&self) -> u32;
+    /// Whether the game has ended by its rules.
+    fn over(&self) -> bool;
+    /// Whether the game stopped at its step limit without ending by its rules.
+    fn truncated(&self) -> bool;
+    /// An action index as the game's token.
+    fn action_token(&self, index: usize) -> Option<String>;
+    /// The state as the game's trajectory record.
+    fn state_json(&self) -> serde_json::Value;
+    /// The state as text.
+    fn render_text(&self) -> String;
+    /// The state drawn as RGB pixels: `(buffer, height, width)`.
+    fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)>;
+    /// The game, state and last step, as a [`Snapshot`] of the game's type.
+    fn snapshot(&self) -> Box<dyn Any>;
+    /// The game, as the catalog holds it.
+    fn any_game(&self) -> AnyGame;
+}
+
+/// A game with the codec it picks ([`Playable::vector_codec`]): what an Overcooked
+/// episode of its own ([`Compat`]) needs to answer [`Common`].
+pub struct Vectors<G: Game> {
+    /// The game.
+    pub game: Arc<G>,
+    codec: Box<dyn VectorCodec<G>>,
+}
+
+impl<G: Playable> Vectors<G> {
+    /// `game` with its codec.
+    pub fn new(game: Arc<G>) -> Self {
+        let codec = game.vector_codec();
+        Vectors { game, codec }
+    }
+}
+
+/// An episode that keeps its own state and bookkeeping (the two Overcooked episodes of
+/// `proagent.Env`, with overcooked_ai's and JaxMARL's conventions) and so answers
+/// [`Common`] through its game's codec.
+pub trait Compat: Send + Sync {
+    /// The game played.
+    type G: Playable + Board;
+    /// The game and its codec.
+    fn vectors(&self) -> &Vectors<Self::G>;
+    /// The spec the episode was built from.
+    fn spec_text(&self) -> String;
+    /// The current state.
+    fn game_state(&self) -> &<Self::G as Game>::State;
+    /// The last joint action (empty before the first).
+    fn last_joint(&self) -> Vec<Option<<Self::G as Game>::Action>>;
+    /// The last step's events, one per player (empty before the first).
+    fn last_events(&self) -> Vec<Option<<Self::G as Game>::Event>>;
+    /// The episode seed.
+    fn episode_seed(&self) -> u64;
+    /// The score so far.
+    fn total(&self) -> i64;
+    /// Applies one joint action with the episode's own bookkeeping; the team reward.
+    fn apply(&mut self, joint: &[<Self::G as Game>::Action]) -> PyResult<i64>;
+}
+
+impl<T: Compat> Common for T
+where
+    AnyGame: From<Arc<T::G>>,
+{
+    fn kind(&self) -> &'static str {
+        self.vectors().game.kind()
+    }
+    fn spec(&self) -> String {
+        self.spec_text()
+    }
+    fn num_players(&self) -> usize {
+        self.vectors().game.num_players()
+    }
+    fn n_actions(&self) -> usize {
+        let v = self.vectors();
+        v.codec.n_actions(&v.game)
+    }
+    fn obs_len(&self) -> usize {
+        let v = self.vectors();
+        v.codec.obs_len(&v.game)
+    }
+    fn max_steps(&self) -> u32 {
+        self.vectors().game.max_steps()
+    }
+    fn turn_based(&self) -> bool {
+        false
+    }
+    fn partner_players(&self) -> Vec<usize> {
+        Vec::new()
+    }
+    fn seed(&self) -> u64 {
+        self.episode_seed()
+    }
+    fn movers(&self) -> Vec<usize> {
+        if self.over() || self.truncated() { Vec::new() } else { (0..self.num_players()).collect() }
+    }
+    fn legal_indices(&self, player: usize) -> Vec<usize> {
+        if !self.movers().contains(&player) {
+            return Vec::new();
+        }
+        let v = self.vectors();
+        let state = self.game_state();
+        v.game
+            .legal_actions(v.game.view(state, player), player)
+            .into_iter()
+            .map(|a| v.codec.action_index(&v.game, a))
+            .collect()
+    }
+    fn observe(&self, player: usize, out: &mut Vec<f32>) {
+        let v = self.vectors();
+        v.codec.encode(&v.game, self.game_state(), player, &self.last_joint(), out);
+    }
+    fn act(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
+        let mut joint = Vec::with_capacity(given.len());
+        let mut refused = Vec::new();
+        for (p, g) in given.iter().enumerate() {
+            let Some(i) = *g else {
+                return Err(PyValueError::new_err(format!("player {p} moves now: give its action")));
+            };
+            let v = self.vectors();
+            let a = v.codec.action_at(&v.game, i).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "action {i} of player {p} is not an action of {} (0..{})",
+                    v.game.spec(),
+                    v.codec.n_actions(&v.game)
+                ))
+            })?;
+            if !v.game.legal_actions(v.game.view(self.game_state(), p), p).contains(&a) {
+                refused.push(p);
+            }
+            joint.push(a);
+        }
+        let reward = self.apply(&joint)?;
+        Ok(Stepped { reward, refused, partner_moves: Vec::new() })
+    }
+    fn score(&self) -> i64 {
+        self.total()
+    }
+    fn time(&self) -> u32 {
+        self.vectors().game.time(self.game_state())
+    }
+    fn over(&self) -> bool {
+        self.vectors().game.is_over(self.game_state())
+    }
+    fn truncated(&self) -> bool {
+        let g = &self.vectors().game;
+        !self.over() && g.time(self.game_state()) >= g.max_steps()
+    }
+    fn action_token(&self, index: usize) -> Option<String> {
+        let v = self.vectors();
+        v.codec.action_at(&v.game, index).map(|a| v.game.action_token(a))
+    }
+    fn state_json(&self) -> serde_json::Value {
+        self.vectors().game.state_json(self.game_state())
+    }
+    fn render_text(&self) -> String {
+        self.vectors().game.render_text(self.game_state())
+    }
+    fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)> {
+        crate::render::board_rgb(&*self.vectors().game, self.game_state(), cell)
+    }
+    fn snapshot(&self) -> Box<dyn Any> {
+        Box::new(Snapshot {
+            game: Arc::clone(&self.vectors().game),
+            state: self.game_state().clone(),
+            last_actions: self.last_joint(),
+            last_events: self.last_events(),
+        })
+    }
+    fn any_game(&self) -> AnyGame {
+        AnyGame::from(Arc::clone(&self.vectors().game))
+    }
 }
 
 /// One episode of any game of the catalog (a spec as `proagent play --layout` takes it),
 /// with built-in partner seats where asked; the game's action indices and observations
-/// are its codec's ([`Playable::vector_codec`]).
-#[pyclass(module = "proagent._native")]
-pub struct GameEnv {
+/// are its codec's ([`Playable::vector_codec`]). The episode of a `proagent.Env` of a
+/// game other than the two Overcookeds, or of any game with built-in partners.
+pub struct GameSession {
     any: Box<dyn Episode>,
     spec: String,
+    /// The horizon the game was loaded with (the Overcookeds' episode length).
+    horizon: u32,
     partners: Vec<(usize, String)>,
     seed: u64,
     base: u64,
     episode: u64,
-    /// Whether an episode was started, and the actions given to `step` since (for exact
+    /// Whether an episode was started, and the actions given to `act` since (for exact
     /// copies: a pickled env re-plays them; the partners' moves follow from the seed).
     started: bool,
     history: Vec<Vec<Option<usize>>>,
 }
 
-impl GameEnv {
+impl GameSession {
     /// Starts episode `episode` of base seed `base`.
     fn start(&mut self) -> PyResult<Stepped> {
         self.seed =
@@ -326,10 +569,17 @@ impl GameEnv {
         self.any.reset(seed)
     }
 
-    fn new_env(spec: &str, partners: Vec<(usize, String)>) -> PyResult<GameEnv> {
-        Ok(GameEnv {
-            any: build(spec, &partners)?,
+    /// The game a spec names with built-in `partners` (player, seat name); `options`: the
+    /// horizon and settings to load it with.
+    pub fn new_env(
+        spec: &str,
+        partners: Vec<(usize, String)>,
+        options: &proagent_eval::games::GameOptions,
+    ) -> PyResult<GameSession> {
+        Ok(GameSession {
+            any: build(spec, &partners, options)?,
             spec: spec.trim().to_string(),
+            horizon: options.horizon,
             partners,
             seed: 0,
             base: 0,
@@ -338,14 +588,113 @@ impl GameEnv {
             history: Vec::new(),
         })
     }
+
+    /// Starts an episode drawn from `seed` (without one, the next episode of the last
+    /// seed's sequence) and plays the partners' turns until a Python player moves.
+    pub fn reset(&mut self, seed: Option<u64>) -> PyResult<Stepped> {
+        match seed {
+            Some(s) => {
+                self.base = s;
+                self.episode = 0;
+            }
+            None => self.episode += 1,
+        }
+        self.start()
+    }
+
+    /// The text `__reduce__` hands to `_restore_game_env`.
+    pub fn pickled(&self) -> String {
+        serde_json::json!({
+            "spec": self.spec, "horizon": self.horizon, "partners": self.partners, "base": self.base,
+            "episode": self.episode, "started": self.started, "history": self.history,
+        })
+        .to_string()
+    }
+}
+
+impl Common for GameSession {
+    fn kind(&self) -> &'static str {
+        self.any.kind()
+    }
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+    fn num_players(&self) -> usize {
+        self.any.num_players()
+    }
+    fn n_actions(&self) -> usize {
+        self.any.n_actions()
+    }
+    fn obs_len(&self) -> usize {
+        self.any.obs_len()
+    }
+    fn max_steps(&self) -> u32 {
+        self.any.max_steps()
+    }
+    fn turn_based(&self) -> bool {
+        self.any.turn_based()
+    }
+    fn partner_players(&self) -> Vec<usize> {
+        self.any.partner_players()
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn movers(&self) -> Vec<usize> {
+        self.any.movers()
+    }
+    fn legal_indices(&self, player: usize) -> Vec<usize> {
+        self.any.legal_indices(player)
+    }
+    fn observe(&self, player: usize, out: &mut Vec<f32>) {
+        self.any.observe(player, out);
+    }
+    fn act(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
+        let s = self.any.step(given)?;
+        self.history.push(given.to_vec());
+        Ok(s)
+    }
+    fn score(&self) -> i64 {
+        self.any.score()
+    }
+    fn time(&self) -> u32 {
+        self.any.time()
+    }
+    fn over(&self) -> bool {
+        self.any.over()
+    }
+    fn truncated(&self) -> bool {
+        self.any.truncated()
+    }
+    fn action_token(&self, index: usize) -> Option<String> {
+        self.any.action_token(index)
+    }
+    fn state_json(&self) -> serde_json::Value {
+        self.any.state_json()
+    }
+    fn render_text(&self) -> String {
+        self.any.render_text()
+    }
+    fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)> {
+        self.any.rgb(cell)
+    }
+    fn snapshot(&self) -> Box<dyn Any> {
+        self.any.snapshot()
+    }
+    fn any_game(&self) -> AnyGame {
+        self.any.any_game()
+    }
 }
 
 /// The episode of the game a spec names, as the catalog loads it, with the codec the game
 /// picks ([`Playable::vector_codec`]).
-fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Box<dyn Episode>> {
-    let options = proagent_eval::games::GameOptions::default();
+fn build(
+    spec: &str,
+    partners: &[(usize, String)],
+    options: &proagent_eval::games::GameOptions,
+) -> PyResult<Box<dyn Episode>> {
     // A spec that names no game is bad input here (`ValueError`), as it always was.
-    let loaded = crate::vec_env::load_game(spec.trim(), None, &options).map_err(|e| {
+    let loaded = crate::vec_env::load_game(spec.trim(), None, options).map_err(|e| {
         Python::attach(|py| {
             if e.is_instance_of::<pyo3::exceptions::PyFileNotFoundError>(py) {
                 PyValueError::new_err(e.value(py).to_string())
@@ -362,255 +711,35 @@ fn build(spec: &str, partners: &[(usize, String)]) -> PyResult<Box<dyn Episode>>
     })
 }
 
-fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, PyDict>> {
+/// The info dict of a step: `refused` and `partner_moves`.
+pub fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("refused", PyList::new(py, &s.refused)?)?;
     d.set_item("partner_moves", PyList::new(py, &s.partner_moves)?)?;
     Ok(d)
 }
 
-guarded_methods! {
-#[pymethods]
-impl GameEnv {
-    /// A game by spec; `partners` maps players to built-in seat names (the game's own, as
-    /// `proagent play --partner` names them).
-    #[new]
-    #[pyo3(signature = (spec = "hanabi:2p", partners = None))]
-    fn new(spec: &str, partners: Option<&Bound<'_, PyDict>>) -> PyResult<GameEnv> {
-        let mut ps = Vec::new();
-        if let Some(d) = partners {
-            for (k, v) in d.iter() {
-                let p = int_param(&k, "partner seat", 0, 63)? as usize;
-                let name: String = v.extract()?;
-                ps.push((p, name.trim().to_string()));
-            }
-        }
-        GameEnv::new_env(spec, ps)
-    }
-
-    /// The game's family (its catalog kind: `overcooked`, `collab_capture`, ...).
-    #[getter]
-    fn kind(&self) -> PyResult<&'static str> {
-        Ok(self.any.kind())
-    }
-
-    /// The spec this game was built from.
-    #[getter]
-    fn spec(&self) -> PyResult<String> {
-        Ok(self.spec.clone())
-    }
-
-    /// Players in the game.
-    #[getter]
-    fn num_players(&self) -> PyResult<usize> {
-        Ok(self.any.num_players())
-    }
-
-    /// Size of the action index space.
-    #[getter]
-    fn num_actions(&self) -> PyResult<usize> {
-        Ok(self.any.n_actions())
-    }
-
-    /// Length of one player's observation vector.
-    #[getter]
-    fn obs_len(&self) -> PyResult<usize> {
-        Ok(self.any.obs_len())
-    }
-
-    /// The game's own step limit (Hanabi: 256 moves; a maze: its turn limit).
-    #[getter]
-    fn max_steps(&self) -> PyResult<u32> {
-        Ok(self.any.max_steps())
-    }
-
-    /// Whether players move one at a time (Hanabi) rather than all at once (the mazes).
-    #[getter]
-    fn turn_based(&self) -> PyResult<bool> {
-        Ok(self.any.turn_based())
-    }
-
-    /// The players seated by built-in partners.
-    #[getter]
-    fn partner_players(&self) -> PyResult<Vec<usize>> {
-        Ok(self.any.partner_players())
-    }
-
-    /// The episode seed.
-    #[getter]
-    fn seed(&self) -> PyResult<u64> {
-        Ok(self.seed)
-    }
-
-    /// Starts an episode drawn from `seed` (without one, the next episode of the last
-    /// seed's sequence) and plays the partners' turns until a Python player moves.
-    /// Returns the info dict of those partner moves.
-    #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
-        match seed_param(seed)? {
-            Some(s) => {
-                self.base = s;
-                self.episode = 0;
-            }
-            None => self.episode += 1,
-        }
-        let s = self.start()?;
-        stepped_info(py, &s)
-    }
-
-    /// The players to move now (all players in a maze turn, one in Hanabi, none once the
-    /// episode is over or at its step limit).
-    fn movers(&self) -> PyResult<Vec<usize>> {
-        Ok(self.any.movers())
-    }
-
-    /// The legal action indices of `player` now (empty when it does not move).
-    fn legal_actions(&self, player: usize) -> PyResult<Vec<usize>> {
-        Ok(self.any.legal_indices(player))
-    }
-
-    /// The legal actions of `player` as a 0/1 int8 mask over the action indices.
-    fn action_mask<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyArray1<i8>>> {
-        Ok({
-            let mut mask = vec![0i8; self.num_actions()?];
-            for i in self.legal_actions(player)? {
-                if let Some(m) = mask.get_mut(i) {
-                    *m = 1;
-                }
-            }
-            PyArray1::from_vec(py, mask)
-        })
-    }
-
-    /// `player`'s observation (float32, `obs_len` long).
-    fn observe<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        let n = self.num_players()?;
-        if player >= n {
-            return Err(PyValueError::new_err(format!("player must be in 0..{n}, got {player}")));
-        }
-        let mut out = Vec::new();
-        self.any.observe(player, &mut out);
-        Ok(PyArray1::from_vec(py, out))
-    }
-
-    /// Applies one action index per player (`None` for players who do not move now, or
-    /// who are partners) and plays the partners' turns that follow. Returns `(reward,
-    /// terminated, truncated, info)`: the team reward of everything applied, the end by
-    /// the game's rules, the end by its step limit, and `info` with `refused` (players
-    /// whose action was not legal) and `partner_moves` (`(player, action)` pairs).
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        actions: &Bound<'py, PyAny>,
-    ) -> PyResult<(i64, bool, bool, Bound<'py, PyDict>)> {
-        let n = self.num_players()?;
-        let given: Vec<Bound<'py, PyAny>> = actions.try_iter()?.collect::<PyResult<_>>()?;
-        if given.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "{} has {n} players: step() takes {n} entries (None for a player who does not move), got {}",
-                self.spec,
-                given.len()
-            )));
-        }
-        if self.movers()?.is_empty() {
-            return Err(PyValueError::new_err("the episode is over; call reset()"));
-        }
-        let mut idx = Vec::with_capacity(n);
-        for (p, a) in given.iter().enumerate() {
-            idx.push(if a.is_none() {
-                None
-            } else {
-                Some(int_param(a, &format!("action of player {p}"), 0, 1 << 16)? as usize)
-            });
-        }
-        let s = self.any.step(&idx)?;
-        self.history.push(idx);
-        let (term, trunc) = (self.any.over(), self.any.truncated());
-        Ok((s.reward, term, trunc, stepped_info(py, &s)?))
-    }
-
-    /// The episode's return so far.
-    #[getter]
-    fn score(&self) -> PyResult<i64> {
-        Ok(self.any.score())
-    }
-
-    /// Steps of the game played (Hanabi: moves made; a maze: turns).
-    #[getter]
-    fn time(&self) -> PyResult<u32> {
-        Ok(self.any.time())
-    }
-
-    /// Whether the game has ended by its rules.
-    #[getter]
-    fn terminated(&self) -> PyResult<bool> {
-        Ok(self.any.over())
-    }
-
-    /// Whether the game stopped at its step limit without ending by its rules.
-    #[getter]
-    fn truncated(&self) -> PyResult<bool> {
-        Ok(self.any.truncated())
-    }
-
-    /// An action index as the game's token (`P3`, `H1R`, `M4`, ...).
-    fn action_token(&self, index: usize) -> PyResult<String> {
-        self.any
-            .action_token(index)
-            .ok_or_else(|| PyValueError::new_err(format!("{index} is not an action index of {}", self.spec)))
-    }
-
-    /// The state as the game's trajectory record (a dict; Hanabi's shows every hand).
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let v = self.any.state_json();
-        crate::convert::from_json(py, &v)
-    }
-
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let f = py.import("proagent._native")?.getattr("_restore_game_env")?;
-        let v = serde_json::json!({
-            "spec": self.spec, "partners": self.partners, "base": self.base, "episode": self.episode,
-            "started": self.started, "history": self.history,
-        });
-        Ok((f, (v.to_string(),)))
-    }
-
-    /// The state as text.
-    fn render(&self) -> PyResult<String> {
-        Ok(self.any.render_text())
-    }
-
-    /// The state as an RGB array (height, width, 3), drawn by the viewer's board
-    /// drawing; `cell` pixels per grid cell.
-    #[pyo3(signature = (cell = None))]
-    fn rgb<'py>(&self, py: Python<'py>, cell: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyArray3<u8>>> {
-        let cell = crate::guard::opt_int_param(cell, "cell", 8, 256)?.unwrap_or(48) as u32;
-        let (buf, h, w) = self.any.rgb(cell)?;
-        PyArray1::from_vec(py, buf).reshape([h, w, 3])
-    }
-}
-}
-
 guarded_fns! {
-/// Rebuilds a pickled `GameEnv` (the target of `GameEnv.__reduce__`): the same game and
-/// partners, the episode re-played from its seed and the actions given to `step`.
+/// Rebuilds a pickled `Env` of [`GameSession`] (the target of its `__reduce__`): the same
+/// game and partners, the episode re-played from its seed and the actions given.
 #[pyfunction]
-pub fn _restore_game_env(text: &str) -> PyResult<GameEnv> {
-    let bad = || PyValueError::new_err("not a pickled GameEnv");
+pub fn _restore_game_env(text: &str) -> PyResult<crate::env::Env> {
+    let bad = || PyValueError::new_err("not a pickled Env");
     let v: serde_json::Value = serde_json::from_str(text).map_err(|_| bad())?;
     let partners: Vec<(usize, String)> = serde_json::from_value(v["partners"].clone()).map_err(|_| bad())?;
-    let mut env = GameEnv::new_env(v["spec"].as_str().ok_or_else(bad)?, partners)?;
+    let horizon = v.get("horizon").and_then(serde_json::Value::as_u64);
+    let options = crate::env::session_options(horizon.map(|h| h as u32))?;
+    let mut env = GameSession::new_env(v["spec"].as_str().ok_or_else(bad)?, partners, &options)?;
     env.base = v["base"].as_u64().ok_or_else(bad)?;
     env.episode = v["episode"].as_u64().ok_or_else(bad)?;
     if v["started"].as_bool().ok_or_else(bad)? {
         env.start()?;
         let history: Vec<Vec<Option<usize>>> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
         for idx in history {
-            env.any.step(&idx)?;
-            env.history.push(idx);
+            env.act(&idx)?;
         }
     }
-    Ok(env)
+    Ok(crate::env::Env::from(env))
 }
 }
 

@@ -440,11 +440,12 @@ impl OvercookedPolicy {
     }
 }
 
-/// A built-in partner or the ProAgent agent playing one seat, on a classic layout or an
-/// OvercookedV2 one: the one policy class of the package.
+/// A built-in partner or the ProAgent agent playing one seat of any game of the catalog:
+/// the one policy class of the package.
 ///
 /// Made by `proagent.partner(...)` / `proagent.agent(...)`; `act(env)` returns the action
-/// index (0..6: N, S, E, W, stay, interact) for the seat.
+/// index for the seat (the game's codec's, as `Env.act` takes it; on the Overcookeds
+/// 0..6: N, S, E, W, stay, interact).
 #[pyclass(module = "proagent._native")]
 pub struct Policy(PolicyKind);
 
@@ -452,8 +453,9 @@ pub struct Policy(PolicyKind);
 enum PolicyKind {
     /// Classic Overcooked (transcripts from a Python loop, pickling).
     Overcooked(Box<OvercookedPolicy>),
-    /// OvercookedV2: a seat of the library's seat factory.
-    V2(crate::seat_policy::SeatPolicy<proagent_overcooked_v2::game::OvercookedV2>),
+    /// Any other game (OvercookedV2, the card and maze games, ...): a seat of the library's seat
+    /// factory.
+    Seat(Box<dyn crate::seat_policy::AnySeatPolicy>),
 }
 
 impl Policy {
@@ -461,16 +463,18 @@ impl Policy {
     pub fn overcooked(&self) -> PyResult<&OvercookedPolicy> {
         match &self.0 {
             PolicyKind::Overcooked(p) => Ok(p),
-            PolicyKind::V2(_) => Err(PyValueError::new_err(
-                "an OvercookedV2 policy cannot seat in play(); name its spec (e.g. \"scripted\") instead",
-            )),
+            PolicyKind::Seat(p) => Err(PyValueError::new_err(format!(
+                "a policy of {} cannot seat in play(); name its spec (e.g. {:?}) instead",
+                p.repr(),
+                p.spec()
+            ))),
         }
     }
     /// The spec it was built from (`greedy`, `proagent`, …).
     pub fn spec(&self) -> &str {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.spec(),
-            PolicyKind::V2(p) => p.spec(),
+            PolicyKind::Seat(p) => p.spec(),
         }
     }
 }
@@ -484,7 +488,7 @@ impl Policy {
     fn act(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<usize> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.act(py, state),
-            PolicyKind::V2(p) => p.act_v2(py, state),
+            PolicyKind::Seat(p) => p.act(py, state),
         }
     }
 
@@ -494,7 +498,7 @@ impl Policy {
     fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
         match &mut self.0 {
             PolicyKind::Overcooked(p) => p.reset(py, seed),
-            PolicyKind::V2(p) => p.reset(py, seed),
+            PolicyKind::Seat(p) => p.reset(py, seed),
         }
     }
 
@@ -504,7 +508,7 @@ impl Policy {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.reduce(py),
-            PolicyKind::V2(_) => Err(PyTypeError::new_err("an OvercookedV2 policy cannot be pickled")),
+            PolicyKind::Seat(_) => Err(PyTypeError::new_err("only a policy of classic Overcooked can be pickled")),
         }
     }
 
@@ -513,7 +517,7 @@ impl Policy {
     fn name(&self) -> PyResult<String> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.name(),
-            PolicyKind::V2(p) => Ok(p.name().to_string()),
+            PolicyKind::Seat(p) => Ok(p.name().to_string()),
         }
     }
 
@@ -522,7 +526,7 @@ impl Policy {
     fn seat(&self) -> PyResult<usize> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.seat(),
-            PolicyKind::V2(p) => Ok(p.seat()),
+            PolicyKind::Seat(p) => Ok(p.seat()),
         }
     }
 
@@ -530,7 +534,7 @@ impl Policy {
     fn metrics(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.metrics(py),
-            PolicyKind::V2(p) => json_to_py(py, &p.metrics(py)),
+            PolicyKind::Seat(p) => json_to_py(py, &p.metrics(py)),
         }
     }
 
@@ -538,7 +542,7 @@ impl Policy {
     fn llm_usage(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.llm_usage(py),
-            PolicyKind::V2(p) => json_to_py(py, &p.llm_usage(py)),
+            PolicyKind::Seat(p) => json_to_py(py, &p.llm_usage(py)),
         }
     }
 
@@ -546,7 +550,7 @@ impl Policy {
     fn skill_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.skill_events(py),
-            PolicyKind::V2(p) => json_to_py(py, &p.skill_events(py)),
+            PolicyKind::Seat(p) => json_to_py(py, &p.skill_events(py)),
         }
     }
 
@@ -554,7 +558,7 @@ impl Policy {
     fn exchanges(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.exchanges(py),
-            PolicyKind::V2(p) => exchanges_to_py(py, p.sink()),
+            PolicyKind::Seat(p) => exchanges_to_py(py, p.sink()),
         }
     }
 
@@ -565,14 +569,14 @@ impl Policy {
     fn finish(&self, py: Python<'_>, env: Option<PyRef<'_, Env>>) -> PyResult<PathBuf> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.finish(py, env),
-            PolicyKind::V2(_) => Err(PyValueError::new_err("this policy writes no transcript")),
+            PolicyKind::Seat(_) => Err(PyValueError::new_err("this policy writes no transcript")),
         }
     }
 
     fn __repr__(&self) -> PyResult<String> {
         match &self.0 {
             PolicyKind::Overcooked(p) => p.repr(),
-            PolicyKind::V2(p) => Ok(p.repr()),
+            PolicyKind::Seat(p) => Ok(p.repr()),
         }
     }
 }
@@ -597,14 +601,15 @@ pub fn partner(
     no_wall_clock: bool,
     max_llm_failures: i64,
 ) -> PyResult<Policy> {
-    if let Some(game) = crate::seat_policy::v2_game_of(layout, horizon)? {
+    if let Some(game) = crate::seat_policy::game_of(layout, horizon)? {
         if transcript.is_some() {
-            return Err(PyValueError::new_err(
-                "transcript= from a Python loop is for classic layouts; on v2 use play(..., transcript=)",
-            ));
+            return Err(PyValueError::new_err(format!(
+                "transcript= from a Python loop is for classic layouts; on {} use play(..., transcript=)",
+                game.kind()
+            )));
         }
-        let p = crate::seat_policy::SeatPolicy::build(kind, seat, seed, game, options, max_llm_failures)?;
-        return Ok(Policy(PolicyKind::V2(p)));
+        let p = crate::seat_policy::build_any(kind, seat, seed, game, options, max_llm_failures)?;
+        return Ok(Policy(PolicyKind::Seat(p)));
     }
     let p = build_overcooked_policy(kind, seat, seed, layout, horizon, options, transcript, no_wall_clock, max_llm_failures)?;
     Ok(Policy(PolicyKind::Overcooked(Box::new(p))))

@@ -10,7 +10,7 @@ use crate::policy::{Lent, Policy, PyCallableAgent, build_seat};
 use proagent_agent::ExchangeSink;
 use proagent_analysis::{self as analysis, readers};
 use proagent_core::seat::Seat;
-use proagent_eval::games::{AnyGame, Playable};
+use proagent_eval::games::Playable;
 use proagent_eval::run::{Run, TranscriptTarget};
 use proagent_eval::runner::seats::is_proagent;
 use proagent_eval::runner::summary::summary_json;
@@ -171,7 +171,7 @@ pub fn play<'py>(
     {
         let game_options = crate::vec_env::V2Switches::default().options(horizon);
         let (game, file) = crate::vec_env::load_game(&spec, None, &game_options)?;
-        if !matches!(game, AnyGame::Overcooked(_)) {
+        if !matches!(crate::env::layout::family(&game), crate::env::layout::Family::Classic(_)) {
             let seats = SeatSpecs { agent, partner, seat, seed, options, transcript, no_wall_clock, trajectory };
             return proagent_eval::on_game!(game, |g| play_run(py, g, &spec, file, seats));
         }

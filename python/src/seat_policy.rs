@@ -1,7 +1,9 @@
 //! A seat of the library's seat factory (the one `play` and the runner use: built-in
 //! partners, or the ProAgent agent with the CLI's options) as the game-generic half of
 //! the Python `Policy`: what a policy needs of a seat on any game, whatever the
-//! game's state is. `Policy` uses it for OvercookedV2.
+//! game's state is. `Policy` uses it for every game but classic Overcooked; it acts on an
+//! `Env` of its game, whose state and last step it reads through the one convention
+//! ([`crate::games::Common::snapshot`]); its actions are the game codec's indices.
 //!
 //! Guarantees: the seat is reset with `seat_seed(seed, seat)`, as the runner resets it for
 //! episode `seed`; `act` gives the seat the last joint action and the last step's events,
@@ -10,13 +12,13 @@
 
 use crate::driving::{block_interruptible, checked_action, factory_of, runtime};
 use crate::env::Env;
+use crate::games::Snapshot;
 use crate::options::AgentOptions;
 use proagent_agent::ExchangeSink;
 use proagent_core::game::Game;
 use proagent_core::seat::{Observation, Seat, seat_seed};
+use proagent_eval::games::playable::VectorCodec;
 use proagent_eval::games::{AnyGame, GameOptions, Playable};
-use proagent_overcooked::env::Action;
-use proagent_overcooked_v2::game::OvercookedV2;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -34,28 +36,130 @@ pub struct SeatPolicy<G: Game> {
     sink: Option<ExchangeSink>,
     rt: tokio::runtime::Runtime,
     max_llm_failures: Option<u64>,
+    /// The game's action indices.
+    codec: Box<dyn VectorCodec<G>>,
 }
 
-/// The OvercookedV2 game a `layout` argument names (a V2 `Env`, or a spec the catalog
-/// files as OvercookedV2), or `None` for any other game.
-pub fn v2_game_of(layout: Option<&Bound<'_, PyAny>>, horizon: u32) -> PyResult<Option<Arc<OvercookedV2>>> {
+/// The game a `layout` argument names (an `Env`, or a spec as the catalog loads it with
+/// `horizon`) when a [`SeatPolicy`] plays it: every game but classic Overcooked, whose
+/// policies (transcripts from a Python loop, pickling, state dicts) are
+/// [`crate::policy::OvercookedPolicy`]; `None` for classic Overcooked or no layout.
+pub fn game_of(layout: Option<&Bound<'_, PyAny>>, horizon: u32) -> PyResult<Option<AnyGame>> {
     let Some(l) = layout else { return Ok(None) };
-    if let Ok(e) = l.cast::<Env>()
-        && let Ok(e) = e.borrow().v2().map(|e| {
-            let (layout, settings, _, _, _) = e.parts();
-            (layout.clone(), settings.clone())
-        })
-    {
-        let (layout, settings) = e;
-        return Ok(Some(Arc::new(OvercookedV2::new(Arc::new(layout), settings))));
+    let game = if let Ok(e) = l.cast::<Env>() {
+        e.borrow().common().any_game()
+    } else {
+        let Ok(spec) = l.extract::<String>() else { return Ok(None) };
+        let horizon = crate::env::check_horizon(horizon)?;
+        let opts: GameOptions = crate::vec_env::V2Switches::default().options(horizon);
+        match crate::vec_env::load_game(&spec, None, &opts) {
+            Ok((game, _)) => game,
+            // An error is the classic loader's to judge.
+            Err(_) => return Ok(None),
+        }
+    };
+    Ok(match crate::env::layout::family(&game) {
+        crate::env::layout::Family::Classic(_) => None,
+        _ => Some(game),
+    })
+}
+
+/// A [`SeatPolicy`] of any game, as `proagent.Policy` holds it.
+pub trait AnySeatPolicy: Send + Sync {
+    /// The action index (the game's codec's) for this seat in `env`'s current state.
+    fn act(&self, py: Python<'_>, env: &Bound<'_, PyAny>) -> PyResult<usize>;
+    /// Starts a new episode for the seat.
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()>;
+    /// Agent-specific metrics so far.
+    fn metrics(&self, py: Python<'_>) -> serde_json::Value;
+    /// Language-model use so far.
+    fn llm_usage(&self, py: Python<'_>) -> serde_json::Value;
+    /// Skill events since the last call.
+    fn skill_events(&self, py: Python<'_>) -> serde_json::Value;
+    /// Where a ProAgent's exchanges go.
+    fn sink(&self) -> Option<&ExchangeSink>;
+    /// The seat's name.
+    fn name(&self) -> &str;
+    /// The player it plays.
+    fn seat(&self) -> usize;
+    /// The spec it was built from.
+    fn spec(&self) -> &str;
+    /// The text of `repr()`.
+    fn repr(&self) -> String;
+}
+
+/// A policy of `game` built by the seat factory, type-erased.
+pub fn build_any(
+    kind: &str,
+    seat: usize,
+    seed: u64,
+    game: AnyGame,
+    options: Option<&Bound<'_, PyAny>>,
+    max_llm_failures: i64,
+) -> PyResult<Box<dyn AnySeatPolicy>> {
+    proagent_eval::on_game!(game, |g| {
+        let p: Box<dyn AnySeatPolicy> = Box::new(SeatPolicy::build(kind, seat, seed, g, options, max_llm_failures)?);
+        Ok(p)
+    })
+}
+
+/// The title a game's catalog entry gives it (`OvercookedV2`), for messages.
+fn title_of(kind: &str) -> &'static str {
+    proagent_eval::games::catalog::entries().iter().find(|e| e.kind == kind).map_or("another game", |e| e.title)
+}
+
+impl<G: Playable> AnySeatPolicy for SeatPolicy<G> {
+    fn act(&self, py: Python<'_>, env: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let title = title_of(self.game.kind());
+        let env = env.cast::<Env>().map_err(|_| {
+            PyTypeError::new_err(format!("a policy of {title} acts on an Env of its game (policy.act(env))"))
+        })?;
+        let e = env.borrow();
+        let snap = e.common().snapshot().downcast::<Snapshot<G>>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "this policy plays {title} ({}); the Env plays {}",
+                self.game.spec(),
+                e.common().spec()
+            ))
+        })?;
+        if snap.game.spec() != self.game.spec() {
+            return Err(PyValueError::new_err(format!(
+                "this policy plays {}, the Env is {}",
+                self.game.spec(),
+                snap.game.spec()
+            )));
+        }
+        drop(e);
+        let t = self.game.time(&snap.state);
+        let a = self.act_in(py, &snap.state, t, &snap.last_actions, &snap.last_events)?;
+        Ok(self.codec.action_index(&self.game, a))
     }
-    let Ok(spec) = l.extract::<String>() else { return Ok(None) };
-    let horizon = crate::env::check_horizon(horizon)?;
-    let opts: GameOptions = crate::vec_env::V2Switches::default().options(horizon);
-    match crate::vec_env::load_game(&spec, None, &opts) {
-        Ok((AnyGame::V2(g), _)) => Ok(Some(g)),
-        // Anything else (a classic layout, or an error) is the classic loader's to judge.
-        _ => Ok(None),
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
+        SeatPolicy::reset(self, py, seed)
+    }
+    fn metrics(&self, py: Python<'_>) -> serde_json::Value {
+        SeatPolicy::metrics(self, py)
+    }
+    fn llm_usage(&self, py: Python<'_>) -> serde_json::Value {
+        SeatPolicy::llm_usage(self, py)
+    }
+    fn skill_events(&self, py: Python<'_>) -> serde_json::Value {
+        SeatPolicy::skill_events(self, py)
+    }
+    fn sink(&self) -> Option<&ExchangeSink> {
+        SeatPolicy::sink(self)
+    }
+    fn name(&self) -> &str {
+        SeatPolicy::name(self)
+    }
+    fn seat(&self) -> usize {
+        SeatPolicy::seat(self)
+    }
+    fn spec(&self) -> &str {
+        SeatPolicy::spec(self)
+    }
+    fn repr(&self) -> String {
+        format!("Policy({:?}, layout={:?}, seat={})", self.spec, self.game.spec(), self.seat)
     }
 }
 
@@ -92,7 +196,7 @@ impl<G: Playable> SeatPolicy<G> {
         let name = built.seat.name();
         Ok(SeatPolicy {
             agent: Arc::new(tokio::sync::Mutex::new(built.seat)),
-            game,
+            game: Arc::clone(&game),
             seat,
             seed,
             spec: kind.trim().to_string(),
@@ -100,6 +204,7 @@ impl<G: Playable> SeatPolicy<G> {
             sink: built.exchanges,
             rt: runtime()?,
             max_llm_failures: if max_llm_failures < 0 { None } else { Some(max_llm_failures as u64) },
+            codec: game.vector_codec(),
         })
     }
 
@@ -174,33 +279,5 @@ impl<G: Playable> SeatPolicy<G> {
     /// The spec it was built from.
     pub fn spec(&self) -> &str {
         &self.spec
-    }
-}
-
-impl SeatPolicy<OvercookedV2> {
-    /// The action index (0..6) for this seat in `env`'s current state (a V2 `Env` of the
-    /// policy's layout).
-    pub fn act_v2(&self, py: Python<'_>, env: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let env = env.cast::<Env>().map_err(|_| {
-            PyTypeError::new_err("an OvercookedV2 policy acts on an Env of its layout (policy.act(env))")
-        })?;
-        let e = env.borrow();
-        let (layout, _, state, last, events) = e.v2()?.parts();
-        if layout.name != self.game.layout.name || layout.tiles != self.game.layout.tiles {
-            return Err(PyValueError::new_err(format!(
-                "this policy plays {}, the Env is {}",
-                self.game.layout.name, layout.name
-            )));
-        }
-        let state = state.clone();
-        let last_events = events.to_vec();
-        let last_actions: Vec<Option<Action>> = last.into_iter().map(Some).collect();
-        drop(e);
-        Ok(self.act_in(py, &state, state.step, &last_actions, &last_events)?.index())
-    }
-
-    /// The text of `repr()`.
-    pub fn repr(&self) -> String {
-        format!("Policy({:?}, layout=\"v2:{}\", seat={})", self.spec, self.game.layout.name, self.seat)
     }
 }

@@ -39,8 +39,12 @@ def test_integers_name_the_parameter():
         proagent.VecEnv("v2:cramped_room_v2", view_radius=-1)
     with pytest.raises(ValueError, match="seed must be ≥ 0"):
         proagent.partner("greedy", seed=-2)
-    with pytest.raises(ValueError, match="seat must be ≤ 1"):
+    with pytest.raises(ValueError, match="seat must be 0 or 1, got 7"):
         proagent.partner("greedy", seat=7)
+    with pytest.raises(ValueError, match="seat must be in 0..3, got 3"):
+        proagent.partner("simple", seat=3, layout="hanabi:3p")
+    with pytest.raises(ValueError, match="seat must be ≤ 63"):
+        proagent.partner("simple", seat=64, layout="hanabi:3p")
     with pytest.raises(TypeError, match="horizon must be an integer"):
         proagent.Env("cramped_room", horizon=3.5)
     with pytest.raises(ValueError, match="seed must be ≥ 0"):

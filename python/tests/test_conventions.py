@@ -190,5 +190,5 @@ def test_one_env_class_on_both_overcookeds(layout, kind):
 def test_env_refuses_v2_switches_on_a_classic_layout_and_other_games():
     with pytest.raises(ValueError, match="OvercookedV2 switches"):
         proagent.Env("cramped_room", view_radius=2)
-    with pytest.raises(ValueError, match="GameEnv"):
-        proagent.Env("hanabi:2p")
+    with pytest.raises(ValueError, match="OvercookedV2 switches"):
+        proagent.Env("hanabi:2p", negative_rewards=True)

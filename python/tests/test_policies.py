@@ -2,6 +2,7 @@
 play/analyze/qa from Python, and a ProAgent run against `proagent mock-server`."""
 
 import json
+import pickle
 import subprocess
 
 import pytest
@@ -23,7 +24,7 @@ def test_partners_act_on_an_env_and_on_a_dict():
     assert g1.act(env) == g2.act(env.state)
     with pytest.raises(ValueError, match="unknown agent"):
         proagent.partner("telepath", layout=env)
-    with pytest.raises(ValueError, match="seat must be ≤ 1"):
+    with pytest.raises(ValueError, match="seat must be 0 or 1, got 2"):
         proagent.partner("greedy", seat=2)
 
 
@@ -307,3 +308,32 @@ def test_v2_partner_refuses_what_it_cannot_play():
     env = proagent.Env("v2:cramped_room_v2")
     env.reset(seed=1)
     assert 0 <= pa.act(env) < 6
+
+
+def test_one_policy_class_plays_every_game_as_the_built_in_seat_does():
+    """A Hanabi partner made by `partner()` and driven from a Python loop makes the moves
+    the same seat makes inside `Env(..., partners=...)` for the same seed."""
+    seed = 11
+    inside = proagent.Env("hanabi:2p", partners={1: "simple"})
+    inside.reset(seed=seed)
+    outside = proagent.Env("hanabi:2p")
+    outside.reset(seed=seed)
+    policy = proagent.partner("simple", seat=1, seed=seed, layout="hanabi:2p")
+    assert type(policy) is proagent.Policy and policy.seat == 1
+    policy.reset(seed)
+    moves_inside, moves_outside = [], []
+    while inside.movers():
+        a = inside.legal_actions(0)[0]
+        _, _, _, info = inside.act([a, None])
+        moves_inside += [m for _, m in info["partner_moves"]]
+        outside.act([a, None])
+        if outside.movers() == [1]:
+            m = policy.act(outside)
+            moves_outside.append(m)
+            outside.act([None, m])
+    assert moves_inside and moves_inside == moves_outside
+    assert inside.score == outside.score
+    with pytest.raises(TypeError, match="Hanabi"):
+        policy.act(proagent.Env("capture:1"))
+    with pytest.raises(TypeError, match="pickled"):
+        pickle.dumps(policy)

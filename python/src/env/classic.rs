@@ -3,12 +3,15 @@
 
 use super::layout::OvercookedLayout;
 use crate::convert::{joint_from_py, json_to_py, state_from_dict, state_to_dict};
+use crate::games::{Compat, Vectors};
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
+use proagent_core::game::Game as _;
 use proagent_overcooked::controller::Kitchen;
 use proagent_overcooked::env::encoding::Encoder;
 use proagent_overcooked::env::render::render;
 use proagent_overcooked::env::{Action, DEFAULT_HORIZON, Layout, State, StepOutcome};
+use proagent_overcooked::game::Overcooked;
 use proagent_partners::bc::features::{NUM_FEATURES, featurize};
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
@@ -60,6 +63,8 @@ pub struct ClassicEnv {
     pub(crate) episode: u64,
     /// The layout as given and, for a file, its text (for pickling).
     pub(crate) spec: (String, Option<String>),
+    /// The game and its codec, for the one convention of `proagent.Env`.
+    vectors: Vectors<Overcooked>,
 }
 
 impl ClassicEnv {
@@ -69,11 +74,14 @@ impl ClassicEnv {
         let kitchen = Arc::new(Kitchen::new(Arc::new(l)));
         let encoder = Encoder::new(&kitchen.layout);
         let state = kitchen.layout.start_state();
+        let horizon = check_horizon(horizon)?;
+        let vectors = Vectors::new(Arc::new(Overcooked::with_kitchen(Arc::clone(&kitchen), horizon)));
         Ok(ClassicEnv {
             kitchen,
             encoder,
             state,
-            horizon: check_horizon(horizon)?,
+            vectors,
+            horizon,
             last_joint: None,
             last_outcome: StepOutcome::default(),
             score: 0,
@@ -120,11 +128,6 @@ impl ClassicEnv {
         self.last_outcome = StepOutcome::default();
         self.score = 0;
         state_to_dict(py, &self.kitchen.layout, &self.state)
-    }
-
-    /// The episode seed.
-    pub(crate) fn seed(&self) -> PyResult<u64> {
-        Ok(self.seed)
     }
 
     /// Any observation kind of classic Overcooked (`lossless`, `overcooked_ai`,
@@ -233,6 +236,12 @@ impl ClassicEnv {
         let get =
             |i: usize| Action::from_index(i).ok_or_else(|| PyValueError::new_err(format!("action {i} is not in 0..6")));
         let joint = [get(a0)?, get(a1)?];
+        let reward = self.advance(joint)?;
+        Ok((reward, self.state.timestep >= self.horizon))
+    }
+
+    /// Applies `joint` with the episode's bookkeeping; the team reward.
+    fn advance(&mut self, joint: [Action; 2]) -> PyResult<u32> {
         if self.state.timestep >= self.horizon {
             return Err(PyValueError::new_err("the episode is over; call reset()"));
         }
@@ -240,7 +249,7 @@ impl ClassicEnv {
         self.last_joint = Some(joint);
         self.last_outcome = out;
         self.score += out.reward;
-        Ok((out.reward, self.state.timestep >= self.horizon))
+        Ok(out.reward)
     }
 
     /// The current state as a dict in overcooked_ai's `OvercookedState.to_dict()` shape.
@@ -320,26 +329,6 @@ impl ClassicEnv {
         Ok(render(&self.kitchen.layout, &self.state))
     }
 
-    /// Ticks played so far.
-    pub(crate) fn timestep(&self) -> PyResult<u32> {
-        Ok(self.state.timestep)
-    }
-
-    /// Episode length in ticks.
-    pub(crate) fn horizon(&self) -> PyResult<u32> {
-        Ok(self.horizon)
-    }
-
-    /// True once the horizon is reached.
-    pub(crate) fn done(&self) -> PyResult<bool> {
-        Ok(self.state.timestep >= self.horizon)
-    }
-
-    /// Sum of the sparse rewards since the last reset.
-    pub(crate) fn score(&self) -> PyResult<u32> {
-        Ok(self.score)
-    }
-
     /// The layout's canonical name.
     pub(crate) fn layout_name(&self) -> PyResult<String> {
         Ok(self.kitchen.layout.name.clone())
@@ -403,4 +392,41 @@ pub fn restore(
         env.last_joint = Some(j);
     }
     Ok(env)
+}
+
+impl Compat for ClassicEnv {
+    type G = Overcooked;
+    fn vectors(&self) -> &Vectors<Overcooked> {
+        &self.vectors
+    }
+    fn spec_text(&self) -> String {
+        self.spec.0.clone()
+    }
+    fn game_state(&self) -> &State {
+        &self.state
+    }
+    fn last_joint(&self) -> Vec<Option<Action>> {
+        self.last_joint.map(|j| j.map(Some).to_vec()).unwrap_or_default()
+    }
+    fn last_events(&self) -> Vec<Option<proagent_overcooked::env::Event>> {
+        if self.last_joint.is_none() {
+            return Vec::new();
+        }
+        (0..2).map(|p| self.vectors.game.event(&self.last_outcome, p).cloned()).collect()
+    }
+    fn episode_seed(&self) -> u64 {
+        self.seed
+    }
+    fn total(&self) -> i64 {
+        i64::from(self.score)
+    }
+    fn apply(&mut self, joint: &[Action]) -> PyResult<i64> {
+        let [a0, a1] = joint else {
+            return Err(PyValueError::new_err(format!(
+                "classic Overcooked has 2 players, got {} actions",
+                joint.len()
+            )));
+        };
+        self.advance([*a0, *a1]).map(i64::from)
+    }
 }

@@ -3,13 +3,16 @@
 
 use super::classic::check_horizon;
 use crate::convert::{action_from_py, json_to_py};
+use crate::games::{Compat, Vectors};
 use crate::guard::{opt_int_param, seed_param};
 use numpy::{PyArray, PyArrayMethods};
 use proagent_overcooked::env::Action;
 use proagent_overcooked_v2::env::{Chance, Layout, Settings, State, obs};
+use proagent_overcooked_v2::game::OvercookedV2;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::sync::Arc;
 
 /// An OvercookedV2 layout: `v2:NAME` (built in) or `v2:PATH` (a V2 `.layout` file, read
 /// only if it is a regular file under the size limit), through the library's loader; with
@@ -40,6 +43,8 @@ pub struct V2Env {
     last_events: Vec<Option<proagent_overcooked_v2::env::Event>>,
     /// The constructor's layout spec and file text, for pickling.
     spec: (String, Option<String>),
+    /// The game and its codec, for the one convention of `proagent.Env`.
+    vectors: Vectors<OvercookedV2>,
 }
 
 impl V2Env {
@@ -68,7 +73,9 @@ impl V2Env {
         let (layout_v, text) = load_v2_layout(layout, text)?;
         let mut chance = Box::new(proagent_eval::runner::env_chance(0));
         let state = layout_v.start_state(&settings, &mut *chance);
+        let vectors = Vectors::new(Arc::new(OvercookedV2::new(Arc::new(layout_v.clone()), settings.clone())));
         let mut env = V2Env {
+            vectors,
             layout: layout_v,
             settings,
             state,
@@ -159,11 +166,6 @@ impl V2Env {
         self.observations(py)
     }
 
-    /// The episode seed.
-    pub(crate) fn seed(&self) -> PyResult<u64> {
-        Ok(self.seed)
-    }
-
     /// The state as the trajectory record's dict.
     pub(crate) fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let t = proagent_overcooked_v2::env::trace::trace_state(&self.layout, &self.settings, &self.state);
@@ -205,12 +207,7 @@ impl V2Env {
             )));
         }
         let actions: Vec<Action> = given.iter().map(action_from_py).collect::<PyResult<_>>()?;
-        self.history.extend(actions.iter().map(|a| a.index() as u8));
-        let out = self.layout.step(&self.settings, &mut self.state, &actions, &mut *self.chance);
-        self.last_events = out.events[..n].to_vec();
-        self.score += out.reward;
-        self.correct += out.correct_deliveries;
-        self.wrong += out.wrong_deliveries;
+        let out = self.advance(&actions)?;
         let info = PyDict::new(py);
         info.set_item("shaped_r_by_agent", PyList::new(py, &out.shaped[..n])?)?;
         info.set_item("correct_deliveries", out.correct_deliveries)?;
@@ -218,6 +215,28 @@ impl V2Env {
         info.set_item("events", json_to_py(py, &out.events[..n].to_vec())?)?;
         let done = self.state.done(&self.settings);
         Ok((self.observations(py)?, out.reward, done, info))
+    }
+
+    /// Applies one action per player with the episode's bookkeeping.
+    fn advance(&mut self, actions: &[Action]) -> PyResult<proagent_overcooked_v2::env::StepOutcome> {
+        let n = self.state.agents.len();
+        if actions.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "{} has {n} player(s), got {} action(s)",
+                self.layout.name,
+                actions.len()
+            )));
+        }
+        if self.state.done(&self.settings) {
+            return Err(PyValueError::new_err("the episode is over; call reset()"));
+        }
+        self.history.extend(actions.iter().map(|a| a.index() as u8));
+        let out = self.layout.step(&self.settings, &mut self.state, actions, &mut *self.chance);
+        self.last_events = out.events[..n].to_vec();
+        self.score += out.reward;
+        self.correct += out.correct_deliveries;
+        self.wrong += out.wrong_deliveries;
+        Ok(out)
     }
 
     /// Every agent's observation tensor now (as `reset` and `step` return them).
@@ -250,29 +269,9 @@ impl V2Env {
         Ok(self.state.recipe.describe(&self.layout.ingredient_names))
     }
 
-    /// The number of players.
-    pub(crate) fn n_agents(&self) -> PyResult<usize> {
-        Ok(self.state.agents.len())
-    }
-
-    /// Steps played this episode.
-    pub(crate) fn timestep(&self) -> PyResult<u32> {
-        Ok(self.state.step)
-    }
-
-    /// The episode's score so far (the sum of the team rewards).
-    pub(crate) fn score(&self) -> PyResult<i32> {
-        Ok(self.score)
-    }
-
     /// Correct and wrong deliveries so far.
     pub(crate) fn deliveries(&self) -> PyResult<(u32, u32)> {
         Ok((self.correct, self.wrong))
-    }
-
-    /// Whether the horizon is reached.
-    pub(crate) fn done(&self) -> PyResult<bool> {
-        Ok(self.state.done(&self.settings))
     }
 
     /// The layout's name (`v2:NAME`).
@@ -316,4 +315,32 @@ pub fn restore(py: Python<'_>, text: &str) -> PyResult<V2Env> {
         env.step(py, acts.as_any())?;
     }
     Ok(env)
+}
+
+impl Compat for V2Env {
+    type G = OvercookedV2;
+    fn vectors(&self) -> &Vectors<OvercookedV2> {
+        &self.vectors
+    }
+    fn spec_text(&self) -> String {
+        self.spec.0.clone()
+    }
+    fn game_state(&self) -> &State {
+        &self.state
+    }
+    fn last_joint(&self) -> Vec<Option<Action>> {
+        self.parts().3.into_iter().map(Some).collect()
+    }
+    fn last_events(&self) -> Vec<Option<proagent_overcooked_v2::env::Event>> {
+        self.last_events.clone()
+    }
+    fn episode_seed(&self) -> u64 {
+        self.seed
+    }
+    fn total(&self) -> i64 {
+        i64::from(self.score)
+    }
+    fn apply(&mut self, joint: &[Action]) -> PyResult<i64> {
+        self.advance(joint).map(|out| i64::from(out.reward))
+    }
 }
