@@ -12,14 +12,16 @@ use std::io::BufRead;
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
 
-/// A running `proagent mock-server` with these extra flags; killed on drop.
-struct Mock {
+/// A running `proagent mock-server` with these extra flags; killed on drop (the viewer's
+/// tests record reasoning transcripts with it too).
+pub(crate) struct Mock {
     child: Child,
-    url: String,
+    /// The base URL (`http://ADDR/v1`).
+    pub(crate) url: String,
 }
 
 impl Mock {
-    fn start(extra: &[&str]) -> Mock {
+    pub(crate) fn start(extra: &[&str]) -> Mock {
         let mut child = bin()
             .args(["mock-server", "--addr", "127.0.0.1:0"])
             .args(extra)
@@ -46,7 +48,7 @@ fn text(b: &[u8]) -> String {
 }
 
 /// `play` of `agent` on `layout` with `model` against `m`, plus `extra` flags.
-fn play(m: &Mock, layout: &str, agent: &str, model: &str, extra: &[&str]) -> Output {
+pub(crate) fn play(m: &Mock, layout: &str, agent: &str, model: &str, extra: &[&str]) -> Output {
     bin()
         .args(["play", "--layout", layout, "--agent", agent, "--model", model, "--base-url", &m.url])
         .args(["--json", "--no-wall-clock", "--backoff-ms", "5"])

@@ -645,24 +645,34 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
     let mut games = Vec::new();
     for entry in proagent_eval::games::catalog::entries() {
         let mut specs = Vec::new();
+        // The game's seats: those of any of its layouts, in the order the game names them.
+        let mut union: Vec<String> = Vec::new();
         for spec in (entry.builtin_specs)() {
             let Ok((game, _)) = AnyGame::load_in(&spec, &GameOptions::default(), &st.access) else { continue };
-            let (players, default_partner, known, horizon) = proagent_eval::on_game!(&game, |g| {
+            let (players, default_partner, playable, horizon) = proagent_eval::on_game!(&game, |g| {
                 use proagent_core::Game;
                 use proagent_eval::games::Playable;
-                (g.num_players(), g.default_partner(), g.known_specs(), g.max_steps())
+                // Only the seats this layout can build: a learned partner without a
+                // shipped model for it is not offered (the language agents are built
+                // with a served model when a game starts).
+                let playable: Vec<String> = page_seats(g.known_specs())
+                    .into_iter()
+                    .filter(|s| is_language_agent(s) || g.partner(s).is_ok())
+                    .collect();
+                (g.num_players(), g.default_partner(), playable, g.max_steps())
             });
             layout_games.insert(spec.clone(), Value::from(entry.kind));
-            specs.push(
-                json!({"spec": spec, "players": players, "default_partner": default_partner, "horizon": horizon}),
-            );
-            layouts.push(spec);
-            if games.iter().all(|g: &Value| g["kind"] != entry.kind) {
-                games.push(json!({"kind": entry.kind, "title": entry.title, "partners": page_seats(known)}));
+            for p in &playable {
+                if !union.contains(p) {
+                    union.push(p.clone());
+                }
             }
+            specs.push(json!({"spec": spec, "players": players, "default_partner": default_partner,
+                              "horizon": horizon, "partners": playable}));
+            layouts.push(spec);
         }
-        if let Some(g) = games.iter_mut().find(|g| g["kind"] == entry.kind) {
-            g["layouts"] = json!(specs);
+        if !specs.is_empty() {
+            games.push(json!({"kind": entry.kind, "title": entry.title, "partners": union, "layouts": specs}));
         }
     }
     let partners_by_game: serde_json::Map<String, Value> =
@@ -694,6 +704,11 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
 /// `llmco`) also offered once per served model is the page's business (it has the list).
 fn page_seats(known: &[&str]) -> Vec<String> {
     known.iter().filter(|s| !s.contains('[') && !s.contains("PATH")).map(|s| s.to_string()).collect()
+}
+
+/// The language agents (`proagent`, `llmco`), offered once per served model.
+fn is_language_agent(spec: &str) -> bool {
+    spec == "proagent" || spec == "llmco"
 }
 
 /// The game a request's `layout` names: a built-in layout (`cramped_room`, `v2:two_rooms`)
