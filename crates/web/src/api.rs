@@ -637,7 +637,19 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EvalQuery>) -> ApiResult<ax
     Ok(axum::Json(out))
 }
 
-async fn play_options(State(st): Shared) -> axum::Json<Value> {
+/// The catalog's games as the Play tab offers them: each with its built-in layouts or
+/// scenarios, and each layout with its players, default partner, horizon and the seats it
+/// can build. Built-in layouts and shipped models only, so the same for the whole run:
+/// built once (building every learned partner of every layout takes a moment).
+struct Offered {
+    games: Vec<Value>,
+    layouts: Vec<String>,
+    layout_games: serde_json::Map<String, Value>,
+}
+
+static OFFERED: std::sync::OnceLock<Offered> = std::sync::OnceLock::new();
+
+fn offered_games(access: &Access) -> Offered {
     // Every game of the catalog with its built-in layouts or scenarios, each loaded to ask
     // it its players, default partner and seats (the page never reads spec text).
     let mut layouts = Vec::new();
@@ -648,7 +660,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
         // The game's seats: those of any of its layouts, in the order the game names them.
         let mut union: Vec<String> = Vec::new();
         for spec in (entry.builtin_specs)() {
-            let Ok((game, _)) = AnyGame::load_in(&spec, &GameOptions::default(), &st.access) else { continue };
+            let Ok((game, _)) = AnyGame::load_in(&spec, &GameOptions::default(), access) else { continue };
             let (players, default_partner, playable, horizon) = proagent_eval::on_game!(&game, |g| {
                 use proagent_core::Game;
                 use proagent_eval::games::Playable;
@@ -675,6 +687,13 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
             games.push(json!({"kind": entry.kind, "title": entry.title, "partners": union, "layouts": specs}));
         }
     }
+    Offered { games, layouts, layout_games }
+}
+
+async fn play_options(State(st): Shared) -> ApiResult<axum::Json<Value>> {
+    let st2 = Arc::clone(&st);
+    let offered: &'static Offered = blocking(move || Ok(OFFERED.get_or_init(|| offered_games(&st2.access)))).await?;
+    let Offered { games, layouts, layout_games } = offered;
     let partners_by_game: serde_json::Map<String, Value> =
         games.iter().map(|g| (g["kind"].as_str().unwrap_or_default().to_string(), g["partners"].clone())).collect();
     let default_partner: serde_json::Map<String, Value> = games
@@ -682,7 +701,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
         .filter_map(|g| Some((g["kind"].as_str()?.to_string(), g["layouts"].get(0)?["default_partner"].clone())))
         .collect();
     let models: Vec<&str> = st.play.models.iter().map(|m| m.name.as_str()).collect();
-    axum::Json(json!({
+    Ok(axum::Json(json!({
         "games": games,
         "layouts": layouts,
         "layout_games": layout_games,
@@ -696,7 +715,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
         "horizon": proagent_overcooked::env::DEFAULT_HORIZON,
         "max_horizon": super::play::MAX_HORIZON,
         "llm": ["wait", "proceed"],
-    }))
+    })))
 }
 
 /// The seats of a game's known specs the page offers by name: the plain ones (no
