@@ -63,6 +63,22 @@ fn qa_says_1_question_1_trial_1_request() {
         .unwrap();
     let said = stdout(&out);
     assert!(said.contains("dry run: 1 question x 1 trial = 1 request to oracle"), "{said}");
+    let out = bin()
+        .args([
+            "qa",
+            "--model",
+            "oracle",
+            "--filter",
+            "row=0,cat=ec",
+            "--trials",
+            "1",
+            "--no-progress",
+            "--no-transcript",
+        ])
+        .output()
+        .unwrap();
+    let said = stdout(&out);
+    assert!(said.starts_with("CoordinationQA: model oracle, 1 question x 1 trial, scoring default"), "{said}");
     let said = stdout(&bin().args(["qa", "baseline", "--filter", "row=0,cat=ec", "--samples", "1"]).output().unwrap());
     assert!(
         said.contains("Random baselines on 1 question (exact expectation; sampled mean ± s.e. over 1 trial,"),
