@@ -13,7 +13,7 @@ use proagent::partners::hanabi::selfplay::evaluate;
 use proagent::partners::hanabi::{BOT_NAMES, make_bot};
 use proagent::seat::Seat;
 use proagent_eval::bench::{self as timed, MazeBench, Reference, check_script};
-use proagent_eval::games::catalog;
+use proagent_eval::games::{catalog, counted};
 use proagent_hanabi::{Hanabi, encode};
 use serde_json::json;
 use std::process::ExitCode;
@@ -147,11 +147,11 @@ fn bench_controller(a: ControllerBenchArgs) -> Result<ExitCode> {
         println!("{report}");
     } else {
         println!(
-            "precompute: {:.3} ms for the five layouts; controller decision: {:.2} µs mean, {:.2} µs p99 ({} decisions)",
+            "precompute: {:.3} ms for the five layouts; controller decision: {:.2} µs mean, {:.2} µs p99 ({})",
             report["precompute_ms_total"].as_f64().unwrap_or(0.0),
             report["decision_us"].as_f64().unwrap_or(0.0),
             report["decision_us_p99"].as_f64().unwrap_or(0.0),
-            report["decisions"]
+            counted(report["decisions"].as_u64().unwrap_or(0), "decision", "decisions")
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -205,9 +205,9 @@ fn bench_env(a: EnvBenchArgs) -> Result<ExitCode> {
         );
     } else {
         println!(
-            "{}: {} steps in {:.3} s = {:.2} M steps/s (total reward {reward})",
+            "{}: {} in {:.3} s = {:.2} M steps/s (total reward {reward})",
             layout.name,
-            a.steps,
+            counted(a.steps, "step", "steps"),
             secs,
             rate / 1e6
         );
@@ -257,12 +257,12 @@ fn bench_maze<G: MazeBench>(name: &str, spec: &str, g: G, c: &EnvBenchArgs) -> R
     }
     let per_cpu = |r: Option<f64>| r.map_or(String::new(), |r| format!(", {:.3} M per CPU second", r / 1e6));
     println!(
-        "{spec}: {} turns in {:.3} s = {:.3} M turns/s{} ({} episodes, {} won; random legal actions, turn limit {limit})",
-        c.steps,
+        "{spec}: {} in {:.3} s = {:.3} M turns/s{} ({}, {} won; random legal actions, turn limit {limit})",
+        counted(c.steps, "turn", "turns"),
         ours.seconds,
         rate / 1e6,
         per_cpu(cpu_rate),
-        ours.episodes,
+        counted(ours.episodes, "episode", "episodes"),
         ours.successes
     );
     match (&reference, theirs) {

@@ -55,7 +55,11 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
         println!("|---|---|---|---|---|---|");
         for r in &rows {
             let f = |c: &ScoreCell| {
-                let dl = if c.deadlocks > 0 { format!(", {} deadlocks", c.deadlocks) } else { String::new() };
+                let dl = if c.deadlocks > 0 {
+                    format!(", {}", proagent_eval::games::counted(c.deadlocks as u64, "deadlock", "deadlocks"))
+                } else {
+                    String::new()
+                };
                 format!("{:.1} ({}–{}{dl})", c.mean, c.min, c.max)
             };
             let ((r0, r1), ppo) = (r.published_proagent, r.published_ppo);
@@ -68,10 +72,10 @@ pub fn run(a: PartnersBenchArgs) -> Result<ExitCode> {
             );
         }
         println!(
-            "\n{} episodes per cell, seeds {}..{}, horizon {}; mean (min–max) score. The two published \
+            "\n{} per cell, seeds {}..{}, horizon {}; mean (min–max) score. The two published \
              columns are not measured here and come from other set-ups (other partners and models); \
              a `scripted` agent uses the rule-based stand-in, not a language model.",
-            a.run.episodes,
+            proagent_eval::games::counted(a.run.episodes as u64, "episode", "episodes"),
             a.run.seed,
             a.run.seed_of(a.run.episodes - 1),
             a.run.horizon

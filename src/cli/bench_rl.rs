@@ -8,7 +8,7 @@ use super::common::GameSwitches;
 use anyhow::{Context, Result, bail};
 use proagent::rl::RlGame;
 use proagent_eval::bench as timed;
-use proagent_eval::games::{AnyGame, GameOptions};
+use proagent_eval::games::{AnyGame, GameOptions, counted};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -98,22 +98,24 @@ fn bench<G: RlGame>(a: &RlBenchArgs, game: &G) -> Result<ExitCode> {
         );
     } else {
         println!(
-            "{} · {} · MLP {:?} ({} parameters) · {} envs × {} steps · {} thread(s)",
+            "{} · {} · MLP {:?} ({}) · {} × {} · {}",
             game.spec(),
             m.encoder,
             m.sizes,
-            m.parameters,
-            a.envs,
-            a.horizon,
-            a.threads
+            counted(m.parameters as u64, "parameter", "parameters"),
+            counted(a.envs as u64, "env", "envs"),
+            counted(a.horizon as u64, "step", "steps"),
+            counted(a.threads as u64, "thread", "threads")
         );
         println!(
             "rollout: {rollout_rate:.0} env steps/s ({:.2} s for {env_steps:.0} steps; features {feature_us:.2} µs per seat)",
             rollout_s
         );
         println!(
-            "update:  {update_rate:.0} samples/s ({} samples × {} epochs in {update_s:.2} s, {} minibatches)",
-            samples, a.epochs, a.minibatches
+            "update:  {update_rate:.0} samples/s ({} × {} in {update_s:.2} s, {})",
+            counted(samples as u64, "sample", "samples"),
+            counted(a.epochs as u64, "epoch", "epochs"),
+            counted(a.minibatches as u64, "minibatch", "minibatches")
         );
         println!("self-play training overall: {:.0} env steps/s", 1.0 / per_step);
         println!(

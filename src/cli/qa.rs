@@ -4,6 +4,7 @@ use super::common::{self, usize_in};
 use super::llm_args::HttpArgs;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use proagent::games::counted;
 use proagent::limits::{MAX_BASELINE_SAMPLES, MAX_CONCURRENCY, MAX_MILLIS, MAX_TOKENS, MAX_TRIALS};
 use proagent::llm::{LanguageModel, Sampling};
 use proagent::qa::baseline::{self, Policy};
@@ -146,7 +147,12 @@ fn qa_dry_run(a: &RunArgs, model: &str, questions: &[Question], prompts: &Prompt
         }
     }
     let served = proagent::eval::cost::is_served(model);
-    println!("dry run: {} questions x {trials} trials = {calls} requests to {model}; nothing was sent", requests.len());
+    println!(
+        "dry run: {} x {} = {} to {model}; nothing was sent",
+        counted(requests.len() as u64, "question", "questions"),
+        counted(trials, "trial", "trials"),
+        counted(calls as u64, "request", "requests")
+    );
     println!(
         "prompt tokens: {prompt} ({}); completion tokens: at most {completion} (--max-tokens {})",
         counter.describe(),
@@ -238,7 +244,7 @@ fn select(ds: &Dataset, filter: Option<&str>) -> Result<(Vec<Question>, String)>
     let f = Filter::parse(spec).map_err(|e| anyhow!("--filter: {e}"))?;
     let qs: Vec<Question> = ds.questions.iter().filter(|q| f.matches(q)).cloned().collect();
     if qs.is_empty() {
-        bail!("--filter {spec:?} matches none of the {} questions", ds.questions.len());
+        bail!("--filter {spec:?} matches none of the {}", counted(ds.questions.len() as u64, "question", "questions"));
     }
     Ok((qs, spec.to_string()))
 }
@@ -455,16 +461,18 @@ fn run_qa(a: RunArgs) -> Result<ExitCode> {
         let first = records.iter().find_map(|x| x.reply.as_deref()).unwrap_or("");
         let excerpt: String = first.chars().take(200).collect();
         eprintln!(
-            "error: none of the {replied} replies named an option letter, so every one scored wrong: \
+            "error: none of the {} named an option letter, so every one scored wrong: \
              the accuracy above measures the reply format, not the model. Is --model a chat model that \
-             answers in the asked format, and --base-url a server that runs it? The first reply was: {excerpt:?}"
+             answers in the asked format, and --base-url a server that runs it? The first reply was: {excerpt:?}",
+            counted(replied as u64, "reply", "replies")
         );
         return Ok(ExitCode::from(1));
     }
     if report.unmatched * 2 > replied {
         eprintln!(
-            "warning: {} of {replied} replies named no option letter (scored wrong); see the transcript",
-            report.unmatched
+            "warning: {} of {} named no option letter (scored wrong); see the transcript",
+            report.unmatched,
+            counted(replied as u64, "reply", "replies")
         );
     }
     Ok(if report.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -493,7 +501,13 @@ fn run_lint(a: LintArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!("CoordinationQA lint: {} ({} rows, {} questions, sha256 {})", ds.source, ds.rows, r.questions, ds.sha256);
+    println!(
+        "CoordinationQA lint: {} ({}, {}, sha256 {})",
+        ds.source,
+        counted(ds.rows as u64, "row", "rows"),
+        counted(r.questions as u64, "question", "questions"),
+        ds.sha256
+    );
     println!();
     for f in &r.findings {
         let mark = if f.kind.certain() { "" } else { " (advisory)" };
@@ -512,10 +526,12 @@ fn run_lint(a: LintArgs) -> Result<ExitCode> {
     ];
     let counts: Vec<String> =
         kinds.iter().map(|k| format!("{} {}", k.name(), r.findings.iter().filter(|f| f.kind == *k).count())).collect();
-    println!("{} findings: {}", r.findings.len(), counts.join(", "));
+    println!("{}: {}", counted(r.findings.len() as u64, "finding", "findings"), counts.join(", "));
     println!(
-        "the original's random baseline draws from extra letters (blank lines after the header) in {} of {} questions ({} extra letters in all)",
-        r.baseline_inflated, r.questions, r.baseline_extra_letters
+        "the original's random baseline draws from extra letters (blank lines after the header) in {} of {} ({} in all)",
+        r.baseline_inflated,
+        counted(r.questions as u64, "question", "questions"),
+        counted(r.baseline_extra_letters as u64, "extra letter", "extra letters")
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -537,9 +553,9 @@ fn run_baseline(a: BaselineArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "Random baselines on {} questions (exact expectation; sampled mean ± s.e. over {} trials, seed {})",
-        qs.len(),
-        a.samples,
+        "Random baselines on {} (exact expectation; sampled mean ± s.e. over {}, seed {})",
+        counted(qs.len() as u64, "question", "questions"),
+        counted(a.samples as u64, "trial", "trials"),
         a.seed
     );
     println!();
@@ -584,9 +600,10 @@ pub fn bench(a: BenchQaArgs) -> Result<ExitCode> {
         );
     } else {
         println!(
-            "{requests} requests ({} questions x {} trials) at {} ms latency, concurrency {}: {secs:.2} s (ideal {ideal:.1} s), {:.1} requests/s, {} correct",
-            t.questions,
-            a.trials,
+            "{} ({} x {}) at {} ms latency, concurrency {}: {secs:.2} s (ideal {ideal:.1} s), {:.1} requests/s, {} correct",
+            counted(requests as u64, "request", "requests"),
+            counted(t.questions as u64, "question", "questions"),
+            counted(a.trials as u64, "trial", "trials"),
             a.latency_ms,
             a.concurrency,
             requests as f64 / secs,

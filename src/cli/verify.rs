@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use proagent::collab::trace as collab_trace;
 use proagent::env::trace::{parse_trace_file, verify};
 use proagent::env_v2::trace as v2trace;
-use proagent::games::catalog;
+use proagent::games::{catalog, counted};
 use proagent_hanabi::trace as hanabi_trace;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -34,8 +34,9 @@ struct Tally {
     passed: usize,
     failed: usize,
     reports: Vec<Value>,
-    /// Steps (or states) matched per game family, for the summary line.
-    matched: Vec<(&'static str, &'static str, usize)>,
+    /// Steps (or states) matched per game family, for the summary line, with what is
+    /// counted (singular, plural).
+    matched: Vec<(&'static str, (&'static str, &'static str), usize)>,
     json: bool,
 }
 
@@ -53,7 +54,7 @@ impl Tally {
         self.reports.push(report);
     }
 
-    fn count(&mut self, key: &'static str, what: &'static str, n: usize) {
+    fn count(&mut self, key: &'static str, what: (&'static str, &'static str), n: usize) {
         match self.matched.iter_mut().find(|(k, _, _)| *k == key) {
             Some(e) => e.2 += n,
             None => self.matched.push((key, what, n)),
@@ -80,7 +81,8 @@ pub fn run(a: VerifyArgs) -> Result<ExitCode> {
         }
         println!("{v}");
     } else {
-        let extra: Vec<String> = t.matched.iter().map(|(_, what, n)| format!("{n} {what} matched")).collect();
+        let extra: Vec<String> =
+            t.matched.iter().map(|(_, (one, many), n)| format!("{} matched", counted(*n as u64, one, many))).collect();
         let extra = if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(", ")) };
         println!("{} passed, {} failed{extra}", t.passed, t.failed);
     }
@@ -92,13 +94,13 @@ fn hanabi(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
     for g in games {
         let report = hanabi_trace::verify(&g).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
         let name = format!("{}:{} {} {}p {}", path.display(), g.line, report.game, report.players, report.policy);
-        t.count("hanabi_states_matched", "Hanabi states", report.states_matched);
+        t.count("hanabi_states_matched", ("Hanabi state", "Hanabi states"), report.states_matched);
         let line = if report.passed {
             format!(
-                "{name} ({} moves, {} states and {} observation vectors matched; HLE score {}, cards played {}, {})",
-                report.moves,
-                report.states_matched,
-                report.vectors_compared,
+                "{name} ({}, {} and {} matched; HLE score {}, cards played {}, {})",
+                counted(report.moves as u64, "move", "moves"),
+                counted(report.states_matched as u64, "state", "states"),
+                counted(report.vectors_compared as u64, "observation vector", "observation vectors"),
                 report.score,
                 report.cards_played,
                 report.status
@@ -106,13 +108,13 @@ fn hanabi(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
         } else {
             let d = report.divergence.as_ref();
             format!(
-                "{name}: line {} t={} field={} expected={} got={} ({} states matched)",
+                "{name}: line {} t={} field={} expected={} got={} ({} matched)",
                 d.map_or(0, |d| d.line),
                 d.map_or(0, |d| d.t),
                 d.map_or("?", |d| d.field.as_str()),
                 d.map_or(String::new(), |d| d.expected.to_string()),
                 d.map_or(String::new(), |d| d.got.to_string()),
-                report.states_matched,
+                counted(report.states_matched as u64, "state", "states"),
             )
         };
         let v = json!({"file": path.display().to_string(), "line": g.line, "hanabi": true, "report": report});
@@ -128,7 +130,7 @@ fn collab(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
         let seed = r.header.policy.get("seed").map_or(String::new(), |s| format!(" seed {s}"));
         let name = format!("{}:{} {} {policy}{seed}", path.display(), r.line, r.header.scenario);
         let report = collab_trace::verify(&r);
-        t.count("collab_turns_matched", "collab turns", report.steps_matched);
+        t.count("collab_turns_matched", ("collab turn", "collab turns"), report.steps_matched);
         // The replay is always on the header's maze; say so when it is not the built-in one.
         let maze = match report.maze_differs.as_deref() {
             None => String::new(),
@@ -137,19 +139,21 @@ fn collab(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
         };
         let line = if report.passed {
             format!(
-                "{name} ({} turns, {}, {} killer picks replayed{maze})",
-                report.steps, report.result, report.draws_replayed
+                "{name} ({}, {}, {} replayed{maze})",
+                counted(report.steps as u64, "turn", "turns"),
+                report.result,
+                counted(report.draws_replayed as u64, "killer pick", "killer picks")
             )
         } else {
             let d = report.divergence.as_ref();
             format!(
-                "{name}: t={} field={} expected={} got={} ({} of {} turns matched{maze})",
+                "{name}: t={} field={} expected={} got={} ({} of {} matched{maze})",
                 d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
                 d.map_or("?", |d| d.field.as_str()),
                 d.map_or(String::new(), |d| d.expected.to_string()),
                 d.map_or(String::new(), |d| d.got.to_string()),
                 report.steps_matched,
-                report.steps,
+                counted(report.steps as u64, "turn", "turns"),
             )
         };
         let v = json!({"file": path.display().to_string(), "line": r.line, "collab": true, "report": report});
@@ -164,25 +168,26 @@ fn overcooked_v2(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
         let policy = traj.header.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?").to_string();
         let name = format!("{}:{} v2:{} {policy}", path.display(), traj.line, traj.header.layout);
         let report = v2trace::verify(&traj);
-        t.count("v2_steps_matched", "V2 steps", report.steps_matched);
+        t.count("v2_steps_matched", ("V2 step", "V2 steps"), report.steps_matched);
         let line = if report.passed {
             format!(
-                "{name} ({} steps, reward {}, {} correct / {} wrong deliveries, {} recipe draws replayed)",
-                report.steps,
+                "{name} ({}, reward {}, {} correct / {} wrong {}, {} replayed)",
+                counted(report.steps as u64, "step", "steps"),
                 report.total_reward,
                 report.correct_deliveries,
                 report.wrong_deliveries,
-                report.draws_replayed
+                if report.correct_deliveries + report.wrong_deliveries == 1 { "delivery" } else { "deliveries" },
+                counted(report.draws_replayed as u64, "recipe draw", "recipe draws")
             )
         } else {
             let d = report.divergence.as_ref();
             format!(
-                "{name}: t={} field={} expected={} got={} ({} steps matched)",
+                "{name}: t={} field={} expected={} got={} ({} matched)",
                 d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
                 d.map_or("?", |d| d.field.as_str()),
                 d.map_or(String::new(), |d| d.expected.to_string()),
                 d.map_or(String::new(), |d| d.got.to_string()),
-                report.steps_matched,
+                counted(report.steps_matched as u64, "step", "steps"),
             )
         };
         let v = json!({"file": path.display().to_string(), "line": traj.line, "v2": true, "report": report});
@@ -203,7 +208,7 @@ fn overcooked(path: &Path, text: &str, t: &mut Tally) -> Result<()> {
         );
         let report = verify(&traj).map_err(|e| anyhow::anyhow!("{}:{line}: {e}", path.display()))?;
         let text = if report.passed {
-            format!("{name} ({} steps, reward {})", report.steps, report.total_reward)
+            format!("{name} ({}, reward {})", counted(report.steps as u64, "step", "steps"), report.total_reward)
         } else {
             let d = report.divergence.as_ref();
             format!(

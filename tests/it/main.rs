@@ -33,6 +33,7 @@ mod llmco_reply_corpus;
 mod llmco_tables;
 mod outage;
 mod play_cli;
+mod plurals_cli;
 mod preset_cli;
 mod qa_cli;
 mod qa_http;

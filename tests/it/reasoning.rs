@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Output;
 
 /// `play` of `agent` on `layout` with `model` against `m`, plus `extra` flags.
-fn play(m: &Mock, layout: &str, agent: &str, model: &str, extra: &[&str]) -> Output {
+pub(crate) fn play(m: &Mock, layout: &str, agent: &str, model: &str, extra: &[&str]) -> Output {
     bin()
         .args(["play", "--layout", layout, "--agent", agent, "--model", model, "--base-url", &m.url])
         .args(["--json", "--no-wall-clock", "--backoff-ms", "5"])

@@ -315,7 +315,7 @@ fn analyze_summarizes_v2_transcripts_and_trajectories_and_eval_reports_their_tea
     assert_eq!(s["totals"]["correct_dishes"].as_u64(), Some(2 * deliveries));
     assert_eq!(s["constructive_signal_share"]["n"], 2);
     let text = run_ok(&["analyze", "--summary", t.to_str().unwrap()]);
-    assert!(text.starts_with("v2:grounded_coord_simple: 1 episodes"), "{text}");
+    assert!(text.starts_with("v2:grounded_coord_simple: 1 episode ("), "{text}");
     assert!(text.contains("constructive share of button presses"), "{text}");
 
     // A transcript whose events disagree with its footer is refused, naming the file.

@@ -5,6 +5,8 @@
 //! presses and checks the saved trajectory with `proagent verify-trace`. Then the same for
 //! OvercookedV2: a V2 transcript (played with a view radius) rendered and stepped, the
 //! recipe read beside the board, one player's view shaded, and a few V2 moves by keyboard.
+//! Games of ProAgent and LLM-Co against a mock reasoning model (`proagent mock-server
+//! --reasoning field`) show the model's reasoning text in the step panel.
 //!
 //! Needs Debian's `chromium` (or `PROAGENT_CHROMIUM=/path/to/chrome`); without it the test
 //! fails saying so (it never skips: a skipped browser test would pass without testing).
@@ -194,6 +196,18 @@ fn viewer_and_human_play_in_headless_chromium() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Short games of both agents against a mock reasoning model (its reasoning text in
+    // `reasoning_content`), for the reasoning panel.
+    let mock = crate::support::Mock::start(&["--reasoning", "field"]);
+    let mut reasoning_games = Vec::new();
+    for agent in ["proagent", "llmco"] {
+        let path = v2_dir.join(format!("reasoning-{agent}.jsonl"));
+        let extra = ["--horizon", "6", "--transcript", path.to_str().unwrap()];
+        let out = crate::reasoning::play(&mock, "cramped_room", agent, "gpt-4o", &extra);
+        assert!(out.status.success(), "{agent}: {}", String::from_utf8_lossy(&out.stderr));
+        reasoning_games.push((agent, path.display().to_string()));
+    }
+    drop(mock);
 
     let mut server = crate::support::bin()
         .args(["serve", "--addr", "127.0.0.1:0", "--games-dir"])
@@ -346,6 +360,22 @@ fn viewer_and_human_play_in_headless_chromium() {
     assert!(busy > 0.05 && colours > 50, "the V2 screenshot looks blank: {busy:.3} non-background, {colours} colours");
     if let Some(p) = std::env::var_os("PROAGENT_VIEWER_SCREENSHOT_V2") {
         std::fs::write(&p, &png).unwrap();
+    }
+
+    // A reasoning model's text beside the board, under each exchange of either agent.
+    for (agent, path) in &reasoning_games {
+        cdp.call("Page.navigate", json!({"url": format!("{base}?{agent}#open={path}")}));
+        cdp.wait("document.getElementById('frame-label').textContent.startsWith('t = 0 / 6')", "the reasoning game");
+        let text = cdp.wait(
+            "[...document.querySelectorAll('#step-panel .card details.reasoning')].map((d) => d.innerText).join('\\n')",
+            &format!("{agent}'s reasoning panel"),
+        );
+        let text = text.as_str().unwrap();
+        assert!(text.contains("model's reasoning") && text.contains(proagent_mock::REASONING_TEXT), "{agent}: {text}");
+        let visible = cdp.eval(
+            "[...document.querySelectorAll('#step-panel details.reasoning pre')].some((p) => p.offsetHeight > 0)",
+        );
+        assert_eq!(visible, true, "{agent}: the reasoning is shown open");
     }
 
     // A few V2 moves by keyboard: turn-based, against the scripted cook.

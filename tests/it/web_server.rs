@@ -157,6 +157,36 @@ async fn files_lists_the_roots_and_only_they_can_be_opened() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_json_carries_a_reasoning_models_text_for_both_agents() {
+    let s = Server::start(4).await;
+    // Transcripts recorded against the mock with its reasoning text in `reasoning_content`
+    // (`field`) and in a `<think>` block (`think`), by ProAgent and by LLM-Co.
+    for mode in ["field", "think"] {
+        let m = crate::support::Mock::start(&["--reasoning", mode]);
+        for agent in ["proagent", "llmco"] {
+            let path = s.dir.path().join("files").join(format!("{agent}-{mode}.jsonl"));
+            let extra = ["--horizon", "6", "--transcript", path.to_str().unwrap()];
+            let out =
+                tokio::task::block_in_place(|| crate::reasoning::play(&m, "cramped_room", agent, "gpt-4o", &extra));
+            assert!(out.status.success(), "{agent} {mode}: {}", String::from_utf8_lossy(&out.stderr));
+            let (st, v) = s.episode(path.to_str().unwrap(), 0).await;
+            assert_eq!(st, 200, "{v}");
+            let exchanges: Vec<&Value> =
+                v["events"].as_array().unwrap().iter().filter(|e| e["type"] == "exchange").collect();
+            assert!(!exchanges.is_empty(), "{agent} {mode}: {v}");
+            for e in exchanges {
+                assert_eq!(e["reasoning"], proagent_mock::REASONING_TEXT, "{agent} {mode}: {e}");
+                assert!(!e["reply"].as_str().unwrap().contains("A first idea"), "kept apart from the reply: {e}");
+            }
+        }
+    }
+    // A chat model's transcript carries none.
+    let (_, v) = s.episode(&committed("cramped_room.jsonl"), 0).await;
+    let events = v["events"].as_array().unwrap();
+    assert!(events.iter().filter(|e| e["type"] == "exchange").all(|e| e["reasoning"].is_null()), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transcript_shows_what_the_model_thought_at_each_step() {
     let s = Server::start(4).await;
     let path = committed("cramped_room.jsonl");
@@ -1217,8 +1247,8 @@ async fn a_person_finishes_every_game_in_either_seat_against_every_rule_partner_
         let spec = layout["spec"].as_str().unwrap();
         let players = layout["players"].as_u64().unwrap() as usize;
         for partner in g["partners"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()) {
-            // Learned partners need their model files (the Overcooked games' own tests play them).
-            if ["bc", "bc:test", "bc:train", "sp", "pbt", "fcp", "mep", "cole"].contains(&partner) {
+            // Learned partners: played on every layout by the next test.
+            if LEARNED.contains(&partner) {
                 continue;
             }
             for seat in 0..players {
@@ -1236,6 +1266,84 @@ async fn a_person_finishes_every_game_in_either_seat_against_every_rule_partner_
         }
     }
     assert!(played >= 20, "{played} games");
+}
+
+/// The learned partners (behaviour cloning and the RL policies), built from the shipped models.
+const LEARNED: [&str; 8] = ["bc", "bc:test", "bc:train", "sp", "pbt", "fcp", "mep", "cole"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_finishes_every_layout_against_every_learned_partner_in_either_seat() {
+    let t0 = std::time::Instant::now();
+    let s = Server::start(4).await;
+    let (_, o) = s.get_json("/api/play/options").await;
+    let horizon: usize = 10;
+    let mut played = 0;
+    let mut refused = 0;
+    for g in o["games"].as_array().unwrap() {
+        let kind = g["kind"].as_str().unwrap();
+        let listed: Vec<&str> = g["partners"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        for layout in g["layouts"].as_array().unwrap() {
+            let spec = layout["spec"].as_str().unwrap();
+            let players = layout["players"].as_u64().unwrap() as usize;
+            let offered: Vec<&str> =
+                layout["partners"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+            for partner in LEARNED.iter().filter(|p| listed.contains(p)) {
+                if players < 2 {
+                    // A one-player layout has no other seat.
+                    assert!(offered.is_empty() || !offered.contains(partner), "{spec}: {offered:?}");
+                    continue;
+                }
+                if !offered.contains(partner) {
+                    // Not offered on this layout because it cannot be built here (no shipped model).
+                    let req = json!({"layout": spec, "partner": partner, "turn_based": true, "horizon": horizon});
+                    let (st, v) = s.post("/api/play", req.to_string()).await;
+                    assert_eq!(st, 400, "{spec} does not offer {partner}, yet it starts: {}", v["error"]);
+                    refused += 1;
+                    continue;
+                }
+                for seat in 0..players {
+                    let req = json!({"layout": spec, "partner": partner, "turn_based": true, "human_seat": seat,
+                                     "seed": 3, "horizon": horizon});
+                    let id = start_game(&s, req).await;
+                    let done = play_out(&s, &id, |t| t as usize * 7 + 1).await;
+                    let what = format!("{spec} against {partner} with the person in seat {seat}");
+                    assert!(done["error"].is_null(), "{what}: {}", done["error"]);
+                    assert_eq!(done["t"], horizon, "{what}: played to the end: {done}");
+                    assert_eq!(done["partner"], *partner, "{what}: {done}");
+                    // The partner moved at every step (the person in the other seat).
+                    let traj = done["files"]["trajectory"].as_str().unwrap();
+                    let t: Value = serde_json::from_str(std::fs::read_to_string(traj).unwrap().trim()).unwrap();
+                    let steps = t["steps"].as_array().unwrap();
+                    assert_eq!(steps.len(), horizon, "{what}");
+                    assert!(steps.iter().all(|st| !st["actions"][1 - seat].is_null()), "{what}: {t}");
+                    played += 1;
+                }
+            }
+        }
+        if kind == "overcooked" {
+            // Every classic built-in layout has every learned partner shipped.
+            for layout in g["layouts"].as_array().unwrap() {
+                for p in LEARNED {
+                    assert!(layout["partners"].as_array().unwrap().iter().any(|q| q == p), "{p} on {layout}");
+                }
+            }
+        }
+    }
+    assert!(played >= 5 * LEARNED.len() * 2, "{played} games");
+    // V2 asymm_advantages' models were trained with a view radius of 2: not offered at the
+    // default switches, they play when the game asks for that radius.
+    for partner in ["sp", "fcp"] {
+        let req = json!({"layout": "v2:asymm_advantages", "partner": partner, "turn_based": true, "human_seat": 1,
+                         "seed": 3, "horizon": horizon, "v2": {"view_radius": 2}});
+        let id = start_game(&s, req).await;
+        let done = play_out(&s, &id, |t| t as usize * 7 + 1).await;
+        assert!(done["error"].is_null() && done["t"] == horizon, "v2:asymm_advantages against {partner}: {done}");
+        played += 1;
+    }
+    eprintln!(
+        "learned partners: {played} games of {horizon} steps played and {refused} unshipped pairings refused in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

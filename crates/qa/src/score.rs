@@ -349,8 +349,12 @@ pub fn render_table(r: &Report) -> String {
     };
     let _ = writeln!(
         s,
-        "CoordinationQA: model {}, {} questions x {} trials, scoring {mode}",
-        r.model, r.questions, r.trials
+        "CoordinationQA: model {}, {} question{} x {} trial{}, scoring {mode}",
+        r.model,
+        r.questions,
+        if r.questions == 1 { "" } else { "s" },
+        r.trials,
+        if r.trials == 1 { "" } else { "s" }
     );
     let _ = writeln!(s);
     let _ = writeln!(s, "{:<15} {:>15} {:>15} {:>15} {:>15}", "game", "EC", "ToM", "JP", "all");

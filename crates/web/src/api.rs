@@ -637,7 +637,19 @@ async fn eval_dir(State(st): Shared, Query(q): Query<EvalQuery>) -> ApiResult<ax
     Ok(axum::Json(out))
 }
 
-async fn play_options(State(st): Shared) -> axum::Json<Value> {
+/// The catalog's games as the Play tab offers them: each with its built-in layouts or
+/// scenarios, and each layout with its players, default partner, horizon and the seats it
+/// can build. Built-in layouts and shipped models only, so the same for the whole run:
+/// built once (building every learned partner of every layout takes a moment).
+struct Offered {
+    games: Vec<Value>,
+    layouts: Vec<String>,
+    layout_games: serde_json::Map<String, Value>,
+}
+
+static OFFERED: std::sync::OnceLock<Offered> = std::sync::OnceLock::new();
+
+fn offered_games(access: &Access) -> Offered {
     // Every game of the catalog with its built-in layouts or scenarios, each loaded to ask
     // it its players, default partner and seats (the page never reads spec text).
     let mut layouts = Vec::new();
@@ -645,26 +657,43 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
     let mut games = Vec::new();
     for entry in proagent_eval::games::catalog::entries() {
         let mut specs = Vec::new();
+        // The game's seats: those of any of its layouts, in the order the game names them.
+        let mut union: Vec<String> = Vec::new();
         for spec in (entry.builtin_specs)() {
-            let Ok((game, _)) = AnyGame::load_in(&spec, &GameOptions::default(), &st.access) else { continue };
-            let (players, default_partner, known, horizon) = proagent_eval::on_game!(&game, |g| {
+            let Ok((game, _)) = AnyGame::load_in(&spec, &GameOptions::default(), access) else { continue };
+            let (players, default_partner, playable, horizon) = proagent_eval::on_game!(&game, |g| {
                 use proagent_core::Game;
                 use proagent_eval::games::Playable;
-                (g.num_players(), g.default_partner(), g.known_specs(), g.max_steps())
+                // Only the seats this layout can build: a learned partner without a
+                // shipped model for it is not offered (the language agents are built
+                // with a served model when a game starts).
+                let playable: Vec<String> = page_seats(g.known_specs())
+                    .into_iter()
+                    .filter(|s| is_language_agent(s) || g.partner(s).is_ok())
+                    .collect();
+                (g.num_players(), g.default_partner(), playable, g.max_steps())
             });
             layout_games.insert(spec.clone(), Value::from(entry.kind));
-            specs.push(
-                json!({"spec": spec, "players": players, "default_partner": default_partner, "horizon": horizon}),
-            );
-            layouts.push(spec);
-            if games.iter().all(|g: &Value| g["kind"] != entry.kind) {
-                games.push(json!({"kind": entry.kind, "title": entry.title, "partners": page_seats(known)}));
+            for p in &playable {
+                if !union.contains(p) {
+                    union.push(p.clone());
+                }
             }
+            specs.push(json!({"spec": spec, "players": players, "default_partner": default_partner,
+                              "horizon": horizon, "partners": playable}));
+            layouts.push(spec);
         }
-        if let Some(g) = games.iter_mut().find(|g| g["kind"] == entry.kind) {
-            g["layouts"] = json!(specs);
+        if !specs.is_empty() {
+            games.push(json!({"kind": entry.kind, "title": entry.title, "partners": union, "layouts": specs}));
         }
     }
+    Offered { games, layouts, layout_games }
+}
+
+async fn play_options(State(st): Shared) -> ApiResult<axum::Json<Value>> {
+    let st2 = Arc::clone(&st);
+    let offered: &'static Offered = blocking(move || Ok(OFFERED.get_or_init(|| offered_games(&st2.access)))).await?;
+    let Offered { games, layouts, layout_games } = offered;
     let partners_by_game: serde_json::Map<String, Value> =
         games.iter().map(|g| (g["kind"].as_str().unwrap_or_default().to_string(), g["partners"].clone())).collect();
     let default_partner: serde_json::Map<String, Value> = games
@@ -672,7 +701,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
         .filter_map(|g| Some((g["kind"].as_str()?.to_string(), g["layouts"].get(0)?["default_partner"].clone())))
         .collect();
     let models: Vec<&str> = st.play.models.iter().map(|m| m.name.as_str()).collect();
-    axum::Json(json!({
+    Ok(axum::Json(json!({
         "games": games,
         "layouts": layouts,
         "layout_games": layout_games,
@@ -686,7 +715,7 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
         "horizon": proagent_overcooked::env::DEFAULT_HORIZON,
         "max_horizon": super::play::MAX_HORIZON,
         "llm": ["wait", "proceed"],
-    }))
+    })))
 }
 
 /// The seats of a game's known specs the page offers by name: the plain ones (no
@@ -694,6 +723,11 @@ async fn play_options(State(st): Shared) -> axum::Json<Value> {
 /// `llmco`) also offered once per served model is the page's business (it has the list).
 fn page_seats(known: &[&str]) -> Vec<String> {
     known.iter().filter(|s| !s.contains('[') && !s.contains("PATH")).map(|s| s.to_string()).collect()
+}
+
+/// The language agents (`proagent`, `llmco`), offered once per served model.
+fn is_language_agent(spec: &str) -> bool {
+    spec == "proagent" || spec == "llmco"
 }
 
 /// The game a request's `layout` names: a built-in layout (`cramped_room`, `v2:two_rooms`)

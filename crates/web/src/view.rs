@@ -336,15 +336,12 @@ fn recorded_parse(parsed: &str) -> Option<(String, Option<String>)> {
 fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize) -> Value {
     let prompt: Vec<Value> =
         ex.request.messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
-    let (reply, error, tokens) = match &ex.outcome {
-        Outcome::Reply(r) => (Some(r.text.clone()), None, json!(r.usage)),
-        Outcome::Error(e) => (e.raw.clone(), Some(format!("{}: {}", e.error, e.message)), Value::Null),
+    // A reasoning model's thinking, when the recorded reply carries it (the `reasoning`
+    // field of the reply record), kept apart from the reply; untrusted text like the reply.
+    let (reply, error, tokens, reasoning) = match &ex.outcome {
+        Outcome::Reply(r) => (Some(r.text.clone()), None, json!(r.usage), r.reasoning.clone()),
+        Outcome::Error(e) => (e.raw.clone(), Some(format!("{}: {}", e.error, e.message)), Value::Null, None),
     };
-    // A reasoning model's thinking, when the recorded reply carries it (a `reasoning`
-    // field of the reply record); untrusted text like the reply.
-    let reasoning = serde_json::to_value(&ex.outcome)
-        .ok()
-        .and_then(|o| o.get("reasoning").and_then(Value::as_str).map(str::to_string));
     let mut v = json!({
         "type": "exchange",
         "t": ex.t,
@@ -360,12 +357,6 @@ fn exchange_json(ex: &proagent_llm::record::Exchange, replan: bool, seat: usize)
         "parsed": ex.parsed,
         "parse_error": ex.parse_error,
     });
-    // A reasoning model's reasoning, kept apart from the reply (absent otherwise).
-    if let Outcome::Reply(r) = &ex.outcome
-        && let Some(text) = &r.reasoning
-    {
-        v["reasoning"] = json!(text);
-    }
     if ex.kind == "planner"
         && let Some(text) = &reply
     {

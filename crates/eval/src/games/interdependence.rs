@@ -86,13 +86,13 @@ pub(super) fn dist_text(d: &Option<Distribution>, share: bool) -> String {
 /// A classic layout's summary as `analyze --summary` prints it.
 fn classic_summary_text(s: &proagent_analysis::LayoutSummary) -> String {
     format!(
-        "{}: {} trajectories ({} without a soup), {} soups, {} constructive, {} non-constructive\n  \
+        "{}: {} ({} without a soup), {}, {} constructive, {} non-constructive\n  \
          constructive per soup: mean {}\n  non-constructive per soup: mean {}\n  accepted share of triggers: mean {}\n  \
          shared-pot links per soup (indirect): mean {}",
         s.layout,
-        s.trajectories,
+        super::playable::counted(s.trajectories as u64, "trajectory", "trajectories"),
         s.without_delivery,
-        s.deliveries,
+        super::playable::counted(s.deliveries as u64, "soup", "soups"),
         s.constructive,
         s.non_constructive,
         dist_text(&s.constructive_per_soup, false),
@@ -106,18 +106,19 @@ fn classic_summary_text(s: &proagent_analysis::LayoutSummary) -> String {
 fn v2_summary_text(s: &proagent_analysis::v2::V2LayoutSummary) -> String {
     let t = &s.totals;
     format!(
-        "{}: {} episodes ({} without a correct dish), {} correct / {} wrong dishes, {} hand-overs ({} constructive), {} button presses ({} constructive signals)\n  \
+        "{}: {} ({} without a correct dish), {} correct / {} wrong {}, {} ({} constructive), {} ({})\n  \
          constructive hand-overs per correct dish: mean {}\n  shared-pot share of correct dishes: mean {}\n  \
          constructive share of button presses: mean {}",
         s.layout,
-        s.episodes,
+        super::playable::counted(s.episodes as u64, "episode", "episodes"),
         s.without_correct_dish,
         t.correct_dishes,
         t.wrong_dishes,
-        t.handovers,
+        if t.correct_dishes + t.wrong_dishes == 1 { "dish" } else { "dishes" },
+        super::playable::counted(t.handovers as u64, "hand-over", "hand-overs"),
         t.constructive,
-        t.button_presses,
-        t.signals.constructive,
+        super::playable::counted(t.button_presses as u64, "button press", "button presses"),
+        super::playable::counted(t.signals.constructive as u64, "constructive signal", "constructive signals"),
         dist_text(&s.constructive_per_dish, false),
         dist_text(&s.shared_pot_share, true),
         dist_text(&s.constructive_signal_share, true),

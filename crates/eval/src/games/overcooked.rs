@@ -459,10 +459,10 @@ fn text_line(r: &proagent_analysis::Report) -> String {
         .map(|(i, p)| format!("p{i} triggered {} accepted {} ({})", p.triggered, p.accepted, pct(p.accepted_share())))
         .collect();
     format!(
-        "{}: {} steps, {} soups, constructive {}, non-constructive {} [{}]; {}; shared-pot links {}/{}",
+        "{}: {}, {}, constructive {}, non-constructive {} [{}]; {}; shared-pot links {}/{}",
         r.trajectory,
-        r.steps,
-        r.deliveries,
+        super::playable::counted(r.steps as u64, "step", "steps"),
+        super::playable::counted(r.deliveries as u64, "soup", "soups"),
         r.constructive,
         r.non_constructive,
         links.join(", "),

@@ -507,13 +507,14 @@ fn v2_line(e: &V2Episode) -> String {
         .map(|(k, d)| format!("[{k}] {} correct, {} wrong, {} handed over", d.correct, d.wrong, d.handed_over))
         .collect();
     format!(
-        "{} {} seed {}: {} steps, {} correct / {} wrong dishes, hand-overs {} ({} constructive; ingredients {} [{}], plates {}, dishes {}), shared-pot soups {}, button presses {} ({} constructive signals); dishes: {}",
+        "{} {} seed {}: {}, {} correct / {} wrong {}, hand-overs {} ({} constructive; ingredients {} [{}], plates {}, dishes {}), shared-pot soups {}, button presses {} ({}); dishes: {}",
         e.at,
         e.layout,
         e.seed,
-        e.steps,
+        super::playable::counted(e.steps as u64, "step", "steps"),
         t.correct_dishes,
         t.wrong_dishes,
+        if t.correct_dishes + t.wrong_dishes == 1 { "dish" } else { "dishes" },
         t.handovers,
         t.constructive,
         handovers_text(&t.ingredients),
@@ -522,7 +523,7 @@ fn v2_line(e: &V2Episode) -> String {
         handovers_text(&t.dishes),
         t.shared_pot_soups,
         t.button_presses,
-        t.signals.constructive,
+        super::playable::counted(t.signals.constructive as u64, "constructive signal", "constructive signals"),
         if dishes.is_empty() { "none".to_string() } else { dishes.join("; ") }
     )
 }

@@ -385,11 +385,12 @@ function layoutInfo(layout) {
 }
 // Games played with the arrow keys; the others by picking one of the legal moves.
 const ARROW_GAMES = new Set(["overcooked", "overcooked_v2"]);
-// The language agents a game takes are offered once per model the server has; the
+// The seats a layout can build (a learned partner only where a model is shipped for
+// it); the language agents are offered once per model the server has, and the
 // rule-based stand-in is labelled as such (it is not a language model).
-function seatChoices(game) {
+function seatChoices(info) {
   const o = P.options;
-  const list = (o.partners_by_game && o.partners_by_game[game]) || o.partners;
+  const list = info.partners || (o.partners_by_game && o.partners_by_game[info.game]) || o.partners;
   const out = [];
   for (const p of list) {
     if (p === "proagent" || p === "llmco") {
@@ -401,8 +402,8 @@ function seatChoices(game) {
   }
   return out;
 }
-function partnerSelect(id, game, def) {
-  const opts = seatChoices(game).map((c) => `<option value="${esc(c.value)}" ${c.value === def ? "selected" : ""}>${esc(c.label)}</option>`);
+function partnerSelect(id, info, def) {
+  const opts = seatChoices(info).map((c) => `<option value="${esc(c.value)}" ${c.value === def ? "selected" : ""}>${esc(c.label)}</option>`);
   return `<select id="${id}">${opts.join("")}</select>`;
 }
 function fillPartners() {
@@ -411,7 +412,7 @@ function fillPartners() {
   const info = layoutInfo($("pf-layout").value);
   const game = info.game;
   const def = info.default_partner;
-  $("pf-partner").innerHTML = seatChoices(game).map((c) => `<option value="${esc(c.value)}" ${c.value === def ? "selected" : ""}>${esc(c.label)}</option>`).join("");
+  $("pf-partner").innerHTML = seatChoices(info).map((c) => `<option value="${esc(c.value)}" ${c.value === def ? "selected" : ""}>${esc(c.label)}</option>`).join("");
   const seat = Math.min(Number($("pf-seat").value || 0), info.players - 1);
   const colours = game === "overcooked" || game === "overcooked_v2" ? ["blue", "green"] : [];
   $("pf-seat").innerHTML = Array.from({ length: info.players }, (_, i) =>
@@ -428,7 +429,7 @@ function fillOtherSeats() {
   $("pf-partner-label").classList.toggle("hidden", many);
   $("pf-others").innerHTML = many
     ? Array.from({ length: info.players }, (_, i) => i).filter((i) => i !== human)
-      .map((i) => `<label>Player ${i} ${partnerSelect(`pf-partner-${i}`, info.game, info.default_partner)}</label>`).join("")
+      .map((i) => `<label>Player ${i} ${partnerSelect(`pf-partner-${i}`, info, info.default_partner)}</label>`).join("")
     : "";
 }
 $("pf-layout").addEventListener("change", fillPartners);
