@@ -56,6 +56,15 @@ def _family(game: str) -> Optional[Dict[str, Any]]:
     return None
 
 
+def _count(name: str, v: Any) -> int:
+    """An integer keyword, strictly: a float or a bool raises ``TypeError`` (never truncated)."""
+    import numbers
+
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {v!r}")
+    return int(v)
+
+
 def game_spec(game: str = "hanabi", players: Optional[int] = None, scenario: Optional[int] = None) -> str:
     """The spec of a game, from the game catalog: a family name (``"hanabi"``,
     ``"capture"``, ``"collab_escape"``) stands for its first built-in game, ``players=N``
@@ -73,14 +82,14 @@ def game_spec(game: str = "hanabi", players: Optional[int] = None, scenario: Opt
     if players is not None and scenario is not None:
         raise ValueError("give players or scenario, not both")
     if players is not None:
-        n = int(players)
+        n = _count("players", players)
         for spec in builtin:
             info = game_info(spec)
             if info["num_players"] == n:
                 return info["name"]
         raise ValueError(f"{g} has no built-in game of {n} players")
     if scenario is not None:
-        k = int(scenario)
+        k = _count("scenario", scenario)
         if not 1 <= k <= len(builtin):
             raise ValueError(f"{g} has scenarios 1..{len(builtin)}, got {k}")
         return game_info(builtin[k - 1])["name"]

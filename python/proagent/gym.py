@@ -123,8 +123,6 @@ class GymEnv(gymnasium.Env):
         if partner is None:
             partner = info["default_partner"]
         builtin = _builtin(partner)
-        self._args = dict(game=spec, partner=partner, seat=seat, horizon=horizon, obs=obs, shaped_coef=shaped_coef,
-                          render_mode=render_mode, order=order, style=style, max_cycles=max_cycles, **options)
         self.core: Core = make_core(spec, horizon=horizon, obs=obs, order=order, partner=partner if builtin else None,
                                     seat=seat, options=options)
         self.seat = seat

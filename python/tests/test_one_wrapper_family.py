@@ -129,3 +129,13 @@ def test_a_python_policy_partner_plays_as_its_builtin_seat_on_a_turn_based_game(
         if t1 or u1:
             break
     assert t1 or u1
+
+
+@pytest.mark.parametrize("make", [lambda **k: GymEnv("hanabi", **k), lambda **k: pettingzoo.raw_env(game="hanabi", **k)])
+def test_players_and_scenario_are_strict_integers(make):
+    assert make(players=3).game == "hanabi:3p"
+    for bad in (2.5, 3.0, True):
+        with pytest.raises(TypeError):
+            make(players=bad)
+    with pytest.raises(TypeError):
+        make(scenario=1.0)
