@@ -1,11 +1,13 @@
 """Gymnasium environments of every game: the learner plays one seat, built-in seats or a
 Python partner play the others.
 
-:class:`GymEnv` is the one entry point: ``GymEnv("cramped_room")``,
+:class:`GymEnv` is the one class over every game of the catalog: ``GymEnv("cramped_room")``,
 ``GymEnv("v2:grounded_coord_simple")``, ``GymEnv("hanabi:3p")``, ``GymEnv("capture:2")``,
-``GymEnv("escape:1")``. It builds the environment of the game's family (an instance of
-:class:`OvercookedGymEnv` for the two Overcookeds, of :class:`proagent.games.GameGymEnv`
-for the others; both are ``GymEnv`` subclasses with the same conventions):
+``GymEnv("escape:1")``. It is written once over the core the PettingZoo family shares
+(:mod:`proagent._core`: the Overcookeds step on a one-environment :class:`proagent.VecEnv`
+with their encodings and shaped rewards, other games on :class:`proagent.Env`).
+``OvercookedGymEnv`` and :class:`proagent.games.GameGymEnv` are older names of the same
+class. Conventions over every game:
 
 - the partner defaults to the game's own default partner (``proagent.default_partner``:
   ``greedy`` on classic layouts, ``scripted`` on ``v2:`` layouts, ``simple`` in Hanabi,
@@ -13,12 +15,15 @@ for the others; both are ``GymEnv`` subclasses with the same conventions):
 - an action is an integer (numpy integers too); a float, a bool or ``None`` raises
   ``TypeError``, an index out of range ``ValueError``;
 - the environment pickles and deep-copies at any point of an episode, and the copy
-  plays on exactly as the original.
+  plays on exactly as the original;
+- ``info["action_mask"]`` marks the learner's legal actions and ``info["score"]`` is the
+  episode's score so far.
 
-On Overcooked the partner is a built-in spec (``"greedy"``, ``"bc"``, ``"sp"``, ... on
-classic layouts; ``"scripted"``, ``"random"``, ``"stay"`` on OvercookedV2), which then
-plays inside Rust, or a :class:`proagent.Policy` (e.g. the ProAgent agent) or a Python
-callable ``f(state, seat)`` asked from Python each step.
+The partner is a built-in seat spec (``"greedy"``, ``"bc"``, ``"sp"``, ... on classic
+layouts; ``"scripted"``, ``"random"``, ``"stay"`` on OvercookedV2; the seats of
+``proagent play --partner`` elsewhere), which then plays inside Rust, or a
+:class:`proagent.Policy` (e.g. the ProAgent agent) or a Python callable ``f(state, seat)``
+asked from Python whenever one of its players is to move.
 
 Registered ids (``import proagent`` registers them; ``gymnasium.make`` finds them
 through the ``proagent`` namespace)::
@@ -37,6 +42,9 @@ import numpy as np
 from gymnasium import spaces
 
 from . import Policy, VecEnv, game_info
+from ._core import Core, Seeds, game_spec, make_core
+from ._core import int_action, is_overcooked, observation_space  # noqa: F401  (imported from here by other modules)
+from ._core import overcooked_action as _action_index  # noqa: F401
 
 __all__ = ["GymEnv", "OvercookedGymEnv", "observation_space", "register_envs"]
 
@@ -44,112 +52,83 @@ PartnerLike = Union[str, Policy, Callable[[Dict[str, Any], int], Any]]
 
 from ._ids import CLASSIC_LAYOUTS, V2_LAYOUTS  # noqa: E402,F401
 
-
-def observation_space(vec: VecEnv, horizon: int) -> spaces.Box:
-    """The Box of one player's observation of ``vec`` (bounds cover every value the
-    encoding can take on its layout)."""
-    shape = tuple(vec.single_observation_shape)
-    kind = vec.obs_kind
-    if kind in ("features", "featurize"):
-        lo, hi = -64.0, 64.0
-    elif kind == "grid":
-        lo, hi = -1.0, float(max(horizon, 255))
-    else:
-        lo, hi = -64.0, float(max(horizon, 64))
-    return spaces.Box(lo, hi, shape=shape, dtype=np.float32)
+#: The game :class:`GymEnv` plays when none is named (the default of
+#: :func:`proagent.pettingzoo.env` and :func:`proagent.pettingzoo.parallel_env` too).
+DEFAULT_GAME = "cramped_room"
 
 
-def is_overcooked(game: str) -> bool:
-    """Whether the game catalog files ``game`` under one of the two Overcooked families
-    (the games :class:`proagent.VecEnv` steps)."""
-    return game_info(game)["kind"] in ("overcooked", "overcooked_v2")
+def _builtin(partner: Any) -> bool:
+    """Whether a partner is a built-in seat spec (played inside Rust) rather than a Python
+    policy: every spec string but the ProAgent agent's."""
+    return isinstance(partner, str) and partner.strip() != "proagent" and not partner.strip().startswith("proagent[")
 
 
 class GymEnv(gymnasium.Env):
-    """Any game for one learner: ``GymEnv(game, partner=None, seat=0, ...)``.
+    """Any game of the catalog for one learner (see the module doc).
 
-    Constructing ``GymEnv`` gives the environment of the game's family (see the module
-    doc): :class:`OvercookedGymEnv` for the Overcookeds (VecEnv-backed, with their
-    observation kinds and shaped rewards) or :class:`proagent.games.GameGymEnv` for the
-    others (Hanabi, CollabCapture, CollabEscape); the keyword arguments are the family's.
-    """
-
-    #: The render modes of every family (``gymnasium.make`` reads them from the entry
-    #: point, this class); each family's class states its own frame rate.
-    metadata: Dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 8}
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> "GymEnv":
-        if cls is GymEnv:
-            from .games import game_spec
-
-            game = args[0] if args else kwargs.get("game", kwargs.get("layout", "cramped_room"))
-            if not isinstance(game, str):
-                raise TypeError(f"game must be a spec string, got {type(game).__name__}")
-            if is_overcooked(game_spec(game, kwargs.get("players"), kwargs.get("scenario"))):
-                cls = OvercookedGymEnv
-            else:
-                from .games import GameGymEnv
-
-                cls = GameGymEnv
-        return super().__new__(cls)
-
-
-class OvercookedGymEnv(GymEnv):
-    """Overcooked (classic or ``"v2:NAME"``) for one learner.
-
-    Parameters: ``game`` (the layout; ``layout`` is its other name), ``partner`` (see the
-    module doc; default: the layout's default partner), ``seat`` (the learner's
-    player), ``horizon``, ``obs`` (classic: ``"lossless"``, ``"overcooked_ai"``,
+    Parameters: ``game`` (a spec: ``"cramped_room"``, ``"v2:NAME"``, ``"hanabi:3p"``,
+    ``"capture:2"``, ... or a family name with ``players`` / ``scenario``; ``layout`` is its
+    other name), ``partner`` (default: the game's own default partner), ``seat`` (the
+    learner's player), ``max_cycles`` (most learner steps per episode; default: the
+    game's limit), ``render_mode`` (``"ansi"`` or ``"rgb_array"``), and on the Overcookeds
+    ``horizon`` (default 400), ``obs`` (classic: ``"lossless"``, ``"overcooked_ai"``,
     ``"features"``, ``"featurize"``; V2: ``"grid"``), ``order`` (``"whc"`` or ``"hwc"``;
     ``style="jaxmarl"`` picks ``"hwc"``), ``shaped_coef`` (reward = team reward +
-    shaped_coef × the learner's shaped reward), ``render_mode`` (``"ansi"`` or
-    ``"rgb_array"``) and the OvercookedV2 switches (``view_radius``, ...).
+    shaped_coef × the learner's shaped reward) and the OvercookedV2 settings
+    (``view_radius``, ...); other games refuse the Overcooked settings.
+
+    The observation is the learner's: the Overcookeds' encoding (a float32 Box), other
+    games' float32 vector with ``info["action_mask"]`` marking the legal actions (every
+    game's info has it). An illegal action is the game's business (Hanabi refuses it and
+    asks again, ``info["refused"]``).
 
     Seeds: ``reset(seed=s)`` plays the episode ``proagent play --seed s`` plays (the
-    partner's randomness, V2 recipes and random starts are all drawn from it);
-    ``reset()`` draws the next episode's seed from the environment's generator, so
-    successive episodes differ and a seeded sequence repeats. Episodes end by truncation
-    at the horizon (``terminated`` is always False: Overcooked never ends by itself).
+    partner's randomness, V2 recipes, Hanabi's deck, the mazes' wanders are all drawn from
+    it); ``reset()`` draws the next episode's seed from the environment's generator, so
+    successive episodes differ and a seeded sequence repeats.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 8}
+    metadata: Dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 8}
 
     def __init__(
         self,
-        game: str = "cramped_room",
+        game: str = DEFAULT_GAME,
         partner: Optional[PartnerLike] = None,
         seat: int = 0,
-        horizon: int = 400,
+        horizon: Optional[int] = None,
         obs: Optional[str] = None,
         shaped_coef: float = 0.0,
         render_mode: Optional[str] = None,
         order: Optional[str] = None,
         style: Optional[str] = None,
         layout: Optional[str] = None,
-        **v2: Any,
+        players: Optional[int] = None,
+        scenario: Optional[int] = None,
+        max_cycles: Optional[int] = None,
+        **options: Any,
     ) -> None:
-        layout = game if layout is None else layout
-        self.game = layout
-        if partner is None:
-            partner = game_info(layout)["default_partner"]
+        spec = game_spec(game if layout is None else layout, players, scenario)
+        self.game = spec
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         if style not in (None, "jaxmarl"):
             raise ValueError(f"style must be None or 'jaxmarl', got {style!r}")
         if style == "jaxmarl" and order is None:
             order = "hwc"
-        builtin = isinstance(partner, str) and partner.strip() not in ("proagent",) and not partner.strip().startswith("proagent[")
-        self._args = dict(layout=layout, partner=partner, seat=seat, horizon=horizon, obs=obs, shaped_coef=shaped_coef,
-                          render_mode=render_mode, order=order, style=style, **v2)
-        self._vec = VecEnv(layout, 1, horizon=horizon, obs=obs, partner=partner if builtin else None,
-                           seat=seat if builtin else 0, order=order, autoreset=False, **v2)
-        players = self._vec.num_players
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
-            raise ValueError(f"seat must be in 0..{players - 1}, got {seat!r}")
+        info = game_info(spec)
+        n = int(info["num_players"])
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < n:
+            raise ValueError(f"seat must be an integer in 0..{n - 1}, got {seat!r}")
+        seat = int(seat)
+        if partner is None:
+            partner = info["default_partner"]
+        builtin = _builtin(partner)
+        self.core: Core = make_core(spec, horizon=horizon, obs=obs, order=order, partner=partner if builtin else None,
+                                    seat=seat, options=options)
         self.seat = seat
         self.shaped_coef = float(shaped_coef)
         self.render_mode = render_mode
-        self.horizon = horizon
+        self.horizon = self.core.limit
         if builtin:
             self.partner: Any = None
             self.partner_spec: Optional[str] = partner
@@ -157,21 +136,37 @@ class OvercookedGymEnv(GymEnv):
             if isinstance(partner, str):
                 from . import partner as make_partner
 
-                partner = make_partner(partner, seat=1 - seat, layout=layout, horizon=horizon)
+                partner = make_partner(partner, seat=1 - seat, layout=spec, horizon=self.core.limit)
             if isinstance(partner, Policy) and partner.seat == seat:
                 raise ValueError(f"the partner policy plays seat {partner.seat}, the learner's seat")
-            if players != 2 and not callable(partner):
+            if n != 2 and not callable(partner):
                 raise ValueError("a Python partner on a game of more than two players must be a callable f(state, seat)")
             self.partner = partner
             self.partner_spec = None
-        self.observation_space = observation_space(self._vec, horizon)
-        self.action_space = spaces.Discrete(6)
+        self.max_cycles = int(max_cycles) if max_cycles is not None else self.core.limit
+        if self.max_cycles < 1:
+            raise ValueError(f"max_cycles must be ≥ 1, got {max_cycles}")
+        self.observation_space = self.core.obs_space
+        self.action_space = spaces.Discrete(self.core.num_actions)
+        self._seeds = Seeds()
+        self._cycles = 0
         self._episode_seed: Optional[int] = None
 
     @property
     def vec(self) -> VecEnv:
-        """The underlying one-environment :class:`proagent.VecEnv`."""
-        return self._vec
+        """The underlying one-environment :class:`proagent.VecEnv` (the Overcookeds)."""
+        vec = getattr(self.core, "vec", None)
+        if vec is None:
+            raise AttributeError(f"{self.game} is not stepped by a VecEnv (see .native)")
+        return vec
+
+    @property
+    def native(self) -> Any:
+        """The underlying :class:`proagent.Env` (every game but the Overcookeds)."""
+        native = getattr(self.core, "native", None)
+        if native is None:
+            raise AttributeError(f"{self.game} is stepped by a VecEnv (see .vec)")
+        return native
 
     @property
     def episode_seed(self) -> Optional[int]:
@@ -180,69 +175,81 @@ class OvercookedGymEnv(GymEnv):
 
     @property
     def obs_names(self) -> List[str]:
-        """The observation's channel or feature names."""
-        return self._vec.obs_names
+        """The observation's channel or feature names (the Overcookeds)."""
+        return self.vec.obs_names
 
-    def _one(self, o: np.ndarray) -> np.ndarray:
-        o = o[0]
-        return o if self.partner is None else o[self.seat]
-
-    def _python_partner_actions(self) -> List[int]:
-        acts = []
-        for p in range(self._vec.num_players):
+    def _partner_moves(self, joint: List[Optional[int]]) -> None:
+        """The Python partner's actions of the players to move but the learner."""
+        for p in self.core.movers():
             if p == self.seat:
                 continue
             q = self.partner
             if isinstance(q, Policy):
-                acts.append(int(q.act(self._vec)))
+                joint[p] = self.core.action(q.act(self.core.partner_view()))
             else:
                 f = q.act if (not callable(q) and hasattr(q, "act")) else q
-                from ._native import Env as _Env  # noqa: F401  (documented: callables get the state dict)
+                joint[p] = self.core.action(f(self.core.state(), p))
 
-                acts.append(_action_index(f(self._vec.state(0), p)))
-        return acts
+    def _info(self, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        info: Dict[str, Any] = dict(extra or {})
+        info["score"] = self.core.score()
+        info["action_mask"] = self.core.action_mask(self.seat)
+        info["episode_seed"] = self._episode_seed
+        joint = info.get("joint_action")
+        if joint is not None:
+            info["partner_action"] = joint[1 - self.seat] if len(joint) == 2 else [x for i, x in enumerate(joint) if i != self.seat]
+        return info
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[np.ndarray, Dict[str, Any]]:
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
         super().reset(seed=seed)
-        if seed is None:
-            seed = int(self.np_random.integers(0, 2**63 - 1))
-        self._episode_seed = int(seed)
-        obs = self._vec.reset(seed=self._episode_seed)
+        self._episode_seed = self._seeds.next(seed)
+        self.core.reset(self._episode_seed)
+        self._cycles = 0
         if isinstance(self.partner, Policy):
             self.partner.reset(self._episode_seed)
-        return self._one(obs), {"episode_seed": self._episode_seed}
+        if self.partner is not None and self.seat not in self.core.movers():
+            self._advance(0.0)
+        return self.core.observe(self.seat), self._info()
 
-    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
-        a = _action_index(action)
-        if self.partner is None:
-            acts = np.array([[a]], dtype=np.int64)
-        else:
-            others = self._python_partner_actions()
-            joint = others[: self.seat] + [a] + others[self.seat:]
-            acts = np.array([joint], dtype=np.int64)
-        obs, reward, terminated, truncated, info = self._vec.step(acts)
-        shaped = float(info["shaped_r_by_agent"][0][self.seat])
-        r = float(reward[0]) + self.shaped_coef * shaped
-        joint = [int(x) for x in info["joint_actions"][0]]
-        out = {
-            "sparse_r_by_agent": [float(x) for x in info["sparse_r_by_agent"][0]],
-            "shaped_r_by_agent": [float(x) for x in info["shaped_r_by_agent"][0]],
-            "joint_action": joint,
-            "partner_action": joint[1 - self.seat] if len(joint) == 2 else [x for i, x in enumerate(joint) if i != self.seat],
-            "score": float(info["score"][0]),
-            "episode_seed": self._episode_seed,
-        }
-        return self._one(obs), r, bool(terminated[0]), bool(truncated[0]), out
+    def _advance(self, reward: float) -> Tuple[float, bool, bool, Dict[str, Any]]:
+        """Python partners move until the learner is to move or the episode ends."""
+        terminated = truncated = False
+        extra: Dict[str, Any] = {}
+        while self.core.movers() and self.seat not in self.core.movers():
+            joint: List[Optional[int]] = [None] * self.core.num_players
+            self._partner_moves(joint)
+            r, _, terminated, truncated, extra = self.core.step(joint)
+            reward += r
+        return reward, terminated, truncated, extra
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        a = self.core.action(action)
+        if not self.core.movers():
+            raise ValueError("the episode is over; call reset()")
+        joint: List[Optional[int]] = [None] * self.core.num_players
+        joint[self.seat] = a
+        if self.partner is not None:
+            self._partner_moves(joint)
+        reward, shaped, terminated, truncated, extra = self.core.step(joint)
+        reward += self.shaped_coef * shaped[self.seat]
+        if self.partner is not None and not (terminated or truncated):
+            reward, terminated, truncated, _ = self._advance(reward)
+        self._cycles += 1
+        truncated = truncated or (not terminated and self._cycles >= self.max_cycles)
+        if "refused" in extra:
+            extra["refused"] = self.seat in extra["refused"]
+        return self.core.observe(self.seat), float(reward), bool(terminated), bool(truncated), self._info(extra)
 
     def state(self) -> Dict[str, Any]:
-        """The current state as a dict (classic: overcooked_ai's ``to_dict()`` shape)."""
-        return self._vec.state(0)
+        """The current state as a dict (classic: overcooked_ai's ``to_dict()`` shape; other
+        games: the trajectory record)."""
+        return self.core.state()
 
     def render(self) -> Any:
         if self.render_mode == "ansi":
-            return self._vec.render(0)
+            return self.core.render()
         if self.render_mode == "rgb_array":
-            return self._vec.rgb(0)
+            return self.core.rgb()
         return None
 
     def close(self) -> None:
@@ -255,49 +262,8 @@ class OvercookedGymEnv(GymEnv):
         self.__dict__.update(d)
 
 
-def int_action(a: Any, n: int) -> int:
-    """An action index of a game with ``n`` actions: an int (numpy ints and 0-d integer
-    arrays too) in ``0..n``. Floats, bools, ``None`` and other types raise ``TypeError``
-    (nothing is truncated), an index out of range ``ValueError``."""
-    if isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu":
-        a = a.item()
-    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-        raise TypeError(f"an action is an int 0..{n - 1}, got {type(a).__name__} {a!r}")
-    i = int(a)
-    if not 0 <= i < n:
-        raise ValueError(f"action {i} is not in 0..{n - 1}")
-    return i
-
-
-def _action_index(a: Any) -> int:
-    """An action from Python: an int 0..6 (numpy ints too), a name, or overcooked_ai's tuple.
-    Floats, NaN and bools are refused."""
-    if isinstance(a, (bool, np.bool_)):
-        raise TypeError(f"an action is an int 0..6, not a bool ({a!r})")
-    if isinstance(a, (int, np.integer)):
-        i = int(a)
-        if not 0 <= i < 6:
-            raise ValueError(f"action {i} is not in 0..6")
-        return i
-    if isinstance(a, np.ndarray) and a.shape == () and a.dtype.kind in "iu":
-        return _action_index(int(a))
-    if isinstance(a, str) or isinstance(a, tuple):
-        from . import ACTIONS
-
-        names = {n: i for i, n in enumerate(ACTIONS)}
-        letters = dict(zip("NSEWXI", range(6)))
-        if isinstance(a, str):
-            s = a.strip()
-            if s.lower() in names:
-                return names[s.lower()]
-            if s.upper() in letters and len(s) == 1:
-                return letters[s.upper()]
-            raise ValueError(f"unknown action {a!r}")
-        deltas = {(0, -1): 0, (0, 1): 1, (1, 0): 2, (-1, 0): 3, (0, 0): 4}
-        if a in deltas:
-            return deltas[a]
-        raise ValueError(f"{a!r} is not a direction")
-    raise TypeError(f"an action is an int 0..6, got {type(a).__name__} {a!r}")
+#: The older name of :class:`GymEnv` on the Overcookeds: the same class.
+OvercookedGymEnv = GymEnv
 
 
 def register_envs() -> None:

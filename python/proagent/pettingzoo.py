@@ -1,18 +1,38 @@
-"""PettingZoo environments of every game: every player learns. ``parallel_env(game=...)``
-gives a ``ParallelEnv`` (all players act each step; for the games whose players act at
-once: the Overcookeds, CollabCapture, CollabEscape), ``env(game=...)`` the AEC version
-(players act in turn within a step; the joint action is applied when the last one has
-acted; every game, Hanabi included). Both default to the same game (``cramped_room``) and
-take the options of the game family's class: :class:`OvercookedParallelEnv` for the
-Overcookeds, :class:`proagent.games.GameAECEnv` / :class:`proagent.games.MazeParallelEnv`
-for the others (``players`` / ``scenario`` pick a Hanabi table or a maze scenario).
+"""PettingZoo environments of every game: every player learns. One family over the game
+catalog, on the core every wrapper shares (:mod:`proagent._core`):
+
+- :class:`GameParallelEnv` - ``parallel_env(game=...)``: all players act each step (for
+  the games whose players act at once: the Overcookeds, CollabCapture, CollabEscape, ...;
+  a turn-based game such as Hanabi raises ``ValueError`` and points to :func:`env`).
+- :class:`GameAECEnv` - ``env(game=...)`` (with PettingZoo's order-enforcing wrapper) /
+  ``raw_env(game=...)``: players act in turn (within a step in the simultaneous games; the
+  joint action is applied when the last one has acted); every game, Hanabi included.
+
+Both default to the same game (``cramped_room``, :data:`DEFAULT_GAME`), take the same
+options and give the same agents, spaces and observations: ``game`` (a spec, or a family
+name with ``players`` / ``scenario``; ``layout`` is its other name), ``max_cycles`` (most
+joint steps per episode; default: the game's limit; on the Overcookeds ``horizon`` is its
+other name, default 400), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"``), and
+on the Overcookeds ``obs``, ``order``, ``style``, ``shaped_coef`` and the OvercookedV2
+settings (other games refuse them). ``OvercookedParallelEnv`` and ``MazeParallelEnv`` are
+older names of :class:`GameParallelEnv`.
 
 Conventions over every game: an action is an integer (a float, a bool or ``None``
-raises), and the environments pickle and deep-copy at any point of an episode.
+raises), the environments pickle and deep-copy at any point of an episode, and
+``reset(seed=s)`` plays episode ``s`` while ``reset()`` draws the next seed from the
+environment's generator.
+
+Observations: on the Overcookeds the player's encoding (a float32 Box); on the other games
+``{"observation": float32 vector, "action_mask": int8 vector}`` (Hanabi's vector is HLE's
+canonical encoding and its action indices are HLE's move uids; a maze game's actions are
+``0`` stay/wait, ``1`` press the button / fix the generator, ``1 + r`` move to room
+``r``). Every agent gets the team reward of each applied step (plus ``shaped_coef`` × its
+own shaped reward on the Overcookeds).
 
 Agents are ``player_0``, ``player_1``, ... (``style="jaxmarl"``: ``agent_0``, ``agent_1``,
-with ``(height, width, C)`` grids). ``state()`` is a full-information encoding of the
-kitchen for centralised critics (``state_space``).
+with ``(height, width, C)`` grids). ``state()`` is the full-information state: on the
+Overcookeds a tensor of the kitchen for centralised critics (``state_space``), elsewhere
+the game's trajectory record (Hanabi: every hand).
 """
 
 from __future__ import annotations
@@ -22,178 +42,263 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import conversions, wrappers
+from pettingzoo.utils import wrappers
 
 from . import VecEnv
-from .gym import _action_index, is_overcooked, observation_space
+from ._core import Core, Seeds, game_spec, make_core
+from .gym import DEFAULT_GAME
 
-__all__ = ["DEFAULT_GAME", "OvercookedParallelEnv", "env", "parallel_env", "raw_env"]
+__all__ = ["DEFAULT_GAME", "GameAECEnv", "GameParallelEnv", "MazeParallelEnv", "OvercookedParallelEnv", "env",
+           "parallel_env", "raw_env"]
+
+_RENDER_MODES = (None, "human", "ansi", "rgb_array")
 
 
-class OvercookedParallelEnv(ParallelEnv):
-    """Overcooked (classic, or ``"v2:NAME"``) with every player a learner.
+class _Game:
+    """What the AEC and the parallel environment share: the core, the agents, the spaces,
+    seeds, rewards, infos and rendering."""
 
-    ``obs`` is any observation kind of the game (classic ``"lossless"``,
-    ``"overcooked_ai"``, ``"features"``, ``"featurize"``; V2 ``"grid"``); ``order``
-    ``"whc"``/``"hwc"``. Each agent's reward is the team reward plus ``shaped_coef`` × its
-    own shaped reward. Episodes end by truncation after ``max_cycles`` steps (the
-    horizon; ``horizon`` is its other name). ``reset(seed=s)`` plays the episode of seed
-    ``s`` (V2 recipes and random starts); ``reset()`` draws the next seed from the
-    environment's generator.
-    """
+    metadata: Dict[str, Any] = {"name": "proagent_v0", "render_modes": ["human", "ansi", "rgb_array"],
+                                "render_fps": 8, "is_parallelizable": True}
 
-    metadata = {
-        "name": "proagent_overcooked_v0",
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "render_fps": 8,
-        "is_parallelizable": True,
-    }
-
-    def __init__(
-        self,
-        game: str = "cramped_room",
-        horizon: Optional[int] = None,
-        obs: Optional[str] = None,
-        shaped_coef: float = 0.0,
-        render_mode: Optional[str] = None,
-        max_cycles: Optional[int] = None,
-        order: Optional[str] = None,
-        style: Optional[str] = None,
-        layout: Optional[str] = None,
-        **v2: Any,
-    ) -> None:
-        layout = game if layout is None else layout
-        self.game = layout
-        if render_mode not in (None, "human", "ansi", "rgb_array"):
+    def _setup(self, game: str, horizon: Optional[int], obs: Optional[str], shaped_coef: float,
+               render_mode: Optional[str], max_cycles: Optional[int], order: Optional[str], style: Optional[str],
+               layout: Optional[str], players: Optional[int], scenario: Optional[int], options: Dict[str, Any]) -> None:
+        spec = game_spec(game if layout is None else layout, players, scenario)
+        self.game = spec
+        if render_mode not in _RENDER_MODES:
             raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         if style not in (None, "jaxmarl"):
             raise ValueError(f"style must be None or 'jaxmarl', got {style!r}")
-        if horizon is not None and max_cycles is not None and horizon != max_cycles:
-            raise ValueError(f"horizon ({horizon}) and max_cycles ({max_cycles}) name the same limit")
-        horizon = max_cycles if max_cycles is not None else (400 if horizon is None else horizon)
         if style == "jaxmarl" and order is None:
             order = "hwc"
-        self._vec = VecEnv(layout, 1, horizon=horizon, obs=obs, order=order, autoreset=False, **v2)
-        self.horizon = horizon
-        self.max_cycles = horizon
+        from ._core import is_overcooked
+
+        if is_overcooked(spec):
+            if horizon is not None and max_cycles is not None and horizon != max_cycles:
+                raise ValueError(f"horizon ({horizon}) and max_cycles ({max_cycles}) name the same limit")
+            horizon = max_cycles if max_cycles is not None else horizon
+        self.core: Core = make_core(spec, horizon=horizon, obs=obs, order=order, options=options)
+        self.max_cycles = int(max_cycles) if max_cycles is not None else self.core.limit
+        if self.max_cycles < 1:
+            raise ValueError(f"max_cycles must be ≥ 1, got {max_cycles}")
+        self.horizon = self.core.limit
         self.shaped_coef = float(shaped_coef)
         self.render_mode = render_mode
+        self.metadata = dict(self.metadata, is_parallelizable=not self.core.turn_based,
+                             render_fps=8 if not self.core.has_mask else 2)
         prefix = "agent" if style == "jaxmarl" else "player"
-        self.possible_agents = [f"{prefix}_{i}" for i in range(self._vec.num_players)]
-        self.agents: List[str] = []
-        box = observation_space(self._vec, horizon)
-        self._obs_spaces = {a: box for a in self.possible_agents}
-        self._act_spaces = {a: spaces.Discrete(6) for a in self.possible_agents}
-        self.state_space = spaces.Box(-64.0, float(max(horizon, 255)), shape=tuple(self._vec.state_shape), dtype=np.float32)
-        self._rng = np.random.default_rng()
+        self.possible_agents = [f"{prefix}_{i}" for i in range(self.core.num_players)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        box = self.core.obs_space
+        if self.core.has_mask:
+            obs_space: spaces.Space = spaces.Dict({
+                "observation": box,
+                "action_mask": spaces.Box(0, 1, shape=(self.core.num_actions,), dtype=np.int8),
+            })
+        else:
+            obs_space = box
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.core.num_actions) for a in self.possible_agents}
+        state_space = self.core.state_space()
+        if state_space is not None:
+            self.state_space = state_space
+        self._seeds = Seeds()
+        self._cycles = 0
         self._episode_seed: Optional[int] = None
+        self.agents: List[str] = []
 
     @property
     def vec(self) -> VecEnv:
-        """The underlying one-environment :class:`proagent.VecEnv`."""
-        return self._vec
+        """The underlying one-environment :class:`proagent.VecEnv` (the Overcookeds)."""
+        vec = getattr(self.core, "vec", None)
+        if vec is None:
+            raise AttributeError(f"{self.game} is not stepped by a VecEnv (see .native)")
+        return vec
+
+    @property
+    def native(self) -> Any:
+        """The underlying :class:`proagent.Env` (every game but the Overcookeds)."""
+        native = getattr(self.core, "native", None)
+        if native is None:
+            raise AttributeError(f"{self.game} is stepped by a VecEnv (see .vec)")
+        return native
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._obs_spaces[agent]
+        return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self._act_spaces[agent]
+        return self.action_spaces[agent]
 
-    def _observations(self, o: np.ndarray) -> Dict[str, np.ndarray]:
-        return {a: o[0][i] for i, a in enumerate(self.possible_agents)}
+    def _observe(self, p: int, to_move: bool = True) -> Any:
+        o = self.core.observe(p)
+        if not self.core.has_mask:
+            return o
+        mask = self.core.action_mask(p)
+        return {"observation": o, "action_mask": mask if to_move else np.zeros_like(mask)}
 
-    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, np.ndarray], Dict[str, Dict[str, Any]]]:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            episode = int(seed)
-        else:
-            episode = int(self._rng.integers(0, 2**63 - 1))
-        self._episode_seed = episode
-        o = self._vec.reset(seed=episode)
+    def _begin(self, seed: Optional[int]) -> int:
+        self._episode_seed = self._seeds.next(seed)
+        self.core.reset(self._episode_seed)
         self.agents = list(self.possible_agents)
-        return self._observations(o), {a: {"episode_seed": episode} for a in self.agents}
+        self._cycles = 0
+        return self._episode_seed
 
-    def step(self, actions: Dict[str, Any]):
-        if not self.agents:
-            raise ValueError("the episode is over; call reset()")
-        joint = [_action_index(actions.get(a, 4)) for a in self.possible_agents]
-        o, reward, terminated, truncated, info = self._vec.step(np.array([joint], dtype=np.int64))
-        shaped = info["shaped_r_by_agent"][0]
-        sparse = info["sparse_r_by_agent"][0]
-        rewards = {a: float(reward[0]) + self.shaped_coef * float(shaped[i]) for i, a in enumerate(self.possible_agents)}
-        terms = {a: bool(terminated[0]) for a in self.possible_agents}
-        truncs = {a: bool(truncated[0]) for a in self.possible_agents}
-        infos = {
-            a: {"sparse_r": float(sparse[i]), "shaped_r": float(shaped[i]), "score": float(info["score"][0])}
-            for i, a in enumerate(self.possible_agents)
-        }
-        obs = self._observations(o)
-        if terminated[0] or truncated[0]:
-            self.agents = []
-        if self.render_mode == "human":
-            print(self._vec.render(0))
-        return obs, rewards, terms, truncs, infos
+    def _apply(self, joint: List[Optional[int]]) -> Tuple[Dict[str, float], bool, bool, Dict[str, Dict[str, Any]]]:
+        reward, shaped, terminated, truncated, extra = self.core.step(joint)
+        self._cycles += 1
+        truncated = truncated or (not terminated and self._cycles >= self.max_cycles)
+        rewards = {a: reward + self.shaped_coef * shaped[i] for i, a in enumerate(self.possible_agents)}
+        score = self.core.score()
+        infos: Dict[str, Dict[str, Any]] = {}
+        for i, a in enumerate(self.possible_agents):
+            info: Dict[str, Any] = {"score": score}
+            if "refused" in extra:
+                info["refused"] = i in extra["refused"]
+            if "sparse_r_by_agent" in extra:
+                info["sparse_r"] = extra["sparse_r_by_agent"][i]
+                info["shaped_r"] = extra["shaped_r_by_agent"][i]
+            infos[a] = info
+        return rewards, bool(terminated), bool(truncated), infos
 
-    def state(self) -> np.ndarray:
-        """The full-information state (classic: player 0's lossless grid; V2: the whole
-        kitchen's tensor, whatever the view radius)."""
-        return self._vec.global_state()[0]
+    def state(self) -> Any:
+        """The full-information state (the Overcookeds: classic player 0's lossless grid,
+        V2 the whole kitchen's tensor whatever the view radius; other games: the
+        trajectory record)."""
+        return self.core.global_state()
 
     def render(self) -> Any:
         if self.render_mode in ("ansi", "human"):
-            text = self._vec.render(0)
+            text = self.core.render()
             if self.render_mode == "human":
                 print(text)
                 return None
             return text
         if self.render_mode == "rgb_array":
-            return self._vec.rgb(0)
+            return self.core.rgb()
         return None
 
     def close(self) -> None:
         pass
 
 
-def _game(kwargs: Dict[str, Any]) -> str:
-    """The game a constructor's keywords name (``game`` or ``layout``, with ``players`` /
-    ``scenario``), as a full spec for the catalog."""
-    from .games import game_spec
+class GameParallelEnv(_Game, ParallelEnv):
+    """Any game whose players act at once, with every player a learner (PettingZoo
+    parallel; options in the module doc). A player missing from the actions stays put."""
 
-    game = kwargs.get("game", kwargs.get("layout", DEFAULT_GAME))
-    if not isinstance(game, str):
-        raise TypeError(f"game must be a spec string, got {type(game).__name__}")
-    return game_spec(game, kwargs.get("players"), kwargs.get("scenario"))
+    def __init__(self, game: str = DEFAULT_GAME, horizon: Optional[int] = None, obs: Optional[str] = None,
+                 shaped_coef: float = 0.0, render_mode: Optional[str] = None, max_cycles: Optional[int] = None,
+                 order: Optional[str] = None, style: Optional[str] = None, layout: Optional[str] = None,
+                 players: Optional[int] = None, scenario: Optional[int] = None, **options: Any) -> None:
+        self._setup(game, horizon, obs, shaped_coef, render_mode, max_cycles, order, style, layout, players, scenario,
+                    options)
+        if self.core.turn_based:
+            raise ValueError(f"{self.game} is turn-based: use the AEC env()")
+
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
+        episode = self._begin(seed)
+        return ({a: self._observe(i) for i, a in enumerate(self.possible_agents)},
+                {a: {"episode_seed": episode} for a in self.agents})
+
+    def step(self, actions: Dict[str, Any]):
+        if not self.agents:
+            raise ValueError("the episode is over; call reset()")
+        joint: List[Optional[int]] = [self.core.action(actions[a]) if a in actions else self.core.noop
+                                      for a in self.possible_agents]
+        rewards, terminated, truncated, infos = self._apply(joint)
+        obs = {a: self._observe(i) for i, a in enumerate(self.possible_agents)}
+        terms = {a: terminated for a in self.possible_agents}
+        truncs = {a: truncated for a in self.possible_agents}
+        if terminated or truncated:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rewards, terms, truncs, infos
 
 
-#: The game :func:`env` and :func:`parallel_env` play when none is named.
-DEFAULT_GAME = "cramped_room"
+class GameAECEnv(_Game, AECEnv):
+    """Any game with every player a learner, acting in turn (PettingZoo AEC; options in the
+    module doc). In a turn-based game only the player to move acts; in the others players
+    act in turn within a step and the joint action is applied when the last one has acted.
+    An illegal action is the game's business: Hanabi refuses it (nothing changes, the same
+    player moves again; ``infos[agent]["refused"]`` is True); in a maze the player stays
+    put. A player waiting for its turn sees an all-zero action mask."""
+
+    def __init__(self, game: str = DEFAULT_GAME, horizon: Optional[int] = None, obs: Optional[str] = None,
+                 shaped_coef: float = 0.0, render_mode: Optional[str] = None, max_cycles: Optional[int] = None,
+                 order: Optional[str] = None, style: Optional[str] = None, layout: Optional[str] = None,
+                 players: Optional[int] = None, scenario: Optional[int] = None, **options: Any) -> None:
+        AECEnv.__init__(self)
+        self._setup(game, horizon, obs, shaped_coef, render_mode, max_cycles, order, style, layout, players, scenario,
+                    options)
+        self._pending: List[int] = []
+        self._joint: List[Optional[int]] = []
+
+    def observe(self, agent: str) -> Any:
+        p = self._index[agent]
+        return self._observe(p, not self._pending or self._pending[0] == p)
+
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
+        episode = self._begin(seed)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {"episode_seed": episode} for a in self.agents}
+        self._start_round()
+
+    def _start_round(self) -> None:
+        self._pending = list(self.core.movers())
+        self._joint = [None] * self.core.num_players
+        if self._pending:
+            self.agent_selection = self.possible_agents[self._pending[0]]
+        else:
+            self.agent_selection = self.agents[0] if self.agents else self.possible_agents[0]
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        p = self._index[agent]
+        self._cumulative_rewards[agent] = 0.0
+        self._joint[p] = self.core.action(action)
+        self._pending.pop(0)
+        if self._pending:
+            self.agent_selection = self.possible_agents[self._pending[0]]
+            self._clear_rewards()
+            return
+        rewards, terminated, truncated, infos = self._apply(self._joint)
+        for a in self.agents:
+            self.rewards[a] = rewards[a]
+            self.infos[a] = infos[a]
+            self.terminations[a] = terminated
+            self.truncations[a] = truncated
+        self._accumulate_rewards()
+        if terminated or truncated:
+            self._pending = []
+            self.agent_selection = self.agents[0]
+        else:
+            self._start_round()
+        if self.render_mode == "human":
+            self.render()
 
 
-def parallel_env(**kwargs: Any) -> ParallelEnv:
+#: Older names of :class:`GameParallelEnv` (the Overcookeds' and the mazes' parallel
+#: environments before there was one class).
+OvercookedParallelEnv = GameParallelEnv
+MazeParallelEnv = GameParallelEnv
+
+
+def parallel_env(**kwargs: Any) -> GameParallelEnv:
     """PettingZoo's conventional constructor of the parallel environment of any game whose
     players act at once: ``parallel_env(game="cramped_room")``,
     ``parallel_env(game="escape", scenario=1)``."""
-    game = _game(kwargs)
-    if is_overcooked(game):
-        return OvercookedParallelEnv(**kwargs)
-    from .games import MazeParallelEnv
-
-    kwargs = dict(kwargs, game=game)
-    for k in ("layout", "players", "scenario"):
-        kwargs.pop(k, None)
-    return MazeParallelEnv(**kwargs)
+    return GameParallelEnv(**kwargs)
 
 
-def raw_env(**kwargs: Any) -> AECEnv:
+def raw_env(**kwargs: Any) -> GameAECEnv:
     """The AEC environment of any game, without PettingZoo's wrappers."""
-    game = _game(kwargs)
-    if is_overcooked(game):
-        return conversions.parallel_to_aec(OvercookedParallelEnv(**kwargs))
-    from .games import GameAECEnv
-
-    kwargs = dict(kwargs, game=game)
-    for k in ("layout", "players", "scenario"):
-        kwargs.pop(k, None)
     return GameAECEnv(**kwargs)
 
 
