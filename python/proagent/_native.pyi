@@ -84,11 +84,11 @@ class ModelFailure(RuntimeError):
     """The agent's model failed as play() counts failures."""
 
 class GameEnv:
-    """One episode of any game of the catalog (the Overcookeds, Hanabi, CollabCapture,
-    CollabEscape, the lever game, ...) with one convention, with built-in partner seats;
-    each game's action indices and observation vector are the catalog's."""
+    """One episode of any game of the catalog (:func:`catalog_games` lists them) with one
+    convention, with built-in partner seats; each game's action indices and observation
+    vector are the catalog's. ``spec`` defaults to the catalog's first game, at two players."""
 
-    def __init__(self, spec: str = "hanabi:2p", partners: Optional[Dict[int, str]] = None) -> None: ...
+    def __init__(self, spec: str = ..., partners: Optional[Dict[int, str]] = None) -> None: ...
     @property
     def kind(self) -> str: ...
     @property
@@ -205,7 +205,8 @@ def game_info(spec: str) -> Dict[str, Any]:
     ...
 def catalog_games() -> List[Dict[str, Any]]:
     """Every game of the catalog, in the order it claims specs: ``kind``, ``title``,
-    ``spec`` (how a spec names it) and ``builtin`` (its built-in specs)."""
+    ``spec`` (how a spec names it), ``builtin`` (its built-in specs) and ``gym_ids``
+    (the Gymnasium ids registered for it: pairs of the id and its keyword arguments)."""
     ...
 def obs_kinds() -> Dict[str, List[str]]: ...
 def build_profile() -> str: ...
