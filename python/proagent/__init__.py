@@ -27,10 +27,10 @@ native module ``proagent._native``:
   required).
 - :func:`game_info` / :func:`default_partner` - what the game catalog knows of a spec
   (family, players, horizon, default partner). With gymnasium installed, ``import proagent`` registers the ids
-  ``proagent/Overcooked-LAYOUT-v0`` and ``proagent/OvercookedV2-LAYOUT-v0``, and for
-  Hanabi and the maze games (:mod:`proagent.games`) ``proagent/Hanabi-2p-v0`` …
-  ``-5p-v0``, ``proagent/CollabCapture-1-v0`` … ``-4-v0``, ``proagent/CollabEscape-1-v0``
-  and ``-2-v0``.
+  the game catalog lists (``gym_ids`` of :func:`proagent._native.catalog_games`):
+  ``proagent/Overcooked-LAYOUT-v0``, ``proagent/OvercookedV2-LAYOUT-v0``, and one id per
+  player count or scenario of the other games (:mod:`proagent.games`), such as
+  ``proagent/CollabCapture-1-v0``.
 
 Actions are ints 0..6 in the order north, south, east, west, stay, interact (the order of
 overcooked_ai's ``Action.ALL_ACTIONS``); names ("north", "interact") and overcooked_ai's
@@ -78,9 +78,9 @@ PARTNERS = (
 
 def default_partner(game: str) -> str:
     """The partner a game seats when none is named, from the game catalog (the partner
-    ``proagent play`` seats and the Gymnasium environments default to): ``greedy`` on
-    classic layouts, ``scripted`` on ``v2:`` layouts, ``simple`` in Hanabi,
-    ``greedy_baseline`` in CollabCapture, ``fixer`` in CollabEscape."""
+    ``proagent play`` seats and the Gymnasium environments default to), as each game of
+    the catalog names it for the layout or scenario (``proagent play --help`` lists
+    them)."""
     return game_info(game)["default_partner"]
 
 
@@ -362,15 +362,11 @@ def _register_gymnasium_ids() -> None:
         import gymnasium
     except ImportError:
         return
-    from ._ids import CLASSIC_LAYOUTS, V2_LAYOUTS
+    from ._native import catalog_games
 
     # One entry point for every game; each id fixes the game and, where the id promises a
-    # partner other than the game's default, that partner.
-    ids = [(f"proagent/Overcooked-{name}-v0", {"game": name}) for name in CLASSIC_LAYOUTS]
-    ids += [(f"proagent/OvercookedV2-{name}-v0", {"game": f"v2:{name}"}) for name in V2_LAYOUTS]
-    ids += [(f"proagent/Hanabi-{n}p-v0", {"game": f"hanabi:{n}p"}) for n in range(2, 6)]
-    ids += [(f"proagent/CollabCapture-{k}-v0", {"game": f"capture:{k}", "partner": "door_operator"}) for k in range(1, 5)]
-    ids += [(f"proagent/CollabEscape-{k}-v0", {"game": f"escape:{k}"}) for k in range(1, 3)]
+    # partner other than the game's default, that partner (the game catalog lists them).
+    ids = [(env_id, dict(kwargs)) for e in catalog_games() for env_id, kwargs in e["gym_ids"]]
     for env_id, kwargs in ids:
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point="proagent.gym:GymEnv", kwargs=kwargs)

@@ -12,9 +12,9 @@ StateDict = Dict[str, Any]
 ActionLike = Union[int, str, Tuple[int, int]]
 
 class Env:
-    """One episode of any game of the catalog (classic Overcooked, OvercookedV2
-    ``"v2:NAME"``, Hanabi, CollabCapture, CollabEscape, the lever game, ...), with built-in
-    partner seats. One convention on every game (``act``, ``movers``, ``legal_actions``,
+    """One episode of any game of the catalog (``catalog_games()`` lists them and their
+    specs: classic Overcooked layouts, ``"v2:NAME"``, the card and maze games, ...), with
+    built-in partner seats. One convention on every game (``act``, ``movers``, ``legal_actions``,
     ``action_mask``, ``observe(player)``, ...); the Overcookeds keep their own ``reset`` /
     ``step`` / ``state`` (overcooked_ai's and JaxMARL's) besides. Methods of one Overcooked
     only raise ``TypeError`` elsewhere. ``GameEnv`` is the same class."""
@@ -203,7 +203,8 @@ def game_info(spec: str) -> Dict[str, Any]:
     ...
 def catalog_games() -> List[Dict[str, Any]]:
     """Every game of the catalog, in the order it claims specs: ``kind``, ``title``,
-    ``spec`` (how a spec names it) and ``builtin`` (its built-in specs)."""
+    ``spec`` (how a spec names it), ``builtin`` (its built-in specs) and ``gym_ids``
+    (the Gymnasium ids registered for it: pairs of the id and its keyword arguments)."""
     ...
 def obs_kinds() -> Dict[str, List[str]]: ...
 def build_profile() -> str: ...

@@ -767,8 +767,10 @@ pub fn game_info<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyDict
 guarded_fns! {
 /// Every game of the catalog, in the order it claims specs: a list of dicts with `kind`
 /// (the game's family), `title`, `spec` (how a spec names it, for help) and `builtin`
-/// (the specs of its built-in layouts, scenarios or variants). The wrappers and the tests
-/// go through this list, so a game the catalog gains is listed without edits.
+/// (the specs of its built-in layouts, scenarios or variants), and `gym_ids` (the
+/// Gymnasium ids `import proagent` registers: pairs of the id and its keyword arguments,
+/// `game` and, where the id promises one, `partner`). The wrappers and the tests go
+/// through this list, so a game the catalog gains is listed without edits.
 #[pyfunction]
 pub fn catalog_games<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
@@ -778,6 +780,16 @@ pub fn catalog_games<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("title", e.title)?;
         d.set_item("spec", e.spec)?;
         d.set_item("builtin", (e.builtin_specs)())?;
+        let ids = PyList::empty(py);
+        for id in (e.gym_ids)() {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("game", id.spec)?;
+            if let Some(p) = id.partner {
+                kwargs.set_item("partner", p)?;
+            }
+            ids.append((format!("proagent/{}-v0", id.name), kwargs))?;
+        }
+        d.set_item("gym_ids", ids)?;
         out.append(d)?;
     }
     Ok(out)

@@ -373,9 +373,9 @@ fn bench_hanabi(spec: &str, c: &EnvBenchArgs) -> Result<ExitCode> {
         check_script("--hle", &c.hle_script)?;
     }
     let moves = c.steps;
-    let (secs, games, check) = timed::hanabi(&game, moves, c.seed, false);
+    let (secs, games, check) = proagent::games::hanabi::timed_moves(&game, moves, c.seed, false);
     let moves_rate = moves as f64 / secs;
-    let (rl_secs, _, rl_check) = timed::hanabi(&game, c.rl_steps, c.seed, true);
+    let (rl_secs, _, rl_check) = proagent::games::hanabi::timed_moves(&game, c.rl_steps, c.seed, true);
     let rl_rate = c.rl_steps as f64 / rl_secs;
     let trait_rate = moves as f64 / timed::turns(&game, moves, c.seed);
     let hle = match &c.hle {

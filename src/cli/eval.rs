@@ -42,17 +42,13 @@ enum EvalCommand {
 
 #[derive(clap::Args, Debug)]
 struct SweepArgs {
-    /// A published protocol: `table1` is ProAgent's Table 1 — every agent with each of the
-    /// partners sp, pbt, fcp, mep, cole (the shipped RL partners; override with --partners), both
-    /// seats, 10 episodes each, all five layouts unless --layouts is given; the report adds
-    /// the paper-shaped table with the published ProAgent figures beside ours. With
-    /// --episodes N it is a pilot of N episodes per pairing and seat, labelled as such.
-    /// `llmco-table1`, `llmco-table2`, `llmco-table3` are the LLM-Coordination paper's Tables
-    /// 1-3 (`llmco[preset=paper]` in self-play; docs/llmco.md#the-papers-tables): classic
-    /// Overcooked, CollabCapture and CollabEscape with and without ToM, Hanabi on the
-    /// release's seeds; every episode scored; `--episodes N` below the protocol's trials is
-    /// a labelled pilot.
-    #[arg(long, value_parser = ["table1", "llmco-table1", "llmco-table2", "llmco-table3"])]
+    // A published protocol (the LLM-Coordination tables described by their own module).
+    #[arg(long, value_parser = ["table1", "llmco-table1", "llmco-table2", "llmco-table3"], help = format!(
+        "A published protocol: `table1` is ProAgent's Table 1 — every agent with each of the partners sp, pbt, \
+         fcp, mep, cole (the shipped RL partners; override with --partners), both seats, 10 episodes each, all \
+         five layouts unless --layouts is given; the report adds the paper-shaped table with the published \
+         ProAgent figures beside ours. With --episodes N it is a pilot of N episodes per pairing and seat, \
+         labelled as such. {}", proagent::eval::llmco_protocol::PROTOCOL_HELP))]
     protocol: Option<String>,
     /// Layouts, comma-separated: every game's specs as `play --layout` takes them, and each
     /// game's `…:all` (`all` for the classic layouts).

@@ -144,27 +144,9 @@ pub const EMBEDDED_V2: &[(&str, &str)] = &[
     ("v2/verify_double.j2", include_str!("../../../prompts/v2/verify_double.j2")),
 ];
 
-/// The embedded LLM-Coordination templates (every game's), by template name.
-pub const EMBEDDED_LLMCO: &[(&str, &str)] = &[
-    ("llmco/ack/default.j2", include_str!("../../../prompts/llmco/ack/default.j2")),
-    ("llmco/game/default.j2", include_str!("../../../prompts/llmco/game/default.j2")),
-    ("llmco/retry/default.j2", include_str!("../../../prompts/llmco/retry/default.j2")),
-    ("llmco/rules/collab_capture.j2", include_str!("../../../prompts/llmco/rules/collab_capture.j2")),
-    ("llmco/rules/collab_escape.j2", include_str!("../../../prompts/llmco/rules/collab_escape.j2")),
-    ("llmco/rules/hanabi.j2", include_str!("../../../prompts/llmco/rules/hanabi.j2")),
-    ("llmco/rules/lever.j2", include_str!("../../../prompts/llmco/rules/lever.j2")),
-    ("llmco/rules/overcooked.j2", include_str!("../../../prompts/llmco/rules/overcooked.j2")),
-    ("llmco/state/default.j2", include_str!("../../../prompts/llmco/state/default.j2")),
-    ("llmco/system/default.j2", include_str!("../../../prompts/llmco/system/default.j2")),
-    ("llmco/tom/default.j2", include_str!("../../../prompts/llmco/tom/default.j2")),
-    ("llmco/tom/collab_capture.j2", include_str!("../../../prompts/llmco/tom/collab_capture.j2")),
-    ("llmco/tom/hanabi.j2", include_str!("../../../prompts/llmco/tom/hanabi.j2")),
-    ("llmco/tom/lever.j2", include_str!("../../../prompts/llmco/tom/lever.j2")),
-    ("llmco/tom_state/default.j2", include_str!("../../../prompts/llmco/tom_state/default.j2")),
-    ("llmco/verify/default.j2", include_str!("../../../prompts/llmco/verify/default.j2")),
-    ("llmco/verify/hanabi.j2", include_str!("../../../prompts/llmco/verify/hanabi.j2")),
-    ("llmco/verify_state/default.j2", include_str!("../../../prompts/llmco/verify_state/default.j2")),
-];
+/// The embedded LLM-Coordination templates (every game's), by template name: every file
+/// under `prompts/llmco/`, listed by the build script in name order.
+pub const EMBEDDED_LLMCO: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_llmco.rs"));
 
 /// Which game's templates a library holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -497,8 +479,17 @@ mod tests {
             assert!(llmco.has(name), "{name}");
         }
         assert!(llmco.hashes().keys().all(|k| k.starts_with("llmco/")));
-        assert_eq!(llmco.resolve("tom", "hanabi", 1), "llmco/tom/hanabi.j2");
-        assert_eq!(llmco.resolve("state", "hanabi", 1), "llmco/state/default.j2");
+        assert_eq!(llmco.resolve("tom", "collab_capture", 1), "llmco/tom/collab_capture.j2");
+        assert_eq!(llmco.resolve("state", "collab_capture", 1), "llmco/state/default.j2");
+        // Every file of the folder is embedded (the build script lists them), with its text.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../prompts");
+        let mut files = Vec::new();
+        collect_j2(&dir, &dir, Family::Llmco.folders(), &mut files).unwrap();
+        assert_eq!(files.len(), EMBEDDED_LLMCO.len());
+        for (name, path) in &files {
+            let embedded = EMBEDDED_LLMCO.iter().find(|(n, _)| n == name).map(|(_, src)| *src);
+            assert_eq!(embedded, Some(std::fs::read_to_string(path).unwrap().as_str()), "{name}");
+        }
     }
 
     #[test]

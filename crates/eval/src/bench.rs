@@ -1,7 +1,8 @@
 //! Simulator speed measurements of `proagent bench env`, written once for the command line:
 //! the timed random-play loops of every game and the runner of the reference scripts that
-//! time the original implementations beside them (JaxMARL's OvercookedV2, DeepMind's
-//! Hanabi Learning Environment, the LLM-Coordination repository's maze games).
+//! time the original implementations beside them (JaxMARL's OvercookedV2, DeepMind's HLE,
+//! the LLM-Coordination repository's maze games). A game timed through its own rules API
+//! rather than [`Game`] has that loop beside it in [`crate::games`].
 //!
 //! Guarantees: every loop draws its random choices from the seed given (most from a table
 //! drawn up front, so the timing measures the simulator, not the RNG) and restarts an
@@ -10,7 +11,6 @@
 
 use proagent_collab::{Capture, Escape, EscapeResult};
 use proagent_core::game::Game;
-use proagent_hanabi::{Hanabi, Move, encode};
 use proagent_overcooked::env::{Action, DEFAULT_HORIZON, Layout};
 use proagent_overcooked::game::Overcooked;
 use proagent_overcooked_v2::env::{Layout as V2Layout, Settings, obs};
@@ -225,48 +225,6 @@ pub fn v2_batched(
         }
     });
     f64::from(batch) * f64::from(steps) / t0.elapsed().as_secs_f64()
-}
-
-/// The `n`-th set bit of `mask` (`n` < popcount).
-fn nth_bit(mut mask: u64, n: u32) -> usize {
-    for _ in 0..n {
-        mask &= mask - 1;
-    }
-    mask.trailing_zeros() as usize
-}
-
-/// Hanabi through its rules API: `moves` uniformly random legal moves (a move applied, the
-/// replacement card dealt); with `rl`, also every player's canonical observation vector and
-/// the next legal moves after each move. Returns (seconds, games, checksum).
-pub fn hanabi(game: &Hanabi, moves: u64, seed: u64, rl: bool) -> (f64, u64, u64) {
-    let mut chance = ChaCha8Rng::seed_from_u64(seed);
-    let mut pick = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
-    let table: Vec<u32> = (0..1 << 16).map(|_| pick.random()).collect();
-    let mut state = game.new_game(&mut chance);
-    let mut buf = Vec::with_capacity(encode::encoded_len(game));
-    let (mut games, mut check) = (0u64, 0u64);
-    let t0 = Instant::now();
-    for i in 0..moves {
-        let mask = game.legal_mask(&state);
-        let uid = nth_bit(mask, table[(i as usize) & 0xffff] % mask.count_ones().max(1));
-        let m = game.move_from_uid(uid).unwrap_or(Move::Play(0));
-        if game.apply(&mut state, m, &mut chance).is_err() {
-            check += 1;
-        }
-        if rl {
-            for p in 0..game.players() {
-                encode::encode(game, &state, p, &mut buf);
-                check += u64::from(buf[buf.len() / 2]);
-            }
-            check += u64::from(game.legal_mask(&state).count_ones());
-        }
-        if state.is_over() {
-            check += u64::from(state.score());
-            games += 1;
-            state = game.new_game(&mut chance);
-        }
-    }
-    (t0.elapsed().as_secs_f64(), games, check)
 }
 
 /// Any turn-based game through the generic interface (`legal_actions` into a Vec, `step`
@@ -884,12 +842,10 @@ mod tests {
     fn the_loops_are_reproducible_from_the_seed() {
         let layout = Layout::builtin("cramped_room").unwrap();
         assert_eq!(overcooked(&layout, 5_000, 3).1, overcooked(&layout, 5_000, 3).1);
-        let game = Hanabi::new(2).unwrap();
-        assert_eq!(hanabi(&game, 5_000, 3, true).2, hanabi(&game, 5_000, 3, true).2);
         let capture = proagent_collab::load_capture("capture:1").unwrap();
         let (a, b) = (maze(&capture, 2_000, 3), maze(&capture, 2_000, 3));
         assert_eq!((a.episodes, a.successes), (b.episodes, b.successes));
-        assert!(turns(&game, 1_000, 3) >= 0.0);
+        assert!(turns(&capture, 1_000, 3) >= 0.0);
     }
 
     #[test]

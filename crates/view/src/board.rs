@@ -10,7 +10,10 @@
 //! Implemented for classic Overcooked (onions, tomatoes, dishes, soups) and OvercookedV2
 //! (ingredients by name and colour, the recipe indicator and the button — lit or not —,
 //! pot timers, plates and dishes of any recipe, any number of agents, and the current recipe
-//! on a second status row).
+//! on a second status row). Both draw their grid through one kitchen helper (the `Kitchen`
+//! trait): tiles in rows, what lies on them, chefs and what they hold; each game names its
+//! tiles and draws only its own pieces. Their pictures are pinned by
+//! `the_overcooked_pictures_are_pinned`.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -560,6 +563,119 @@ fn chef<DB: DrawingBackend>(
     Ok(if dir == Dir::North || dir == Dir::South { (at.0 + c / 6, at.1) } else { (at.0, at.1 + c / 6) })
 }
 
+// ---------- the Overcooked kitchens ----------
+
+/// A tile of an Overcooked kitchen as both Overcookeds' boards draw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KitchenTile {
+    /// Floor, where chefs walk.
+    Floor,
+    /// A counter (also under V2's indicator and button, which draw on it).
+    Counter,
+    /// A pot with its handles.
+    Pot,
+    /// An ingredient crate, in the ingredient's colours (fill, edge).
+    Crate(RGBColor, RGBColor),
+    /// The plate stack.
+    Plates,
+    /// The serving window.
+    Serve,
+}
+
+/// The grid board both Overcookeds are: kitchen tiles in rows, what lies on them, and
+/// chefs facing a way with what they hold. [`kitchen_check`], [`kitchen_cells`] and
+/// [`kitchen_chefs`] draw it in one shape; a game says what its tiles are and draws its
+/// own pieces (the classic game's soups and objects, V2's items, indicator and button).
+trait Kitchen: Board {
+    /// The layout's name, as a drawing error names it.
+    fn kitchen_name(&self) -> String;
+    /// Whether `state`'s per-cell tables fit the grid, and how many object slots it has.
+    fn slots(&self, state: &Self::State) -> (bool, usize);
+    /// The tile at `p`, as the kitchen draws it.
+    fn tile_at(&self, p: Pos) -> KitchenTile;
+    /// Draws what the game shows on cell `p` right after its tile (default: nothing).
+    fn draw_on_cell<DB: DrawingBackend>(
+        &self,
+        _area: &DrawingArea<DB, Shift>,
+        _g: &Geom,
+        _state: &Self::State,
+        _p: Pos,
+    ) -> Drawn<DB> {
+        Ok(())
+    }
+    /// Draws the game's pieces after every tile (default: nothing).
+    fn draw_loose<DB: DrawingBackend>(
+        &self,
+        _area: &DrawingArea<DB, Shift>,
+        _g: &Geom,
+        _state: &Self::State,
+    ) -> Drawn<DB> {
+        Ok(())
+    }
+    /// Each chef's cell and facing, by player index (its colour and label).
+    fn chefs(&self, state: &Self::State) -> Vec<(Pos, Dir)>;
+    /// Draws what chef `i` holds, centred on `hand`, of radius `r`.
+    fn draw_held<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        state: &Self::State,
+        i: usize,
+        hand: (i32, i32),
+        r: i32,
+    ) -> Drawn<DB>;
+}
+
+/// [`Board::check`] of a kitchen: its state's tables have one slot per cell.
+fn kitchen_check<K: Kitchen>(k: &K, state: &K::State) -> Result<(), DrawError> {
+    let (w, h) = k.grid();
+    let cells = (w * h) as usize;
+    match k.slots(state) {
+        (true, _) => Ok(()),
+        (false, objects) => Err(DrawError::Mismatch { layout: k.kitchen_name(), cells, objects }),
+    }
+}
+
+/// [`Board::draw_cells`] of a kitchen: row by row, each cell's tile and what the game
+/// draws on it, then the game's loose pieces.
+fn kitchen_cells<K: Kitchen, DB: DrawingBackend>(
+    k: &K,
+    area: &DrawingArea<DB, Shift>,
+    g: &Geom,
+    state: &K::State,
+) -> Drawn<DB> {
+    let (w, h) = k.grid();
+    for y in 0..h {
+        for x in 0..w {
+            let p = Pos::new(x as u8, y as u8);
+            match k.tile_at(p) {
+                KitchenTile::Floor => floor(area, g, p)?,
+                KitchenTile::Counter => counter(area, g, p)?,
+                KitchenTile::Pot => pot_tile(area, g, p)?,
+                KitchenTile::Crate(fill, edge) => crate_tile(area, g, p, &fill, &edge)?,
+                KitchenTile::Plates => plate_stack(area, g, p)?,
+                KitchenTile::Serve => serve_tile(area, g, p)?,
+            }
+            k.draw_on_cell(area, g, state, p)?;
+        }
+    }
+    k.draw_loose(area, g, state)
+}
+
+/// [`Board::draw_players`] of a kitchen: each chef (labelled with its index) and what it
+/// holds.
+fn kitchen_chefs<K: Kitchen, DB: DrawingBackend>(
+    k: &K,
+    area: &DrawingArea<DB, Shift>,
+    g: &Geom,
+    state: &K::State,
+) -> Drawn<DB> {
+    for (i, (pos, dir)) in k.chefs(state).into_iter().enumerate() {
+        let hand = chef(area, g, i, pos, dir, &i.to_string())?;
+        k.draw_held(area, state, i, hand, g.c / 5)?;
+    }
+    Ok(())
+}
+
 // ---------- classic Overcooked ----------
 
 impl Board for Overcooked {
@@ -572,11 +688,7 @@ impl Board for Overcooked {
     }
 
     fn check(&self, state: &State) -> Result<(), DrawError> {
-        let cells = self.layout.width * self.layout.height;
-        if state.objects.len() != cells {
-            return Err(DrawError::Mismatch { layout: self.layout.name.clone(), cells, objects: state.objects.len() });
-        }
-        Ok(())
+        kitchen_check(self, state)
     }
 
     fn draw_cells<DB: DrawingBackend>(
@@ -586,21 +698,44 @@ impl Board for Overcooked {
         state: &State,
         _view: Option<PlayerView>,
     ) -> Drawn<DB> {
-        let layout = &*self.layout;
-        for y in 0..layout.height {
-            for x in 0..layout.width {
-                let p = Pos::new(x as u8, y as u8);
-                match layout.tile(p) {
-                    Tile::Floor => floor(area, g, p)?,
-                    Tile::Counter => counter(area, g, p)?,
-                    Tile::Pot => pot_tile(area, g, p)?,
-                    Tile::OnionSource => crate_tile(area, g, p, &ONION, &ONION_EDGE)?,
-                    Tile::TomatoSource => crate_tile(area, g, p, &TOMATO, &CRATE)?,
-                    Tile::DishSource => plate_stack(area, g, p)?,
-                    Tile::Serve => serve_tile(area, g, p)?,
-                }
-            }
+        kitchen_cells(self, area, g, state)
+    }
+
+    fn draw_players<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &State,
+        _view: Option<PlayerView>,
+    ) -> Drawn<DB> {
+        kitchen_chefs(self, area, g, state)
+    }
+}
+
+impl Kitchen for Overcooked {
+    fn kitchen_name(&self) -> String {
+        self.layout.name.clone()
+    }
+
+    fn slots(&self, state: &State) -> (bool, usize) {
+        (state.objects.len() == self.layout.width * self.layout.height, state.objects.len())
+    }
+
+    fn tile_at(&self, p: Pos) -> KitchenTile {
+        match self.layout.tile(p) {
+            Tile::Floor => KitchenTile::Floor,
+            Tile::Counter => KitchenTile::Counter,
+            Tile::Pot => KitchenTile::Pot,
+            Tile::OnionSource => KitchenTile::Crate(ONION, ONION_EDGE),
+            Tile::TomatoSource => KitchenTile::Crate(TOMATO, CRATE),
+            Tile::DishSource => KitchenTile::Plates,
+            Tile::Serve => KitchenTile::Serve,
         }
+    }
+
+    /// The soups in the pots (ingredients, cooking bar) and the objects on counters.
+    fn draw_loose<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, g: &Geom, state: &State) -> Drawn<DB> {
+        let layout = &*self.layout;
         for (p, o) in state.objects_sorted(layout) {
             if layout.tile(p) == Tile::Pot {
                 if let Object::Soup(s) = o {
@@ -627,20 +762,22 @@ impl Board for Overcooked {
         Ok(())
     }
 
-    fn draw_players<DB: DrawingBackend>(
+    fn chefs(&self, state: &State) -> Vec<(Pos, Dir)> {
+        state.players.iter().map(|p| (p.pos, p.dir)).collect()
+    }
+
+    fn draw_held<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
-        g: &Geom,
         state: &State,
-        _view: Option<PlayerView>,
+        i: usize,
+        hand: (i32, i32),
+        r: i32,
     ) -> Drawn<DB> {
-        for (i, p) in state.players.iter().enumerate() {
-            let hand = chef(area, g, i.min(1), p.pos, p.dir, if i == 0 { "0" } else { "1" })?;
-            if let Some(o) = &p.held {
-                classic_object(area, o, hand, g.c / 5)?;
-            }
+        match state.players.get(i).and_then(|p| p.held.as_ref()) {
+            Some(o) => classic_object(area, o, hand, r),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -739,15 +876,7 @@ impl Board for OvercookedV2 {
     }
 
     fn check(&self, state: &v2::State) -> Result<(), DrawError> {
-        let cells = self.layout.cells();
-        if state.items.len() != cells || state.timers.len() != cells {
-            return Err(DrawError::Mismatch {
-                layout: format!("v2:{}", self.layout.name),
-                cells,
-                objects: state.items.len(),
-            });
-        }
-        Ok(())
+        kitchen_check(self, state)
     }
 
     fn draw_cells<DB: DrawingBackend>(
@@ -757,68 +886,7 @@ impl Board for OvercookedV2 {
         state: &v2::State,
         _view: Option<PlayerView>,
     ) -> Drawn<DB> {
-        let layout = &*self.layout;
-        let c = g.c;
-        for i in 0..layout.cells() {
-            let p = layout.pos_of(i);
-            let (cx, cy) = g.center(p);
-            let (x0, y0) = g.corner(p);
-            match layout.tiles[i] {
-                V2Tile::Floor => floor(area, g, p)?,
-                V2Tile::Counter => counter(area, g, p)?,
-                V2Tile::Goal => serve_tile(area, g, p)?,
-                V2Tile::PlatePile => plate_stack(area, g, p)?,
-                V2Tile::Pile(k) => {
-                    let (fill, edge) = ingredient_color(&layout.ingredient_names, k);
-                    crate_tile(area, g, p, &fill, &edge)?;
-                    // The kind's digit, as in the text board and the layout file.
-                    let px = (c / 24).max(1);
-                    pixel_text(area, &k.to_string(), (x0 + c / 8 + px, y0 + c / 8 + px), px, &WHITE)?;
-                }
-                V2Tile::Pot => {
-                    pot_tile(area, g, p)?;
-                    let r = (c / 9).max(1);
-                    match state.pot(layout, p) {
-                        PotPhase::Idle(contents) => dots(area, (cx, cy), r, &colors_of(self, contents))?,
-                        PotPhase::Cooking { contents, left } => {
-                            disc(area, (cx, cy), c * 3 / 10, &SOUP, None)?;
-                            dots(area, (cx, cy), r, &colors_of(self, contents))?;
-                            let total = f64::from(v2::COOK_TIME);
-                            let frac = ((total - f64::from(left)) / total).clamp(0.0, 1.0);
-                            cooking_bar(area, g, p, frac, false)?;
-                        }
-                        PotPhase::Ready(contents) => {
-                            disc(area, (cx, cy), c * 3 / 10, &SOUP, None)?;
-                            dots(area, (cx, cy), r, &colors_of(self, contents))?;
-                            cooking_bar(area, g, p, 1.0, true)?;
-                        }
-                    }
-                }
-                V2Tile::RecipeIndicator => {
-                    counter(area, g, p)?;
-                    let m = c / 8;
-                    rect(area, (x0 + m, y0 + c / 4), (x0 + c - 1 - m, y0 + c - 1 - c / 4), &INDICATOR, Some(&BLACK))?;
-                    dots(area, (cx, cy), (c / 10).max(1), &recipe_colors(self, state.recipe))?;
-                }
-                V2Tile::Button => {
-                    counter(area, g, p)?;
-                    let left = state.timer_at(layout, p);
-                    if left > 0 {
-                        disc(area, (cx, cy), c * 2 / 5, &BUTTON_LIT, Some(&ONION_EDGE))?;
-                        dots(area, (cx, cy), (c / 10).max(1), &recipe_colors(self, state.recipe))?;
-                        // Steps it stays lit, as a bar like a pot's.
-                        let frac = (f64::from(left) / f64::from(v2::BUTTON_TIME)).clamp(0.0, 1.0);
-                        cooking_bar(area, g, p, frac, true)?;
-                    } else {
-                        disc(area, (cx, cy), c / 4, &BUTTON_OFF, Some(&BLACK))?;
-                    }
-                }
-            }
-            if layout.tiles[i] == V2Tile::Counter {
-                v2_item(self, area, state.items[i], (cx, cy), c * 3 / 10)?;
-            }
-        }
-        Ok(())
+        kitchen_cells(self, area, g, state)
     }
 
     fn draw_players<DB: DrawingBackend>(
@@ -828,11 +896,7 @@ impl Board for OvercookedV2 {
         state: &v2::State,
         _view: Option<PlayerView>,
     ) -> Drawn<DB> {
-        for (i, a) in state.agents.iter().enumerate() {
-            let hand = chef(area, g, i, a.pos, a.dir, &i.to_string())?;
-            v2_item(self, area, a.held, hand, g.c / 5)?;
-        }
-        Ok(())
+        kitchen_chefs(self, area, g, state)
     }
 
     fn status_rows(&self) -> u32 {
@@ -890,6 +954,111 @@ impl Board for OvercookedV2 {
             }
         }
         Some(text)
+    }
+}
+
+impl Kitchen for OvercookedV2 {
+    fn kitchen_name(&self) -> String {
+        format!("v2:{}", self.layout.name)
+    }
+
+    fn slots(&self, state: &v2::State) -> (bool, usize) {
+        let cells = self.layout.cells();
+        (state.items.len() == cells && state.timers.len() == cells, state.items.len())
+    }
+
+    fn tile_at(&self, p: Pos) -> KitchenTile {
+        match self.layout.tile(p) {
+            V2Tile::Floor => KitchenTile::Floor,
+            V2Tile::Counter | V2Tile::RecipeIndicator | V2Tile::Button => KitchenTile::Counter,
+            V2Tile::Goal => KitchenTile::Serve,
+            V2Tile::PlatePile => KitchenTile::Plates,
+            V2Tile::Pile(k) => {
+                let (fill, edge) = ingredient_color(&self.layout.ingredient_names, k);
+                KitchenTile::Crate(fill, edge)
+            }
+            V2Tile::Pot => KitchenTile::Pot,
+        }
+    }
+
+    /// A pile's kind digit, a pot's contents and timer, the recipe indicator, the button
+    /// (lit or not), and the item on a counter.
+    fn draw_on_cell<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        g: &Geom,
+        state: &v2::State,
+        p: Pos,
+    ) -> Drawn<DB> {
+        let layout = &*self.layout;
+        let c = g.c;
+        let (cx, cy) = g.center(p);
+        let (x0, y0) = g.corner(p);
+        match layout.tile(p) {
+            V2Tile::Pile(k) => {
+                // The kind's digit, as in the text board and the layout file.
+                let px = (c / 24).max(1);
+                pixel_text(area, &k.to_string(), (x0 + c / 8 + px, y0 + c / 8 + px), px, &WHITE)
+            }
+            V2Tile::Pot => {
+                let r = (c / 9).max(1);
+                match state.pot(layout, p) {
+                    PotPhase::Idle(contents) => dots(area, (cx, cy), r, &colors_of(self, contents)),
+                    PotPhase::Cooking { contents, left } => {
+                        disc(area, (cx, cy), c * 3 / 10, &SOUP, None)?;
+                        dots(area, (cx, cy), r, &colors_of(self, contents))?;
+                        let total = f64::from(v2::COOK_TIME);
+                        let frac = ((total - f64::from(left)) / total).clamp(0.0, 1.0);
+                        cooking_bar(area, g, p, frac, false)
+                    }
+                    PotPhase::Ready(contents) => {
+                        disc(area, (cx, cy), c * 3 / 10, &SOUP, None)?;
+                        dots(area, (cx, cy), r, &colors_of(self, contents))?;
+                        cooking_bar(area, g, p, 1.0, true)
+                    }
+                }
+            }
+            V2Tile::RecipeIndicator => {
+                let m = c / 8;
+                rect(area, (x0 + m, y0 + c / 4), (x0 + c - 1 - m, y0 + c - 1 - c / 4), &INDICATOR, Some(&BLACK))?;
+                dots(area, (cx, cy), (c / 10).max(1), &recipe_colors(self, state.recipe))
+            }
+            V2Tile::Button => {
+                let left = state.timer_at(layout, p);
+                if left > 0 {
+                    disc(area, (cx, cy), c * 2 / 5, &BUTTON_LIT, Some(&ONION_EDGE))?;
+                    dots(area, (cx, cy), (c / 10).max(1), &recipe_colors(self, state.recipe))?;
+                    // Steps it stays lit, as a bar like a pot's.
+                    let frac = (f64::from(left) / f64::from(v2::BUTTON_TIME)).clamp(0.0, 1.0);
+                    cooking_bar(area, g, p, frac, true)
+                } else {
+                    disc(area, (cx, cy), c / 4, &BUTTON_OFF, Some(&BLACK))
+                }
+            }
+            V2Tile::Counter => match layout.index(p) {
+                Some(i) => v2_item(self, area, state.items[i], (cx, cy), c * 3 / 10),
+                None => Ok(()),
+            },
+            V2Tile::Floor | V2Tile::Goal | V2Tile::PlatePile => Ok(()),
+        }
+    }
+
+    fn chefs(&self, state: &v2::State) -> Vec<(Pos, Dir)> {
+        state.agents.iter().map(|a| (a.pos, a.dir)).collect()
+    }
+
+    fn draw_held<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        state: &v2::State,
+        i: usize,
+        hand: (i32, i32),
+        r: i32,
+    ) -> Drawn<DB> {
+        match state.agents.get(i) {
+            Some(a) => v2_item(self, area, a.held, hand, r),
+            None => Ok(()),
+        }
     }
 }
 
@@ -1055,6 +1224,98 @@ mod tests {
         assert!(std::fs::read(&gif).unwrap().starts_with(b"GIF89a"));
         let bad = write_png(Path::new("/nonexistent/dir/a.png"), &game, &s, &Overlay::default(), 20).unwrap_err();
         assert!(bad.to_string().starts_with("/nonexistent/dir/a.png"), "{bad}");
+    }
+
+    /// 64-bit FNV-1a of everything drawn: a pin of the pictures, not a security measure.
+    fn fnv(hash: &mut u64, bytes: &[u8]) {
+        for b in bytes {
+            *hash ^= u64::from(*b);
+            *hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// Every 7th frame of `steps` seeded pseudo-random steps of `game` drawn as SVG (at two
+    /// cell sizes, bare and with the status line, a hand-over mark and each view of player
+    /// 0) and as a bitmap (the pixels PNG and GIF files encode), hashed together.
+    fn pictures_hash<G: Board>(game: &G, steps: usize, tweak: impl Fn(&mut G::State, usize)) -> u64 {
+        let mut chance = proagent_core::episode::env_chance(11);
+        let mut state = game.initial_state(&mut chance);
+        let (mut hash, mut rng) = (0xcbf2_9ce4_8422_2325_u64, 0x2545_f491_4f6c_dd1d_u64);
+        for t in 0..steps {
+            if t % 7 == 0 {
+                tweak(&mut state, t);
+                let status = Some(Status { t: t as u32, horizon: 400, score: t as i64 - 20 });
+                let views =
+                    [None, Some(PlayerView { player: 0, hide: false }), Some(PlayerView { player: 0, hide: true })];
+                for (k, view) in views.into_iter().enumerate() {
+                    let highlights = vec![Highlight { at: Pos::new(1, 1), constructive: k == 1 }];
+                    for overlay in [Overlay { view, ..Overlay::default() }, Overlay { status, highlights, view }] {
+                        for cell in [20, 48] {
+                            fnv(&mut hash, svg(game, &state, &overlay, cell).unwrap().as_bytes());
+                        }
+                        let size = frame_size(game, 16, overlay.status.is_some());
+                        let mut pixels = vec![0u8; (size.0 * size.1 * 3) as usize];
+                        {
+                            let area = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
+                            draw(&area, game, &state, &overlay, 16).unwrap();
+                            area.present().unwrap();
+                        }
+                        fnv(&mut hash, &pixels);
+                    }
+                }
+            }
+            if game.is_over(&state) {
+                break;
+            }
+            let joint: Vec<Option<G::Action>> = (0..game.num_players())
+                .map(|p| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    let legal = game.legal_actions(game.view(&state, p), p);
+                    legal.get((rng % legal.len().max(1) as u64) as usize).copied()
+                })
+                .collect();
+            game.step(&mut state, &joint, &mut chance);
+        }
+        hash
+    }
+
+    /// The two Overcookeds' pictures, pinned (hashes taken before their boards were drawn
+    /// through one kitchen helper): any change to a pixel or an SVG byte fails here.
+    #[test]
+    fn the_overcooked_pictures_are_pinned() {
+        let classic_hash = pictures_hash(&classic(), 300, |s, t| {
+            // Pieces random play seldom makes: a dish and a soup in hand, items on counters.
+            if t == 140 {
+                s.players[0].held = Some(Object::Dish);
+                s.players[1].held = Some(Object::Ingredient(Ingredient::Tomato));
+                s.objects[0] = Some(Object::Ingredient(Ingredient::Onion));
+                s.objects[1] = Some(Object::Dish);
+            }
+        });
+        let game = v2_game("grounded_coord_simple", None);
+        let (button, counter, pot) = (
+            game.layout.index(game.layout.cells_of(V2Tile::Button).next().unwrap()).unwrap(),
+            game.layout.index(game.layout.cells_of(V2Tile::Counter).next().unwrap()).unwrap(),
+            game.layout.index(game.layout.pots()[0]).unwrap(),
+        );
+        let v2_hash = pictures_hash(&game, 200, |s, t| {
+            if t == 70 {
+                s.timers[button] = 5;
+                s.items[counter] = Item::ingredient(1);
+                s.items[pot] = Item::ingredient(0).plus(Item::ingredient(0)).plus(Item::ingredient(1));
+                s.timers[pot] = 7;
+                s.agents[0].held = Item::ingredient(0).plus(Item::ingredient(1)).cooked().plated();
+                s.agents[1].held = Item::ingredient(1);
+            }
+        });
+        let radius_hash = pictures_hash(&v2_game("two_rooms", Some(1)), 60, |_, _| ());
+        assert_eq!(
+            [classic_hash, v2_hash, radius_hash],
+            [15016975011205892596, 16060038284147589182, 18386818806600726377],
+            "the pictures changed"
+        );
     }
 
     fn v2_game(name: &str, radius: Option<u8>) -> OvercookedV2 {

@@ -28,6 +28,16 @@ pub mod standin;
 #[cfg(test)]
 mod tests;
 
+/// Every grounding's `scripted` stand-in, one line per game: the router
+/// ([`router::LlmcoStandIns`]) tells a request's game by the openings listed here.
+pub const STAND_INS: &[router::Route] = &[
+    router::Route::of::<hanabi::HanabiStandIn>(),
+    router::Route::of::<capture::CaptureStandIn>(),
+    router::Route::of::<escape::EscapeStandIn>(),
+    router::Route::of::<lever::LeverStandIn>(),
+    router::Route::of::<overcooked::OvercookedStandIn>(),
+];
+
 pub use agent::{LlmCo, check_prompts};
 pub use config::LlmcoConfig;
 pub use grounding::{Exec, LlmcoGrounding};

@@ -4,12 +4,7 @@
 //! server serves it, so an `llmco` seat pointed at the mock plays a real game offline.
 //! Like the stand-ins it routes to, it is **not a language model**.
 
-use super::capture::CaptureStandIn;
-use super::escape::EscapeStandIn;
-use super::hanabi::HanabiStandIn;
-use super::lever::LeverStandIn;
-use super::overcooked::OvercookedStandIn;
-use super::standin::StandInModel;
+use super::standin::{Scripted, StandInModel};
 use async_trait::async_trait;
 use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
 use std::sync::Arc;
@@ -18,9 +13,33 @@ use std::sync::Arc;
 /// (CoordinationQA's, a custom template's) are not routed to the stand-ins.
 pub const SYSTEM_PREFIX: &str = "You are a helpful assistant playing a cooperative game";
 
-/// Which game's LLM-Coordination prompt a request is, by its system prompt and the words
-/// its game description starts with (`None`: not an LLM-Coordination prompt).
-pub fn game_of(request: &ChatRequest) -> Option<&'static str> {
+/// One game's stand-in as the router serves it: the words its game description starts
+/// with, the game, and how its model is made. Every grounding lists its own in
+/// [`super::STAND_INS`].
+#[derive(Clone, Copy, Debug)]
+pub struct Route {
+    /// The game ([`Scripted::GAME`]).
+    pub game: &'static str,
+    /// How its game description starts ([`Scripted::OPENING`]).
+    pub opening: &'static str,
+    model: fn() -> Arc<dyn LanguageModel>,
+}
+
+impl Route {
+    /// The route to the stand-in `S`.
+    pub const fn of<S: Scripted + Default>() -> Route {
+        Route { game: S::GAME, opening: S::OPENING, model: stand_in::<S> }
+    }
+}
+
+/// A new stand-in `S` as a language model.
+fn stand_in<S: Scripted + Default>() -> Arc<dyn LanguageModel> {
+    Arc::new(StandInModel::new(S::default()))
+}
+
+/// The route of the LLM-Coordination prompt a request is, by its system prompt and the
+/// words its game description starts with (`None`: not an LLM-Coordination prompt).
+fn route_of(request: &ChatRequest) -> Option<usize> {
     // Every LLM-Co request opens with the shipped system prompt, then the game description
     // (or the ToM or verification primer) as the first user message. A CoordinationQA
     // question may quote the same rules in the same shape, under its own system prompt.
@@ -29,42 +48,26 @@ pub fn game_of(request: &ChatRequest) -> Option<&'static str> {
         return None;
     }
     let text = request.messages.iter().find(|m| m.role == Role::User)?.content.as_str();
-    if text.starts_with("The card game Hanabi") {
-        Some("hanabi")
-    } else if text.starts_with("The game Collab Capture") {
-        Some("collab_capture")
-    } else if text.starts_with("The game Collab Escape") {
-        Some("collab_escape")
-    } else if text.starts_with("The lever game") {
-        Some("lever")
-    } else if text.starts_with("Overcooked: two cooks") {
-        Some("overcooked")
-    } else {
-        None
-    }
+    super::STAND_INS.iter().position(|r| text.starts_with(r.opening))
+}
+
+/// Which game's LLM-Coordination prompt a request is (`None`: not an LLM-Coordination
+/// prompt), as [`Route::game`] names it.
+pub fn game_of(request: &ChatRequest) -> Option<&'static str> {
+    route_of(request).map(|i| super::STAND_INS[i].game)
 }
 
 /// Every game's stand-in behind one model, with a fallback for other requests.
 pub struct LlmcoStandIns {
-    hanabi: StandInModel<HanabiStandIn>,
-    capture: StandInModel<CaptureStandIn>,
-    escape: StandInModel<EscapeStandIn>,
-    overcooked: StandInModel<OvercookedStandIn>,
-    lever: StandInModel<LeverStandIn>,
+    /// The stand-ins, in the order of [`super::STAND_INS`].
+    stand_ins: Vec<Arc<dyn LanguageModel>>,
     fallback: Arc<dyn LanguageModel>,
 }
 
 impl LlmcoStandIns {
     /// The router, sending requests that are no LLM-Coordination prompt to `fallback`.
     pub fn new(fallback: Arc<dyn LanguageModel>) -> LlmcoStandIns {
-        LlmcoStandIns {
-            hanabi: HanabiStandIn::model(),
-            capture: CaptureStandIn::model(),
-            escape: EscapeStandIn::model(),
-            overcooked: OvercookedStandIn::model(),
-            lever: LeverStandIn::model(),
-            fallback,
-        }
+        LlmcoStandIns { stand_ins: super::STAND_INS.iter().map(|r| (r.model)()).collect(), fallback }
     }
 }
 
@@ -75,12 +78,8 @@ impl LanguageModel for LlmcoStandIns {
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        match game_of(request) {
-            Some("hanabi") => self.hanabi.chat(request).await,
-            Some("collab_capture") => self.capture.chat(request).await,
-            Some("collab_escape") => self.escape.chat(request).await,
-            Some("lever") => self.lever.chat(request).await,
-            Some(_) => self.overcooked.chat(request).await,
+        match route_of(request).and_then(|i| self.stand_ins.get(i)) {
+            Some(model) => model.chat(request).await,
             None => self.fallback.chat(request).await,
         }
     }

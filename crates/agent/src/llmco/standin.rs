@@ -25,6 +25,11 @@ pub struct Prompt<'a> {
 
 /// One game's rule-based answers to the LLM-Coordination prompts.
 pub trait Scripted: Send + Sync + 'static {
+    /// The game whose prompts it answers, as the router names it (`Game::kind`).
+    const GAME: &'static str;
+    /// How that game's description, the first user message of every request, starts: the
+    /// router ([`super::router`]) tells the game by it.
+    const OPENING: &'static str;
     /// Chooses one of `p.options`: (a one-sentence explanation, the option's index).
     fn choose(&self, p: &Prompt<'_>) -> (String, usize);
     /// Checks a proposed action: (the reasoning, whether it is okay).

@@ -67,6 +67,25 @@ pub trait Catalogued: Playable + 'static {
         let _ = text;
         false
     }
+    /// What `verify-trace` counts as matched in this game's reference traces: the JSON
+    /// report's key (`v2_steps_matched`) and the summary's words (`V2 steps`); `None`: it
+    /// counts nothing beyond the games passed.
+    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> = None;
+    /// What `verify-trace`'s help says of the game's trace files (`None`: it has none of
+    /// its own, or another entry reads them).
+    const TRACE_FORMAT: Option<&'static str> = None;
+    /// Replays every game of a reference trace file of this game (`verify-trace`; `file`
+    /// names it in lines and errors): each game's verdict, line and report. The default:
+    /// the game has no trace format of its own, and the file holds nothing to replay.
+    fn verify_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceError> {
+        let _ = (file, text);
+        Ok(Vec::new())
+    }
+    /// The Gymnasium ids the Python package registers for the game ([`GymId`]); the
+    /// default: none.
+    fn gym_ids() -> Vec<GymId> {
+        Vec::new()
+    }
     /// The specs of its built-in layouts or scenarios, for help and listings.
     fn builtin_specs() -> Vec<String>;
     /// The specs a list spec (`v2:all`, `capture:all`) stands for; `None` for any other.
@@ -114,6 +133,14 @@ pub struct GameEntry {
     pub claims: fn(&str) -> bool,
     /// [`Catalogued::builtin_specs`].
     pub builtin_specs: fn() -> Vec<String>,
+    /// [`Catalogued::TRACE_TALLY`].
+    pub trace_tally: Option<(&'static str, (&'static str, &'static str))>,
+    /// [`Catalogued::gym_ids`].
+    pub gym_ids: fn() -> Vec<GymId>,
+    /// [`Catalogued::TRACE_FORMAT`].
+    pub trace_format: Option<&'static str>,
+    /// [`Catalogued::verify_trace`].
+    pub verify_trace: fn(&str, &str) -> Result<Vec<TraceCheck>, TraceError>,
     /// [`Catalogued::is_reference_trace`].
     pub is_reference_trace: fn(&str) -> bool,
     /// [`Catalogued::expand_all`].
@@ -149,6 +176,10 @@ impl GameEntry {
             stuck_after: G::STUCK_AFTER,
             claims: G::claims,
             builtin_specs: G::builtin_specs,
+            trace_tally: G::TRACE_TALLY,
+            trace_format: G::TRACE_FORMAT,
+            gym_ids: G::gym_ids,
+            verify_trace: G::verify_trace,
             is_reference_trace: G::is_reference_trace,
             expand_all: G::expand_all,
             split_path: G::split_path,
@@ -183,6 +214,73 @@ pub fn entry_for(spec: &str) -> Option<&'static GameEntry> {
 /// files).
 pub fn entry_of_trace(text: &str) -> Option<&'static GameEntry> {
     entries().iter().find(|e| (e.is_reference_trace)(text))
+}
+
+/// A Gymnasium id of a game (`proagent/NAME-v0`, which `import proagent` registers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GymId {
+    /// The id between `proagent/` and `-v0` (`Overcooked-cramped_room`).
+    pub name: String,
+    /// The game spec it plays.
+    pub spec: String,
+    /// The partner the id promises when it is not the game's default (`None`: the default).
+    pub partner: Option<&'static str>,
+}
+
+impl GymId {
+    /// The id `proagent/{family}-{suffix}-v0` of `spec`, with the game's default partner.
+    pub fn new(family: &str, suffix: &str, spec: impl Into<String>) -> GymId {
+        GymId { name: format!("{family}-{suffix}"), spec: spec.into(), partner: None }
+    }
+}
+
+/// One game of a reference trace file replayed (`verify-trace`).
+#[derive(Clone, Debug)]
+pub struct TraceCheck {
+    /// Whether every step matched the recording.
+    pub passed: bool,
+    /// The game's line of the text report, after its PASS/FAIL mark.
+    pub line: String,
+    /// The game's entry of the JSON report.
+    pub report: Value,
+    /// What matched, counted under the game's [`Catalogued::TRACE_TALLY`].
+    pub matched: usize,
+}
+
+/// Why a reference trace file could not be replayed; every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The file is not in the trace format (the cause names the line).
+    #[error("{file}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// Why it does not parse.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The file is not in the trace format, in words that name the file and line.
+    #[error(transparent)]
+    Named(Box<dyn std::error::Error + Send + Sync>),
+    /// A game of the file could not be replayed at all (`FILE:LINE: why`).
+    #[error("{0}")]
+    Replay(String),
+}
+
+impl TraceError {
+    /// A parse error of `file`.
+    pub fn parse(file: &str, source: impl std::error::Error + Send + Sync + 'static) -> TraceError {
+        TraceError::Parse { file: file.to_string(), source: Box::new(source) }
+    }
+}
+
+/// The game whose reference trace `text` is ([`entry_of_trace`]), else classic Overcooked
+/// (the last entry, whose traces are trajectory files), with every game of the file
+/// replayed ([`Catalogued::verify_trace`]; `file` names it in lines and errors).
+pub fn verify_trace(file: &str, text: &str) -> Result<(&'static GameEntry, Vec<TraceCheck>), TraceError> {
+    // The list is never empty: the catalog's invocation has one game or more.
+    let entry = entry_of_trace(text).unwrap_or(&entries()[entries().len() - 1]);
+    Ok((entry, (entry.verify_trace)(file, text)?))
 }
 
 /// The entry of the game family `kind` (a record's `game` field).
@@ -260,6 +358,17 @@ pub fn layout_help() -> String {
         .map(|e| format!("{} ({}: {})", e.spec, e.title, (e.builtin_specs)().join(", ")))
         .collect();
     format!("The game: {}. A list flag also takes each game's `…:all`.", games.join("; "))
+}
+
+/// The help text of `verify-trace`'s files: each game's trace files, in the order of the
+/// other help texts (classic Overcooked's trajectory files first).
+pub fn trace_help() -> String {
+    let formats: Vec<&str> = entries().iter().rev().filter_map(|e| e.trace_format).collect();
+    let list = match formats.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => formats.join(""),
+    };
+    format!("Trace files: {list}; all but the first are recognised by their header line")
 }
 
 /// The help text of a `--partner` flag: per game of the catalog, the seat specs it knows
@@ -438,3 +547,90 @@ catalog!($;
     /// Classic Overcooked-AI (old dynamics): a built-in layout name or a layout file.
     Overcooked(proagent_overcooked::game::Overcooked),
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Each game's reference traces go to its own entry, which replays every game in them
+    /// and counts under its tally; any other file is a classic trajectory file.
+    #[test]
+    fn the_catalog_replays_each_games_reference_traces() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let v2 = std::fs::read_dir(fixtures.join("v2_traces"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .unwrap();
+        let cases = [
+            (fixtures.join("traces/cramped_room.jsonl"), "overcooked", None),
+            (fixtures.join("hanabi_traces/random_2p.jsonl"), "hanabi", Some("hanabi_states_matched")),
+            (fixtures.join("collab_traces/escape_1.jsonl"), "collab_capture", Some("collab_turns_matched")),
+            (v2, "overcooked_v2", Some("v2_steps_matched")),
+        ];
+        for (path, kind, tally) in cases {
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let (entry, checks) = verify_trace(&name, &text).unwrap();
+            assert_eq!(entry.kind, kind, "{name}");
+            assert_eq!(entry.trace_tally.map(|t| t.0), tally, "{name}");
+            assert!(!checks.is_empty(), "{name}: nothing replayed");
+            for c in &checks {
+                assert!(c.passed && c.line.starts_with(&name), "{name}: {}", c.line);
+                assert_eq!(c.report["file"], name.as_str());
+                assert!(tally.is_none() || c.matched > 0, "{name}: {}", c.line);
+            }
+        }
+        // A file no game's format claims and that is no trajectory file names itself.
+        let e = verify_trace("torn.jsonl", "{\"layout\": ").unwrap_err().to_string();
+        assert!(e.starts_with("torn.jsonl"), "{e}");
+    }
+
+    /// The Gymnasium ids: unique, each playing a spec its own entry claims, the maze chase
+    /// with the door operator, and the ids the Python package has always registered.
+    #[test]
+    fn the_gym_ids_come_from_the_entries() {
+        let mut all = Vec::new();
+        for e in entries() {
+            for id in (e.gym_ids)() {
+                assert_eq!(entry_for(&id.spec).map(|x| x.kind), Some(e.kind), "{id:?}");
+                assert_eq!(id.partner.is_some(), e.kind == "collab_capture", "{id:?}");
+                all.push(id);
+            }
+        }
+        let names: std::collections::BTreeSet<&str> = all.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names.len(), all.len(), "an id twice");
+        let want = [
+            "Overcooked-cramped_room",
+            "Overcooked-forced_coordination",
+            "OvercookedV2-two_rooms",
+            "Hanabi-2p",
+            "Hanabi-5p",
+            "CollabCapture-4",
+            "CollabEscape-2",
+        ];
+        for w in want {
+            assert!(names.contains(w), "{w} missing from {names:?}");
+        }
+        let hanabi = all.iter().find(|i| i.name == "Hanabi-3p").map(|i| i.spec.as_str());
+        assert_eq!(hanabi, Some("hanabi:3p"));
+        let v2 = all.iter().find(|i| i.name == "OvercookedV2-two_rooms").map(|i| i.spec.as_str());
+        assert_eq!(v2, Some("v2:two_rooms"));
+        assert_eq!(all.iter().filter(|i| i.name.starts_with("CollabCapture-")).count(), 4);
+    }
+
+    /// `verify-trace`'s help names every game's trace files, the classic ones first.
+    #[test]
+    fn the_trace_help_names_every_format() {
+        let help = trace_help();
+        assert!(help.starts_with("Trace files: classic Overcooked (JSON Lines, one trajectory per line), "), "{help}");
+        assert!(help.ends_with("; all but the first are recognised by their header line"), "{help}");
+        let formats: Vec<&str> = entries().iter().filter_map(|e| e.trace_format).collect();
+        assert!(formats.len() >= 4, "{formats:?}");
+        for f in formats {
+            assert!(help.contains(f), "{help} lacks {f}");
+        }
+    }
+}

@@ -6,7 +6,7 @@
 //! A trajectory's `spec` names a built-in scenario or a maze file; the file is opened only
 //! through the reader's file-access policy ([`load_collab_in`]), never as the record gives it.
 
-use super::catalog::{AnyGame, Catalogued};
+use super::catalog::{AnyGame, Catalogued, GymId, TraceCheck, TraceError};
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::VectorCodec;
 use super::playable::{
@@ -446,6 +446,56 @@ where
     }
 }
 
+/// `FAMILY-K` for each built-in scenario `game:K`.
+fn maze_gym_ids(family: &str, specs: &[String]) -> Vec<GymId> {
+    specs.iter().map(|s| GymId::new(family, s.rsplit(':').next().unwrap_or(s), s.as_str())).collect()
+}
+
+/// What `verify-trace` counts in the maze games' traces.
+const COLLAB_TRACE_TALLY: Option<(&str, (&str, &str))> = Some(("collab_turns_matched", ("collab turn", "collab turns")));
+
+/// The LLM-Coordination repository's maze games (tests/fixtures/collab_traces/SCHEMA.md),
+/// replayed turn by turn on the header's maze.
+fn verify_collab_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceError> {
+    use proagent_collab::trace;
+    let rollouts = trace::parse(text, file).map_err(|e| TraceError::Named(Box::new(e)))?;
+    let mut checks = Vec::new();
+    for r in rollouts {
+        let policy = r.header.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
+        let seed = r.header.policy.get("seed").map_or(String::new(), |s| format!(" seed {s}"));
+        let name = format!("{file}:{} {} {policy}{seed}", r.line, r.header.scenario);
+        let report = trace::verify(&r);
+        // The replay is always on the header's maze; say so when it is not the built-in one.
+        let maze = match report.maze_differs.as_deref() {
+            None => String::new(),
+            Some("scenario") => format!("; the header's maze ({} is not a built-in scenario)", r.header.scenario),
+            Some(f) => format!("; the header's maze, not the built-in {} ({f} differ)", r.header.scenario),
+        };
+        let line = if report.passed {
+            format!(
+                "{name} ({}, {}, {} replayed{maze})",
+                super::counted(report.steps as u64, "turn", "turns"),
+                report.result,
+                super::counted(report.draws_replayed as u64, "killer pick", "killer picks")
+            )
+        } else {
+            let d = report.divergence.as_ref();
+            format!(
+                "{name}: t={} field={} expected={} got={} ({} of {} matched{maze})",
+                d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
+                d.map_or("?", |d| d.field.as_str()),
+                d.map_or(String::new(), |d| d.expected.to_string()),
+                d.map_or(String::new(), |d| d.got.to_string()),
+                report.steps_matched,
+                super::counted(report.steps as u64, "turn", "turns"),
+            )
+        };
+        let json = json!({"file": file, "line": r.line, "collab": true, "report": report});
+        checks.push(TraceCheck { passed: report.passed, line, report: json, matched: report.steps_matched });
+    }
+    Ok(checks)
+}
+
 impl Catalogued for Capture {
     const KIND: &'static str = "collab_capture";
     /// Turns in a row in which nothing changed (nobody moved or pressed anything).
@@ -457,11 +507,26 @@ impl Catalogued for Capture {
     fn is_reference_trace(text: &str) -> bool {
         proagent_collab::trace::is_collab_trace(text)
     }
+    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> = COLLAB_TRACE_TALLY;
+    /// Both maze games' traces: this entry, the first, reads them.
+    const TRACE_FORMAT: Option<&'static str> =
+        Some("CollabCapture / CollabEscape (tests/fixtures/collab_traces/SCHEMA.md)");
+    fn verify_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceError> {
+        verify_collab_trace(file, text)
+    }
     fn claims(spec: &str) -> bool {
         spec.starts_with("capture:") || is_maze_spec(spec) && !Escape::claims(spec)
     }
     fn builtin_specs() -> Vec<String> {
         proagent_collab::Maze::builtin_names_of(proagent_collab::GameKind::Capture).map(String::from).collect()
+    }
+    /// `CollabCapture-K` for every built-in scenario, with the door operator as partner
+    /// (the learner chases the thief).
+    fn gym_ids() -> Vec<GymId> {
+        maze_gym_ids("CollabCapture", &Self::builtin_specs())
+            .into_iter()
+            .map(|id| GymId { partner: Some("door_operator"), ..id })
+            .collect()
     }
     fn expand_all(spec: &str) -> Option<Vec<String>> {
         match spec {
@@ -492,11 +557,19 @@ impl Catalogued for Escape {
     fn is_reference_trace(text: &str) -> bool {
         proagent_collab::trace::is_collab_trace(text)
     }
+    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> = COLLAB_TRACE_TALLY;
+    fn verify_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceError> {
+        verify_collab_trace(file, text)
+    }
     fn claims(spec: &str) -> bool {
         spec.starts_with("escape:")
     }
     fn builtin_specs() -> Vec<String> {
         proagent_collab::Maze::builtin_names_of(proagent_collab::GameKind::Escape).map(String::from).collect()
+    }
+    /// `CollabEscape-K` for every built-in scenario.
+    fn gym_ids() -> Vec<GymId> {
+        maze_gym_ids("CollabEscape", &Self::builtin_specs())
     }
     fn expand_all(spec: &str) -> Option<Vec<String>> {
         (spec == "escape:all").then(Self::builtin_specs)

@@ -3,7 +3,7 @@
 //! score rules (HLE's score, 0 once all lives are lost; the LLM-Coordination paper's
 //! cards played), and trajectories re-played from their seed.
 
-use super::catalog::{AnyGame, Catalogued};
+use super::catalog::{AnyGame, Catalogued, GymId, TraceCheck, TraceError};
 use super::hooks::{LlmcoHooks, LlmcoOn};
 use super::playable::VectorCodec;
 use super::playable::{
@@ -16,9 +16,12 @@ use proagent_agent::llmco::hanabi::HanabiLlmco;
 use proagent_core::Seat;
 use proagent_core::episode::EpisodeResult;
 use proagent_core::files::FileAccess;
-use proagent_hanabi::{Hanabi, HanabiOutcome, Move, State as HanabiState};
+use proagent_hanabi::{Hanabi, HanabiOutcome, Move, State as HanabiState, encode};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The seat specs a Hanabi game knows.
 pub const KNOWN_SPECS: &[&str] =
@@ -243,8 +246,50 @@ impl Catalogued for Hanabi {
     fn is_reference_trace(text: &str) -> bool {
         proagent_hanabi::trace::is_hanabi_trace(text)
     }
+    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> = Some(("hanabi_states_matched", ("Hanabi state", "Hanabi states")));
+    const TRACE_FORMAT: Option<&'static str> = Some("Hanabi (tests/fixtures/hanabi_traces/SCHEMA.md)");
+    /// HLE's games (tests/fixtures/hanabi_traces/SCHEMA.md): states and observation
+    /// vectors compared move by move.
+    fn verify_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceError> {
+        use proagent_hanabi::trace;
+        let games = trace::parse_trace_file(text).map_err(|e| TraceError::parse(file, e))?;
+        let mut checks = Vec::new();
+        for g in games {
+            let report = trace::verify(&g).map_err(|e| TraceError::Replay(format!("{file}:{e}")))?;
+            let name = format!("{file}:{} {} {}p {}", g.line, report.game, report.players, report.policy);
+            let line = if report.passed {
+                format!(
+                    "{name} ({}, {} and {} matched; HLE score {}, cards played {}, {})",
+                    super::counted(report.moves as u64, "move", "moves"),
+                    super::counted(report.states_matched as u64, "state", "states"),
+                    super::counted(report.vectors_compared as u64, "observation vector", "observation vectors"),
+                    report.score,
+                    report.cards_played,
+                    report.status
+                )
+            } else {
+                let d = report.divergence.as_ref();
+                format!(
+                    "{name}: line {} t={} field={} expected={} got={} ({} matched)",
+                    d.map_or(0, |d| d.line),
+                    d.map_or(0, |d| d.t),
+                    d.map_or("?", |d| d.field.as_str()),
+                    d.map_or(String::new(), |d| d.expected.to_string()),
+                    d.map_or(String::new(), |d| d.got.to_string()),
+                    super::counted(report.states_matched as u64, "state", "states"),
+                )
+            };
+            let json = json!({"file": file, "line": g.line, "hanabi": true, "report": report});
+            checks.push(TraceCheck { passed: report.passed, line, report: json, matched: report.states_matched });
+        }
+        Ok(checks)
+    }
     fn builtin_specs() -> Vec<String> {
         ["hanabi", "hanabi:3p", "hanabi:4p", "hanabi:5p"].map(String::from).to_vec()
+    }
+    /// `Hanabi-2p` … `Hanabi-5p`.
+    fn gym_ids() -> Vec<GymId> {
+        (2..=5).map(|n| GymId::new("Hanabi", &format!("{n}p"), format!("hanabi:{n}p"))).collect()
     }
     fn load(
         spec: &str,
@@ -255,5 +300,61 @@ impl Catalogued for Hanabi {
     }
     fn definition(&self, file: Option<&str>) -> String {
         file.map_or_else(|| self.report_name(), String::from)
+    }
+}
+
+// ---- Speed ----
+
+/// The `n`-th set bit of `mask` (`n` < popcount).
+fn nth_bit(mut mask: u64, n: u32) -> usize {
+    for _ in 0..n {
+        mask &= mask - 1;
+    }
+    mask.trailing_zeros() as usize
+}
+
+/// Hanabi's speed through its rules API (`proagent bench env --game hanabi`): `moves` uniformly random legal moves (a move applied, the
+/// replacement card dealt); with `rl`, also every player's canonical observation vector and
+/// the next legal moves after each move. Returns (seconds, games, checksum).
+pub fn timed_moves(game: &Hanabi, moves: u64, seed: u64, rl: bool) -> (f64, u64, u64) {
+    let mut chance = ChaCha8Rng::seed_from_u64(seed);
+    let mut pick = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let table: Vec<u32> = (0..1 << 16).map(|_| pick.random()).collect();
+    let mut state = game.new_game(&mut chance);
+    let mut buf = Vec::with_capacity(encode::encoded_len(game));
+    let (mut games, mut check) = (0u64, 0u64);
+    let t0 = Instant::now();
+    for i in 0..moves {
+        let mask = game.legal_mask(&state);
+        let uid = nth_bit(mask, table[(i as usize) & 0xffff] % mask.count_ones().max(1));
+        let m = game.move_from_uid(uid).unwrap_or(Move::Play(0));
+        if game.apply(&mut state, m, &mut chance).is_err() {
+            check += 1;
+        }
+        if rl {
+            for p in 0..game.players() {
+                encode::encode(game, &state, p, &mut buf);
+                check += u64::from(buf[buf.len() / 2]);
+            }
+            check += u64::from(game.legal_mask(&state).count_ones());
+        }
+        if state.is_over() {
+            check += u64::from(state.score());
+            games += 1;
+            state = game.new_game(&mut chance);
+        }
+    }
+    (t0.elapsed().as_secs_f64(), games, check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timed_loop_is_reproducible_from_the_seed() {
+        let game = Hanabi::new(2).unwrap();
+        assert_eq!(timed_moves(&game, 5_000, 3, true).2, timed_moves(&game, 5_000, 3, true).2);
+        assert_ne!(timed_moves(&game, 5_000, 3, true).2, timed_moves(&game, 5_000, 4, true).2);
     }
 }

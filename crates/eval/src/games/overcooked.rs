@@ -2,14 +2,14 @@
 //! RL partners, the ProAgent agent), its summaries, reference-schema trajectories and the
 //! interdependence analysis of its episodes.
 
-use super::catalog::{AnyGame, Catalogued, RecordedGame};
+use super::catalog::{AnyGame, Catalogued, GymId, RecordedGame, TraceCheck, TraceError};
 use super::hooks::{LlmcoHooks, LlmcoOn, ProAgentHooks, ProAgentOn};
 use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence, pct};
-use super::playable::VectorCodec;
 use super::playable::{
     GameError, GameOptions, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork, SeatError, Teamwork,
     default_llmco_config, default_proagent_config, unknown_spec,
 };
+use super::playable::{GenericCodec, ObsEncoder, VectorCodec};
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
 use proagent_agent::OvercookedGrounding;
 use proagent_agent::llmco::overcooked::OvercookedLlmco;
@@ -323,7 +323,7 @@ impl Playable for Overcooked {
         }))
     }
     fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
-        Box::new(OvercookedCodec)
+        Box::new(GenericCodec::with_encoder(self, Featurized))
     }
     fn with_horizon(&self, horizon: u32) -> Overcooked {
         Overcooked::with_kitchen(self.kitchen(), horizon)
@@ -420,31 +420,28 @@ impl Playable for Overcooked {
     }
 }
 
-/// Classic Overcooked for learning code: the six actions in [`Action::ALL`]'s order (N, S,
-/// E, W, stay, interact) and overcooked-ai 1.x's `featurize_state` (96 values) as each
-/// player's observation; the seats are the game's own ([`Playable::partner`]).
-struct OvercookedCodec;
+/// Classic Overcooked's observation for learning code: overcooked-ai 1.x's
+/// `featurize_state` (96 values) of each player; its codec is the [`GenericCodec`] over the
+/// six actions in [`Action::ALL`]'s order (N, S, E, W, stay, interact) with the game's own
+/// seats.
+struct Featurized;
 
-impl VectorCodec<Overcooked> for OvercookedCodec {
-    fn n_actions(&self, _game: &Overcooked) -> usize {
-        Action::ALL.len()
-    }
-    fn action_index(&self, _game: &Overcooked, a: Action) -> usize {
-        a.index()
-    }
-    fn action_at(&self, _game: &Overcooked, i: usize) -> Option<Action> {
-        Action::from_index(i)
-    }
-    fn obs_len(&self, _game: &Overcooked) -> usize {
+impl ObsEncoder<Overcooked> for Featurized {
+    fn obs_len(&self, _game: &Overcooked, _actions: &[Action]) -> usize {
         AI_NUM_FEATURES
     }
-    fn encode(&self, game: &Overcooked, state: &State, player: usize, _last: &[Option<Action>], out: &mut Vec<f32>) {
+    fn encode(
+        &self,
+        game: &Overcooked,
+        _actions: &[Action],
+        state: &State,
+        player: usize,
+        _last: &[Option<Action>],
+        out: &mut Vec<f32>,
+    ) {
         let k = game.kitchen();
         out.clear();
         out.extend_from_slice(&ai_featurize(&k.layout, &k.motion, state, player, false));
-    }
-    fn seat(&self, game: &Overcooked, name: &str) -> Result<Box<dyn Seat<Overcooked>>, super::playable::UnknownSeat> {
-        game.partner(name).map_err(|e| super::playable::UnknownSeat(e.to_string()))
     }
 }
 
@@ -482,8 +479,40 @@ impl Catalogued for Overcooked {
     fn claims(_spec: &str) -> bool {
         true
     }
+    const TRACE_FORMAT: Option<&'static str> = Some("classic Overcooked (JSON Lines, one trajectory per line)");
+    /// Trajectory files in overcooked-ai's schema (JSON Lines, one trajectory per line),
+    /// replayed step by step; the catalog hands this game every file no other game's trace
+    /// format claims.
+    fn verify_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceError> {
+        let trajs = trace::parse_trace_file(text).map_err(|e| TraceError::parse(file, e))?;
+        let mut checks = Vec::new();
+        for (line, traj) in trajs {
+            let policy = traj.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
+            let name = format!("{file}:{line} {} {policy}", traj.layout);
+            let report = trace::verify(&traj).map_err(|e| TraceError::Replay(format!("{file}:{line}: {e}")))?;
+            let text = if report.passed {
+                format!("{name} ({}, reward {})", super::counted(report.steps as u64, "step", "steps"), report.total_reward)
+            } else {
+                let d = report.divergence.as_ref();
+                format!(
+                    "{name}: t={} field={} expected={} got={}",
+                    d.map_or(0, |d| d.t),
+                    d.map_or("?", |d| d.field.as_str()),
+                    d.map_or(String::new(), |d| d.expected.to_string()),
+                    d.map_or(String::new(), |d| d.got.to_string()),
+                )
+            };
+            let json = json!({"file": file, "line": line, "report": report});
+            checks.push(TraceCheck { passed: report.passed, line: text, report: json, matched: 0 });
+        }
+        Ok(checks)
+    }
     fn builtin_specs() -> Vec<String> {
         layout::BUILTIN.iter().map(|(n, _)| n.to_string()).collect()
+    }
+    /// `Overcooked-NAME` for every built-in layout.
+    fn gym_ids() -> Vec<GymId> {
+        layout::BUILTIN.iter().map(|(n, _)| GymId::new("Overcooked", n, *n)).collect()
     }
     fn expand_all(spec: &str) -> Option<Vec<String>> {
         (spec == "all").then(Self::builtin_specs)
@@ -509,6 +538,40 @@ impl Catalogued for Overcooked {
             (Some(text), _) => text.to_string(),
             (None, Some((_, text))) => text.to_string(),
             (None, None) => self.layout.name.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proagent_core::Game as _;
+
+    /// The codec numbers actions as overcooked-ai does ([`Action::index`]) and writes
+    /// exactly `ai_featurize`'s values, at every step of a played episode.
+    #[test]
+    fn the_codec_is_overcooked_ai_s_indices_and_features() {
+        let (layout, _) = load_layout("cramped_room").unwrap();
+        let game = Overcooked::new(Arc::new(layout), 40);
+        let codec = game.vector_codec();
+        assert_eq!(codec.n_actions(&game), 6);
+        for a in Action::ALL {
+            assert_eq!(codec.action_index(&game, a), a.index());
+            assert_eq!(codec.action_at(&game, a.index()), Some(a));
+        }
+        assert_eq!(codec.action_at(&game, 6), None);
+        assert_eq!(codec.obs_len(&game), AI_NUM_FEATURES);
+        let mut chance = proagent_core::episode::env_chance(5);
+        let mut state = game.initial_state(&mut chance);
+        let mut out = Vec::new();
+        let k = game.kitchen();
+        for t in 0..40usize {
+            for p in 0..2 {
+                codec.encode(&game, &state, p, &[], &mut out);
+                assert_eq!(out, ai_featurize(&k.layout, &k.motion, &state, p, false).to_vec(), "t={t} p={p}");
+            }
+            let joint = [Some(Action::ALL[t % 6]), Some(Action::ALL[(t * 5 + 1) % 6])];
+            game.step(&mut state, &joint, &mut chance);
         }
     }
 }

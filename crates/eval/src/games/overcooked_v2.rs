@@ -2,14 +2,14 @@
 //! ProAgent agent with the V2 prompts), its summaries, trajectories (JaxMARL-style states)
 //! and the hand-over analysis of its episodes.
 
-use super::catalog::{AnyGame, Catalogued, RecordedGame};
+use super::catalog::{AnyGame, Catalogued, GymId, RecordedGame, TraceCheck, TraceError};
 use super::hooks::{ProAgentHooks, ProAgentOn};
 use super::interdependence::{AnalysedEpisode, EpisodeSource, Interdependence};
-use super::playable::VectorCodec;
 use super::playable::{
     GameError, GameOptions, GameSettings, HandOverMark, PartnerOptions, Playable, RecordError, SavedTeamwork,
     SeatError, Teamwork, default_proagent_config, unknown_spec,
 };
+use super::playable::{GenericCodec, ObsEncoder, VectorCodec};
 use super::saved::{SavedEpisode, SavedStep, skill_events_of};
 use proagent_agent::OvercookedV2Grounding;
 use proagent_core::Game;
@@ -244,7 +244,7 @@ impl Playable for OvercookedV2 {
         Some(Ok(line))
     }
     fn vector_codec(&self) -> Box<dyn VectorCodec<Self>> {
-        Box::new(V2Codec)
+        Box::new(GenericCodec::with_encoder(self, JaxTensor))
     }
     fn with_horizon(&self, horizon: u32) -> OvercookedV2 {
         let settings = proagent_overcooked_v2::env::Settings { max_steps: horizon, ..self.settings.clone() };
@@ -429,37 +429,30 @@ fn settings_from(given: &GameSettings, horizon: u32) -> Result<Settings, GameErr
     Ok(Settings { max_steps: horizon, ..settings })
 }
 
-/// OvercookedV2 for learning code: the six actions in [`Action::ALL`]'s order and JaxMARL's
-/// per-agent tensor (rows, columns, layers; within the view radius when the layout has
-/// one), flattened, as each player's observation; the seats are the game's own.
-struct V2Codec;
+/// OvercookedV2's observation for learning code: JaxMARL's per-agent tensor (rows,
+/// columns, layers; within the view radius when the layout has one), flattened; its codec
+/// is the [`GenericCodec`] over the six actions in [`Action::ALL`]'s order with the game's
+/// own seats.
+struct JaxTensor;
 
-impl VectorCodec<OvercookedV2> for V2Codec {
-    fn n_actions(&self, _game: &OvercookedV2) -> usize {
-        Action::ALL.len()
-    }
-    fn action_index(&self, _game: &OvercookedV2, a: Action) -> usize {
-        a.index()
-    }
-    fn action_at(&self, _game: &OvercookedV2, i: usize) -> Option<Action> {
-        Action::from_index(i)
-    }
-    fn obs_len(&self, game: &OvercookedV2) -> usize {
+impl ObsEncoder<OvercookedV2> for JaxTensor {
+    fn obs_len(&self, game: &OvercookedV2, _actions: &[Action]) -> usize {
         let (h, w, c) = proagent_overcooked_v2::env::obs::shape(&game.layout, &game.settings);
         h * w * c
     }
-    fn encode(&self, game: &OvercookedV2, state: &State, player: usize, _last: &[Option<Action>], out: &mut Vec<f32>) {
+    fn encode(
+        &self,
+        game: &OvercookedV2,
+        _actions: &[Action],
+        state: &State,
+        player: usize,
+        _last: &[Option<Action>],
+        out: &mut Vec<f32>,
+    ) {
         let mut ints = Vec::new();
         proagent_overcooked_v2::env::obs::encode(&game.layout, &game.settings, state, player, &mut ints);
         out.clear();
         out.extend(ints.iter().map(|&v| v as f32));
-    }
-    fn seat(
-        &self,
-        game: &OvercookedV2,
-        name: &str,
-    ) -> Result<Box<dyn Seat<OvercookedV2>>, super::playable::UnknownSeat> {
-        game.partner(name).map_err(|e| super::playable::UnknownSeat(e.to_string()))
     }
 }
 
@@ -549,6 +542,44 @@ impl Catalogued for OvercookedV2 {
     fn is_reference_trace(text: &str) -> bool {
         proagent_overcooked_v2::env::trace::is_v2_trace(text)
     }
+    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> = Some(("v2_steps_matched", ("V2 step", "V2 steps")));
+    const TRACE_FORMAT: Option<&'static str> = Some("OvercookedV2 (tests/fixtures/v2_traces/SCHEMA.md)");
+    /// JaxMARL's episodes (tests/fixtures/v2_traces/SCHEMA.md), replayed step by step with
+    /// the recorded recipe draws.
+    fn verify_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceError> {
+        use proagent_overcooked_v2::env::trace;
+        let trajs = trace::parse_v2_trace_file(text).map_err(|e| TraceError::parse(file, e))?;
+        let mut checks = Vec::new();
+        for traj in trajs {
+            let policy = traj.header.policy.get("kind").and_then(|k| k.as_str()).unwrap_or("?").to_string();
+            let name = format!("{file}:{} v2:{} {policy}", traj.line, traj.header.layout);
+            let report = trace::verify(&traj);
+            let line = if report.passed {
+                format!(
+                    "{name} ({}, reward {}, {} correct / {} wrong {}, {} replayed)",
+                    super::counted(report.steps as u64, "step", "steps"),
+                    report.total_reward,
+                    report.correct_deliveries,
+                    report.wrong_deliveries,
+                    if report.correct_deliveries + report.wrong_deliveries == 1 { "delivery" } else { "deliveries" },
+                    super::counted(report.draws_replayed as u64, "recipe draw", "recipe draws")
+                )
+            } else {
+                let d = report.divergence.as_ref();
+                format!(
+                    "{name}: t={} field={} expected={} got={} ({} matched)",
+                    d.and_then(|d| d.t).map_or("start".to_string(), |t| t.to_string()),
+                    d.map_or("?", |d| d.field.as_str()),
+                    d.map_or(String::new(), |d| d.expected.to_string()),
+                    d.map_or(String::new(), |d| d.got.to_string()),
+                    super::counted(report.steps_matched as u64, "step", "steps"),
+                )
+            };
+            let json = json!({"file": file, "line": traj.line, "v2": true, "report": report});
+            checks.push(TraceCheck { passed: report.passed, line, report: json, matched: report.steps_matched });
+        }
+        Ok(checks)
+    }
     fn split_path(spec: &str) -> (&'static str, &str) {
         match spec.strip_prefix(V2_PREFIX) {
             Some(rest) => (V2_PREFIX, rest),
@@ -557,6 +588,10 @@ impl Catalogued for OvercookedV2 {
     }
     fn builtin_specs() -> Vec<String> {
         Layout::builtin_names().map(|n| format!("{V2_PREFIX}{n}")).collect()
+    }
+    /// `OvercookedV2-NAME` for every built-in layout.
+    fn gym_ids() -> Vec<GymId> {
+        Layout::builtin_names().map(|n| GymId::new("OvercookedV2", n, format!("{V2_PREFIX}{n}"))).collect()
     }
     fn expand_all(spec: &str) -> Option<Vec<String>> {
         (spec.strip_prefix(V2_PREFIX)?.trim() == "all").then(Self::builtin_specs)
@@ -584,5 +619,43 @@ impl Catalogued for OvercookedV2 {
     fn definition(&self, _file: Option<&str>) -> String {
         let settings = serde_json::to_string(&self.settings).unwrap_or_default();
         format!("{}\n{settings}", self.layout.to_text())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The codec numbers actions in [`Action::ALL`]'s order and writes exactly JaxMARL's
+    /// tensor (`obs::encode`), with and without a view radius, at every step of a played
+    /// episode.
+    #[test]
+    fn the_codec_is_the_action_order_and_jaxmarl_s_tensor() {
+        for radius in [None, Some(2)] {
+            let (layout, _) = load_v2_layout("grounded_coord_simple").unwrap();
+            let settings = Settings { max_steps: 40, view_radius: radius, ..Settings::default() };
+            let game = OvercookedV2::new(Arc::new(layout), settings);
+            let codec = game.vector_codec();
+            assert_eq!(codec.n_actions(&game), 6);
+            for a in Action::ALL {
+                assert_eq!(codec.action_index(&game, a), a.index());
+                assert_eq!(codec.action_at(&game, a.index()), Some(a));
+            }
+            let (h, w, c) = proagent_overcooked_v2::env::obs::shape(&game.layout, &game.settings);
+            assert_eq!(codec.obs_len(&game), h * w * c);
+            let mut chance = env_chance(5);
+            let mut state = game.initial_state(&mut chance);
+            let (mut out, mut ints) = (Vec::new(), Vec::new());
+            for t in 0..40usize {
+                for p in 0..game.num_players() {
+                    codec.encode(&game, &state, p, &[], &mut out);
+                    proagent_overcooked_v2::env::obs::encode(&game.layout, &game.settings, &state, p, &mut ints);
+                    let want: Vec<f32> = ints.iter().map(|&v| v as f32).collect();
+                    assert_eq!(out, want, "radius {radius:?} t={t} p={p}");
+                }
+                let joint = [Some(Action::ALL[t % 6]), Some(Action::ALL[(t * 5 + 1) % 6])];
+                game.step(&mut state, &joint, &mut chance);
+            }
+        }
     }
 }

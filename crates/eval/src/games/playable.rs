@@ -481,24 +481,85 @@ pub trait VectorCodec<G: Game>: Send + Sync {
 #[error("{0}")]
 pub struct UnknownSeat(pub String);
 
-/// The codec of any game, from [`Game`] and [`Playable`] alone.
-///
-/// - **Actions**: every action some player may take in the start state (seed 0), in the
-///   order the game lists them; index `i` is the `i`-th of that list.
-/// - **Observation**: for each player (the observer first, then the others in seat
-///   order) a one-hot of its action in the last step over the action indices, then the
-///   share of the step limit played. Built from what every player saw, so it hides
-///   nothing a game's own view would show less of only for games that show all actions.
-/// - **Partners**: the game's own seat factory ([`Playable::partner`]).
-pub struct GenericCodec<A> {
-    table: Vec<A>,
+/// How a [`GenericCodec`] writes one player's observation: the one part of a codec a
+/// game with fixed action indices writes itself (classic Overcooked's 96 features,
+/// OvercookedV2's tensor); [`LastActions`] is the default.
+pub trait ObsEncoder<G: Game>: Send + Sync {
+    /// Length of one player's observation vector; `actions` is the codec's action table.
+    fn obs_len(&self, game: &G, actions: &[G::Action]) -> usize;
+    /// `player`'s observation of `state`, written into `out` (cleared first, exactly
+    /// [`ObsEncoder::obs_len`] values); `last` is the last joint action (empty before the
+    /// first) and `actions` the codec's action table.
+    fn encode(
+        &self,
+        game: &G,
+        actions: &[G::Action],
+        state: &G::State,
+        player: usize,
+        last: &[Option<G::Action>],
+        out: &mut Vec<f32>,
+    );
 }
 
-impl<A: PartialEq + Copy> GenericCodec<A> {
-    /// The action table of `game`.
-    pub fn of<G: Game<Action = A>>(game: &G) -> GenericCodec<A> {
+/// The default observation of [`GenericCodec`], from [`Game`] alone: for each player (the
+/// observer first, then the others in seat order) a one-hot of its action in the last step
+/// over the action indices, then the share of the step limit played. Built from what every
+/// player saw, so it hides nothing a game's own view would show less of only for games
+/// that show all actions.
+pub struct LastActions;
+
+impl<G: Game> ObsEncoder<G> for LastActions {
+    fn obs_len(&self, game: &G, actions: &[G::Action]) -> usize {
+        game.num_players() * actions.len() + 1
+    }
+    fn encode(
+        &self,
+        game: &G,
+        actions: &[G::Action],
+        state: &G::State,
+        player: usize,
+        last: &[Option<G::Action>],
+        out: &mut Vec<f32>,
+    ) {
+        let (n, k) = (game.num_players(), actions.len());
+        out.clear();
+        out.resize(n * k + 1, 0.0);
+        for slot in 0..n {
+            let p = (player + slot) % n;
+            if let Some(i) = last.get(p).copied().flatten().and_then(|a| actions.iter().position(|&b| b == a)) {
+                out[slot * k + i] = 1.0;
+            }
+        }
+        out[n * k] = (game.time(state) as f32 / game.max_steps().max(1) as f32).clamp(0.0, 1.0);
+    }
+}
+
+/// The codec of a game with a fixed action list, written once: the action indices, the
+/// seats, and an observation encoder `E` ([`ObsEncoder`]; by default [`LastActions`]).
+///
+/// - **Actions**: every action some player may take in the start state (seed 0), in the
+///   order the game lists them; index `i` is the `i`-th of that list. (Both Overcookeds
+///   list [`proagent_overcooked::env::Action::ALL`] for every cook, so their indices are
+///   overcooked-ai's.)
+/// - **Observation**: the encoder's.
+/// - **Partners**: the game's own seat factory ([`Playable::partner`]).
+pub struct GenericCodec<G: Game, E = LastActions> {
+    table: Vec<G::Action>,
+    encoder: E,
+}
+
+impl<G: Game> GenericCodec<G, LastActions> {
+    /// The codec of `game` with the default observation ([`LastActions`]).
+    pub fn of(game: &G) -> Self {
+        GenericCodec::with_encoder(game, LastActions)
+    }
+}
+
+impl<G: Game, E: ObsEncoder<G>> GenericCodec<G, E> {
+    /// The codec of `game` whose observations `encoder` writes.
+    pub fn with_encoder(game: &G, encoder: E) -> Self {
         let state = game.initial_state(&mut proagent_core::episode::env_chance(0));
-        let mut table: Vec<A> = Vec::new();
+        let mut table: Vec<G::Action> = Vec::new();
         for p in 0..game.num_players() {
             for a in game.legal_actions(game.view(&state, p), p) {
                 if !table.contains(&a) {
@@ -506,11 +567,11 @@ impl<A: PartialEq + Copy> GenericCodec<A> {
                 }
             }
         }
-        GenericCodec { table }
+        GenericCodec { table, encoder }
     }
 }
 
-impl<G: Playable> VectorCodec<G> for GenericCodec<G::Action> {
+impl<G: Playable, E: ObsEncoder<G>> VectorCodec<G> for GenericCodec<G, E> {
     fn n_actions(&self, _game: &G) -> usize {
         self.table.len()
     }
@@ -521,19 +582,10 @@ impl<G: Playable> VectorCodec<G> for GenericCodec<G::Action> {
         self.table.get(i).copied()
     }
     fn obs_len(&self, game: &G) -> usize {
-        game.num_players() * self.table.len() + 1
+        self.encoder.obs_len(game, &self.table)
     }
     fn encode(&self, game: &G, state: &G::State, player: usize, last: &[Option<G::Action>], out: &mut Vec<f32>) {
-        let (n, k) = (game.num_players(), self.table.len());
-        out.clear();
-        out.resize(n * k + 1, 0.0);
-        for slot in 0..n {
-            let p = (player + slot) % n;
-            if let Some(i) = last.get(p).copied().flatten().and_then(|a| self.table.iter().position(|&b| b == a)) {
-                out[slot * k + i] = 1.0;
-            }
-        }
-        out[n * k] = (game.time(state) as f32 / game.max_steps().max(1) as f32).clamp(0.0, 1.0);
+        self.encoder.encode(game, &self.table, state, player, last, out);
     }
     fn seat(&self, game: &G, name: &str) -> Result<Box<dyn Seat<G>>, UnknownSeat> {
         game.partner(name).map_err(|e| UnknownSeat(e.to_string()))

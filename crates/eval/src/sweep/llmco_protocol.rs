@@ -59,6 +59,12 @@ pub const PAPER_TABLE1: [PaperTable1Row; 6] = [
     ("GPT-4-turbo", [("173.3", "6.67"), ("260.0", "11.55"), ("140.0", "0.00"), ("180.0", "11.55"), ("160.0", "0.00")]),
 ];
 
+/// What `eval --protocol` says of these protocols (its help, after ProAgent's `table1`).
+pub const PROTOCOL_HELP: &str = "`llmco-table1`, `llmco-table2`, `llmco-table3` are the LLM-Coordination paper's \
+     Tables 1-3 (`llmco[preset=paper]` in self-play; docs/llmco.md#the-papers-tables): classic Overcooked, \
+     CollabCapture and CollabEscape with and without ToM, Hanabi on the release's seeds; every episode scored; \
+     `--episodes N` below the protocol's trials is a labelled pilot";
+
 /// One of the three protocols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LlmcoTable {

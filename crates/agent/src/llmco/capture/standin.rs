@@ -187,6 +187,8 @@ fn choose(s: &Scene, options: &[String]) -> (String, usize) {
 }
 
 impl Scripted for CaptureStandIn {
+    const GAME: &'static str = "collab_capture";
+    const OPENING: &'static str = "The game Collab Capture";
     fn choose(&self, p: &Prompt<'_>) -> (String, usize) {
         choose(&read_scene(p.rules, p.text), &p.options)
     }

@@ -172,6 +172,8 @@ fn choose(s: &Scene, options: &[String]) -> (String, usize) {
 }
 
 impl Scripted for EscapeStandIn {
+    const GAME: &'static str = "collab_escape";
+    const OPENING: &'static str = "The game Collab Escape";
     fn choose(&self, p: &Prompt<'_>) -> (String, usize) {
         choose(&read_scene(p.rules, p.text), &p.options)
     }

@@ -337,6 +337,8 @@ fn choose(t: &Table, options: &[String]) -> (String, usize) {
 }
 
 impl Scripted for HanabiStandIn {
+    const GAME: &'static str = "hanabi";
+    const OPENING: &'static str = "The card game Hanabi";
     fn choose(&self, p: &Prompt<'_>) -> (String, usize) {
         choose(&read_table_of(p), &p.options)
     }

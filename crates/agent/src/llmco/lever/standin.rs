@@ -67,6 +67,8 @@ fn pick(rounds: &[(Option<u32>, Option<u32>)], special: Option<u32>) -> (String,
 }
 
 impl Scripted for LeverStandIn {
+    const GAME: &'static str = "lever";
+    const OPENING: &'static str = "The lever game";
     fn choose(&self, p: &Prompt<'_>) -> (String, usize) {
         let s = read_scene(p.text);
         let (why, lever) = pick(&s.rounds, s.special);

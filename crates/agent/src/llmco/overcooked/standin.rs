@@ -221,6 +221,8 @@ fn choose(k: &Kitchen, options: &[String]) -> (String, usize) {
 }
 
 impl Scripted for OvercookedStandIn {
+    const GAME: &'static str = "overcooked";
+    const OPENING: &'static str = "Overcooked: two cooks";
     fn choose(&self, p: &Prompt<'_>) -> (String, usize) {
         let k = read_kitchen(p.text);
         if p.rules.contains("split in two parts") {
