@@ -10,7 +10,7 @@ use anyhow::{Result, anyhow, bail};
 use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
 use proagent::llm::family::{Effort, Family, TokenParam};
 use proagent::llm::http::MAX_BACKOFF;
-use proagent::llm::{ModelChoice, ModelSpec, Sampling, apply_model_option, classify_model, served_model};
+use proagent::llm::{ModelChoice, ModelSpec, Sampling, classify_model, served_model};
 use std::time::Duration;
 
 /// How a model served over the OpenAI-compatible HTTP API is reached.
@@ -80,7 +80,7 @@ pub fn backoffs(backoff_ms: u64, backoff_max_ms: u64) -> Result<(Duration, Durat
 /// refusal is worded for the flag.
 fn apply(spec: &mut ModelSpec, opts: &[(&str, String)]) -> Result<()> {
     for (key, value) in opts {
-        apply_model_option(spec, key, value).map_err(|e| anyhow!(e.as_flag()))?;
+        spec.apply_option(key, value).map_err(|e| anyhow!(e.as_flag()))?;
     }
     Ok(())
 }
