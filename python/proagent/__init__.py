@@ -168,10 +168,10 @@ def partner(
     the built-in scripted model; use :func:`agent` for other options).
 
     ``layout`` is a built-in name, a layout file path, or an :class:`Env` to share.
-    On every other game of the catalog (``layout="v2:NAME"``, ``"hanabi:3p"``,
-    ``"capture:2"``, ... or an :class:`Env` of one) the kinds are those of
+    On every other game of the catalog (``layout="v2:NAME"``, ``"capture:2"``,
+    ``"escape:1"``, ... or an :class:`Env` of one) the kinds are those of
     ``proagent play --layout SPEC --partner KIND`` (on V2 ``scripted``, ``random``,
-    ``stay``, ``proagent``; in Hanabi ``simple``, ``convention``, ...), built by the same
+    ``stay``, ``proagent``; each game's own list in ``proagent play --help``), built by the same
     seat factory, and ``policy.act(env)`` takes the ``Env`` and returns an action index
     as :meth:`Env.act` takes it: the same :class:`Policy` class on every game.
     ``policy.act(state)`` takes an :class:`Env` (preferred: the agent also sees the last

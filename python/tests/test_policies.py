@@ -337,3 +337,22 @@ def test_one_policy_class_plays_every_game_as_the_built_in_seat_does():
         policy.act(proagent.Env("capture:1"))
     with pytest.raises(TypeError, match="pickled"):
         pickle.dumps(policy)
+def test_every_model_option_goes_through_the_one_parser(mock_server):
+    # The option dict takes every model option of a seat spec (effort, family, token_param,
+    # structured) and the preset, and names the seat as the CLI does.
+    from proagent import _native
+    opts = {
+        "model": "mock-model", "base_url": mock_server, "preset": "paper", "effort": "low",
+        "family": "reasoning", "token_param": "max_completion_tokens",
+    }
+    s = _native.play("cramped_room", agent="proagent", partner="greedy", horizon=4, options=opts, no_wall_clock=True)
+    assert s["agent"] == "proagent[mock-model,preset=paper,effort=low,family=reasoning,token_param=max_completion_tokens]"
+    for bad, want in [
+        ({"effort": "extreme"}, "effort"),
+        ({"structured": "maybe"}, "structured"),
+        ({"base_url": 3}, "base_url"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"colour": 1}, "unknown ProAgent option"),
+    ]:
+        with pytest.raises(ValueError, match=want):
+            _native.partner("proagent", options=bad)

@@ -8,9 +8,8 @@
 use super::common;
 use anyhow::{Result, anyhow, bail};
 use proagent::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS};
-use proagent::llm::family::{Effort, Family, TokenParam};
 use proagent::llm::http::MAX_BACKOFF;
-use proagent::llm::{ModelChoice, ModelSpec, Sampling, apply_model_option, classify_model, served_model};
+use proagent::llm::{ModelChoice, ModelSpec, Sampling, classify_model, served_model};
 use std::time::Duration;
 
 /// How a model served over the OpenAI-compatible HTTP API is reached.
@@ -37,30 +36,27 @@ pub struct HttpArgs {
     pub backoff_max_ms: u64,
     /// Reasoning effort sent as `reasoning_effort` to reasoning models (low, medium, high;
     /// default: none sent). A chat model refuses it unless --model-family reasoning.
-    #[arg(long, value_name = "LEVEL", value_parser = effort)]
+    #[arg(long, value_name = "LEVEL", value_parser = model_flag("effort"))]
     pub reasoning_effort: Option<String>,
     /// The model family, overriding the name table of docs/llm.md: chat (temperature,
     /// top_p, max_tokens) or reasoning (max_completion_tokens, no sampling parameters).
-    #[arg(long, value_name = "FAMILY", value_parser = family)]
+    #[arg(long, value_name = "FAMILY", value_parser = model_flag("family"))]
     pub model_family: Option<String>,
     /// The token-cap parameter's name, overriding the family's: max_tokens or max_completion_tokens.
-    #[arg(long, value_name = "NAME", value_parser = token_param)]
+    #[arg(long, value_name = "NAME", value_parser = model_flag("token_param"))]
     pub token_param: Option<String>,
 }
 
-/// `--reasoning-effort`: a level the backend knows.
-fn effort(s: &str) -> Result<String, String> {
-    s.parse::<Effort>().map(|e| e.name().to_string()).map_err(|e| format!("must be {e}"))
-}
-
-/// `--model-family`: a family of the table.
-fn family(s: &str) -> Result<String, String> {
-    s.parse::<Family>().map(|f| f.name().to_string()).map_err(|e| format!("must be {e}"))
-}
-
-/// `--token-param`: a token-cap parameter name.
-fn token_param(s: &str) -> Result<String, String> {
-    s.parse::<TokenParam>().map(|t| t.name().to_string()).map_err(|e| format!("must be {e}"))
+/// The value parser of the flag of model option `key` (`--reasoning-effort` for `effort`,
+/// `--model-family` for `family`, `--token-param`): the library's option parser decides
+/// (on a scratch spec), so the flag takes exactly what a seat spec's `key=` takes.
+fn model_flag(key: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        ModelSpec::new("")
+            .apply_option(key, s)
+            .map(|_| s.trim().to_string())
+            .map_err(|e| format!("must be {}", e.expected))
+    }
 }
 
 /// `--backoff-ms` and `--backoff-max-ms`, checked: each at most [`MAX_BACKOFF`], and the
@@ -80,7 +76,7 @@ pub fn backoffs(backoff_ms: u64, backoff_max_ms: u64) -> Result<(Duration, Durat
 /// refusal is worded for the flag.
 fn apply(spec: &mut ModelSpec, opts: &[(&str, String)]) -> Result<()> {
     for (key, value) in opts {
-        apply_model_option(spec, key, value).map_err(|e| anyhow!(e.as_flag()))?;
+        spec.apply_option(key, value).map_err(|e| anyhow!(e.as_flag()))?;
     }
     Ok(())
 }

@@ -493,7 +493,8 @@ impl<G: Grounding> ProAgent<G> {
         let mut messages = vec![Message::system(system), Message::user(user)];
         let mut attempt = 0u32;
         loop {
-            let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone()).with_schema(planner::plan_schema);
+            let req = ChatRequest::new(messages.clone(), self.cfg.sampling.clone())
+                .with_schema(|| planner::plan_schema(G::PLAN_FIELD));
             let Reply { text: reply_text, idx, unread } = match self.call(t, CallKind::Planner, req).await {
                 Ok(r) => r,
                 Err(CallFailure::Down(e)) => {

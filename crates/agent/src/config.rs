@@ -14,7 +14,7 @@ use super::prompts::PromptLibrary;
 use super::verificator::VerificatorMode;
 use proagent_core::limits::{MAX_MEMORY_K, RangeError, check_int};
 use proagent_llm::{
-    LanguageModel, ModelOptionError, ModelSpec, SAMPLING_OPTIONS, Sampling, apply_model_option, sha256_hex,
+    LABELLED_OPTIONS, LanguageModel, ModelOptionError, ModelSpec, SAMPLING_OPTIONS, Sampling, join_options, sha256_hex,
 };
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -128,41 +128,27 @@ pub fn fingerprint(settings: &AgentSettings, model: &ModelSpec, prompts: &Prompt
     sha256_hex(v.to_string().as_bytes())
 }
 
-/// The options a `proagent[...]` seat spec may set, in the order labels list them.
-pub const SEAT_OPTIONS: [&str; 15] = [
-    "model",
-    "preset",
-    "temperature",
-    "top_p",
-    "max_tokens",
-    "structured",
-    "memory_k",
-    "max_replans",
-    "verificator",
-    "belief",
-    "analysis",
-    "intention",
-    "align",
-    "prompts",
-    "wait_interrupt",
-];
+/// The ProAgent's own switches a `proagent[...]` seat spec may set (after the model, the
+/// preset and the model options), in the order labels list them.
+pub const SWITCH_OPTIONS: [&str; 9] =
+    ["memory_k", "max_replans", "verificator", "belief", "analysis", "intention", "align", "prompts", "wait_interrupt"];
 
-/// A `key=value` of a `proagent[...]` spec that cannot be applied.
+/// The options a `proagent[...]` seat spec may set, in the order labels list them: the
+/// model, the preset, the library's model options ([`LABELLED_OPTIONS`], parsed by
+/// [`ModelSpec::apply_option`]) and the [`SWITCH_OPTIONS`].
+pub const SEAT_OPTIONS: [&str; 18] = join_options(&[&["model", "preset"], &LABELLED_OPTIONS, &SWITCH_OPTIONS]);
+
+/// A `key=value` of a `proagent[...]` or `llmco[...]` spec that cannot be applied.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OptionError {
-    /// A key that is not one of [`SEAT_OPTIONS`].
-    #[error("unknown option {key:?} (known: {})", SEAT_OPTIONS.join(", "))]
+    /// A key that is not one of the seat kind's options ([`SEAT_OPTIONS`], or
+    /// [`crate::llmco::settings::LLMCO_OPTIONS`]).
+    #[error("unknown option {key:?} (known: {})", known.join(", "))]
     Unknown {
         /// The key as given.
         key: String,
-    },
-    /// A key that is not one of another seat kind's options (`llmco[...]`).
-    #[error("unknown option {key:?} (known: {known})")]
-    UnknownOf {
-        /// The key as given.
-        key: String,
-        /// The options that seat kind knows, comma-separated.
-        known: &'static str,
+        /// The options that seat kind knows.
+        known: &'static [&'static str],
     },
     /// A value the option does not take.
     #[error("{key}={value:?}: {expected}")]
@@ -218,8 +204,9 @@ pub fn apply_option(
         r.map_err(|e| OptionError::BadValue { key: key.into(), value: value.into(), expected: e.expected.into() })
     };
     match key.trim() {
+        // The model and its options: the library's one parser.
         k if SAMPLING_OPTIONS.contains(&k) => {
-            apply_model_option(model, key, value)?;
+            model.apply_option(key, value)?;
         }
         "memory_k" => {
             settings.memory_k =
@@ -243,7 +230,7 @@ pub fn apply_option(
         "intention" => settings.intention = bool_value(key, value)?,
         "wait_interrupt" => settings.wait_interrupt = bool_value(key, value)?,
         "prompts" => settings.prompts = (!value.is_empty()).then(|| PathBuf::from(value)),
-        other => return Err(OptionError::Unknown { key: other.to_string() }),
+        other => return Err(OptionError::Unknown { key: other.to_string(), known: &SEAT_OPTIONS }),
     }
     Ok(())
 }
@@ -258,31 +245,16 @@ pub fn word<T: Serialize>(v: &T) -> String {
 /// default one, then the switches that differ from that preset's.
 pub fn options(settings: &AgentSettings, model: &ModelSpec) -> Vec<(&'static str, String)> {
     let d = AgentSettings::for_preset(settings.preset);
-    let m = ModelSpec::new("");
     let mut out = vec![("model", model.model.trim().to_string())];
     if settings.preset != Preset::Default {
         out.push(("preset", word(&settings.preset)));
     }
+    out.extend(model.changed_options());
     let mut put = |key: &'static str, differs: bool, value: String| {
         if differs {
             out.push((key, value));
         }
     };
-    put("temperature", model.temperature != m.temperature, model.temperature.to_string());
-    put("top_p", model.top_p != m.top_p, model.top_p.to_string());
-    put("max_tokens", model.max_tokens != m.max_tokens, model.max_tokens.to_string());
-    put(
-        "effort",
-        model.reasoning_effort.is_some(),
-        model.reasoning_effort.map(|e| e.name().to_string()).unwrap_or_default(),
-    );
-    put("family", model.family.is_some(), model.family.map(|f| f.name().to_string()).unwrap_or_default());
-    put(
-        "token_param",
-        model.token_param.is_some(),
-        model.token_param.map(|t| t.name().to_string()).unwrap_or_default(),
-    );
-    put("structured", model.structured, "on".to_string());
     put("memory_k", settings.memory_k != d.memory_k, settings.memory_k.to_string());
     put("max_replans", settings.max_replans != d.max_replans, settings.max_replans.to_string());
     put("verificator", settings.verificator != d.verificator, word(&settings.verificator));
@@ -461,6 +433,37 @@ mod tests {
             assert!(e.contains(needle), "{k}={v}: {e}");
         }
         assert_eq!((s, m), (AgentSettings::default(), ModelSpec::new("x")), "a refused option changes nothing");
+    }
+
+    #[test]
+    fn every_seat_model_option_is_listed_labelled_and_read_back() {
+        for k in SAMPLING_OPTIONS {
+            assert!(SEAT_OPTIONS.contains(&k), "{k}");
+        }
+        let (mut s, mut m) = (AgentSettings::default(), ModelSpec::new("x"));
+        for (k, v) in [
+            ("memory_k", "2"),
+            ("structured", "on"),
+            ("token_param", "max_tokens"),
+            ("family", "reasoning"),
+            ("effort", "high"),
+            ("model", "o4-mini"),
+        ] {
+            apply_option(&mut s, &mut m, k, v).unwrap();
+        }
+        let l = label(&s, &m);
+        assert_eq!(l, "proagent[o4-mini,effort=high,family=reasoning,token_param=max_tokens,structured=on,memory_k=2]");
+        let (mut s2, mut m2) = (AgentSettings::default(), ModelSpec::new("?"));
+        for part in l["proagent[".len()..l.len() - 1].split(',') {
+            let (k, v) = part.split_once('=').unwrap_or(("model", part));
+            apply_option(&mut s2, &mut m2, k, v).unwrap();
+        }
+        assert_eq!((&s2, &m2), (&s, &m));
+        // How a served model is reached is the run's, never a seat's.
+        let e = apply_option(&mut s2, &mut m2, "base_url", "http://127.0.0.1:9/v1").unwrap_err().to_string();
+        assert!(e.starts_with("unknown option \"base_url\" (known: model, preset, temperature"), "{e}");
+        assert!(e.contains("effort, family, token_param, structured, memory_k"), "{e}");
+        assert_eq!((s2, m2), (s, m), "a refused option changes nothing");
     }
 
     #[test]

@@ -914,5 +914,13 @@ fn the_planner_names_no_game() {
         for game in ["overcooked", concat!("han", "abi"), "collab", "capture", "escape", "proagent_overcooked"] {
             assert!(!text.contains(game), "{name} names {game}");
         }
+        // Nor does its code use a game's words (its skills and objects); comments may use
+        // the kitchen's skills as examples.
+        for (i, line) in text.split("#[cfg(test)]").next().unwrap_or(&text).lines().enumerate() {
+            let line = line.trim_start();
+            for word in ["onion", "tomato", "pickup", "soup", "dish"] {
+                assert!(line.starts_with("//") || !line.contains(word), "{name}:{}: {word}: {line}", i + 1);
+            }
+        }
     }
 }

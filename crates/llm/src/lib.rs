@@ -17,7 +17,10 @@ pub mod structured;
 pub mod tokens;
 
 pub use http::default_base_url;
-pub use options::{MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, apply_model_option, served_model};
+pub use options::{
+    HTTP_OPTIONS, LABELLED_OPTIONS, MODEL_OPTIONS, ModelOptionError, SAMPLING_OPTIONS, join_options, served_model,
+    without_option,
+};
 pub use spec::{
     MOCK_SERVER_HEADER, MOCK_SERVER_OWNER, ModelChoice, ModelSpec, STAND_IN, classify_model, is_mock_server,
     is_stand_in, mock_server_answered,

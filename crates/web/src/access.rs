@@ -26,6 +26,7 @@
 
 use proagent_core::files::{FileAccess, FileRefusal, is_kernel_path};
 use proagent_eval::runner::seats::{is_llmco, is_proagent, llmco_options, proagent_options};
+use proagent_llm::without_option;
 use std::path::{Path, PathBuf};
 
 /// What a missing or forbidden path is told (after the path).
@@ -53,28 +54,16 @@ pub enum AccessError {
     Refused(String),
 }
 
-/// ProAgent options a request may set in `proagent[...]` (numbers and switches; `model`
-/// only to a model the server offers).
-pub const WEB_PROAGENT_OPTIONS: &[&str] = &[
-    "model",
-    "temperature",
-    "top_p",
-    "max_tokens",
-    "memory_k",
-    "max_replans",
-    "verificator",
-    "belief",
-    "align",
-    "analysis",
-    "intention",
-    "wait_interrupt",
-    "preset",
-];
+/// ProAgent options a request may set in `proagent[...]`: the seat options of
+/// [`proagent_agent::config::SEAT_OPTIONS`] (the model options among them: sampling,
+/// `effort`, `family`, `token_param`, `structured`) except `prompts`; `model` only to a
+/// model the server offers.
+pub const WEB_PROAGENT_OPTIONS: [&str; 17] = without_option(&proagent_agent::config::SEAT_OPTIONS, "prompts");
 
-/// LLM-Coordination options a request may set in `llmco[...]` (numbers and switches;
-/// `model` only to a model the server offers; never `prompts`).
-pub const WEB_LLMCO_OPTIONS: &[&str] =
-    &["model", "preset", "temperature", "top_p", "max_tokens", "tom", "verify", "history", "max_verify"];
+/// LLM-Coordination options a request may set in `llmco[...]`: the seat options of
+/// [`proagent_agent::llmco::settings::LLMCO_OPTIONS`] except `prompts`; `model` only to a
+/// model the server offers.
+pub const WEB_LLMCO_OPTIONS: [&str; 13] = without_option(&proagent_agent::llmco::settings::LLMCO_OPTIONS, "prompts");
 
 /// A root given on the command line.
 #[derive(Clone, Debug)]
@@ -182,9 +171,9 @@ impl Access {
         }
         if is_proagent(s) || is_llmco(s) {
             let (options, allowed) = if is_llmco(s) {
-                (llmco_options(s), WEB_LLMCO_OPTIONS)
+                (llmco_options(s), &WEB_LLMCO_OPTIONS[..])
             } else {
-                (proagent_options(s), WEB_PROAGENT_OPTIONS)
+                (proagent_options(s), &WEB_PROAGENT_OPTIONS[..])
             };
             let options = options.map_err(|e| AccessError::Refused(format!("partner: {e}")))?;
             for (k, v) in &options {
@@ -322,6 +311,18 @@ mod tests {
             assert!(matches!(a.seat_spec(bad, &known, &models), Err(AccessError::NotServed(_))), "{bad}");
         }
         assert!(a.seat_spec("proagent[cheap,memory_k=3]", &known, &models).is_ok());
+        // Every model option of a seat spec may be set from the page, as the seat lists say.
+        let all = "proagent[cheap,preset=paper,top_p=0.9,effort=low,family=chat,token_param=max_completion_tokens,structured=on]";
+        assert_eq!(a.seat_spec(all, &known, &models).unwrap(), all);
+        for (list, seat) in [
+            (&WEB_PROAGENT_OPTIONS[..], &proagent_agent::config::SEAT_OPTIONS[..]),
+            (&WEB_LLMCO_OPTIONS[..], &proagent_agent::llmco::settings::LLMCO_OPTIONS[..]),
+        ] {
+            let others: Vec<&str> = seat.iter().copied().filter(|k| *k != "prompts").collect();
+            assert_eq!(list, others);
+        }
+        let e = a.seat_spec("proagent[base_url=http://127.0.0.1:9/v1]", &known, &models).unwrap_err().to_string();
+        assert!(e.contains("cannot be set from the page") && e.contains("effort, family, token_param"), "{e}");
         let e = a.seat_spec("proagent[model=gpt-4o]", &known, &models).unwrap_err().to_string();
         assert!(e.contains("not one this server offers"), "{e}");
         let e = a.seat_spec("proagent[prompts=/etc]", &known, &models).unwrap_err().to_string();
@@ -329,7 +330,11 @@ mod tests {
         // LLM-Coordination specs get the same checks, with their own options.
         let collab = ["chaser", "llmco", "llmco[model=NAME,tom=on|off,...]"];
         assert_eq!(a.seat_spec("llmco", &collab, &models).unwrap(), "llmco");
-        for ok in ["llmco[cheap,tom=off]", "llmco[model=scripted,verify=on,history=3,max_verify=2,temperature=1]"] {
+        for ok in [
+            "llmco[cheap,tom=off]",
+            "llmco[model=scripted,verify=on,history=3,max_verify=2,temperature=1]",
+            "llmco[cheap,effort=high,family=reasoning,token_param=max_tokens,structured=on]",
+        ] {
             assert_eq!(a.seat_spec(ok, &collab, &models).unwrap(), ok);
         }
         for (bad, want) in [

@@ -89,6 +89,10 @@ pub trait Grounding: Send + Sync + 'static {
     /// folder is refused when the seat is configured.
     const FAMILY: Family;
 
+    /// How a structured planner request's schema describes its plan field, with an example
+    /// skill of this game's vocabulary (`your next skill, exactly one, e.g. pickup(onion)`).
+    const PLAN_FIELD: &'static str;
+
     /// Starts an episode as player `me` (seeded: every random choice of the controller
     /// comes from `seed`).
     fn begin(&self, game: &Self::Game, me: usize, seed: u64, cfg: &ProAgentConfig) -> Self::Episode;

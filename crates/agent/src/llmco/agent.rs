@@ -408,7 +408,7 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             let h = ep.steps.history.min(ep.history.len());
             ep.history[ep.history.len() - h..].iter().collect()
         };
-        // A game whose paper prompt places the history inside the state (the paper preset's Hanabi).
+        // A game whose paper prompt places the history inside the state (the paper preset's card game).
         let (state, history) = match g.state_with_history(&ep.g, obs, &history) {
             Some(s) => (s, Vec::new()),
             None => (state, history),

@@ -79,8 +79,8 @@ pub trait LlmcoGrounding: Send + Sync + 'static {
     fn state_text(&self, ep: &Self::Episode, obs: &Observation<'_, Self::Game>) -> String;
 
     /// The state with the action history (`history`, oldest first) placed inside it, for a
-    /// game whose paper prompt puts the history there (the paper preset's Hanabi: after the
-    /// discard pile, before the next playable cards); every request of the decision then
+    /// game whose paper prompt puts the history there (the paper preset's card game: after
+    /// the discard pile, before the next playable cards); every request of the decision then
     /// shows this state and no separate history. `None` (the default): [`Self::state_text`],
     /// with the history where the templates put it.
     fn state_with_history(

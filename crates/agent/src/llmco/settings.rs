@@ -10,7 +10,7 @@
 
 use crate::config::{OptionError, bool_value, number};
 use crate::prompts::PromptLibrary;
-use proagent_llm::{ModelSpec, SAMPLING_OPTIONS, apply_model_option, sha256_hex};
+use proagent_llm::{LABELLED_OPTIONS, ModelSpec, SAMPLING_OPTIONS, join_options, sha256_hex};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -158,24 +158,14 @@ impl LlmcoSettings {
     }
 }
 
-/// The options a `llmco[...]` seat spec may set, in the order labels list them.
-pub const LLMCO_OPTIONS: [&str; 11] = [
-    "model",
-    "preset",
-    "temperature",
-    "top_p",
-    "max_tokens",
-    "structured",
-    "tom",
-    "verify",
-    "history",
-    "max_verify",
-    "prompts",
-];
+/// The LLM-Coordination agent's own switches a `llmco[...]` seat spec may set (after the
+/// model, the preset and the model options), in the order labels list them.
+pub const SWITCH_OPTIONS: [&str; 5] = ["tom", "verify", "history", "max_verify", "prompts"];
 
-/// [`LLMCO_OPTIONS`] as one string, for error messages.
-const KNOWN: &str =
-    "model, preset, temperature, top_p, max_tokens, structured, tom, verify, history, max_verify, prompts";
+/// The options a `llmco[...]` seat spec may set, in the order labels list them: the model,
+/// the preset, the library's model options ([`LABELLED_OPTIONS`], parsed by
+/// [`ModelSpec::apply_option`]) and the [`SWITCH_OPTIONS`].
+pub const LLMCO_OPTIONS: [&str; 14] = join_options(&[&["model", "preset"], &LABELLED_OPTIONS, &SWITCH_OPTIONS]);
 
 /// `auto` (the paper's choice), or a switch value.
 fn tri(key: &str, value: &str) -> Result<Option<bool>, OptionError> {
@@ -195,8 +185,9 @@ pub fn apply_option(
 ) -> Result<(), OptionError> {
     let value = value.trim();
     match key.trim() {
+        // The model and its options: the library's one parser.
         k if SAMPLING_OPTIONS.contains(&k) => {
-            apply_model_option(model, key, value)?;
+            model.apply_option(key, value)?;
         }
         "preset" => settings.preset = value.parse()?,
         "tom" => settings.tom = tri(key, value)?,
@@ -218,7 +209,7 @@ pub fn apply_option(
             )?)
         }
         "prompts" => settings.prompts = (!value.is_empty()).then(|| PathBuf::from(value)),
-        other => return Err(OptionError::UnknownOf { key: other.to_string(), known: KNOWN }),
+        other => return Err(OptionError::Unknown { key: other.to_string(), known: &LLMCO_OPTIONS }),
     }
     Ok(())
 }
@@ -226,31 +217,16 @@ pub fn apply_option(
 /// Every option of a seat that differs from the defaults, as `(key, value)` in
 /// [`LLMCO_OPTIONS`] order (the model is always listed first).
 pub fn options(settings: &LlmcoSettings, model: &ModelSpec) -> Vec<(&'static str, String)> {
-    let m = ModelSpec::new("");
     let mut out = vec![("model", model.model.trim().to_string())];
     if !settings.preset.is_default() {
         out.push(("preset", settings.preset.name().to_string()));
     }
+    out.extend(model.changed_options());
     let mut put = |key: &'static str, differs: bool, value: String| {
         if differs {
             out.push((key, value));
         }
     };
-    put("temperature", model.temperature != m.temperature, model.temperature.to_string());
-    put("top_p", model.top_p != m.top_p, model.top_p.to_string());
-    put("max_tokens", model.max_tokens != m.max_tokens, model.max_tokens.to_string());
-    put(
-        "effort",
-        model.reasoning_effort.is_some(),
-        model.reasoning_effort.map(|e| e.name().to_string()).unwrap_or_default(),
-    );
-    put("family", model.family.is_some(), model.family.map(|f| f.name().to_string()).unwrap_or_default());
-    put(
-        "token_param",
-        model.token_param.is_some(),
-        model.token_param.map(|t| t.name().to_string()).unwrap_or_default(),
-    );
-    put("structured", model.structured, "on".to_string());
     put("tom", settings.tom.is_some(), settings.tom.map(|b| b.to_string()).unwrap_or_default());
     put("verify", settings.verify.is_some(), settings.verify.map(|b| b.to_string()).unwrap_or_default());
     put("history", settings.history.is_some(), settings.history.map(|h| h.to_string()).unwrap_or_default());
@@ -372,6 +348,32 @@ mod tests {
         assert_eq!(s, LlmcoSettings::default());
         let bad = LlmcoSettings { history: Some(MAX_HISTORY + 1), ..LlmcoSettings::default() };
         assert!(bad.check().unwrap_err().to_string().contains("history"));
+    }
+
+    #[test]
+    fn every_seat_model_option_is_listed_labelled_and_read_back() {
+        for k in SAMPLING_OPTIONS {
+            assert!(LLMCO_OPTIONS.contains(&k), "{k}");
+        }
+        let (mut s, mut m) = (LlmcoSettings::default(), ModelSpec::new("x"));
+        for (k, v) in [("tom", "off"), ("structured", "on"), ("effort", "low"), ("model", "gpt-5"), ("preset", "paper")]
+        {
+            apply_option(&mut s, &mut m, k, v).unwrap();
+        }
+        let l = label(&s, &m);
+        assert_eq!(l, "llmco[gpt-5,preset=paper,effort=low,structured=on,tom=false]");
+        let (mut s2, mut m2) = (LlmcoSettings::default(), ModelSpec::new("?"));
+        for part in l["llmco[".len()..l.len() - 1].split(',') {
+            let (k, v) = part.split_once('=').unwrap_or(("model", part));
+            apply_option(&mut s2, &mut m2, k, v).unwrap();
+        }
+        assert_eq!((&s2, &m2), (&s, &m));
+        let e = apply_option(&mut s2, &mut m2, "retries", "3").unwrap_err().to_string();
+        assert!(
+            e.contains("unknown option \"retries\" (known: model, preset, temperature, top_p, max_tokens, effort"),
+            "{e}"
+        );
+        assert_eq!((s2, m2), (s, m), "a refused option changes nothing");
     }
 
     #[test]

@@ -74,15 +74,17 @@
 use serde::{Deserialize, Serialize};
 
 /// The JSON schema a structured planner request asks the reply in:
-/// `{"analysis": ..., "intention": ..., "plan": ...}`, every field a required string.
-pub fn plan_schema() -> proagent_llm::ResponseSchema {
+/// `{"analysis": ..., "intention": ..., "plan": ...}`, every field a required string; the
+/// plan field is described by `plan`, in the game's own words (the grounding's
+/// [`crate::grounding::Grounding::PLAN_FIELD`]).
+pub fn plan_schema(plan: &'static str) -> proagent_llm::ResponseSchema {
     use proagent_llm::structured::Field;
     proagent_llm::ResponseSchema::object(
         "proagent_plan",
         &[
             Field::text("analysis", "what the scene means for the team"),
             Field::text("intention", "the teammate's next skill"),
-            Field::text("plan", "your next skill, exactly one, e.g. pickup(onion)"),
+            Field::text("plan", plan),
         ],
     )
 }

@@ -452,7 +452,8 @@ fn maze_gym_ids(family: &str, specs: &[String]) -> Vec<GymId> {
 }
 
 /// What `verify-trace` counts in the maze games' traces.
-const COLLAB_TRACE_TALLY: Option<(&str, (&str, &str))> = Some(("collab_turns_matched", ("collab turn", "collab turns")));
+const COLLAB_TRACE_TALLY: Option<(&str, (&str, &str))> =
+    Some(("collab_turns_matched", ("collab turn", "collab turns")));
 
 /// The LLM-Coordination repository's maze games (tests/fixtures/collab_traces/SCHEMA.md),
 /// replayed turn by turn on the header's maze.

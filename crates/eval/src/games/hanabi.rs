@@ -246,7 +246,8 @@ impl Catalogued for Hanabi {
     fn is_reference_trace(text: &str) -> bool {
         proagent_hanabi::trace::is_hanabi_trace(text)
     }
-    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> = Some(("hanabi_states_matched", ("Hanabi state", "Hanabi states")));
+    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> =
+        Some(("hanabi_states_matched", ("Hanabi state", "Hanabi states")));
     const TRACE_FORMAT: Option<&'static str> = Some("Hanabi (tests/fixtures/hanabi_traces/SCHEMA.md)");
     /// HLE's games (tests/fixtures/hanabi_traces/SCHEMA.md): states and observation
     /// vectors compared move by move.

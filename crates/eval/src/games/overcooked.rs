@@ -491,7 +491,11 @@ impl Catalogued for Overcooked {
             let name = format!("{file}:{line} {} {policy}", traj.layout);
             let report = trace::verify(&traj).map_err(|e| TraceError::Replay(format!("{file}:{line}: {e}")))?;
             let text = if report.passed {
-                format!("{name} ({}, reward {})", super::counted(report.steps as u64, "step", "steps"), report.total_reward)
+                format!(
+                    "{name} ({}, reward {})",
+                    super::counted(report.steps as u64, "step", "steps"),
+                    report.total_reward
+                )
             } else {
                 let d = report.divergence.as_ref();
                 format!(

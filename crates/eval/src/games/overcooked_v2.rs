@@ -542,7 +542,8 @@ impl Catalogued for OvercookedV2 {
     fn is_reference_trace(text: &str) -> bool {
         proagent_overcooked_v2::env::trace::is_v2_trace(text)
     }
-    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> = Some(("v2_steps_matched", ("V2 step", "V2 steps")));
+    const TRACE_TALLY: Option<(&'static str, (&'static str, &'static str))> =
+        Some(("v2_steps_matched", ("V2 step", "V2 steps")));
     const TRACE_FORMAT: Option<&'static str> = Some("OvercookedV2 (tests/fixtures/v2_traces/SCHEMA.md)");
     /// JaxMARL's episodes (tests/fixtures/v2_traces/SCHEMA.md), replayed step by step with
     /// the recorded recipe draws.

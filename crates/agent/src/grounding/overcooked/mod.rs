@@ -191,6 +191,8 @@ impl Grounding for OvercookedGrounding {
 
     const FAMILY: Family = Family::Classic;
 
+    const PLAN_FIELD: &'static str = "your next skill, exactly one, e.g. pickup(onion)";
+
     fn begin(&self, game: &Overcooked, me: usize, seed: u64, cfg: &ProAgentConfig) -> OvercookedEpisode {
         let kitchen = game.kitchen();
         let info = SceneInfo::new(&game.layout, &kitchen.motion);

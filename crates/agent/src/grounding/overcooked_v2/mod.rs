@@ -179,6 +179,8 @@ impl Grounding for OvercookedV2Grounding {
 
     const FAMILY: Family = Family::V2;
 
+    const PLAN_FIELD: &'static str = "your next skill, exactly one, e.g. pickup(onion)";
+
     fn begin(&self, game: &OvercookedV2, me: usize, seed: u64, _cfg: &ProAgentConfig) -> OvercookedV2Episode {
         OvercookedV2Episode {
             layout: Arc::clone(&game.layout),
