@@ -755,7 +755,17 @@ impl Report {
     /// The cells as CSV (`report.csv`).
     pub fn cells_csv(&self) -> Result<String, csv::Error> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record([
+        // Reasoning and cached tokens get two columns after the completion tokens only when
+        // some episode has them, as in `report.md`: files of runs without any keep their shape.
+        let apart = self.totals.reasoning_tokens > 0 || self.totals.cached_tokens > 0;
+        let with_apart = |mut row: Vec<String>, reasoning: String, cached: String| {
+            if apart {
+                let at = CSV_COMPLETION_COLUMN + 1;
+                row.splice(at..at, [reasoning, cached]);
+            }
+            row
+        };
+        let head = [
             "layout",
             "agent",
             "partner",
@@ -767,8 +777,6 @@ impl Report {
             "llm_calls",
             "prompt_tokens",
             "completion_tokens",
-            "reasoning_tokens",
-            "cached_tokens",
             "llm_wall_s",
             "episode_wall_s",
             "constructive",
@@ -776,7 +784,13 @@ impl Report {
             "parse_failure_share",
             "stuck_episodes",
             "note",
-        ])?;
+        ];
+        debug_assert_eq!(head[CSV_COMPLETION_COLUMN], "completion_tokens");
+        w.write_record(with_apart(
+            head.iter().map(|h| h.to_string()).collect(),
+            "reasoning_tokens".into(),
+            "cached_tokens".into(),
+        ))?;
         for c in &self.cells {
             let note = [&c.agent, &c.partner]
                 .iter()
@@ -784,7 +798,7 @@ impl Report {
                 .map(|l| format!("{l}: {STAND_IN_MARK}"))
                 .collect::<Vec<_>>()
                 .join("; ");
-            w.write_record([
+            let row = vec![
                 c.layout.clone(),
                 c.agent.clone(),
                 c.partner.clone(),
@@ -796,8 +810,6 @@ impl Report {
                 c.llm_calls.to_string(),
                 c.prompt_tokens.to_string(),
                 c.completion_tokens.to_string(),
-                c.reasoning_tokens.to_string(),
-                c.cached_tokens.to_string(),
                 fixed(c.llm_wall_s, SECONDS_PLACES),
                 fixed(c.episode_wall_s, SECONDS_PLACES),
                 opt(c.constructive),
@@ -805,7 +817,8 @@ impl Report {
                 opt(c.parse_failure_share),
                 c.stuck.map_or(String::new(), |n| n.to_string()),
                 note,
-            ])?;
+            ];
+            w.write_record(with_apart(row, c.reasoning_tokens.to_string(), c.cached_tokens.to_string()))?;
         }
         finish_csv(w)
     }
@@ -876,6 +889,10 @@ fn finish_csv(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
 
 /// A sum of counts read from results files (untrusted): it stops at `u64::MAX`
 /// instead of wrapping or panicking.
+/// The index of `completion_tokens` among `report.csv`'s columns (reasoning and cached
+/// tokens follow it when a report has them).
+const CSV_COMPLETION_COLUMN: usize = 10;
+
 /// Serde's test for token counts left out of the JSON when zero.
 fn is_zero(n: &u64) -> bool {
     *n == 0
