@@ -147,6 +147,21 @@ pub const EMBEDDED_V2: &[(&str, &str)] = &[
 /// The embedded LLM-Coordination templates (every game's), by template name.
 pub const EMBEDDED_LLMCO: &[(&str, &str)] = &[
     ("llmco/ack/default.j2", include_str!("../../../prompts/llmco/ack/default.j2")),
+    ("llmco/default/ask_action/default.j2", include_str!("../../../prompts/llmco/default/ask_action/default.j2")),
+    ("llmco/default/ask_tom/default.j2", include_str!("../../../prompts/llmco/default/ask_tom/default.j2")),
+    ("llmco/default/ask_verify/default.j2", include_str!("../../../prompts/llmco/default/ask_verify/default.j2")),
+    ("llmco/default/game/default.j2", include_str!("../../../prompts/llmco/default/game/default.j2")),
+    ("llmco/default/how_action/default.j2", include_str!("../../../prompts/llmco/default/how_action/default.j2")),
+    (
+        "llmco/default/how_tom/collab_capture.j2",
+        include_str!("../../../prompts/llmco/default/how_tom/collab_capture.j2"),
+    ),
+    ("llmco/default/how_tom/default.j2", include_str!("../../../prompts/llmco/default/how_tom/default.j2")),
+    ("llmco/default/how_tom/hanabi.j2", include_str!("../../../prompts/llmco/default/how_tom/hanabi.j2")),
+    ("llmco/default/how_tom/lever.j2", include_str!("../../../prompts/llmco/default/how_tom/lever.j2")),
+    ("llmco/default/how_verify/default.j2", include_str!("../../../prompts/llmco/default/how_verify/default.j2")),
+    ("llmco/default/how_verify/hanabi.j2", include_str!("../../../prompts/llmco/default/how_verify/hanabi.j2")),
+    ("llmco/default/turn/default.j2", include_str!("../../../prompts/llmco/default/turn/default.j2")),
     ("llmco/game/default.j2", include_str!("../../../prompts/llmco/game/default.j2")),
     ("llmco/retry/default.j2", include_str!("../../../prompts/llmco/retry/default.j2")),
     ("llmco/rules/collab_capture.j2", include_str!("../../../prompts/llmco/rules/collab_capture.j2")),
