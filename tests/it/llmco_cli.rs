@@ -169,3 +169,22 @@ fn an_llmco_seat_plays_against_the_mock_server_over_loopback() {
     let replay = ok(&bin().arg("replay").arg(&served).output().unwrap());
     assert!(replay.contains("re-runs exactly"), "{replay}");
 }
+
+/// The default preset sends what stays the same first (rules, every step's answer format,
+/// the decision's one state message) and the step's question last, so at least 70 % of an
+/// episode's prompt tokens repeat the beginning of a recent request, on every game
+/// (docs/results.md, "the cacheable prompt share").
+#[test]
+fn the_default_preset_repeats_at_least_70_percent_of_its_prompt_tokens_on_every_game() {
+    for layout in ["cramped_room", "hanabi", "capture:1", "escape:1", "lever"] {
+        let out = ok(&bin()
+            .args(["play", "--layout", layout, "--agent", "llmco", "--model", "gpt-4o", "--dry-run"])
+            .output()
+            .unwrap());
+        let row = out.lines().find(|l| l.starts_with("| gpt-4o |")).unwrap_or_else(|| panic!("{layout}: {out}"));
+        let cols: Vec<&str> = row.split('|').map(str::trim).collect();
+        let number = |s: &str| s.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+        let (prompt, cacheable) = (number(cols[4]), number(cols[8]));
+        assert!(prompt > 0 && cacheable * 10 >= prompt * 7, "{layout}: {cacheable} of {prompt} cacheable\n{row}");
+    }
+}

@@ -102,6 +102,12 @@ pub fn effective_sampling<G: LlmcoGrounding>(cfg: &LlmcoConfig) -> Sampling {
 }
 
 /// The messages every request of an episode starts from, rendered once per episode.
+///
+/// In the paper preset each step has its own primer (the game description for the action,
+/// the Theory-of-Mind and the verification descriptions), as the released agent sends
+/// them. In the default preset `game` is one description for every step (`tom` and
+/// `verify` repeat it), which also says how to answer each step the seat runs, so all of a
+/// decision's requests share their beginning and differ only in a short last question.
 #[derive(Clone)]
 struct Primers {
     system: String,
@@ -182,6 +188,30 @@ fn template<G: LlmcoGrounding>(lib: &PromptLibrary, part: &str) -> String {
     lib.resolve_in("llmco", part, G::KEY, usize::MAX)
 }
 
+/// The folder of the templates only the default preset reads (its cache-friendly order:
+/// one game description and one state message shared by every step of a decision, then
+/// the step's question). The paper preset never reads them, and its transcript headers
+/// and fingerprints leave them out ([`preset_hashes`]).
+pub const DEFAULT_DIR: &str = "llmco/default";
+
+/// The default preset's template `part` for game `G`: `llmco/default/<part>/<KEY>.j2`, else
+/// `llmco/default/<part>/default.j2`.
+fn default_template<G: LlmcoGrounding>(lib: &PromptLibrary, part: &str) -> String {
+    lib.resolve_in(DEFAULT_DIR, part, G::KEY, usize::MAX)
+}
+
+/// sha256 of each `llmco/` template a seat of `preset` can read, for transcript headers and
+/// fingerprints: every one for the default preset, all but [`DEFAULT_DIR`]'s for the paper
+/// preset (so a paper-preset header records exactly the released agent's templates).
+pub fn preset_hashes(prompts: &PromptLibrary, preset: LlmcoPreset) -> std::collections::BTreeMap<String, String> {
+    let mut h = prompts.hashes_under("llmco");
+    if preset == LlmcoPreset::Paper {
+        let own = format!("{DEFAULT_DIR}/");
+        h.retain(|n, _| !n.starts_with(&own));
+    }
+    h
+}
+
 /// `vars` with `extra`'s keys added.
 fn with(vars: &Value, extra: Value) -> minijinja::Value {
     let mut v = vars.clone();
@@ -211,10 +241,41 @@ fn jinja(v: &Value) -> minijinja::Value {
     }
 }
 
-fn render_primers<G: LlmcoGrounding>(lib: &PromptLibrary, vars: &Value) -> Result<Primers, PromptError> {
+fn render_primers<G: LlmcoGrounding>(lib: &PromptLibrary, vars: &Value, steps: &Steps) -> Result<Primers, PromptError> {
     let ctx = with(vars, json!({}));
     let r = |part: &str| lib.render(&template::<G>(lib, part), &ctx);
-    Ok(Primers { system: r("system")?, game: r("game")?, ack: r("ack")?, tom: r("tom")?, verify: r("verify")? })
+    if steps.preset == LlmcoPreset::Paper {
+        return Ok(Primers {
+            system: r("system")?,
+            game: r("game")?,
+            ack: r("ack")?,
+            tom: r("tom")?,
+            verify: r("verify")?,
+        });
+    }
+    // The default preset's one description says how to answer each step the seat runs.
+    let ctx = with(
+        vars,
+        json!({
+            "tom": steps.tom, "verify": steps.verify, "how_tom": default_template::<G>(lib, "how_tom"),
+            "how_action": default_template::<G>(lib, "how_action"), "how_verify": default_template::<G>(lib, "how_verify"),
+        }),
+    );
+    let game = lib.render(&default_template::<G>(lib, "game"), &ctx)?;
+    Ok(Primers { system: r("system")?, ack: r("ack")?, tom: game.clone(), verify: game.clone(), game })
+}
+
+/// The default preset's last user message of a step: the decision's shared state message
+/// (`turn`), a blank line, then the step's short question (`ask_tom`, `ask_action`,
+/// `ask_verify`; how to answer each is in the game description, `how_<step>`).
+fn default_ask<G: LlmcoGrounding>(
+    lib: &PromptLibrary,
+    turn: &str,
+    part: &str,
+    ctx: &minijinja::Value,
+) -> Result<String, PromptError> {
+    let ask = lib.render(&default_template::<G>(lib, part), ctx)?;
+    Ok(format!("{turn}\n\n{ask}"))
 }
 
 /// The variables every template of an episode of player `me` sees.
@@ -263,7 +324,10 @@ pub fn check_prompts<G: LlmcoGrounding + Default>(
     g.set_preset(&mut ep, cfg.settings.preset);
     let vars = with_preset(base_vars(&g, &ep, me, n), cfg.settings.preset);
     let lib = &cfg.prompts;
-    render_primers::<G>(lib, &vars)?;
+    let preset = cfg.settings.preset;
+    let mut steps = cfg.settings.steps(G::PAPER);
+    (steps.tom, steps.verify) = (true, true);
+    render_primers::<G>(lib, &vars, &steps)?;
     let options = listed(&["the first action", "the second action"]);
     for tom in [true, false] {
         let ctx = with(
@@ -274,8 +338,16 @@ pub fn check_prompts<G: LlmcoGrounding + Default>(
                 "rejected": "the first action", "reason": "a reason",
             }),
         );
-        for part in ["state", "tom_state", "verify_state", "retry"] {
-            lib.render(&template::<G>(lib, part), &ctx)?;
+        if preset == LlmcoPreset::Paper {
+            for part in ["state", "tom_state", "verify_state", "retry"] {
+                lib.render(&template::<G>(lib, part), &ctx)?;
+            }
+        } else {
+            lib.render(&template::<G>(lib, "retry"), &ctx)?;
+            let turn = lib.render(&default_template::<G>(lib, "turn"), &ctx)?;
+            for part in ["ask_tom", "ask_action", "ask_verify"] {
+                default_ask::<G>(lib, &turn, part, &ctx)?;
+            }
         }
     }
     Ok(())
@@ -414,6 +486,27 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             None => (state, history),
         };
         let listed_all = listed(&texts);
+        let paper = ep.steps.preset == LlmcoPreset::Paper;
+        // The default preset's state message, shared by every step of this decision.
+        let turn = if paper {
+            String::new()
+        } else {
+            let ctx = with(
+                &ep.vars,
+                json!({
+                    "state": state, "history": history, "partner_action": subject.clone().unwrap_or_default(),
+                    "options": listed_all,
+                }),
+            );
+            match lib.render(&default_template::<G>(&lib, "turn"), &ctx) {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::error!("{e}");
+                    self.metrics.prompt_errors = self.metrics.prompt_errors.saturating_add(1);
+                    return Ok(Some(self.fallen_back(ep, &options, "the templates do not render")));
+                }
+            }
+        };
 
         // 2. Theory of Mind.
         let mut interpretation = String::new();
@@ -422,7 +515,11 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                 &ep.vars,
                 json!({"state": state, "partner_action": subject.clone().unwrap_or_default(), "options": listed_all}),
             );
-            match lib.render(&template::<G>(&lib, "tom_state"), &ctx) {
+            let user = match paper {
+                true => lib.render(&template::<G>(&lib, "tom_state"), &ctx),
+                false => default_ask::<G>(&lib, &turn, "ask_tom", &ctx),
+            };
+            match user {
                 Ok(user) => {
                     let msgs = vec![
                         Message::system(&primers.system),
@@ -462,7 +559,11 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                 "partner_action": subject.clone().unwrap_or_default(), "options": listed_all,
             }),
         );
-        let user = match lib.render(&template::<G>(&lib, "state"), &ctx) {
+        let user = match paper {
+            true => lib.render(&template::<G>(&lib, "state"), &ctx),
+            false => default_ask::<G>(&lib, &turn, "ask_action", &ctx),
+        };
+        let user = match user {
             Ok(u) => u,
             Err(e) => {
                 tracing::error!("{e}");
@@ -482,7 +583,6 @@ impl<G: LlmcoGrounding> LlmCo<G> {
             Err(CallFailure::Down(_)) => return Ok(Some(self.fallen_back(ep, &options, "the model did not answer"))),
         };
         let interp = (!interpretation.is_empty()).then(|| interpretation.clone());
-        let paper = ep.steps.preset == LlmcoPreset::Paper;
         let mut chosen = match self.read(&reply, idx, unread, &texts) {
             Some(i) => i,
             // The paper preset, as the released agent: the fallback is proposed and still
@@ -512,7 +612,11 @@ impl<G: LlmcoGrounding> LlmCo<G> {
                         "partner_action": subject.clone().unwrap_or_default(),
                     }),
                 );
-                let user = match lib.render(&template::<G>(&lib, "verify_state"), &ctx) {
+                let user = match paper {
+                    true => lib.render(&template::<G>(&lib, "verify_state"), &ctx),
+                    false => default_ask::<G>(&lib, &turn, "ask_verify", &ctx),
+                };
+                let user = match user {
                     Ok(u) => u,
                     Err(e) => {
                         tracing::error!("{e}");
@@ -690,15 +794,16 @@ impl<G: LlmcoGrounding> Seat<G::Game> for LlmCo<G> {
         self.grounding.set_preset(&mut g, self.cfg.settings.preset);
         let vars = with_preset(base_vars(&self.grounding, &g, me, n), self.cfg.settings.preset);
         let lib = &self.cfg.prompts;
+        let steps = self.cfg.settings.steps(G::PAPER);
         let primers = if lib.family() == Family::Llmco {
-            render_primers::<G>(lib, &vars)
+            render_primers::<G>(lib, &vars, &steps)
         } else {
             Err(PromptError::NoPreset { preset: "default", game: lib.family().game(), available: "llmco".into() })
         }
         .inspect_err(|e| tracing::error!("{e}"));
         self.ep = Some(Episode {
             g,
-            steps: self.cfg.settings.steps(G::PAPER),
+            steps,
             vars,
             primers,
             history: Vec::new(),

@@ -41,8 +41,9 @@ impl LlmcoConfig {
         }
     }
 
-    /// sha256 of each `llmco/` template, for transcript headers.
+    /// sha256 of each `llmco/` template the seat's preset can read, for transcript headers
+    /// ([`super::agent::preset_hashes`]).
     pub fn prompt_hashes(&self) -> std::collections::BTreeMap<String, String> {
-        self.prompts.hashes_under("llmco")
+        super::agent::preset_hashes(&self.prompts, self.settings.preset)
     }
 }

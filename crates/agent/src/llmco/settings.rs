@@ -251,7 +251,8 @@ pub fn label(settings: &LlmcoSettings, model: &ModelSpec) -> String {
 }
 
 /// sha256 of everything that makes an LLM-Coordination seat behave differently: the model
-/// name and sampling, the switches, and the text of every `llmco/` template. The model's
+/// name and sampling, the switches, and the text of every `llmco/` template the preset can
+/// read ([`super::agent::preset_hashes`]). The model's
 /// address and the prompts directory's path are left out (its templates' text counts).
 pub fn fingerprint(settings: &LlmcoSettings, model: &ModelSpec, prompts: &PromptLibrary) -> String {
     let mut settings = settings.clone();
@@ -263,7 +264,7 @@ pub fn fingerprint(settings: &LlmcoSettings, model: &ModelSpec, prompts: &Prompt
         "top_p": model.top_p,
         "max_tokens": model.max_tokens,
         "settings": settings,
-        "prompts": prompts.hashes_under("llmco"),
+        "prompts": super::agent::preset_hashes(prompts, settings.preset),
     });
     // Only a structured seat says so, so every other seat keeps its fingerprint.
     if model.structured {

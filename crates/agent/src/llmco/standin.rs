@@ -11,6 +11,14 @@ use crate::grounding::stand_in_response;
 use async_trait::async_trait;
 use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
 
+/// How the default preset's game description introduces the Theory-of-Mind step
+/// (`prompts/llmco/default/how_tom/`).
+const TOM_HOW: &str = "When I ask \"Theory of Mind question\"";
+
+/// How the default preset's last message asks the Theory-of-Mind step
+/// (`prompts/llmco/default/ask_tom/`).
+const TOM_QUESTION: &str = "\nTheory of Mind question:";
+
 /// What a stand-in reads from a request.
 #[derive(Clone, Debug)]
 pub struct Prompt<'a> {
@@ -38,12 +46,14 @@ pub trait Scripted: Send + Sync + 'static {
     fn interpret(&self, p: &Prompt<'_>) -> String;
 }
 
-/// The actions listed after the last "Available actions" line of `text`, letters removed.
+/// The actions listed after the last "Available actions" line of `text`, letters removed
+/// (up to the first blank line: the default preset's state follows its list).
 pub fn listed_options(text: &str) -> Vec<String> {
     let Some(at) = text.rfind("Available actions") else { return Vec::new() };
     text[at..]
         .lines()
         .skip(1)
+        .take_while(|l| !l.trim().is_empty())
         .filter_map(|l| {
             let l = l.trim();
             let (letter, rest) = l.split_once(". ")?;
@@ -82,7 +92,13 @@ impl<S: Scripted> StandInModel<S> {
             let (why, ok) = self.reader.verify(&p, proposal);
             return format!("{why}\nVerification: {}", if ok { "Okay" } else { "Not Okay" });
         }
-        if rules.contains("Theory of Mind reasoner") {
+        // The paper preset's Theory-of-Mind primer names the step; the default preset's one
+        // game description says how to answer each step, and its last message asks one.
+        let tom = match rules.contains(TOM_HOW) {
+            true => last.contains(TOM_QUESTION),
+            false => rules.contains("Theory of Mind reasoner"),
+        };
+        if tom {
             let p = Prompt { rules, text: last, options: listed_options(last) };
             return self.reader.interpret(&p);
         }

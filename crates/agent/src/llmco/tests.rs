@@ -75,15 +75,62 @@ fn the_paper_defaults_run_tom_and_verification_on_hanabi() {
     let k = kinds(&ex);
     assert!(k.contains(&"tom") && k.contains(&"action") && k.contains(&"verify"), "{k:?}");
     assert!(r.tally.cards_played > 0, "the stand-ins play cards");
-    // Every ToM request carries the ToM template's questions; no action request does.
+    // Every ToM request asks the ToM question last; no action request does. (The default
+    // preset's game description says how to answer every step, so each request carries it.)
     for e in &ex {
         let text: String = e.request.messages.iter().map(|m| m.content.as_str()).collect();
+        let last = e.request.messages.last().map(|m| m.content.as_str()).unwrap_or("");
         match e.kind.as_str() {
-            "tom" => assert!(text.contains("Theory of Mind"), "{text}"),
-            "verify" => assert!(text.contains("Verification: Okay"), "{text}"),
-            _ => assert!(!text.contains("Theory of Mind reasoner")),
+            "tom" => assert!(text.contains("Theory of Mind") && last.contains("Theory of Mind question:"), "{text}"),
+            "verify" => {
+                assert!(text.contains("Verification: Okay") && last.contains("Verification question:"), "{text}")
+            }
+            _ => assert!(!last.contains("Theory of Mind")),
         }
     }
+}
+
+/// The requests of each decision at time `t`, by kind (the first of each kind).
+fn by_decision(ex: &[Exchange]) -> std::collections::BTreeMap<u32, std::collections::BTreeMap<&str, &Exchange>> {
+    let mut d: std::collections::BTreeMap<u32, std::collections::BTreeMap<&str, &Exchange>> = Default::default();
+    for e in ex {
+        d.entry(e.t).or_default().entry(e.kind.as_str()).or_insert(e);
+    }
+    d
+}
+
+#[test]
+fn the_default_preset_sends_one_decisions_steps_the_same_beginning_and_the_paper_preset_does_not() {
+    let (_, ex) = run::<HanabiLlmco>(hanabi(), [with(None, None), with(None, None)], None, 0);
+    let mut checked = 0;
+    for (t, kinds) in by_decision(&ex) {
+        let (Some(tom), Some(action), Some(verify)) = (kinds.get("tom"), kinds.get("action"), kinds.get("verify"))
+        else {
+            continue;
+        };
+        let m = |e: &Exchange| e.request.messages.clone();
+        // System, game description and "Got it!": the same three messages for every step.
+        assert_eq!(m(tom)[..3], m(action)[..3], "t={t}");
+        assert_eq!(m(tom)[..3], m(verify)[..3], "t={t}");
+        // The last message: the decision's one state message, then the step's question.
+        let last = |e: &Exchange| e.request.messages[3].content.clone();
+        let tom_last = last(tom);
+        let (turn, _) = tom_last.rsplit_once("\n\nTheory of Mind question:").unwrap_or_else(|| panic!("{tom_last}"));
+        assert!(turn.starts_with("Available actions:\n") && turn.contains("My action history") || t == 0, "{turn}");
+        for e in [action, verify] {
+            assert!(last(e).starts_with(&format!("{turn}\n\n")), "t={t}: {}\n---\n{turn}", last(e));
+        }
+        checked += 1;
+    }
+    assert!(checked > 5, "{checked} decisions with all three steps");
+    // The paper preset: each step its own primer, as the released agent sends them.
+    let paper = LlmcoSettings { preset: super::settings::LlmcoPreset::Paper, ..LlmcoSettings::default() };
+    let (_, ex) = run::<HanabiLlmco>(hanabi(), [paper.clone(), paper], None, 0);
+    let d = by_decision(&ex);
+    let kinds = d.values().find(|k| k.len() == 3).unwrap();
+    let primer = |k: &str| kinds[k].request.messages.iter().find(|m| m.role == proagent_llm::Role::User).cloned();
+    assert_ne!(primer("tom"), primer("action"));
+    assert_ne!(primer("verify"), primer("action"));
 }
 
 #[test]

@@ -366,7 +366,9 @@ impl Scripted for HanabiStandIn {
 
     fn interpret(&self, p: &Prompt<'_>) -> String {
         let t = read_table_of(p);
-        let first = p.text.lines().next().unwrap_or("");
+        // The partner's move: the first line in the paper preset's Theory-of-Mind message, a
+        // line after the state in the default preset's.
+        let first = p.text.lines().find(|l| l.contains("'s last action:")).or(p.text.lines().next()).unwrap_or("");
         let meaning = match t.pointed {
             Some(i) if t.may_play(i) => {
                 format!("The clue points at my Card {i}: my partner wants me to play my Card {i}.")
