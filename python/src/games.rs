@@ -719,28 +719,25 @@ pub fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, Py
     Ok(d)
 }
 
-guarded_fns! {
-/// Rebuilds a pickled `Env` of [`GameSession`] (the target of its `__reduce__`): the same
-/// game and partners, the episode re-played from its seed and the actions given.
-#[pyfunction]
-pub fn _restore_game_env(text: &str) -> PyResult<crate::env::Env> {
-    let bad = || PyValueError::new_err("not a pickled Env");
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| bad())?;
-    let partners: Vec<(usize, String)> = serde_json::from_value(v["partners"].clone()).map_err(|_| bad())?;
-    let horizon = v.get("horizon").and_then(serde_json::Value::as_u64);
-    let options = crate::env::session_options(horizon.map(|h| h as u32))?;
-    let mut env = GameSession::new_env(v["spec"].as_str().ok_or_else(bad)?, partners, &options)?;
-    env.base = v["base"].as_u64().ok_or_else(bad)?;
-    env.episode = v["episode"].as_u64().ok_or_else(bad)?;
-    if v["started"].as_bool().ok_or_else(bad)? {
-        env.start()?;
-        let history: Vec<Vec<Option<usize>>> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
-        for idx in history {
-            env.act(&idx)?;
+impl GameSession {
+    /// Rebuilds a pickled session from the record its `__reduce__` wrote (`v`, read by
+    /// `proagent.Env`'s restore function): the same game and partners, loaded with
+    /// `options`, the episode re-played from its seed and the actions given.
+    pub fn restore(v: &serde_json::Value, options: &proagent_eval::games::GameOptions) -> PyResult<GameSession> {
+        let bad = || PyValueError::new_err("not a pickled Env");
+        let partners: Vec<(usize, String)> = serde_json::from_value(v["partners"].clone()).map_err(|_| bad())?;
+        let mut env = GameSession::new_env(v["spec"].as_str().ok_or_else(bad)?, partners, options)?;
+        env.base = v["base"].as_u64().ok_or_else(bad)?;
+        env.episode = v["episode"].as_u64().ok_or_else(bad)?;
+        if v["started"].as_bool().ok_or_else(bad)? {
+            env.start()?;
+            let history: Vec<Vec<Option<usize>>> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
+            for idx in history {
+                env.act(&idx)?;
+            }
         }
+        Ok(env)
     }
-    Ok(crate::env::Env::from(env))
-}
 }
 
 guarded_fns! {

@@ -29,7 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vec_env::VecEnv>()?;
     // `GameEnv`: the same class under its older name.
     m.add("GameEnv", m.py().get_type::<env::Env>())?;
-    m.add_function(wrap_pyfunction!(games::_restore_game_env, m)?)?;
+    m.add_function(wrap_pyfunction!(env::_restore_game_env, m)?)?;
     m.add_function(wrap_pyfunction!(games::game_info, m)?)?;
     m.add_function(wrap_pyfunction!(games::catalog_games, m)?)?;
     m.add_function(wrap_pyfunction!(vec_env::_restore_vec_env, m)?)?;

@@ -539,8 +539,8 @@ impl OpenAiModel {
         };
         let status = resp.status();
         let retry_after = retry_after(resp.headers());
-        if status.is_success() && resp.headers().contains_key(crate::spec::MOCK_SERVER_HEADER) {
-            crate::spec::note_mock_server_answer();
+        if status.is_success() && resp.headers().contains_key(MOCK_SERVER_HEADER) {
+            note_mock_server_answer();
         }
         let bytes = self.read_body(resp).await?;
         let text = self.redact(String::from_utf8_lossy(&bytes).into_owned());
@@ -984,6 +984,25 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     out
+}
+
+/// The response header the built-in mock server puts on every answer (its value is
+/// [`MOCK_SERVER_OWNER`](crate::MOCK_SERVER_OWNER)), so a client that never lists the server's models (`play`) still
+/// knows its replies came from the stand-ins ([`mock_server_answered`]). No real server
+/// sends it.
+pub const MOCK_SERVER_HEADER: &str = "x-proagent-mock-server";
+
+static MOCK_ANSWERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that a reply carrying [`MOCK_SERVER_HEADER`] arrived (the HTTP client calls it).
+pub fn note_mock_server_answer() {
+    MOCK_ANSWERED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether any model reply this process received came from the built-in mock server:
+/// rule-based stand-in replies, not a language model's. Never true for a real server.
+pub fn mock_server_answered() -> bool {
+    MOCK_ANSWERED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::LlmError;
 use crate::Sampling;
 use crate::family::{Effort, Family, ParamRules, REASONING_MAX_TOKENS, TokenParam};
 use crate::http::{ApiKey, HttpConfig, OpenAiModel, default_base_url};
+pub use crate::http::{MOCK_SERVER_HEADER, mock_server_answered};
 use crate::scrub::{Scrubber, redact_url};
 use proagent_core::limits::{MAX_MILLIS, MAX_RETRIES, MAX_TOKENS, RangeError, check_float, check_int};
 use serde::{Deserialize, Serialize, Serializer};
@@ -112,25 +113,6 @@ pub fn is_stand_in(name: &str) -> bool {
 /// `GET /v1/models`: it marks the server whose replies come from the rule-based stand-ins,
 /// so reports label runs it served as stand-in output. No real server sends it.
 pub const MOCK_SERVER_OWNER: &str = "proagent-mock (rule-based stand-ins)";
-
-/// The response header the built-in mock server puts on every answer (its value is
-/// [`MOCK_SERVER_OWNER`]), so a client that never lists the server's models (`play`) still
-/// knows its replies came from the stand-ins ([`mock_server_answered`]). No real server
-/// sends it.
-pub const MOCK_SERVER_HEADER: &str = "x-proagent-mock-server";
-
-static MOCK_ANSWERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Records that a reply carrying [`MOCK_SERVER_HEADER`] arrived (the HTTP client calls it).
-pub fn note_mock_server_answer() {
-    MOCK_ANSWERED.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether any model reply this process received came from the built-in mock server:
-/// rule-based stand-in replies, not a language model's. Never true for a real server.
-pub fn mock_server_answered() -> bool {
-    MOCK_ANSWERED.load(std::sync::atomic::Ordering::Relaxed)
-}
 
 /// Whether a server identity (as `OpenAiModel::server_identity` returns it) is the built-in
 /// mock server's: its replies come from the rule-based stand-ins, not from a language model.

@@ -82,6 +82,22 @@ pub fn session_options(horizon: Option<u32>) -> PyResult<GameOptions> {
     Ok(o)
 }
 
+guarded_fns! {
+/// Rebuilds a pickled `Env` of [`GameSession`] (the target of its `__reduce__`): the same
+/// game and partners, the episode re-played from its seed and the actions given.
+#[pyfunction]
+pub fn _restore_game_env(text: &str) -> PyResult<Env> {
+    let bad = || PyValueError::new_err("not a pickled Env");
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| bad())?;
+    let horizon = match v.get("horizon").and_then(serde_json::Value::as_u64) {
+        Some(h) => Some(u32::try_from(h).map_err(|_| bad())?),
+        None => None,
+    };
+    let options = session_options(horizon)?;
+    Ok(Env::from(GameSession::restore(&v, &options)?))
+}
+}
+
 impl Env {
     /// The classic episode, or `TypeError` naming the game this one plays.
     pub fn classic(&self) -> PyResult<&ClassicEnv> {

@@ -39,6 +39,7 @@ use super::reply::{
     action_schema, action_text, explanation, match_option, option_letter, structured_action, structured_interpretation,
     structured_verdict, tom_schema, verdict, verdict_schema,
 };
+use super::settings::DEFAULT_DIR;
 use super::settings::{LlmcoPreset, PAPER_TEMPERATURE, Steps};
 use crate::call::{self, CallFailure, Calls, Purpose, Reply, Unread};
 use crate::prompts::{Family, PromptError, PromptLibrary};
@@ -188,28 +189,10 @@ fn template<G: LlmcoGrounding>(lib: &PromptLibrary, part: &str) -> String {
     lib.resolve_in("llmco", part, G::KEY, usize::MAX)
 }
 
-/// The folder of the templates only the default preset reads (its cache-friendly order:
-/// one game description and one state message shared by every step of a decision, then
-/// the step's question). The paper preset never reads them, and its transcript headers
-/// and fingerprints leave them out ([`preset_hashes`]).
-pub const DEFAULT_DIR: &str = "llmco/default";
-
 /// The default preset's template `part` for game `G`: `llmco/default/<part>/<KEY>.j2`, else
 /// `llmco/default/<part>/default.j2`.
 fn default_template<G: LlmcoGrounding>(lib: &PromptLibrary, part: &str) -> String {
     lib.resolve_in(DEFAULT_DIR, part, G::KEY, usize::MAX)
-}
-
-/// sha256 of each `llmco/` template a seat of `preset` can read, for transcript headers and
-/// fingerprints: every one for the default preset, all but [`DEFAULT_DIR`]'s for the paper
-/// preset (so a paper-preset header records exactly the released agent's templates).
-pub fn preset_hashes(prompts: &PromptLibrary, preset: LlmcoPreset) -> std::collections::BTreeMap<String, String> {
-    let mut h = prompts.hashes_under("llmco");
-    if preset == LlmcoPreset::Paper {
-        let own = format!("{DEFAULT_DIR}/");
-        h.retain(|n, _| !n.starts_with(&own));
-    }
-    h
 }
 
 /// `vars` with `extra`'s keys added.

@@ -42,8 +42,8 @@ impl LlmcoConfig {
     }
 
     /// sha256 of each `llmco/` template the seat's preset can read, for transcript headers
-    /// ([`super::agent::preset_hashes`]).
+    /// ([`super::settings::preset_hashes`]).
     pub fn prompt_hashes(&self) -> std::collections::BTreeMap<String, String> {
-        super::agent::preset_hashes(&self.prompts, self.settings.preset)
+        super::settings::preset_hashes(&self.prompts, self.settings.preset)
     }
 }

@@ -28,14 +28,14 @@ pub mod standin;
 #[cfg(test)]
 mod tests;
 
-/// Every grounding's `scripted` stand-in, one line per game: the router
-/// ([`router::LlmcoStandIns`]) tells a request's game by the openings listed here.
-pub const STAND_INS: &[router::Route] = &[
-    router::Route::of::<hanabi::HanabiStandIn>(),
-    router::Route::of::<capture::CaptureStandIn>(),
-    router::Route::of::<escape::EscapeStandIn>(),
-    router::Route::of::<lever::LeverStandIn>(),
-    router::Route::of::<overcooked::OvercookedStandIn>(),
+/// Every grounding's `scripted` stand-in, one line per game: the router (`LlmcoStandIns`)
+/// tells a request's game by the openings listed here.
+pub const STAND_INS: &[standin::Route] = &[
+    standin::Route::of::<hanabi::HanabiStandIn>(),
+    standin::Route::of::<capture::CaptureStandIn>(),
+    standin::Route::of::<escape::EscapeStandIn>(),
+    standin::Route::of::<lever::LeverStandIn>(),
+    standin::Route::of::<overcooked::OvercookedStandIn>(),
 ];
 
 pub use agent::{LlmCo, check_prompts};

@@ -4,7 +4,7 @@
 //! server serves it, so an `llmco` seat pointed at the mock plays a real game offline.
 //! Like the stand-ins it routes to, it is **not a language model**.
 
-use super::standin::{Scripted, StandInModel};
+pub use super::standin::Route;
 use async_trait::async_trait;
 use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
 use std::sync::Arc;
@@ -12,30 +12,6 @@ use std::sync::Arc;
 /// How the shipped `llmco/system/default.j2` starts: requests under another system prompt
 /// (CoordinationQA's, a custom template's) are not routed to the stand-ins.
 pub const SYSTEM_PREFIX: &str = "You are a helpful assistant playing a cooperative game";
-
-/// One game's stand-in as the router serves it: the words its game description starts
-/// with, the game, and how its model is made. Every grounding lists its own in
-/// [`super::STAND_INS`].
-#[derive(Clone, Copy, Debug)]
-pub struct Route {
-    /// The game ([`Scripted::GAME`]).
-    pub game: &'static str,
-    /// How its game description starts ([`Scripted::OPENING`]).
-    pub opening: &'static str,
-    model: fn() -> Arc<dyn LanguageModel>,
-}
-
-impl Route {
-    /// The route to the stand-in `S`.
-    pub const fn of<S: Scripted + Default>() -> Route {
-        Route { game: S::GAME, opening: S::OPENING, model: stand_in::<S> }
-    }
-}
-
-/// A new stand-in `S` as a language model.
-fn stand_in<S: Scripted + Default>() -> Arc<dyn LanguageModel> {
-    Arc::new(StandInModel::new(S::default()))
-}
 
 /// The route of the LLM-Coordination prompt a request is, by its system prompt and the
 /// words its game description starts with (`None`: not an LLM-Coordination prompt).

@@ -252,7 +252,7 @@ pub fn label(settings: &LlmcoSettings, model: &ModelSpec) -> String {
 
 /// sha256 of everything that makes an LLM-Coordination seat behave differently: the model
 /// name and sampling, the switches, and the text of every `llmco/` template the preset can
-/// read ([`super::agent::preset_hashes`]). The model's
+/// read ([`preset_hashes`]). The model's
 /// address and the prompts directory's path are left out (its templates' text counts).
 pub fn fingerprint(settings: &LlmcoSettings, model: &ModelSpec, prompts: &PromptLibrary) -> String {
     let mut settings = settings.clone();
@@ -264,13 +264,31 @@ pub fn fingerprint(settings: &LlmcoSettings, model: &ModelSpec, prompts: &Prompt
         "top_p": model.top_p,
         "max_tokens": model.max_tokens,
         "settings": settings,
-        "prompts": super::agent::preset_hashes(prompts, settings.preset),
+        "prompts": preset_hashes(prompts, settings.preset),
     });
     // Only a structured seat says so, so every other seat keeps its fingerprint.
     if model.structured {
         v["structured"] = serde_json::Value::Bool(true);
     }
     sha256_hex(v.to_string().as_bytes())
+}
+
+/// The folder of the templates only the default preset reads (its cache-friendly order:
+/// one game description and one state message shared by every step of a decision, then
+/// the step's question). The paper preset never reads them, and its transcript headers
+/// and fingerprints leave them out ([`preset_hashes`]).
+pub const DEFAULT_DIR: &str = "llmco/default";
+
+/// sha256 of each `llmco/` template a seat of `preset` can read, for transcript headers and
+/// fingerprints: every one for the default preset, all but [`DEFAULT_DIR`]'s for the paper
+/// preset (so a paper-preset header records exactly the released agent's templates).
+pub fn preset_hashes(prompts: &PromptLibrary, preset: LlmcoPreset) -> std::collections::BTreeMap<String, String> {
+    let mut h = prompts.hashes_under("llmco");
+    if preset == LlmcoPreset::Paper {
+        let own = format!("{DEFAULT_DIR}/");
+        h.retain(|n, _| !n.starts_with(&own));
+    }
+    h
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 use crate::grounding::stand_in_response;
 use async_trait::async_trait;
 use proagent_llm::{ChatRequest, ChatResponse, LanguageModel, LlmError, Role};
+use std::sync::Arc;
 
 /// How the default preset's game description introduces the Theory-of-Mind step
 /// (`prompts/llmco/default/how_tom/`).
@@ -141,4 +142,29 @@ mod tests {
         assert!(listed_options("nothing here").is_empty());
         assert_eq!(line_value("x\n  Remaining lives: 2\n", "Remaining lives:"), Some("2"));
     }
+}
+
+/// One game's stand-in as the router serves it: the words its game description starts
+/// with, the game, and how its model is made. Every grounding lists its own in
+/// [`super::STAND_INS`](crate::llmco::STAND_INS).
+#[derive(Clone, Copy, Debug)]
+pub struct Route {
+    /// The game ([`Scripted::GAME`]).
+    pub game: &'static str,
+    /// How its game description starts ([`Scripted::OPENING`]).
+    pub opening: &'static str,
+    /// Makes a new stand-in as a language model.
+    pub(crate) model: fn() -> Arc<dyn LanguageModel>,
+}
+
+impl Route {
+    /// The route to the stand-in `S`.
+    pub const fn of<S: Scripted + Default>() -> Route {
+        Route { game: S::GAME, opening: S::OPENING, model: stand_in::<S> }
+    }
+}
+
+/// A new stand-in `S` as a language model.
+fn stand_in<S: Scripted + Default>() -> Arc<dyn LanguageModel> {
+    Arc::new(StandInModel::new(S::default()))
 }

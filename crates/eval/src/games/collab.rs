@@ -475,9 +475,9 @@ fn verify_collab_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceE
         let line = if report.passed {
             format!(
                 "{name} ({}, {}, {} replayed{maze})",
-                super::counted(report.steps as u64, "turn", "turns"),
+                super::plural::counted(report.steps as u64, "turn", "turns"),
                 report.result,
-                super::counted(report.draws_replayed as u64, "killer pick", "killer picks")
+                super::plural::counted(report.draws_replayed as u64, "killer pick", "killer picks")
             )
         } else {
             let d = report.divergence.as_ref();
@@ -488,7 +488,7 @@ fn verify_collab_trace(file: &str, text: &str) -> Result<Vec<TraceCheck>, TraceE
                 d.map_or(String::new(), |d| d.expected.to_string()),
                 d.map_or(String::new(), |d| d.got.to_string()),
                 report.steps_matched,
-                super::counted(report.steps as u64, "turn", "turns"),
+                super::plural::counted(report.steps as u64, "turn", "turns"),
             )
         };
         let json = json!({"file": file, "line": r.line, "collab": true, "report": report});

@@ -161,10 +161,10 @@ impl Playable for Hanabi {
         let t = &r.tally;
         format!(
             "{} played (HLE score {}), {} lost, {}, end: {}",
-            super::playable::counted(t.cards_played, "card", "cards"),
+            super::plural::counted(t.cards_played, "card", "cards"),
             t.score,
-            super::playable::counted(t.lives_lost, "life", "lives"),
-            super::playable::counted(t.hints(), "hint", "hints"),
+            super::plural::counted(t.lives_lost, "life", "lives"),
+            super::plural::counted(t.hints(), "hint", "hints"),
             end_word(r)
         )
     }
@@ -261,9 +261,9 @@ impl Catalogued for Hanabi {
             let line = if report.passed {
                 format!(
                     "{name} ({}, {} and {} matched; HLE score {}, cards played {}, {})",
-                    super::counted(report.moves as u64, "move", "moves"),
-                    super::counted(report.states_matched as u64, "state", "states"),
-                    super::counted(report.vectors_compared as u64, "observation vector", "observation vectors"),
+                    super::plural::counted(report.moves as u64, "move", "moves"),
+                    super::plural::counted(report.states_matched as u64, "state", "states"),
+                    super::plural::counted(report.vectors_compared as u64, "observation vector", "observation vectors"),
                     report.score,
                     report.cards_played,
                     report.status
@@ -277,7 +277,7 @@ impl Catalogued for Hanabi {
                     d.map_or("?", |d| d.field.as_str()),
                     d.map_or(String::new(), |d| d.expected.to_string()),
                     d.map_or(String::new(), |d| d.got.to_string()),
-                    super::counted(report.states_matched as u64, "state", "states"),
+                    super::plural::counted(report.states_matched as u64, "state", "states"),
                 )
             };
             let json = json!({"file": file, "line": g.line, "hanabi": true, "report": report});

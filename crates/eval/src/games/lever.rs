@@ -134,7 +134,7 @@ impl Playable for Lever {
             r.score,
             if r.score == 1 { "point" } else { "points" },
             t.coordinated,
-            super::playable::counted(r.steps.len() as u64, "round", "rounds")
+            super::plural::counted(r.steps.len() as u64, "round", "rounds")
         )
     }
 

@@ -18,6 +18,7 @@ pub mod lever;
 pub mod overcooked;
 pub mod overcooked_v2;
 pub mod playable;
+pub mod plural;
 pub mod replayed;
 pub mod saved;
 

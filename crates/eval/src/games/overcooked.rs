@@ -341,7 +341,7 @@ impl Playable for Overcooked {
     }
 
     fn outcome_text(&self, r: &EpisodeResult<Overcooked>) -> String {
-        super::playable::counted(r.tally.deliveries, "delivery", "deliveries")
+        super::plural::counted(r.tally.deliveries, "delivery", "deliveries")
     }
 
     fn read_action(&self, token: &str) -> Option<Action> {
@@ -458,8 +458,8 @@ fn text_line(r: &proagent_analysis::Report) -> String {
     format!(
         "{}: {}, {}, constructive {}, non-constructive {} [{}]; {}; shared-pot links {}/{}",
         r.trajectory,
-        super::playable::counted(r.steps as u64, "step", "steps"),
-        super::playable::counted(r.deliveries as u64, "soup", "soups"),
+        super::plural::counted(r.steps as u64, "step", "steps"),
+        super::plural::counted(r.deliveries as u64, "soup", "soups"),
         r.constructive,
         r.non_constructive,
         links.join(", "),
@@ -493,7 +493,7 @@ impl Catalogued for Overcooked {
             let text = if report.passed {
                 format!(
                     "{name} ({}, reward {})",
-                    super::counted(report.steps as u64, "step", "steps"),
+                    super::plural::counted(report.steps as u64, "step", "steps"),
                     report.total_reward
                 )
             } else {

@@ -292,8 +292,8 @@ impl Playable for OvercookedV2 {
         format!(
             "{} correct, {}, {}",
             t.correct,
-            super::playable::counted(t.wrong, "wrong delivery", "wrong deliveries"),
-            super::playable::counted(t.presses, "button press", "button presses")
+            super::plural::counted(t.wrong, "wrong delivery", "wrong deliveries"),
+            super::plural::counted(t.presses, "button press", "button presses")
         )
     }
 
@@ -504,7 +504,7 @@ fn v2_line(e: &V2Episode) -> String {
         e.at,
         e.layout,
         e.seed,
-        super::playable::counted(e.steps as u64, "step", "steps"),
+        super::plural::counted(e.steps as u64, "step", "steps"),
         t.correct_dishes,
         t.wrong_dishes,
         if t.correct_dishes + t.wrong_dishes == 1 { "dish" } else { "dishes" },
@@ -516,7 +516,7 @@ fn v2_line(e: &V2Episode) -> String {
         handovers_text(&t.dishes),
         t.shared_pot_soups,
         t.button_presses,
-        super::playable::counted(t.signals.constructive as u64, "constructive signal", "constructive signals"),
+        super::plural::counted(t.signals.constructive as u64, "constructive signal", "constructive signals"),
         if dishes.is_empty() { "none".to_string() } else { dishes.join("; ") }
     )
 }
@@ -558,12 +558,12 @@ impl Catalogued for OvercookedV2 {
             let line = if report.passed {
                 format!(
                     "{name} ({}, reward {}, {} correct / {} wrong {}, {} replayed)",
-                    super::counted(report.steps as u64, "step", "steps"),
+                    super::plural::counted(report.steps as u64, "step", "steps"),
                     report.total_reward,
                     report.correct_deliveries,
                     report.wrong_deliveries,
                     if report.correct_deliveries + report.wrong_deliveries == 1 { "delivery" } else { "deliveries" },
-                    super::counted(report.draws_replayed as u64, "recipe draw", "recipe draws")
+                    super::plural::counted(report.draws_replayed as u64, "recipe draw", "recipe draws")
                 )
             } else {
                 let d = report.divergence.as_ref();
@@ -573,7 +573,7 @@ impl Catalogued for OvercookedV2 {
                     d.map_or("?", |d| d.field.as_str()),
                     d.map_or(String::new(), |d| d.expected.to_string()),
                     d.map_or(String::new(), |d| d.got.to_string()),
-                    super::counted(report.steps_matched as u64, "step", "steps"),
+                    super::plural::counted(report.steps_matched as u64, "step", "steps"),
                 )
             };
             let json = json!({"file": file, "line": traj.line, "v2": true, "report": report});

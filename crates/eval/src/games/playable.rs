@@ -330,13 +330,7 @@ pub fn idle_run<G: Game>(r: &EpisodeResult<G>) -> u32 {
     }))
 }
 
-/// `n` with the noun in its singular or plural form, as outputs write counts
-/// (`1 delivery`, `2 deliveries`, `0 lives lost` is written by the caller as
-/// `counted(n, "life", "lives")` + ` lost`).
-pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub use super::plural::counted;
 
 /// The error for a spec no seat of `game` answers to, with a hint when it looks like a
 /// model name (naming the language-model agent the game's `known` specs offer).
