@@ -80,6 +80,30 @@ def overcooked_action(a: Any) -> int:
     return int_action(a, 6)
 
 
+class Backends:
+    """The ``vec`` and ``native`` properties of every wrapper written on a core: the
+    wrapper's ``core`` and ``game`` attributes name the backend and the game."""
+
+    core: "Core"
+    game: str
+
+    @property
+    def vec(self) -> VecEnv:
+        """The underlying one-environment :class:`proagent.VecEnv` (the Overcookeds)."""
+        vec = getattr(self.core, "vec", None)
+        if vec is None:
+            raise AttributeError(f"{self.game} is not stepped by a VecEnv (see .native)")
+        return vec
+
+    @property
+    def native(self) -> Any:
+        """The underlying :class:`proagent.Env` (every game but the Overcookeds)."""
+        native = getattr(self.core, "native", None)
+        if native is None:
+            raise AttributeError(f"{self.game} is stepped by a VecEnv (see .vec)")
+        return native
+
+
 class Seeds:
     """Episode seeds: ``next(s)`` plays episode ``s`` and reseeds the generator that draws
     the seeds of later ``next(None)`` calls (the same stream Gymnasium's ``np_random``

@@ -41,8 +41,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import Policy, VecEnv, game_info
-from ._core import Core, Seeds, game_spec, make_core
+from . import Policy, game_info
+from ._core import Backends, Core, Seeds, game_spec, make_core
 from ._core import int_action, is_overcooked, observation_space  # noqa: F401  (imported from here by other modules)
 from ._core import overcooked_action as _action_index  # noqa: F401
 
@@ -63,7 +63,7 @@ def _builtin(partner: Any) -> bool:
     return isinstance(partner, str) and partner.strip() != "proagent" and not partner.strip().startswith("proagent[")
 
 
-class GymEnv(gymnasium.Env):
+class GymEnv(Backends, gymnasium.Env):
     """Any game of the catalog for one learner (see the module doc).
 
     Parameters: ``game`` (a spec: ``"cramped_room"``, ``"v2:NAME"``, ``"hanabi:3p"``,
@@ -151,22 +151,6 @@ class GymEnv(gymnasium.Env):
         self._seeds = Seeds()
         self._cycles = 0
         self._episode_seed: Optional[int] = None
-
-    @property
-    def vec(self) -> VecEnv:
-        """The underlying one-environment :class:`proagent.VecEnv` (the Overcookeds)."""
-        vec = getattr(self.core, "vec", None)
-        if vec is None:
-            raise AttributeError(f"{self.game} is not stepped by a VecEnv (see .native)")
-        return vec
-
-    @property
-    def native(self) -> Any:
-        """The underlying :class:`proagent.Env` (every game but the Overcookeds)."""
-        native = getattr(self.core, "native", None)
-        if native is None:
-            raise AttributeError(f"{self.game} is stepped by a VecEnv (see .vec)")
-        return native
 
     @property
     def episode_seed(self) -> Optional[int]:

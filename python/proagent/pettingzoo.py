@@ -44,8 +44,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
-from . import VecEnv
-from ._core import Core, Seeds, game_spec, make_core
+from ._core import Backends, Core, Seeds, game_spec, make_core
 from .gym import DEFAULT_GAME
 
 __all__ = ["DEFAULT_GAME", "GameAECEnv", "GameParallelEnv", "MazeParallelEnv", "OvercookedParallelEnv", "env",
@@ -54,7 +53,7 @@ __all__ = ["DEFAULT_GAME", "GameAECEnv", "GameParallelEnv", "MazeParallelEnv", "
 _RENDER_MODES = (None, "human", "ansi", "rgb_array")
 
 
-class _Game:
+class _Game(Backends):
     """What the AEC and the parallel environment share: the core, the agents, the spaces,
     seeds, rewards, infos and rendering."""
 
@@ -107,22 +106,6 @@ class _Game:
         self._cycles = 0
         self._episode_seed: Optional[int] = None
         self.agents: List[str] = []
-
-    @property
-    def vec(self) -> VecEnv:
-        """The underlying one-environment :class:`proagent.VecEnv` (the Overcookeds)."""
-        vec = getattr(self.core, "vec", None)
-        if vec is None:
-            raise AttributeError(f"{self.game} is not stepped by a VecEnv (see .native)")
-        return vec
-
-    @property
-    def native(self) -> Any:
-        """The underlying :class:`proagent.Env` (every game but the Overcookeds)."""
-        native = getattr(self.core, "native", None)
-        if native is None:
-            raise AttributeError(f"{self.game} is stepped by a VecEnv (see .vec)")
-        return native
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
