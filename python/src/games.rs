@@ -44,6 +44,24 @@ struct Session<G: Game> {
     /// Joint steps applied (refused ones included).
     steps: u32,
     score: i64,
+    book: Book,
+}
+
+/// What a [`Session`] keeps to start its episodes from seeds and to be pickled.
+struct Book {
+    /// The spec the game was loaded from.
+    spec: String,
+    /// The horizon the game was loaded with (the Overcookeds' episode length).
+    horizon: u32,
+    partners: Vec<(usize, String)>,
+    /// The current episode's seed, drawn from `base` and `episode`.
+    seed: u64,
+    base: u64,
+    episode: u64,
+    /// Whether an episode was started, and the actions given to `act` since (for exact
+    /// copies: a pickled env re-plays them; the partners' moves follow from the seed).
+    started: bool,
+    history: Vec<Vec<Option<usize>>>,
 }
 
 /// What one call to [`Session::step`] (or [`Common::act`]) did.
@@ -57,7 +75,7 @@ pub struct Stepped {
 }
 
 impl<G: Game + Board> Session<G> {
-    fn new(game: Arc<G>, codec: Box<dyn VectorCodec<G>>, partners: &[(usize, String)]) -> PyResult<Self> {
+    fn new(game: Arc<G>, codec: Box<dyn VectorCodec<G>>, partners: &[(usize, String)], book: Book) -> PyResult<Self> {
         let n = game.num_players();
         let mut seats: Vec<Option<Mutex<Box<dyn Seat<G>>>>> = (0..n).map(|_| None).collect();
         let mut seat_names = vec![None; n];
@@ -82,10 +100,11 @@ impl<G: Game + Board> Session<G> {
             last_events: Vec::new(),
             steps: 0,
             score: 0,
+            book,
         })
     }
 
-    fn reset(&mut self, seed: u64) -> PyResult<Stepped> {
+    fn restart(&mut self, seed: u64) -> PyResult<Stepped> {
         self.chance = proagent_eval::runner::env_chance(seed);
         self.state = self.game.initial_state(&mut self.chance);
         for (p, s) in self.seats.iter_mut().enumerate() {
@@ -213,38 +232,79 @@ impl<G: Game + Board> Session<G> {
     }
 }
 
-/// An episode of any game behind one Python class: what [`GameEnv`] asks of it.
-trait Episode: Send + Sync {
-    fn kind(&self) -> &'static str;
-    fn num_players(&self) -> usize;
-    fn n_actions(&self) -> usize;
-    fn obs_len(&self) -> usize;
-    fn max_steps(&self) -> u32;
-    fn turn_based(&self) -> bool;
-    fn partner_players(&self) -> Vec<usize>;
-    fn reset(&mut self, seed: u64) -> PyResult<Stepped>;
-    fn movers(&self) -> Vec<usize>;
-    fn legal_indices(&self, player: usize) -> Vec<usize>;
-    fn observe(&self, player: usize, out: &mut Vec<f32>);
-    fn step(&mut self, given: &[Option<usize>]) -> PyResult<Stepped>;
-    fn score(&self) -> i64;
-    fn time(&self) -> u32;
-    fn over(&self) -> bool;
-    fn truncated(&self) -> bool;
-    fn action_token(&self, index: usize) -> Option<String>;
-    fn state_json(&self) -> serde_json::Value;
-    fn render_text(&self) -> String;
-    fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)>;
-    fn snapshot(&self) -> Box<dyn Any>;
-    fn any_game(&self) -> AnyGame;
+/// An episode of any game behind `proagent.Env` with built-in seats: the one convention
+/// ([`Common`]) and the bookkeeping that starts episodes from seeds and pickles them.
+pub trait GameEpisode: Common {
+    /// Starts an episode drawn from `seed` (without one, the next episode of the last
+    /// seed's sequence) and plays the partners' turns until a Python player moves.
+    fn reset(&mut self, seed: Option<u64>) -> PyResult<Stepped>;
+    /// The text `__reduce__` hands to `_restore_game_env`.
+    fn pickled(&self) -> String;
+    /// Puts a fresh episode where a pickled one was: episode `episode` of base seed
+    /// `base`, started and re-played through `history` when it is given.
+    fn replay(&mut self, base: u64, episode: u64, history: Option<Vec<Vec<Option<usize>>>>) -> PyResult<()>;
 }
 
-impl<G: Game + Board> Episode for Session<G>
+/// The episode of a `proagent.Env` of a game other than the two Overcookeds, or of any
+/// game with built-in partners ([`new_session`], [`restore_session`]).
+pub type GameSession = Box<dyn GameEpisode>;
+
+impl<G: Game + Board> GameEpisode for Session<G>
+where
+    AnyGame: From<Arc<G>>,
+{
+    fn reset(&mut self, seed: Option<u64>) -> PyResult<Stepped> {
+        match seed {
+            Some(s) => {
+                self.book.base = s;
+                self.book.episode = 0;
+            }
+            None => self.book.episode += 1,
+        }
+        self.start()
+    }
+    fn pickled(&self) -> String {
+        let b = &self.book;
+        serde_json::json!({
+            "spec": b.spec, "horizon": b.horizon, "partners": b.partners, "base": b.base,
+            "episode": b.episode, "started": b.started, "history": b.history,
+        })
+        .to_string()
+    }
+    fn replay(&mut self, base: u64, episode: u64, history: Option<Vec<Vec<Option<usize>>>>) -> PyResult<()> {
+        self.book.base = base;
+        self.book.episode = episode;
+        if let Some(history) = history {
+            self.start()?;
+            for idx in history {
+                self.act(&idx)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<G: Game + Board> Session<G> {
+    /// Starts episode `episode` of base seed `base`.
+    fn start(&mut self) -> PyResult<Stepped> {
+        let b = &mut self.book;
+        b.seed = if b.episode == 0 { b.base } else { proagent_core::seat::derive_seed(b.base, b.episode) };
+        b.started = true;
+        b.history.clear();
+        let seed = b.seed;
+        self.restart(seed)
+    }
+}
+
+impl<G: Game + Board> Common for Session<G>
 where
     AnyGame: From<Arc<G>>,
 {
     fn kind(&self) -> &'static str {
         self.game.kind()
+    }
+    fn spec(&self) -> String {
+        self.book.spec.clone()
     }
     fn num_players(&self) -> usize {
         self.game.num_players()
@@ -265,8 +325,8 @@ where
     fn partner_players(&self) -> Vec<usize> {
         self.seat_names.iter().enumerate().filter(|(_, n)| n.is_some()).map(|(p, _)| p).collect()
     }
-    fn reset(&mut self, seed: u64) -> PyResult<Stepped> {
-        Session::reset(self, seed)
+    fn seed(&self) -> u64 {
+        self.book.seed
     }
     fn movers(&self) -> Vec<usize> {
         Session::movers(self)
@@ -277,8 +337,10 @@ where
     fn observe(&self, player: usize, out: &mut Vec<f32>) {
         self.codec.encode(&self.game, &self.state, player, &self.last_actions, out);
     }
-    fn step(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
-        Session::step(self, given)
+    fn act(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
+        let s = self.step(given)?;
+        self.book.history.push(given.to_vec());
+        Ok(s)
     }
     fn score(&self) -> i64 {
         self.score
@@ -540,159 +602,14 @@ where
 }
 
 /// One episode of any game of the catalog (a spec as `proagent play --layout` takes it),
-/// with built-in partner seats where asked; the game's action indices and observations
-/// are its codec's ([`Playable::vector_codec`]). The episode of a `proagent.Env` of a
-/// game other than the two Overcookeds, or of any game with built-in partners.
-pub struct GameSession {
-    any: Box<dyn Episode>,
-    spec: String,
-    /// The horizon the game was loaded with (the Overcookeds' episode length).
-    horizon: u32,
-    partners: Vec<(usize, String)>,
-    seed: u64,
-    base: u64,
-    episode: u64,
-    /// Whether an episode was started, and the actions given to `act` since (for exact
-    /// copies: a pickled env re-plays them; the partners' moves follow from the seed).
-    started: bool,
-    history: Vec<Vec<Option<usize>>>,
-}
-
-impl GameSession {
-    /// Starts episode `episode` of base seed `base`.
-    fn start(&mut self) -> PyResult<Stepped> {
-        self.seed =
-            if self.episode == 0 { self.base } else { proagent_core::seat::derive_seed(self.base, self.episode) };
-        self.started = true;
-        self.history.clear();
-        let seed = self.seed;
-        self.any.reset(seed)
-    }
-
-    /// The game a spec names with built-in `partners` (player, seat name); `options`: the
-    /// horizon and settings to load it with.
-    pub fn new_env(
-        spec: &str,
-        partners: Vec<(usize, String)>,
-        options: &proagent_eval::games::GameOptions,
-    ) -> PyResult<GameSession> {
-        Ok(GameSession {
-            any: build(spec, &partners, options)?,
-            spec: spec.trim().to_string(),
-            horizon: options.horizon,
-            partners,
-            seed: 0,
-            base: 0,
-            episode: 0,
-            started: false,
-            history: Vec::new(),
-        })
-    }
-
-    /// Starts an episode drawn from `seed` (without one, the next episode of the last
-    /// seed's sequence) and plays the partners' turns until a Python player moves.
-    pub fn reset(&mut self, seed: Option<u64>) -> PyResult<Stepped> {
-        match seed {
-            Some(s) => {
-                self.base = s;
-                self.episode = 0;
-            }
-            None => self.episode += 1,
-        }
-        self.start()
-    }
-
-    /// The text `__reduce__` hands to `_restore_game_env`.
-    pub fn pickled(&self) -> String {
-        serde_json::json!({
-            "spec": self.spec, "horizon": self.horizon, "partners": self.partners, "base": self.base,
-            "episode": self.episode, "started": self.started, "history": self.history,
-        })
-        .to_string()
-    }
-}
-
-impl Common for GameSession {
-    fn kind(&self) -> &'static str {
-        self.any.kind()
-    }
-    fn spec(&self) -> String {
-        self.spec.clone()
-    }
-    fn num_players(&self) -> usize {
-        self.any.num_players()
-    }
-    fn n_actions(&self) -> usize {
-        self.any.n_actions()
-    }
-    fn obs_len(&self) -> usize {
-        self.any.obs_len()
-    }
-    fn max_steps(&self) -> u32 {
-        self.any.max_steps()
-    }
-    fn turn_based(&self) -> bool {
-        self.any.turn_based()
-    }
-    fn partner_players(&self) -> Vec<usize> {
-        self.any.partner_players()
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn movers(&self) -> Vec<usize> {
-        self.any.movers()
-    }
-    fn legal_indices(&self, player: usize) -> Vec<usize> {
-        self.any.legal_indices(player)
-    }
-    fn observe(&self, player: usize, out: &mut Vec<f32>) {
-        self.any.observe(player, out);
-    }
-    fn act(&mut self, given: &[Option<usize>]) -> PyResult<Stepped> {
-        let s = self.any.step(given)?;
-        self.history.push(given.to_vec());
-        Ok(s)
-    }
-    fn score(&self) -> i64 {
-        self.any.score()
-    }
-    fn time(&self) -> u32 {
-        self.any.time()
-    }
-    fn over(&self) -> bool {
-        self.any.over()
-    }
-    fn truncated(&self) -> bool {
-        self.any.truncated()
-    }
-    fn action_token(&self, index: usize) -> Option<String> {
-        self.any.action_token(index)
-    }
-    fn state_json(&self) -> serde_json::Value {
-        self.any.state_json()
-    }
-    fn render_text(&self) -> String {
-        self.any.render_text()
-    }
-    fn rgb(&self, cell: u32) -> PyResult<(Vec<u8>, usize, usize)> {
-        self.any.rgb(cell)
-    }
-    fn snapshot(&self) -> Box<dyn Any> {
-        self.any.snapshot()
-    }
-    fn any_game(&self) -> AnyGame {
-        self.any.any_game()
-    }
-}
-
-/// The episode of the game a spec names, as the catalog loads it, with the codec the game
-/// picks ([`Playable::vector_codec`]).
-fn build(
+/// loaded with `options` (the horizon and settings), with built-in `partners` (player,
+/// seat name); the game's action indices and observations are its codec's
+/// ([`Playable::vector_codec`]).
+pub fn new_session(
     spec: &str,
-    partners: &[(usize, String)],
+    partners: Vec<(usize, String)>,
     options: &proagent_eval::games::GameOptions,
-) -> PyResult<Box<dyn Episode>> {
+) -> PyResult<GameSession> {
     // A spec that names no game is bad input here (`ValueError`), as it always was.
     let loaded = crate::vec_env::load_game(spec.trim(), None, options).map_err(|e| {
         Python::attach(|py| {
@@ -703,12 +620,41 @@ fn build(
             }
         })
     })?;
+    let book = Book {
+        spec: spec.trim().to_string(),
+        horizon: options.horizon,
+        partners,
+        seed: 0,
+        base: 0,
+        episode: 0,
+        started: false,
+        history: Vec::new(),
+    };
     // The game picks its codec.
     proagent_eval::on_game!(loaded.0, |g| {
         let codec = g.vector_codec();
-        let episode: Box<dyn Episode> = Box::new(Session::new(g, codec, partners)?);
+        let partners = book.partners.clone();
+        let episode: GameSession = Box::new(Session::new(g, codec, &partners, book)?);
         Ok(episode)
     })
+}
+
+/// Rebuilds a pickled session from the record its `__reduce__` wrote (`v`, read by
+/// `proagent.Env`'s restore function): the same game and partners, loaded with
+/// `options`, the episode re-played from its seed and the actions given.
+pub fn restore_session(v: &serde_json::Value, options: &proagent_eval::games::GameOptions) -> PyResult<GameSession> {
+    let bad = || PyValueError::new_err("not a pickled Env");
+    let partners: Vec<(usize, String)> = serde_json::from_value(v["partners"].clone()).map_err(|_| bad())?;
+    let mut env = new_session(v["spec"].as_str().ok_or_else(bad)?, partners, options)?;
+    let base = v["base"].as_u64().ok_or_else(bad)?;
+    let episode = v["episode"].as_u64().ok_or_else(bad)?;
+    let history = if v["started"].as_bool().ok_or_else(bad)? {
+        Some(serde_json::from_value(v["history"].clone()).map_err(|_| bad())?)
+    } else {
+        None
+    };
+    env.replay(base, episode, history)?;
+    Ok(env)
 }
 
 /// The info dict of a step: `refused` and `partner_moves`.
@@ -717,27 +663,6 @@ pub fn stepped_info<'py>(py: Python<'py>, s: &Stepped) -> PyResult<Bound<'py, Py
     d.set_item("refused", PyList::new(py, &s.refused)?)?;
     d.set_item("partner_moves", PyList::new(py, &s.partner_moves)?)?;
     Ok(d)
-}
-
-impl GameSession {
-    /// Rebuilds a pickled session from the record its `__reduce__` wrote (`v`, read by
-    /// `proagent.Env`'s restore function): the same game and partners, loaded with
-    /// `options`, the episode re-played from its seed and the actions given.
-    pub fn restore(v: &serde_json::Value, options: &proagent_eval::games::GameOptions) -> PyResult<GameSession> {
-        let bad = || PyValueError::new_err("not a pickled Env");
-        let partners: Vec<(usize, String)> = serde_json::from_value(v["partners"].clone()).map_err(|_| bad())?;
-        let mut env = GameSession::new_env(v["spec"].as_str().ok_or_else(bad)?, partners, options)?;
-        env.base = v["base"].as_u64().ok_or_else(bad)?;
-        env.episode = v["episode"].as_u64().ok_or_else(bad)?;
-        if v["started"].as_bool().ok_or_else(bad)? {
-            env.start()?;
-            let history: Vec<Vec<Option<usize>>> = serde_json::from_value(v["history"].clone()).map_err(|_| bad())?;
-            for idx in history {
-                env.act(&idx)?;
-            }
-        }
-        Ok(env)
-    }
 }
 
 guarded_fns! {

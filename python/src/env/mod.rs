@@ -22,7 +22,7 @@ pub mod v2;
 pub use classic::{ClassicEnv, check_horizon, check_seat, load_layout, load_layout_text};
 pub use v2::V2Env;
 
-use crate::games::{Common, GameSession, stepped_info};
+use crate::games::{Common, GameSession, new_session, restore_session, stepped_info};
 use crate::guard::{guarded_fns, guarded_methods, int_param, opt_int_param, seed_param};
 use layout::Family;
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
@@ -51,7 +51,7 @@ enum EnvKind {
     /// OvercookedV2 with JaxMARL's conventions.
     V2(Box<V2Env>),
     /// Any game, with the one convention only.
-    Game(Box<GameSession>),
+    Game(GameSession),
 }
 
 impl From<ClassicEnv> for Env {
@@ -68,7 +68,7 @@ impl From<V2Env> for Env {
 
 impl From<GameSession> for Env {
     fn from(e: GameSession) -> Env {
-        Env(EnvKind::Game(Box::new(e)))
+        Env(EnvKind::Game(e))
     }
 }
 
@@ -94,7 +94,7 @@ pub fn _restore_game_env(text: &str) -> PyResult<Env> {
         None => None,
     };
     let options = session_options(horizon)?;
-    Ok(Env::from(GameSession::restore(&v, &options)?))
+    Ok(Env::from(restore_session(&v, &options)?))
 }
 }
 
@@ -265,7 +265,7 @@ impl Env {
             _ => {
                 let horizon = opt_int_param(horizon, "horizon", 1, u64::from(proagent_core::limits::MAX_HORIZON))?;
                 let options = session_options(horizon.map(|h| h as u32))?;
-                Ok(Env::from(GameSession::new_env(layout, ps, &options)?))
+                Ok(Env::from(new_session(layout, ps, &options)?))
             }
         }
     }
