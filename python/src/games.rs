@@ -75,11 +75,12 @@ pub struct Stepped {
 }
 
 impl<G: Game + Board> Session<G> {
-    fn new(game: Arc<G>, codec: Box<dyn VectorCodec<G>>, partners: &[(usize, String)], book: Book) -> PyResult<Self> {
+    /// `book.partners` names the built-in seats.
+    fn new(game: Arc<G>, codec: Box<dyn VectorCodec<G>>, book: Book) -> PyResult<Self> {
         let n = game.num_players();
         let mut seats: Vec<Option<Mutex<Box<dyn Seat<G>>>>> = (0..n).map(|_| None).collect();
         let mut seat_names = vec![None; n];
-        for (p, name) in partners {
+        for (p, name) in &book.partners {
             if *p >= n {
                 return Err(PyValueError::new_err(format!("partner seat {p}: {} has {n} players", game.spec())));
             }
@@ -102,6 +103,16 @@ impl<G: Game + Board> Session<G> {
             score: 0,
             book,
         })
+    }
+
+    /// Starts episode `book.episode` of base seed `book.base`.
+    fn start(&mut self) -> PyResult<Stepped> {
+        let b = &mut self.book;
+        b.seed = if b.episode == 0 { b.base } else { proagent_core::seat::derive_seed(b.base, b.episode) };
+        b.started = true;
+        b.history.clear();
+        let seed = b.seed;
+        self.restart(seed)
     }
 
     fn restart(&mut self, seed: u64) -> PyResult<Stepped> {
@@ -281,18 +292,6 @@ where
             }
         }
         Ok(())
-    }
-}
-
-impl<G: Game + Board> Session<G> {
-    /// Starts episode `episode` of base seed `base`.
-    fn start(&mut self) -> PyResult<Stepped> {
-        let b = &mut self.book;
-        b.seed = if b.episode == 0 { b.base } else { proagent_core::seat::derive_seed(b.base, b.episode) };
-        b.started = true;
-        b.history.clear();
-        let seed = b.seed;
-        self.restart(seed)
     }
 }
 
@@ -633,8 +632,7 @@ pub fn new_session(
     // The game picks its codec.
     proagent_eval::on_game!(loaded.0, |g| {
         let codec = g.vector_codec();
-        let partners = book.partners.clone();
-        let episode: GameSession = Box::new(Session::new(g, codec, &partners, book)?);
+        let episode: GameSession = Box::new(Session::new(g, codec, book)?);
         Ok(episode)
     })
 }
