@@ -11,6 +11,7 @@ mod analyze_cli;
 mod architecture;
 mod bad_flags;
 mod bc_cli;
+mod build_profile;
 mod catalog;
 mod collab_cli;
 mod compat;
