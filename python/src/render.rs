@@ -4,22 +4,15 @@
 //! The only module of the package that reaches the boards: every other module names the
 //! [`Board`] trait through this one, so the boards' crate is named in one line below.
 
-use plotters::prelude::*;
 pub use proagent_view::board::Board;
-use proagent_view::board::{Overlay, draw, frame_size};
+use proagent_view::board::{Overlay, rgb};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 /// A board of any game the viewer draws, `cell` pixels per grid cell: (pixels, height,
 /// width). The viewer's one drawing routine (`proagent_view::board::draw`) makes it.
 pub fn board_rgb<G: Board>(game: &G, state: &G::State, cell: u32) -> PyResult<(Vec<u8>, usize, usize)> {
-    let (w, h) = frame_size(game, cell, false);
-    let mut buf = vec![0u8; (w * h * 3) as usize];
-    {
-        let area = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        draw(&area, game, state, &Overlay::default(), cell)
-            .map_err(|e| PyRuntimeError::new_err(format!("drawing the board: {e}")))?;
-        area.present().map_err(|e| PyRuntimeError::new_err(format!("drawing the board: {e}")))?;
-    }
+    let (buf, (w, h)) = rgb(game, state, &Overlay::default(), cell)
+        .map_err(|e| PyRuntimeError::new_err(format!("drawing the board: {e}")))?;
     Ok((buf, h as usize, w as usize))
 }

@@ -272,8 +272,8 @@ pub fn svg<G: Board>(game: &G, state: &G::State, overlay: &Overlay, cell: u32) -
     {
         let size = frame_size(game, cell, overlay.status.is_some());
         let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
-        draw(&area, game, state, overlay, cell).map_err(|e| backend("svg", e))?;
-        area.present().map_err(|e| backend("svg", e))?;
+        draw(&area, game, state, overlay, cell).map_err(|e| failed("svg", e))?;
+        area.present().map_err(|e| failed("svg", e))?;
     }
     Ok(out)
 }
@@ -290,9 +290,7 @@ pub fn write_png<G: Board>(
     let size = frame_size(game, cell, overlay.status.is_some());
     let mut pixels = blank(size);
     draw_rgb(&mut pixels, size, game, state, overlay, cell, &target)?;
-    let io = |e: std::io::Error| DrawError::Backend { target: target.clone(), message: e.to_string() };
-    let png_err = |e: png::EncodingError| DrawError::Backend { target: target.clone(), message: e.to_string() };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| failed(&target, e))?);
     {
         let mut enc = png::Encoder::new(&mut out, size.0, size.1);
         enc.set_color(png::ColorType::Rgb);
@@ -300,9 +298,9 @@ pub fn write_png<G: Board>(
         enc.set_compression(png::Compression::Fast);
         enc.set_filter(png::FilterType::Sub);
         enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
-        enc.write_header().and_then(|mut w| w.write_image_data(&pixels)).map_err(png_err)?;
+        enc.write_header().and_then(|mut w| w.write_image_data(&pixels)).map_err(|e| failed(&target, e))?;
     }
-    std::io::Write::flush(&mut out).map_err(io)
+    std::io::Write::flush(&mut out).map_err(|e| failed(&target, e))
 }
 
 /// Writes the frames as an animated GIF, `delay_ms` per frame (GIF counts in 10 ms units),
@@ -315,18 +313,18 @@ pub fn write_gif<'a, G: Board>(
     delay_ms: u32,
 ) -> Result<usize, DrawError> {
     let target = path.display().to_string();
-    let fail = |message: String| DrawError::Backend { target: target.clone(), message };
+    let fail = |e: &dyn std::fmt::Display| failed(&target, e);
     let mut frames = frames.into_iter().peekable();
     let with_status = frames.peek().is_some_and(|(_, o)| o.status.is_some());
     let size = frame_size(game, cell, with_status);
     let (w, h) = (
-        u16::try_from(size.0).map_err(|_| fail(format!("{} px is too wide for a GIF", size.0)))?,
-        u16::try_from(size.1).map_err(|_| fail(format!("{} px is too tall for a GIF", size.1)))?,
+        u16::try_from(size.0).map_err(|_| fail(&format!("{} px is too wide for a GIF", size.0)))?,
+        u16::try_from(size.1).map_err(|_| fail(&format!("{} px is too tall for a GIF", size.1)))?,
     );
     let delay = u16::try_from(delay_ms.max(10).saturating_add(5) / 10).unwrap_or(u16::MAX);
-    let file = std::fs::File::create(path).map_err(|e| fail(e.to_string()))?;
-    let mut enc = gif::Encoder::new(std::io::BufWriter::new(file), w, h, &[]).map_err(|e| fail(e.to_string()))?;
-    enc.set_repeat(gif::Repeat::Infinite).map_err(|e| fail(e.to_string()))?;
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    let mut enc = gif::Encoder::new(std::io::BufWriter::new(file), w, h, &[]).map_err(|e| fail(&e))?;
+    enc.set_repeat(gif::Repeat::Infinite).map_err(|e| fail(&e))?;
     // One canvas for the whole animation: a frame is drawn over the one before it.
     let mut pixels = blank(size);
     let mut n = 0;
@@ -334,10 +332,24 @@ pub fn write_gif<'a, G: Board>(
         draw_rgb(&mut pixels, size, game, state, &overlay, cell, &target)?;
         let mut frame = gif::Frame::from_rgb_speed(w, h, &pixels, 10);
         frame.delay = delay;
-        enc.write_frame(&frame).map_err(|e| fail(e.to_string()))?;
+        enc.write_frame(&frame).map_err(|e| fail(&e))?;
         n += 1;
     }
     Ok(n)
+}
+
+/// One frame as 8-bit RGB pixels, row by row (what a PNG file holds and Gymnasium's
+/// `rgb_array` returns), with its size in pixels (width, height).
+pub fn rgb<G: Board>(
+    game: &G,
+    state: &G::State,
+    overlay: &Overlay,
+    cell: u32,
+) -> Result<(Vec<u8>, (u32, u32)), DrawError> {
+    let size = frame_size(game, cell, overlay.status.is_some());
+    let mut pixels = blank(size);
+    draw_rgb(&mut pixels, size, game, state, overlay, cell, "bitmap")?;
+    Ok((pixels, size))
 }
 
 /// A black RGB canvas of `size` pixels.
@@ -356,11 +368,12 @@ fn draw_rgb<G: Board>(
     target: &str,
 ) -> Result<(), DrawError> {
     let area = BitMapBackend::with_buffer(pixels, size).into_drawing_area();
-    draw(&area, game, state, overlay, cell).map_err(|e| backend(target, e))?;
-    area.present().map_err(|e| backend(target, e))
+    draw(&area, game, state, overlay, cell).map_err(|e| failed(target, e))?;
+    area.present().map_err(|e| failed(target, e))
 }
 
-fn backend<E: std::error::Error + Send + Sync>(target: &str, e: DrawingAreaErrorKind<E>) -> DrawError {
+/// The backend or encoder error `e` met while drawing or writing `target`.
+fn failed(target: &str, e: impl std::fmt::Display) -> DrawError {
     DrawError::Backend { target: target.to_string(), message: e.to_string() }
 }
 
@@ -1309,14 +1322,7 @@ mod tests {
                         for cell in [20, 48] {
                             fnv(&mut hash, svg(game, &state, &overlay, cell).unwrap().as_bytes());
                         }
-                        let size = frame_size(game, 16, overlay.status.is_some());
-                        let mut pixels = vec![0u8; (size.0 * size.1 * 3) as usize];
-                        {
-                            let area = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
-                            draw(&area, game, &state, &overlay, 16).unwrap();
-                            area.present().unwrap();
-                        }
-                        fnv(&mut hash, &pixels);
+                        fnv(&mut hash, &rgb(game, &state, &overlay, 16).unwrap().0);
                     }
                 }
             }
